@@ -1,0 +1,51 @@
+// swift-tools-version:6.1
+import PackageDescription
+
+let package = Package(
+    name: "Rewind",
+    platforms: [.macOS(.v14), .iOS(.v17)],
+    products: [
+        .library(name: "Rewind", targets: ["Rewind"]),
+        .library(name: "RewindMachine", targets: ["RewindMachine"]),
+        .library(name: "RewindStore", targets: ["RewindStore"]),
+        .library(name: "RewindLMDB", targets: ["RewindLMDB"]),
+        .executable(name: "rewind", targets: ["RewindCLI"]),
+        .executable(name: "rewind-conformance", targets: ["RewindConformance"]),
+    ],
+    dependencies: [
+        .package(url: "https://github.com/apple/swift-argument-parser", from: "1.8.2"),
+    ],
+    targets: [
+        // Layer 0: the C library, from the system (Debian's liblmdb-dev, Homebrew's lmdb).
+        .systemLibrary(
+            name: "CLMDB",
+            pkgConfig: "lmdb",
+            providers: [.apt(["liblmdb-dev"]), .brew(["lmdb"])]
+        ),
+        // Layer 1: a small safe Swift layer over LMDB's C API.
+        .target(name: "RewindLMDB", dependencies: ["CLMDB"]),
+        // Layer 2: the durable transition log.
+        .target(name: "RewindStore", dependencies: ["RewindLMDB"]),
+        // Layer 2': pure, in-memory statecharts (independent of storage).
+        .target(name: "RewindMachine"),
+        // Layer 3: engine, projections, replay.
+        .target(name: "Rewind", dependencies: ["RewindStore", "RewindMachine"]),
+        // Layer 4: tools.
+        .executableTarget(
+            name: "RewindCLI",
+            dependencies: [
+                "Rewind",
+                .product(name: "ArgumentParser", package: "swift-argument-parser"),
+            ]
+        ),
+        .executableTarget(name: "RewindConformance", dependencies: ["RewindMachine"]),
+
+        // Tests mirror Sources/.
+        .target(name: "RewindTestSupport", dependencies: ["Rewind"], path: "Tests/RewindTestSupport"),
+        .testTarget(name: "RewindLMDBTests", dependencies: ["RewindLMDB", "CLMDB"]),
+        .testTarget(name: "RewindStoreTests", dependencies: ["RewindStore", "RewindLMDB", "CLMDB"]),
+        .testTarget(name: "RewindMachineTests", dependencies: ["RewindMachine"]),
+        .testTarget(name: "RewindTests", dependencies: ["Rewind", "RewindTestSupport"]),
+    ],
+    swiftLanguageModes: [.v6]
+)

@@ -1,0 +1,2 @@
+@_exported import RewindMachine
+@_exported import RewindStore

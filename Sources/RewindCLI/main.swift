@@ -1,0 +1,1 @@
+print("rewind: not built yet")

@@ -1,0 +1,1 @@
+// RewindStore: the durable transition log. (Being built: issue 2.)
