@@ -1,0 +1,275 @@
+import CLMDB
+
+/// An open LMDB environment: one directory holding `data.mdb` and `lock.mdb`, with its named
+/// databases.
+///
+/// Work happens in scoped transactions: ``read(_:)`` gives a consistent snapshot, ``write(_:)``
+/// a serialised read-write transaction that commits when the closure returns and aborts when it
+/// throws. No LMDB pointer escapes a transaction.
+///
+/// ```swift
+/// let env = try Environment(directory: "/tmp/db")
+/// let names = try env.database(named: "names")
+/// try env.write { txn in try txn.put(Array("Ada".utf8), forKey: [1], in: names) }
+/// let name = try env.read { txn in try txn.get([1], in: names) }
+/// ```
+///
+/// **One environment per directory per process.** LMDB forbids opening an environment twice in
+/// one process, so every `Environment` of the same directory (by canonical path) shares one
+/// `MDB_env`, reference counted; the last ``close()`` (or deinit) closes it. Later opens share the
+/// first open's configuration.
+///
+/// **Threads.** The environment is opened with `MDB_NOTLS`, so read transactions may be used from
+/// any thread; a write closure is synchronous and runs begin…commit on the calling thread, as
+/// LMDB's writer lock requires. Do not start a write inside a read closure of the same
+/// environment (the write may need to resize the map, which waits for every open transaction).
+///
+/// **Map growth.** A write that hits `MDB_MAP_FULL` is aborted, the map is doubled (up to
+/// ``EnvironmentConfiguration/maximumMapSize``) once no transaction is open, and the **whole
+/// write closure runs again**: write closures must be safe to run more than once. A write that
+/// does not fit in the maximum size throws an ``LMDBError`` with code `MDB_MAP_FULL`.
+public final class Environment: @unchecked Sendable {
+    // Concurrency: `shared` is immutable and internally synchronised (see SharedEnvironment);
+    // `isClosed` is guarded by `closeLock`.
+    let shared: SharedEnvironment
+    /// Whether this handle holds a reference in the process-wide registry (inspection handles don't).
+    private let isRegistered: Bool
+    private let closeLock = Mutex()
+    private var isClosed = false
+
+    /// Opens (creating its files if needed) the environment in `directory`, which must exist.
+    ///
+    /// Stale reader slots left by dead processes are cleared (`mdb_reader_check`).
+    /// - Throws: ``LMDBError`` when the directory does not exist or LMDB cannot open it.
+    public init(directory: String, configuration: EnvironmentConfiguration = EnvironmentConfiguration()) throws {
+        let path = try canonicalPath(directory)
+        shared = try EnvironmentRegistry.shared.acquire(path: path, configuration: configuration)
+        isRegistered = true
+    }
+
+    init(shared: SharedEnvironment, isRegistered: Bool) {
+        self.shared = shared
+        self.isRegistered = isRegistered
+    }
+
+    deinit {
+        close()
+    }
+
+    /// The canonical path of the environment's directory.
+    public var path: String { shared.path }
+
+    /// The configuration the environment was opened with (the first open's, when shared).
+    public var configuration: EnvironmentConfiguration { shared.configuration }
+
+    /// Whether another `Environment` of the same directory is open in this process.
+    public static func isOpen(directory: String) -> Bool {
+        guard let path = try? canonicalPath(directory),
+              let shared = EnvironmentRegistry.shared.acquireIfOpen(path: path) else { return false }
+        EnvironmentRegistry.shared.release(shared)
+        return true
+    }
+
+    /// Releases this handle; the last handle of a directory closes the environment, after every
+    /// open transaction has finished. Later use of this handle throws. Calling it twice is harmless.
+    public func close() {
+        let wasOpen = closeLock.withLock {
+            defer { isClosed = true }
+            return !isClosed
+        }
+        if wasOpen && isRegistered {
+            EnvironmentRegistry.shared.release(shared)
+        }
+    }
+
+    private func ensureOpen(_ operation: @autoclosure () -> String) throws {
+        let closed = closeLock.withLock { isClosed }
+        if closed {
+            throw LMDBError.misuse(operation(), "the environment of '\(path)' is closed")
+        }
+    }
+
+    // MARK: Databases
+
+    /// The handle of the named database `name` (or of the main database when `name` is `nil`),
+    /// creating the database when `create` is true and it does not exist yet.
+    ///
+    /// Handles are cached: later calls with the same name return the same handle.
+    /// - Throws: ``LMDBError`` with code `MDB_NOTFOUND` when it does not exist and `create` is
+    ///   false, `MDB_DBS_FULL` when ``EnvironmentConfiguration/maxDatabases`` is reached.
+    public func database(named name: String?, create: Bool = true) throws -> Database {
+        try ensureOpen("opening database '\(name ?? "main")'")
+        return try shared.databaseLock.withLock {
+            if let name, let cached = shared.databases[name] { return cached }
+            if name == nil, let cached = shared.mainDatabase { return cached }
+            let database: Database
+            if create {
+                database = try write { txn in try txn.openDatabase(named: name, create: true) }
+            } else {
+                database = try readCommitting { txn in try txn.openDatabase(named: name, create: false) }
+            }
+            if let name { shared.databases[name] = database } else { shared.mainDatabase = database }
+            return database
+        }
+    }
+
+    // MARK: Transactions
+
+    /// Runs `body` in a read-only transaction: a consistent snapshot of the last commit, unaffected
+    /// by writes that commit while it runs. The transaction ends when `body` returns.
+    public func read<R>(_ body: (ReadTransaction) throws -> R) throws -> R {
+        try runRead(commit: false, body)
+    }
+
+    /// A read transaction that commits instead of aborting, so database handles it opens survive.
+    func readCommitting<R>(_ body: (ReadTransaction) throws -> R) throws -> R {
+        try runRead(commit: true, body)
+    }
+
+    private func runRead<R>(commit: Bool, _ body: (ReadTransaction) throws -> R) throws -> R {
+        try ensureOpen("beginning a read transaction")
+        while true {
+            let outcome: Outcome<R> = try shared.accessLock.withSharedAccess {
+                var pointer: OpaquePointer?
+                let code = mdb_txn_begin(shared.pointer, nil, UInt32(MDB_RDONLY), &pointer)
+                if code == LMDBError.Code.mapResized { return .mapResized }
+                try LMDBError.check(code, "mdb_txn_begin (read) in '\(path)'")
+                guard let pointer else {
+                    throw LMDBError.misuse("mdb_txn_begin (read) in '\(path)'", "LMDB returned no transaction")
+                }
+                let txn = ReadTransaction(pointer: pointer, environmentPath: shared.path)
+                defer { txn.finish() }
+                let result: R
+                do {
+                    result = try body(txn)
+                } catch {
+                    mdb_txn_abort(pointer)
+                    throw error
+                }
+                if commit {
+                    try LMDBError.check(mdb_txn_commit(pointer), "mdb_txn_commit (read) in '\(path)'")
+                } else {
+                    mdb_txn_abort(pointer)
+                }
+                return .done(result)
+            }
+            switch outcome {
+            case .done(let result): return result
+            case .mapResized: try shared.adoptResizedMap()
+            case .mapFull: continue
+            }
+        }
+    }
+
+    /// Runs `body` in a read-write transaction and commits it when `body` returns; when `body`
+    /// throws, the transaction is aborted and the error rethrown. Only one write transaction runs
+    /// at a time (LMDB's writer lock); others wait.
+    ///
+    /// When the write hits `MDB_MAP_FULL` (in a put or at commit), it is aborted, the map grows and
+    /// `body` **runs again from the start**, so `body` must not have side effects outside the
+    /// transaction that cannot be repeated.
+    public func write<R>(_ body: (WriteTransaction) throws -> R) throws -> R {
+        try ensureOpen("beginning a write transaction")
+        while true {
+            var failedMapSize = 0
+            let outcome: Outcome<R> = try shared.accessLock.withSharedAccess {
+                var pointer: OpaquePointer?
+                let code = mdb_txn_begin(shared.pointer, nil, 0, &pointer)
+                if code == LMDBError.Code.mapResized { return .mapResized }
+                try LMDBError.check(code, "mdb_txn_begin (write) in '\(path)'")
+                guard let pointer else {
+                    throw LMDBError.misuse("mdb_txn_begin (write) in '\(path)'", "LMDB returned no transaction")
+                }
+                let txn = WriteTransaction(pointer: pointer, environmentPath: shared.path)
+                defer { txn.finish() }
+                let result: R
+                do {
+                    result = try body(txn)
+                } catch {
+                    if txn.hitMapFull || (error as? LMDBError)?.isMapFull == true {
+                        failedMapSize = shared.currentMapSize()
+                        mdb_txn_abort(pointer)
+                        return .mapFull
+                    }
+                    mdb_txn_abort(pointer)
+                    throw error
+                }
+                if txn.hitMapFull {
+                    // The closure swallowed an MDB_MAP_FULL: the transaction is unusable; retry.
+                    failedMapSize = shared.currentMapSize()
+                    mdb_txn_abort(pointer)
+                    return .mapFull
+                }
+                let commitCode = mdb_txn_commit(pointer)  // frees the transaction, even on failure
+                if commitCode == LMDBError.Code.mapFull {
+                    failedMapSize = shared.currentMapSize()
+                    return .mapFull
+                }
+                try LMDBError.check(commitCode, "mdb_txn_commit in '\(path)'")
+                return .done(result)
+            }
+            switch outcome {
+            case .done(let result): return result
+            case .mapFull: try shared.growMap(after: failedMapSize)
+            case .mapResized: try shared.adoptResizedMap()
+            }
+        }
+    }
+
+    private enum Outcome<R> {
+        case done(R)
+        case mapFull
+        case mapResized
+    }
+
+    // MARK: Maintenance
+
+    /// Flushes the data buffers to disk (`mdb_env_sync`). Needed only with
+    /// ``EnvironmentOptions/noSync`` or ``EnvironmentOptions/noMetaSync``; `force` flushes even
+    /// when the environment was opened with those options.
+    public func sync(force: Bool = true) throws {
+        try ensureOpen("mdb_env_sync")
+        try shared.accessLock.withSharedAccess {
+            try LMDBError.check(mdb_env_sync(shared.pointer, force ? 1 : 0), "mdb_env_sync in '\(path)'")
+        }
+    }
+
+    /// The environment's statistics: map size, page size, used pages, entries of the main database.
+    public func statistics() throws -> EnvironmentStatistics {
+        try ensureOpen("mdb_env_stat")
+        return try shared.accessLock.withSharedAccess {
+            var info = MDB_envinfo()
+            var stat = MDB_stat()
+            try LMDBError.check(mdb_env_info(shared.pointer, &info), "mdb_env_info in '\(path)'")
+            try LMDBError.check(mdb_env_stat(shared.pointer, &stat), "mdb_env_stat in '\(path)'")
+            return EnvironmentStatistics(
+                mapSize: info.me_mapsize,
+                pageSize: Int(stat.ms_psize),
+                usedPages: info.me_last_pgno + 1,
+                entries: Int(stat.ms_entries),
+                lastTransactionID: info.me_last_txnid,
+                maxReaders: Int(info.me_maxreaders),
+                readersInUse: Int(info.me_numreaders))
+        }
+    }
+
+    /// Opens `directory` read-only without touching it (no lock file is created, nothing is
+    /// written) and runs `body` in one read transaction. When this process already has the
+    /// directory open, the open environment is used instead.
+    ///
+    /// Meant for inspecting a directory before deciding to open it for writing.
+    public static func inspect<R>(directory: String, _ body: (ReadTransaction) throws -> R) throws -> R {
+        let path = try canonicalPath(directory)
+        if let shared = EnvironmentRegistry.shared.acquireIfOpen(path: path) {
+            let environment = Environment(shared: shared, isRegistered: true)
+            defer { environment.close() }
+            return try environment.read(body)
+        }
+        var configuration = EnvironmentConfiguration(mapSize: 0, maxDatabases: 64)
+        configuration.options = [.readOnly, .noLock]
+        let shared = try SharedEnvironment(path: path, configuration: configuration)
+        defer { shared.close() }
+        let environment = Environment(shared: shared, isRegistered: false)
+        return try environment.read(body)
+    }
+}

@@ -1,0 +1,71 @@
+import CLMDB
+
+/// How an ``Environment`` is opened: its map size and growth bound, its limits and its durability.
+public struct EnvironmentConfiguration: Sendable, Hashable {
+    /// The initial map size in bytes (the most the data file can grow to before the map grows).
+    /// It is rounded by LMDB to whole pages. Default: 64 MiB.
+    public var mapSize: Int
+    /// The hard upper bound for automatic map growth, in bytes. A write that still does not fit
+    /// once the map has this size fails with `MDB_MAP_FULL` instead of growing. Default: 1 TiB.
+    public var maximumMapSize: Int
+    /// The maximum number of named databases. Default: 16.
+    public var maxDatabases: Int
+    /// The maximum number of concurrent read transactions (LMDB's reader table). Default: 126.
+    public var maxReaders: Int
+    /// Durability and access options. Default: none, which is durable (every commit synced).
+    public var options: EnvironmentOptions
+    /// The permission bits of created files. Default: `0o644`.
+    public var fileMode: UInt32
+
+    /// Creates a configuration; every argument has a durable, conservative default.
+    public init(
+        mapSize: Int = 64 << 20,
+        maximumMapSize: Int = 1 << 40,
+        maxDatabases: Int = 16,
+        maxReaders: Int = 126,
+        options: EnvironmentOptions = [],
+        fileMode: UInt32 = 0o644
+    ) {
+        self.mapSize = mapSize
+        self.maximumMapSize = max(maximumMapSize, mapSize)
+        self.maxDatabases = maxDatabases
+        self.maxReaders = maxReaders
+        self.options = options
+        self.fileMode = fileMode
+    }
+}
+
+/// Options of an ``Environment``; the empty set is durable and read-write.
+public struct EnvironmentOptions: OptionSet, Sendable, Hashable {
+    /// The raw option bits (this layer's own, not LMDB's flags).
+    public let rawValue: UInt32
+
+    /// Creates options from raw bits.
+    public init(rawValue: UInt32) { self.rawValue = rawValue }
+
+    /// `MDB_NOSYNC`: commits do not flush to disk; a crash may lose the last transactions (the
+    /// database stays consistent). Call ``Environment/sync(force:)`` to flush.
+    public static let noSync = EnvironmentOptions(rawValue: 1 << 0)
+    /// `MDB_NOMETASYNC`: commits flush data but not the meta page; a crash may lose the last
+    /// transaction (the database stays consistent).
+    public static let noMetaSync = EnvironmentOptions(rawValue: 1 << 1)
+    /// `MDB_RDONLY`: open read-only; write transactions fail.
+    public static let readOnly = EnvironmentOptions(rawValue: 1 << 2)
+    /// `MDB_NORDAHEAD`: turn off OS read-ahead (helps random reads on databases larger than RAM).
+    public static let noReadAhead = EnvironmentOptions(rawValue: 1 << 3)
+
+    /// `MDB_NOLOCK` — internal: inspection of a directory without creating its lock file.
+    static let noLock = EnvironmentOptions(rawValue: 1 << 16)
+
+    /// The `mdb_env_open` flags for these options; `MDB_NOTLS` is always set because Swift tasks
+    /// move between threads, so read transactions must not be tied to a thread.
+    var lmdbFlags: UInt32 {
+        var flags = UInt32(MDB_NOTLS)
+        if contains(.noSync) { flags |= UInt32(MDB_NOSYNC) }
+        if contains(.noMetaSync) { flags |= UInt32(MDB_NOMETASYNC) }
+        if contains(.readOnly) { flags |= UInt32(MDB_RDONLY) }
+        if contains(.noReadAhead) { flags |= UInt32(MDB_NORDAHEAD) }
+        if contains(.noLock) { flags |= UInt32(MDB_NOLOCK) }
+        return flags
+    }
+}

@@ -1,0 +1,165 @@
+import CLMDB
+
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Musl)
+import Musl
+#elseif canImport(Darwin)
+import Darwin
+#endif
+
+/// One open `MDB_env`, shared by every ``Environment`` handle of the same directory in this
+/// process (LMDB forbids opening one environment twice in a process).
+///
+/// Concurrency: `pointer`, `path` and `configuration` are immutable. `accessLock` is held shared
+/// by every transaction (read or write) for its whole life and exclusively by map resizes and by
+/// the final close, because `mdb_env_set_mapsize` and `mdb_env_close` need that no transaction of
+/// this process is open. `databaseLock` guards `databases` and serialises `mdb_dbi_open`, which
+/// LMDB forbids from concurrent transactions. `referenceCount` is guarded by the registry's lock.
+final class SharedEnvironment: @unchecked Sendable {
+    let pointer: OpaquePointer
+    let path: String
+    let configuration: EnvironmentConfiguration
+    let accessLock = ReadWriteLock()
+    let databaseLock = Mutex()
+    var databases: [String: Database] = [:]
+    var mainDatabase: Database?
+    var referenceCount = 0
+    var isClosed = false
+
+    /// Opens the environment in the existing directory `path` (already canonical).
+    init(path: String, configuration: EnvironmentConfiguration) throws {
+        var env: OpaquePointer?
+        try LMDBError.check(mdb_env_create(&env), "mdb_env_create for '\(path)'")
+        guard let env else {
+            throw LMDBError.misuse("mdb_env_create for '\(path)'", "LMDB returned no environment")
+        }
+        do {
+            try LMDBError.check(
+                mdb_env_set_maxdbs(env, MDB_dbi(configuration.maxDatabases)),
+                "mdb_env_set_maxdbs(\(configuration.maxDatabases)) for '\(path)'")
+            try LMDBError.check(
+                mdb_env_set_maxreaders(env, UInt32(configuration.maxReaders)),
+                "mdb_env_set_maxreaders(\(configuration.maxReaders)) for '\(path)'")
+            try LMDBError.check(
+                mdb_env_set_mapsize(env, configuration.mapSize),
+                "mdb_env_set_mapsize(\(configuration.mapSize)) for '\(path)'")
+            try LMDBError.check(
+                mdb_env_open(env, path, configuration.options.lmdbFlags, mdb_mode_t(configuration.fileMode)),
+                "mdb_env_open '\(path)'")
+            if !configuration.options.contains(.noLock) {
+                var dead: Int32 = 0
+                try LMDBError.check(mdb_reader_check(env, &dead), "mdb_reader_check for '\(path)'")
+            }
+        } catch {
+            mdb_env_close(env)
+            throw error
+        }
+        self.pointer = env
+        self.path = path
+        self.configuration = configuration
+    }
+
+    /// Closes the environment; waits until no transaction is open.
+    func close() {
+        accessLock.withExclusiveAccess {
+            if !isClosed {
+                isClosed = true
+                mdb_env_close(pointer)
+            }
+        }
+    }
+
+    /// The current map size.
+    func currentMapSize() -> Int {
+        var info = MDB_envinfo()
+        mdb_env_info(pointer, &info)
+        return info.me_mapsize
+    }
+
+    /// Grows the map after a write hit `MDB_MAP_FULL` with the map at `failedSize` bytes: doubles
+    /// it, capped by the configured maximum. Does nothing if another writer already grew it.
+    func growMap(after failedSize: Int) throws {
+        try accessLock.withExclusiveAccess {
+            let current = currentMapSize()
+            if current > failedSize { return }
+            let maximum = configuration.maximumMapSize
+            guard current < maximum else {
+                throw LMDBError(
+                    code: LMDBError.Code.mapFull,
+                    operation: "growing the map of '\(path)'",
+                    message: "the write does not fit in the maximum map size of \(maximum) bytes "
+                        + "(EnvironmentConfiguration.maximumMapSize)")
+            }
+            let (doubled, overflow) = current.multipliedReportingOverflow(by: 2)
+            let newSize = overflow ? maximum : min(doubled, maximum)
+            try LMDBError.check(
+                mdb_env_set_mapsize(pointer, newSize),
+                "mdb_env_set_mapsize(\(newSize)) growing the map of '\(path)'")
+        }
+    }
+
+    /// Adopts the map size another process set (after `MDB_MAP_RESIZED`).
+    func adoptResizedMap() throws {
+        try accessLock.withExclusiveAccess {
+            try LMDBError.check(
+                mdb_env_set_mapsize(pointer, 0),
+                "mdb_env_set_mapsize(0) adopting a map grown by another process for '\(path)'")
+        }
+    }
+}
+
+/// The process-wide table of open environments, by canonical directory path.
+final class EnvironmentRegistry: @unchecked Sendable {
+    static let shared = EnvironmentRegistry()
+
+    /// Guards `environments` and every `referenceCount`.
+    private let lock = Mutex()
+    private var environments: [String: SharedEnvironment] = [:]
+
+    /// The shared environment of `path`, opened (with `configuration`) if this process has not
+    /// opened it yet. A later open of the same directory shares the first one's configuration.
+    func acquire(path: String, configuration: EnvironmentConfiguration) throws -> SharedEnvironment {
+        try lock.withLock {
+            if let existing = environments[path] {
+                existing.referenceCount += 1
+                return existing
+            }
+            let environment = try SharedEnvironment(path: path, configuration: configuration)
+            environment.referenceCount = 1
+            environments[path] = environment
+            return environment
+        }
+    }
+
+    /// Releases one reference; the last one closes the environment.
+    func release(_ environment: SharedEnvironment) {
+        lock.withLock {
+            environment.referenceCount -= 1
+            if environment.referenceCount == 0 {
+                environments[environment.path] = nil
+                environment.close()
+            }
+        }
+    }
+
+    /// The environment already open for `path`, if any, with one more reference.
+    func acquireIfOpen(path: String) -> SharedEnvironment? {
+        lock.withLock {
+            guard let existing = environments[path] else { return nil }
+            existing.referenceCount += 1
+            return existing
+        }
+    }
+}
+
+/// The canonical form of an existing directory's path (symbolic links and `..` resolved).
+func canonicalPath(_ path: String) throws -> String {
+    guard let resolved = realpath(path, nil) else {
+        let code = errno
+        throw LMDBError(code: code, operation: "resolving the path '\(path)'",
+                        message: String(cString: strerror(code)))
+    }
+    defer { free(resolved) }
+    return String(cString: resolved)
+}
