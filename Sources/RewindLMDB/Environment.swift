@@ -113,6 +113,29 @@ public final class Environment: @unchecked Sendable {
         }
     }
 
+    /// The handles of several databases, opened (and created when `create` is true and they are
+    /// missing) in a single transaction. Handles are cached like those of ``database(named:create:)``.
+    public func databases(named names: [String], create: Bool = true) throws -> [String: Database] {
+        try ensureOpen("opening databases \(names)")
+        return try shared.databaseLock.withLock {
+            let missing = names.filter { shared.databases[$0] == nil }
+            if !missing.isEmpty {
+                let opened: [Database]
+                if create {
+                    opened = try write { txn in try missing.map { try txn.openDatabase(named: $0, create: true) } }
+                } else {
+                    opened = try readCommitting { txn in try missing.map { try txn.openDatabase(named: $0, create: false) } }
+                }
+                for database in opened {
+                    if let name = database.name { shared.databases[name] = database }
+                }
+            }
+            var result: [String: Database] = [:]
+            for name in names { result[name] = shared.databases[name] }
+            return result
+        }
+    }
+
     // MARK: Transactions
 
     /// Runs `body` in a read-only transaction: a consistent snapshot of the last commit, unaffected
@@ -254,22 +277,23 @@ public final class Environment: @unchecked Sendable {
     }
 
     /// Opens `directory` read-only without touching it (no lock file is created, nothing is
-    /// written) and runs `body` in one read transaction. When this process already has the
-    /// directory open, the open environment is used instead.
+    /// written) and hands the read-only environment to `body`, closing it afterwards. When this
+    /// process already has the directory open, the open environment is handed over instead.
     ///
     /// Meant for inspecting a directory before deciding to open it for writing.
-    public static func inspect<R>(directory: String, _ body: (ReadTransaction) throws -> R) throws -> R {
+    public static func inspect<R>(directory: String, _ body: (Environment) throws -> R) throws -> R {
         let path = try canonicalPath(directory)
         if let shared = EnvironmentRegistry.shared.acquireIfOpen(path: path) {
             let environment = Environment(shared: shared, isRegistered: true)
             defer { environment.close() }
-            return try environment.read(body)
+            return try body(environment)
         }
         var configuration = EnvironmentConfiguration(mapSize: 0, maxDatabases: 64)
         configuration.options = [.readOnly, .noLock]
         let shared = try SharedEnvironment(path: path, configuration: configuration)
         defer { shared.close() }
         let environment = Environment(shared: shared, isRegistered: false)
-        return try environment.read(body)
+        defer { environment.close() }
+        return try body(environment)
     }
 }

@@ -1,0 +1,98 @@
+/// Why a binary value could not be read (turned into a ``StoreError`` by the caller, which knows
+/// the sequence or key).
+struct DecodingFailure: Error {
+    let reason: String
+}
+
+/// A bounds-checked reader over a borrowed buffer (usually LMDB's memory map).
+struct ByteReader {
+    let buffer: UnsafeRawBufferPointer
+    private(set) var offset = 0
+
+    init(_ buffer: UnsafeRawBufferPointer) {
+        self.buffer = buffer
+    }
+
+    var remaining: Int { buffer.count - offset }
+
+    private func require(_ count: Int, _ what: @autoclosure () -> String) throws(DecodingFailure) {
+        if count > remaining {
+            throw DecodingFailure(reason: "truncated: \(what()) needs \(count) bytes at offset \(offset), \(remaining) left")
+        }
+    }
+
+    mutating func byte(_ what: @autoclosure () -> String) throws(DecodingFailure) -> UInt8 {
+        try require(1, what())
+        defer { offset += 1 }
+        return buffer[offset]
+    }
+
+    mutating func varint(_ what: @autoclosure () -> String) throws(DecodingFailure) -> UInt64 {
+        var result: UInt64 = 0
+        var shift: UInt64 = 0
+        while true {
+            let byte = try byte(what())
+            if shift == 63 && byte > 1 {
+                throw DecodingFailure(reason: "\(what()) is a varint that overflows 64 bits")
+            }
+            result |= UInt64(byte & 0x7F) << shift
+            if byte & 0x80 == 0 { return result }
+            shift += 7
+            if shift > 63 {
+                throw DecodingFailure(reason: "\(what()) is a varint longer than 10 bytes")
+            }
+        }
+    }
+
+    mutating func int64LittleEndian(_ what: @autoclosure () -> String) throws(DecodingFailure) -> Int64 {
+        try require(8, what())
+        defer { offset += 8 }
+        return Int64(littleEndian: buffer.loadUnaligned(fromByteOffset: offset, as: Int64.self))
+    }
+
+    mutating func uint32LittleEndian(_ what: @autoclosure () -> String) throws(DecodingFailure) -> UInt32 {
+        try require(4, what())
+        defer { offset += 4 }
+        return UInt32(littleEndian: buffer.loadUnaligned(fromByteOffset: offset, as: UInt32.self))
+    }
+
+    /// A varint length, checked against the bytes left before anything is allocated.
+    private mutating func length(_ what: @autoclosure () -> String) throws(DecodingFailure) -> Int {
+        let length = try varint(what())
+        guard length <= UInt64(remaining) else {
+            throw DecodingFailure(reason: "truncated: \(what()) claims \(length) bytes at offset \(offset), \(remaining) left")
+        }
+        return Int(length)
+    }
+
+    mutating func bytes(_ what: @autoclosure () -> String) throws(DecodingFailure) -> [UInt8] {
+        let count = try length(what())
+        defer { offset += count }
+        return Array(UnsafeRawBufferPointer(rebasing: buffer[offset..<offset + count]))
+    }
+
+    mutating func string(_ what: @autoclosure () -> String) throws(DecodingFailure) -> String {
+        let count = try length(what())
+        let slice = UnsafeRawBufferPointer(rebasing: buffer[offset..<offset + count])
+        offset += count
+        let string = String(decoding: slice, as: UTF8.self)
+        // String(decoding:) repairs invalid UTF-8; different bytes mean the input was invalid.
+        guard string.utf8.elementsEqual(slice) else {
+            throw DecodingFailure(reason: "\(what()) is not valid UTF-8")
+        }
+        return string
+    }
+
+    mutating func strings(_ what: @autoclosure () -> String) throws(DecodingFailure) -> [String] {
+        let count = try varint("\(what()) count")
+        guard count <= UInt64(remaining) else {
+            throw DecodingFailure(reason: "truncated: \(what()) claims \(count) entries, \(remaining) bytes left")
+        }
+        var strings: [String] = []
+        strings.reserveCapacity(Int(count))
+        for index in 0..<Int(count) {
+            strings.append(try string("\(what())[\(index)]"))
+        }
+        return strings
+    }
+}

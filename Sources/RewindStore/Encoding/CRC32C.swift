@@ -1,0 +1,55 @@
+/// CRC-32C (Castagnoli, reflected polynomial `0x82F63B78`), slicing-by-8.
+///
+/// Used as the checksum of every encoded record. Known value: `"123456789"` → `0xE3069283`.
+public enum CRC32C {
+    /// Eight 256-entry tables, table `k` at `k * 256`.
+    private static let tables: [UInt32] = {
+        var tables = [UInt32](repeating: 0, count: 8 * 256)
+        for n in 0..<256 {
+            var crc = UInt32(n)
+            for _ in 0..<8 {
+                crc = (crc & 1) != 0 ? (crc >> 1) ^ 0x82F6_3B78 : crc >> 1
+            }
+            tables[n] = crc
+        }
+        for k in 1..<8 {
+            for n in 0..<256 {
+                let previous = tables[(k - 1) * 256 + n]
+                tables[k * 256 + n] = (previous >> 8) ^ tables[Int(previous & 0xFF)]
+            }
+        }
+        return tables
+    }()
+
+    /// The CRC-32C of `bytes`, continuing from `crc` (the checksum of the bytes before, or 0).
+    public static func checksum(_ bytes: UnsafeRawBufferPointer, continuing crc: UInt32 = 0) -> UInt32 {
+        tables.withUnsafeBufferPointer { table in
+            var crc = ~crc
+            var offset = 0
+            let count = bytes.count
+            while count - offset >= 8 {
+                let low = UInt32(littleEndian: bytes.loadUnaligned(fromByteOffset: offset, as: UInt32.self)) ^ crc
+                let high = UInt32(littleEndian: bytes.loadUnaligned(fromByteOffset: offset + 4, as: UInt32.self))
+                crc = table[7 * 256 + Int(low & 0xFF)]
+                    ^ table[6 * 256 + Int((low >> 8) & 0xFF)]
+                    ^ table[5 * 256 + Int((low >> 16) & 0xFF)]
+                    ^ table[4 * 256 + Int(low >> 24)]
+                    ^ table[3 * 256 + Int(high & 0xFF)]
+                    ^ table[2 * 256 + Int((high >> 8) & 0xFF)]
+                    ^ table[1 * 256 + Int((high >> 16) & 0xFF)]
+                    ^ table[Int(high >> 24)]
+                offset += 8
+            }
+            while offset < count {
+                crc = table[Int((crc ^ UInt32(bytes[offset])) & 0xFF)] ^ (crc >> 8)
+                offset += 1
+            }
+            return ~crc
+        }
+    }
+
+    /// The CRC-32C of `bytes`, continuing from `crc` (the checksum of the bytes before, or 0).
+    public static func checksum(_ bytes: [UInt8], continuing crc: UInt32 = 0) -> UInt32 {
+        bytes.withUnsafeBytes { checksum($0, continuing: crc) }
+    }
+}

@@ -1,0 +1,54 @@
+/// The id of a session: a non-empty UTF-8 string of at most ``maximumByteCount`` bytes without
+/// NUL characters (a NUL separates the id from the version in the session index's keys).
+public struct SessionID: Sendable, Hashable, Comparable, Codable, CustomStringConvertible {
+    /// The most UTF-8 bytes an id may have (LMDB keys are at most 511 bytes).
+    public static let maximumByteCount = 400
+
+    /// The id's text.
+    public let rawValue: String
+
+    /// Validates `rawValue`.
+    /// - Throws: ``StoreError/invalidSessionID(_:reason:)`` when it is empty, too long or has a NUL.
+    public init(_ rawValue: String) throws {
+        if let reason = Self.problem(with: rawValue) {
+            throw StoreError.invalidSessionID(rawValue, reason: reason)
+        }
+        self.rawValue = rawValue
+    }
+
+    /// Why `rawValue` is not a valid id, or `nil` when it is.
+    static func problem(with rawValue: String) -> String? {
+        let utf8 = rawValue.utf8
+        if utf8.isEmpty { return "it is empty" }
+        if utf8.count > maximumByteCount {
+            return "it has \(utf8.count) UTF-8 bytes, more than \(maximumByteCount)"
+        }
+        if utf8.contains(0) { return "it contains a NUL character" }
+        return nil
+    }
+
+    /// The id's text.
+    public var description: String { rawValue }
+
+    /// Orders ids by their UTF-8 bytes, as the session index does.
+    public static func < (lhs: SessionID, rhs: SessionID) -> Bool {
+        lhs.rawValue.utf8.lexicographicallyPrecedes(rhs.rawValue.utf8)
+    }
+
+    /// Decodes and validates an id from a single string.
+    public init(from decoder: any Decoder) throws {
+        let container = try decoder.singleValueContainer()
+        let text = try container.decode(String.self)
+        if let reason = Self.problem(with: text) {
+            throw DecodingError.dataCorruptedError(
+                in: container, debugDescription: "invalid session id \(text.debugDescription): \(reason)")
+        }
+        rawValue = text
+    }
+
+    /// Encodes the id as a single string.
+    public func encode(to encoder: any Encoder) throws {
+        var container = encoder.singleValueContainer()
+        try container.encode(rawValue)
+    }
+}

@@ -1,0 +1,37 @@
+import Foundation
+
+/// A wall-clock instant stored as whole microseconds since 1970-01-01T00:00:00Z (UTC).
+public struct Timestamp: Sendable, Hashable, Comparable, Codable, CustomStringConvertible {
+    /// Microseconds since 1970-01-01T00:00:00Z; negative before it.
+    public var microsecondsSince1970: Int64
+
+    /// Creates a timestamp from microseconds since 1970.
+    public init(microsecondsSince1970: Int64) {
+        self.microsecondsSince1970 = microsecondsSince1970
+    }
+
+    /// The timestamp of `date`, truncated to microseconds.
+    public init(_ date: Date) {
+        microsecondsSince1970 = Int64((date.timeIntervalSince1970 * 1_000_000).rounded(.down))
+    }
+
+    /// The current wall-clock time (`clock_gettime(CLOCK_REALTIME)`, no Foundation allocation).
+    public static func now() -> Timestamp {
+        var spec = timespec()
+        clock_gettime(CLOCK_REALTIME, &spec)
+        return Timestamp(microsecondsSince1970: Int64(spec.tv_sec) * 1_000_000 + Int64(spec.tv_nsec) / 1_000)
+    }
+
+    /// The instant as a `Date`.
+    public var date: Date {
+        Date(timeIntervalSince1970: Double(microsecondsSince1970) / 1_000_000)
+    }
+
+    /// Orders timestamps chronologically.
+    public static func < (lhs: Timestamp, rhs: Timestamp) -> Bool {
+        lhs.microsecondsSince1970 < rhs.microsecondsSince1970
+    }
+
+    /// The instant in ISO 8601 form.
+    public var description: String { date.ISO8601Format() }
+}

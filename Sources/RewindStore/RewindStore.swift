@@ -1,1 +1,0 @@
-// RewindStore: the durable transition log. (Being built: issue 2.)

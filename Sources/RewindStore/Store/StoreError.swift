@@ -1,0 +1,44 @@
+/// A domain error of the transition store. LMDB failures are reported as `LMDBError` instead.
+public enum StoreError: Error, Sendable, Hashable, CustomStringConvertible {
+    /// An append's expected version did not match the session's head version; nothing of that
+    /// session's append was written. `actual` is 0 when the session does not exist.
+    case versionConflict(session: SessionID, expected: ExpectedVersion, actual: UInt64)
+    /// The record at global sequence `sequence` cannot be decoded (truncated, corrupted, unknown
+    /// record format or failed checksum).
+    case corruptedRecord(sequence: UInt64, reason: String)
+    /// An entry of another database (`database`) cannot be decoded.
+    case corruptedEntry(database: String, key: String, reason: String)
+    /// The store was written by a newer format than this code supports.
+    case unsupportedFormat(found: UInt32, supported: UInt32)
+    /// The directory is not a Rewind store (and was left untouched).
+    case notAStore(path: String, reason: String)
+    /// A session id is invalid (empty, too long or containing a NUL character).
+    case invalidSessionID(String, reason: String)
+    /// The transition at `index` of an append to `session` is invalid; nothing was written.
+    case invalidTransition(session: SessionID, index: Int, reason: String)
+    /// An append to `session` carried no transitions.
+    case emptyAppend(session: SessionID)
+
+    /// A sentence naming what failed and where.
+    public var description: String {
+        switch self {
+        case let .versionConflict(session, expected, actual):
+            return "version conflict in session '\(session)': expected \(expected), actual version \(actual)"
+                + (actual == 0 ? " (no such session)" : "")
+        case let .corruptedRecord(sequence, reason):
+            return "corrupted record at sequence \(sequence): \(reason)"
+        case let .corruptedEntry(database, key, reason):
+            return "corrupted entry \(key) in database '\(database)': \(reason)"
+        case let .unsupportedFormat(found, supported):
+            return "unsupported store format \(found): this version of Rewind reads formats up to \(supported)"
+        case let .notAStore(path, reason):
+            return "'\(path)' is not a Rewind store: \(reason)"
+        case let .invalidSessionID(id, reason):
+            return "invalid session id \(id.debugDescription): \(reason)"
+        case let .invalidTransition(session, index, reason):
+            return "invalid transition \(index) of the append to session '\(session)': \(reason)"
+        case let .emptyAppend(session):
+            return "empty append to session '\(session)': an append needs at least one transition"
+        }
+    }
+}

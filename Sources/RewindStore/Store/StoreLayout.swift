@@ -1,0 +1,63 @@
+/// The store's on-disk layout: the named databases of its LMDB environment and the keys of its
+/// metadata. See the module's documentation for key and value formats.
+public enum StoreLayout {
+    /// The store format this code writes and the newest it opens.
+    public static let formatVersion: UInt32 = 1
+
+    /// `log`: key 8-byte big-endian global sequence → encoded ``TransitionRecord``.
+    public static let log = "log"
+    /// `session-index`: key session id, NUL, 8-byte big-endian version → 8-byte big-endian sequence.
+    public static let sessionIndex = "session-index"
+    /// `sessions`: key session id (UTF-8) → encoded ``SessionInfo``.
+    public static let sessions = "sessions"
+    /// `meta`: the store's metadata (format version, store id, creation time).
+    public static let meta = "meta"
+
+    /// Meta key of the store format version (4 bytes big-endian).
+    public static let formatVersionKey = Array("format-version".utf8)
+    /// Meta key of the store id (16 bytes, a UUID).
+    public static let storeIDKey = Array("store-id".utf8)
+    /// Meta key of the creation time (8 bytes, Int64 little-endian µs since 1970).
+    public static let createdKey = Array("created".utf8)
+
+    /// Every database the store creates.
+    public static var allDatabases: [String] {
+        [log, sessionIndex, sessions, meta] + AuxiliaryDatabase.allCases.map(\.name)
+    }
+
+    /// The fewest named databases the environment is opened with (room for later databases).
+    public static let minimumDatabases = 16
+}
+
+/// The opened handles of the store's databases.
+struct StoreDatabases: Sendable {
+    let log: Database
+    let sessionIndex: Database
+    let sessions: Database
+    let meta: Database
+    let auxiliary: [Database]  // indexed like AuxiliaryDatabase.allCases
+
+    init(_ databases: [String: Database]) throws {
+        func handle(_ name: String) throws -> Database {
+            guard let database = databases[name] else {
+                throw LMDBError(code: LMDBError.Code.notFound, operation: "opening the store's databases", message: "database '\(name)' was not opened")
+            }
+            return database
+        }
+        log = try handle(StoreLayout.log)
+        sessionIndex = try handle(StoreLayout.sessionIndex)
+        sessions = try handle(StoreLayout.sessions)
+        meta = try handle(StoreLayout.meta)
+        auxiliary = try AuxiliaryDatabase.allCases.map { try handle($0.name) }
+    }
+
+    @inline(__always)
+    func handle(for database: AuxiliaryDatabase) -> Database {
+        switch database {
+        case .snapshots: return auxiliary[0]
+        case .projections: return auxiliary[1]
+        case .checkpoints: return auxiliary[2]
+        case .definitions: return auxiliary[3]
+        }
+    }
+}

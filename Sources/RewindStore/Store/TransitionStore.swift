@@ -1,0 +1,236 @@
+import Foundation
+
+/// The durable transition log: one LMDB environment (a directory) holding every session's
+/// transitions in one gap-free global sequence, a per-session index, session metadata and the
+/// auxiliary databases of the layers above.
+///
+/// ```swift
+/// let store = try TransitionStore(directory: "./rewind-store")
+/// let session = try SessionID("user-42")
+/// try store.append([Transition(machine: "onboarding", definition: "v1", event: "start",
+///                              source: [], target: ["greeting"])],
+///                  to: session, expectedVersion: .noStream)
+/// let history = try store.read { try $0.records(of: session) }
+/// ```
+///
+/// Writes are synchronous closures run on the calling thread (LMDB's writer lock is per thread);
+/// a write closure **may run more than once** when the map grows (see `Environment.write`).
+/// Opening the same directory twice in one process shares one LMDB environment.
+public final class TransitionStore: Sendable {
+    // Concurrency: every stored property is immutable; `environment` synchronises itself.
+    let environment: Environment
+    let databases: StoreDatabases
+
+    /// The canonical path of the store's directory.
+    public let path: String
+    /// The store's id, written at creation.
+    public let storeID: UUID
+    /// The store format of the directory (at most ``StoreLayout/formatVersion``).
+    public let formatVersion: UInt32
+    /// The configuration the store was opened with.
+    public let configuration: StoreConfiguration
+
+    /// The coder for the app's payloads and state data (``StoreConfiguration/coder``).
+    public var coder: any PayloadCoder { configuration.coder }
+
+    /// Opens the store in `directory`, creating it when the directory does not exist or is empty.
+    ///
+    /// - Throws: ``StoreError/notAStore(path:reason:)`` when the directory has files but is not a
+    ///   Rewind store (nothing is changed in it); ``StoreError/unsupportedFormat(found:supported:)``
+    ///   when a newer format wrote it; `LMDBError` when LMDB fails.
+    public init(directory: String, configuration: StoreConfiguration = StoreConfiguration()) throws {
+        var configuration = configuration
+        configuration.environment.maxDatabases = max(configuration.environment.maxDatabases,
+                                                     StoreLayout.minimumDatabases)
+        let isNew = try Self.prepareDirectory(directory)
+        let environment = try Environment(directory: directory, configuration: configuration.environment)
+        do {
+            if !isNew {
+                // Existing store: check the format before creating or writing anything.
+                let metaDatabase: Database
+                do {
+                    metaDatabase = try environment.database(named: StoreLayout.meta, create: false)
+                } catch let error as LMDBError where error.isNotFound {
+                    throw StoreError.notAStore(path: directory, reason: "it has no '\(StoreLayout.meta)' database")
+                }
+                _ = try environment.read { txn in try Self.readFormat(txn, meta: metaDatabase, path: directory) }
+            }
+            let databases = try StoreDatabases(environment.databases(named: StoreLayout.allDatabases, create: true))
+            let (format, storeID) = try environment.write { txn in
+                try Self.initializeMetadata(txn, meta: databases.meta, path: directory)
+            }
+            self.environment = environment
+            self.databases = databases
+            self.path = environment.path
+            self.storeID = storeID
+            self.formatVersion = format
+            self.configuration = configuration
+        } catch {
+            environment.close()
+            throw error
+        }
+    }
+
+    /// Releases the store's environment handle; the environment closes once every handle of the
+    /// directory in this process is closed. Later calls on this store throw.
+    public func close() {
+        environment.close()
+    }
+
+    // MARK: Opening
+
+    /// Creates the directory when it is missing; returns whether the store is new. Throws
+    /// ``StoreError/notAStore(path:reason:)`` for a non-store, having changed nothing.
+    private static func prepareDirectory(_ directory: String) throws -> Bool {
+        let files = FileManager.default
+        var isDirectory: ObjCBool = false
+        if !files.fileExists(atPath: directory, isDirectory: &isDirectory) {
+            try files.createDirectory(atPath: directory, withIntermediateDirectories: true)
+            return true
+        }
+        guard isDirectory.boolValue else {
+            throw StoreError.notAStore(path: directory, reason: "it is not a directory")
+        }
+        if Environment.isOpen(directory: directory) { return false }
+        let contents = try files.contentsOfDirectory(atPath: directory)
+        if contents.isEmpty { return true }
+        guard contents.contains("data.mdb") else {
+            throw StoreError.notAStore(path: directory, reason: "it has files but no LMDB data file (data.mdb)")
+        }
+        // Look without touching: read-only, no lock file.
+        do {
+            try Environment.inspect(directory: directory) { environment in
+                let meta: Database
+                do {
+                    meta = try environment.database(named: StoreLayout.meta, create: false)
+                } catch let error as LMDBError where error.isNotFound {
+                    throw StoreError.notAStore(path: directory, reason: "it has no '\(StoreLayout.meta)' database")
+                }
+                _ = try environment.read { txn in try readFormat(txn, meta: meta, path: directory) }
+            }
+        } catch let error as LMDBError {
+            throw StoreError.notAStore(path: directory, reason: "LMDB cannot read it as a store (\(error.message))")
+        }
+        return false
+    }
+
+    /// The store format in `meta`; throws when it is missing or newer than supported.
+    private static func readFormat(_ txn: ReadTransaction, meta: Database, path: String) throws -> UInt32 {
+        guard let bytes = try txn.get(StoreLayout.formatVersionKey, in: meta) else {
+            throw StoreError.notAStore(path: path, reason: "its metadata has no format version")
+        }
+        guard bytes.count == 4 else {
+            throw StoreError.corruptedEntry(database: StoreLayout.meta, key: "'format-version'",
+                                            reason: "\(bytes.count) bytes instead of 4")
+        }
+        let format = bytes.reduce(UInt32(0)) { $0 << 8 | UInt32($1) }
+        guard format <= StoreLayout.formatVersion else {
+            throw StoreError.unsupportedFormat(found: format, supported: StoreLayout.formatVersion)
+        }
+        return format
+    }
+
+    /// Writes the metadata of a new store (format, id, creation time) or reads an existing one's.
+    private static func initializeMetadata(
+        _ txn: WriteTransaction, meta: Database, path: String
+    ) throws -> (UInt32, UUID) {
+        if try txn.get(StoreLayout.formatVersionKey, in: meta) == nil {
+            let id = UUID()
+            let format = StoreLayout.formatVersion
+            try txn.put(withUnsafeBytes(of: format.bigEndian) { Array($0) }, forKey: StoreLayout.formatVersionKey, in: meta)
+            try txn.put(withUnsafeBytes(of: id.uuid) { Array($0) }, forKey: StoreLayout.storeIDKey, in: meta)
+            var created: [UInt8] = []
+            created.appendLittleEndian(Timestamp.now().microsecondsSince1970)
+            try txn.put(created, forKey: StoreLayout.createdKey, in: meta)
+            return (format, id)
+        }
+        let format = try readFormat(txn, meta: meta, path: path)
+        guard let idBytes = try txn.get(StoreLayout.storeIDKey, in: meta), idBytes.count == 16 else {
+            throw StoreError.corruptedEntry(database: StoreLayout.meta, key: "'store-id'", reason: "missing or not 16 bytes")
+        }
+        var uuid: uuid_t = (0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0)
+        withUnsafeMutableBytes(of: &uuid) { $0.copyBytes(from: idBytes) }
+        return (format, UUID(uuid: uuid))
+    }
+
+    // MARK: Transactions
+
+    /// Runs `body` in a read transaction: one consistent snapshot of the whole store.
+    public func read<R>(_ body: (StoreReadTransaction) throws -> R) throws -> R {
+        try environment.read { txn in
+            try body(StoreReadTransaction(transaction: txn, databases: databases))
+        }
+    }
+
+    /// Runs `body` in a write transaction, committed (durably, unless the environment was opened
+    /// with a no-sync option) when `body` returns and aborted when it throws. `body` may run more
+    /// than once when the map has to grow.
+    public func write<R>(_ body: (StoreWriteTransaction) throws -> R) throws -> R {
+        try environment.write { txn in
+            try body(StoreWriteTransaction(transaction: txn, databases: databases))
+        }
+    }
+
+    // MARK: Conveniences
+
+    /// Appends `transitions` to `session` in its own transaction (see
+    /// ``StoreWriteTransaction/append(_:to:expectedVersion:)``).
+    @discardableResult
+    public func append(
+        _ transitions: [Transition], to session: SessionID, expectedVersion: ExpectedVersion = .any
+    ) throws -> AppendResult {
+        try write { try $0.append(transitions, to: session, expectedVersion: expectedVersion) }
+    }
+
+    /// Appends a batch for one or many sessions in one transaction, all or nothing: if any
+    /// session's append fails, nothing of the batch is written.
+    @discardableResult
+    public func append(_ batch: [SessionAppend]) throws -> [AppendResult] {
+        try write { txn in
+            try batch.map { try txn.append($0.transitions, to: $0.session, expectedVersion: $0.expectedVersion) }
+        }
+    }
+
+    /// The record at global sequence `sequence`, or `nil`.
+    public func record(at sequence: UInt64) throws -> TransitionRecord? {
+        try read { try $0.record(at: sequence) }
+    }
+
+    /// The global sequence of the last record (0 when the log is empty).
+    public func headSequence() throws -> UInt64 {
+        try read { try $0.headSequence() }
+    }
+
+    /// What the store knows about `session`, or `nil`.
+    public func sessionInfo(for session: SessionID) throws -> SessionInfo? {
+        try read { try $0.sessionInfo(for: session) }
+    }
+
+    /// Every session with its head version and machine, ordered by id.
+    public func sessions() throws -> [SessionInfo] {
+        try read { try $0.sessions() }
+    }
+
+    /// The records of `session` with versions in `versions`, in `direction`.
+    public func records(
+        of session: SessionID, versions: ClosedRange<UInt64> = 1...UInt64.max,
+        direction: IterationDirection = .forward
+    ) throws -> [TransitionRecord] {
+        try read { try $0.records(of: session, versions: versions, direction: direction) }
+    }
+
+    /// Up to `limit` records of the whole log from global sequence `start` on.
+    public func records(from start: UInt64 = 1, limit: Int = .max) throws -> [TransitionRecord] {
+        try read { try $0.records(from: start, limit: limit) }
+    }
+
+    /// Flushes to disk (needed only with a no-sync option).
+    public func sync(force: Bool = true) throws {
+        try environment.sync(force: force)
+    }
+
+    /// The LMDB environment's statistics (map size, used pages).
+    public func statistics() throws -> EnvironmentStatistics {
+        try environment.statistics()
+    }
+}
