@@ -8,10 +8,13 @@ public struct Database: Sendable, Hashable, CustomStringConvertible {
     public let name: String?
     /// LMDB's handle.
     let handle: MDB_dbi
+    /// The serial number of the environment the handle belongs to.
+    let environmentSerial: UInt64
 
-    init(name: String?, handle: MDB_dbi) {
+    init(name: String?, handle: MDB_dbi, environmentSerial: UInt64) {
         self.name = name
         self.handle = handle
+        self.environmentSerial = environmentSerial
     }
 
     /// `'name'`, or `main` for the main database.

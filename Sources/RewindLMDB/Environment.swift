@@ -160,7 +160,7 @@ public final class Environment: @unchecked Sendable {
                 guard let pointer else {
                     throw LMDBError.misuse("mdb_txn_begin (read) in '\(path)'", "LMDB returned no transaction")
                 }
-                let txn = ReadTransaction(pointer: pointer, environmentPath: shared.path)
+                let txn = ReadTransaction(pointer: pointer, environment: shared)
                 defer { txn.finish() }
                 let result: R
                 do {
@@ -203,7 +203,7 @@ public final class Environment: @unchecked Sendable {
                 guard let pointer else {
                     throw LMDBError.misuse("mdb_txn_begin (write) in '\(path)'", "LMDB returned no transaction")
                 }
-                let txn = WriteTransaction(pointer: pointer, environmentPath: shared.path)
+                let txn = WriteTransaction(pointer: pointer, environment: shared)
                 defer { txn.finish() }
                 let result: R
                 do {

@@ -20,6 +20,9 @@ final class SharedEnvironment: @unchecked Sendable {
     let pointer: OpaquePointer
     let path: String
     let configuration: EnvironmentConfiguration
+    /// A number unique to this open environment in the process, so that a ``Database`` handle of
+    /// another (or an earlier) environment is detected instead of reaching LMDB.
+    let serial: UInt64
     let accessLock = ReadWriteLock()
     let databaseLock = Mutex()
     var databases: [String: Database] = [:]
@@ -56,8 +59,19 @@ final class SharedEnvironment: @unchecked Sendable {
             throw error
         }
         self.pointer = env
+        self.serial = SharedEnvironment.nextSerial()
         self.path = path
         self.configuration = configuration
+    }
+
+    private static let serialLock = Mutex()
+    nonisolated(unsafe) private static var lastSerial: UInt64 = 0  // guarded by serialLock
+
+    private static func nextSerial() -> UInt64 {
+        serialLock.withLock {
+            lastSerial += 1
+            return lastSerial
+        }
     }
 
     /// Closes the environment; waits until no transaction is open.

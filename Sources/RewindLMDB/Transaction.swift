@@ -11,11 +11,13 @@ public class ReadTransaction {
     /// `MDB_txn*`; valid while `isActive`.
     let pointer: OpaquePointer
     let environmentPath: String
+    let environmentSerial: UInt64
     private(set) var isActive = true
 
-    init(pointer: OpaquePointer, environmentPath: String) {
+    init(pointer: OpaquePointer, environment: SharedEnvironment) {
         self.pointer = pointer
-        self.environmentPath = environmentPath
+        self.environmentPath = environment.path
+        self.environmentSerial = environment.serial
     }
 
     /// Marks the transaction finished; later calls throw.
@@ -25,6 +27,16 @@ public class ReadTransaction {
     func ensureActive(_ operation: @autoclosure () -> String) throws {
         if !isActive {
             throw LMDBError.misuse(operation(), "the transaction has ended (it was used outside its closure)")
+        }
+    }
+
+    /// Checks that the transaction is active and `database` belongs to its environment.
+    @inline(__always)
+    func ensureUsable(_ database: Database, _ operation: @autoclosure () -> String) throws {
+        try ensureActive(operation())
+        if database.environmentSerial != environmentSerial {
+            throw LMDBError.misuse(
+                operation(), "the database handle \(database) belongs to another (or a closed) environment, not '\(environmentPath)'")
         }
     }
 
@@ -39,7 +51,7 @@ public class ReadTransaction {
             code = mdb_dbi_open(pointer, nil, flags, &handle)
         }
         try LMDBError.check(code, "mdb_dbi_open '\(name ?? "main")' in '\(environmentPath)'")
-        return Database(name: name, handle: handle)
+        return Database(name: name, handle: handle, environmentSerial: environmentSerial)
     }
 
     // MARK: Get
@@ -50,7 +62,7 @@ public class ReadTransaction {
         forKey key: UnsafeRawBufferPointer, in database: Database,
         _ body: (UnsafeRawBufferPointer) throws -> R
     ) throws -> R? {
-        try ensureActive("mdb_get in database \(database)")
+        try ensureUsable(database, "mdb_get in database \(database)")
         var keyValue = MDB_val(mv_size: key.count, mv_data: UnsafeMutableRawPointer(mutating: key.baseAddress))
         var value = MDB_val()
         let code = mdb_get(pointer, database.handle, &keyValue, &value)
@@ -85,7 +97,7 @@ public class ReadTransaction {
 
     /// Runs `body` with a cursor over `database`; the cursor is closed when `body` returns.
     public func withCursor<R>(on database: Database, _ body: (Cursor) throws -> R) throws -> R {
-        try ensureActive("mdb_cursor_open on database \(database)")
+        try ensureUsable(database, "mdb_cursor_open on database \(database)")
         var cursorPointer: OpaquePointer?
         try LMDBError.check(
             mdb_cursor_open(pointer, database.handle, &cursorPointer),
@@ -123,7 +135,7 @@ public class ReadTransaction {
 
     /// The statistics of `database` (entries, depth, pages) as seen by this transaction.
     public func statistics(of database: Database) throws -> DatabaseStatistics {
-        try ensureActive("mdb_stat on database \(database)")
+        try ensureUsable(database, "mdb_stat on database \(database)")
         var stat = MDB_stat()
         try LMDBError.check(mdb_stat(pointer, database.handle, &stat),
                             "mdb_stat on database \(database) of '\(environmentPath)'")
@@ -152,7 +164,7 @@ public final class WriteTransaction: ReadTransaction {
         _ value: UnsafeRawBufferPointer, forKey key: UnsafeRawBufferPointer,
         in database: Database, flags: PutFlags = []
     ) throws {
-        try ensureActive("mdb_put in database \(database)")
+        try ensureUsable(database, "mdb_put in database \(database)")
         var keyValue = MDB_val(mv_size: key.count, mv_data: UnsafeMutableRawPointer(mutating: key.baseAddress))
         var dataValue = MDB_val(mv_size: value.count, mv_data: UnsafeMutableRawPointer(mutating: value.baseAddress))
         try check(mdb_put(pointer, database.handle, &keyValue, &dataValue, flags.rawValue),
@@ -171,7 +183,7 @@ public final class WriteTransaction: ReadTransaction {
     /// Deletes `key` from `database`; returns whether it was there.
     @discardableResult
     public func delete(_ key: UnsafeRawBufferPointer, in database: Database) throws -> Bool {
-        try ensureActive("mdb_del in database \(database)")
+        try ensureUsable(database, "mdb_del in database \(database)")
         var keyValue = MDB_val(mv_size: key.count, mv_data: UnsafeMutableRawPointer(mutating: key.baseAddress))
         let code = mdb_del(pointer, database.handle, &keyValue, nil)
         if code == LMDBError.Code.notFound { return false }
@@ -187,7 +199,7 @@ public final class WriteTransaction: ReadTransaction {
 
     /// Deletes every entry of `database`, keeping the database itself (`mdb_drop(…, 0)`).
     public func removeAll(in database: Database) throws {
-        try ensureActive("mdb_drop in database \(database)")
+        try ensureUsable(database, "mdb_drop in database \(database)")
         try check(mdb_drop(pointer, database.handle, 0), "mdb_drop in database \(database) of '\(environmentPath)'")
     }
 }
