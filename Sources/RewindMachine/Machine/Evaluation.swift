@@ -326,7 +326,7 @@ struct Evaluation {
                 TransitionReference(source: chart.ids[$0.source], index: $0.index, targets: $0.targets.map { chart.ids[$0] })
             },
             source: source, target: configuration, exited: exited, entered: entered,
-            navigation: navigation(of: transitions, entered: entry), data: enteredData))
+            navigation: navigation(of: transitions, entered: entry, isFirstEntry: source.isEmpty), data: enteredData))
         currentEvent = nil
     }
 
@@ -343,7 +343,11 @@ struct Evaluation {
 
     /// Navigation of a microstep: each transition's own declaration (in document order), then the
     /// declarations of the entered states that are not targets of such a transition, in entry order.
-    private func navigation(of transitions: [CompiledChart.Transition], entered entry: EntrySet) -> [NavigationOperation] {
+    /// On the first entry the stack is empty, so a state declared to pop (to the root, to a screen)
+    /// becomes the root instead: `setRoot(state)`.
+    private func navigation(
+        of transitions: [CompiledChart.Transition], entered entry: EntrySet, isFirstEntry: Bool
+    ) -> [NavigationOperation] {
         var operations: [NavigationOperation] = []
         var overridden: [Int] = []
         for transition in transitions {
@@ -354,7 +358,13 @@ struct Evaluation {
         }
         for state in 1..<chart.count where entry.states[state] && !overridden.contains(state) {
             if let declaration = chart.navigation[state] {
-                operations.append(Self.resolve(declaration, screen: chart.ids[state]))
+                let operation = Self.resolve(declaration, screen: chart.ids[state])
+                switch operation {
+                case .pop, .popToRoot, .popTo:
+                    operations.append(isFirstEntry ? .setRoot(chart.ids[state]) : operation)
+                default:
+                    operations.append(operation)
+                }
             }
         }
         return operations
