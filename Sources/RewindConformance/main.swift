@@ -1,1 +1,42 @@
-print("conformance: not built yet")
+// rewind-conformance DIR: runs the SCXML test cases found in DIR (recursively) against
+// RewindMachine's SCXML import and interpreter. Each case is a NAME.scxml document plus a NAME.json
+// script: {"initialConfiguration": [...], "events": [{"event": {"name": "t"}, "nextConfiguration": [...]}]}
+// with the expected sets of atomic active states. Prints one line per failing case, then the known
+// differences, then exactly `conformance: P passed, F failed`; exits non-zero when F > 0.
+import Foundation
+import RewindMachine
+
+let arguments = CommandLine.arguments.dropFirst()
+guard arguments.count == 1, let directory = arguments.first else {
+    FileHandle.standardError.write(Data("usage: rewind-conformance DIR\n".utf8))
+    exit(2)
+}
+
+let root = URL(fileURLWithPath: directory, isDirectory: true)
+let cases = ConformanceCase.find(in: root)
+if cases.isEmpty {
+    FileHandle.standardError.write(Data("rewind-conformance: no *.scxml + *.json cases under \(directory)\n".utf8))
+    exit(2)
+}
+
+var passed = 0
+var failed = 0
+var known: [String] = []
+for testCase in cases {
+    let outcome = testCase.run()
+    switch outcome {
+    case .passed:
+        passed += 1
+    case .failed(let reason):
+        if let justification = KnownDifferences.justification(for: testCase.name) {
+            known.append(testCase.name)
+            print("known difference \(testCase.name): \(reason) — \(justification)")
+        } else {
+            failed += 1
+            print("FAIL \(testCase.name): \(reason)")
+        }
+    }
+}
+print("known differences: \(known.count)\(known.isEmpty ? "" : " (\(known.joined(separator: ", ")))")")
+print("conformance: \(passed) passed, \(failed) failed")
+exit(failed > 0 ? 1 : 0)

@@ -1,0 +1,60 @@
+/// Something that can appear inside a state in the machine builder: a child state, a transition,
+/// entry or exit actions.
+public protocol StateContent {
+    /// Adds this content to `state`.
+    func apply(to state: inout StateDefinition)
+}
+
+/// The result builder of ``StateNode``, ``ParallelNode`` and ``MachineDefinition/init(_:initial:content:)``.
+@resultBuilder
+public enum StateContentBuilder {
+    /// One piece of content.
+    public static func buildExpression(_ content: some StateContent) -> [any StateContent] { [content] }
+    /// Several pieces of content.
+    public static func buildExpression(_ content: [any StateContent]) -> [any StateContent] { content }
+    /// A block.
+    public static func buildBlock(_ parts: [any StateContent]...) -> [any StateContent] { parts.flatMap { $0 } }
+    /// An `if` without `else`.
+    public static func buildOptional(_ part: [any StateContent]?) -> [any StateContent] { part ?? [] }
+    /// The first branch of an `if`/`else`.
+    public static func buildEither(first part: [any StateContent]) -> [any StateContent] { part }
+    /// The second branch of an `if`/`else`.
+    public static func buildEither(second part: [any StateContent]) -> [any StateContent] { part }
+    /// A `for` loop.
+    public static func buildArray(_ parts: [[any StateContent]]) -> [any StateContent] { parts.flatMap { $0 } }
+}
+
+extension StateDefinition: StateContent {
+    /// Appends this state as a child.
+    public func apply(to state: inout StateDefinition) {
+        state.children.append(self)
+    }
+}
+
+extension TransitionDefinition: StateContent {
+    /// Appends this transition.
+    public func apply(to state: inout StateDefinition) {
+        state.transitions.append(self)
+    }
+}
+
+extension MachineDefinition {
+    /// Declares a machine with the builder: the top-level states in document order.
+    ///
+    /// ```swift
+    /// let definition = MachineDefinition("statekit") {
+    ///     StateNode("root") {
+    ///         StateNode("loading")
+    ///         StateNode("regularView")
+    ///         StateNode("errorView") { On("userPressedRetryButton", to: "loading") }
+    ///         On("apiRespondedSuccessfully", to: "regularView")
+    ///         On("apiRespondedError", to: "errorView")
+    ///     }
+    /// }
+    /// ```
+    public init(_ name: String, initial: [String] = [], @StateContentBuilder content: () -> [any StateContent]) {
+        var root = StateDefinition(id: "")
+        for part in content() { part.apply(to: &root) }
+        self.init(name: name, initial: initial, states: root.children)
+    }
+}

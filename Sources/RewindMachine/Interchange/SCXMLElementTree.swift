@@ -1,0 +1,212 @@
+import Foundation
+#if canImport(FoundationXML)
+import FoundationXML
+#endif
+
+/// The XML namespaces the SCXML importer and exporter know.
+enum SCXMLNamespace {
+    /// W3C SCXML 1.0.
+    static let scxml = "http://www.w3.org/2005/07/scxml"
+    /// Rewind's extension attributes and elements (navigation, valid next states, ignored
+    /// events, named guards, custom actions).
+    static let rewind = "https://rewind.dev/scxml"
+    /// The conventional prefix of ``rewind`` in exported documents.
+    static let rewindPrefix = "rewind"
+}
+
+/// An XML name resolved against the namespace declarations in scope.
+struct SCXMLName: Hashable {
+    /// The namespace URI, or `nil` for an unprefixed attribute (or element outside any default
+    /// namespace).
+    var namespace: String?
+    /// The local part of the name.
+    var local: String
+    /// The name as written in the document (`rewind:action`), for messages.
+    var qualified: String
+}
+
+/// One element of an SCXML document, read into memory with its position.
+struct SCXMLElement {
+    var name: SCXMLName
+    /// Attributes other than namespace declarations, in a stable (sorted) order.
+    var attributes: [(name: SCXMLName, value: String)]
+    var children: [SCXMLElement]
+    /// Whether the element contained non-whitespace character data.
+    var hasText: Bool
+    var line: Int
+    var column: Int
+
+    /// The value of the unprefixed attribute `local`.
+    func attribute(_ local: String) -> String? {
+        attributes.first { $0.name.namespace == nil && $0.name.local == local }?.value
+    }
+
+    /// The value of the attribute `local` in Rewind's extension namespace.
+    func rewindAttribute(_ local: String) -> String? {
+        attributes.first { $0.name.namespace == SCXMLNamespace.rewind && $0.name.local == local }?.value
+    }
+}
+
+/// Reads XML bytes into a tree of ``SCXMLElement`` with Foundation's `XMLParser`, resolving
+/// namespaces itself (so the result is the same on every platform) and bounding the nesting
+/// depth.
+///
+/// Before parsing it refuses what the parser does not survive or should not see: bytes that are
+/// not UTF-8 (swift-corelibs-foundation's `XMLParser` traps on a comment holding invalid UTF-8)
+/// and `<!DOCTYPE` declarations (its delegate never hears of entity declarations on Linux, so
+/// they cannot be refused one by one).
+final class SCXMLElementTreeReader: NSObject, XMLParserDelegate {
+    private var stack: [SCXMLElement] = []
+    private var namespaceScopes: [[String: String]] = []
+    private var root: SCXMLElement?
+    private var failure: SCXMLImportError?
+
+    /// Parses `data` and returns the root element.
+    static func read(_ data: Data) throws(SCXMLImportError) -> SCXMLElement {
+        try screen(data)
+        let parser = XMLParser(data: data)
+        let reader = SCXMLElementTreeReader()
+        parser.delegate = reader
+        parser.shouldProcessNamespaces = false
+        parser.shouldReportNamespacePrefixes = false
+        parser.shouldResolveExternalEntities = false
+        let succeeded = parser.parse()
+        if let failure = reader.failure { throw failure }
+        if !succeeded || parser.parserError != nil {
+            let code = (parser.parserError as NSError?)?.code ?? -1
+            throw SCXMLImportError(.malformedXML(code: code), line: parser.lineNumber, column: parser.columnNumber)
+        }
+        guard let root = reader.root else {
+            throw SCXMLImportError(.malformedXML(code: -1), line: parser.lineNumber, column: parser.columnNumber)
+        }
+        return root
+    }
+
+    private static func screen(_ data: Data) throws(SCXMLImportError) {
+        let invalidUTF8 = transcode(
+            data.makeIterator(), from: UTF8.self, to: UTF32.self, stoppingOnError: true, into: { _ in }
+        )
+        guard !invalidUTF8 else { throw SCXMLImportError(.notUTF8) }
+        let marker = Array("<!DOCTYPE".utf8)
+        guard let first = marker.first else { return }
+        var line = 1
+        var index = data.startIndex
+        while index < data.endIndex {
+            let byte = data[index]
+            if byte == 0x0A { line += 1 }
+            if byte == first, data[index...].starts(with: marker) {
+                throw SCXMLImportError(.documentTypeDeclaration, line: line, column: nil)
+            }
+            index += 1
+        }
+    }
+
+    private func fail(_ reason: SCXMLImportError.Reason, _ parser: XMLParser) {
+        guard failure == nil else { return }
+        failure = SCXMLImportError(reason, line: parser.lineNumber, column: parser.columnNumber)
+        parser.abortParsing()
+    }
+
+    private func resolve(_ qualified: String, isAttribute: Bool) -> SCXMLName {
+        let prefix: String?
+        let local: String
+        if let colon = qualified.firstIndex(of: ":") {
+            prefix = String(qualified[..<colon])
+            local = String(qualified[qualified.index(after: colon)...])
+        } else {
+            prefix = nil
+            local = qualified
+        }
+        var namespace: String?
+        if prefix != nil || !isAttribute {
+            let key = prefix ?? ""
+            for scope in namespaceScopes.reversed() {
+                if let uri = scope[key] {
+                    namespace = uri.isEmpty ? nil : uri
+                    break
+                }
+            }
+            if prefix == "xml" { namespace = "http://www.w3.org/XML/1998/namespace" }
+            // An undeclared prefix keeps a namespace of its own so it never passes for SCXML.
+            if namespace == nil, let prefix { namespace = "urn:undeclared-prefix:" + prefix }
+        }
+        return SCXMLName(namespace: namespace, local: local, qualified: qualified)
+    }
+
+    func parser(
+        _ parser: XMLParser,
+        didStartElement elementName: String,
+        namespaceURI: String?,
+        qualifiedName: String?,
+        attributes: [String: String]
+    ) {
+        guard failure == nil else { return }
+        guard stack.count < SCXMLImportError.maximumNestingDepth else {
+            fail(.nestingTooDeep(limit: SCXMLImportError.maximumNestingDepth), parser)
+            return
+        }
+        var scope: [String: String] = [:]
+        for (key, value) in attributes {
+            if key == "xmlns" {
+                scope[""] = value
+            } else if key.hasPrefix("xmlns:") {
+                scope[String(key.dropFirst(6))] = value
+            }
+        }
+        namespaceScopes.append(scope)
+        var resolved: [(name: SCXMLName, value: String)] = []
+        resolved.reserveCapacity(attributes.count)
+        for (key, value) in attributes.sorted(by: { $0.key < $1.key })
+        where key != "xmlns" && !key.hasPrefix("xmlns:") {
+            resolved.append((resolve(key, isAttribute: true), value))
+        }
+        stack.append(
+            SCXMLElement(
+                name: resolve(elementName, isAttribute: false),
+                attributes: resolved,
+                children: [],
+                hasText: false,
+                line: parser.lineNumber,
+                column: parser.columnNumber
+            )
+        )
+    }
+
+    func parser(
+        _ parser: XMLParser,
+        didEndElement elementName: String,
+        namespaceURI: String?,
+        qualifiedName: String?
+    ) {
+        guard failure == nil, let element = stack.popLast() else { return }
+        namespaceScopes.removeLast()
+        if stack.isEmpty {
+            root = element
+        } else {
+            stack[stack.count - 1].children.append(element)
+        }
+    }
+
+    func parser(_ parser: XMLParser, foundCharacters string: String) {
+        guard failure == nil, !stack.isEmpty else { return }
+        if string.contains(where: { !$0.isWhitespace }) {
+            stack[stack.count - 1].hasText = true
+        }
+    }
+
+    func parser(_ parser: XMLParser, foundCDATA CDATABlock: Data) {
+        guard failure == nil, !stack.isEmpty else { return }
+        if CDATABlock.contains(where: { !($0 == 0x20 || $0 == 0x09 || $0 == 0x0A || $0 == 0x0D) }) {
+            stack[stack.count - 1].hasText = true
+        }
+    }
+
+    func parser(_ parser: XMLParser, parseErrorOccurred parseError: Error) {
+        guard failure == nil else { return }
+        failure = SCXMLImportError(
+            .malformedXML(code: (parseError as NSError).code),
+            line: parser.lineNumber,
+            column: parser.columnNumber
+        )
+    }
+}

@@ -1,0 +1,121 @@
+/// Why an SCXML document could not be imported into a ``MachineDefinition``, and where.
+///
+/// Every error names the offending element (and attribute or value when there is one) and the
+/// line and column where the parser met it, so a message can point at the document:
+///
+/// ```swift
+/// do {
+///     let definition = try MachineDefinition(scxml: data)
+/// } catch let error as SCXMLImportError {
+///     print(error)  // "line 12, column 30: <assign> is not supported (...)"
+/// }
+/// ```
+public struct SCXMLImportError: Error, Hashable, Sendable, CustomStringConvertible {
+    /// What went wrong.
+    public enum Reason: Hashable, Sendable {
+        /// The bytes are not well-formed XML. `code` is the XML parser's error code (libxml2's
+        /// `xmlParserErrors` on Linux, `NSXMLParserError` on Apple platforms).
+        case malformedXML(code: Int)
+        /// The file could not be read.
+        case unreadableFile(path: String, description: String)
+        /// The document's root element is not `<scxml>`.
+        case notSCXML(rootElement: String)
+        /// The document is not valid UTF-8 (Rewind reads UTF-8 and ASCII documents only).
+        case notUTF8
+        /// The document has a `<!DOCTYPE ...>` declaration. Rewind refuses DTDs: entity expansion
+        /// is a classic denial-of-service vector and SCXML never needs them.
+        case documentTypeDeclaration
+        /// Elements are nested deeper than ``SCXMLImportError/maximumNestingDepth``.
+        case nestingTooDeep(limit: Int)
+        /// An SCXML element Rewind does not support because it needs a data model or external
+        /// services (`<datamodel>`, `<script>`, `<assign>`, `<invoke>`, `<if>`, `<foreach>`, ...).
+        case unsupportedElement(String)
+        /// An element that is not part of SCXML (or of Rewind's extension namespace).
+        case unknownElement(String)
+        /// A known element in a place where it is not allowed (for example `<state>` in `<final>`).
+        case misplacedElement(String, parent: String)
+        /// A required child element is missing (the `<transition>` of `<initial>`).
+        case missingElement(String, parent: String)
+        /// An attribute the element does not support (for example `eventexpr` on `<send>`).
+        case unsupportedAttribute(element: String, attribute: String)
+        /// A required attribute is missing.
+        case missingAttribute(element: String, attribute: String)
+        /// An attribute's value is not one Rewind understands; `expected` says what would be.
+        case invalidAttributeValue(element: String, attribute: String, value: String, expected: String)
+        /// A `cond` that is not `In('id')` or `!In('id')`: Rewind has no data model to evaluate
+        /// other expressions.
+        case unsupportedCondition(String)
+        /// Two states declare the same `id`.
+        case duplicateStateID(String)
+        /// Character data where SCXML allows only elements.
+        case unexpectedText(element: String)
+    }
+
+    /// What went wrong.
+    public var reason: Reason
+
+    /// The 1-based line where the parser met the problem, when known.
+    public var line: Int?
+
+    /// The 1-based column where the parser met the problem, when known.
+    public var column: Int?
+
+    /// The deepest element nesting the importer accepts. Real statecharts stay far below it; the
+    /// bound keeps hostile documents from exhausting the stack.
+    public static let maximumNestingDepth = 100
+
+    /// Creates an error.
+    public init(_ reason: Reason, line: Int? = nil, column: Int? = nil) {
+        self.reason = reason
+        self.line = line
+        self.column = column
+    }
+
+    /// A one-line message naming the problem and where it is.
+    public var description: String {
+        var location = ""
+        if let line {
+            location = "line \(line)"
+            if let column { location += ", column \(column)" }
+            location += ": "
+        }
+        return "SCXML import failed: " + location + Self.explain(reason)
+    }
+
+    private static func explain(_ reason: Reason) -> String {
+        switch reason {
+        case .malformedXML(let code):
+            return "malformed XML (parser error \(code))"
+        case .unreadableFile(let path, let description):
+            return "cannot read \(path): \(description)"
+        case .notSCXML(let root):
+            return "the root element is <\(root)>, not <scxml>"
+        case .notUTF8:
+            return "the document is not valid UTF-8"
+        case .documentTypeDeclaration:
+            return "the document has a <!DOCTYPE> declaration; DTDs are not accepted"
+        case .nestingTooDeep(let limit):
+            return "elements are nested deeper than \(limit) levels"
+        case .unsupportedElement(let element):
+            return "<\(element)> is not supported (Rewind has no SCXML data model, scripts or invocations)"
+        case .unknownElement(let element):
+            return "<\(element)> is not an SCXML element"
+        case .misplacedElement(let element, let parent):
+            return "<\(element)> is not allowed inside <\(parent)>"
+        case .missingElement(let element, let parent):
+            return "<\(parent)> needs a <\(element)> child"
+        case .unsupportedAttribute(let element, let attribute):
+            return "<\(element)> does not support the attribute '\(attribute)'"
+        case .missingAttribute(let element, let attribute):
+            return "<\(element)> needs the attribute '\(attribute)'"
+        case .invalidAttributeValue(let element, let attribute, let value, let expected):
+            return "<\(element) \(attribute)=\"\(value)\">: expected \(expected)"
+        case .unsupportedCondition(let expression):
+            return "the condition '\(expression)' is not supported (only In('id') and !In('id'))"
+        case .duplicateStateID(let id):
+            return "the state id '\(id)' is declared twice"
+        case .unexpectedText(let element):
+            return "<\(element)> contains text; SCXML allows only elements there"
+        }
+    }
+}

@@ -1,0 +1,475 @@
+/// One macrostep's worth of the W3C SCXML algorithm (Appendix D) over a ``CompiledChart``:
+/// loaded from a ``MachineState``, run, and written back. Nothing outside it changes until the
+/// resulting ``Step`` is committed.
+struct Evaluation {
+    let chart: CompiledChart
+    let microstepLimit: Int
+    let now: Int64
+
+    var active: [Bool]
+    var history: [Int: [Int]]
+    var context: JSONValue
+    var data: [String: JSONValue]
+    var internalQueue: [Event]
+    var pendingSends: [ScheduledEvent]
+    var isFinished: Bool
+
+    var microsteps: [Microstep] = []
+    var logs: [String] = []
+    private var microstepCount = 0
+    /// The event being processed and the data given to the explicit targets of the transitions.
+    private var currentEvent: Event?
+    private var targetData: JSONValue = .null
+
+    init(chart: CompiledChart, state: MachineState, microstepLimit: Int, now: Int64) throws {
+        self.chart = chart
+        self.microstepLimit = microstepLimit
+        self.now = now
+        var active = Array(repeating: false, count: chart.count)
+        for id in state.configuration {
+            guard let position = chart.index[id] else { throw MachineError.unknownState(id) }
+            active[position] = true
+        }
+        if !state.configuration.isEmpty { active[0] = true }
+        self.active = active
+        var history: [Int: [Int]] = [:]
+        for (id, remembered) in state.history {
+            guard let position = chart.index[id] else { throw MachineError.unknownState(id) }
+            history[position] = try remembered.map {
+                guard let state = chart.index[$0] else { throw MachineError.unknownState($0) }
+                return state
+            }
+        }
+        self.history = history
+        self.context = state.context
+        self.data = state.data
+        self.internalQueue = state.internalQueue
+        self.pendingSends = state.pendingSends
+        self.isFinished = state.isFinished
+    }
+
+    // MARK: Results
+
+    var configuration: [String] {
+        var ids: [String] = []
+        for state in 1..<chart.count where active[state] { ids.append(chart.ids[state]) }
+        return ids
+    }
+
+    var state: MachineState {
+        var remembered: [String: [String]] = [:]
+        for (history, states) in self.history {
+            remembered[chart.ids[history]] = states.map { chart.ids[$0] }
+        }
+        return MachineState(
+            configuration: configuration, history: remembered, context: context, data: data,
+            internalQueue: internalQueue, pendingSends: pendingSends, isFinished: isFinished)
+    }
+
+    // MARK: Entry points
+
+    /// Enters the initial configuration (or `targets`) and runs to completion.
+    mutating func start(targets: [Int], data payload: JSONValue) throws {
+        active[0] = true
+        let initial = CompiledChart.Transition(
+            source: 0, index: -1, events: [], matchesEveryEvent: false, targets: targets,
+            isInternal: false, condition: nil, actions: [], navigation: nil)
+        targetData = payload
+        try microstep([initial], event: nil)
+        targetData = .null
+        try runToCompletion(after: nil)
+    }
+
+    /// Selects the external event's transitions; `false` when none is enabled.
+    mutating func process(_ event: Event) throws -> Bool {
+        let enabled = selectTransitions(for: event)
+        if enabled.isEmpty { return false }
+        targetData = event.payload
+        try microstep(enabled.map { chart.transitions[$0] }, event: event)
+        targetData = .null
+        try runToCompletion(after: event)
+        return true
+    }
+
+    /// Takes a synthetic external transition (GKStateMachine's `enter`).
+    mutating func take(_ transition: CompiledChart.Transition, event: Event) throws {
+        targetData = event.payload
+        try microstep([transition], event: event)
+        targetData = .null
+        try runToCompletion(after: event)
+    }
+
+    /// Whether some active state explicitly ignores the event.
+    func ignores(_ event: Event) -> Bool {
+        for state in 1..<chart.count where active[state] {
+            if chart.ignoredEvents[state].contains(where: { event.matches($0) }) { return true }
+        }
+        return false
+    }
+
+    // MARK: Macrostep
+
+    private mutating func runToCompletion(after event: Event?) throws {
+        while !isFinished {
+            var enabled = selectTransitions(for: nil)
+            var selectedEvent: Event? = nil
+            if enabled.isEmpty {
+                guard !internalQueue.isEmpty else { break }
+                let raised = internalQueue.removeFirst()
+                selectedEvent = raised
+                enabled = selectTransitions(for: raised)
+            }
+            if !enabled.isEmpty {
+                microstepCount += 1
+                if microstepCount > microstepLimit {
+                    throw MachineError.eventLoopLimitExceeded(
+                        limit: microstepLimit, event: event?.name, configuration: configuration)
+                }
+                try microstep(enabled.map { chart.transitions[$0] }, event: selectedEvent)
+            }
+        }
+    }
+
+    // MARK: Selection
+
+    private func matches(_ transition: CompiledChart.Transition, _ event: Event?) -> Bool {
+        guard let event else { return transition.events.isEmpty }
+        if transition.events.isEmpty { return false }
+        if transition.matchesEveryEvent { return true }
+        for descriptor in transition.events where Event.name(event.name, matches: descriptor) {
+            return true
+        }
+        return false
+    }
+
+    private func holds(_ condition: CompiledChart.Guard, _ event: Event?) -> Bool {
+        switch condition {
+        case .named(_, let predicate): return predicate(event ?? Event(""), context)
+        case .inState(let state): return active[state]
+        case .not(let inner): return !holds(inner, event)
+        case .all(let inner): return inner.allSatisfy { holds($0, event) }
+        case .any(let inner): return inner.contains { holds($0, event) }
+        }
+    }
+
+    private func selectTransitions(for event: Event?) -> [Int] {
+        var enabled: [Int] = []
+        for atomic in 1..<chart.count where active[atomic] && chart.isAtomic(atomic) {
+            var state = atomic
+            search: while state > 0 {
+                for position in chart.stateTransitions[state] {
+                    let transition = chart.transitions[position]
+                    if matches(transition, event), transition.condition.map({ holds($0, event) }) ?? true {
+                        if !enabled.contains(position) { enabled.append(position) }
+                        break search
+                    }
+                }
+                state = chart.parent[state]
+            }
+        }
+        if enabled.count < 2 { return enabled }
+        return removeConflictingTransitions(enabled)
+    }
+
+    private func removeConflictingTransitions(_ enabled: [Int]) -> [Int] {
+        var filtered: [Int] = []
+        for first in enabled {
+            let firstExit = exitSet(chart.transitions[first])
+            var preempted = false
+            var toRemove: [Int] = []
+            for second in filtered {
+                let secondExit = exitSet(chart.transitions[second])
+                if firstExit.contains(where: secondExit.contains) {
+                    if chart.isDescendant(chart.transitions[first].source, of: chart.transitions[second].source) {
+                        toRemove.append(second)
+                    } else {
+                        preempted = true
+                        break
+                    }
+                }
+            }
+            if !preempted {
+                filtered.removeAll(where: toRemove.contains)
+                filtered.append(first)
+            }
+        }
+        return filtered
+    }
+
+    // MARK: Transition geometry
+
+    private func exitSet(_ transition: CompiledChart.Transition) -> [Int] {
+        guard !transition.targets.isEmpty, let domain = transitionDomain(transition) else { return [] }
+        var states: [Int] = []
+        for state in (domain + 1)..<chart.subtreeEnd[domain] where active[state] { states.append(state) }
+        return states
+    }
+
+    private func effectiveTargets(_ transition: CompiledChart.Transition) -> [Int] {
+        var targets: [Int] = []
+        func add(_ state: Int) {
+            if case .history = chart.kind[state] {
+                if let remembered = history[state] {
+                    for target in remembered where !targets.contains(target) { targets.append(target) }
+                } else {
+                    chart.initialTargets[state].forEach(add)
+                }
+            } else if !targets.contains(state) {
+                targets.append(state)
+            }
+        }
+        transition.targets.forEach(add)
+        return targets
+    }
+
+    private func transitionDomain(_ transition: CompiledChart.Transition) -> Int? {
+        let targets = effectiveTargets(transition)
+        if targets.isEmpty { return nil }
+        let source = transition.source
+        if transition.isInternal, chart.kind[source] == .compound,
+            targets.allSatisfy({ chart.isDescendant($0, of: source) })
+        {
+            return source
+        }
+        return leastCommonCompoundAncestor(source, targets)
+    }
+
+    private func leastCommonCompoundAncestor(_ first: Int, _ others: [Int]) -> Int {
+        var ancestor = chart.parent[first]
+        while ancestor > 0 {
+            if chart.isCompoundOrRoot(ancestor), others.allSatisfy({ chart.isDescendant($0, of: ancestor) }) {
+                return ancestor
+            }
+            ancestor = chart.parent[ancestor]
+        }
+        return 0
+    }
+
+    // MARK: Microstep
+
+    private mutating func microstep(_ transitions: [CompiledChart.Transition], event: Event?) throws {
+        currentEvent = event
+        let source = configuration
+
+        // Exit.
+        var exitMarks = Array(repeating: false, count: chart.count)
+        for transition in transitions {
+            for state in exitSet(transition) { exitMarks[state] = true }
+        }
+        var exited: [String] = []
+        for state in stride(from: chart.count - 1, through: 1, by: -1) where exitMarks[state] {
+            for historyState in chart.historyChildren[state] {
+                var remembered: [Int] = []
+                if case .history(deep: true) = chart.kind[historyState] {
+                    for descendant in (state + 1)..<chart.subtreeEnd[state]
+                    where active[descendant] && chart.isAtomic(descendant) {
+                        remembered.append(descendant)
+                    }
+                } else {
+                    for child in chart.children[state] where active[child] { remembered.append(child) }
+                }
+                history[historyState] = remembered
+            }
+        }
+        for state in stride(from: chart.count - 1, through: 1, by: -1) where exitMarks[state] {
+            try run(chart.onExit[state], in: state)
+            active[state] = false
+            data[chart.ids[state]] = nil
+            exited.append(chart.ids[state])
+        }
+
+        // Transition content.
+        for transition in transitions {
+            try run(transition.actions, in: transition.source)
+        }
+
+        // Entry.
+        var entry = EntrySet(count: chart.count)
+        for transition in transitions {
+            for target in transition.targets { addDescendants(of: target, to: &entry) }
+            let domain = transitionDomain(transition) ?? 0
+            for target in effectiveTargets(transition) { addAncestors(of: target, upTo: domain, to: &entry) }
+        }
+        var entered: [String] = []
+        var enteredData: [String: JSONValue] = [:]
+        let explicitTargets = transitions.flatMap(\.targets)
+        for state in 1..<chart.count where entry.states[state] {
+            active[state] = true
+            let id = chart.ids[state]
+            entered.append(id)
+            if !targetData.isNull, explicitTargets.contains(state) {
+                data[id] = targetData
+                enteredData[id] = targetData
+            }
+            try run(chart.onEntry[state], in: state)
+            if entry.defaultEntry[state] { try run(chart.initialActions[state], in: state) }
+            if let content = entry.defaultHistoryContent[state] { try run(content, in: state) }
+            if chart.kind[state] == .final {
+                let owner = chart.parent[state]
+                if owner == 0 {
+                    isFinished = true
+                } else {
+                    internalQueue.append(Event("done.state.\(chart.ids[owner])"))
+                    let grandparent = chart.parent[owner]
+                    if grandparent > 0, chart.kind[grandparent] == .parallel,
+                        chart.children[grandparent].allSatisfy(isInFinalState)
+                    {
+                        internalQueue.append(Event("done.state.\(chart.ids[grandparent])"))
+                    }
+                }
+            }
+        }
+
+        microsteps.append(Microstep(
+            event: event,
+            transitions: transitions.map {
+                TransitionReference(source: chart.ids[$0.source], index: $0.index, targets: $0.targets.map { chart.ids[$0] })
+            },
+            source: source, target: configuration, exited: exited, entered: entered,
+            navigation: navigation(of: transitions, entered: entry, isFirstEntry: source.isEmpty), data: enteredData))
+        currentEvent = nil
+    }
+
+    private func isInFinalState(_ state: Int) -> Bool {
+        switch chart.kind[state] {
+        case .compound:
+            return chart.children[state].contains { active[$0] && chart.kind[$0] == .final }
+        case .parallel:
+            return chart.children[state].allSatisfy(isInFinalState)
+        default:
+            return false
+        }
+    }
+
+    /// Navigation of a microstep: each transition's own declaration (in document order), then the
+    /// declarations of the entered states that are not targets of such a transition, in entry order.
+    /// On the first entry the stack is empty, so a state declared to pop (to the root, to a screen)
+    /// becomes the root instead: `setRoot(state)`.
+    private func navigation(
+        of transitions: [CompiledChart.Transition], entered entry: EntrySet, isFirstEntry: Bool
+    ) -> [NavigationOperation] {
+        var operations: [NavigationOperation] = []
+        var overridden: [Int] = []
+        for transition in transitions {
+            guard let declaration = transition.navigation else { continue }
+            let screen = transition.targets.first.map { chart.ids[$0] } ?? chart.ids[transition.source]
+            operations.append(Self.resolve(declaration, screen: screen))
+            overridden.append(contentsOf: transition.targets)
+        }
+        for state in 1..<chart.count where entry.states[state] && !overridden.contains(state) {
+            if let declaration = chart.navigation[state] {
+                let operation = Self.resolve(declaration, screen: chart.ids[state])
+                switch operation {
+                case .pop, .popToRoot, .popTo:
+                    operations.append(isFirstEntry ? .setRoot(chart.ids[state]) : operation)
+                default:
+                    operations.append(operation)
+                }
+            }
+        }
+        return operations
+    }
+
+    static func resolve(_ declaration: NavigationDeclaration, screen: String) -> NavigationOperation {
+        switch declaration {
+        case .push(let named): return .push(named ?? screen)
+        case .replace(let named): return .replace(named ?? screen)
+        case .setRoot(let named): return .setRoot(named ?? screen)
+        case .pop: return .pop
+        case .popToRoot: return .popToRoot
+        case .popTo(let named): return .popTo(named)
+        }
+    }
+
+    // MARK: Entry set
+
+    private struct EntrySet {
+        var states: [Bool]
+        var defaultEntry: [Bool]
+        var defaultHistoryContent: [Int: [CompiledChart.Action]] = [:]
+
+        init(count: Int) {
+            states = Array(repeating: false, count: count)
+            defaultEntry = Array(repeating: false, count: count)
+        }
+    }
+
+    private func addDescendants(of state: Int, to entry: inout EntrySet) {
+        if case .history = chart.kind[state] {
+            let owner = chart.parent[state]
+            if let remembered = history[state] {
+                for target in remembered { addDescendants(of: target, to: &entry) }
+                for target in remembered { addAncestors(of: target, upTo: owner, to: &entry) }
+            } else {
+                entry.defaultHistoryContent[owner] = chart.initialActions[state]
+                for target in chart.initialTargets[state] { addDescendants(of: target, to: &entry) }
+                for target in chart.initialTargets[state] { addAncestors(of: target, upTo: owner, to: &entry) }
+            }
+            return
+        }
+        entry.states[state] = true
+        switch chart.kind[state] {
+        case .compound:
+            entry.defaultEntry[state] = true
+            for target in chart.initialTargets[state] { addDescendants(of: target, to: &entry) }
+            for target in chart.initialTargets[state] { addAncestors(of: target, upTo: state, to: &entry) }
+        case .parallel:
+            for child in chart.children[state] where !hasDescendant(in: entry, of: child) {
+                addDescendants(of: child, to: &entry)
+            }
+        default:
+            break
+        }
+    }
+
+    private func addAncestors(of state: Int, upTo ancestor: Int, to entry: inout EntrySet) {
+        var current = chart.parent[state]
+        while current != ancestor, current > 0 {
+            entry.states[current] = true
+            if chart.kind[current] == .parallel {
+                for child in chart.children[current] where !hasDescendant(in: entry, of: child) {
+                    addDescendants(of: child, to: &entry)
+                }
+            }
+            current = chart.parent[current]
+        }
+    }
+
+    private func hasDescendant(in entry: EntrySet, of state: Int) -> Bool {
+        for candidate in state..<chart.subtreeEnd[state] where entry.states[candidate] { return true }
+        return false
+    }
+
+    // MARK: Executable content
+
+    private mutating func run(_ actions: [CompiledChart.Action], in state: Int) throws {
+        for action in actions {
+            switch action {
+            case .raise(let event):
+                internalQueue.append(event)
+            case .send(let event, let delay, let id):
+                schedule(event, delay: delay, id: id)
+            case .cancel(let id):
+                pendingSends.removeAll { $0.sendID == id }
+            case .log(let line):
+                logs.append(line)
+            case .custom(let name, let code):
+                var scope = ActionScope(event: currentEvent, state: chart.ids[state], context: context)
+                do {
+                    try code(&scope)
+                } catch {
+                    throw MachineError.actionFailed(action: name, state: chart.ids[state], message: "\(error)")
+                }
+                context = scope.context
+                internalQueue.append(contentsOf: scope.raised)
+                for (event, delay) in scope.sent { schedule(event, delay: delay, id: nil) }
+            }
+        }
+    }
+
+    private mutating func schedule(_ event: Event, delay: Int64, id: String?) {
+        let due = now + max(0, delay)
+        let position = pendingSends.firstIndex { $0.dueMilliseconds > due } ?? pendingSends.endIndex
+        pendingSends.insert(ScheduledEvent(event: event, dueMilliseconds: due, sendID: id), at: position)
+    }
+}

@@ -1,0 +1,143 @@
+import Foundation
+
+/// A JSON-like value: the type of event payloads, state data and the machine's context.
+///
+/// Values are plain data so that the log can store them as bytes and a replay can compare them
+/// structurally. Objects keep their keys in a dictionary; ``encoded()`` writes them with sorted keys,
+/// so the same value always produces the same bytes.
+public enum JSONValue: Hashable, Sendable {
+    /// JSON `null`.
+    case null
+    /// A boolean.
+    case bool(Bool)
+    /// A number (JSON numbers are doubles).
+    case number(Double)
+    /// A string.
+    case string(String)
+    /// An array of values.
+    case array([JSONValue])
+    /// An object: string keys to values.
+    case object([String: JSONValue])
+
+    /// Whether this value is `null`.
+    public var isNull: Bool {
+        if case .null = self { return true }
+        return false
+    }
+
+    /// The member `key` of an object, or `nil` when this is not an object or has no such member.
+    public subscript(key: String) -> JSONValue? {
+        get {
+            guard case .object(let members) = self else { return nil }
+            return members[key]
+        }
+        set {
+            guard case .object(var members) = self else {
+                if let newValue { self = .object([key: newValue]) }
+                return
+            }
+            members[key] = newValue
+            self = .object(members)
+        }
+    }
+
+    /// The string, when this is a string.
+    public var stringValue: String? {
+        if case .string(let value) = self { return value }
+        return nil
+    }
+
+    /// The number, when this is a number.
+    public var numberValue: Double? {
+        if case .number(let value) = self { return value }
+        return nil
+    }
+
+    /// The boolean, when this is a boolean.
+    public var boolValue: Bool? {
+        if case .bool(let value) = self { return value }
+        return nil
+    }
+}
+
+extension JSONValue: Codable {
+    /// Decodes any JSON value.
+    public init(from decoder: any Decoder) throws {
+        let container = try decoder.singleValueContainer()
+        if container.decodeNil() {
+            self = .null
+        } else if let value = try? container.decode(Bool.self) {
+            self = .bool(value)
+        } else if let value = try? container.decode(Double.self) {
+            self = .number(value)
+        } else if let value = try? container.decode(String.self) {
+            self = .string(value)
+        } else if let value = try? container.decode([JSONValue].self) {
+            self = .array(value)
+        } else if let value = try? container.decode([String: JSONValue].self) {
+            self = .object(value)
+        } else {
+            throw DecodingError.dataCorruptedError(
+                in: container, debugDescription: "Not a JSON value")
+        }
+    }
+
+    /// Encodes the value as the JSON it stands for.
+    public func encode(to encoder: any Encoder) throws {
+        var container = encoder.singleValueContainer()
+        switch self {
+        case .null: try container.encodeNil()
+        case .bool(let value): try container.encode(value)
+        case .number(let value): try container.encode(value)
+        case .string(let value): try container.encode(value)
+        case .array(let value): try container.encode(value)
+        case .object(let value): try container.encode(value)
+        }
+    }
+}
+
+extension JSONValue {
+    /// Converts any `Encodable` value (a model, a kanji, a word) into a `JSONValue`.
+    ///
+    /// - Throws: `EncodingError` when the value cannot be encoded.
+    public init(encoding value: some Encodable) throws {
+        let data = try JSONEncoder().encode(value)
+        self = try JSONDecoder().decode(JSONValue.self, from: data)
+    }
+
+    /// Decodes this value as `type` (for example the model carried by `.ready(model)`).
+    ///
+    /// - Throws: `DecodingError` when the value does not have the shape of `type`.
+    public func decode<T: Decodable>(_ type: T.Type = T.self) throws -> T {
+        try JSONDecoder().decode(type, from: encoded())
+    }
+
+    /// The value's JSON bytes, with object keys sorted: equal values give equal bytes.
+    public func encoded() throws -> Data {
+        let encoder = JSONEncoder()
+        encoder.outputFormatting = [.sortedKeys]
+        return try encoder.encode(self)
+    }
+}
+
+extension JSONValue: ExpressibleByNilLiteral, ExpressibleByBooleanLiteral,
+    ExpressibleByIntegerLiteral, ExpressibleByFloatLiteral, ExpressibleByStringLiteral,
+    ExpressibleByArrayLiteral, ExpressibleByDictionaryLiteral
+{
+    /// Creates `null`.
+    public init(nilLiteral: ()) { self = .null }
+    /// Creates a boolean.
+    public init(booleanLiteral value: Bool) { self = .bool(value) }
+    /// Creates a number.
+    public init(integerLiteral value: Int) { self = .number(Double(value)) }
+    /// Creates a number.
+    public init(floatLiteral value: Double) { self = .number(value) }
+    /// Creates a string.
+    public init(stringLiteral value: String) { self = .string(value) }
+    /// Creates an array.
+    public init(arrayLiteral elements: JSONValue...) { self = .array(elements) }
+    /// Creates an object.
+    public init(dictionaryLiteral elements: (String, JSONValue)...) {
+        self = .object(Dictionary(elements, uniquingKeysWith: { _, last in last }))
+    }
+}

@@ -1,0 +1,167 @@
+import Testing
+@testable import RewindMachine
+
+/// Hooks, queued requests, persistence veto, update forwarding, delayed sends.
+struct InterpreterTests {
+    @Test func hooksRunExitInnermostFirstThenTransitionThenEntryOutermostFirst() throws {
+        let machine = try Machine(MachineDefinition("m") {
+            StateNode("p") { StateNode("a") { On("go", to: "b") } }
+            StateNode("q") { StateNode("b") }
+        })
+        let interpreter = Interpreter(machine: machine)
+        var calls: [String] = []
+        interpreter.onWillTransition { calls.append("willTransition(to: \($0.to))") }
+        interpreter.onDidTransition { calls.append("didTransition(from: \($0.from ?? []))") }
+        interpreter.onTransition { calls.append("transition \($0.transitions.map(\.source))") }
+        for id in ["p", "a", "q", "b"] {
+            interpreter.onWillExit(id) { calls.append("willExit \($0.state ?? "")") }
+            interpreter.onDidEnter(id) { calls.append("didEnter \($0.state ?? "")") }
+        }
+        try interpreter.start()
+        calls.removeAll()
+        try interpreter.send("go")
+        #expect(calls == [
+            "willTransition(to: [\"b\"])",
+            "willExit a", "willExit p",
+            "transition [\"a\"]",
+            "didEnter q", "didEnter b",
+            "didTransition(from: [\"a\"])",
+        ])
+    }
+
+    @Test func firstEntryHasNoPreviousState() throws {
+        let interpreter = Interpreter(machine: try ExampleMachines.Kanji.machine())
+        var previous: [String?] = []
+        for id in ["all", "detail"] {
+            interpreter.onDidEnter(id) { previous.append($0.previousState) }
+        }
+        try interpreter.enter("all")
+        try interpreter.enter("detail", data: ["character": "日", "meanings": ["sun"]])
+        try interpreter.enter("all")
+        #expect(previous == [nil, "all", "detail"])
+    }
+
+    @Test func hooksSeeTheDataOfTheirState() throws {
+        typealias Kanji = ExampleMachines.Kanji.Character
+        let interpreter = Interpreter(machine: try ExampleMachines.Kanji.machine())
+        var entered: [Kanji?] = []
+        var exited: [Kanji?] = []
+        interpreter.onDidEnter("detail") { entered.append(try? $0.data(as: Kanji.self)) }
+        interpreter.onWillExit("detail") { exited.append(try? $0.data(as: Kanji.self)) }
+        let kanji = Kanji(character: "水", meanings: ["water"])
+        try interpreter.start()
+        try interpreter.enter("detail", data: try JSONValue(encoding: kanji))
+        try interpreter.enter("all")
+        #expect(entered == [kanji])
+        #expect(exited == [kanji])
+    }
+
+    @Test func requestsFromInsideHooksAreQueuedAndRunAfterTheStep() throws {
+        let machine = try ExampleMachines.LoadingView.machine()
+        let interpreter = Interpreter(machine: machine)
+        var calls: [String] = []
+        interpreter.onDidEnter("loading") { _ in
+            calls.append("enter loading")
+            let result = try? interpreter.send("loaded", payload: ["title": "T", "items": []])
+            calls.append("send returned \(result == nil ? "nil (queued)" : "a step")")
+            calls.append("still in \(interpreter.state.configuration)")
+        }
+        interpreter.onDidTransition { calls.append("didTransition to \($0.to)") }
+        interpreter.onDidEnter("ready") { _ in calls.append("enter ready") }
+        try interpreter.start()
+        #expect(calls == [
+            "enter loading", "send returned nil (queued)", "still in [\"loading\"]",
+            "didTransition to [\"loading\"]",
+            "enter ready", "didTransition to [\"ready\"]",
+        ])
+        #expect(interpreter.state.configuration == ["ready"])
+    }
+
+    @Test func queuedRequestErrorsAreKeptNotThrownIntoTheHook() throws {
+        let interpreter = Interpreter(machine: try ExampleMachines.Onboarding.machine())
+        interpreter.onDidEnter("greeting") { _ in _ = try? interpreter.send("loggedIn") }
+        try interpreter.start()
+        try interpreter.send("launch")
+        #expect(interpreter.state.configuration == ["greeting"])
+        #expect(interpreter.deferredErrors.count == 1)
+        #expect((interpreter.deferredErrors.first as? MachineError) == .invalidTransition(from: ["greeting"], event: "loggedIn"))
+    }
+
+    @Test func persistenceCallbackSeesEachStepBeforeHooksAndCanVetoIt() throws {
+        struct DiskFull: Error {}
+        let interpreter = Interpreter(machine: try ExampleMachines.Onboarding.machine())
+        var log: [String] = []
+        var failNext = false
+        interpreter.perform = { step in
+            if failNext { throw DiskFull() }
+            log.append("persist \(step.event?.name ?? "start") → \(step.target)")
+        }
+        interpreter.onDidEnter("greeting") { _ in log.append("hook greeting") }
+        interpreter.onDidEnter("login") { _ in log.append("hook login") }
+        try interpreter.start()
+        try interpreter.send("launch")
+        failNext = true
+        #expect(throws: DiskFull.self) { try interpreter.send("start") }
+        #expect(interpreter.state.configuration == ["greeting"])
+        #expect(log == ["persist start → [\"initial\"]", "persist launch → [\"greeting\"]", "hook greeting"])
+    }
+
+    @Test func updateIsForwardedToActiveStatesOnly() throws {
+        let interpreter = Interpreter(machine: try ExampleMachines.StateKit.machine())
+        var updates: [String] = []
+        for id in ["root", "loading", "errorView"] {
+            interpreter.onUpdate(id) { updates.append("\(id) \($0)") }
+        }
+        try interpreter.start()
+        interpreter.update(deltaTime: 0.5)
+        try interpreter.send("apiRespondedError")
+        interpreter.update(deltaTime: 0.25)
+        #expect(updates == ["root 0.5", "loading 0.5", "root 0.25", "errorView 0.25"])
+    }
+
+    @Test func delayedSendsAreDeliveredWhenTheClockReachesThem() throws {
+        let machine = try Machine(MachineDefinition("m") {
+            StateNode("splash") {
+                OnEntry(.send(event: "timeout", delayMilliseconds: 2_000))
+                On("timeout", to: "home")
+            }
+            StateNode("home")
+        })
+        let clock = ManualClock(milliseconds: 10_000)
+        let interpreter = Interpreter(machine: machine, clock: clock)
+        try interpreter.start()
+        #expect(try interpreter.deliverDueSends().isEmpty)
+        clock.advance(by: 1_999)
+        #expect(try interpreter.deliverDueSends().isEmpty)
+        clock.advance(by: 1)
+        let steps = try interpreter.deliverDueSends()
+        #expect(steps.map { $0.event?.name } == ["timeout"])
+        #expect(interpreter.state.configuration == ["home"])
+    }
+
+    @Test func zeroDelaySendsRunRightAfterTheStep() throws {
+        let machine = try Machine(MachineDefinition("m") {
+            StateNode("a") { On("go", to: "b", actions: [.send(event: "next")]) }
+            StateNode("b") { On("next", to: "c") }
+            StateNode("c")
+        })
+        let interpreter = Interpreter(machine: machine, clock: ManualClock())
+        var steps: [String] = []
+        interpreter.perform = { steps.append($0.event?.name ?? "start") }
+        try interpreter.start()
+        let step = try interpreter.send("go")
+        #expect(step?.target == ["b"])
+        #expect(interpreter.state.configuration == ["c"])
+        #expect(steps == ["start", "go", "next"])
+    }
+
+    @Test func setNeedsTransitionInsideAHookRunsAfterIt() throws {
+        let interpreter = Interpreter(machine: try ExampleMachines.Map.machine())
+        interpreter.onDidEnter("preview") { _ in try? interpreter.setNeedsTransition(to: "navigation") }
+        try interpreter.start()
+        try interpreter.enter("preview")
+        #expect(interpreter.state.configuration == ["navigation"])
+        #expect(interpreter.canEnter("start"))
+        #expect(!interpreter.canEnter("preview"))
+    }
+}

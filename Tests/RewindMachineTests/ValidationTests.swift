@@ -1,0 +1,92 @@
+import Testing
+@testable import RewindMachine
+
+struct ValidationTests {
+    private func problems(_ definition: MachineDefinition, bindings: Bindings = Bindings()) -> [ValidationError] {
+        do {
+            _ = try Machine(definition, bindings: bindings)
+            return []
+        } catch MachineError.invalidDefinition(let errors) {
+            return errors
+        } catch {
+            return []
+        }
+    }
+
+    @Test func unknownTargetIsNamedWithItsStateAndTransition() {
+        let errors = problems(MachineDefinition("m") {
+            StateNode("a") { On("go", to: "b"); On("x", to: "nowhere") }
+            StateNode("b")
+        })
+        #expect(errors == [ValidationError(state: "a", transition: 1, problem: .unknownTarget("nowhere"))])
+        #expect(errors.first?.description.contains("nowhere") == true)
+    }
+
+    @Test func duplicateIDsAreRejected() {
+        let errors = problems(MachineDefinition("m") {
+            StateNode("a") { StateNode("b") }
+            StateNode("b")
+        })
+        #expect(errors.contains(ValidationError(state: "b", problem: .duplicateID)))
+    }
+
+    @Test func compoundStateNeedsAResolvableInitialChild() {
+        let errors = problems(MachineDefinition("m") {
+            StateNode("a", initial: "c") { StateNode("b") }
+            StateNode("c")
+        })
+        #expect(errors == [ValidationError(state: "a", problem: .unresolvableInitial(["c"]))])
+    }
+
+    @Test func historyAtTopLevelIsRejected() {
+        let errors = problems(MachineDefinition("m") {
+            StateNode("a")
+            HistoryNode("h")
+        })
+        #expect(errors == [ValidationError(state: "h", problem: .historyOutsideCompoundState)])
+    }
+
+    @Test func transitionFromFinalStateIsRejected() {
+        var final = StateDefinition(id: "end", kind: .final)
+        final.transitions = [TransitionDefinition(events: ["x"], targets: ["a"])]
+        let errors = problems(MachineDefinition(name: "m", states: [StateDefinition(id: "a"), final]))
+        #expect(errors == [ValidationError(state: "end", problem: .transitionFromFinalState)])
+    }
+
+    @Test func unboundGuardsAndActionsAreRejected() {
+        let definition = MachineDefinition("m") {
+            StateNode("a") {
+                On("go", to: "b", guard: .named("isReady"), actions: [.custom("track")])
+            }
+            StateNode("b")
+        }
+        let errors = problems(definition)
+        #expect(errors.contains(ValidationError(state: "a", transition: 0, problem: .unboundGuard("isReady"))))
+        #expect(errors.contains(ValidationError(state: "a", problem: .unboundAction("track"))))
+        let bound = Bindings(guards: ["isReady": { _, _ in true }], actions: ["track": { _ in }])
+        #expect(problems(definition, bindings: bound).isEmpty)
+    }
+
+    @Test func unreachableStatesAreWarnedNotThrown() throws {
+        let machine = try Machine(MachineDefinition("m") {
+            StateNode("a") { On("go", to: "b") }
+            StateNode("b")
+            StateNode("island")
+        })
+        #expect(machine.warnings == [ValidationWarning(state: "island", problem: .unreachableState)])
+    }
+
+    @Test func shadowedTransitionsAreWarned() throws {
+        let machine = try Machine(MachineDefinition("m") {
+            StateNode("a") {
+                On("go", to: "b")
+                On("go.fast", to: "c")
+                On("stop", to: "c", guard: .inState("b"))
+                On("stop", to: "b")
+            }
+            StateNode("b")
+            StateNode("c")
+        })
+        #expect(machine.warnings == [ValidationWarning(state: "a", transition: 1, problem: .transitionNeverTaken)])
+    }
+}
