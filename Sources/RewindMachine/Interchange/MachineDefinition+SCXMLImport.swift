@@ -176,6 +176,9 @@ struct SCXMLImporter {
     private mutating func collectIDs(_ element: SCXMLElement) throws(SCXMLImportError) {
         for child in element.children where isSCXML(child) {
             if Self.stateElements.contains(child.name.local), let id = child.attribute("id") {
+                guard !id.isEmpty, !id.contains(where: \.isWhitespace) else {
+                    throw invalid(child, "id", id, expected: "a non-empty id without whitespace")
+                }
                 guard declaredIDs.insert(id).inserted else { throw error(.duplicateStateID(id), at: child) }
             }
             try collectIDs(child)
