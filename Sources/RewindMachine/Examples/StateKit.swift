@@ -1,6 +1,7 @@
 extension ExampleMachines {
     /// The StateKit chart: `root` enters `loading`; the API's answer (handled by `root`, so it
-    /// bubbles up from any child) moves to `regularView` or `errorView`; `errorView` handles retry.
+    /// bubbles up from any child) moves to `regularView` or `errorView` without leaving `root`;
+    /// `errorView` handles retry.
     public enum StateKit {
         /// The states.
         public enum State: String, CaseIterable, Sendable {
@@ -33,8 +34,10 @@ extension ExampleMachines {
                     StateNode(State.errorView) {
                         On(Event.userPressedRetryButton, to: State.loading)
                     }
-                    On(Event.apiRespondedSuccessfully, to: State.regularView)
-                    On(Event.apiRespondedError, to: State.errorView)
+                    // Internal: StateKit moves through the least common ancestor, so `root` itself
+                    // is neither exited nor re-entered (an external transition would re-enter it).
+                    On(Event.apiRespondedSuccessfully, to: State.regularView, type: .internal)
+                    On(Event.apiRespondedError, to: State.errorView, type: .internal)
                 }
             }
         }

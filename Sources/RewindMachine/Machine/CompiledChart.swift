@@ -13,6 +13,16 @@ final class CompiledChart: Sendable {
         case not(Guard)
         case all([Guard])
         case any([Guard])
+
+        func holds(event: Event, context: JSONValue, isActive: (Int) -> Bool) -> Bool {
+            switch self {
+            case .named(_, let predicate): return predicate(event, context)
+            case .inState(let state): return isActive(state)
+            case .not(let inner): return !inner.holds(event: event, context: context, isActive: isActive)
+            case .all(let inner): return inner.allSatisfy { $0.holds(event: event, context: context, isActive: isActive) }
+            case .any(let inner): return inner.contains { $0.holds(event: event, context: context, isActive: isActive) }
+            }
+        }
     }
 
     enum Action: Sendable {
@@ -35,6 +45,35 @@ final class CompiledChart: Sendable {
         var condition: Guard?
         var actions: [Action]
         var navigation: NavigationDeclaration?
+
+        /// Whether the (non-eventless) transition matches the event named `name`: descriptors are
+        /// normalised, so a descriptor matches itself and its dot-separated extensions.
+        @inline(__always) func matches(_ name: String) -> Bool {
+            if events.isEmpty { return false }
+            if matchesEveryEvent { return true }
+            for descriptor in events {
+                if name == descriptor { return true }
+                let length = descriptor.utf8.count
+                if name.utf8.count > length, name.hasPrefix(descriptor),
+                    name.utf8[name.utf8.index(name.utf8.startIndex, offsetBy: length)] == UInt8(ascii: ".")
+                {
+                    return true
+                }
+            }
+            return false
+        }
+    }
+
+    /// A transition of a flat machine (only top-level atomic states, no eventless transitions)
+    /// without actions: its step is known at compile time, so taking it allocates nothing.
+    struct FlatTransition: Sendable {
+        /// The configuration after the transition (the target, or the source when targetless).
+        var configuration: [String]
+        /// Whether the source is exited (its data is then dropped).
+        var exitsSource: Bool
+        /// For each of the transition's descriptors, the microsteps of a step on an event with
+        /// exactly that name and no payload.
+        var microsteps: [[Microstep]]
     }
 
     let ids: [String]
@@ -55,6 +94,10 @@ final class CompiledChart: Sendable {
     let navigation: [NavigationDeclaration?]
     let validNextStates: [[Int]?]
     let ignoredEvents: [[String]]
+    /// Whether every state is a top-level atomic state and no transition is eventless.
+    let isFlat: Bool
+    /// For each transition, its precomputed step when the machine is flat and it has no actions.
+    let flatTransitions: [FlatTransition?]
 
     var count: Int { ids.count }
 
@@ -83,6 +126,37 @@ final class CompiledChart: Sendable {
         onEntry: [[Action]], onExit: [[Action]], navigation: [NavigationDeclaration?],
         validNextStates: [[Int]?], ignoredEvents: [[String]]
     ) {
+        let isFlat = (1..<ids.count).allSatisfy { parent[$0] == 0 && kind[$0] == .atomic }
+            && transitions.allSatisfy { !$0.events.isEmpty }
+        self.isFlat = isFlat
+        self.flatTransitions = transitions.map { transition in
+            guard isFlat, transition.actions.isEmpty, transition.targets.count <= 1,
+                  !(transition.targets.isEmpty && transition.navigation != nil) else { return nil }
+            let source = ids[transition.source]
+            var exited: [String] = []
+            var entered: [String] = []
+            var configuration = [source]
+            var operations: [NavigationOperation] = []
+            if let target = transition.targets.first {
+                guard onExit[transition.source].isEmpty, onEntry[target].isEmpty else { return nil }
+                exited = [source]
+                entered = [ids[target]]
+                configuration = [ids[target]]
+                if let declaration = transition.navigation ?? navigation[target] {
+                    operations = [Evaluation.resolve(declaration, screen: ids[target])]
+                }
+            }
+            let reference = [TransitionReference(
+                source: source, index: transition.index, targets: transition.targets.map { ids[$0] })]
+            return FlatTransition(
+                configuration: configuration, exitsSource: !exited.isEmpty,
+                microsteps: transition.events.map { descriptor in
+                    [Microstep(
+                        event: Event(descriptor), transitions: reference, source: [source],
+                        target: configuration, exited: exited, entered: entered,
+                        navigation: operations, data: [:])]
+                })
+        }
         self.ids = ids
         self.index = index
         self.parent = parent

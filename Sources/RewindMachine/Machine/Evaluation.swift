@@ -134,22 +134,11 @@ struct Evaluation {
 
     private func matches(_ transition: CompiledChart.Transition, _ event: Event?) -> Bool {
         guard let event else { return transition.events.isEmpty }
-        if transition.events.isEmpty { return false }
-        if transition.matchesEveryEvent { return true }
-        for descriptor in transition.events where Event.name(event.name, matches: descriptor) {
-            return true
-        }
-        return false
+        return transition.matches(event.name)
     }
 
     private func holds(_ condition: CompiledChart.Guard, _ event: Event?) -> Bool {
-        switch condition {
-        case .named(_, let predicate): return predicate(event ?? Event(""), context)
-        case .inState(let state): return active[state]
-        case .not(let inner): return !holds(inner, event)
-        case .all(let inner): return inner.allSatisfy { holds($0, event) }
-        case .any(let inner): return inner.contains { holds($0, event) }
-        }
+        condition.holds(event: event ?? Event(""), context: context) { active[$0] }
     }
 
     private func selectTransitions(for event: Event?) -> [Int] {

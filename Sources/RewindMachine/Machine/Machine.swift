@@ -111,9 +111,12 @@ public struct Machine: Sendable {
         try send(Event(name, payload: payload), in: state, now: now)
     }
 
-    func send(_ event: Event, in state: MachineState, now: Int64, rejectUnhandled: Bool) throws -> Step {
+    func send(
+        _ event: Event, in state: MachineState, now: Int64, rejectUnhandled: Bool, allowFlatPath: Bool = true
+    ) throws -> Step {
         guard state.isStarted else { throw MachineError.notStarted }
         guard !state.isFinished else { throw MachineError.machineFinished(configuration: state.configuration) }
+        if allowFlatPath, chart.isFlat, let step = flatStep(event, in: state) { return step }
         var evaluation = try Evaluation(chart: chart, state: state, microstepLimit: options.microstepLimit, now: now)
         if try !evaluation.process(event) {
             if rejectUnhandled, !evaluation.ignores(event) {
@@ -124,6 +127,40 @@ public struct Machine: Sendable {
         return Step(
             event: event, source: state.configuration, target: next.configuration,
             microsteps: evaluation.microsteps, state: next, logs: evaluation.logs)
+    }
+
+    /// The step of a flat machine's transition known at compile time: no evaluation, and no
+    /// allocation when the event has no payload and is named exactly as the transition's
+    /// descriptor. `nil` when the general algorithm must run (it gives the same result).
+    private func flatStep(_ event: Event, in state: MachineState) -> Step? {
+        guard event.payload.isNull, state.internalQueue.isEmpty, state.configuration.count == 1,
+              let source = chart.index[state.configuration[0]] else { return nil }
+        for position in chart.stateTransitions[source] {
+            let transition = chart.transitions[position]
+            guard transition.matches(event.name) else { continue }
+            if let condition = transition.condition,
+               !condition.holds(event: event, context: state.context, isActive: { $0 == source }) {
+                continue
+            }
+            guard let flat = chart.flatTransitions[position] else { return nil }
+            var next = state
+            next.configuration = flat.configuration
+            if flat.exitsSource, !next.data.isEmpty { next.data[state.configuration[0]] = nil }
+            var microsteps: [Microstep]? = nil
+            for (descriptor, precomputed) in zip(transition.events, flat.microsteps) where descriptor == event.name {
+                microsteps = precomputed
+                break
+            }
+            if microsteps == nil {
+                var microstep = flat.microsteps[0][0]
+                microstep.event = event
+                microsteps = [microstep]
+            }
+            return Step(
+                event: event, source: state.configuration, target: flat.configuration,
+                microsteps: microsteps ?? [], state: next)
+        }
+        return nil
     }
 
     /// Delivers the first pending send that is due at `now` (SCXML's external queue), as its own
