@@ -89,6 +89,14 @@ public final class Environment: @unchecked Sendable {
         }
     }
 
+    /// Checks, under `accessLock`, that the shared `MDB_env` has not been closed in the meantime
+    /// (another thread may release the last handle between ``ensureOpen(_:)`` and the lock).
+    private func ensureEnvironmentOpen(_ operation: @autoclosure () -> String) throws {
+        if shared.isClosed {
+            throw LMDBError.misuse(operation(), "the environment of '\(path)' is closed")
+        }
+    }
+
     // MARK: Databases
 
     /// The handle of the named database `name` (or of the main database when `name` is `nil`),
@@ -153,6 +161,7 @@ public final class Environment: @unchecked Sendable {
         try ensureOpen("beginning a read transaction")
         while true {
             let outcome: Outcome<R> = try shared.accessLock.withSharedAccess {
+                try ensureEnvironmentOpen("mdb_txn_begin (read)")
                 var pointer: OpaquePointer?
                 let code = mdb_txn_begin(shared.pointer, nil, UInt32(MDB_RDONLY), &pointer)
                 if code == LMDBError.Code.mapResized { return .mapResized }
@@ -196,6 +205,7 @@ public final class Environment: @unchecked Sendable {
         while true {
             var failedMapSize = 0
             let outcome: Outcome<R> = try shared.accessLock.withSharedAccess {
+                try ensureEnvironmentOpen("mdb_txn_begin (write)")
                 var pointer: OpaquePointer?
                 let code = mdb_txn_begin(shared.pointer, nil, 0, &pointer)
                 if code == LMDBError.Code.mapResized { return .mapResized }
@@ -253,6 +263,7 @@ public final class Environment: @unchecked Sendable {
     public func sync(force: Bool = true) throws {
         try ensureOpen("mdb_env_sync")
         try shared.accessLock.withSharedAccess {
+            try ensureEnvironmentOpen("mdb_env_sync")
             try LMDBError.check(mdb_env_sync(shared.pointer, force ? 1 : 0), "mdb_env_sync in '\(path)'")
         }
     }
@@ -261,6 +272,7 @@ public final class Environment: @unchecked Sendable {
     public func statistics() throws -> EnvironmentStatistics {
         try ensureOpen("mdb_env_stat")
         return try shared.accessLock.withSharedAccess {
+            try ensureEnvironmentOpen("mdb_env_stat")
             var info = MDB_envinfo()
             var stat = MDB_stat()
             try LMDBError.check(mdb_env_info(shared.pointer, &info), "mdb_env_info in '\(path)'")

@@ -28,6 +28,7 @@ final class SharedEnvironment: @unchecked Sendable {
     var databases: [String: Database] = [:]
     var mainDatabase: Database?
     var referenceCount = 0
+    /// Written under `accessLock`'s exclusive access, read under its shared access.
     var isClosed = false
 
     /// Opens the environment in the existing directory `path` (already canonical).
@@ -95,6 +96,7 @@ final class SharedEnvironment: @unchecked Sendable {
     /// it, capped by the configured maximum. Does nothing if another writer already grew it.
     func growMap(after failedSize: Int) throws {
         try accessLock.withExclusiveAccess {
+            if isClosed { return }
             let current = currentMapSize()
             if current > failedSize { return }
             let maximum = configuration.maximumMapSize
@@ -116,6 +118,7 @@ final class SharedEnvironment: @unchecked Sendable {
     /// Adopts the map size another process set (after `MDB_MAP_RESIZED`).
     func adoptResizedMap() throws {
         try accessLock.withExclusiveAccess {
+            if isClosed { return }
             try LMDBError.check(
                 mdb_env_set_mapsize(pointer, 0),
                 "mdb_env_set_mapsize(0) adopting a map grown by another process for '\(path)'")
