@@ -21,8 +21,10 @@ import CLMDB
 ///
 /// **Threads.** The environment is opened with `MDB_NOTLS`, so read transactions may be used from
 /// any thread; a write closure is synchronous and runs begin…commit on the calling thread, as
-/// LMDB's writer lock requires. Do not start a write inside a read closure of the same
-/// environment (the write may need to resize the map, which waits for every open transaction).
+/// LMDB's writer lock requires. Reads may nest (a read inside a read or a write). A write inside
+/// a write of the same environment on the same thread throws (LMDB's writer lock is not
+/// re-entrant); a write inside a read works until it has to grow the map, which waits for every
+/// open transaction: it then throws instead of deadlocking, so prefer not to write inside reads.
 ///
 /// **Map growth.** A write that hits `MDB_MAP_FULL` is aborted, the map is doubled (up to
 /// ``EnvironmentConfiguration/maximumMapSize``) once no transaction is open, and the **whole
@@ -85,6 +87,14 @@ public final class Environment: @unchecked Sendable {
     private func ensureOpen(_ operation: @autoclosure () -> String) throws {
         let closed = closeLock.withLock { isClosed }
         if closed {
+            throw LMDBError.misuse(operation(), "the environment of '\(path)' is closed")
+        }
+    }
+
+    /// Checks, under `accessLock`, that the shared `MDB_env` has not been closed in the meantime
+    /// (another thread may release the last handle between ``ensureOpen(_:)`` and the lock).
+    private func ensureEnvironmentOpen(_ operation: @autoclosure () -> String) throws {
+        if shared.isClosed {
             throw LMDBError.misuse(operation(), "the environment of '\(path)' is closed")
         }
     }
@@ -153,6 +163,7 @@ public final class Environment: @unchecked Sendable {
         try ensureOpen("beginning a read transaction")
         while true {
             let outcome: Outcome<R> = try shared.accessLock.withSharedAccess {
+                try ensureEnvironmentOpen("mdb_txn_begin (read)")
                 var pointer: OpaquePointer?
                 let code = mdb_txn_begin(shared.pointer, nil, UInt32(MDB_RDONLY), &pointer)
                 if code == LMDBError.Code.mapResized { return .mapResized }
@@ -193,9 +204,15 @@ public final class Environment: @unchecked Sendable {
     /// transaction that cannot be repeated.
     public func write<R>(_ body: (WriteTransaction) throws -> R) throws -> R {
         try ensureOpen("beginning a write transaction")
+        if shared.writeDepth.value > 0 {
+            // LMDB's writer mutex is not re-entrant: a nested write would deadlock.
+            throw LMDBError.misuse("beginning a write transaction in '\(path)'",
+                                   "the calling thread is already inside a write transaction of this environment")
+        }
         while true {
             var failedMapSize = 0
             let outcome: Outcome<R> = try shared.accessLock.withSharedAccess {
+                try ensureEnvironmentOpen("mdb_txn_begin (write)")
                 var pointer: OpaquePointer?
                 let code = mdb_txn_begin(shared.pointer, nil, 0, &pointer)
                 if code == LMDBError.Code.mapResized { return .mapResized }
@@ -204,7 +221,11 @@ public final class Environment: @unchecked Sendable {
                     throw LMDBError.misuse("mdb_txn_begin (write) in '\(path)'", "LMDB returned no transaction")
                 }
                 let txn = WriteTransaction(pointer: pointer, environment: shared)
-                defer { txn.finish() }
+                shared.writeDepth.value = 1
+                defer {
+                    shared.writeDepth.value = 0
+                    txn.finish()
+                }
                 let result: R
                 do {
                     result = try body(txn)
@@ -253,6 +274,7 @@ public final class Environment: @unchecked Sendable {
     public func sync(force: Bool = true) throws {
         try ensureOpen("mdb_env_sync")
         try shared.accessLock.withSharedAccess {
+            try ensureEnvironmentOpen("mdb_env_sync")
             try LMDBError.check(mdb_env_sync(shared.pointer, force ? 1 : 0), "mdb_env_sync in '\(path)'")
         }
     }
@@ -261,6 +283,7 @@ public final class Environment: @unchecked Sendable {
     public func statistics() throws -> EnvironmentStatistics {
         try ensureOpen("mdb_env_stat")
         return try shared.accessLock.withSharedAccess {
+            try ensureEnvironmentOpen("mdb_env_stat")
             var info = MDB_envinfo()
             var stat = MDB_stat()
             try LMDBError.check(mdb_env_info(shared.pointer, &info), "mdb_env_info in '\(path)'")

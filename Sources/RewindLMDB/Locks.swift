@@ -30,10 +30,36 @@ final class Mutex: @unchecked Sendable {
     }
 }
 
+/// A per-thread counter (a `pthread_key_t` holding an integer), e.g. how deeply the current thread
+/// is nested in a lock.
+final class ThreadLocalCounter: @unchecked Sendable {
+    private var key = pthread_key_t()
+
+    init() {
+        pthread_key_create(&key, nil)
+    }
+
+    deinit {
+        pthread_key_delete(key)
+    }
+
+    /// The current thread's value (0 until set).
+    var value: Int {
+        get { Int(bitPattern: pthread_getspecific(key)) }
+        set { pthread_setspecific(key, UnsafeRawPointer(bitPattern: newValue)) }
+    }
+}
+
 /// A readers/writer lock over `pthread_rwlock_t`: many holders of shared access, or one holder of
 /// exclusive access.
+///
+/// Shared access is re-entrant per thread (a nested request does not lock again, so it cannot
+/// queue behind a waiting exclusive request, which would deadlock on writer-preferring
+/// platforms), and a thread that holds shared access cannot ask for exclusive access: that
+/// request throws instead of deadlocking.
 final class ReadWriteLock: @unchecked Sendable {
     private let lock: UnsafeMutablePointer<pthread_rwlock_t>
+    private let sharedDepth = ThreadLocalCounter()
 
     init() {
         lock = .allocate(capacity: 1)
@@ -47,15 +73,27 @@ final class ReadWriteLock: @unchecked Sendable {
         lock.deallocate()
     }
 
+    /// Whether the current thread holds shared access.
+    var isHeldSharedByCurrentThread: Bool { sharedDepth.value > 0 }
+
     /// Runs `body` with shared access.
     func withSharedAccess<R>(_ body: () throws -> R) rethrows -> R {
-        pthread_rwlock_rdlock(lock)
-        defer { pthread_rwlock_unlock(lock) }
+        let depth = sharedDepth.value
+        if depth == 0 { pthread_rwlock_rdlock(lock) }
+        sharedDepth.value = depth + 1
+        defer {
+            sharedDepth.value = depth
+            if depth == 0 { pthread_rwlock_unlock(lock) }
+        }
         return try body()
     }
 
     /// Runs `body` with exclusive access.
-    func withExclusiveAccess<R>(_ body: () throws -> R) rethrows -> R {
+    /// - Throws: `conflict()` when the current thread holds shared access (it would deadlock).
+    func withExclusiveAccess<R>(
+        orThrow conflict: () -> any Error, _ body: () throws -> R
+    ) throws -> R {
+        if sharedDepth.value > 0 { throw conflict() }
         pthread_rwlock_wrlock(lock)
         defer { pthread_rwlock_unlock(lock) }
         return try body()

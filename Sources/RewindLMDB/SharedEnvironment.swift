@@ -28,6 +28,7 @@ final class SharedEnvironment: @unchecked Sendable {
     var databases: [String: Database] = [:]
     var mainDatabase: Database?
     var referenceCount = 0
+    /// Written under `accessLock`'s exclusive access, read under its shared access.
     var isClosed = false
 
     /// Opens the environment in the existing directory `path` (already canonical).
@@ -75,13 +76,31 @@ final class SharedEnvironment: @unchecked Sendable {
     }
 
     /// Closes the environment; waits until no transaction is open.
+    /// Must not be called by a thread inside a transaction of this environment (the registry
+    /// only closes when the last handle is released; a transaction keeps its handle alive).
     func close() {
-        accessLock.withExclusiveAccess {
-            if !isClosed {
-                isClosed = true
-                mdb_env_close(pointer)
+        do {
+            try accessLock.withExclusiveAccess(orThrow: { nestingError("closing the environment") }) {
+                if !isClosed {
+                    isClosed = true
+                    mdb_env_close(pointer)
+                }
             }
+        } catch {
+            // Unreachable through the registry, which never closes from inside a transaction.
         }
+    }
+
+    /// Per thread: whether the thread is inside a write transaction of this environment.
+    let writeDepth = ThreadLocalCounter()
+
+    /// The error for an operation that needs every transaction of the environment closed, asked
+    /// for from inside a transaction of the same thread.
+    func nestingError(_ operation: String) -> LMDBError {
+        LMDBError.misuse(
+            operation + " of '\(path)'",
+            "it must wait until no transaction is open, but the calling thread is inside a transaction "
+                + "of this environment (do not write, or grow the map, inside a read closure)")
     }
 
     /// The current map size.
@@ -94,7 +113,8 @@ final class SharedEnvironment: @unchecked Sendable {
     /// Grows the map after a write hit `MDB_MAP_FULL` with the map at `failedSize` bytes: doubles
     /// it, capped by the configured maximum. Does nothing if another writer already grew it.
     func growMap(after failedSize: Int) throws {
-        try accessLock.withExclusiveAccess {
+        try accessLock.withExclusiveAccess(orThrow: { nestingError("growing the map") }) {
+            if isClosed { return }
             let current = currentMapSize()
             if current > failedSize { return }
             let maximum = configuration.maximumMapSize
@@ -115,7 +135,8 @@ final class SharedEnvironment: @unchecked Sendable {
 
     /// Adopts the map size another process set (after `MDB_MAP_RESIZED`).
     func adoptResizedMap() throws {
-        try accessLock.withExclusiveAccess {
+        try accessLock.withExclusiveAccess(orThrow: { nestingError("adopting a map grown by another process") }) {
+            if isClosed { return }
             try LMDBError.check(
                 mdb_env_set_mapsize(pointer, 0),
                 "mdb_env_set_mapsize(0) adopting a map grown by another process for '\(path)'")
@@ -150,7 +171,9 @@ final class EnvironmentRegistry: @unchecked Sendable {
     func release(_ environment: SharedEnvironment) {
         lock.withLock {
             environment.referenceCount -= 1
-            if environment.referenceCount == 0 {
+            // Released from inside one of its own transactions: keep it registered and open (a
+            // later open reuses it) instead of closing memory that is still in use.
+            if environment.referenceCount == 0 && !environment.accessLock.isHeldSharedByCurrentThread {
                 environments[environment.path] = nil
                 environment.close()
             }

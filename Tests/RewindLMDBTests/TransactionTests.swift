@@ -142,3 +142,56 @@ final class Box<Value>: @unchecked Sendable {
     var value: Value
     init(_ value: Value) { self.value = value }
 }
+
+@Suite("Nesting")
+struct NestingTests {
+    @Test func aReadInsideAReadSeesTheSameData() throws {
+        let directory = try TestDirectory()
+        defer { directory.remove() }
+        let env = try Environment(directory: directory.path)
+        defer { env.close() }
+        let db = try env.database(named: "n")
+        try env.write { try $0.put([1], forKey: [1], in: db) }
+        let inner = try env.read { _ in try env.read { try $0.get([1], in: db) } }
+        #expect(inner == [1])
+    }
+
+    @Test func aWriteInsideAWriteThrowsInsteadOfDeadlocking() throws {
+        let directory = try TestDirectory()
+        defer { directory.remove() }
+        let env = try Environment(directory: directory.path)
+        defer { env.close() }
+        let db = try env.database(named: "n")
+        let error = #expect(throws: LMDBError.self) {
+            try env.write { txn in
+                try txn.put([1], forKey: [1], in: db)
+                try env.write { try $0.put([2], forKey: [2], in: db) }
+            }
+        }
+        #expect(error?.message.contains("already inside a write transaction") == true)
+        // The outer write was aborted; the environment still works.
+        try env.write { try $0.put([3], forKey: [3], in: db) }
+        #expect(try env.read { try $0.get([1], in: db) } == nil)
+    }
+
+    @Test func aWriteThatMustGrowTheMapInsideAReadThrowsInsteadOfDeadlocking() throws {
+        let directory = try TestDirectory()
+        defer { directory.remove() }
+        let env = try Environment(directory: directory.path, configuration: EnvironmentConfiguration(mapSize: 64 << 10))
+        defer { env.close() }
+        let db = try env.database(named: "n")
+        let error = #expect(throws: LMDBError.self) {
+            try env.read { _ in
+                try env.write { txn in
+                    for i in 0..<64 as Range<UInt64> { try txn.put([UInt8](repeating: 1, count: 4096), forKey: i.key, in: db) }
+                }
+            }
+        }
+        #expect(error?.message.contains("inside a transaction of this environment") == true)
+        // Outside the read, the same write grows the map and succeeds.
+        try env.write { txn in
+            for i in 0..<64 as Range<UInt64> { try txn.put([UInt8](repeating: 1, count: 4096), forKey: i.key, in: db) }
+        }
+        #expect(try env.read { try $0.statistics(of: db).entries } == 64)
+    }
+}

@@ -1,0 +1,23 @@
+import Testing
+import RewindStore
+
+@Suite("CRC32C")
+struct CRC32CTests {
+    // Vectors from RFC 3720 (iSCSI), appendix B.4, and the common check value.
+    @Test func matchesKnownVectors() {
+        #expect(CRC32C.checksum(Array("123456789".utf8)) == 0xE306_9283)
+        #expect(CRC32C.checksum([UInt8](repeating: 0, count: 32)) == 0x8A91_36AA)
+        #expect(CRC32C.checksum([UInt8](repeating: 0xFF, count: 32)) == 0x62A8_AB43)
+        #expect(CRC32C.checksum((0..<32).map { UInt8($0) }) == 0x46DD_794E)
+        #expect(CRC32C.checksum((0..<32).map { UInt8(31 - $0) }) == 0x113F_DB5C)
+        #expect(CRC32C.checksum([]) == 0)
+    }
+
+    @Test func continuingOverPartsEqualsTheWhole() {
+        let bytes = (0..<1000).map { UInt8(truncatingIfNeeded: $0 &* 31 &+ 7) }
+        for split in [0, 1, 7, 8, 9, 500, 999, 1000] {
+            let first = CRC32C.checksum(Array(bytes[..<split]))
+            #expect(CRC32C.checksum(Array(bytes[split...]), continuing: first) == CRC32C.checksum(bytes))
+        }
+    }
+}

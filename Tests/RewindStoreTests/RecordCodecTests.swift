@@ -1,0 +1,87 @@
+import Testing
+import RewindStore
+
+@Suite("Record encoding")
+struct RecordCodecTests {
+    func record(
+        sequence: UInt64 = 77, navigation: NavigationOperation = .push("Login"),
+        payload: [UInt8] = Array(#"{"name":"Ada"}"#.utf8), stateData: [UInt8] = [1, 2, 3],
+        origin: RecordOrigin? = nil
+    ) throws -> TransitionRecord {
+        TransitionRecord(
+            sequence: sequence, session: try SessionID("session-ü-1"), version: 12,
+            timestamp: Timestamp(microsecondsSince1970: -1_234_567), machine: "onboarding",
+            definition: "sha256:abcdef", event: "continue", source: ["main.greeting", "side.idle"],
+            target: ["main.login", "side.busy", "ünïcødé"], navigation: navigation,
+            payload: payload, stateData: stateData, origin: origin)
+    }
+
+    @Test(arguments: [
+        NavigationOperation.none, .push("A"), .pop, .popToRoot, .popTo("B"), .replace("C"), .setRoot("D"),
+    ])
+    func everyFieldRoundTrips(navigation: NavigationOperation) throws {
+        let original = try record(navigation: navigation, origin: RecordOrigin(session: try SessionID("parent"), version: 4))
+        let decoded = try RecordCodec.decode(RecordCodec.encode(original), sequence: 77)
+        #expect(decoded == original)
+    }
+
+    @Test func emptyAndOneMebibytePayloadsRoundTrip() throws {
+        let large = (0..<(1 << 20)).map { UInt8(truncatingIfNeeded: $0 &* 7) }
+        for (payload, stateData) in [([UInt8](), [UInt8]()), (large, large), ([], large)] {
+            let original = try record(payload: payload, stateData: stateData)
+            let decoded = try RecordCodec.decode(RecordCodec.encode(original), sequence: 77)
+            #expect(decoded.payload == payload)
+            #expect(decoded.stateData == stateData)
+            #expect(decoded == original)
+        }
+    }
+
+    @Test func everyTruncationThrowsACorruptedRecordNamingTheSequence() throws {
+        let bytes = RecordCodec.encode(try record(origin: RecordOrigin(session: try SessionID("p"), version: 1)))
+        for length in 0..<bytes.count {
+            let error = #expect(throws: StoreError.self) { _ = try RecordCodec.decode(Array(bytes[..<length]), sequence: 77) }
+            guard case .corruptedRecord(let sequence, _)? = error else {
+                Issue.record("length \(length): expected corruptedRecord, got \(String(describing: error))")
+                continue
+            }
+            #expect(sequence == 77)
+        }
+    }
+
+    @Test func everySingleFlippedByteIsDetected() throws {
+        let bytes = RecordCodec.encode(try record())
+        for index in bytes.indices {
+            var corrupted = bytes
+            corrupted[index] ^= 0x5A
+            let error = #expect(throws: StoreError.self) { _ = try RecordCodec.decode(corrupted, sequence: 77) }
+            guard case .corruptedRecord(77, _)? = error else {
+                Issue.record("byte \(index): expected corruptedRecord at 77, got \(String(describing: error))")
+                continue
+            }
+        }
+    }
+
+    @Test func anUnknownFormatVersionIsReportedAsSuch() throws {
+        var bytes = RecordCodec.encode(try record())
+        bytes[0] = RecordCodec.formatVersion + 1
+        let error = #expect(throws: StoreError.self) { _ = try RecordCodec.decode(bytes, sequence: 77) }
+        #expect(error?.description.contains("unknown record format version 2") == true)
+        #expect(error?.description.contains("sequence 77") == true)
+    }
+
+    @Test func aRecordStoredUnderAnotherSequenceIsRejected() throws {
+        let bytes = RecordCodec.encode(try record(sequence: 5))
+        let error = #expect(throws: StoreError.self) { _ = try RecordCodec.decode(bytes, sequence: 6) }
+        #expect(error?.description.contains("says it is sequence 5") == true)
+    }
+
+    @Test func theEncodingIsCompactAndStartsWithItsFormatVersion() throws {
+        let original = try record(payload: [], stateData: [])
+        let bytes = RecordCodec.encode(original)
+        #expect(bytes.first == RecordCodec.formatVersion)
+        // Strings' bytes plus a few bytes of framing per field; no per-field names or padding.
+        let textBytes = ["session-ü-1", "onboarding", "sha256:abcdef", "continue", "main.greeting", "side.idle",
+                         "main.login", "side.busy", "ünïcødé", "Login"].reduce(0) { $0 + $1.utf8.count }
+        #expect(bytes.count < textBytes + 40)
+    }
+}
