@@ -24,10 +24,11 @@ let package = Package(
         ),
         // Layer 1: a small safe Swift layer over LMDB's C API.
         .target(name: "RewindLMDB", dependencies: ["CLMDB"]),
-        // Layer 2: the durable transition log.
-        .target(name: "RewindStore", dependencies: ["RewindLMDB"]),
-        // Layer 2': pure, in-memory statecharts (independent of storage).
+        // Layer 1': pure, in-memory statecharts (no storage; Foundation only).
         .target(name: "RewindMachine"),
+        // Layer 2: the durable transition log. It records machine steps, so it speaks the
+        // machine's vocabulary (navigation operations) but never runs a machine.
+        .target(name: "RewindStore", dependencies: ["RewindLMDB", "RewindMachine"]),
         // Layer 3: engine, projections, replay.
         .target(name: "Rewind", dependencies: ["RewindStore", "RewindMachine"]),
         // Layer 4: tools.

@@ -26,14 +26,14 @@ func runDemo(arguments: [String]) throws {
     let session = try SessionID("onboarding-\(UUID().uuidString.prefix(8).lowercased())")
     let flow: [Transition] = [
         Transition(machine: "onboarding", definition: "demo-1", event: "launch",
-                   source: [], target: ["initial"], navigation: .setRoot("Splash")),
+                   source: [], target: ["initial"], navigation: [.setRoot("Splash")]),
         Transition(machine: "onboarding", definition: "demo-1", event: "start",
-                   source: ["initial"], target: ["greeting"], navigation: .replace("Greeting"),
+                   source: ["initial"], target: ["greeting"], navigation: [.replace("Greeting")],
                    stateData: try coder.encode(Greeting(name: "Ada"))),
         Transition(machine: "onboarding", definition: "demo-1", event: "continue",
-                   source: ["greeting"], target: ["login"], navigation: .push("Login")),
+                   source: ["greeting"], target: ["login"], navigation: [.push("Login")]),
         Transition(machine: "onboarding", definition: "demo-1", event: "loggedIn",
-                   source: ["login"], target: ["home"], navigation: .setRoot("Home"),
+                   source: ["login"], target: ["home"], navigation: [.setRoot("Home")],
                    payload: try coder.encode(Credentials(user: "ada@example.com"))),
     ]
     let result = try store.append(flow, to: session, expectedVersion: .noStream)

@@ -37,7 +37,7 @@ func session(_ id: String) throws -> SessionID { try SessionID(id) }
 
 /// An onboarding-flow transition: `event` from `source` to `target`.
 func step(
-    _ event: String, from source: [String], to target: [String], navigation: NavigationOperation = .none,
+    _ event: String, from source: [String], to target: [String], navigation: [NavigationOperation] = [],
     payload: [UInt8] = [], stateData: [UInt8] = [], at micros: Int64 = 1_700_000_000_000_000
 ) -> Transition {
     Transition(
@@ -48,7 +48,7 @@ func step(
 
 /// Three steps of the onboarding flow.
 let onboarding: [Transition] = [
-    step("start", from: [], to: ["greeting"], navigation: .setRoot("Greeting")),
-    step("continue", from: ["greeting"], to: ["login"], navigation: .push("Login")),
-    step("loggedIn", from: ["login"], to: ["home"], navigation: .setRoot("Home")),
+    step("start", from: [], to: ["greeting"], navigation: [.setRoot("Greeting")]),
+    step("continue", from: ["greeting"], to: ["login"], navigation: [.push("Login")]),
+    step("loggedIn", from: ["login"], to: ["home"], navigation: [.setRoot("Home")]),
 ]

@@ -4,7 +4,7 @@ import RewindStore
 @Suite("Record encoding")
 struct RecordCodecTests {
     func record(
-        sequence: UInt64 = 77, navigation: NavigationOperation = .push("Login"),
+        sequence: UInt64 = 77, navigation: [NavigationOperation] = [.push("Login")],
         payload: [UInt8] = Array(#"{"name":"Ada"}"#.utf8), stateData: [UInt8] = [1, 2, 3],
         origin: RecordOrigin? = nil
     ) throws -> TransitionRecord {
@@ -17,9 +17,10 @@ struct RecordCodecTests {
     }
 
     @Test(arguments: [
-        NavigationOperation.none, .push("A"), .pop, .popToRoot, .popTo("B"), .replace("C"), .setRoot("D"),
+        [NavigationOperation](), [.none], [.push("A")], [.pop], [.popToRoot], [.popTo("B")], [.replace("C")],
+        [.setRoot("D")], [.push("A"), .replace("B"), .popToRoot, .setRoot("C")],
     ])
-    func everyFieldRoundTrips(navigation: NavigationOperation) throws {
+    func everyFieldRoundTrips(navigation: [NavigationOperation]) throws {
         let original = try record(navigation: navigation, origin: RecordOrigin(session: try SessionID("parent"), version: 4))
         let decoded = try RecordCodec.decode(RecordCodec.encode(original), sequence: 77)
         #expect(decoded == original)

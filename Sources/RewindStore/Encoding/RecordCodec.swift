@@ -12,7 +12,7 @@
 /// | timestamp | 8 bytes, Int64 microseconds since 1970 |
 /// | session, machine, definition, event | 4 strings |
 /// | source, target | each a varint count then strings |
-/// | navigation | 1 byte tag (0 none, 1 push, 2 pop, 3 popToRoot, 4 popTo, 5 replace, 6 setRoot), then a string screen for tags 1, 4, 5, 6 |
+/// | navigation | a varint count, then per operation a 1 byte tag (0 none, 1 push, 2 pop, 3 popToRoot, 4 popTo, 5 replace, 6 setRoot) and a string screen for tags 1, 4, 5, 6 |
 /// | payload, state data | 2 bytes fields |
 /// | origin (if flagged) | string session, varint version |
 /// | checksum | 4 bytes, CRC-32C of every byte before it |
@@ -41,14 +41,9 @@ public enum RecordCodec {
         for path in transition.source { buffer.appendString(path) }
         buffer.appendVarint(UInt64(transition.target.count))
         for path in transition.target { buffer.appendString(path) }
-        switch transition.navigation {
-        case .none: buffer.append(0)
-        case .push(let screen): buffer.append(1); buffer.appendString(screen)
-        case .pop: buffer.append(2)
-        case .popToRoot: buffer.append(3)
-        case .popTo(let screen): buffer.append(4); buffer.appendString(screen)
-        case .replace(let screen): buffer.append(5); buffer.appendString(screen)
-        case .setRoot(let screen): buffer.append(6); buffer.appendString(screen)
+        buffer.appendVarint(UInt64(transition.navigation.count))
+        for operation in transition.navigation {
+            appendNavigation(operation, to: &buffer)
         }
         buffer.appendBytes(transition.payload)
         buffer.appendBytes(transition.stateData)
@@ -125,16 +120,14 @@ public enum RecordCodec {
         let event = try reader.string("event")
         let source = try reader.strings("source")
         let target = try reader.strings("target")
-        let navigation: NavigationOperation
-        switch try reader.byte("navigation") {
-        case 0: navigation = .none
-        case 1: navigation = .push(try reader.string("navigation screen"))
-        case 2: navigation = .pop
-        case 3: navigation = .popToRoot
-        case 4: navigation = .popTo(try reader.string("navigation screen"))
-        case 5: navigation = .replace(try reader.string("navigation screen"))
-        case 6: navigation = .setRoot(try reader.string("navigation screen"))
-        case let tag: throw DecodingFailure(reason: "unknown navigation tag \(tag)")
+        let navigationCount = try reader.varint("navigation count")
+        guard navigationCount <= UInt64(reader.remaining) else {
+            throw DecodingFailure(reason: "navigation count \(navigationCount) exceeds the record's size")
+        }
+        var navigation: [NavigationOperation] = []
+        navigation.reserveCapacity(Int(navigationCount))
+        for _ in 0..<navigationCount {
+            navigation.append(try readNavigation(from: &reader))
         }
         let payload = try reader.bytes("payload")
         let stateData = try reader.bytes("state data")
@@ -150,6 +143,31 @@ public enum RecordCodec {
             sequence: sequence, session: session, version: version, timestamp: timestamp,
             machine: machine, definition: definition, event: event, source: source, target: target,
             navigation: navigation, payload: payload, stateData: stateData, origin: origin)
+    }
+
+    private static func appendNavigation(_ operation: NavigationOperation, to buffer: inout [UInt8]) {
+        switch operation {
+        case .none: buffer.append(0)
+        case .push(let screen): buffer.append(1); buffer.appendString(screen)
+        case .pop: buffer.append(2)
+        case .popToRoot: buffer.append(3)
+        case .popTo(let screen): buffer.append(4); buffer.appendString(screen)
+        case .replace(let screen): buffer.append(5); buffer.appendString(screen)
+        case .setRoot(let screen): buffer.append(6); buffer.appendString(screen)
+        }
+    }
+
+    private static func readNavigation(from reader: inout ByteReader) throws(DecodingFailure) -> NavigationOperation {
+        switch try reader.byte("navigation") {
+        case 0: return .none
+        case 1: return .push(try reader.string("navigation screen"))
+        case 2: return .pop
+        case 3: return .popToRoot
+        case 4: return .popTo(try reader.string("navigation screen"))
+        case 5: return .replace(try reader.string("navigation screen"))
+        case 6: return .setRoot(try reader.string("navigation screen"))
+        case let tag: throw DecodingFailure(reason: "unknown navigation tag \(tag)")
+        }
     }
 
     static func sessionID(_ text: String) throws(DecodingFailure) -> SessionID {

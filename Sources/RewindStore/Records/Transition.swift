@@ -13,8 +13,8 @@ public struct Transition: Sendable, Hashable, Codable {
     public var source: [String]
     /// The state configuration after (state paths; several for parallel states).
     public var target: [String]
-    /// What the transition does to the navigation stack.
-    public var navigation: NavigationOperation
+    /// What the transition does to the navigation stack, in order (a macrostep may do several things).
+    public var navigation: [NavigationOperation]
     /// The event's payload, already encoded (see ``PayloadCoder``).
     public var payload: [UInt8]
     /// The target state's data, already encoded (see ``PayloadCoder``).
@@ -25,7 +25,7 @@ public struct Transition: Sendable, Hashable, Codable {
     /// Creates a transition.
     public init(
         timestamp: Timestamp = .now(), machine: String, definition: String, event: String,
-        source: [String], target: [String], navigation: NavigationOperation = .none,
+        source: [String], target: [String], navigation: [NavigationOperation] = [],
         payload: [UInt8] = [], stateData: [UInt8] = [], origin: RecordOrigin? = nil
     ) {
         self.timestamp = timestamp

@@ -19,8 +19,8 @@ public struct TransitionRecord: Sendable, Hashable, Codable {
     public var source: [String]
     /// The state configuration after.
     public var target: [String]
-    /// What the transition does to the navigation stack.
-    public var navigation: NavigationOperation
+    /// What the transition does to the navigation stack, in order (a macrostep may do several things).
+    public var navigation: [NavigationOperation]
     /// The event's payload bytes.
     public var payload: [UInt8]
     /// The target state's data bytes.
@@ -32,7 +32,7 @@ public struct TransitionRecord: Sendable, Hashable, Codable {
     public init(
         sequence: UInt64, session: SessionID, version: UInt64, timestamp: Timestamp,
         machine: String, definition: String, event: String, source: [String], target: [String],
-        navigation: NavigationOperation, payload: [UInt8], stateData: [UInt8], origin: RecordOrigin?
+        navigation: [NavigationOperation], payload: [UInt8], stateData: [UInt8], origin: RecordOrigin?
     ) {
         self.sequence = sequence
         self.session = session

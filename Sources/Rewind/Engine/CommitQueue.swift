@@ -1,0 +1,148 @@
+import Dispatch
+import Foundation
+import RewindStore
+
+/// One session's append waiting for the next group commit.
+struct AppendRequest: Sendable {
+    /// A value written to an auxiliary database in the same transaction (a snapshot, say).
+    struct AuxiliaryWrite: Sendable {
+        var database: AuxiliaryDatabase
+        var key: [UInt8]
+        var value: [UInt8]
+    }
+
+    var session: SessionID
+    var expectedVersion: ExpectedVersion
+    var transitions: [Transition]
+    var auxiliaryWrites: [AuxiliaryWrite]
+}
+
+/// Counters of the group commits done so far.
+public struct CommitStatistics: Sendable, Hashable {
+    /// LMDB write transactions committed.
+    public var commits: UInt64 = 0
+    /// Appends (one per session request) acknowledged.
+    public var appends: UInt64 = 0
+    /// The largest number of appends that shared one commit.
+    public var largestBatch: Int = 0
+
+    /// Appends per commit, on average.
+    public var averageBatch: Double { commits == 0 ? 0 : Double(appends) / Double(commits) }
+}
+
+/// Group commit: appends submitted while a commit is in flight wait and then share the next LMDB
+/// write transaction and its one sync.
+///
+/// A dedicated serial queue runs every write (LMDB's writer lock belongs to the thread that takes
+/// it), so callers only suspend: they never block a thread of Swift's cooperative pool. Each
+/// caller is resumed after the transaction holding its records has committed, with its own
+/// result: a request whose expected version fails is rejected alone (the store checks it before
+/// writing anything), while an LMDB failure fails every request of that transaction, none of
+/// which is acknowledged. Requests are taken in submission order, so one session's appends keep
+/// their order and the global sequence stays gap-free.
+final class CommitQueue: @unchecked Sendable {
+    private struct Pending {
+        var request: AppendRequest
+        var continuation: CheckedContinuation<AppendResult, any Error>
+    }
+
+    private let store: TransitionStore
+    private let queue = DispatchQueue(label: "rewind.commit")
+    /// Guards `pending`, `isDraining`, `statistics` and `faultInjector`.
+    private let lock = NSLock()
+    private var pending: [Pending] = []
+    private var isDraining = false
+    private var statistics = CommitStatistics()
+    private var faultInjector: (@Sendable ([SessionID]) -> (any Error)?)?
+
+    /// Called on the commit queue after each commit with the last global sequence it wrote.
+    private let didCommit: @Sendable (UInt64) -> Void
+
+    init(store: TransitionStore, didCommit: @escaping @Sendable (UInt64) -> Void) {
+        self.store = store
+        self.didCommit = didCommit
+    }
+
+    /// Appends `request` in the next group commit; returns once it is committed.
+    func submit(_ request: AppendRequest) async throws -> AppendResult {
+        try await withCheckedThrowingContinuation { continuation in
+            let startDrain = lock.withLock { () -> Bool in
+                pending.append(Pending(request: request, continuation: continuation))
+                if isDraining { return false }
+                isDraining = true
+                return true
+            }
+            if startDrain {
+                queue.async { self.drain() }
+            }
+        }
+    }
+
+    /// The counters so far.
+    var currentStatistics: CommitStatistics {
+        lock.withLock { statistics }
+    }
+
+    /// Tests: makes the next commits fail with the returned error (before anything is written)
+    /// while `injector` returns one.
+    func injectFaults(_ injector: (@Sendable ([SessionID]) -> (any Error)?)?) {
+        lock.withLock { faultInjector = injector }
+    }
+
+    private func drain() {
+        while true {
+            let (batch, injector) = lock.withLock { () -> ([Pending], (@Sendable ([SessionID]) -> (any Error)?)?) in
+                let batch = pending
+                pending.removeAll(keepingCapacity: true)
+                if batch.isEmpty { isDraining = false }
+                return (batch, faultInjector)
+            }
+            if batch.isEmpty { return }
+            commit(batch, injector: injector)
+        }
+    }
+
+    private func commit(_ batch: [Pending], injector: (@Sendable ([SessionID]) -> (any Error)?)?) {
+        var outcomes: [Result<AppendResult, any Error>] = []
+        outcomes.reserveCapacity(batch.count)
+        do {
+            try store.write { transaction in
+                // The closure may run again after the map grows: start from scratch each time.
+                outcomes.removeAll(keepingCapacity: true)
+                if let error = injector?(batch.map(\.request.session)) { throw error }
+                for item in batch {
+                    let request = item.request
+                    do {
+                        let result = try transaction.append(
+                            request.transitions, to: request.session, expectedVersion: request.expectedVersion)
+                        for write in request.auxiliaryWrites {
+                            try transaction.put(write.value, forKey: write.key, in: write.database)
+                        }
+                        outcomes.append(.success(result))
+                    } catch let error as StoreError {
+                        // Rejected before anything of this request was written; the others go on.
+                        outcomes.append(.failure(error))
+                    }
+                }
+            }
+        } catch {
+            for item in batch { item.continuation.resume(throwing: error) }
+            return
+        }
+        let acknowledged = outcomes.reduce(0) { count, outcome in
+            if case .success = outcome { return count + 1 } else { return count }
+        }
+        lock.withLock {
+            statistics.commits += 1
+            statistics.appends += UInt64(acknowledged)
+            statistics.largestBatch = max(statistics.largestBatch, acknowledged)
+        }
+        let last = outcomes.reduce(UInt64(0)) { last, outcome in
+            if case .success(let result) = outcome { return max(last, result.lastSequence) } else { return last }
+        }
+        if last > 0 { didCommit(last) }
+        for (item, outcome) in zip(batch, outcomes) {
+            item.continuation.resume(with: outcome)
+        }
+    }
+}

@@ -1,0 +1,38 @@
+import RewindStore
+
+/// When an appended transition is on disk.
+public enum Durability: Sendable, Hashable {
+    /// Every commit is synced before `send` returns (the default): an acknowledged transition
+    /// survives a crash or power loss.
+    case durable
+    /// Commits are not synced (LMDB's `MDB_NOSYNC`): fast, for tests, imports and benchmarks. A
+    /// crash may lose the most recent commits (never corrupting older ones); call
+    /// ``Engine/flush()`` to make everything so far durable.
+    case noSync
+}
+
+/// How an ``Engine`` runs.
+public struct EngineConfiguration: Sendable {
+    /// When appended transitions are on disk. Default ``Durability/durable``.
+    public var durability: Durability
+
+    /// A snapshot of a session's full interpreter state is written every this many versions, in
+    /// the same LMDB transaction as the append; resuming reads the latest snapshot and replays the
+    /// records after it. Default 64; `0` disables snapshots (resume replays from version 1).
+    public var snapshotInterval: UInt64
+
+    /// The store's configuration (map size and its bound, readers, the payload coder). The engine
+    /// sets the sync options from ``durability``.
+    public var store: StoreConfiguration
+
+    /// Creates a configuration.
+    public init(
+        durability: Durability = .durable,
+        snapshotInterval: UInt64 = 64,
+        store: StoreConfiguration = StoreConfiguration()
+    ) {
+        self.durability = durability
+        self.snapshotInterval = snapshotInterval
+        self.store = store
+    }
+}

@@ -1,0 +1,61 @@
+import RewindMachine
+import RewindStore
+
+/// What can go wrong in the ``Engine`` beyond the machine's own ``MachineError`` (an invalid
+/// transition is thrown as `MachineError.invalidTransition`) and the store's ``StoreError`` (a
+/// version conflict is thrown as `StoreError.versionConflict`). In every case nothing was written
+/// and the session's state is unchanged.
+public enum EngineError: Error, Sendable, Hashable, CustomStringConvertible {
+    /// No session with this id is in the store.
+    case unknownSession(SessionID)
+    /// No machine with this name is registered with the engine.
+    case unknownMachine(String)
+    /// A session with this id already exists (``Engine/startSession(id:machine:context:)``).
+    case sessionExists(SessionID)
+    /// A different machine definition with the same name is already registered.
+    case machineAlreadyRegistered(String)
+    /// The session's records were written under another definition of its machine than the one
+    /// registered now. Resume with ``ResumePolicy/replayWithRegistered`` to migrate (its events are
+    /// re-run through the registered definition), or verify the session with the replay tools.
+    case definitionMismatch(session: SessionID, machine: String, recorded: String, registered: String)
+    /// Re-running a recorded event gave a different result from the one recorded (resume or
+    /// migration).
+    case replayDivergence(session: SessionID, version: UInt64, event: String, recorded: [String], computed: [String])
+    /// A recorded event could not be re-run: the machine rejected it.
+    case replayFailed(session: SessionID, version: UInt64, event: String, reason: String)
+    /// The event payload or state data could not be encoded with the store's coder; nothing was
+    /// written.
+    case payloadEncoding(event: String, reason: String)
+    /// A stored snapshot, definition or payload could not be decoded.
+    case corruptedEntry(what: String, reason: String)
+    /// The engine was closed.
+    case closed
+
+    /// A one-line explanation naming what failed and on what.
+    public var description: String {
+        switch self {
+        case .unknownSession(let session):
+            return "unknown session '\(session)': the store has no record of it"
+        case .unknownMachine(let name):
+            return "unknown machine '\(name)': register it with the engine before using it"
+        case .sessionExists(let session):
+            return "session '\(session)' already exists; open it with engine.session(_:) instead"
+        case .machineAlreadyRegistered(let name):
+            return "a different definition of machine '\(name)' is already registered with this engine"
+        case let .definitionMismatch(session, machine, recorded, registered):
+            return "session '\(session)' ran under definition \(recorded.prefix(12)) of machine '\(machine)', "
+                + "but \(registered.prefix(12)) is registered; migrate (replayWithRegistered) or verify it"
+        case let .replayDivergence(session, version, event, recorded, computed):
+            return "session '\(session)' version \(version) (event '\(event)'): recorded target \(recorded) "
+                + "but the machine computes \(computed)"
+        case let .replayFailed(session, version, event, reason):
+            return "session '\(session)' version \(version) (event '\(event)') cannot be replayed: \(reason)"
+        case let .payloadEncoding(event, reason):
+            return "the payload of event '\(event)' cannot be encoded: \(reason); nothing was written"
+        case let .corruptedEntry(what, reason):
+            return "\(what) is corrupted: \(reason)"
+        case .closed:
+            return "the engine is closed"
+        }
+    }
+}

@@ -1,2 +1,0 @@
-@_exported import RewindMachine
-@_exported import RewindStore

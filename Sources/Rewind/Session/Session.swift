@@ -1,0 +1,251 @@
+import Foundation
+import RewindMachine
+import RewindStore
+
+/// One running, persisted session of a machine: a stream of records in the store.
+///
+/// Every request (``send(_:payload:)``, ``enter(_:data:)``) goes through the same four stages:
+/// the machine evaluates the step purely; the step's record is appended (with the session's
+/// expected version, in the engine's next group commit); only once the commit has returned does
+/// the session adopt the new state; then the hooks run. An invalid event throws and writes
+/// nothing; a failed append (version conflict, full disk, …) throws, changes nothing and runs no
+/// hook. A session's requests run one at a time in the order they were made; requests made from
+/// inside hooks (``setNeedsTransition(_:payload:)``) are queued and run after the current step.
+///
+/// Register hooks before sending (for the first entry's hooks, in the `configure` closure of
+/// ``Engine/startSession(id:machine:context:configure:)``). Hooks run on the task that made the
+/// request.
+public final class Session: @unchecked Sendable {
+    /// The session's id.
+    public let id: SessionID
+    /// The name the machine is registered under.
+    public let machineName: String
+    /// The running machine.
+    public var machine: Machine { recording.machine }
+
+    let recording: StepRecording
+    private unowned let engine: Engine
+    private let gate = AsyncGate()
+    /// Guards `current`, `queued`, `deferred` and `hooks`' registration.
+    private let lock = NSLock()
+    private var current: SessionSnapshot
+    private var queued: [StepRecording.Request] = []
+    private var deferred: [any Error] = []
+    /// Registered under `lock`; run only while holding `gate`.
+    private let hooks = StepHooks()
+
+    init(id: SessionID, machineName: String, recording: StepRecording, engine: Engine, snapshot: SessionSnapshot) {
+        self.id = id
+        self.machineName = machineName
+        self.recording = recording
+        self.engine = engine
+        self.current = snapshot
+    }
+
+    // MARK: State
+
+    /// The session at its latest committed version.
+    public var snapshot: SessionSnapshot { lock.withLock { current } }
+    /// The interpreter's state at the latest committed version.
+    public var state: MachineState { snapshot.state }
+    /// The latest committed version (0 before the first record).
+    public var version: UInt64 { snapshot.version }
+    /// The active configuration, in document order.
+    public var configuration: [String] { snapshot.state.configuration }
+    /// The active atomic states.
+    public var activeStates: [String] { machine.atomicStates(of: configuration) }
+    /// The navigation stack the user sees.
+    public var navigationStack: NavigationStack { snapshot.navigation }
+    /// Errors thrown by requests queued from hooks (they cannot reach the hook's caller).
+    public var deferredErrors: [any Error] { lock.withLock { deferred } }
+
+    /// Whether `enter(id)` would be accepted now (GKStateMachine's `canEnterState`).
+    public func canEnter(_ id: String) -> Bool {
+        machine.canEnter(id, in: state)
+    }
+
+    // MARK: Requests
+
+    /// Sends `event`; returns the committed step.
+    ///
+    /// - Throws: `MachineError.invalidTransition` (nothing written), `StoreError.versionConflict`
+    ///   when another writer changed the session (``reload()`` and retry), the store's errors.
+    @discardableResult
+    public func send(_ event: Event) async throws -> Step {
+        try await perform(.send(event))
+    }
+
+    /// Sends the event named `name` with `payload`.
+    @discardableResult
+    public func send(_ name: String, payload: JSONValue = .null) async throws -> Step {
+        try await perform(.send(Event(name, payload: payload)))
+    }
+
+    /// Sends a typed event with no payload.
+    @discardableResult
+    public func send<Name: RawRepresentable<String>>(_ name: Name) async throws -> Step {
+        try await perform(.send(Event(name.rawValue)))
+    }
+
+    /// Sends a typed event with a `Codable` payload.
+    ///
+    /// - Throws: ``EngineError/payloadEncoding(event:reason:)`` when the payload cannot be encoded.
+    @discardableResult
+    public func send<Name: RawRepresentable<String>>(_ name: Name, payload: some Encodable) async throws -> Step {
+        let value: JSONValue
+        do {
+            value = try JSONValue(encoding: payload)
+        } catch {
+            throw EngineError.payloadEncoding(event: name.rawValue, reason: String(describing: error))
+        }
+        return try await perform(.send(Event(name.rawValue, payload: value)))
+    }
+
+    /// Moves directly to the state `id` carrying `data` (GKStateMachine's `enter(_:)`), recorded
+    /// with the event name `enter`.
+    ///
+    /// - Throws: `MachineError.cannotEnter` when `id` is not a valid next state (nothing written).
+    @discardableResult
+    public func enter(_ id: String, data: JSONValue = .null) async throws -> Step {
+        try await perform(.enter(state: id, data: data))
+    }
+
+    /// Moves directly to a typed state carrying `Codable` data.
+    @discardableResult
+    public func enter<ID: RawRepresentable<String>>(_ id: ID, data: some Encodable) async throws -> Step {
+        let value: JSONValue
+        do {
+            value = try JSONValue(encoding: data)
+        } catch {
+            throw EngineError.payloadEncoding(event: StepRecording.enterEvent, reason: String(describing: error))
+        }
+        return try await perform(.enter(state: id.rawValue, data: value))
+    }
+
+    /// Moves directly to a typed state.
+    @discardableResult
+    public func enter<ID: RawRepresentable<String>>(_ id: ID) async throws -> Step {
+        try await perform(.enter(state: id.rawValue, data: .null))
+    }
+
+    /// Queues an event to be sent after the current step (StateViewController's
+    /// `setNeedsTransition`). Called from a hook, it runs once the hooks of the current step are
+    /// done, before the request that ran them returns; called outside any step, it runs on a new
+    /// task. Errors go to ``deferredErrors``.
+    public func setNeedsTransition(_ event: String, payload: JSONValue = .null) {
+        enqueue(.send(Event(event, payload: payload)))
+    }
+
+    /// Queues a direct move to run after the current step (see ``setNeedsTransition(_:payload:)``).
+    public func setNeedsTransition(to state: String, data: JSONValue = .null) {
+        enqueue(.enter(state: state, data: data))
+    }
+
+    /// Forwards `update(deltaTime:)` to the hooks of the active states (GKState's `update`).
+    public func update(deltaTime: Double) async {
+        await gate.withGate {
+            let state = self.state
+            hooks.update(deltaTime: deltaTime, in: state)
+        }
+        await drainQueued()
+    }
+
+    /// Reloads the session from the store (after a version conflict: another engine or process
+    /// changed it), keeping the hooks.
+    public func reload() async throws {
+        try await gate.withGate {
+            let snapshot = try engine.loadSnapshot(of: id, recording: recording)
+            lock.withLock { current = snapshot }
+        }
+        await drainQueued()
+    }
+
+    // MARK: Hooks
+
+    /// Runs `hook` each time `state` is entered (GKState's `didEnter(from:)`).
+    public func onDidEnter(_ state: String, _ hook: @escaping @Sendable (StateChange) -> Void) {
+        lock.withLock { hooks.onDidEnter(state, hook) }
+    }
+
+    /// Runs `hook` each time `state` is exited (GKState's `willExit(to:)`).
+    public func onWillExit(_ state: String, _ hook: @escaping @Sendable (StateChange) -> Void) {
+        lock.withLock { hooks.onWillExit(state, hook) }
+    }
+
+    /// Runs `hook` on ``update(deltaTime:)`` while `state` is active.
+    public func onUpdate(_ state: String, _ hook: @escaping @Sendable (_ deltaTime: Double) -> Void) {
+        lock.withLock { hooks.onUpdate(state, hook) }
+    }
+
+    /// Runs `hook` before each step's exits (StateViewController's `willTransition(to:)`).
+    public func onWillTransition(_ hook: @escaping @Sendable (StateChange) -> Void) {
+        lock.withLock { hooks.onWillTransition(hook) }
+    }
+
+    /// Runs `hook` after each step's entries (StateViewController's `didTransition(from:)`).
+    public func onDidTransition(_ hook: @escaping @Sendable (StateChange) -> Void) {
+        lock.withLock { hooks.onDidTransition(hook) }
+    }
+
+    /// Runs `hook` for each microstep between its exits and its entries (transition actions).
+    public func onTransition(_ hook: @escaping @Sendable (Microstep) -> Void) {
+        lock.withLock { hooks.onTransition(hook) }
+    }
+
+    // MARK: Steps
+
+    /// Runs `request` and then whatever its hooks queued.
+    func perform(_ request: StepRecording.Request) async throws -> Step {
+        let step = try await gate.withGate { try await runStep(request) }
+        await drainQueued()
+        return step
+    }
+
+    /// Evaluate → append → adopt → hooks, holding the gate.
+    private func runStep(_ request: StepRecording.Request) async throws -> Step {
+        let before = snapshot
+        let time = Timestamp.now()
+        let step = try recording.evaluate(request, in: before.state, at: time)
+        if step.microsteps.isEmpty {
+            // An explicitly ignored event: nothing happened, nothing is recorded.
+            return step
+        }
+        let transition = try recording.transition(for: step, request: request, at: time)
+        var navigation = before.navigation
+        navigation.apply(transition.navigation)
+        let after = SessionSnapshot(
+            version: before.version + 1, definition: recording.definition, state: step.state,
+            navigation: navigation, timestamp: time)
+        var writes: [AppendRequest.AuxiliaryWrite] = []
+        let interval = engine.configuration.snapshotInterval
+        if interval > 0, after.version % interval == 0 {
+            writes.append(AppendRequest.AuxiliaryWrite(
+                database: .snapshots, key: SessionSnapshot.key(session: id, version: after.version),
+                value: try after.encoded()))
+        }
+        let expected: ExpectedVersion = before.version == 0 ? .noStream : .exact(before.version)
+        _ = try await engine.commits.submit(AppendRequest(
+            session: id, expectedVersion: expected, transitions: [transition], auxiliaryWrites: writes))
+        lock.withLock { current = after }
+        hooks.run(step, of: machine, previous: before.state)
+        return step
+    }
+
+    private func enqueue(_ request: StepRecording.Request) {
+        lock.withLock { queued.append(request) }
+        if !gate.isHeld {
+            Task { await self.drainQueued() }
+        }
+    }
+
+    /// Runs the queued requests, one step each, recording their errors.
+    private func drainQueued() async {
+        while let request = lock.withLock({ queued.isEmpty ? nil : queued.removeFirst() }) {
+            do {
+                _ = try await gate.withGate { try await runStep(request) }
+            } catch {
+                lock.withLock { deferred.append(error) }
+            }
+        }
+    }
+}

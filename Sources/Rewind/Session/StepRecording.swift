@@ -1,0 +1,152 @@
+import RewindMachine
+import RewindStore
+
+/// How steps become records and records become steps again: the one place that knows the
+/// mapping, used when appending, resuming and replaying.
+///
+/// One record is written per macrostep (one `send`, `enter` or start): its `source` and `target`
+/// are the full active configurations before and after, `navigation` the macrostep's navigation
+/// operations in order, `payload` the event's payload and `stateData` the data carried by the
+/// states the step entered (a JSON object by state id), both through the store's coder. Two event
+/// names are reserved: ``startEvent`` (the first entry; its payload is the initial context) and
+/// ``enterEvent`` (a direct move; its payload is `{"state": id, "data": data}`).
+public struct StepRecording: Sendable {
+    /// The event name of the first record of a session started normally.
+    public static let startEvent = "rewind.start"
+    /// The event name of a direct move (GKStateMachine's `enter(_:)`).
+    public static let enterEvent = Machine.enterEventName
+
+    /// The machine the steps belong to.
+    public let machine: Machine
+    /// The machine's registered name.
+    public let machineName: String
+    /// The content version of the machine's definition.
+    public let definition: String
+    /// The coder of payloads and state data.
+    public let coder: any PayloadCoder
+
+    /// Creates the mapping for `machine`.
+    public init(machine: Machine, machineName: String, definition: String, coder: any PayloadCoder) {
+        self.machine = machine
+        self.machineName = machineName
+        self.definition = definition
+        self.coder = coder
+    }
+
+    /// What was asked of the machine.
+    public enum Request: Sendable, Hashable {
+        /// Start in the initial configuration with this context.
+        case start(context: JSONValue)
+        /// Send an event.
+        case send(Event)
+        /// Move directly to a state with this data.
+        case enter(state: String, data: JSONValue)
+
+        /// The event name recorded for the request.
+        public var eventName: String {
+            switch self {
+            case .start: return StepRecording.startEvent
+            case .send(let event): return event.name
+            case .enter: return StepRecording.enterEvent
+            }
+        }
+
+        /// The payload recorded for the request.
+        public var payload: JSONValue {
+            switch self {
+            case .start(let context): return context
+            case .send(let event): return event.payload
+            case .enter(let state, let data): return ["state": .string(state), "data": data]
+            }
+        }
+    }
+
+    /// Evaluates `request` against `state` purely.
+    public func evaluate(_ request: Request, in state: MachineState, at time: Timestamp) throws -> Step {
+        let now = time.microsecondsSince1970 / 1000
+        switch request {
+        case .start(let context):
+            return try machine.start(context: context, now: now)
+        case .send(let event):
+            return try machine.send(event, in: state, now: now)
+        case .enter(let id, let data):
+            return try machine.enter(id, data: data, in: state, now: now)
+        }
+    }
+
+    /// The transition to append for `step`, made by `request` at `time`.
+    ///
+    /// - Throws: ``EngineError/payloadEncoding(event:reason:)`` when the coder fails.
+    public func transition(for step: Step, request: Request, at time: Timestamp) throws -> Transition {
+        let payload = request.payload
+        var entered: [String: JSONValue] = [:]
+        for microstep in step.microsteps {
+            for (id, value) in microstep.data { entered[id] = value }
+        }
+        do {
+            let payloadBytes = payload.isNull ? [] : try coder.encode(payload)
+            let dataBytes = entered.isEmpty ? [] : try coder.encode(entered)
+            return Transition(
+                timestamp: time, machine: machineName, definition: definition, event: request.eventName,
+                source: step.source, target: step.target, navigation: step.navigation,
+                payload: payloadBytes, stateData: dataBytes)
+        } catch {
+            throw EngineError.payloadEncoding(event: request.eventName, reason: String(describing: error))
+        }
+    }
+
+    /// The request that produced `record`.
+    ///
+    /// - Throws: ``EngineError/corruptedEntry(what:reason:)`` when its payload cannot be decoded.
+    public func request(of record: TransitionRecord) throws -> Request {
+        let payload: JSONValue
+        do {
+            payload = record.payload.isEmpty ? .null : try coder.decode(JSONValue.self, from: record.payload)
+        } catch {
+            throw EngineError.corruptedEntry(
+                what: "the payload of '\(record.session)' version \(record.version)", reason: String(describing: error))
+        }
+        switch record.event {
+        case Self.startEvent where record.version == 1:
+            return .start(context: payload)
+        case Self.enterEvent:
+            guard let state = payload["state"]?.stringValue else {
+                throw EngineError.corruptedEntry(
+                    what: "the enter record of '\(record.session)' version \(record.version)",
+                    reason: "its payload names no state")
+            }
+            return .enter(state: state, data: payload["data"] ?? .null)
+        default:
+            return .send(Event(record.event, payload: payload))
+        }
+    }
+
+    /// Re-runs `record` on `snapshot` and returns the snapshot after it, checking that the machine
+    /// reaches the recorded target.
+    ///
+    /// - Throws: ``EngineError/replayFailed(session:version:event:reason:)`` when the machine
+    ///   rejects the event, ``EngineError/replayDivergence(session:version:event:recorded:computed:)``
+    ///   when it reaches another configuration.
+    public func replay(_ record: TransitionRecord, on snapshot: SessionSnapshot) throws -> (Step, SessionSnapshot) {
+        let request = try request(of: record)
+        let step: Step
+        do {
+            step = try evaluate(request, in: snapshot.state, at: record.timestamp)
+        } catch {
+            throw EngineError.replayFailed(
+                session: record.session, version: record.version, event: record.event,
+                reason: String(describing: error))
+        }
+        guard step.target == record.target else {
+            throw EngineError.replayDivergence(
+                session: record.session, version: record.version, event: record.event,
+                recorded: record.target, computed: step.target)
+        }
+        var navigation = snapshot.navigation
+        navigation.apply(record.navigation)
+        let next = SessionSnapshot(
+            version: record.version, definition: record.definition, state: step.state,
+            navigation: navigation, timestamp: record.timestamp)
+        return (step, next)
+    }
+}

@@ -1,0 +1,88 @@
+/// The hooks of a running machine and the order they run in for a committed ``Step``.
+///
+/// Shared by the in-memory ``Interpreter`` and by the engine's persisted sessions, so both fire
+/// hooks identically: ``onWillTransition(_:)``; then for each microstep the exited states'
+/// ``onWillExit(_:_:)`` (innermost first), the ``onTransition(_:)`` hooks (transition actions), the
+/// entered states' ``onDidEnter(_:_:)`` (outermost first); finally ``onDidTransition(_:)``.
+///
+/// A `StepHooks` is a reference type confined to its owner's thread or actor (not `Sendable`).
+public final class StepHooks {
+    private var didEnterHooks: [String: [(StateChange) -> Void]] = [:]
+    private var willExitHooks: [String: [(StateChange) -> Void]] = [:]
+    private var updateHooks: [String: [(Double) -> Void]] = [:]
+    private var willTransitionHooks: [(StateChange) -> Void] = []
+    private var didTransitionHooks: [(StateChange) -> Void] = []
+    private var transitionHooks: [(Microstep) -> Void] = []
+
+    /// Creates an empty set of hooks.
+    public init() {}
+
+    /// Whether no hook is registered (the engine then skips building hook arguments).
+    public var isEmpty: Bool {
+        didEnterHooks.isEmpty && willExitHooks.isEmpty && updateHooks.isEmpty
+            && willTransitionHooks.isEmpty && didTransitionHooks.isEmpty && transitionHooks.isEmpty
+    }
+
+    /// Runs `hook` each time `state` is entered (GKState's `didEnter(from:)`).
+    public func onDidEnter(_ state: String, _ hook: @escaping (StateChange) -> Void) {
+        didEnterHooks[state, default: []].append(hook)
+    }
+
+    /// Runs `hook` each time `state` is exited (GKState's `willExit(to:)`).
+    public func onWillExit(_ state: String, _ hook: @escaping (StateChange) -> Void) {
+        willExitHooks[state, default: []].append(hook)
+    }
+
+    /// Runs `hook` on `update(deltaTime:)` while `state` is active (GKState's `update(deltaTime:)`).
+    public func onUpdate(_ state: String, _ hook: @escaping (_ deltaTime: Double) -> Void) {
+        updateHooks[state, default: []].append(hook)
+    }
+
+    /// Runs `hook` before each step's exits (StateViewController's `willTransition(to:)`).
+    public func onWillTransition(_ hook: @escaping (StateChange) -> Void) {
+        willTransitionHooks.append(hook)
+    }
+
+    /// Runs `hook` after each step's entries (StateViewController's `didTransition(from:)`).
+    public func onDidTransition(_ hook: @escaping (StateChange) -> Void) {
+        didTransitionHooks.append(hook)
+    }
+
+    /// Runs `hook` for each microstep between its exits and its entries (transition actions).
+    public func onTransition(_ hook: @escaping (Microstep) -> Void) {
+        transitionHooks.append(hook)
+    }
+
+    /// Runs the hooks of a committed `step` of `machine`, whose state before it was `previous`.
+    public func run(_ step: Step, of machine: Machine, previous: MachineState) {
+        if isEmpty { return }
+        let from: [String]? = previous.isStarted ? machine.atomicStates(of: step.source) : nil
+        let to = machine.atomicStates(of: step.target)
+        let change = StateChange(state: nil, event: step.event, from: from, to: to, data: .null)
+        for hook in willTransitionHooks { hook(change) }
+        for microstep in step.microsteps {
+            for id in microstep.exited {
+                for hook in willExitHooks[id] ?? [] {
+                    hook(StateChange(
+                        state: id, event: step.event, from: from, to: to, data: previous.data[id] ?? .null))
+                }
+            }
+            for hook in transitionHooks { hook(microstep) }
+            for id in microstep.entered {
+                for hook in didEnterHooks[id] ?? [] {
+                    hook(StateChange(
+                        state: id, event: step.event, from: from, to: to,
+                        data: step.state.data[id] ?? microstep.data[id] ?? .null))
+                }
+            }
+        }
+        for hook in didTransitionHooks { hook(change) }
+    }
+
+    /// Forwards `update(deltaTime:)` to the hooks of the states active in `state`, in document order.
+    public func update(deltaTime: Double, in state: MachineState) {
+        for id in state.configuration {
+            for hook in updateHooks[id] ?? [] { hook(deltaTime) }
+        }
+    }
+}
