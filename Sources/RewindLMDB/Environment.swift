@@ -230,7 +230,7 @@ public final class Environment: @unchecked Sendable {
                 do {
                     result = try body(txn)
                 } catch {
-                    if txn.hitMapFull || (error as? LMDBError)?.isMapFull == true {
+                    if txn.hitMapFull {  // this transaction's own put hit MDB_MAP_FULL
                         failedMapSize = shared.currentMapSize()
                         mdb_txn_abort(pointer)
                         return .mapFull

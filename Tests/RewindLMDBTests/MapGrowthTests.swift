@@ -1,3 +1,4 @@
+import Foundation
 import Testing
 import RewindLMDB
 
@@ -62,5 +63,41 @@ struct MapGrowthTests {
         #expect(error?.message.contains("maximum map size") == true)
         #expect(try env.statistics().mapSize == 256 << 10)
         #expect(try env.read { try $0.statistics(of: db).entries } == 0)
+    }
+}
+
+@Suite("Map resized by another process")
+struct MapResizedTests {
+    static let mdbLoad = "/usr/bin/mdb_load"
+
+    /// Another process (LMDB's `mdb_load`, from lmdb-utils) writes past this process's map; the
+    /// next transaction here gets `MDB_MAP_RESIZED`, adopts the new size and goes on.
+    @Test(.enabled(if: FileManager.default.isExecutableFile(atPath: mdbLoad), "needs lmdb-utils' mdb_load"))
+    func aMapGrownByAnotherProcessIsAdopted() throws {
+        let directory = try TestDirectory()
+        defer { directory.remove() }
+        let env = try Environment(directory: directory.path, configuration: EnvironmentConfiguration(mapSize: 64 << 10))
+        defer { env.close() }
+        let mine = try env.database(named: "mine")
+        try env.write { try $0.put([1], forKey: [1], in: mine) }
+
+        let value = String(repeating: "ab", count: 256 << 10)  // 256 KiB, four times our map
+        let dump = "VERSION=3\nformat=bytevalue\ntype=btree\nmapsize=\(4 << 20)\nHEADER=END\n 6b6579\n \(value)\nDATA=END\n"
+        let dumpPath = directory.path + "/../\(UUID().uuidString).dump"
+        try Data(dump.utf8).write(to: URL(fileURLWithPath: dumpPath))
+        defer { try? FileManager.default.removeItem(atPath: dumpPath) }
+        let load = Process()
+        load.executableURL = URL(fileURLWithPath: Self.mdbLoad)
+        load.arguments = ["-f", dumpPath, "-s", "theirs", directory.path]
+        try load.run()
+        load.waitUntilExit()
+        try #require(load.terminationStatus == 0)
+
+        let theirs = try env.database(named: "theirs", create: false)
+        let count = try env.read { try $0.withValue(forKey: Array("key".utf8), in: theirs) { $0.count } }
+        #expect(count == 256 << 10)
+        #expect(try env.statistics().mapSize == 4 << 20)
+        try env.write { try $0.put([2], forKey: [2], in: mine) }
+        #expect(try env.read { try $0.get([2], in: mine) } == [2])
     }
 }
