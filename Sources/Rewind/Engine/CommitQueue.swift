@@ -57,9 +57,17 @@ final class CommitQueue: @unchecked Sendable {
 
     /// Called on the commit queue after each commit with the last global sequence it wrote.
     private let didCommit: @Sendable (UInt64) -> Void
+    /// Called inside each write transaction with the records it appended, in global order, just
+    /// before it commits: inline projections write their states here, in the same transaction.
+    private let beforeCommit: @Sendable (StoreWriteTransaction, [TransitionRecord]) throws -> Void
 
-    init(store: TransitionStore, didCommit: @escaping @Sendable (UInt64) -> Void) {
+    init(
+        store: TransitionStore,
+        beforeCommit: @escaping @Sendable (StoreWriteTransaction, [TransitionRecord]) throws -> Void = { _, _ in },
+        didCommit: @escaping @Sendable (UInt64) -> Void
+    ) {
         self.store = store
+        self.beforeCommit = beforeCommit
         self.didCommit = didCommit
     }
 
@@ -105,10 +113,12 @@ final class CommitQueue: @unchecked Sendable {
     private func commit(_ batch: [Pending], injector: (@Sendable ([SessionID]) -> (any Error)?)?) {
         var outcomes: [Result<AppendResult, any Error>] = []
         outcomes.reserveCapacity(batch.count)
+        var appended: [TransitionRecord] = []
         do {
             try store.write { transaction in
                 // The closure may run again after the map grows: start from scratch each time.
                 outcomes.removeAll(keepingCapacity: true)
+                appended.removeAll(keepingCapacity: true)
                 if let error = injector?(batch.map(\.request.session)) { throw error }
                 for item in batch {
                     let request = item.request
@@ -118,12 +128,18 @@ final class CommitQueue: @unchecked Sendable {
                         for write in request.auxiliaryWrites {
                             try transaction.put(write.value, forKey: write.key, in: write.database)
                         }
+                        for (offset, transition) in request.transitions.enumerated() {
+                            appended.append(TransitionRecord(
+                                sequence: result.firstSequence + UInt64(offset), session: request.session,
+                                version: result.firstVersion + UInt64(offset), transition: transition))
+                        }
                         outcomes.append(.success(result))
                     } catch let error as StoreError {
                         // Rejected before anything of this request was written; the others go on.
                         outcomes.append(.failure(error))
                     }
                 }
+                if !appended.isEmpty { try beforeCommit(transaction, appended) }
             }
         } catch {
             for item in batch { item.continuation.resume(throwing: error) }
