@@ -164,4 +164,26 @@ struct InterpreterTests {
         #expect(interpreter.canEnter("start"))
         #expect(!interpreter.canEnter("preview"))
     }
+
+    @Test func sendsThatKeepSchedulingThemselvesStopWithALoopError() throws {
+        let machine = try Machine(MachineDefinition("m") {
+            StateNode("a") {
+                On("go", to: "b")
+            }
+            StateNode("b") {
+                OnEntry(.send(event: "again"))
+                On("again", to: "b")
+            }
+        }, options: Machine.Options(microstepLimit: 10))
+        let interpreter = Interpreter(machine: machine, clock: ManualClock())
+        try interpreter.start()
+        try interpreter.send("go")
+        #expect(interpreter.deferredErrors.count == 1)
+        #expect {
+            throw interpreter.deferredErrors[0]
+        } throws: { error in
+            guard case MachineError.eventLoopLimitExceeded(10, "again", _) = error else { return false }
+            return true
+        }
+    }
 }
