@@ -32,6 +32,7 @@ struct Evaluation {
         }
         if !state.configuration.isEmpty { active[0] = true }
         self.active = active
+        self.configuration = state.configuration
         var history: [Int: [Int]] = [:]
         for (id, remembered) in state.history {
             guard let position = chart.index[id] else { throw MachineError.unknownState(id) }
@@ -50,8 +51,12 @@ struct Evaluation {
 
     // MARK: Results
 
-    var configuration: [String] {
+    /// The active states' ids in document order, kept up to date after every microstep.
+    private(set) var configuration: [String]
+
+    private func computeConfiguration() -> [String] {
         var ids: [String] = []
+        ids.reserveCapacity(configuration.count + 2)
         for state in 1..<chart.count where active[state] { ids.append(chart.ids[state]) }
         return ids
     }
@@ -242,11 +247,13 @@ struct Evaluation {
 
         // Exit.
         var exitMarks = Array(repeating: false, count: chart.count)
-        for transition in transitions {
+        var exitsAny = false
+        for transition in transitions where !transition.targets.isEmpty {
+            exitsAny = true
             for state in exitSet(transition) { exitMarks[state] = true }
         }
         var exited: [String] = []
-        for state in stride(from: chart.count - 1, through: 1, by: -1) where exitMarks[state] {
+        for state in stride(from: chart.count - 1, through: 1, by: -1) where exitsAny && exitMarks[state] {
             for historyState in chart.historyChildren[state] {
                 var remembered: [Int] = []
                 if case .history(deep: true) = chart.kind[historyState] {
@@ -260,7 +267,7 @@ struct Evaluation {
                 history[historyState] = remembered
             }
         }
-        for state in stride(from: chart.count - 1, through: 1, by: -1) where exitMarks[state] {
+        for state in stride(from: chart.count - 1, through: 1, by: -1) where exitsAny && exitMarks[state] {
             try run(chart.onExit[state], in: state)
             active[state] = false
             data[chart.ids[state]] = nil
@@ -281,7 +288,7 @@ struct Evaluation {
         }
         var entered: [String] = []
         var enteredData: [String: JSONValue] = [:]
-        let explicitTargets = transitions.flatMap(\.targets)
+        let explicitTargets = targetData.isNull ? [] : transitions.flatMap(\.targets)
         for state in 1..<chart.count where entry.states[state] {
             active[state] = true
             let id = chart.ids[state]
@@ -309,6 +316,7 @@ struct Evaluation {
             }
         }
 
+        configuration = computeConfiguration()
         microsteps.append(Microstep(
             event: event,
             transitions: transitions.map {
