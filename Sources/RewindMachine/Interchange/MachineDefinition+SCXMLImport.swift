@@ -84,7 +84,7 @@ struct SCXMLImporter {
         try checkAttributes(root, allowed: ["initial", "name", "version", "datamodel", "binding"])
         if root.hasText { throw error(.unexpectedText(element: "scxml"), at: root) }
         var states: [StateDefinition] = []
-        for child in root.children where try importer.isRelevant(child, parent: root) {
+        for child in root.children where try importer.isRelevant(child) {
             switch child.name.local {
             case "state", "parallel", "final":
                 states.append(try importer.state(child, path: [states.count + 1]))
@@ -107,7 +107,7 @@ struct SCXMLImporter {
 
     /// Whether the importer should look at `element`: SCXML and Rewind elements yes, elements of
     /// other namespaces no. Refuses unsupported SCXML elements and text.
-    private func isRelevant(_ element: SCXMLElement, parent: SCXMLElement) throws(SCXMLImportError) -> Bool {
+    private func isRelevant(_ element: SCXMLElement) throws(SCXMLImportError) -> Bool {
         if isSCXML(element) {
             if Self.unsupportedElements.contains(element.name.local) {
                 throw error(.unsupportedElement(element.name.qualified), at: element)
@@ -176,6 +176,9 @@ struct SCXMLImporter {
     private mutating func collectIDs(_ element: SCXMLElement) throws(SCXMLImportError) {
         for child in element.children where isSCXML(child) {
             if Self.stateElements.contains(child.name.local), let id = child.attribute("id") {
+                guard !id.isEmpty, !id.contains(where: \.isWhitespace) else {
+                    throw invalid(child, "id", id, expected: "a non-empty id without whitespace")
+                }
                 guard declaredIDs.insert(id).inserted else { throw error(.duplicateStateID(id), at: child) }
             }
             try collectIDs(child)
@@ -209,7 +212,7 @@ struct SCXMLImporter {
         }
         try readRewindStateAttributes(element, into: &state)
 
-        for child in element.children where try isRelevant(child, parent: element) {
+        for child in element.children where try isRelevant(child) {
             let childName = child.name.namespace == SCXMLNamespace.rewind ? "" : child.name.local
             switch (elementName, childName) {
             case (_, "onentry"):
@@ -247,7 +250,7 @@ struct SCXMLImporter {
             }
             state.history = historyType
         }
-        for child in element.children where try isRelevant(child, parent: element) {
+        for child in element.children where try isRelevant(child) {
             guard isSCXML(child), child.name.local == "transition", state.initialTransition == nil else {
                 throw placementError(child, parent: element)
             }
@@ -259,7 +262,7 @@ struct SCXMLImporter {
     private func initialTransition(_ element: SCXMLElement) throws(SCXMLImportError) -> TransitionDefinition {
         try checkAttributes(element, allowed: [])
         var result: TransitionDefinition?
-        for child in element.children where try isRelevant(child, parent: element) {
+        for child in element.children where try isRelevant(child) {
             guard isSCXML(child), child.name.local == "transition", result == nil else {
                 throw placementError(child, parent: element)
             }
@@ -364,7 +367,7 @@ struct SCXMLImporter {
 
     private func actions(in element: SCXMLElement) throws(SCXMLImportError) -> [ActionDefinition] {
         var actions: [ActionDefinition] = []
-        for child in element.children where try isRelevant(child, parent: element) {
+        for child in element.children where try isRelevant(child) {
             actions.append(try action(child, parent: element))
         }
         return actions
@@ -443,7 +446,7 @@ struct SCXMLImporter {
     }
 
     private func requireNoChildren(_ element: SCXMLElement) throws(SCXMLImportError) {
-        for child in element.children where try isRelevant(child, parent: element) {
+        for child in element.children where try isRelevant(child) {
             throw placementError(child, parent: element)
         }
     }

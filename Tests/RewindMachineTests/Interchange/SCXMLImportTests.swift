@@ -229,6 +229,15 @@ struct SCXMLImportTests {
         #expect(error.line == 3)
     }
 
+    @Test(arguments: ["", "a b"])
+    func rejectsIDsThatCannotBeTargeted(id: String) throws {
+        let error = try #require(importError(wrap(#"<state id="\#(id)"/>"#)))
+        guard case .invalidAttributeValue("state", "id", id, _) = error.reason else {
+            Issue.record("unexpected \(error)")
+            return
+        }
+    }
+
     @Test func rejectsBadValues() throws {
         let history = try #require(importError(wrap(#"<state id="s"><history id="h" type="medium"/></state>"#)))
         #expect(history.reason == .invalidAttributeValue(element: "history", attribute: "type", value: "medium", expected: "'shallow' or 'deep'"))
@@ -320,18 +329,32 @@ struct SCXMLImportTests {
         #expect((try? MachineDefinition(scxml: Data(bytes[..<(bytes.count / 2)]))) == nil)
     }
 
-    @Test func parsesDelays() {
-        #expect(SCXMLValueSyntax.milliseconds(fromDelay: "1s") == 1000)
-        #expect(SCXMLValueSyntax.milliseconds(fromDelay: " 500ms ") == 500)
-        #expect(SCXMLValueSyntax.milliseconds(fromDelay: "1.25s") == 1250)
-        #expect(SCXMLValueSyntax.milliseconds(fromDelay: ".5s") == 500)
-        #expect(SCXMLValueSyntax.milliseconds(fromDelay: "0ms") == 0)
-        #expect(SCXMLValueSyntax.milliseconds(fromDelay: "1.0005s") == nil)
-        #expect(SCXMLValueSyntax.milliseconds(fromDelay: "1.5ms") == nil)
-        #expect(SCXMLValueSyntax.milliseconds(fromDelay: "-1s") == nil)
-        #expect(SCXMLValueSyntax.milliseconds(fromDelay: "1m") == nil)
-        #expect(SCXMLValueSyntax.milliseconds(fromDelay: "s") == nil)
-        #expect(SCXMLValueSyntax.milliseconds(fromDelay: "99999999999999s") == nil)
+    @Test func mutatedDocumentsEitherFailWithAnErrorOrRoundTrip() throws {
+        let documents = ConformanceCases.documents()
+        guard !documents.isEmpty else { return }
+        let fragments = [
+            "<!--", "-->", "<![CDATA[", "]]>", "&#0;", "&#x1F600;", "<?pi x?>", "&amp;", "&bogus;", "<", ">", "\"",
+            "'", "\u{0}", "é", "<state>", "</state>", "xmlns:a='b'", "a:b='c'", "<a:x/>", "<rewind:action/>",
+            "cond=\"In('", "\n", "<!DOCTYPE", "<send event='e' delay='9999999999s'/>",
+        ]
+        var generator = SplitMix64(seed: 7)
+        var accepted = 0
+        for iteration in 0..<600 {
+            var bytes = [UInt8](try Data(contentsOf: documents[iteration % documents.count]))
+            for _ in 0..<(1 + Int(generator.next() % 4)) {
+                let index = Int(generator.next() % UInt64(bytes.count + 1))
+                switch generator.next() % 3 {
+                case 0: bytes.insert(contentsOf: Array(fragments[Int(generator.next() % UInt64(fragments.count))].utf8), at: index)
+                case 1: if index < bytes.count { bytes.remove(at: index) }
+                default: if index < bytes.count { bytes[index] = UInt8(truncatingIfNeeded: generator.next()) }
+                }
+            }
+            guard let definition = try? MachineDefinition(scxml: Data(bytes)) else { continue }
+            accepted += 1
+            #expect(try MachineDefinition(scxml: Data(definition.scxml().utf8)) == definition)
+            #expect(try MachineDefinition(jsonDocument: definition.jsonDocument()) == definition)
+        }
+        #expect(accepted > 0)  // some mutations (in comments, say) leave a valid document
     }
 }
 
