@@ -6,7 +6,7 @@ struct Evaluation {
     let microstepLimit: Int
     let now: Int64
 
-    var active: [Bool]
+    var active: StateSet
     var history: [Int: [Int]]
     var context: JSONValue
     var data: [String: JSONValue]
@@ -25,7 +25,7 @@ struct Evaluation {
         self.chart = chart
         self.microstepLimit = microstepLimit
         self.now = now
-        var active = Array(repeating: false, count: chart.count)
+        var active = StateSet(count: chart.count)
         for id in state.configuration {
             guard let position = chart.index[id] else { throw MachineError.unknownState(id) }
             active[position] = true
@@ -77,8 +77,8 @@ struct Evaluation {
     mutating func start(targets: [Int], data payload: JSONValue) throws {
         active[0] = true
         let initial = CompiledChart.Transition(
-            source: 0, index: -1, events: [], matchesEveryEvent: false, targets: targets,
-            isInternal: false, condition: nil, actions: [], navigation: nil)
+            source: 0, index: -1, events: [], targets: targets, isInternal: false, condition: nil,
+            actions: [], navigation: nil, ids: chart.ids, isHistory: chart.isHistory)
         targetData = payload
         try microstep([initial], event: nil)
         targetData = .null
@@ -200,6 +200,7 @@ struct Evaluation {
     }
 
     private func effectiveTargets(_ transition: CompiledChart.Transition) -> [Int] {
+        if !transition.targetsHistory { return transition.targets }
         var targets: [Int] = []
         func add(_ state: Int) {
             if case .history = chart.kind[state] {
@@ -246,12 +247,12 @@ struct Evaluation {
         let source = configuration
 
         // Exit.
-        var exitMarks = Array(repeating: false, count: chart.count)
-        var exitsAny = false
+        var exitMarks = StateSet(count: chart.count)
         for transition in transitions where !transition.targets.isEmpty {
-            exitsAny = true
-            for state in exitSet(transition) { exitMarks[state] = true }
+            guard let domain = transitionDomain(transition) else { continue }
+            for state in (domain + 1)..<chart.subtreeEnd[domain] where active[state] { exitMarks[state] = true }
         }
+        let exitsAny = !exitMarks.isEmpty
         var exited: [String] = []
         for state in stride(from: chart.count - 1, through: 1, by: -1) where exitsAny && exitMarks[state] {
             for historyState in chart.historyChildren[state] {
@@ -319,9 +320,7 @@ struct Evaluation {
         configuration = computeConfiguration()
         microsteps.append(Microstep(
             event: event,
-            transitions: transitions.map {
-                TransitionReference(source: chart.ids[$0.source], index: $0.index, targets: $0.targets.map { chart.ids[$0] })
-            },
+            transitions: transitions.map(\.reference),
             source: source, target: configuration, exited: exited, entered: entered,
             navigation: navigation(of: transitions, entered: entry, isFirstEntry: source.isEmpty), data: enteredData))
         currentEvent = nil
@@ -381,13 +380,13 @@ struct Evaluation {
     // MARK: Entry set
 
     private struct EntrySet {
-        var states: [Bool]
-        var defaultEntry: [Bool]
+        var states: StateSet
+        var defaultEntry: StateSet
         var defaultHistoryContent: [Int: [CompiledChart.Action]] = [:]
 
         init(count: Int) {
-            states = Array(repeating: false, count: count)
-            defaultEntry = Array(repeating: false, count: count)
+            states = StateSet(count: count)
+            defaultEntry = StateSet(count: count)
         }
     }
 
