@@ -8,6 +8,9 @@ struct Evaluation {
 
     var active: StateSet
     var history: [Int: [Int]]
+    /// The history memory as loaded, returned as is when no history was recorded.
+    private let loadedHistory: [String: [String]]
+    private var historyChanged = false
     var context: JSONValue
     var data: [String: JSONValue]
     var internalQueue: [Event]
@@ -42,6 +45,7 @@ struct Evaluation {
             }
         }
         self.history = history
+        self.loadedHistory = state.history
         self.context = state.context
         self.data = state.data
         self.internalQueue = state.internalQueue
@@ -62,9 +66,12 @@ struct Evaluation {
     }
 
     var state: MachineState {
-        var remembered: [String: [String]] = [:]
-        for (history, states) in self.history {
-            remembered[chart.ids[history]] = states.map { chart.ids[$0] }
+        var remembered = loadedHistory
+        if historyChanged {
+            remembered = [:]
+            for (history, states) in self.history {
+                remembered[chart.ids[history]] = states.map { chart.ids[$0] }
+            }
         }
         return MachineState(
             configuration: configuration, history: remembered, context: context, data: data,
@@ -266,6 +273,7 @@ struct Evaluation {
                     for child in chart.children[state] where active[child] { remembered.append(child) }
                 }
                 history[historyState] = remembered
+                historyChanged = true
             }
         }
         for state in stride(from: chart.count - 1, through: 1, by: -1) where exitsAny && exitMarks[state] {
