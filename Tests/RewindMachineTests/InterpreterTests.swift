@@ -186,4 +186,16 @@ struct InterpreterTests {
             return true
         }
     }
+
+    @Test func restoredInterpreterContinuesWithoutRunningHooks() throws {
+        let machine = try ExampleMachines.Browser.machine()
+        let saved = try run(machine, "open", "showComments", "openSettings")
+        let interpreter = Interpreter(machine: machine)
+        var entered: [String] = []
+        for id in machine.stateIDs { interpreter.onDidEnter(id) { entered.append($0.state ?? "") } }
+        interpreter.restore(saved)
+        #expect(entered.isEmpty)
+        try interpreter.send("closeSettings")
+        #expect(entered == ["browse", "feed", "post", "postComments"])
+    }
 }

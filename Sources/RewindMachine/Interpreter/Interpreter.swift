@@ -84,7 +84,14 @@ public final class Interpreter {
 
     // MARK: Requests
 
-    /// Starts the machine (the first entry: hooks see no previous state).
+    /// Replaces the current state without running anything (restoring a session, jumping during a
+    /// replay). Pending queued requests are dropped.
+    public func restore(_ state: MachineState) {
+        queue.removeAll()
+        self.state = state
+    }
+
+    /// Starts (or restarts from scratch) the machine: the first entry, hooks see no previous state.
     @discardableResult
     public func start(context: JSONValue = .null) throws -> Step {
         let step = try machine.start(context: context, now: clock.nowMilliseconds)
