@@ -85,6 +85,8 @@ struct InterpreterTests {
         #expect(interpreter.state.configuration == ["greeting"])
         #expect(interpreter.deferredErrors.count == 1)
         #expect((interpreter.deferredErrors.first as? MachineError) == .invalidTransition(from: ["greeting"], event: "loggedIn"))
+        #expect(interpreter.takeDeferredErrors().count == 1)
+        #expect(interpreter.deferredErrors.isEmpty)
     }
 
     @Test func persistenceCallbackSeesEachStepBeforeHooksAndCanVetoIt() throws {

@@ -84,6 +84,12 @@ public final class Interpreter {
 
     // MARK: Requests
 
+    /// Returns the errors of queued requests collected so far and forgets them.
+    public func takeDeferredErrors() -> [any Error] {
+        defer { deferredErrors.removeAll() }
+        return deferredErrors
+    }
+
     /// Replaces the current state without running anything (restoring a session, jumping during a
     /// replay). Pending queued requests are dropped.
     public func restore(_ state: MachineState) {
