@@ -40,6 +40,7 @@ public final class Interpreter {
     private var transitionHooks: [(Microstep) -> Void] = []
     private var queue: [Request] = []
     private var isBusy = false
+    private var isDelivering = false
 
     /// Creates an interpreter for `machine`, in `state` (a fresh, unstarted state by default, or a
     /// restored one).
@@ -83,7 +84,20 @@ public final class Interpreter {
 
     // MARK: Requests
 
-    /// Starts the machine (the first entry: hooks see no previous state).
+    /// Returns the errors of queued requests collected so far and forgets them.
+    public func takeDeferredErrors() -> [any Error] {
+        defer { deferredErrors.removeAll() }
+        return deferredErrors
+    }
+
+    /// Replaces the current state without running anything (restoring a session, jumping during a
+    /// replay). Pending queued requests are dropped.
+    public func restore(_ state: MachineState) {
+        queue.removeAll()
+        self.state = state
+    }
+
+    /// Starts (or restarts from scratch) the machine: the first entry, hooks see no previous state.
     @discardableResult
     public func start(context: JSONValue = .null) throws -> Step {
         let step = try machine.start(context: context, now: clock.nowMilliseconds)
@@ -149,11 +163,24 @@ public final class Interpreter {
         if !wasBusy { drainQueue() }
     }
 
-    /// Delivers every delayed send that is due at the clock's current time, each as its own step.
+    /// Delivers every delayed send that is due at the clock's current time, each as its own step
+    /// (sends due at once after a step are delivered automatically).
+    ///
+    /// - Throws: ``MachineError/eventLoopLimitExceeded(limit:event:configuration:)`` when sends
+    ///   keep scheduling due sends for more than the machine's microstep limit of steps (the
+    ///   steps before it stay committed), and what ``perform`` throws.
     @discardableResult
     public func deliverDueSends() throws -> [Step] {
         var steps: [Step] = []
+        let wasDelivering = isDelivering
+        isDelivering = true
+        defer { isDelivering = wasDelivering }
         while let step = try machine.sendNextDue(in: state, now: clock.nowMilliseconds) {
+            if steps.count >= machine.options.microstepLimit {
+                throw MachineError.eventLoopLimitExceeded(
+                    limit: machine.options.microstepLimit, event: step.event?.name,
+                    configuration: state.configuration)
+            }
             try commit(step)
             steps.append(step)
         }
@@ -192,7 +219,7 @@ public final class Interpreter {
     }
 
     private func deliverDueSendsIfIdle() throws {
-        guard !isBusy, let first = state.pendingSends.first,
+        guard !isBusy, !isDelivering, let first = state.pendingSends.first,
               first.dueMilliseconds <= clock.nowMilliseconds else { return }
         try deliverDueSends()
     }
