@@ -32,12 +32,8 @@ public final class Interpreter {
     /// Errors thrown by requests queued from inside hooks (they cannot reach the hook's caller).
     public private(set) var deferredErrors: [any Error] = []
 
-    private var didEnterHooks: [String: [(StateChange) -> Void]] = [:]
-    private var willExitHooks: [String: [(StateChange) -> Void]] = [:]
-    private var updateHooks: [String: [(Double) -> Void]] = [:]
-    private var willTransitionHooks: [(StateChange) -> Void] = []
-    private var didTransitionHooks: [(StateChange) -> Void] = []
-    private var transitionHooks: [(Microstep) -> Void] = []
+    /// The hooks, run in ``StepHooks``' order after each committed step.
+    public let hooks = StepHooks()
     private var queue: [Request] = []
     private var isBusy = false
     private var isDelivering = false
@@ -54,32 +50,32 @@ public final class Interpreter {
 
     /// Runs `hook` each time `state` is entered (GKState's `didEnter(from:)`).
     public func onDidEnter(_ state: String, _ hook: @escaping (StateChange) -> Void) {
-        didEnterHooks[state, default: []].append(hook)
+        hooks.onDidEnter(state, hook)
     }
 
     /// Runs `hook` each time `state` is exited (GKState's `willExit(to:)`).
     public func onWillExit(_ state: String, _ hook: @escaping (StateChange) -> Void) {
-        willExitHooks[state, default: []].append(hook)
+        hooks.onWillExit(state, hook)
     }
 
     /// Runs `hook` on ``update(deltaTime:)`` while `state` is active (GKState's `update(deltaTime:)`).
     public func onUpdate(_ state: String, _ hook: @escaping (_ deltaTime: Double) -> Void) {
-        updateHooks[state, default: []].append(hook)
+        hooks.onUpdate(state, hook)
     }
 
     /// Runs `hook` before each step's exits (StateViewController's `willTransition(to:)`).
     public func onWillTransition(_ hook: @escaping (StateChange) -> Void) {
-        willTransitionHooks.append(hook)
+        hooks.onWillTransition(hook)
     }
 
     /// Runs `hook` after each step's entries (StateViewController's `didTransition(from:)`).
     public func onDidTransition(_ hook: @escaping (StateChange) -> Void) {
-        didTransitionHooks.append(hook)
+        hooks.onDidTransition(hook)
     }
 
     /// Runs `hook` for each microstep between its exits and its entries (transition actions).
     public func onTransition(_ hook: @escaping (Microstep) -> Void) {
-        transitionHooks.append(hook)
+        hooks.onTransition(hook)
     }
 
     // MARK: Requests
@@ -156,9 +152,7 @@ public final class Interpreter {
     public func update(deltaTime: Double) {
         let wasBusy = isBusy
         isBusy = true
-        for id in state.configuration {
-            for hook in updateHooks[id] ?? [] { hook(deltaTime) }
-        }
+        hooks.update(deltaTime: deltaTime, in: state)
         isBusy = wasBusy
         if !wasBusy { drainQueue() }
     }
@@ -194,7 +188,7 @@ public final class Interpreter {
         let previous = state
         state = step.state
         isBusy = true
-        runHooks(of: step, previous: previous)
+        hooks.run(step, of: machine, previous: previous)
         isBusy = false
         drainQueue()
     }
@@ -222,29 +216,5 @@ public final class Interpreter {
         guard !isBusy, !isDelivering, let first = state.pendingSends.first,
               first.dueMilliseconds <= clock.nowMilliseconds else { return }
         try deliverDueSends()
-    }
-
-    private func runHooks(of step: Step, previous: MachineState) {
-        let from: [String]? = step.event == nil ? nil : machine.atomicStates(of: step.source)
-        let to = machine.atomicStates(of: step.target)
-        let change = StateChange(state: nil, event: step.event, from: from, to: to, data: .null)
-        for hook in willTransitionHooks { hook(change) }
-        for microstep in step.microsteps {
-            for id in microstep.exited {
-                for hook in willExitHooks[id] ?? [] {
-                    hook(StateChange(
-                        state: id, event: step.event, from: from, to: to, data: previous.data[id] ?? .null))
-                }
-            }
-            for hook in transitionHooks { hook(microstep) }
-            for id in microstep.entered {
-                for hook in didEnterHooks[id] ?? [] {
-                    hook(StateChange(
-                        state: id, event: step.event, from: from, to: to,
-                        data: step.state.data[id] ?? microstep.data[id] ?? .null))
-                }
-            }
-        }
-        for hook in didTransitionHooks { hook(change) }
     }
 }
