@@ -38,7 +38,7 @@ public struct ReplayCursor: Sendable {
         self.store = engine.store
         self.machines = ReplayMachines(engine: engine, machineName: info.machine, bindings: bindings)
         self.snapshot = .empty(definition: "")
-        self.point = try ReplayPoint(session: session, snapshot: snapshot, record: nil, recording: nil)
+        self.point = ReplayPoint(session: session, snapshot: snapshot, step: nil)
     }
 
     /// The session's head version now.
@@ -53,14 +53,14 @@ public struct ReplayCursor: Sendable {
     @discardableResult
     public mutating func seek(to version: UInt64) throws -> ReplayPoint {
         let session = self.session
-        let (snapshot, record) = try store.read { transaction in
+        let (snapshot, step) = try store.read { transaction in
             let head = try transaction.sessionInfo(for: session)?.headVersion ?? 0
             guard version <= head else {
                 throw ReplayError.versionOutOfRange(session: session, requested: version, head: head)
             }
             return try machines.rebuild(session, at: version, in: transaction)
         }
-        return try move(to: snapshot, record: record)
+        return move(to: snapshot, step: step)
     }
 
     /// Moves to the last version written at or before `time` (version 0 when the session had not
@@ -94,8 +94,9 @@ public struct ReplayCursor: Sendable {
         guard let record = try store.read({ try $0.records(of: session, from: next, limit: 1).first }),
               record.version == next else { return nil }
         let recording = try machines.recording(for: record.definition)
-        let after = try recording.replay(record, on: snapshot).1
-        return try move(to: after, record: record)
+        let request = try recording.request(of: record)
+        let after = try recording.replay(record, request: request, on: snapshot).1
+        return move(to: after, step: RecordedStep(record: record, request: request, recording: recording))
     }
 
     /// Moves one version back (by seeking). Returns `nil` (and stays) at version 0.
@@ -117,9 +118,8 @@ public struct ReplayCursor: Sendable {
         try seek(to: try headVersion())
     }
 
-    private mutating func move(to snapshot: SessionSnapshot, record: TransitionRecord?) throws -> ReplayPoint {
-        let recording = try record.map { try machines.recording(for: $0.definition) }
-        let point = try ReplayPoint(session: session, snapshot: snapshot, record: record, recording: recording)
+    private mutating func move(to snapshot: SessionSnapshot, step: RecordedStep?) -> ReplayPoint {
+        let point = ReplayPoint(session: session, snapshot: snapshot, step: step)
         self.snapshot = snapshot
         self.point = point
         return point
@@ -136,5 +136,10 @@ extension Engine {
     /// - Throws: ``EngineError/unknownSession(_:)``.
     public func replayCursor(for session: SessionID, bindings: Bindings = Bindings()) throws -> ReplayCursor {
         try ReplayCursor(engine: self, session: session, bindings: bindings)
+    }
+
+    /// A cursor over the recorded session with the plain string id `session`.
+    public func replayCursor(for session: String, bindings: Bindings = Bindings()) throws -> ReplayCursor {
+        try replayCursor(for: try SessionID(session), bindings: bindings)
     }
 }

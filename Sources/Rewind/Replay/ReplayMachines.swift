@@ -64,27 +64,37 @@ struct ReplayMachines: Sendable {
     }
 
     /// The session's state at `version` (nearest snapshot at or before it, plus the records
-    /// after it) and the record of that version (`nil` at version 0).
+    /// after it), with the record of that version and its decoded request (`nil` at version 0).
     mutating func rebuild(
         _ session: SessionID, at version: UInt64, in transaction: StoreReadTransaction
-    ) throws -> (SessionSnapshot, TransitionRecord?) {
+    ) throws -> (SessionSnapshot, RecordedStep?) {
         var snapshot = try SessionSnapshot.latest(of: session, atOrBefore: version, in: transaction)
             ?? .empty(definition: "")
-        var last: TransitionRecord?
+        var last: RecordedStep?
         if snapshot.version < version {
             try transaction.forEachRecord(of: session, from: snapshot.version + 1) { record in
                 guard record.version <= version else { return .stop }
-                snapshot = try recording(for: record.definition).replay(record, on: snapshot).1
-                last = record
+                let recording = try recording(for: record.definition)
+                let request = try recording.request(of: record)
+                snapshot = try recording.replay(record, request: request, on: snapshot).1
+                last = RecordedStep(record: record, request: request, recording: recording)
                 return record.version == version ? .stop : .next
             }
-        } else if version > 0 {
-            last = try transaction.records(of: session, from: version, limit: 1).first
+        } else if version > 0, let record = try transaction.records(of: session, from: version, limit: 1).first {
+            let recording = try recording(for: record.definition)
+            last = RecordedStep(record: record, request: try recording.request(of: record), recording: recording)
         }
-        if version > 0, last?.version != version {
+        if version > 0, last?.record.version != version {
             throw EngineError.corruptedEntry(
                 what: "the session index of '\(session)'", reason: "version \(version) is missing")
         }
         return (snapshot, last)
     }
+}
+
+/// A record with its decoded request and the mapping that re-runs it.
+struct RecordedStep: Sendable {
+    var record: TransitionRecord
+    var request: StepRecording.Request
+    var recording: StepRecording
 }

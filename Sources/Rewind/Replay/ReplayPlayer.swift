@@ -135,12 +135,21 @@ public final class ReplayPlayer {
     /// Stops playing and continues live: forks the recorded session at the version played into
     /// `newSession` (see ``Engine/fork(_:at:as:)``), opens it, and moves the player's hooks to
     /// it. Sending to the returned session appends to the fork; the recording is untouched.
+    /// Before any record was played there is nothing to fork: `newSession` is then a new, empty
+    /// session of the same machine (``Engine/makeSession(id:machine:)``).
     ///
-    /// - Throws: the errors of ``Engine/fork(_:at:as:)`` (``ReplayError/versionOutOfRange(session:requested:head:)``
-    ///   when nothing was played) and of ``Engine/session(_:policy:)``.
+    /// - Throws: the errors of ``Engine/fork(_:at:as:)`` and of ``Engine/session(_:policy:)``
+    ///   (``EngineError/definitionMismatch(session:machine:recorded:registered:)`` when the
+    ///   records played were written under another definition than the registered one and
+    ///   `policy` is ``ResumePolicy/strict``).
     public func handOver(as newSession: SessionID, policy: ResumePolicy = .strict) async throws -> Session {
-        try await engine.fork(session, at: version, as: newSession)
-        let live = try engine.session(newSession, policy: policy)
+        let live: Session
+        if version == 0 {
+            live = try engine.makeSession(id: newSession, machine: machineName)
+        } else {
+            try await engine.fork(session, at: version, as: newSession)
+            live = try engine.session(newSession, policy: policy)
+        }
         for register in registrations { register(live) }
         return live
     }
@@ -162,5 +171,10 @@ extension Engine {
     /// - Throws: ``EngineError/unknownSession(_:)``.
     public func player(for session: SessionID, bindings: Bindings = Bindings()) throws -> ReplayPlayer {
         try ReplayPlayer(engine: self, session: session, bindings: bindings)
+    }
+
+    /// A player of the recorded session with the plain string id `session`.
+    public func player(for session: String, bindings: Bindings = Bindings()) throws -> ReplayPlayer {
+        try player(for: try SessionID(session), bindings: bindings)
     }
 }

@@ -62,25 +62,14 @@ public struct ReplayPoint: Sendable, Hashable {
         self.state = state
     }
 
-    /// The point of `session` at `snapshot`, whose version's record is `record` (`nil` at
-    /// version 0), shown with `recording`'s machine.
-    init(session: SessionID, snapshot: SessionSnapshot, record: TransitionRecord?, recording: StepRecording?) throws {
-        let payload: JSONValue
-        if let record, !record.payload.isEmpty, let recording {
-            do {
-                payload = try recording.coder.decode(JSONValue.self, from: record.payload)
-            } catch {
-                throw EngineError.corruptedEntry(
-                    what: "the payload of '\(session)' version \(record.version)", reason: String(describing: error))
-            }
-        } else {
-            payload = .null
-        }
+    /// The point of `session` at `snapshot`, reached by `step` (`nil` at version 0).
+    init(session: SessionID, snapshot: SessionSnapshot, step: RecordedStep?) {
+        let record = step?.record
         let configuration = snapshot.state.configuration
         self.init(
             session: session, version: snapshot.version, timestamp: record?.timestamp, event: record?.event,
-            payload: payload, source: record?.source ?? [], configuration: configuration,
-            activeStates: recording?.machine.atomicStates(of: configuration) ?? [],
+            payload: step?.request.payload ?? .null, source: record?.source ?? [], configuration: configuration,
+            activeStates: step?.recording.machine.atomicStates(of: configuration) ?? [],
             navigationOperations: record?.navigation ?? [], navigation: snapshot.navigation,
             definition: record?.definition, origin: record?.origin, state: snapshot.state)
     }

@@ -127,4 +127,11 @@ extension Engine {
                 session: session, definition: recording.definition, verifiedRecords: verified, divergence: divergence)
         }
     }
+
+    /// Verifies every session of the machine registered (or recorded) as `machineName` against
+    /// `machine` (see ``verify(_:against:)``), ordered by session id: the check to run before
+    /// shipping a new definition.
+    public func verifySessions(of machineName: String, against machine: Machine) throws -> [VerificationReport] {
+        try sessions().filter { $0.machine == machineName }.map { try verify($0.session, against: machine) }
+    }
 }

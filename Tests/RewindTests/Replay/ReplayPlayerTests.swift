@@ -79,4 +79,18 @@ struct ReplayPlayerTests {
         #expect(info.origin == RecordOrigin(session: try SessionID("o"), version: 3))
         #expect(try engine.store.read { try $0.records(of: try SessionID("o")) } == original)
     }
+
+    @Test func handingOverBeforeAnyRecordStartsAnEmptySession() async throws {
+        let fixture = try ReplayFixture()
+        try await fixture.record("onboarding", as: "o")
+        let player = try fixture.engine.player(for: "o")
+        let log = EventLog()
+        player.onDidEnter("initial") { _ in log.append("initial") }
+        let live = try await player.handOver(as: try SessionID("fresh"))
+        #expect(live.version == 0)
+        #expect(try fixture.engine.store.sessionInfo(for: try SessionID("fresh")) == nil)
+        try await live.enter("initial")
+        #expect(log.entries == ["initial"])
+        #expect(try fixture.engine.store.sessionInfo(for: try SessionID("fresh"))?.origin == nil)
+    }
 }

@@ -144,4 +144,21 @@ struct SessionArchiveTests {
         // The untouched archive imports.
         #expect(try await target.engine.importSession(data).headVersion == 6)
     }
+
+    @Test func aSessionWhoseDefinitionNeedsBindingsRoundTripsAndReplaysWithThem() async throws {
+        let source = try ReplayFixture(registering: [try CounterMachine.machine()])
+        let session = try await source.engine.startSession(id: "c", machine: "counter", context: ["count": 0])
+        for _ in 0..<5 { try await session.send("tick") }
+        try await session.send("stop")
+        let data = try source.engine.exportSession(session.id)
+
+        let target = try ReplayFixture(registering: [])
+        try await target.engine.importSession(data, as: try SessionID("copy"))
+        var cursor = try target.engine.replayCursor(for: "copy", bindings: CounterMachine.bindings)
+        let head = try cursor.last()
+        #expect(head.context == ["count": 5])
+        #expect(head.configuration == ["stopped"])
+        #expect(head.state == session.state)
+        #expect(try target.engine.verify(try SessionID("copy"), against: try CounterMachine.machine()).isClean)
+    }
 }

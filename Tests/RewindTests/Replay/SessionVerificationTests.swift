@@ -59,4 +59,19 @@ struct SessionVerificationTests {
         #expect(divergence.version == 3)
         #expect(divergence.kind == .navigationMismatch(recorded: [.push("login")], computed: [.replace("login")]))
     }
+
+    @Test func verifyingEverySessionOfAMachineReportsEachOne() async throws {
+        let fixture = try ReplayFixture()
+        try await fixture.record("onboarding", as: "o1")
+        let short = try await fixture.engine.startSession(id: "o2", machine: "onboarding")
+        try await short.send("launch")
+        try await fixture.record("statekit", as: "s")
+        let routes = Array(ExampleMachines.Onboarding.routes.dropLast())
+        let changed = try Machine(MachineDefinition(
+            name: "onboarding", initial: "initial", routes: routes, navigation: Self.navigation))
+        let reports = try fixture.engine.verifySessions(of: "onboarding", against: changed)
+        #expect(reports.map(\.session.rawValue) == ["o1", "o2"])
+        #expect(reports.map(\.isClean) == [false, true])
+        #expect(reports.map(\.verifiedRecords) == [3, 2])
+    }
 }
