@@ -175,4 +175,25 @@ struct ReplayCursorTests {
             #expect(try cursor.seek(to: UInt64(version)).state == state)
         }
     }
+
+    @Test func seekingStartsFromTheNearestStoredSnapshotAtOrBeforeTheVersion() async throws {
+        let fixture = try ReplayFixture(snapshotInterval: 4, registering: [try CounterMachine.machine()])
+        let session = try await fixture.engine.startSession(id: "c", machine: "counter", context: ["count": 0])
+        for _ in 0..<9 { try await session.send("tick") }
+        // Doctor the snapshot at version 4: a seek that starts from it shows the doctored count.
+        let key = StoreKey.compound("c", 4)
+        let stored = try #require(try fixture.engine.store.read { try $0.value(forKey: key, in: .snapshots) })
+        var snapshot = try JSONDecoder().decode(SessionSnapshot.self, from: Data(stored))
+        #expect(snapshot.state.context == ["count": 3])
+        snapshot.state.context = ["count": 100]
+        let doctored = try JSONEncoder().encode(snapshot)
+        try fixture.engine.store.write { try $0.put(Array(doctored), forKey: key, in: .snapshots) }
+
+        var cursor = try fixture.engine.replayCursor(for: session.id)
+        #expect(try cursor.seek(to: 3).context == ["count": 2])
+        #expect(try cursor.seek(to: 4).context == ["count": 100])
+        #expect(try cursor.seek(to: 6).context == ["count": 102])
+        #expect(try cursor.seek(to: 8).context == ["count": 7])
+        #expect(try cursor.stepBack()?.context == ["count": 103])
+    }
 }
