@@ -1,5 +1,6 @@
 import Foundation
 import Rewind
+import RewindTestSupport
 import Testing
 
 @Suite("Export and import")
@@ -160,5 +161,32 @@ struct SessionArchiveTests {
         #expect(head.configuration == ["stopped"])
         #expect(head.state == session.state)
         #expect(try target.engine.verify(try SessionID("copy"), against: try CounterMachine.machine()).isClean)
+    }
+
+    @Test func archivesGoThroughFilesAndErrorsNameTheirLine() async throws {
+        let source = try ReplayFixture()
+        try await source.record("upload", as: "u")
+        let directory = try TemporaryDirectory(prefix: "rewind-archive")
+        defer { directory.remove() }
+        let url = directory.url.appendingPathComponent("u.ndjson")
+        try source.engine.exportSession(try SessionID("u"), to: url)
+
+        let target = try ReplayFixture(registering: [])
+        let info = try await target.engine.importSession(from: url, as: try SessionID("u2"))
+        #expect(info.headVersion == 7)
+        #expect(try target.engine.history(of: info.session).map(\.event)
+            == (try source.engine.history(of: try SessionID("u"))).map(\.event))
+
+        var data = try Data(contentsOf: url)
+        data[data.count / 2] ^= 0x01
+        do {
+            try await target.engine.importSession(data, as: try SessionID("u3"))
+            Issue.record("an altered archive was imported")
+        } catch let error as SessionArchiveError {
+            let line = try #require(error.line)
+            #expect(error.description.contains("line \(line)"))
+            #expect(error.description.contains("nothing was imported"))
+        }
+        #expect(try target.engine.store.sessionInfo(for: try SessionID("u3")) == nil)
     }
 }
