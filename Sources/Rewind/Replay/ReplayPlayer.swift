@@ -108,10 +108,13 @@ public final class ReplayPlayer {
             let from = self.version + 1
             let upper = min(last, from + 255)
             let records = try engine.store.read { try $0.records(of: session, versions: from...upper) }
-            guard records.first?.version == from else { break }
             for record in records {
                 _ = try play(record)
                 played += 1
+            }
+            guard self.version == upper else {
+                throw EngineError.corruptedEntry(
+                    what: "the session index of '\(session)'", reason: "version \(self.version + 1) is missing")
             }
         }
         return played
@@ -155,6 +158,10 @@ public final class ReplayPlayer {
     }
 
     private func play(_ record: TransitionRecord) throws -> Step {
+        guard record.version == version + 1 else {
+            throw EngineError.corruptedEntry(
+                what: "the session index of '\(session)'", reason: "version \(version + 1) is missing")
+        }
         let recording = try machines.recording(for: record.definition)
         let previous = snapshot
         let (step, after) = try recording.replay(record, on: previous)
