@@ -128,7 +128,14 @@ public struct StepRecording: Sendable {
     ///   rejects the event, ``EngineError/replayDivergence(session:version:event:recorded:computed:)``
     ///   when it reaches another configuration.
     public func replay(_ record: TransitionRecord, on snapshot: SessionSnapshot) throws -> (Step, SessionSnapshot) {
-        let request = try request(of: record)
+        try replay(record, request: try request(of: record), on: snapshot)
+    }
+
+    /// Re-runs `record`, whose request `request` was already decoded with ``request(of:)``, on
+    /// `snapshot` (see ``replay(_:on:)``): for callers that also need the request's payload.
+    public func replay(
+        _ record: TransitionRecord, request: Request, on snapshot: SessionSnapshot
+    ) throws -> (Step, SessionSnapshot) {
         let step: Step
         do {
             step = try evaluate(request, in: snapshot.state, at: record.timestamp)
