@@ -67,13 +67,18 @@ public final class Engine: @unchecked Sendable {
         self.commits = CommitQueue(
             store: store, beforeCommit: { try projections.applyInline($1, in: $0) },
             didCommit: { notifier.advance(to: $0) })
-        for projection in configuration.projections {
-            try projections.add(projection.runner(mode: .inline))
-        }
         do {
-            try catchUpProjections()
-        } catch is ProjectionError {
-            // Recorded in the projection's status; the log and the other projections are fine.
+            for projection in configuration.projections {
+                try projections.add(projection.runner(mode: .inline))
+            }
+            do {
+                try catchUpProjections()
+            } catch is ProjectionError {
+                // Recorded in the projection's status; the log and the other projections are fine.
+            }
+        } catch {
+            store.close()
+            throw error
         }
     }
 

@@ -18,6 +18,10 @@ final class ProjectionRegistry: @unchecked Sendable {
     /// Records per catch-up write transaction.
     let batchSize: Int
 
+    /// The most records (appended by other processes) an inline run folds before the commit's
+    /// own; a projection further behind waits for a catch-up.
+    static let maximumInlineGap: UInt64 = 10_000
+
     init(batchSize: Int = 50_000) {
         self.batchSize = batchSize
     }
@@ -53,14 +57,22 @@ final class ProjectionRegistry: @unchecked Sendable {
     // MARK: Inline
 
     /// Applies `records` (just appended in `transaction`, in global order) to every inline
-    /// projection that is exactly caught up to them. A projection that fails is marked failed and
-    /// skipped from then on; only LMDB's errors are thrown (they fail the commit).
+    /// projection that is caught up to them, first folding the few records other processes may
+    /// have appended since its checkpoint (at most ``maximumInlineGap``). A projection that fails
+    /// is marked failed and skipped from then on; only LMDB's errors are thrown (they fail the
+    /// commit).
     func applyInline(_ records: [TransitionRecord], in transaction: StoreWriteTransaction) throws {
         guard let first = records.first?.sequence else { return }
         for runner in all where runner.mode == .inline {
             guard let status = try? Self.status(of: runner.name, in: transaction),
-                  status.version == runner.version, status.failure == nil, status.checkpoint == first - 1
+                  status.version == runner.version, status.failure == nil, status.checkpoint < first,
+                  first - 1 - status.checkpoint <= Self.maximumInlineGap
             else { continue }  // not caught up (or unreadable): the next catch-up handles it
+            var records = records
+            if status.checkpoint < first - 1 {
+                records = try transaction.records(
+                    from: status.checkpoint + 1, limit: Int(first - 1 - status.checkpoint)) + records
+            }
             let fold = runner.makeFold(after: status.checkpoint)
             do {
                 for record in records { try fold.apply(record, in: transaction) }

@@ -116,6 +116,22 @@ struct ProjectionRegistryTests {
         #expect(try engine.reader(for: EventCountProjection()).state(forKey: "a") == 4)
     }
 
+    @Test func anInlineRunFirstFoldsRecordsAnotherWriterAppended() async throws {
+        let directory = try TemporaryDirectory()
+        defer { directory.remove() }
+        let engine = try ProjectionFixtures.engine(in: directory, projections: [EventCountProjection()])
+        defer { engine.close() }
+        try await ProjectionFixtures.onboard(engine, id: "a", steps: 1)
+        // Another writer (another store handle, as another process would) appends behind the engine's back.
+        let other = try TransitionStore(directory: directory.path)
+        try other.append([ProjectionFixtures.transition(event: "go", to: "x", at: 1)], to: try SessionID("b"))
+        other.close()
+        #expect(try engine.projectionStatus(named: "test.event-counts")?.checkpoint == 2)
+        try await engine.session("a").send("start")
+        #expect(try engine.projectionStatus(named: "test.event-counts")?.checkpoint == 4)
+        #expect(try engine.reader(for: EventCountProjection()).states() == ["a": 3, "b": 1])
+    }
+
     // MARK: Failures
 
     @Test func aFailingProjectionStopsAtTheRecordWithoutHurtingTheLogOrTheOthers() async throws {

@@ -36,11 +36,11 @@ public struct NavigationProjection: Projection {
 
     /// Applies the record's navigation operations, in order, to the session's stack.
     public func apply(_ record: TransitionRecord, to state: inout SessionNavigation?) {
-        if state == nil {
-            state = SessionNavigation(machine: record.machine, stack: NavigationStack())
-        }
-        if state?.machine != record.machine { state?.machine = record.machine }
-        for operation in record.navigation { state?.stack.apply(operation) }
+        // Taken out of `state` so that the stack is uniquely referenced and changes in place.
+        var navigation = state.take() ?? SessionNavigation(machine: record.machine, stack: NavigationStack())
+        if navigation.machine != record.machine { navigation.machine = record.machine }
+        navigation.stack.apply(record.navigation)
+        state = navigation
     }
 
     /// Compact binary: machine, then the screens root first.

@@ -59,34 +59,38 @@ public struct ScreenFlowProjection: Projection {
 
     /// Moves the session to the record's target, adding the target's states to ``Flow/reached``.
     public func apply(_ record: TransitionRecord, to state: inout Flow?) {
-        if state == nil {
+        // Taken out of `state` so that the arrays are uniquely referenced and change in place.
+        guard var flow = state.take() else {
             state = Flow(
                 machine: record.machine, configuration: record.target, stateData: record.stateData,
                 lastEvent: record.event, updated: record.timestamp, version: record.version,
                 reached: record.target.sorted())
             return
         }
-        state?.machine = record.machine
-        state?.configuration = record.target
-        state?.stateData = record.stateData
-        state?.lastEvent = record.event
-        state?.updated = record.timestamp
-        state?.version = record.version
+        if flow.machine != record.machine { flow.machine = record.machine }
+        flow.configuration = record.target
+        flow.stateData = record.stateData
+        flow.lastEvent = record.event
+        flow.updated = record.timestamp
+        flow.version = record.version
         for id in record.target {
-            Self.insertSorted(id, into: &state)
+            let position = Self.insertionPoint(of: id, in: flow.reached)
+            if position == flow.reached.count || flow.reached[position] != id {
+                flow.reached.insert(id, at: position)
+            }
         }
+        state = flow
     }
 
-    private static func insertSorted(_ id: String, into state: inout Flow?) {
-        guard let reached = state?.reached else { return }
+    /// The first index of `sorted` whose element is not less than `id`.
+    private static func insertionPoint(of id: String, in sorted: [String]) -> Int {
         var low = 0
-        var high = reached.count
+        var high = sorted.count
         while low < high {
             let middle = (low + high) / 2
-            if reached[middle] < id { low = middle + 1 } else { high = middle }
+            if sorted[middle] < id { low = middle + 1 } else { high = middle }
         }
-        if low < reached.count, reached[low] == id { return }
-        state?.reached.insert(id, at: low)
+        return low
     }
 
     /// Compact binary: machine, configuration, state data, last event, time, version, reached.
