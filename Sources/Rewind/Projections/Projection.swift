@@ -19,7 +19,7 @@ import RewindStore
 /// let counts = try engine.reader(for: EventCounts()).state(forKey: "onboarding")
 /// ```
 ///
-/// Register it with ``Engine/register(_:mode:)`` (or ``EngineConfiguration/projections``): it is
+/// Register it with ``Engine/register(_:mode:progress:)`` (or ``EngineConfiguration/projections``): it is
 /// caught up from its checkpoint to the head, then (in ``ProjectionMode/inline`` mode) updated in
 /// the same LMDB write transaction as every append. Change ``version`` whenever ``apply(_:to:)``
 /// or the state's encoding changes: the projection is then rebuilt from the first record.
