@@ -85,6 +85,8 @@ struct InterpreterTests {
         #expect(interpreter.state.configuration == ["greeting"])
         #expect(interpreter.deferredErrors.count == 1)
         #expect((interpreter.deferredErrors.first as? MachineError) == .invalidTransition(from: ["greeting"], event: "loggedIn"))
+        #expect(interpreter.takeDeferredErrors().count == 1)
+        #expect(interpreter.deferredErrors.isEmpty)
     }
 
     @Test func persistenceCallbackSeesEachStepBeforeHooksAndCanVetoIt() throws {
@@ -163,5 +165,39 @@ struct InterpreterTests {
         #expect(interpreter.state.configuration == ["navigation"])
         #expect(interpreter.canEnter("start"))
         #expect(!interpreter.canEnter("preview"))
+    }
+
+    @Test func sendsThatKeepSchedulingThemselvesStopWithALoopError() throws {
+        let machine = try Machine(MachineDefinition("m") {
+            StateNode("a") {
+                On("go", to: "b")
+            }
+            StateNode("b") {
+                OnEntry(.send(event: "again"))
+                On("again", to: "b")
+            }
+        }, options: Machine.Options(microstepLimit: 10))
+        let interpreter = Interpreter(machine: machine, clock: ManualClock())
+        try interpreter.start()
+        try interpreter.send("go")
+        #expect(interpreter.deferredErrors.count == 1)
+        #expect {
+            throw interpreter.deferredErrors[0]
+        } throws: { error in
+            guard case MachineError.eventLoopLimitExceeded(10, "again", _) = error else { return false }
+            return true
+        }
+    }
+
+    @Test func restoredInterpreterContinuesWithoutRunningHooks() throws {
+        let machine = try ExampleMachines.Browser.machine()
+        let saved = try run(machine, "open", "showComments", "openSettings")
+        let interpreter = Interpreter(machine: machine)
+        var entered: [String] = []
+        for id in machine.stateIDs { interpreter.onDidEnter(id) { entered.append($0.state ?? "") } }
+        interpreter.restore(saved)
+        #expect(entered.isEmpty)
+        try interpreter.send("closeSettings")
+        #expect(entered == ["browse", "feed", "post", "postComments"])
     }
 }

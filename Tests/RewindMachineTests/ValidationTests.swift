@@ -89,4 +89,41 @@ struct ValidationTests {
         })
         #expect(machine.warnings == [ValidationWarning(state: "a", transition: 1, problem: .transitionNeverTaken)])
     }
+
+    @Test func unguardedEventlessTransitionShadowsTheStatesEventTransitions() throws {
+        let machine = try Machine(MachineDefinition("m") {
+            StateNode("a") {
+                On("go", to: "b")
+                Always(to: ["b"])
+                Always(to: ["a"])
+            }
+            StateNode("b")
+        })
+        #expect(machine.warnings == [
+            ValidationWarning(state: "a", transition: 0, problem: .transitionNeverTaken),
+            ValidationWarning(state: "a", transition: 2, problem: .transitionNeverTaken),
+        ])
+    }
+
+    @Test func unknownValidNextStateAndEmptyIDAreRejected() {
+        let errors = problems(MachineDefinition(name: "m", states: [
+            StateDefinition(id: "a", validNextStates: ["ghost"]),
+            StateDefinition(id: ""),
+        ]))
+        #expect(errors.contains(ValidationError(state: "a", problem: .unknownTarget("ghost"))))
+        #expect(errors.contains(ValidationError(state: "", problem: .emptyID)))
+    }
+
+    @Test func everyProblemIsReportedAtOnceWithReadableDescriptions() {
+        let errors = problems(MachineDefinition("m") {
+            StateNode("a") { On("x", to: "missing") }
+            StateNode("a")
+            HistoryNode("h")
+        })
+        #expect(errors.count == 3)
+        let description = MachineError.invalidDefinition(errors).description
+        #expect(description.contains("state 'a', transition #0: unknown target 'missing'"))
+        #expect(description.contains("state 'a': duplicate state id"))
+        #expect(description.contains("state 'h': history state outside a compound or parallel state"))
+    }
 }

@@ -32,14 +32,11 @@ public final class Interpreter {
     /// Errors thrown by requests queued from inside hooks (they cannot reach the hook's caller).
     public private(set) var deferredErrors: [any Error] = []
 
-    private var didEnterHooks: [String: [(StateChange) -> Void]] = [:]
-    private var willExitHooks: [String: [(StateChange) -> Void]] = [:]
-    private var updateHooks: [String: [(Double) -> Void]] = [:]
-    private var willTransitionHooks: [(StateChange) -> Void] = []
-    private var didTransitionHooks: [(StateChange) -> Void] = []
-    private var transitionHooks: [(Microstep) -> Void] = []
+    /// The hooks, run in ``StepHooks``' order after each committed step.
+    public let hooks = StepHooks()
     private var queue: [Request] = []
     private var isBusy = false
+    private var isDelivering = false
 
     /// Creates an interpreter for `machine`, in `state` (a fresh, unstarted state by default, or a
     /// restored one).
@@ -53,37 +50,50 @@ public final class Interpreter {
 
     /// Runs `hook` each time `state` is entered (GKState's `didEnter(from:)`).
     public func onDidEnter(_ state: String, _ hook: @escaping (StateChange) -> Void) {
-        didEnterHooks[state, default: []].append(hook)
+        hooks.onDidEnter(state, hook)
     }
 
     /// Runs `hook` each time `state` is exited (GKState's `willExit(to:)`).
     public func onWillExit(_ state: String, _ hook: @escaping (StateChange) -> Void) {
-        willExitHooks[state, default: []].append(hook)
+        hooks.onWillExit(state, hook)
     }
 
     /// Runs `hook` on ``update(deltaTime:)`` while `state` is active (GKState's `update(deltaTime:)`).
     public func onUpdate(_ state: String, _ hook: @escaping (_ deltaTime: Double) -> Void) {
-        updateHooks[state, default: []].append(hook)
+        hooks.onUpdate(state, hook)
     }
 
     /// Runs `hook` before each step's exits (StateViewController's `willTransition(to:)`).
     public func onWillTransition(_ hook: @escaping (StateChange) -> Void) {
-        willTransitionHooks.append(hook)
+        hooks.onWillTransition(hook)
     }
 
     /// Runs `hook` after each step's entries (StateViewController's `didTransition(from:)`).
     public func onDidTransition(_ hook: @escaping (StateChange) -> Void) {
-        didTransitionHooks.append(hook)
+        hooks.onDidTransition(hook)
     }
 
     /// Runs `hook` for each microstep between its exits and its entries (transition actions).
     public func onTransition(_ hook: @escaping (Microstep) -> Void) {
-        transitionHooks.append(hook)
+        hooks.onTransition(hook)
     }
 
     // MARK: Requests
 
-    /// Starts the machine (the first entry: hooks see no previous state).
+    /// Returns the errors of queued requests collected so far and forgets them.
+    public func takeDeferredErrors() -> [any Error] {
+        defer { deferredErrors.removeAll() }
+        return deferredErrors
+    }
+
+    /// Replaces the current state without running anything (restoring a session, jumping during a
+    /// replay). Pending queued requests are dropped.
+    public func restore(_ state: MachineState) {
+        queue.removeAll()
+        self.state = state
+    }
+
+    /// Starts (or restarts from scratch) the machine: the first entry, hooks see no previous state.
     @discardableResult
     public func start(context: JSONValue = .null) throws -> Step {
         let step = try machine.start(context: context, now: clock.nowMilliseconds)
@@ -142,18 +152,29 @@ public final class Interpreter {
     public func update(deltaTime: Double) {
         let wasBusy = isBusy
         isBusy = true
-        for id in state.configuration {
-            for hook in updateHooks[id] ?? [] { hook(deltaTime) }
-        }
+        hooks.update(deltaTime: deltaTime, in: state)
         isBusy = wasBusy
         if !wasBusy { drainQueue() }
     }
 
-    /// Delivers every delayed send that is due at the clock's current time, each as its own step.
+    /// Delivers every delayed send that is due at the clock's current time, each as its own step
+    /// (sends due at once after a step are delivered automatically).
+    ///
+    /// - Throws: ``MachineError/eventLoopLimitExceeded(limit:event:configuration:)`` when sends
+    ///   keep scheduling due sends for more than the machine's microstep limit of steps (the
+    ///   steps before it stay committed), and what ``perform`` throws.
     @discardableResult
     public func deliverDueSends() throws -> [Step] {
         var steps: [Step] = []
+        let wasDelivering = isDelivering
+        isDelivering = true
+        defer { isDelivering = wasDelivering }
         while let step = try machine.sendNextDue(in: state, now: clock.nowMilliseconds) {
+            if steps.count >= machine.options.microstepLimit {
+                throw MachineError.eventLoopLimitExceeded(
+                    limit: machine.options.microstepLimit, event: step.event?.name,
+                    configuration: state.configuration)
+            }
             try commit(step)
             steps.append(step)
         }
@@ -167,7 +188,7 @@ public final class Interpreter {
         let previous = state
         state = step.state
         isBusy = true
-        runHooks(of: step, previous: previous)
+        hooks.run(step, of: machine, previous: previous)
         isBusy = false
         drainQueue()
     }
@@ -192,32 +213,8 @@ public final class Interpreter {
     }
 
     private func deliverDueSendsIfIdle() throws {
-        guard !isBusy, let first = state.pendingSends.first,
+        guard !isBusy, !isDelivering, let first = state.pendingSends.first,
               first.dueMilliseconds <= clock.nowMilliseconds else { return }
         try deliverDueSends()
-    }
-
-    private func runHooks(of step: Step, previous: MachineState) {
-        let from: [String]? = step.event == nil ? nil : machine.atomicStates(of: step.source)
-        let to = machine.atomicStates(of: step.target)
-        let change = StateChange(state: nil, event: step.event, from: from, to: to, data: .null)
-        for hook in willTransitionHooks { hook(change) }
-        for microstep in step.microsteps {
-            for id in microstep.exited {
-                for hook in willExitHooks[id] ?? [] {
-                    hook(StateChange(
-                        state: id, event: step.event, from: from, to: to, data: previous.data[id] ?? .null))
-                }
-            }
-            for hook in transitionHooks { hook(microstep) }
-            for id in microstep.entered {
-                for hook in didEnterHooks[id] ?? [] {
-                    hook(StateChange(
-                        state: id, event: step.event, from: from, to: to,
-                        data: step.state.data[id] ?? microstep.data[id] ?? .null))
-                }
-            }
-        }
-        for hook in didTransitionHooks { hook(change) }
     }
 }

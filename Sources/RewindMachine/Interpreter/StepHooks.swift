@@ -54,9 +54,10 @@ public final class StepHooks {
     }
 
     /// Runs the hooks of a committed `step` of `machine`, whose state before it was `previous`.
+    /// A step without an event (the first entry) tells its hooks there was no previous state.
     public func run(_ step: Step, of machine: Machine, previous: MachineState) {
         if isEmpty { return }
-        let from: [String]? = previous.isStarted ? machine.atomicStates(of: step.source) : nil
+        let from: [String]? = step.event == nil ? nil : machine.atomicStates(of: step.source)
         let to = machine.atomicStates(of: step.target)
         let change = StateChange(state: nil, event: step.event, from: from, to: to, data: .null)
         for hook in willTransitionHooks { hook(change) }

@@ -43,6 +43,7 @@ struct ChartCompiler {
         }
 
         var transitions: [CompiledChart.Transition] = []
+        let historyFlags = kind.map { if case .history = $0 { true } else { false } }
         var stateTransitions: [[Int]] = Array(repeating: [], count: count)
         var initialTargets: [[Int]] = Array(repeating: [], count: count)
         var initialActions: [[CompiledChart.Action]] = Array(repeating: [], count: count)
@@ -124,12 +125,11 @@ struct ChartCompiler {
                 let events = transition.events.map(Self.normalise)
                 stateTransitions[state].append(transitions.count)
                 transitions.append(CompiledChart.Transition(
-                    source: state, index: position, events: events,
-                    matchesEveryEvent: events.contains("*"), targets: targets,
+                    source: state, index: position, events: events, targets: targets,
                     isInternal: transition.kind == .internal,
                     condition: transition.condition.map { compile($0, in: id, transition: position) },
-                    actions: compile(transition.actions, in: id),
-                    navigation: transition.navigation))
+                    actions: compile(transition.actions, in: id), navigation: transition.navigation,
+                    ids: ids, isHistory: { historyFlags[$0] }))
             }
             onEntry[state] = compile(definition.onEntry, in: id)
             onExit[state] = compile(definition.onExit, in: id)

@@ -45,6 +45,28 @@ final class CompiledChart: Sendable {
         var condition: Guard?
         var actions: [Action]
         var navigation: NavigationDeclaration?
+        /// Whether a target is a history pseudo-state (its effective targets then vary).
+        var targetsHistory: Bool
+        /// How the transition is named in a ``Microstep``.
+        var reference: TransitionReference
+
+        init(
+            source: Int, index: Int, events: [String], targets: [Int], isInternal: Bool,
+            condition: Guard?, actions: [Action], navigation: NavigationDeclaration?,
+            ids: [String], isHistory: (Int) -> Bool
+        ) {
+            self.source = source
+            self.index = index
+            self.events = events
+            self.matchesEveryEvent = events.contains("*")
+            self.targets = targets
+            self.isInternal = isInternal
+            self.condition = condition
+            self.actions = actions
+            self.navigation = navigation
+            self.targetsHistory = targets.contains(where: isHistory)
+            self.reference = TransitionReference(source: ids[source], index: index, targets: targets.map { ids[$0] })
+        }
 
         /// Whether the (non-eventless) transition matches the event named `name`: descriptors are
         /// normalised, so a descriptor matches itself and its dot-separated extensions.
@@ -110,6 +132,11 @@ final class CompiledChart: Sendable {
         case .atomic, .final: return true
         default: return false
         }
+    }
+
+    @inline(__always) func isHistory(_ state: Int) -> Bool {
+        if case .history = kind[state] { return true }
+        return false
     }
 
     @inline(__always) func isCompoundOrRoot(_ state: Int) -> Bool {

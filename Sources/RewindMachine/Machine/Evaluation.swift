@@ -6,8 +6,11 @@ struct Evaluation {
     let microstepLimit: Int
     let now: Int64
 
-    var active: [Bool]
+    var active: StateSet
     var history: [Int: [Int]]
+    /// The history memory as loaded, returned as is when no history was recorded.
+    private let loadedHistory: [String: [String]]
+    private var historyChanged = false
     var context: JSONValue
     var data: [String: JSONValue]
     var internalQueue: [Event]
@@ -25,13 +28,14 @@ struct Evaluation {
         self.chart = chart
         self.microstepLimit = microstepLimit
         self.now = now
-        var active = Array(repeating: false, count: chart.count)
+        var active = StateSet(count: chart.count)
         for id in state.configuration {
             guard let position = chart.index[id] else { throw MachineError.unknownState(id) }
             active[position] = true
         }
         if !state.configuration.isEmpty { active[0] = true }
         self.active = active
+        self.configuration = state.configuration
         var history: [Int: [Int]] = [:]
         for (id, remembered) in state.history {
             guard let position = chart.index[id] else { throw MachineError.unknownState(id) }
@@ -41,6 +45,7 @@ struct Evaluation {
             }
         }
         self.history = history
+        self.loadedHistory = state.history
         self.context = state.context
         self.data = state.data
         self.internalQueue = state.internalQueue
@@ -50,16 +55,23 @@ struct Evaluation {
 
     // MARK: Results
 
-    var configuration: [String] {
+    /// The active states' ids in document order, kept up to date after every microstep.
+    private(set) var configuration: [String]
+
+    private func computeConfiguration() -> [String] {
         var ids: [String] = []
+        ids.reserveCapacity(configuration.count + 2)
         for state in 1..<chart.count where active[state] { ids.append(chart.ids[state]) }
         return ids
     }
 
     var state: MachineState {
-        var remembered: [String: [String]] = [:]
-        for (history, states) in self.history {
-            remembered[chart.ids[history]] = states.map { chart.ids[$0] }
+        var remembered = loadedHistory
+        if historyChanged {
+            remembered = [:]
+            for (history, states) in self.history {
+                remembered[chart.ids[history]] = states.map { chart.ids[$0] }
+            }
         }
         return MachineState(
             configuration: configuration, history: remembered, context: context, data: data,
@@ -72,8 +84,8 @@ struct Evaluation {
     mutating func start(targets: [Int], data payload: JSONValue) throws {
         active[0] = true
         let initial = CompiledChart.Transition(
-            source: 0, index: -1, events: [], matchesEveryEvent: false, targets: targets,
-            isInternal: false, condition: nil, actions: [], navigation: nil)
+            source: 0, index: -1, events: [], targets: targets, isInternal: false, condition: nil,
+            actions: [], navigation: nil, ids: chart.ids, isHistory: chart.isHistory)
         targetData = payload
         try microstep([initial], event: nil)
         targetData = .null
@@ -195,6 +207,7 @@ struct Evaluation {
     }
 
     private func effectiveTargets(_ transition: CompiledChart.Transition) -> [Int] {
+        if !transition.targetsHistory { return transition.targets }
         var targets: [Int] = []
         func add(_ state: Int) {
             if case .history = chart.kind[state] {
@@ -241,12 +254,14 @@ struct Evaluation {
         let source = configuration
 
         // Exit.
-        var exitMarks = Array(repeating: false, count: chart.count)
-        for transition in transitions {
-            for state in exitSet(transition) { exitMarks[state] = true }
+        var exitMarks = StateSet(count: chart.count)
+        for transition in transitions where !transition.targets.isEmpty {
+            guard let domain = transitionDomain(transition) else { continue }
+            for state in (domain + 1)..<chart.subtreeEnd[domain] where active[state] { exitMarks[state] = true }
         }
+        let exitsAny = !exitMarks.isEmpty
         var exited: [String] = []
-        for state in stride(from: chart.count - 1, through: 1, by: -1) where exitMarks[state] {
+        for state in stride(from: chart.count - 1, through: 1, by: -1) where exitsAny && exitMarks[state] {
             for historyState in chart.historyChildren[state] {
                 var remembered: [Int] = []
                 if case .history(deep: true) = chart.kind[historyState] {
@@ -258,9 +273,10 @@ struct Evaluation {
                     for child in chart.children[state] where active[child] { remembered.append(child) }
                 }
                 history[historyState] = remembered
+                historyChanged = true
             }
         }
-        for state in stride(from: chart.count - 1, through: 1, by: -1) where exitMarks[state] {
+        for state in stride(from: chart.count - 1, through: 1, by: -1) where exitsAny && exitMarks[state] {
             try run(chart.onExit[state], in: state)
             active[state] = false
             data[chart.ids[state]] = nil
@@ -281,7 +297,7 @@ struct Evaluation {
         }
         var entered: [String] = []
         var enteredData: [String: JSONValue] = [:]
-        let explicitTargets = transitions.flatMap(\.targets)
+        let explicitTargets = targetData.isNull ? [] : transitions.flatMap(\.targets)
         for state in 1..<chart.count where entry.states[state] {
             active[state] = true
             let id = chart.ids[state]
@@ -309,11 +325,10 @@ struct Evaluation {
             }
         }
 
+        configuration = computeConfiguration()
         microsteps.append(Microstep(
             event: event,
-            transitions: transitions.map {
-                TransitionReference(source: chart.ids[$0.source], index: $0.index, targets: $0.targets.map { chart.ids[$0] })
-            },
+            transitions: transitions.map(\.reference),
             source: source, target: configuration, exited: exited, entered: entered,
             navigation: navigation(of: transitions, entered: entry, isFirstEntry: source.isEmpty), data: enteredData))
         currentEvent = nil
@@ -373,13 +388,13 @@ struct Evaluation {
     // MARK: Entry set
 
     private struct EntrySet {
-        var states: [Bool]
-        var defaultEntry: [Bool]
+        var states: StateSet
+        var defaultEntry: StateSet
         var defaultHistoryContent: [Int: [CompiledChart.Action]] = [:]
 
         init(count: Int) {
-            states = Array(repeating: false, count: count)
-            defaultEntry = Array(repeating: false, count: count)
+            states = StateSet(count: count)
+            defaultEntry = StateSet(count: count)
         }
     }
 

@@ -219,8 +219,9 @@ public struct Machine: Sendable {
         }
         let event = Event(Self.enterEventName, payload: data)
         let transition = CompiledChart.Transition(
-            source: source, index: -1, events: [Self.enterEventName], matchesEveryEvent: false,
-            targets: [target], isInternal: false, condition: nil, actions: [], navigation: nil)
+            source: source, index: -1, events: [Self.enterEventName], targets: [target],
+            isInternal: false, condition: nil, actions: [], navigation: nil, ids: chart.ids,
+            isHistory: chart.isHistory)
         var evaluation = try Evaluation(chart: chart, state: state, microstepLimit: options.microstepLimit, now: now)
         try evaluation.take(transition, event: event)
         let next = evaluation.state

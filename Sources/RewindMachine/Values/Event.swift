@@ -1,7 +1,7 @@
 /// An event sent to a machine: a name (its identity in the log) and an optional payload.
 ///
 /// Names are strings so that the log stays readable; an app can use an `enum Event: String` and
-/// pass its cases wherever a name is expected (see ``Event/init(_:payload:)-(RawRepresentable,_)``).
+/// pass its cases wherever a name is expected.
 public struct Event: Hashable, Sendable, Codable {
     /// The event's name, for example `"loggedIn"` or `"done.state.checkout"`.
     public var name: String

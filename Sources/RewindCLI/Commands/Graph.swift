@@ -1,0 +1,72 @@
+import ArgumentParser
+import Foundation
+import Rewind
+
+/// `rewind graph MACHINE|FILE`: a machine's diagram as Graphviz DOT, Mermaid or SCXML.
+struct Graph: AsyncParsableCommand {
+    static let configuration = CommandConfiguration(
+        abstract: "Draw a machine (of the store, an example, or a .json/.scxml file) as DOT, Mermaid or SCXML.")
+
+    enum Format: String, ExpressibleByArgument, CaseIterable {
+        case dot, mermaid, scxml, json
+    }
+
+    @OptionGroup var storeOptions: StoreOptions
+
+    @Argument(help: "A machine name (of the store or an example) or a .json / .scxml file.")
+    var machine: String
+
+    @Option(help: "dot, mermaid, scxml or json.")
+    var format: Format = .mermaid
+
+    @Option(help: "Highlight the states active in this session (at its head, or at --at).")
+    var session: String?
+
+    @Option(help: "With --session: the version whose active states are highlighted.")
+    var at: String?
+
+    func run() async throws {
+        var highlighted: Set<String> = []
+        let definition: MachineDefinition
+        if let fromFile = try Self.definition(fromFile: machine) {
+            definition = fromFile
+        } else {
+            let engine = try storeOptions.openEngine()
+            defer { engine.close() }
+            definition = try Self.definition(named: machine, in: engine)
+            if let session {
+                let info = try engine.existingSession(session)
+                let version = try at.map { try parseVersion($0, head: info.headVersion) } ?? info.headVersion
+                let record = try engine.store.read { try $0.records(of: info.session, from: version, limit: 1).first }
+                highlighted = Set(record?.target ?? [])
+            }
+        }
+        switch format {
+        case .dot: print(definition.dotDiagram(highlighting: highlighted), terminator: "")
+        case .mermaid: print(definition.mermaidDiagram(highlighting: highlighted), terminator: "")
+        case .scxml: print(definition.scxml(), terminator: "")
+        case .json: print(String(decoding: definition.jsonDocument(), as: UTF8.self))
+        }
+    }
+
+    /// The definition in `path` when it names a .json or .scxml file.
+    static func definition(fromFile path: String) throws -> MachineDefinition? {
+        let lowered = path.lowercased()
+        guard lowered.hasSuffix(".json") || lowered.hasSuffix(".scxml") else { return nil }
+        let url = URL(fileURLWithPath: path)
+        let data: Data
+        do {
+            data = try Data(contentsOf: url)
+        } catch {
+            throw CLIError.unreadableFile(path, reason: "it does not exist or is not readable")
+        }
+        if lowered.hasSuffix(".json") { return try MachineDefinition(jsonDocument: data) }
+        return try MachineDefinition(scxml: data, name: url.deletingPathExtension().lastPathComponent)
+    }
+
+    /// The definition of the machine called `name`: the newest stored in the store, else the example.
+    static func definition(named name: String, in engine: Engine) throws -> MachineDefinition {
+        if let registered = engine.machine(named: name) { return registered.definition }
+        throw CLIError.unknownMachine(name)
+    }
+}

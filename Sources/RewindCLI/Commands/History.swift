@@ -1,0 +1,62 @@
+import ArgumentParser
+import Rewind
+
+/// `rewind history SESSION`: every version of a session with time, event, source → target and
+/// navigation.
+struct History: AsyncParsableCommand {
+    static let configuration = CommandConfiguration(
+        abstract: "Show a session's versions: time, event, source → target, navigation.")
+
+    @OptionGroup var storeOptions: StoreOptions
+    @OptionGroup var output: OutputOptions
+
+    @Argument(help: "The session id.")
+    var session: String
+
+    @Option(help: "Only versions with this event.")
+    var event: String?
+
+    @Option(help: "Only versions entering or leaving this state.")
+    var state: String?
+
+    struct Row: Encodable {
+        var version: UInt64
+        var sequence: UInt64
+        var time: String
+        var event: String
+        var source: [String]
+        var target: [String]
+        var navigation: [String]
+    }
+
+    func run() async throws {
+        let engine = try storeOptions.openEngine()
+        defer { engine.close() }
+        let info = try engine.existingSession(session)
+        var rows: [Row] = []
+        try engine.store.read { transaction in
+            try transaction.forEachRecord(of: info.session) { record in
+                if let event, record.event != event { return .next }
+                if let state, !record.source.contains(state), !record.target.contains(state) { return .next }
+                rows.append(Row(
+                    version: record.version, sequence: record.sequence, time: record.timestamp.description,
+                    event: record.event, source: record.source, target: record.target,
+                    navigation: record.navigation.map(\.description)))
+                return .next
+            }
+        }
+        if output.json {
+            try Terminal.printJSON(rows)
+            return
+        }
+        print("session \(info.session) · machine \(info.machine) · \(info.headVersion) versions")
+        print(Terminal.table(
+            ["VERSION", "TIME", "EVENT", "TRANSITION", "NAVIGATION"],
+            rows.map { row in
+                let source = row.source.isEmpty ? "∅" : row.source.joined(separator: ",")
+                return [String(row.version), row.time, row.event,
+                        "\(source) → \(row.target.joined(separator: ","))",
+                        row.navigation.isEmpty ? "-" : row.navigation.joined(separator: " ")]
+            }))
+    }
+}

@@ -1,0 +1,25 @@
+import Rewind
+
+/// What the command line reports as one line on standard error (with a non-zero exit).
+enum CLIError: Error, CustomStringConvertible {
+    case noStore(String)
+    case unknownSession(String)
+    case badVersion(String, head: UInt64)
+    case unknownMachine(String)
+    case unreadableFile(String, reason: String)
+
+    var description: String {
+        switch self {
+        case .noStore(let path):
+            return "no store at '\(path)': run `rewind demo` to create the demo store, or pass --store PATH"
+        case .unknownSession(let id):
+            return "unknown session '\(id)': `rewind sessions` lists the sessions of the store"
+        case let .badVersion(text, head):
+            return "bad version '\(text)': versions of this session run from 1 to \(head)"
+        case .unknownMachine(let name):
+            return "unknown machine '\(name)': give a machine of the store, an example name, or a .json/.scxml file"
+        case let .unreadableFile(path, reason):
+            return "cannot read '\(path)': \(reason)"
+        }
+    }
+}

@@ -1,0 +1,33 @@
+import Foundation
+import Rewind
+
+/// The example machines the command line knows by name, registered on every engine it opens, and
+/// the machines of a store it can rebuild from their stored definitions.
+enum ExampleCatalog {
+    /// The example machines by name.
+    static func machines() throws -> [String: Machine] {
+        let all = [
+            try ExampleMachines.Onboarding.machine(), try ExampleMachines.Map.machine(),
+            try ExampleMachines.Kanji.machine(), try ExampleMachines.StateKit.machine(),
+            try ExampleMachines.LoadingView.machine(), try ExampleMachines.Browser.machine(),
+            try ExampleMachines.Upload.machine(),
+        ]
+        return Dictionary(uniqueKeysWithValues: all.map { ($0.definition.name, $0) })
+    }
+
+    /// Opens (creating) the store in `directory` with every example machine registered.
+    static func engine(directory: String, durability: Durability = .durable) throws -> Engine {
+        let engine = try Engine(directory: directory, configuration: EngineConfiguration(durability: durability))
+        for machine in try machines().values {
+            try engine.register(machine)
+        }
+        return engine
+    }
+
+    /// The definition of machine `name` that `record` ran under: stored in the store, else the
+    /// example of that name.
+    static func definition(named name: String, version: String, in engine: Engine) throws -> MachineDefinition? {
+        if let stored = try engine.storedDefinition(name: name, version: version) { return stored }
+        return try machines()[name]?.definition
+    }
+}

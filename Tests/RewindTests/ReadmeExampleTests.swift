@@ -1,0 +1,46 @@
+import Foundation
+import Rewind
+import RewindTestSupport
+import Testing
+
+/// The README's 20-line example, kept compiling and true.
+@Suite("README example")
+struct ReadmeExampleTests {
+    enum Screen: String { case all, detail, list }
+
+    @Test func readmeExampleResumesWhereTheUserLeftOff() async throws {
+        let directory = try TemporaryDirectory()
+        defer { directory.remove() }
+        let kanji = MachineDefinition("kanji") {
+            StateNode(Screen.all, navigation: .popToRoot, validNextStates: [.detail])
+            StateNode(Screen.detail, navigation: .push(), validNextStates: [.all, .list])
+            StateNode(Screen.list, navigation: .push(), validNextStates: [.detail, .all])
+        }
+        let shown = Shown()
+        do {
+            let engine = try Engine(directory: directory.path)
+            defer { engine.close() }
+            try engine.register(try Machine(kanji))
+            let session = try await engine.startSession(id: "user-42", machine: "kanji") { session in
+                session.onDidEnter("detail") { change in shown.append(change.data) }
+            }
+            try await session.enter(Screen.detail, data: ["character": "日"])
+            #expect(shown.values == [["character": "日"]])
+        }
+        let engine = try Engine(directory: directory.path)
+        defer { engine.close() }
+        try engine.register(try Machine(kanji))
+        let resumed = try engine.session("user-42")
+        #expect(resumed.activeStates == ["detail"])
+        #expect(resumed.navigationStack.screens == ["all", "detail"])
+        #expect(resumed.state.data["detail"] == ["character": "日"])
+    }
+}
+
+/// Values seen by a hook, guarded by a lock (hooks are `@Sendable`).
+final class Shown: @unchecked Sendable {
+    private let lock = NSLock()
+    private var seen: [JSONValue] = []
+    func append(_ value: JSONValue) { lock.withLock { seen.append(value) } }
+    var values: [JSONValue] { lock.withLock { seen } }
+}
