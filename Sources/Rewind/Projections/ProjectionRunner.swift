@@ -22,7 +22,8 @@ protocol ProjectionFolding: AnyObject {
     /// The global sequence of the last record applied.
     var checkpoint: UInt64 { get }
     /// Folds `record` into its key's state, reading that state from `transaction` the first time.
-    /// - Throws: ``ProjectionError`` only (`applyFailed`, `corruptedState`, `invalidKey`).
+    /// - Throws: ``ProjectionError/applyFailed(projection:sequence:session:reason:)`` naming
+    ///   `record` (also when its key is invalid or its stored state unreadable), LMDB's errors.
     func apply(_ record: TransitionRecord, in transaction: StoreReadTransaction) throws
     /// Writes (or deletes) every state changed since the last write.
     /// - Throws: ``ProjectionError/stateEncodingFailed(projection:key:reason:)`` before writing
@@ -93,7 +94,15 @@ final class ProjectionFold<P: Projection>: ProjectionFolding {
         }
         var index = entries.index(forKey: key)
         if index == nil {
-            entries[key] = Entry(state: try load(key, from: transaction), isDirty: false)
+            let state: P.State?
+            do {
+                state = try load(key, from: transaction)
+            } catch let error as ProjectionError {
+                // A key too long or a stored state unreadable: this record is where it stops.
+                throw ProjectionError.applyFailed(
+                    projection: name, sequence: record.sequence, session: record.session, reason: error.description)
+            }
+            entries[key] = Entry(state: state, isDirty: false)
             index = entries.index(forKey: key)
         }
         guard let index else { return }
@@ -136,9 +145,18 @@ final class ProjectionFold<P: Projection>: ProjectionFolding {
                 try transaction.delete(key, in: .projections)
             }
         }
-        for key in dirtyKeys { entries[key]?.isDirty = false }
+        if entries.count > Self.maximumCachedStates {
+            // Everything is written: forget the states rather than grow without bound (they are
+            // read again from the store when needed).
+            entries.removeAll()
+        } else {
+            for key in dirtyKeys { entries[key]?.isDirty = false }
+        }
         dirtyKeys.removeAll(keepingCapacity: true)
     }
+
+    /// The most states a fold keeps in memory between writes (a rebuild over many sessions).
+    static var maximumCachedStates: Int { 200_000 }
 
     private func storeKey(_ key: String) throws -> [UInt8] {
         guard key.utf8.count <= ProjectionKeys.maximumKeyBytes else {

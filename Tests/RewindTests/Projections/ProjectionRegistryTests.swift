@@ -207,6 +207,22 @@ struct ProjectionRegistryTests {
         #expect(try engine.reader(for: failing).states() == ["s0": 2, "s1": 2, "s2": 2, "s3": 2, "s4": 2])
     }
 
+    @Test func anUnreadableStoredStateStopsTheProjectionAtTheRecordThatReadsIt() async throws {
+        let directory = try TemporaryDirectory()
+        defer { directory.remove() }
+        let engine = try ProjectionFixtures.engine(in: directory, projections: [EventCountProjection()])
+        defer { engine.close() }
+        try await ProjectionFixtures.onboard(engine, id: "a", steps: 0)  // sequence 1
+        try engine.store.write { try $0.put([0xFF], forKey: Array("test.event-counts\0a".utf8), in: .projections) }
+        try await ProjectionFixtures.onboard(engine, id: "b", steps: 0)  // 2: another key, fine
+        try await engine.session("a").send("launch")                     // 3: reads the broken state
+        let status = try #require(try engine.projectionStatus(named: "test.event-counts"))
+        #expect(status.checkpoint == 2)
+        #expect(status.failure?.sequence == 3 && status.failure?.session.rawValue == "a")
+        #expect(status.failure?.reason.contains("is corrupted") == true)
+        #expect(try engine.store.headSequence() == 3)
+    }
+
     // MARK: Versions and reopening
 
     @Test func aVersionBumpRebuildsTheProjection() async throws {
