@@ -143,13 +143,14 @@ final class ProjectionRegistry: @unchecked Sendable {
     ///   other ``ProjectionError``s, the store's errors.
     @discardableResult
     func catchUp(
-        _ runner: any ProjectionRunning, store: TransitionStore, progress: (ProjectionProgress) -> Void
+        _ runner: any ProjectionRunning, store: TransitionStore, batchSize: Int? = nil,
+        progress: (ProjectionProgress) -> Void
     ) throws -> ProjectionStatus {
         let started = DispatchTime.now().uptimeNanoseconds
         var fold: (any ProjectionFolding)?
         var total: UInt64?
         var done: UInt64 = 0
-        let batchSize = UInt64(max(1, self.batchSize))
+        let batchSize = UInt64(max(1, batchSize ?? self.batchSize))
         func report() {
             let elapsed = Double(DispatchTime.now().uptimeNanoseconds - started) / 1e9
             progress(ProjectionProgress(

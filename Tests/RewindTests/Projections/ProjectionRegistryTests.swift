@@ -113,6 +113,43 @@ struct ProjectionRegistryTests {
         #expect(try engine.screenFlows.funnel(machine: "bulk").reached["s50"] == sessions)
     }
 
+    @Test func catchingUpWhileSessionsAppendEndsEqualToARebuild() async throws {
+        let directory = try TemporaryDirectory()
+        defer { directory.remove() }
+        let engine = try ProjectionFixtures.engine(in: directory)
+        defer { engine.close() }
+        func browse(_ id: String, moves: Int) async throws {
+            let session = try engine.makeSession(id: try SessionID(id), machine: "kanji")
+            try await session.enter("all")
+            for move in 0..<moves {
+                try await session.enter(move % 2 == 0 ? "detail" : "list", data: ["move": .number(Double(move))])
+            }
+        }
+        for index in 0..<4 { try await browse("before-\(index)", moves: 40) }
+
+        // Register and catch up in small batches on another thread while sessions keep appending.
+        let runner = NavigationProjection().runner(mode: .inline)
+        try engine.projections.add(runner)
+        async let caughtUp: ProjectionStatus = withCheckedThrowingContinuation { continuation in
+            Thread.detachNewThread {
+                continuation.resume(with: Result {
+                    try engine.projections.catchUp(runner, store: engine.store, batchSize: 7) { _ in }
+                })
+            }
+        }
+        try await withThrowingTaskGroup(of: Void.self) { group in
+            for index in 0..<4 { group.addTask { try await browse("during-\(index)", moves: 40) } }
+            try await group.waitForAll()
+        }
+        _ = try await caughtUp
+        let head = try engine.store.headSequence()
+        #expect(try engine.projectionStatus(named: runner.name)?.checkpoint == head)
+        let live = try ProjectionFixtures.entries(of: engine.store, in: .projections)
+        #expect(live.count == 8)
+        try engine.rebuildProjection(named: runner.name)
+        #expect(try ProjectionFixtures.entries(of: engine.store, in: .projections) == live)
+    }
+
     @Test func aCatchUpProjectionWaitsForCatchUpWhileInlineOnesFollowEveryAppend() async throws {
         let directory = try TemporaryDirectory()
         defer { directory.remove() }
