@@ -38,6 +38,8 @@ public final class Engine: @unchecked Sendable {
 
     let commits: CommitQueue
     let notifier: HeadNotifier
+    /// The registered projections (see `Engine+Projections.swift`).
+    let projections: ProjectionRegistry
     /// Guards `machines`; every other property is immutable.
     private let lock = NSLock()
     private var machines: [String: StepRecording] = [:]
@@ -59,7 +61,25 @@ public final class Engine: @unchecked Sendable {
         self.configuration = configuration
         let notifier = HeadNotifier(head: try store.headSequence())
         self.notifier = notifier
-        self.commits = CommitQueue(store: store) { notifier.advance(to: $0) }
+        // Projections: inline ones run inside each group commit; all are caught up before serving.
+        let projections = ProjectionRegistry()
+        self.projections = projections
+        self.commits = CommitQueue(
+            store: store, beforeCommit: { try projections.applyInline($1, in: $0) },
+            didCommit: { notifier.advance(to: $0) })
+        do {
+            for projection in configuration.projections {
+                try projections.add(projection.runner(mode: .inline))
+            }
+            do {
+                try catchUpProjections()
+            } catch is ProjectionError {
+                // Recorded in the projection's status; the log and the other projections are fine.
+            }
+        } catch {
+            store.close()
+            throw error
+        }
     }
 
     /// Closes the engine: subscriptions end, and the store is released.
