@@ -24,7 +24,9 @@ public final class Session: @unchecked Sendable {
     public var machine: Machine { recording.machine }
 
     let recording: StepRecording
-    private unowned let engine: Engine
+    /// Strong: the engine holds no session, and a session outliving the caller's last reference
+    /// to its engine must keep using it.
+    private let engine: Engine
     private let gate = AsyncGate()
     /// Guards `current`, `queued`, `deferred` and `hooks`' registration.
     private let lock = NSLock()
