@@ -28,7 +28,8 @@ public enum EngineError: Error, Sendable, Hashable, CustomStringConvertible {
     case payloadEncoding(event: String, reason: String)
     /// A stored snapshot, definition or payload could not be decoded.
     case corruptedEntry(what: String, reason: String)
-    /// The engine was closed.
+    /// The engine was closed: every request made after ``Engine/close()`` (and an append that was
+    /// waiting when it closed) throws this, having written nothing.
     case closed
 
     /// A one-line explanation naming what failed and on what.
