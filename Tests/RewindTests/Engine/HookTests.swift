@@ -213,3 +213,38 @@ struct HookTests {
         #expect(try engine.store.headSequence() == 2)
     }
 }
+
+/// Hooks outside steps: `update(deltaTime:)` and transitions requested outside any step.
+struct HookOutsideStepTests {
+    @Test func updateReachesTheHooksOfTheActiveStatesOnly() async throws {
+        let fixture = try EngineFixture()
+        defer { fixture.remove() }
+        let engine = try fixture.open(registering: [try ExampleMachines.Browser.machine()])
+        defer { engine.close() }
+        let session = try await engine.startSession(id: "browser", machine: "browser")
+        let updates = LockedBox<[String]>([])
+        for id in ["browse", "feedList", "settings"] {
+            session.onUpdate(id) { delta in updates.append("\(id) \(delta)") }
+        }
+        await session.update(deltaTime: 0.5)
+        try await session.send("openSettings")
+        await session.update(deltaTime: 0.25)
+        #expect(updates.current == ["browse 0.5", "feedList 0.5", "settings 0.25"])
+        #expect(try engine.store.headSequence() == 2)
+    }
+
+    @Test(.timeLimit(.minutes(1)))
+    func aTransitionRequestedOutsideAnyStepRunsOnItsOwn() async throws {
+        let fixture = try EngineFixture()
+        defer { fixture.remove() }
+        let engine = try fixture.open(registering: [try ExampleMachines.Onboarding.machine()])
+        defer { engine.close() }
+        let session = try await engine.startSession(id: "user", machine: "onboarding")
+        session.setNeedsTransition("launch")
+        session.setNeedsTransition("start")
+        while session.version < 3 { try await Task.sleep(for: .milliseconds(1)) }
+        #expect(session.configuration == ["login"])
+        #expect(try engine.store.records(of: session.id).map(\.event) == [StepRecording.startEvent, "launch", "start"])
+        #expect(session.deferredErrors.isEmpty)
+    }
+}
