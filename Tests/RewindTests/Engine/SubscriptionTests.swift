@@ -122,4 +122,27 @@ struct SubscriptionTests {
         engine.close()
         #expect(try await iterator.next() == nil)
     }
+
+    @Test(.timeLimit(.minutes(1)))
+    func aLongCatchUpCrossesReadBatchesWithoutGapOrDuplicate() async throws {
+        let fixture = try EngineFixture()
+        defer { fixture.remove() }
+        let engine = try fixture.open(registering: [try TickerMachine.machine()])
+        defer { engine.close() }
+        let senders = startSenders(engine, sessions: 4, ticks: 400)
+        try await senders.value
+        let head = try engine.store.headSequence()
+        #expect(head == 4 * 401)
+        let reader = Task {
+            var sequences: [UInt64] = []
+            for try await record in engine.records(from: 7) {
+                sequences.append(record.sequence)
+                if record.sequence == head + 1 { break }
+            }
+            return sequences
+        }
+        let session = try engine.session("ticker-0")
+        try await session.send(TickerMachine.tick)
+        #expect(try await reader.value == Array(7...(head + 1)))
+    }
 }
