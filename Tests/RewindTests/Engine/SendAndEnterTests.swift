@@ -106,4 +106,26 @@ struct SendAndEnterTests {
         #expect(payload["state"] == "detail")
         #expect(try payload["data"]?.decode(Kanji.Character.self) == sun)
     }
+
+    @Test func eventsNamedLikeTheEnginesReservedEventsAreRefusedAndWriteNothing() async throws {
+        // A machine may well have an event called "enter"; recorded as is, it would read back as a
+        // direct move and the session could not be resumed.
+        let keypad = try Machine(MachineDefinition("keypad") {
+            StateNode("pin") { On("enter", to: "unlocked") }
+            StateNode("unlocked")
+        })
+        let fixture = try EngineFixture()
+        defer { fixture.remove() }
+        var engine = try fixture.open(registering: [keypad])
+        let session = try await engine.startSession(id: "door", machine: "keypad")
+        for name in [StepRecording.enterEvent, StepRecording.startEvent] {
+            await #expect(throws: EngineError.reservedEventName(name)) { try await session.send(name) }
+        }
+        #expect(session.version == 1)
+        #expect(try engine.store.headSequence() == 1)
+        engine.close()
+        engine = try fixture.open(registering: [keypad])
+        defer { engine.close() }
+        #expect(try engine.session("door").configuration == ["pin"])
+    }
 }
