@@ -99,4 +99,21 @@ struct TwoEnginesTests {
         #expect(Set(sharedTags).count == 2 * perWriter)
         print("two engines: \(results.map(\.conflicts)) conflicts")
     }
+
+    @Test func closingOneEngineLeavesTheOtherOnTheSameStoreWorking() async throws {
+        let fixture = try EngineFixture()
+        defer { fixture.remove() }
+        let machine = try ExampleMachines.Onboarding.machine()
+        let engineA = try fixture.open(registering: [machine])
+        let engineB = try fixture.open(registering: [machine])
+        defer { engineB.close() }
+        let session = try await engineA.startSession(id: "user", machine: "onboarding")
+        try await session.send("launch")
+        engineA.close()
+        await #expect(throws: EngineError.closed) { try await session.send("start") }
+        let resumed = try engineB.session("user")
+        try await resumed.send("start")
+        #expect(resumed.configuration == ["login"])
+        #expect(try LogAudit(engineB.store).records.map(\.event) == [StepRecording.startEvent, "launch", "start"])
+    }
 }
