@@ -133,6 +133,37 @@ struct EngineErrorTests {
         #expect(try engine.store.headSequence() == 1)
     }
 
+    @Test func aCorruptedSnapshotIsReportedAsACorruptedEntryOfItsSession() async throws {
+        let fixture = try EngineFixture(snapshotInterval: 2)
+        defer { fixture.remove() }
+        let machine = try Onboarding.machine()
+        var engine = try fixture.open(registering: [machine])
+        let session = try await engine.startSession(id: "user", machine: "onboarding")
+        try await session.send("launch")
+        try engine.store.write { try $0.put(Array("{not json".utf8), forKey: StoreKey.compound("user", 2), in: .snapshots) }
+        engine.close()
+        engine = try fixture.open(registering: [machine])
+        defer { engine.close() }
+        do {
+            _ = try engine.session("user")
+            Issue.record("resuming from a corrupted snapshot should throw")
+        } catch let EngineError.corruptedEntry(what, _) {
+            #expect(what.contains("snapshot") && what.contains("user"))
+        }
+    }
+
+    @Test func openingADirectoryThatIsNotAStoreIsRefused() throws {
+        let directory = try TemporaryDirectory()
+        defer { directory.remove() }
+        try Data("notes".utf8).write(to: directory.url.appendingPathComponent("notes.txt"))
+        #expect {
+            try Engine(directory: directory.path)
+        } throws: { error in
+            guard case StoreError.notAStore(let path, _) = error else { return false }
+            return path == directory.path
+        }
+    }
+
     @Test func errorDescriptionsNameWhatFailedAndWhere() throws {
         let id = try SessionID("user-42")
         #expect(EngineError.unknownSession(id).description.contains("user-42"))
