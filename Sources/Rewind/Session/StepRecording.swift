@@ -62,12 +62,18 @@ public struct StepRecording: Sendable {
     }
 
     /// Evaluates `request` against `state` purely.
+    ///
+    /// - Throws: ``EngineError/reservedEventName(_:)`` for an event sent under a reserved name,
+    ///   the machine's errors.
     public func evaluate(_ request: Request, in state: MachineState, at time: Timestamp) throws -> Step {
         let now = time.microsecondsSince1970 / 1000
         switch request {
         case .start(let context):
             return try machine.start(context: context, now: now)
         case .send(let event):
+            if event.name == Self.enterEvent || event.name == Self.startEvent {
+                throw EngineError.reservedEventName(event.name)
+            }
             return try machine.send(event, in: state, now: now)
         case .enter(let id, let data):
             return try machine.enter(id, data: data, in: state, now: now)
