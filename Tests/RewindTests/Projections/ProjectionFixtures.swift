@@ -2,21 +2,6 @@ import Foundation
 import Rewind
 import RewindTestSupport
 
-/// A thread-safe box for values tests share with projections (which must be `Sendable`).
-final class LockedBox<Value: Sendable>: @unchecked Sendable {
-    private let lock = NSLock()
-    private var value: Value
-
-    init(_ value: Value) { self.value = value }
-
-    var current: Value {
-        get { lock.withLock { value } }
-        set { lock.withLock { value = newValue } }
-    }
-
-    func update(_ body: (inout Value) -> Void) { lock.withLock { body(&value) } }
-}
-
 /// Counts each session's records (JSON-encoded `Int` states: the protocol's default encoding).
 /// Throws on the record `failOn` names while `failOn` holds one; counts every apply in `applied`.
 struct EventCountProjection: Projection {
@@ -40,7 +25,7 @@ struct EventCountProjection: Projection {
         if let failOn = failOn.current, failOn.session == record.session.rawValue, failOn.event == record.event {
             throw Failure()
         }
-        applied.update { $0 += 1 }
+        applied.withValue { $0 += 1 }
         state = (state ?? 0) + 1
     }
 }

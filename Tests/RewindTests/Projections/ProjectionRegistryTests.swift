@@ -187,7 +187,7 @@ struct ProjectionRegistryTests {
         let directory = try TemporaryDirectory()
         defer { directory.remove() }
         let failing = EventCountProjection()
-        failing.failOn.current = (session: "bad", event: "start")
+        failing.failOn.withValue { $0 = (session: "bad", event: "start") }
         let engine = try ProjectionFixtures.engine(in: directory, projections: [ScreenFlowProjection(), failing])
         defer { engine.close() }
 
@@ -218,8 +218,8 @@ struct ProjectionRegistryTests {
         #expect(try engine.projectionStatus(named: failing.name)?.checkpoint == 4)
 
         // Fixed: it continues from there, and inline again afterwards.
-        failing.failOn.current = nil
-        failing.applied.current = 0
+        failing.failOn.withValue { $0 = nil }
+        failing.applied.withValue { $0 = 0 }
         try engine.catchUpProjections()
         #expect(failing.applied.current == 4, "records 5 to 8 only")
         #expect(try reader.states() == ["good": 2, "bad": 4, "late": 2])
@@ -242,7 +242,7 @@ struct ProjectionRegistryTests {
         let engine = try Engine(directory: directory.path, configuration: ProjectionFixtures.configuration())
         defer { engine.close() }
         let failing = EventCountProjection()
-        failing.failOn.current = (session: "s3", event: "stop")
+        failing.failOn.withValue { $0 = (session: "s3", event: "stop") }
         #expect(throws: ProjectionError.applyFailed(
             projection: failing.name, sequence: 8, session: try SessionID("s3"), reason: "refusing this record on purpose"))
         {
@@ -251,7 +251,7 @@ struct ProjectionRegistryTests {
         #expect(engine.registeredProjections == [failing.name])
         #expect(try engine.projectionStatus(named: failing.name)?.checkpoint == 7)
         #expect(try engine.reader(for: failing).states() == ["s0": 2, "s1": 2, "s2": 2, "s3": 1])
-        failing.failOn.current = nil
+        failing.failOn.withValue { $0 = nil }
         try engine.catchUpProjections()
         #expect(try engine.reader(for: failing).states() == ["s0": 2, "s1": 2, "s2": 2, "s3": 2, "s4": 2])
     }
