@@ -60,6 +60,11 @@ struct DemoReport {
             Swift.print(DiffReport(ReplayDiff(from: from, to: to)).text
                 .split(separator: "\n").map { "  " + $0 }.joined(separator: "\n"))
         }
+        Swift.print("""
+
+            Next: `rewind sessions`, `rewind history \(session)`, `rewind replay \(session)`, \
+            `rewind graph kanji --session \(session)`, `rewind verify`, `rewind --help`.
+            """)
     }
 }
 
