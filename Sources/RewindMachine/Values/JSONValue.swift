@@ -62,10 +62,18 @@ public enum JSONValue: Hashable, Sendable {
 
 extension JSONValue: Codable {
     /// Decodes any JSON value.
+    ///
+    /// `Decoder` cannot say what kind of value comes next, so each kind is tried in turn and a
+    /// mismatch costs a thrown error: objects (most payloads and contexts) are tried first, then
+    /// the scalars in an order that stays right for lenient decoders (a `Bool` before a number,
+    /// a number before a `String`), arrays last. Bytes known to be JSON are faster through
+    /// ``init(jsonBytes:)-(UnsafeRawBufferPointer)``, which never throws on valid input.
     public init(from decoder: any Decoder) throws {
         let container = try decoder.singleValueContainer()
         if container.decodeNil() {
             self = .null
+        } else if let value = try? container.decode([String: JSONValue].self) {
+            self = .object(value)
         } else if let value = try? container.decode(Bool.self) {
             self = .bool(value)
         } else if let value = try? container.decode(Double.self) {
@@ -74,8 +82,6 @@ extension JSONValue: Codable {
             self = .string(value)
         } else if let value = try? container.decode([JSONValue].self) {
             self = .array(value)
-        } else if let value = try? container.decode([String: JSONValue].self) {
-            self = .object(value)
         } else {
             throw DecodingError.dataCorruptedError(
                 in: container, debugDescription: "Not a JSON value")
@@ -101,22 +107,27 @@ extension JSONValue {
     ///
     /// - Throws: `EncodingError` when the value cannot be encoded.
     public init(encoding value: some Encodable) throws {
-        let data = try JSONEncoder().encode(value)
-        self = try JSONDecoder().decode(JSONValue.self, from: data)
+        if let value = value as? JSONValue {
+            self = value
+            return
+        }
+        self = try JSONValue(jsonBytes: try JSONEncoder().encode(value))
     }
 
     /// Decodes this value as `type` (for example the model carried by `.ready(model)`).
     ///
     /// - Throws: `DecodingError` when the value does not have the shape of `type`.
     public func decode<T: Decodable>(_ type: T.Type = T.self) throws -> T {
-        try JSONDecoder().decode(type, from: encoded())
+        if T.self == JSONValue.self, let value = self as? T { return value }
+        return try JSONDecoder().decode(type, from: encoded())
     }
 
-    /// The value's JSON bytes, with object keys sorted: equal values give equal bytes.
+    /// The value's JSON bytes, with object keys sorted: equal values give equal bytes (those of
+    /// `JSONEncoder` with `.sortedKeys`; see ``jsonBytes()``).
+    ///
+    /// - Throws: ``JSONWriteError`` when a number is NaN or infinite.
     public func encoded() throws -> Data {
-        let encoder = JSONEncoder()
-        encoder.outputFormatting = [.sortedKeys]
-        return try encoder.encode(self)
+        Data(try jsonBytes())
     }
 }
 
