@@ -2,6 +2,8 @@
 // bytes directly. They replace `JSONDecoder`/`JSONEncoder` on the hot paths (payload decoding,
 // snapshots): no `Decoder` machinery, no thrown-and-caught errors per value, one pass.
 
+import Foundation
+
 extension JSONValue {
     /// How deeply arrays and objects may nest in a parsed text; deeper input is rejected with
     /// ``JSONParseError/Reason/tooDeep(limit:)`` rather than exhausting the stack.
@@ -105,7 +107,23 @@ enum JSONText {
     /// Object members in the order `JSONEncoder`'s `.sortedKeys` writes them: by UTF-8 bytes.
     static func sorted(_ members: [String: JSONValue]) -> [(key: String, value: JSONValue)] {
         if members.count < 2 { return Array(members) }
-        return members.sorted { $0.key.utf8.lexicographicallyPrecedes($1.key.utf8) }
+        return members.sorted { utf8Precedes($0.key, $1.key) }
+    }
+
+    /// Whether `lhs` sorts before `rhs` by UTF-8 bytes (by Unicode scalars, equivalently).
+    static func utf8Precedes(_ lhs: String, _ rhs: String) -> Bool {
+        var lhs = lhs
+        var rhs = rhs
+        return lhs.withUTF8 { left in
+            rhs.withUTF8 { right in
+                let common = min(left.count, right.count)
+                if common > 0, let leftBase = left.baseAddress, let rightBase = right.baseAddress {
+                    let order = memcmp(leftBase, rightBase, common)
+                    if order != 0 { return order < 0 }
+                }
+                return left.count < right.count
+            }
+        }
     }
 
     /// Writes a finite number as `JSONEncoder` does: Swift's shortest round-tripping form
