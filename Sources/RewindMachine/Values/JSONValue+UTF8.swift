@@ -161,20 +161,24 @@ enum JSONText {
     /// Writes a string literal with `JSONEncoder`'s escapes: `\"`, `\\`, `\/`, `\b`, `\f`, `\n`,
     /// `\r`, `\t`, `\u00XX` (lowercase hex) for other control characters; all else as UTF-8.
     static func writeString(_ string: String, into bytes: inout [UInt8]) {
-        bytes.append(UInt8(ascii: "\""))
+        bytes.append(0x22)  // "
         var string = string
         string.withUTF8 { utf8 in
+            guard let base = utf8.baseAddress else { return }
+            let count = utf8.count
             var runStart = 0
-            for index in 0..<utf8.count {
-                let byte = utf8[index]
-                guard byte < 0x20 || byte == UInt8(ascii: "\"") || byte == UInt8(ascii: "\\")
-                    || byte == UInt8(ascii: "/")
-                else { continue }
-                if runStart < index { bytes.append(contentsOf: UnsafeBufferPointer(rebasing: utf8[runStart..<index])) }
-                runStart = index + 1
-                bytes.append(UInt8(ascii: "\\"))
+            var index = 0
+            while index < count {
+                let byte = base[index]
+                // Bytes below 0x20, `"` (0x22), `/` (0x2F) and `\` (0x5C) are escaped.
+                guard byte < 0x20 || byte == 0x22 || byte == 0x2F || byte == 0x5C else {
+                    index += 1
+                    continue
+                }
+                if runStart < index { bytes.append(contentsOf: UnsafeBufferPointer(start: base + runStart, count: index - runStart)) }
+                bytes.append(0x5C)  // \
                 switch byte {
-                case UInt8(ascii: "\""), UInt8(ascii: "\\"), UInt8(ascii: "/"): bytes.append(byte)
+                case 0x22, 0x2F, 0x5C: bytes.append(byte)
                 case 0x08: bytes.append(UInt8(ascii: "b"))
                 case 0x0C: bytes.append(UInt8(ascii: "f"))
                 case 0x0A: bytes.append(UInt8(ascii: "n"))
@@ -185,10 +189,12 @@ enum JSONText {
                     bytes.append(hexDigit(byte >> 4))
                     bytes.append(hexDigit(byte & 0xF))
                 }
+                index += 1
+                runStart = index
             }
-            if runStart < utf8.count { bytes.append(contentsOf: UnsafeBufferPointer(rebasing: utf8[runStart...])) }
+            if runStart < count { bytes.append(contentsOf: UnsafeBufferPointer(start: base + runStart, count: count - runStart)) }
         }
-        bytes.append(UInt8(ascii: "\""))
+        bytes.append(0x22)
     }
 
     private static func hexDigit(_ nibble: UInt8) -> UInt8 {
@@ -318,12 +324,12 @@ struct JSONParser {
         // Fast path: no escapes, so the string is the bytes themselves once validated.
         while index < bytes.count {
             let byte = bytes[index]
-            if byte == UInt8(ascii: "\"") {
+            if byte == 0x22 {  // "
                 let string = String(decoding: UnsafeBufferPointer(rebasing: bytes[start..<index]), as: UTF8.self)
                 index += 1
                 return string
             }
-            if byte == UInt8(ascii: "\\") { break }
+            if byte == 0x5C { break }  // \
             if byte < 0x20 { throw JSONParseError(offset: index, reason: .controlCharacterInString(byte)) }
             if byte < 0x80 { index += 1 } else { try skipUTF8Sequence() }
         }
