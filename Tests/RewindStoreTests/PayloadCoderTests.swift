@@ -43,6 +43,17 @@ struct PayloadCoderTests {
         }
     }
 
+    @Test func stateDataDictionariesTakeTheFastPathWithTheSameBytes() throws {
+        let coder = JSONPayloadCoder()
+        let encoder = JSONEncoder()
+        encoder.outputFormatting = [.sortedKeys]
+        let data: [String: JSONValue] = ["detail": ["kanji": "日", "strokes": 4], "list": nil, "a/b": [1.5]]
+        let bytes = try coder.encode(data)
+        #expect(bytes == Array(try encoder.encode(data)))
+        #expect(try coder.decode([String: JSONValue].self, from: bytes) == data)
+        #expect(throws: DecodingError.self) { try coder.decode([String: JSONValue].self, from: Array("[1]".utf8)) }
+    }
+
     @Test func malformedJSONValuePayloadsFailWithTheirOffset() throws {
         let coder = JSONPayloadCoder()
         #expect(throws: JSONParseError(offset: 6, reason: .unexpectedEnd)) {

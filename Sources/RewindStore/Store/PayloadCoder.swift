@@ -11,9 +11,9 @@ public protocol PayloadCoder: Sendable {
 
 /// The default ``PayloadCoder``: JSON with sorted keys (so equal values give equal bytes).
 ///
-/// `JSONValue` payloads, the common case, skip `JSONEncoder`/`JSONDecoder`: they go through
-/// `JSONValue.jsonBytes()` and `JSONValue(jsonBytes:)`, which
-/// write the same bytes and read the same values.
+/// `JSONValue` payloads and `[String: JSONValue]` state data, the common cases, skip
+/// `JSONEncoder`/`JSONDecoder`: they go through `JSONValue.jsonBytes()` and
+/// `JSONValue(jsonBytes:)`, which write the same bytes and read the same values.
 public struct JSONPayloadCoder: PayloadCoder {
     /// Creates the coder.
     public init() {}
@@ -26,6 +26,9 @@ public struct JSONPayloadCoder: PayloadCoder {
         if Value.self == JSONValue.self, let value = value as? JSONValue {
             return try value.jsonBytes()
         }
+        if Value.self == [String: JSONValue].self, let members = value as? [String: JSONValue] {
+            return try JSONValue.object(members).jsonBytes()  // the state data of a record
+        }
         let encoder = JSONEncoder()
         encoder.outputFormatting = [.sortedKeys]
         return Array(try encoder.encode(value))
@@ -37,6 +40,11 @@ public struct JSONPayloadCoder: PayloadCoder {
     ///   JSON of the shape of `type`.
     public func decode<Value: Decodable>(_ type: Value.Type, from bytes: [UInt8]) throws -> Value {
         if type == JSONValue.self, let value = try JSONValue(jsonBytes: bytes) as? Value {
+            return value
+        }
+        if type == [String: JSONValue].self, case .object(let members) = try JSONValue(jsonBytes: bytes),
+            let value = members as? Value
+        {
             return value
         }
         return try JSONDecoder().decode(type, from: Data(bytes))
