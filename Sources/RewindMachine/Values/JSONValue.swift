@@ -63,23 +63,23 @@ public enum JSONValue: Hashable, Sendable {
 extension JSONValue: Codable {
     /// Decodes any JSON value.
     ///
-    /// `Decoder` cannot say what kind of value comes next, so each kind is tried in turn and a
-    /// mismatch costs a thrown error: objects (most payloads and contexts) are tried first, then
-    /// the scalars in an order that stays right for lenient decoders (a `Bool` before a number,
-    /// a number before a `String`), arrays last. Bytes known to be JSON are faster through
-    /// ``init(jsonBytes:)-(UnsafeRawBufferPointer)``, which never throws on valid input.
+    /// `Decoder` cannot say what kind of value comes next, so each kind is tried in turn and every
+    /// mismatch costs a thrown and caught error: scalars first (a `Bool` before a number before a
+    /// `String`, which keeps lenient decoders right), then objects, then arrays. Bytes known to be
+    /// JSON are much faster through ``init(jsonBytes:)-(UnsafeRawBufferPointer)``, which throws
+    /// nothing on valid input; the payload coder and snapshots use it.
     public init(from decoder: any Decoder) throws {
         let container = try decoder.singleValueContainer()
         if container.decodeNil() {
             self = .null
-        } else if let value = try? container.decode([String: JSONValue].self) {
-            self = .object(value)
         } else if let value = try? container.decode(Bool.self) {
             self = .bool(value)
         } else if let value = try? container.decode(Double.self) {
             self = .number(value)
         } else if let value = try? container.decode(String.self) {
             self = .string(value)
+        } else if let value = try? container.decode([String: JSONValue].self) {
+            self = .object(value)
         } else if let value = try? container.decode([JSONValue].self) {
             self = .array(value)
         } else {
