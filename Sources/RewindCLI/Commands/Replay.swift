@@ -33,16 +33,12 @@ struct Replay: AsyncParsableCommand {
     private func printSteps(_ cursor: inout ReplayCursor, info: SessionInfo, from version: UInt64) throws {
         var previous = version > 1 ? try cursor.seek(to: version - 1) : nil
         var point = try cursor.seek(to: version)
-        var steps: [[String: String]] = []
+        var steps: [PointReport] = []
         while true {
             let report = PointReport(point)
             let diff = previous.map { DiffReport(ReplayDiff(from: $0, to: point)) }
             if output.json {
-                steps.append([
-                    "version": String(point.version), "event": point.event ?? "",
-                    "active": report.activeStates.joined(separator: ","),
-                    "navigation": report.navigationStack.joined(separator: " › "),
-                ])
+                steps.append(report)
             } else {
                 print(Self.timeline(version: point.version, head: info.headVersion))
                 print(report.text)
