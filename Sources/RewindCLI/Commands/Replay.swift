@@ -117,7 +117,9 @@ struct Replay: AsyncParsableCommand {
     /// A bar of the session with the current version marked: `[━━━━━●───────] 5/12`.
     static func timeline(version: UInt64, head: UInt64, width: Int = 40) -> String {
         let cells = max(1, min(width, Int(head)))
-        let position = head <= 1 ? 0 : Int((Double(version - 1) / Double(head - 1)) * Double(cells - 1))
+        // Integer arithmetic: the floating-point ratio fell one cell short for some versions
+        // (16 of 23, 32 of 40), marking two versions in one cell and none in the next.
+        let position = head <= 1 ? 0 : Int((version - 1) * UInt64(cells - 1) / (head - 1))
         let bar = (0..<cells).map { $0 < position ? "━" : $0 == position ? "●" : "─" }.joined()
         return "[\(bar)] \(version)/\(head)"
     }
