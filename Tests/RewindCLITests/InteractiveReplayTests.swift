@@ -35,10 +35,10 @@ struct InteractiveReplayTests {
         }
     }
 
-    @Test(.timeLimit(.minutes(1)))
+    @Test(.timeLimit(.minutes(1)), .enabled(if: TmuxSession.executable != nil, "tmux is not installed (apt-get install tmux)"))
     func keysStepJumpAndQuitShowingTheRightVersionTimelineAndStack() async throws {
         guard let tmux = TmuxSession.executable else {
-            print("InteractiveReplayTests: skipped, tmux is not installed (apt-get install tmux)")
+            Issue.record("tmux disappeared")
             return
         }
         let demo = try await DemoStore.make()
@@ -110,10 +110,10 @@ struct InteractiveReplayTests {
         }
     }
 
-    @Test(.timeLimit(.minutes(1)))
+    @Test(.timeLimit(.minutes(1)), .enabled(if: TmuxSession.executable != nil, "tmux is not installed (apt-get install tmux)"))
     func escapeCancelsTheGoToPromptWithoutWaitingForAnotherKey() async throws {
         guard let tmux = TmuxSession.executable else {
-            print("InteractiveReplayTests: skipped, tmux is not installed (apt-get install tmux)")
+            Issue.record("tmux disappeared")
             return
         }
         let demo = try await DemoStore.make()
