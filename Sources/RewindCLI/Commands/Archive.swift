@@ -22,7 +22,7 @@ struct Export: AsyncParsableCommand {
         let info = try engine.existingSession(session)
         try engine.exportSession(info.session, to: URL(fileURLWithPath: file))
         if output.json {
-            try Terminal.printJSON(["session": info.session.rawValue, "file": file, "records": String(info.headVersion)])
+            try Terminal.printJSON(ArchiveReport(session: info.session.rawValue, records: info.headVersion, file: file))
         } else {
             print("exported \(info.session) (\(info.headVersion) records) to \(file)")
         }
@@ -54,7 +54,7 @@ struct Import: AsyncParsableCommand {
         }
         let info = try await engine.importSession(data, as: try newID.map { try SessionID($0) })
         if output.json {
-            try Terminal.printJSON(["session": info.session.rawValue, "records": String(info.headVersion)])
+            try Terminal.printJSON(ArchiveReport(session: info.session.rawValue, records: info.headVersion))
         } else {
             print("imported \(info.session) (\(info.machine), \(info.headVersion) records)")
         }
@@ -86,11 +86,24 @@ struct Fork: AsyncParsableCommand {
         let id = try SessionID(newID ?? "\(info.session)-fork-\(version)")
         let fork = try await engine.fork(info.session, at: version, as: id)
         if output.json {
-            try Terminal.printJSON([
-                "session": fork.session.rawValue, "origin": "\(info.session)@\(version)", "version": String(fork.headVersion),
-            ])
+            try Terminal.printJSON(ForkReport(
+                session: fork.session.rawValue, origin: "\(info.session)@\(version)", version: fork.headVersion))
         } else {
             print("forked \(info.session) at version \(version) as \(fork.session)")
         }
     }
+}
+
+/// What `export --json` and `import --json` print.
+struct ArchiveReport: Encodable {
+    var session: String
+    var records: UInt64
+    var file: String?
+}
+
+/// What `fork --json` prints.
+struct ForkReport: Encodable {
+    var session: String
+    var origin: String
+    var version: UInt64
 }

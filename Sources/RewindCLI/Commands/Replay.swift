@@ -33,16 +33,12 @@ struct Replay: AsyncParsableCommand {
     private func printSteps(_ cursor: inout ReplayCursor, info: SessionInfo, from version: UInt64) throws {
         var previous = version > 1 ? try cursor.seek(to: version - 1) : nil
         var point = try cursor.seek(to: version)
-        var steps: [[String: String]] = []
+        var steps: [PointReport] = []
         while true {
             let report = PointReport(point)
             let diff = previous.map { DiffReport(ReplayDiff(from: $0, to: point)) }
             if output.json {
-                steps.append([
-                    "version": String(point.version), "event": point.event ?? "",
-                    "active": report.activeStates.joined(separator: ","),
-                    "navigation": report.navigationStack.joined(separator: " › "),
-                ])
+                steps.append(report)
             } else {
                 print(Self.timeline(version: point.version, head: info.headVersion))
                 print(report.text)
@@ -121,7 +117,9 @@ struct Replay: AsyncParsableCommand {
     /// A bar of the session with the current version marked: `[━━━━━●───────] 5/12`.
     static func timeline(version: UInt64, head: UInt64, width: Int = 40) -> String {
         let cells = max(1, min(width, Int(head)))
-        let position = head <= 1 ? 0 : Int((Double(version - 1) / Double(head - 1)) * Double(cells - 1))
+        // Integer arithmetic: the floating-point ratio fell one cell short for some versions
+        // (16 of 23, 32 of 40), marking two versions in one cell and none in the next.
+        let position = head <= 1 ? 0 : Int((version - 1) * UInt64(cells - 1) / (head - 1))
         let bar = (0..<cells).map { $0 < position ? "━" : $0 == position ? "●" : "─" }.joined()
         return "[\(bar)] \(version)/\(head)"
     }

@@ -47,7 +47,9 @@ final class RawTerminal {
         guard let byte = readByte() else { return nil }
         switch byte {
         case 0x1B:
-            guard let next = readByte() else { return .escape }
+            // An arrow or Home/End key sends its escape sequence at once; a lone Escape press is
+            // followed by nothing. Waiting for another byte would swallow the next key press.
+            guard let next = readByte(within: Self.escapeSequenceWait) else { return .escape }
             guard next == UInt8(ascii: "[") || next == UInt8(ascii: "O") else { return .escape }
             guard let code = readByte() else { return .escape }
             switch code {
@@ -67,6 +69,17 @@ final class RawTerminal {
         case 0x7F, 0x08: return .backspace
         default: return .character(Character(Unicode.Scalar(byte)))
         }
+    }
+
+    /// How long the rest of an escape sequence may take to arrive after its Escape byte, in
+    /// milliseconds.
+    private static let escapeSequenceWait: Int32 = 50
+
+    /// The next byte if one arrives within `milliseconds`, else `nil`.
+    private func readByte(within milliseconds: Int32) -> UInt8? {
+        var descriptor = pollfd(fd: STDIN_FILENO, events: Int16(POLLIN), revents: 0)
+        guard poll(&descriptor, 1, milliseconds) == 1 else { return nil }
+        return readByte()
     }
 
     private func readByte() -> UInt8? {
