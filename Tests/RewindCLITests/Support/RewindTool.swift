@@ -61,13 +61,13 @@ struct RewindTool: Sendable {
     }
 }
 
-/// Expects `output` to be the CLI's failure: a non-zero exit, nothing on standard output, and
+/// Expects `output` to be the CLI's failure: exit status 2, nothing on standard output, and
 /// exactly one line on standard error, `Error: …`, containing every one of `fragments` (and no
 /// stack trace).
 func expectOneLineError(
     _ output: ProcessOutput, containing fragments: [String], sourceLocation: SourceLocation = #_sourceLocation
 ) {
-    #expect(output.status != 0, "\(output)", sourceLocation: sourceLocation)
+    #expect(output.status == 2, "errors exit with status 2: \(output)", sourceLocation: sourceLocation)
     #expect(!output.terminatedBySignal, "\(output)", sourceLocation: sourceLocation)
     #expect(output.stdout.isEmpty, "\(output)", sourceLocation: sourceLocation)
     let lines = output.stderrLines
