@@ -124,7 +124,8 @@ public struct SessionSnapshot: Sendable, Hashable, Codable {
             version: version, definition: definition, state: state, navigation: navigation, timestamp: timestamp)
     }
 
-    /// The latest snapshot of `session` at or before `version`, if any.
+    /// The latest readable snapshot of `session` at or before `version`, if any (unreadable ones
+    /// are skipped).
     static func latest(
         of session: SessionID, atOrBefore version: UInt64, in transaction: StoreReadTransaction
     ) throws -> SessionSnapshot? {
@@ -134,7 +135,13 @@ public struct SessionSnapshot: Sendable, Hashable, Codable {
             key, value in
             guard key.count == prefix.count + 8, key.prefix(prefix.count).elementsEqual(prefix) else { return .stop }
             guard let split = StoreKey.splitCompound(key), split.number <= version else { return .next }
-            found = try decode(value, session: session)
+            // Snapshots are a cache of what the log says: one that cannot be read (or that is not
+            // the version its key names) is passed over for an older one, or for a replay from
+            // version 1, so a damaged snapshot never makes a session unreadable.
+            guard let snapshot = try? decode(value, session: session), snapshot.version == split.number else {
+                return .next
+            }
+            found = snapshot
             return .stop
         }
         return found
