@@ -29,6 +29,11 @@ let package = Package(
             path: "Benchmarks/Transitions",
             plugins: [.plugin(name: "BenchmarkPlugin", package: "benchmark")]
         ),
+        // The same paths without the harness, for perf and valgrind (see README.md).
+        .executableTarget(
+            name: "ProfileDriver",
+            dependencies: [.product(name: "Rewind", package: "Rewind")]
+        ),
     ],
     swiftLanguageModes: [.v6]
 )

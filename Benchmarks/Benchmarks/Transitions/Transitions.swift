@@ -7,4 +7,5 @@ let benchmarks: @Sendable () -> Void = {
     registerDurableBenchmarks()
     registerGRDBBenchmarks()
     registerResumeBenchmarks()
+    registerInterleavedBenchmarks()
 }
