@@ -12,7 +12,8 @@ struct RewindCommand: AsyncParsableCommand {
             store) and --json for machine-readable output.
             """,
         subcommands: [
-            Demo.self, Sessions.self, History.self, State.self, Graph.self, Stats.self,
+            Demo.self, Sessions.self, History.self, State.self, Diff.self, Replay.self, Verify.self,
+            Export.self, Import.self, Fork.self, Graph.self, Projections.self, Stats.self, Bench.self,
         ]
     )
 }

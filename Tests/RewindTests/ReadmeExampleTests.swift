@@ -16,7 +16,7 @@ struct ReadmeExampleTests {
             StateNode(Screen.detail, navigation: .push(), validNextStates: [.all, .list])
             StateNode(Screen.list, navigation: .push(), validNextStates: [.detail, .all])
         }
-        let shown = Shown()
+        let shown = LockedBox<[JSONValue]>([])
         do {
             let engine = try Engine(directory: directory.path)
             defer { engine.close() }
@@ -25,7 +25,7 @@ struct ReadmeExampleTests {
                 session.onDidEnter("detail") { change in shown.append(change.data) }
             }
             try await session.enter(Screen.detail, data: ["character": "日"])
-            #expect(shown.values == [["character": "日"]])
+            #expect(shown.current == [["character": "日"]])
         }
         let engine = try Engine(directory: directory.path)
         defer { engine.close() }
@@ -35,12 +35,4 @@ struct ReadmeExampleTests {
         #expect(resumed.navigationStack.screens == ["all", "detail"])
         #expect(resumed.state.data["detail"] == ["character": "日"])
     }
-}
-
-/// Values seen by a hook, guarded by a lock (hooks are `@Sendable`).
-final class Shown: @unchecked Sendable {
-    private let lock = NSLock()
-    private var seen: [JSONValue] = []
-    func append(_ value: JSONValue) { lock.withLock { seen.append(value) } }
-    var values: [JSONValue] { lock.withLock { seen } }
 }

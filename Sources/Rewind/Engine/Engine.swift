@@ -38,6 +38,8 @@ public final class Engine: @unchecked Sendable {
 
     let commits: CommitQueue
     let notifier: HeadNotifier
+    /// The registered projections (see `Engine+Projections.swift`).
+    let projections: ProjectionRegistry
     /// Guards `machines`; every other property is immutable.
     private let lock = NSLock()
     private var machines: [String: StepRecording] = [:]
@@ -59,7 +61,25 @@ public final class Engine: @unchecked Sendable {
         self.configuration = configuration
         let notifier = HeadNotifier(head: try store.headSequence())
         self.notifier = notifier
-        self.commits = CommitQueue(store: store) { notifier.advance(to: $0) }
+        // Projections: inline ones run inside each group commit; all are caught up before serving.
+        let projections = ProjectionRegistry()
+        self.projections = projections
+        self.commits = CommitQueue(
+            store: store, beforeCommit: { try projections.applyInline($1, in: $0) },
+            didCommit: { notifier.advance(to: $0) })
+        do {
+            for projection in configuration.projections {
+                try projections.add(projection.runner(mode: .inline))
+            }
+            do {
+                try catchUpProjections()
+            } catch is ProjectionError {
+                // Recorded in the projection's status; the log and the other projections are fine.
+            }
+        } catch {
+            store.close()
+            throw error
+        }
     }
 
     /// Closes the engine: subscriptions end, and the store is released.
@@ -70,7 +90,17 @@ public final class Engine: @unchecked Sendable {
 
     /// Makes every commit so far durable (needed only with ``Durability/noSync``).
     public func flush() throws {
+        try ensureOpen()
         try store.sync(force: true)
+    }
+
+    /// Whether ``close()`` was called.
+    var isClosed: Bool { notifier.closed }
+
+    /// Throws ``EngineError/closed`` once the engine is closed (instead of LMDB's error on the
+    /// closed store).
+    func ensureOpen() throws {
+        if isClosed { throw EngineError.closed }
     }
 
     /// How the group commits went so far (batch sizes).
@@ -84,6 +114,7 @@ public final class Engine: @unchecked Sendable {
     ///
     /// - Throws: ``EngineError/machineAlreadyRegistered(_:)`` when another definition has that name.
     public func register(_ machine: Machine, as name: String? = nil) throws {
+        try ensureOpen()
         let name = name ?? machine.definition.name
         let version = machine.definition.contentVersion
         let recording = StepRecording(machine: machine, machineName: name, definition: version, coder: store.coder)
@@ -167,6 +198,7 @@ public final class Engine: @unchecked Sendable {
     ///
     /// - Throws: ``EngineError/sessionExists(_:)``, ``EngineError/unknownMachine(_:)``.
     public func makeSession(id: SessionID, machine: String) throws -> Session {
+        try ensureOpen()
         let recording = try recording(for: machine)
         if try store.sessionInfo(for: id) != nil { throw EngineError.sessionExists(id) }
         return Session(
@@ -181,6 +213,7 @@ public final class Engine: @unchecked Sendable {
     ///   ``EngineError/definitionMismatch(session:machine:recorded:registered:)`` (under
     ///   ``ResumePolicy/strict``), replay and store errors.
     public func session(_ id: SessionID, policy: ResumePolicy = .strict) throws -> Session {
+        try ensureOpen()
         guard let info = try store.sessionInfo(for: id) else { throw EngineError.unknownSession(id) }
         let recording = try recording(for: info.machine)
         let snapshot = try loadSnapshot(of: id, recording: recording, policy: policy)
@@ -194,14 +227,16 @@ public final class Engine: @unchecked Sendable {
 
     /// Every session in the store, with its head version and machine.
     public func sessions() throws -> [SessionInfo] {
-        try store.sessions()
+        try ensureOpen()
+        return try store.sessions()
     }
 
     /// The session's state at its head, rebuilt from the store.
     func loadSnapshot(
         of id: SessionID, recording: StepRecording, policy: ResumePolicy = .strict
     ) throws -> SessionSnapshot {
-        try store.read { transaction in
+        try ensureOpen()
+        return try store.read { transaction in
             guard let info = try transaction.sessionInfo(for: id) else { throw EngineError.unknownSession(id) }
             guard let head = try transaction.records(of: id, from: info.headVersion, limit: 1).first else {
                 throw EngineError.unknownSession(id)

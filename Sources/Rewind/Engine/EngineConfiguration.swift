@@ -25,6 +25,11 @@ public struct EngineConfiguration: Sendable {
     /// sets the sync options from ``durability``.
     public var store: StoreConfiguration
 
+    /// Projections registered (in ``ProjectionMode/inline`` mode) and caught up when the engine
+    /// opens, before it serves anything; a projection failing on a record does not stop the
+    /// engine from opening (see ``Engine/projectionStatus(named:)``). Default none.
+    public var projections: [any Projection] = []
+
     /// Creates a configuration.
     public init(
         durability: Durability = .durable,

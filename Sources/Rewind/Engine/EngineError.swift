@@ -23,12 +23,17 @@ public enum EngineError: Error, Sendable, Hashable, CustomStringConvertible {
     case replayDivergence(session: SessionID, version: UInt64, event: String, recorded: [String], computed: [String])
     /// A recorded event could not be re-run: the machine rejected it.
     case replayFailed(session: SessionID, version: UInt64, event: String, reason: String)
+    /// The event's name is one of the names the engine records its own requests under
+    /// (``StepRecording/startEvent``, ``StepRecording/enterEvent``): sent as an event, its record
+    /// would read back as a start or a direct move. Nothing was written.
+    case reservedEventName(String)
     /// The event payload or state data could not be encoded with the store's coder; nothing was
     /// written.
     case payloadEncoding(event: String, reason: String)
     /// A stored snapshot, definition or payload could not be decoded.
     case corruptedEntry(what: String, reason: String)
-    /// The engine was closed.
+    /// The engine was closed: every request made after ``Engine/close()`` (and an append that was
+    /// waiting when it closed) throws this, having written nothing.
     case closed
 
     /// A one-line explanation naming what failed and on what.
@@ -50,6 +55,8 @@ public enum EngineError: Error, Sendable, Hashable, CustomStringConvertible {
                 + "but the machine computes \(computed)"
         case let .replayFailed(session, version, event, reason):
             return "session '\(session)' version \(version) (event '\(event)') cannot be replayed: \(reason)"
+        case .reservedEventName(let name):
+            return "the event name '\(name)' is reserved for the engine's records; send it under another name"
         case let .payloadEncoding(event, reason):
             return "the payload of event '\(event)' cannot be encoded: \(reason); nothing was written"
         case let .corruptedEntry(what, reason):

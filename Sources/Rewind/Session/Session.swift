@@ -24,7 +24,9 @@ public final class Session: @unchecked Sendable {
     public var machine: Machine { recording.machine }
 
     let recording: StepRecording
-    private unowned let engine: Engine
+    /// Strong: the engine holds no session, and a session outliving the caller's last reference
+    /// to its engine must keep using it.
+    private let engine: Engine
     private let gate = AsyncGate()
     /// Guards `current`, `queued`, `deferred` and `hooks`' registration.
     private let lock = NSLock()
@@ -203,6 +205,7 @@ public final class Session: @unchecked Sendable {
 
     /// Evaluate → append → adopt → hooks, holding the gate.
     private func runStep(_ request: StepRecording.Request) async throws -> Step {
+        try engine.ensureOpen()
         let before = snapshot
         let time = Timestamp.now()
         let step = try recording.evaluate(request, in: before.state, at: time)
@@ -224,8 +227,13 @@ public final class Session: @unchecked Sendable {
                 value: try after.encoded()))
         }
         let expected: ExpectedVersion = before.version == 0 ? .noStream : .exact(before.version)
-        _ = try await engine.commits.submit(AppendRequest(
-            session: id, expectedVersion: expected, transitions: [transition], auxiliaryWrites: writes))
+        do {
+            _ = try await engine.commits.submit(AppendRequest(
+                session: id, expectedVersion: expected, transitions: [transition], auxiliaryWrites: writes))
+        } catch where engine.isClosed {
+            // The engine closed while the append waited: it failed on the closed store.
+            throw EngineError.closed
+        }
         lock.withLock { current = after }
         hooks.run(step, of: machine, previous: before.state)
         return step

@@ -62,12 +62,18 @@ public struct StepRecording: Sendable {
     }
 
     /// Evaluates `request` against `state` purely.
+    ///
+    /// - Throws: ``EngineError/reservedEventName(_:)`` for an event sent under a reserved name,
+    ///   the machine's errors.
     public func evaluate(_ request: Request, in state: MachineState, at time: Timestamp) throws -> Step {
         let now = time.microsecondsSince1970 / 1000
         switch request {
         case .start(let context):
             return try machine.start(context: context, now: now)
         case .send(let event):
+            if event.name == Self.enterEvent || event.name == Self.startEvent {
+                throw EngineError.reservedEventName(event.name)
+            }
             return try machine.send(event, in: state, now: now)
         case .enter(let id, let data):
             return try machine.enter(id, data: data, in: state, now: now)
@@ -128,7 +134,14 @@ public struct StepRecording: Sendable {
     ///   rejects the event, ``EngineError/replayDivergence(session:version:event:recorded:computed:)``
     ///   when it reaches another configuration.
     public func replay(_ record: TransitionRecord, on snapshot: SessionSnapshot) throws -> (Step, SessionSnapshot) {
-        let request = try request(of: record)
+        try replay(record, request: try request(of: record), on: snapshot)
+    }
+
+    /// Re-runs `record`, whose request `request` was already decoded with ``request(of:)``, on
+    /// `snapshot` (see ``replay(_:on:)``): for callers that also need the request's payload.
+    public func replay(
+        _ record: TransitionRecord, request: Request, on snapshot: SessionSnapshot
+    ) throws -> (Step, SessionSnapshot) {
         let step: Step
         do {
             step = try evaluate(request, in: snapshot.state, at: record.timestamp)

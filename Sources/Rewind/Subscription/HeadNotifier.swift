@@ -31,6 +31,9 @@ final class HeadNotifier: @unchecked Sendable {
         for waiter in ready { waiter.continuation.resume(returning: true) }
     }
 
+    /// Whether ``close()`` was called (the engine closed).
+    var closed: Bool { lock.withLock { isClosed } }
+
     /// Wakes every waiter for good (the engine closed).
     func close() {
         let all = lock.withLock { () -> [Waiter] in

@@ -46,8 +46,13 @@ public struct RecordSubscription: AsyncSequence, Sendable {
                     next = record.sequence + 1
                     return record
                 }
-                if Task.isCancelled { return nil }
-                buffer = try store.records(from: next, limit: batchSize)
+                if Task.isCancelled || notifier.closed { return nil }
+                do {
+                    buffer = try store.records(from: next, limit: batchSize)
+                } catch where notifier.closed {
+                    // The engine closed (and its store with it) while we read: the iteration ends.
+                    return nil
+                }
                 position = 0
                 if !buffer.isEmpty { continue }
                 guard await notifier.wait(untilPast: next - 1) else { return nil }

@@ -94,24 +94,37 @@ public final class TransitionStore: Sendable {
         if Environment.isOpen(directory: directory) { return false }
         let contents = try files.contentsOfDirectory(atPath: directory)
         if contents.isEmpty { return true }
+        // Only LMDB's lock file: another process is creating the store (LMDB makes it first).
+        if contents == ["lock.mdb"] { return true }
         guard contents.contains("data.mdb") else {
             throw StoreError.notAStore(path: directory, reason: "it has files but no LMDB data file (data.mdb)")
         }
+        let dataFile = (directory as NSString).appendingPathComponent("data.mdb")
+        if let size = (try? files.attributesOfItem(atPath: dataFile))?[.size] as? NSNumber, size.intValue == 0 {
+            // Another process has just created the environment and not yet written its first pages.
+            return true
+        }
         // Look without touching: read-only, no lock file.
         do {
-            try Environment.inspect(directory: directory) { environment in
+            return try Environment.inspect(directory: directory) { environment in
                 let meta: Database
                 do {
                     meta = try environment.database(named: StoreLayout.meta, create: false)
                 } catch let error as LMDBError where error.isNotFound {
+                    // An environment with no database at all holds nothing: it is a store another
+                    // process is creating right now (its first write transaction, which creates
+                    // the metadata, has not committed yet). Creating it here too is safe: that
+                    // transaction and ours are serialised by LMDB, and the second one finds the
+                    // metadata written.
+                    if try environment.statistics().entries == 0 { return true }
                     throw StoreError.notAStore(path: directory, reason: "it has no '\(StoreLayout.meta)' database")
                 }
                 _ = try environment.read { txn in try readFormat(txn, meta: meta, path: directory) }
+                return false
             }
         } catch let error as LMDBError {
             throw StoreError.notAStore(path: directory, reason: "LMDB cannot read it as a store (\(error.message))")
         }
-        return false
     }
 
     /// The store format in `meta`; throws when it is missing or newer than supported.

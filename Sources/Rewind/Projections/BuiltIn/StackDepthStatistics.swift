@@ -1,0 +1,22 @@
+/// How deep the sessions' navigation stacks are (``NavigationStacks/depthStatistics(machine:)``).
+public struct StackDepthStatistics: Sendable, Hashable {
+    /// How many sessions were counted.
+    public var sessions: Int
+    /// For each depth (number of screens), how many sessions' stacks have it.
+    public var histogram: [Int: Int]
+
+    /// Creates statistics from a histogram.
+    public init(histogram: [Int: Int] = [:]) {
+        self.histogram = histogram
+        self.sessions = histogram.values.reduce(0, +)
+    }
+
+    /// The deepest stack (0 when there are no sessions).
+    public var maximum: Int { histogram.keys.max() ?? 0 }
+
+    /// The mean depth (0 when there are no sessions).
+    public var mean: Double {
+        guard sessions > 0 else { return 0 }
+        return Double(histogram.reduce(0) { $0 + $1.key * $1.value }) / Double(sessions)
+    }
+}

@@ -1,0 +1,36 @@
+import RewindMachine
+import RewindStore
+
+/// What can go wrong when replaying, forking, verifying or playing a recorded session, beyond the
+/// engine's own errors (``EngineError/unknownSession(_:)``, ``EngineError/replayDivergence(session:version:event:recorded:computed:)``,
+/// ``EngineError/replayFailed(session:version:event:reason:)``) and the store's.
+public enum ReplayError: Error, Sendable, Hashable, CustomStringConvertible {
+    /// A version past the session's head (or a fork point of 0) was asked for.
+    case versionOutOfRange(session: SessionID, requested: UInt64, head: UInt64)
+    /// Records were written under a definition of `machine` that is neither registered with the
+    /// engine nor stored in its `definitions` database, so nothing can re-run them.
+    case missingDefinition(machine: String, version: String)
+    /// The stored definition `version` of `machine` names guards or actions that only the app's
+    /// code provides: pass them as `bindings`, or register that definition with the engine.
+    case definitionNeedsBindings(machine: String, version: String, guards: [String], actions: [String])
+    /// The stored definition `version` of `machine` does not compile (other than for missing
+    /// bindings).
+    case invalidStoredDefinition(machine: String, version: String, reason: String)
+
+    /// A one-line explanation naming what failed and on what.
+    public var description: String {
+        switch self {
+        case let .versionOutOfRange(session, requested, head):
+            return "session '\(session)' has no version \(requested): its versions run from 1 to \(head)"
+        case let .missingDefinition(machine, version):
+            return "the definition \(version.prefix(12)) of machine '\(machine)' is neither registered nor stored; "
+                + "register it to replay the records written under it"
+        case let .definitionNeedsBindings(machine, version, guards, actions):
+            let names = guards.map { "guard '\($0)'" } + actions.map { "action '\($0)'" }
+            return "the stored definition \(version.prefix(12)) of machine '\(machine)' needs the app's "
+                + names.joined(separator: ", ") + "; pass them as bindings or register the machine"
+        case let .invalidStoredDefinition(machine, version, reason):
+            return "the stored definition \(version.prefix(12)) of machine '\(machine)' does not compile: \(reason)"
+        }
+    }
+}

@@ -1,0 +1,220 @@
+import Foundation
+import RewindMachine
+import RewindStore
+
+extension SessionArchive {
+    /// A fully checked archive, ready to append.
+    struct Contents {
+        var header: Header
+        /// The definitions by content version, parsed and checked against it.
+        var definitions: [String: MachineDefinition]
+        var transitions: [Transition]
+    }
+
+    /// Checks every line of `bytes` (see ``SessionArchive``) and returns its contents.
+    static func parse(_ bytes: [UInt8]) throws -> Contents {
+        var lines: [Range<Int>] = []
+        var start = 0
+        for index in bytes.indices where bytes[index] == UInt8(ascii: "\n") {
+            lines.append(start..<index)
+            start = index + 1
+        }
+        let hasFragment = start < bytes.count
+        func missing(_ number: Int, _ what: String) -> SessionArchiveError {
+            if hasFragment, number == lines.count + 1 {
+                return .truncated(line: number, reason: "the line is cut short (it has no newline)")
+            }
+            return .truncated(line: number, reason: "the file ends after \(lines.count) complete lines, before \(what)")
+        }
+        let decoder = JSONDecoder()
+        func decode<Body: Decodable>(_ type: Body.Type, line number: Int) throws -> Body {
+            let body = try SessionArchive.body(of: bytes[lines[number - 1]], number: number)
+            do {
+                return try decoder.decode(type, from: Data(body))
+            } catch {
+                throw SessionArchiveError.malformedLine(line: number, reason: "its body does not decode: \(error)")
+            }
+        }
+
+        // Line 1: the header and the definitions.
+        guard !lines.isEmpty else { throw missing(1, "the header") }
+        let header = try decode(Header.self, line: 1)
+        guard header.format == format, header.formatVersion == formatVersion else {
+            throw SessionArchiveError.unsupportedFormat(format: header.format, version: header.formatVersion)
+        }
+        guard header.records > 0 else {
+            throw SessionArchiveError.malformedLine(line: 1, reason: "it announces no records")
+        }
+        var definitions: [String: MachineDefinition] = [:]
+        for entry in header.definitions {
+            let definition: MachineDefinition
+            do {
+                definition = try MachineDefinition(jsonDocument: try entry.document.encoded())
+            } catch {
+                throw SessionArchiveError.malformedLine(
+                    line: 1, reason: "the definition \(entry.version.prefix(12)) does not decode: \(error)")
+            }
+            guard definition.contentVersion == entry.version else {
+                throw SessionArchiveError.malformedLine(
+                    line: 1, reason: "the definition \(entry.version.prefix(12)) has content version "
+                        + "\(definition.contentVersion.prefix(12)): it was altered")
+            }
+            definitions[entry.version] = definition
+        }
+
+        // Lines 2…N+1: the records, versions 1…N.
+        var transitions: [Transition] = []
+        transitions.reserveCapacity(min(Int(clamping: header.records), lines.count))
+        var version: UInt64 = 0
+        while version < header.records {
+            version += 1
+            let number = Int(clamping: version) + 1
+            guard number <= lines.count else { throw missing(number, "record \(version) of \(header.records)") }
+            let record = try decode(Record.self, line: number)
+            guard record.version == version else {
+                throw SessionArchiveError.versionGap(line: number, expected: version, found: record.version)
+            }
+            transitions.append(try transition(of: record, line: number, header: header, definitions: definitions))
+        }
+
+        // Line N+2: the trailer.
+        let trailerNumber = Int(clamping: header.records) + 2
+        guard trailerNumber <= lines.count else { throw missing(trailerNumber, "the trailer") }
+        let trailer = try decode(Trailer.self, line: trailerNumber)
+        guard trailer.end == format else {
+            throw SessionArchiveError.trailerMismatch(line: trailerNumber, reason: "it is not a '\(format)' trailer")
+        }
+        guard trailer.records == header.records else {
+            throw SessionArchiveError.trailerMismatch(
+                line: trailerNumber, reason: "it counts \(trailer.records) records, the header \(header.records)")
+        }
+        let covered = bytes[0..<lines[trailerNumber - 2].upperBound + 1]
+        let checksum = hex(covered.withUnsafeBytes { CRC32C.checksum($0) })
+        guard trailer.checksum == checksum else {
+            throw SessionArchiveError.trailerMismatch(
+                line: trailerNumber,
+                reason: "the lines before it have checksum \(checksum), the trailer says \(trailer.checksum)")
+        }
+        if lines.count > trailerNumber || hasFragment {
+            throw SessionArchiveError.malformedLine(line: trailerNumber + 1, reason: "text follows the trailer")
+        }
+        return Contents(header: header, definitions: definitions, transitions: transitions)
+    }
+
+    private static func transition(
+        of record: Record, line number: Int, header: Header, definitions: [String: MachineDefinition]
+    ) throws -> Transition {
+        func malformed(_ reason: String) -> SessionArchiveError {
+            .malformedLine(line: number, reason: reason)
+        }
+        guard record.machine == header.machine else {
+            throw malformed("its machine '\(record.machine)' is not the header's '\(header.machine)'")
+        }
+        guard definitions[record.definition] != nil else {
+            throw malformed("its definition \(record.definition.prefix(12)) is not in the header")
+        }
+        guard !record.event.isEmpty else { throw malformed("its event name is empty") }
+        guard !record.target.isEmpty else { throw malformed("its target configuration is empty") }
+        if let origin = record.origin, origin.version == 0 { throw malformed("its origin's version is 0") }
+        guard let payload = Data(base64Encoded: record.payload) else { throw malformed("its payload is not base64") }
+        guard let stateData = Data(base64Encoded: record.stateData) else {
+            throw malformed("its state data is not base64")
+        }
+        return Transition(
+            timestamp: Timestamp(microsecondsSince1970: record.timestamp), machine: record.machine,
+            definition: record.definition, event: record.event, source: record.source, target: record.target,
+            navigation: record.navigation, payload: Array(payload), stateData: Array(stateData),
+            origin: record.origin)
+    }
+}
+
+extension Engine {
+    /// Imports a session archive (see ``SessionArchive``) as the session `id` (by default the
+    /// exported session's id), with the definitions it carries.
+    ///
+    /// Every line is checked first (checksums, format, versions 1…N without gaps, definitions
+    /// against their content versions, the trailer's count and checksum); a truncated, altered or
+    /// malformed archive is rejected with the 1-based number of the line at fault and nothing is
+    /// written. Then the records, the definitions and snapshots (every
+    /// ``EngineConfiguration/snapshotInterval`` versions, as far as the archive's definitions
+    /// re-run the records without app bindings) are written in one group commit.
+    ///
+    /// - Throws: ``SessionArchiveError``, ``EngineError/sessionExists(_:)``, the store's errors.
+    @discardableResult
+    public func importSession(_ archive: Data, as id: SessionID? = nil) async throws -> SessionInfo {
+        let contents = try SessionArchive.parse(Array(archive))
+        let session: SessionID
+        if let id {
+            session = id
+        } else {
+            do {
+                session = try SessionID(contents.header.session)
+            } catch {
+                throw SessionArchiveError.malformedLine(line: 1, reason: "its session id is invalid: \(error)")
+            }
+        }
+        if try store.sessionInfo(for: session) != nil { throw EngineError.sessionExists(session) }
+        let machine = contents.header.machine
+        var writes = contents.definitions.map { version, definition in
+            AppendRequest.AuxiliaryWrite(
+                database: .definitions, key: Self.definitionKey(name: machine, version: version),
+                value: Array(definition.jsonDocument()))
+        }
+        writes += importedSnapshots(of: session, contents: contents)
+        do {
+            _ = try await commits.submit(AppendRequest(
+                session: session, expectedVersion: .noStream, transitions: contents.transitions,
+                auxiliaryWrites: writes))
+        } catch StoreError.versionConflict {
+            throw EngineError.sessionExists(session)
+        }
+        guard let info = try store.sessionInfo(for: session) else { throw EngineError.unknownSession(session) }
+        return info
+    }
+
+    /// Imports the session archive in the file at `url` (see ``importSession(_:as:)``).
+    @discardableResult
+    public func importSession(from url: URL, as id: SessionID? = nil) async throws -> SessionInfo {
+        try await importSession(try Data(contentsOf: url), as: id)
+    }
+
+    /// Snapshots of an imported session every `snapshotInterval` versions, for as long as its
+    /// records can be re-run (the registered machine or the archive's definitions without
+    /// bindings); an empty list when snapshots are off.
+    private func importedSnapshots(
+        of session: SessionID, contents: SessionArchive.Contents
+    ) -> [AppendRequest.AuxiliaryWrite] {
+        let interval = configuration.snapshotInterval
+        guard interval > 0 else { return [] }
+        let name = contents.header.machine
+        var recordings: [String: StepRecording] = [:]
+        var snapshot = SessionSnapshot.empty(definition: "")
+        var writes: [AppendRequest.AuxiliaryWrite] = []
+        for (offset, transition) in contents.transitions.enumerated() {
+            let version = UInt64(offset + 1)
+            let recording: StepRecording
+            if let known = recordings[transition.definition] {
+                recording = known
+            } else {
+                let compiled: Machine?
+                if let registered = machine(named: name), registered.definition.contentVersion == transition.definition {
+                    compiled = registered
+                } else {
+                    compiled = contents.definitions[transition.definition].flatMap { try? Machine($0) }
+                }
+                guard let compiled else { break }
+                recording = StepRecording(
+                    machine: compiled, machineName: name, definition: transition.definition, coder: store.coder)
+                recordings[transition.definition] = recording
+            }
+            let record = TransitionRecord(sequence: 0, session: session, version: version, transition: transition)
+            guard let next = try? recording.replay(record, on: snapshot).1 else { break }
+            snapshot = next
+            if version % interval == 0, let bytes = try? snapshot.encoded() {
+                writes.append(AppendRequest.AuxiliaryWrite(
+                    database: .snapshots, key: SessionSnapshot.key(session: session, version: version), value: bytes))
+            }
+        }
+        return writes
+    }
+}

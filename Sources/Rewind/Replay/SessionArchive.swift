@@ -1,0 +1,187 @@
+import Foundation
+import RewindMachine
+import RewindStore
+
+/// The self-contained file a session is exported to: NDJSON, one JSON object per line.
+///
+/// ```
+/// {"crc32c":"…","body":{"definitions":[…],"format":"rewind.session","formatVersion":1,"machine":"onboarding","records":4,"session":"user-42"}}
+/// {"crc32c":"…","body":{"definition":"…","event":"rewind.start","machine":"onboarding","navigation":[],…,"version":1}}
+/// …one line per record, versions 1…N…
+/// {"crc32c":"…","body":{"checksum":"…","end":"rewind.session","records":4}}
+/// ```
+///
+/// Every line is an envelope `{"crc32c":"<8 hex digits>","body":<JSON>}` whose checksum is the
+/// CRC-32C of the body's exact bytes. The header (line 1) names the session and its machine and
+/// carries the machine's definitions (the JSON interchange documents of every definition the
+/// records were written under, with their content versions); each record line carries all the
+/// record's fields (payload and state data bytes in base64); the trailer repeats the record
+/// count and holds the CRC-32C of all the lines before it, newlines included. An import checks
+/// everything (checksums, format, versions without gaps, definitions against their content
+/// versions, the trailer) before writing anything.
+public enum SessionArchive {
+    /// The header's `format`.
+    public static let format = "rewind.session"
+    /// The format version this code writes and reads.
+    public static let formatVersion = 1
+
+    // MARK: Line bodies
+
+    struct Header: Codable {
+        struct Definition: Codable {
+            var version: String
+            var document: JSONValue
+        }
+        var format: String
+        var formatVersion: Int
+        var session: String
+        var machine: String
+        var definitions: [Definition]
+        var records: UInt64
+    }
+
+    struct Record: Codable {
+        var version: UInt64
+        var sequence: UInt64
+        var timestamp: Int64
+        var machine: String
+        var definition: String
+        var event: String
+        var source: [String]
+        var target: [String]
+        var navigation: [NavigationOperation]
+        var payload: String
+        var stateData: String
+        var origin: RecordOrigin?
+
+        init(_ record: TransitionRecord) {
+            version = record.version
+            sequence = record.sequence
+            timestamp = record.timestamp.microsecondsSince1970
+            machine = record.machine
+            definition = record.definition
+            event = record.event
+            source = record.source
+            target = record.target
+            navigation = record.navigation
+            payload = Data(record.payload).base64EncodedString()
+            stateData = Data(record.stateData).base64EncodedString()
+            origin = record.origin
+        }
+    }
+
+    struct Trailer: Codable {
+        var end: String
+        var records: UInt64
+        var checksum: String
+    }
+
+    // MARK: Envelopes
+
+    static let envelopeStart = Array(#"{"crc32c":""#.utf8)
+    static let envelopeMiddle = Array(#"","body":"#.utf8)
+    static let bodyOffset = envelopeStart.count + 8 + envelopeMiddle.count
+
+    static func encoder() -> JSONEncoder {
+        let encoder = JSONEncoder()
+        encoder.outputFormatting = [.sortedKeys, .withoutEscapingSlashes]
+        return encoder
+    }
+
+    static func hex(_ value: UInt32) -> String {
+        let digits = String(value, radix: 16)
+        return String(repeating: "0", count: 8 - digits.count) + digits
+    }
+
+    /// Appends the envelope line (newline included) of `body` to `output`.
+    static func appendLine(_ body: some Encodable, with encoder: JSONEncoder, to output: inout [UInt8]) throws {
+        let bytes = try encoder.encode(body)
+        let crc = bytes.withUnsafeBytes { CRC32C.checksum($0) }
+        output.append(contentsOf: envelopeStart)
+        output.append(contentsOf: hex(crc).utf8)
+        output.append(contentsOf: envelopeMiddle)
+        output.append(contentsOf: bytes)
+        output.append(UInt8(ascii: "}"))
+        output.append(UInt8(ascii: "\n"))
+    }
+
+    /// The checked body of envelope line `number` (`line` without its newline).
+    static func body(of line: ArraySlice<UInt8>, number: Int) throws -> ArraySlice<UInt8> {
+        guard line.count > bodyOffset, line.last == UInt8(ascii: "}"),
+              line.prefix(envelopeStart.count).elementsEqual(envelopeStart),
+              line.dropFirst(envelopeStart.count + 8).prefix(envelopeMiddle.count).elementsEqual(envelopeMiddle)
+        else {
+            throw SessionArchiveError.malformedLine(
+                line: number, reason: #"it is not a {"crc32c":"…","body":…} envelope"#)
+        }
+        let digits = String(decoding: line.dropFirst(envelopeStart.count).prefix(8), as: UTF8.self)
+        guard let stored = UInt32(digits, radix: 16) else {
+            throw SessionArchiveError.malformedLine(line: number, reason: "its checksum '\(digits)' is not hexadecimal")
+        }
+        let body = line.dropFirst(bodyOffset).dropLast()
+        let computed = body.withUnsafeBytes { CRC32C.checksum($0) }
+        guard stored == computed else {
+            throw SessionArchiveError.checksumMismatch(line: number, stored: stored, computed: computed)
+        }
+        return body
+    }
+}
+
+extension Engine {
+    /// The archive of `session` (see ``SessionArchive``): its records and the definitions of its
+    /// machine they were written under.
+    ///
+    /// - Throws: ``EngineError/unknownSession(_:)``,
+    ///   ``SessionArchiveError/missingDefinition(machine:version:)``, the store's errors.
+    public func exportSession(_ session: SessionID) throws -> Data {
+        let encoder = SessionArchive.encoder()
+        return try store.read { transaction in
+            guard let info = try transaction.sessionInfo(for: session) else { throw EngineError.unknownSession(session) }
+            var recordLines: [UInt8] = []
+            var versions: [String] = []
+            var count: UInt64 = 0
+            try transaction.forEachRecord(of: session, from: 1) { record in
+                if versions.last != record.definition, !versions.contains(record.definition) {
+                    versions.append(record.definition)
+                }
+                try SessionArchive.appendLine(SessionArchive.Record(record), with: encoder, to: &recordLines)
+                count += 1
+                return .next
+            }
+            var definitions: [SessionArchive.Header.Definition] = []
+            for version in versions {
+                guard let bytes = try transaction.value(
+                    forKey: Self.definitionKey(name: info.machine, version: version), in: .definitions)
+                else { throw SessionArchiveError.missingDefinition(machine: info.machine, version: version) }
+                let document: JSONValue
+                do {
+                    document = try JSONDecoder().decode(JSONValue.self, from: Data(bytes))
+                } catch {
+                    throw EngineError.corruptedEntry(
+                        what: "the stored definition \(info.machine)@\(version)", reason: "\(error)")
+                }
+                definitions.append(SessionArchive.Header.Definition(version: version, document: document))
+            }
+            var output: [UInt8] = []
+            output.reserveCapacity(recordLines.count + 4096)
+            try SessionArchive.appendLine(
+                SessionArchive.Header(
+                    format: SessionArchive.format, formatVersion: SessionArchive.formatVersion,
+                    session: session.rawValue, machine: info.machine, definitions: definitions, records: count),
+                with: encoder, to: &output)
+            output.append(contentsOf: recordLines)
+            let checksum = CRC32C.checksum(output)
+            try SessionArchive.appendLine(
+                SessionArchive.Trailer(end: SessionArchive.format, records: count, checksum: SessionArchive.hex(checksum)),
+                with: encoder, to: &output)
+            return Data(output)
+        }
+    }
+
+    /// Writes the archive of `session` to the file at `url` (replacing it).
+    ///
+    /// - Throws: the errors of ``exportSession(_:)``, file errors.
+    public func exportSession(_ session: SessionID, to url: URL) throws {
+        try exportSession(session).write(to: url, options: .atomic)
+    }
+}

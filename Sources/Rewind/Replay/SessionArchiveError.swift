@@ -1,0 +1,57 @@
+import RewindStore
+
+/// Why a session archive (see ``SessionArchive``) cannot be imported or a session exported. An
+/// import that throws has written nothing.
+public enum SessionArchiveError: Error, Sendable, Hashable, CustomStringConvertible {
+    /// The file ends before line `line` (the archive announced more records, or its trailer is
+    /// missing), or line `line` is cut short (no final newline).
+    case truncated(line: Int, reason: String)
+    /// Line `line`'s checksum does not match its content: it was changed after export.
+    case checksumMismatch(line: Int, stored: UInt32, computed: UInt32)
+    /// Line `line` is not what the format allows there.
+    case malformedLine(line: Int, reason: String)
+    /// The archive is of another format or a newer format version (line 1).
+    case unsupportedFormat(format: String, version: Int)
+    /// Line `line` holds version `found` where version `expected` belongs (a gap or reordering).
+    case versionGap(line: Int, expected: UInt64, found: UInt64)
+    /// The trailer (line `line`) does not match the lines before it.
+    case trailerMismatch(line: Int, reason: String)
+    /// Exporting: the definition the records name is not in the store.
+    case missingDefinition(machine: String, version: String)
+
+    /// The 1-based line at fault, when there is one.
+    public var line: Int? {
+        switch self {
+        case .truncated(let line, _), .checksumMismatch(let line, _, _), .malformedLine(let line, _),
+             .versionGap(let line, _, _), .trailerMismatch(let line, _):
+            return line
+        case .unsupportedFormat:
+            return 1
+        case .missingDefinition:
+            return nil
+        }
+    }
+
+    /// A one-line explanation naming what failed and where.
+    public var description: String {
+        switch self {
+        case let .truncated(line, reason):
+            return "session archive truncated at line \(line): \(reason); nothing was imported"
+        case let .checksumMismatch(line, stored, computed):
+            return "session archive line \(line) was altered: its checksum is \(SessionArchive.hex(stored)) "
+                + "but its content gives \(SessionArchive.hex(computed)); nothing was imported"
+        case let .malformedLine(line, reason):
+            return "session archive line \(line) is malformed: \(reason); nothing was imported"
+        case let .unsupportedFormat(format, version):
+            return "unsupported session archive '\(format)' version \(version) at line 1: this Rewind reads "
+                + "'\(SessionArchive.format)' version \(SessionArchive.formatVersion); nothing was imported"
+        case let .versionGap(line, expected, found):
+            return "session archive line \(line) holds version \(found) where version \(expected) belongs; "
+                + "nothing was imported"
+        case let .trailerMismatch(line, reason):
+            return "session archive trailer (line \(line)) does not match the archive: \(reason); nothing was imported"
+        case let .missingDefinition(machine, version):
+            return "cannot export: the definition \(version.prefix(12)) of machine '\(machine)' is not in the store"
+        }
+    }
+}

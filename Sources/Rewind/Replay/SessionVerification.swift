@@ -1,0 +1,137 @@
+import RewindMachine
+import RewindStore
+
+/// Where a recorded session stops being reproduced by a machine.
+public struct Divergence: Sendable, Hashable, CustomStringConvertible {
+    /// How the machine departs from the recording.
+    public enum Kind: Sendable, Hashable {
+        /// The machine reaches another configuration than the recorded one.
+        case targetMismatch(recorded: [String], computed: [String])
+        /// The machine reaches the recorded configuration but does other things to the
+        /// navigation stack.
+        case navigationMismatch(recorded: [NavigationOperation], computed: [NavigationOperation])
+        /// The machine rejects the recorded event (`error` is the machine's error, e.g.
+        /// `MachineError.invalidTransition` for an event it no longer handles).
+        case rejected(MachineError)
+    }
+
+    /// The version of the first record not reproduced.
+    public var version: UInt64
+    /// Its event.
+    public var event: String
+    /// Its active configuration before the step (as recorded).
+    public var source: [String]
+    /// How the machine departs.
+    public var kind: Kind
+
+    /// Creates a divergence.
+    public init(version: UInt64, event: String, source: [String], kind: Kind) {
+        self.version = version
+        self.event = event
+        self.source = source
+        self.kind = kind
+    }
+
+    /// E.g. `version 7 (event 'start'): recorded target [login] but the machine computes [greeting]`.
+    public var description: String {
+        let prefix = "version \(version) (event '\(event)')"
+        switch kind {
+        case let .targetMismatch(recorded, computed):
+            return "\(prefix): recorded target \(recorded) but the machine computes \(computed)"
+        case let .navigationMismatch(recorded, computed):
+            return "\(prefix): recorded navigation \(recorded) but the machine computes \(computed)"
+        case let .rejected(error):
+            return "\(prefix): the machine rejects the event: \(error)"
+        }
+    }
+}
+
+/// The outcome of running a recorded session's events through a machine (Temporal's replay
+/// determinism check).
+public struct VerificationReport: Sendable, Hashable, CustomStringConvertible {
+    /// The session verified.
+    public var session: SessionID
+    /// The content version of the machine definition verified against.
+    public var definition: String
+    /// How many records were reproduced before the divergence (all of them when clean).
+    public var verifiedRecords: UInt64
+    /// The first record not reproduced, or `nil` when the machine reproduces the whole session.
+    public var divergence: Divergence?
+
+    /// Creates a report.
+    public init(session: SessionID, definition: String, verifiedRecords: UInt64, divergence: Divergence?) {
+        self.session = session
+        self.definition = definition
+        self.verifiedRecords = verifiedRecords
+        self.divergence = divergence
+    }
+
+    /// Whether the machine reproduces every record.
+    public var isClean: Bool { divergence == nil }
+
+    /// A one-line summary.
+    public var description: String {
+        if let divergence {
+            return "session '\(session)' diverges from definition \(definition.prefix(12)) at \(divergence)"
+        }
+        return "session '\(session)': all \(verifiedRecords) records reproduced by definition \(definition.prefix(12))"
+    }
+}
+
+extension Engine {
+    /// Runs every recorded event of `session` through `machine` (from version 1, ignoring
+    /// snapshots and the definitions the records name) and reports the first record it does not
+    /// reproduce: another target configuration, other navigation operations, or a rejection.
+    /// Typically `machine` is a newer definition about to be shipped.
+    ///
+    /// - Throws: ``EngineError/unknownSession(_:)``, ``EngineError/corruptedEntry(what:reason:)``
+    ///   for an undecodable payload, the store's errors. A divergence is a result, not an error.
+    public func verify(_ session: SessionID, against machine: Machine) throws -> VerificationReport {
+        try store.read { transaction in
+            guard let info = try transaction.sessionInfo(for: session) else { throw EngineError.unknownSession(session) }
+            let recording = StepRecording(
+                machine: machine, machineName: info.machine, definition: machine.definition.contentVersion,
+                coder: store.coder)
+            var state = MachineState()
+            var verified: UInt64 = 0
+            var divergence: Divergence?
+            try transaction.forEachRecord(of: session, from: 1) { record in
+                let request = try recording.request(of: record)
+                let step: Step
+                do {
+                    step = try recording.evaluate(request, in: state, at: record.timestamp)
+                } catch {
+                    let machineError = error as? MachineError
+                        ?? .actionFailed(action: "(replay)", state: nil, message: String(describing: error))
+                    divergence = Divergence(
+                        version: record.version, event: record.event, source: record.source, kind: .rejected(machineError))
+                    return .stop
+                }
+                if step.target != record.target {
+                    divergence = Divergence(
+                        version: record.version, event: record.event, source: record.source,
+                        kind: .targetMismatch(recorded: record.target, computed: step.target))
+                    return .stop
+                }
+                if step.navigation != record.navigation {
+                    divergence = Divergence(
+                        version: record.version, event: record.event, source: record.source,
+                        kind: .navigationMismatch(recorded: record.navigation, computed: step.navigation))
+                    return .stop
+                }
+                state = step.state
+                verified += 1
+                return .next
+            }
+            return VerificationReport(
+                session: session, definition: recording.definition, verifiedRecords: verified, divergence: divergence)
+        }
+    }
+
+    /// Verifies every session of the machine registered (or recorded) as `machineName` against
+    /// `machine` (see ``verify(_:against:)``), ordered by session id: the check to run before
+    /// shipping a new definition.
+    public func verifySessions(of machineName: String, against machine: Machine) throws -> [VerificationReport] {
+        try sessions().filter { $0.machine == machineName }.map { try verify($0.session, against: machine) }
+    }
+}

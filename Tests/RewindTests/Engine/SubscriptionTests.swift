@@ -1,0 +1,148 @@
+import Foundation
+import Rewind
+import RewindTestSupport
+import Testing
+
+/// `engine.records(from:)`: the log from a sequence on, then live commits, each record once.
+struct SubscriptionTests {
+    /// Starts `sessions` ticker sessions sending `ticks` each, concurrently.
+    func startSenders(_ engine: Engine, sessions: Int, ticks: Int) -> Task<Void, any Error> {
+        Task {
+            try await withThrowingTaskGroup(of: Void.self) { group in
+                for index in 0..<sessions {
+                    group.addTask {
+                        let session = try await engine.startSession(id: "ticker-\(index)", machine: TickerMachine.name)
+                        for _ in 0..<ticks { try await session.send(TickerMachine.tick) }
+                    }
+                }
+                try await group.waitForAll()
+            }
+        }
+    }
+
+    @Test(.timeLimit(.minutes(1)))
+    func aSubscriptionStartedMidStreamSeesEveryRecordOnceInOrder() async throws {
+        let fixture = try EngineFixture()
+        defer { fixture.remove() }
+        let engine = try fixture.open(registering: [try TickerMachine.machine()])
+        defer { engine.close() }
+        let sessions = 8, ticks = 150
+        let total = UInt64(sessions * (ticks + 1))
+        let senders = startSenders(engine, sessions: sessions, ticks: ticks)
+        // Wait until the senders are well under way, then subscribe from a point behind the head.
+        while try engine.store.headSequence() < 200 { try await Task.sleep(for: .milliseconds(1)) }
+        let start = try engine.store.headSequence() - 100
+        var received: [TransitionRecord] = []
+        for try await record in engine.records(from: start) {
+            received.append(record)
+            if record.sequence == total { break }
+        }
+        try await senders.value
+        #expect(received.map(\.sequence) == Array(start...total))
+        // The records are the stored ones.
+        #expect(received == (try engine.store.records(from: start)))
+    }
+
+    @Test(.timeLimit(.minutes(1)))
+    func aSubscriptionFromTheStartReadsTheLogThenFollowsNewCommits() async throws {
+        let fixture = try EngineFixture()
+        defer { fixture.remove() }
+        let engine = try fixture.open(registering: [try TickerMachine.machine()])
+        defer { engine.close() }
+        let session = try await engine.startSession(id: "ticker", machine: TickerMachine.name)
+        for _ in 0..<9 { try await session.send(TickerMachine.tick) }
+        let reader = Task {
+            var sequences: [UInt64] = []
+            for try await record in engine.records() {
+                sequences.append(record.sequence)
+                if sequences.count == 20 { break }
+            }
+            return sequences
+        }
+        for _ in 0..<10 {
+            try await Task.sleep(for: .milliseconds(2))
+            try await session.send(TickerMachine.tick)
+        }
+        #expect(try await reader.value == Array(1...20))
+    }
+
+    @Test(.timeLimit(.minutes(1)))
+    func cancellingTheTaskEndsTheIteration() async throws {
+        let fixture = try EngineFixture()
+        defer { fixture.remove() }
+        let engine = try fixture.open(registering: [try TickerMachine.machine()])
+        defer { engine.close() }
+        let session = try await engine.startSession(id: "ticker", machine: TickerMachine.name)
+        try await session.send(TickerMachine.tick)
+        let seen = LockedBox(0)
+        let reader = Task {
+            for try await _ in engine.records() { seen.withValue { $0 += 1 } }
+            return "ended"
+        }
+        // Let the reader catch up and wait for new commits, then cancel it.
+        while seen.current < 2 { try await Task.sleep(for: .milliseconds(1)) }
+        try await Task.sleep(for: .milliseconds(20))
+        reader.cancel()
+        #expect(try await reader.value == "ended")
+        #expect(seen.current == 2)
+        // A commit after the cancellation reaches nobody, and the engine still works.
+        try await session.send(TickerMachine.tick)
+        #expect(seen.current == 2)
+    }
+
+    @Test(.timeLimit(.minutes(1)))
+    func closingTheEngineEndsAWaitingIteration() async throws {
+        let fixture = try EngineFixture()
+        defer { fixture.remove() }
+        let engine = try fixture.open(registering: [try TickerMachine.machine()])
+        let session = try await engine.startSession(id: "ticker", machine: TickerMachine.name)
+        try await session.send(TickerMachine.tick)
+        let seen = LockedBox(0)
+        let reader = Task {
+            for try await _ in engine.records() { seen.withValue { $0 += 1 } }
+            return "ended"
+        }
+        while seen.current < 2 { try await Task.sleep(for: .milliseconds(1)) }
+        try await Task.sleep(for: .milliseconds(20))
+        engine.close()
+        #expect(try await reader.value == "ended")
+    }
+
+    @Test func closingTheEngineEndsAnIterationThatHasReadEverything() async throws {
+        // The iterator has delivered every record and asks for the next after the close: the
+        // iteration ends; it does not fail on the closed store.
+        let fixture = try EngineFixture()
+        defer { fixture.remove() }
+        let engine = try fixture.open(registering: [try TickerMachine.machine()])
+        let session = try await engine.startSession(id: "ticker", machine: TickerMachine.name)
+        try await session.send(TickerMachine.tick)
+        var iterator = engine.records().makeAsyncIterator()
+        #expect(try await iterator.next()?.sequence == 1)
+        #expect(try await iterator.next()?.sequence == 2)
+        engine.close()
+        #expect(try await iterator.next() == nil)
+    }
+
+    @Test(.timeLimit(.minutes(1)))
+    func aLongCatchUpCrossesReadBatchesWithoutGapOrDuplicate() async throws {
+        let fixture = try EngineFixture()
+        defer { fixture.remove() }
+        let engine = try fixture.open(registering: [try TickerMachine.machine()])
+        defer { engine.close() }
+        let senders = startSenders(engine, sessions: 4, ticks: 400)
+        try await senders.value
+        let head = try engine.store.headSequence()
+        #expect(head == 4 * 401)
+        let reader = Task {
+            var sequences: [UInt64] = []
+            for try await record in engine.records(from: 7) {
+                sequences.append(record.sequence)
+                if record.sequence == head + 1 { break }
+            }
+            return sequences
+        }
+        let session = try engine.session("ticker-0")
+        try await session.send(TickerMachine.tick)
+        #expect(try await reader.value == Array(7...(head + 1)))
+    }
+}

@@ -1,0 +1,192 @@
+import Foundation
+import Rewind
+import RewindTestSupport
+import Testing
+
+@Suite("Export and import")
+struct SessionArchiveTests {
+    /// The archive's lines, newlines dropped.
+    private func lines(_ archive: Data) -> [String] {
+        String(decoding: archive, as: UTF8.self).split(separator: "\n", omittingEmptySubsequences: false)
+            .dropLast().map(String.init)
+    }
+
+    private func archive(_ lines: [String]) -> Data {
+        Data(lines.map { $0 + "\n" }.joined().utf8)
+    }
+
+    /// Re-checksums an envelope line after its body was changed.
+    private func resealed(_ line: String) -> String {
+        let body = Array(line.utf8.dropFirst(28).dropLast())
+        let digits = String(CRC32C.checksum(body), radix: 16)
+        return #"{"crc32c":""# + String(repeating: "0", count: 8 - digits.count) + digits + #"","body":"#
+            + String(decoding: body, as: UTF8.self) + "}"
+    }
+
+    @Test func exportThenImportIntoAnotherStoreEqualsTheOriginal() async throws {
+        let source = try ReplayFixture()
+        let ids = try await source.recordAllExamples()
+        let target = try ReplayFixture(registering: [])
+        for id in ids {
+            let data = try source.engine.exportSession(id)
+            let lines = lines(data)
+            #expect(lines.count == Int(try #require(try source.engine.store.sessionInfo(for: id)).headVersion) + 2)
+            #expect(lines[0].contains(#""format":"rewind.session""#))
+
+            let info = try await target.engine.importSession(data)
+            #expect(info.session == id)
+            let (originals, imported) = (
+                try source.engine.store.read { try $0.records(of: id) },
+                try target.engine.store.read { try $0.records(of: id) })
+            #expect(imported.map(\.transition) == originals.map(\.transition))
+            #expect(imported.map(\.version) == originals.map(\.version))
+
+            // The importing engine has no machine registered: it replays with the imported definitions.
+            var originalCursor = try source.engine.replayCursor(for: id)
+            var importedCursor = try target.engine.replayCursor(for: id)
+            while let expected = try originalCursor.stepForward() {
+                #expect(try importedCursor.stepForward() == expected)
+            }
+            // Exporting the import gives the same file but for the global sequences.
+            let again = self.lines(try target.engine.exportSession(id))
+            #expect(again.count == lines.count)
+            #expect(again.first == lines.first)
+        }
+    }
+
+    @Test func importUnderANewIdKeepsTheOriginAndWritesSnapshots() async throws {
+        let source = try ReplayFixture(snapshotInterval: 2)
+        try await source.record("browser", as: "b")
+        try await source.engine.fork(try SessionID("b"), at: 6, as: try SessionID("b-fork"))
+        let data = try source.engine.exportSession(try SessionID("b-fork"))
+        let info = try await source.engine.importSession(data, as: try SessionID("b-copy"))
+        #expect(info.headVersion == 6)
+        #expect(info.origin == RecordOrigin(session: try SessionID("b"), version: 6))
+        let snapshots = try source.engine.store.read { transaction in
+            try [2, 4, 6].map { try transaction.value(forKey: StoreKey.compound("b-copy", $0), in: .snapshots) }
+        }
+        #expect(snapshots.allSatisfy { $0 != nil })
+        let resumed = try source.engine.session(try SessionID("b-copy"))
+        #expect(resumed.state == (try source.engine.session(try SessionID("b-fork"))).state)
+        await #expect(throws: EngineError.sessionExists(try SessionID("b-copy"))) {
+            try await source.engine.importSession(data, as: try SessionID("b-copy"))
+        }
+    }
+
+    @Test func truncatedArchivesAreRejectedWithTheLineNumberAndImportNothing() async throws {
+        let source = try ReplayFixture()
+        try await source.record("loading-view", as: "v")
+        let data = try source.engine.exportSession(try SessionID("v"))
+        let lines = lines(data)  // header, 6 records, trailer
+        let target = try ReplayFixture(registering: [])
+
+        let cases: [(Data, SessionArchiveError)] = [
+            (data.prefix(data.count - 10), .truncated(line: 8, reason: "the line is cut short (it has no newline)")),
+            (archive(Array(lines.prefix(7))),
+             .truncated(line: 8, reason: "the file ends after 7 complete lines, before the trailer")),
+            (archive(Array(lines.prefix(3))),
+             .truncated(line: 4, reason: "the file ends after 3 complete lines, before record 3 of 6")),
+            (Data(), .truncated(line: 1, reason: "the file ends after 0 complete lines, before the header")),
+        ]
+        for (archive, expected) in cases {
+            await #expect(throws: expected) { try await target.engine.importSession(archive) }
+        }
+        #expect(try target.engine.store.headSequence() == 0)
+        #expect(try target.engine.sessions().isEmpty)
+    }
+
+    @Test func tamperedArchivesAreRejectedWithTheLineNumberAndImportNothing() async throws {
+        let source = try ReplayFixture()
+        try await source.record("loading-view", as: "v")
+        let data = try source.engine.exportSession(try SessionID("v"))
+        let lines = lines(data)
+        let target = try ReplayFixture(registering: [])
+        func import_(_ lines: [String]) async -> SessionArchiveError? {
+            do {
+                try await target.engine.importSession(archive(lines))
+                return nil
+            } catch {
+                return error as? SessionArchiveError
+            }
+        }
+
+        // A changed event name: the line's own checksum catches it.
+        var changed = lines
+        changed[2] = changed[2].replacingOccurrences(of: #""event":"loaded""#, with: #""event":"failed""#)
+        #expect(changed[2] != lines[2])
+        let checksum = await import_(changed)
+        #expect(checksum?.line == 3)
+        if case .checksumMismatch = checksum {} else { Issue.record("expected a checksum mismatch, got \(String(describing: checksum))") }
+
+        // The same change with the line re-sealed: the trailer's checksum over all lines catches it.
+        changed[2] = resealed(changed[2])
+        #expect(await import_(changed)?.line == 8)
+
+        // A record line removed: a version gap at that line.
+        var removed = lines
+        removed.remove(at: 3)
+        #expect(await import_(removed) == .versionGap(line: 4, expected: 3, found: 4))
+
+        // A changed definition in the header, re-sealed: its content version no longer matches.
+        var header = lines
+        header[0] = resealed(header[0].replacingOccurrences(of: #""loaded""#, with: #""loadedX""#))
+        let definition = await import_(header)
+        #expect(definition?.line == 1)
+        if case .malformedLine = definition {} else { Issue.record("expected a malformed header, got \(String(describing: definition))") }
+
+        // Text after the trailer, and a line that is not an envelope.
+        #expect(await import_(lines + ["{}"])?.line == 9)
+        var garbage = lines
+        garbage[4] = "not json"
+        #expect(await import_(garbage)?.line == 5)
+
+        #expect(try target.engine.store.headSequence() == 0)
+        #expect(try target.engine.sessions().isEmpty)
+        // The untouched archive imports.
+        #expect(try await target.engine.importSession(data).headVersion == 6)
+    }
+
+    @Test func aSessionWhoseDefinitionNeedsBindingsRoundTripsAndReplaysWithThem() async throws {
+        let source = try ReplayFixture(registering: [try CounterMachine.machine()])
+        let session = try await source.engine.startSession(id: "c", machine: "counter", context: ["count": 0])
+        for _ in 0..<5 { try await session.send("tick") }
+        try await session.send("stop")
+        let data = try source.engine.exportSession(session.id)
+
+        let target = try ReplayFixture(registering: [])
+        try await target.engine.importSession(data, as: try SessionID("copy"))
+        var cursor = try target.engine.replayCursor(for: "copy", bindings: CounterMachine.bindings)
+        let head = try cursor.last()
+        #expect(head.context == ["count": 5])
+        #expect(head.configuration == ["stopped"])
+        #expect(head.state == session.state)
+        #expect(try target.engine.verify(try SessionID("copy"), against: try CounterMachine.machine()).isClean)
+    }
+
+    @Test func archivesGoThroughFilesAndErrorsNameTheirLine() async throws {
+        let source = try ReplayFixture()
+        try await source.record("upload", as: "u")
+        let directory = try TemporaryDirectory(prefix: "rewind-archive")
+        defer { directory.remove() }
+        let url = directory.url.appendingPathComponent("u.ndjson")
+        try source.engine.exportSession(try SessionID("u"), to: url)
+
+        let target = try ReplayFixture(registering: [])
+        let info = try await target.engine.importSession(from: url, as: try SessionID("u2"))
+        #expect(info.headVersion == 7)
+        #expect(try target.engine.history(of: info.session).map(\.event)
+            == (try source.engine.history(of: try SessionID("u"))).map(\.event))
+
+        var data = try Data(contentsOf: url)
+        data[data.count / 2] ^= 0x01
+        do {
+            try await target.engine.importSession(data, as: try SessionID("u3"))
+            Issue.record("an altered archive was imported")
+        } catch let error as SessionArchiveError {
+            let line = try #require(error.line)
+            #expect(error.description.contains("line \(line)"))
+            #expect(error.description.contains("nothing was imported"))
+        }
+        #expect(try target.engine.store.sessionInfo(for: try SessionID("u3")) == nil)
+    }
+}
