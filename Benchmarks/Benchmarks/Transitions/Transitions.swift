@@ -7,5 +7,6 @@ let benchmarks: @Sendable () -> Void = {
     registerDurableBenchmarks()
     registerGRDBBenchmarks()
     registerResumeBenchmarks()
+    registerMillionRecordBenchmarks()
     registerInterleavedBenchmarks()
 }
