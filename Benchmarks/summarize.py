@@ -25,7 +25,8 @@ def parse(text):
         label, p50, p99 = cells[0], float(cells[3]), float(cells[6])
         if label.startswith("Throughput"):
             scale = next((v for k, v in UNITS.items() if k in label), 1)
-            results[name]["throughput"] = p50 * scale
+            if p50 >= 100:  # else the display unit rounds it: derive it from the wall clock below
+                results[name]["throughput"] = p50 * scale
         elif label.startswith("Time (wall clock)"):
             scale = next((v for k, v in TIME.items() if k in label), 1)
             results[name]["p50"], results[name]["p99"] = p50 * scale, p99 * scale
