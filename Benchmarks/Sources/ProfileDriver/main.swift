@@ -68,6 +68,17 @@ case "nosync":
     try await drive(sessions: 1, durability: .noSync)
 case "nosync64":
     try await drive(sessions: 64, durability: .noSync)
+case "rebuild":
+    // Needs the benchmark suite's 1,000,000-version store (written by its item 6 setup).
+    let path = FileManager.default.temporaryDirectory.appendingPathComponent("rewind-bench-1M-v1").path
+    let engine = try Engine(directory: path, configuration: EngineConfiguration(durability: .noSync))
+    try engine.register(try Machine(flat))
+    try engine.register(ScreenFlowProjection(), mode: .catchUp)
+    let clock = ContinuousClock()
+    let start = clock.now
+    for _ in 0..<max(1, count / 1_000_000) { try engine.rebuildProjection(named: ScreenFlowProjection().name) }
+    print("rebuild: \(clock.now - start)")
+    engine.close()
 default:
-    print("modes: flat, durable, group64, nosync, nosync64")
+    print("modes: flat, durable, group64, nosync, nosync64, rebuild")
 }
