@@ -33,8 +33,10 @@ public struct CommitStatistics: Sendable, Hashable {
 /// Group commit: appends submitted while a commit is in flight wait and then share the next LMDB
 /// write transaction and its one sync.
 ///
-/// A dedicated serial queue runs every write (LMDB's writer lock belongs to the thread that takes
-/// it), so callers only suspend: they never block a thread of Swift's cooperative pool. Each
+/// A caller that finds nothing in flight commits its own append on its thread; appends that
+/// arrive while a commit is in flight suspend (they never block a thread of Swift's cooperative
+/// pool) and a dedicated serial queue commits them in batches. Every write transaction begins
+/// and commits on one thread (LMDB's writer lock belongs to the thread that takes it). Each
 /// caller is resumed after the transaction holding its records has committed, with its own
 /// result: a request whose expected version fails is rejected alone (the store checks it before
 /// writing anything), while an LMDB failure fails every request of that transaction, none of
@@ -48,12 +50,15 @@ final class CommitQueue: @unchecked Sendable {
 
     private let store: TransitionStore
     private let queue = DispatchQueue(label: "rewind.commit")
-    /// Guards `pending`, `isDraining`, `statistics` and `faultInjector`.
+    /// Guards `pending`, `isDraining`, `statistics`, `faultInjector`, `lastSubmitter` and `soloStreak`.
     private let lock = NSLock()
     private var pending: [Pending] = []
     private var isDraining = false
     private var statistics = CommitStatistics()
     private var faultInjector: (@Sendable ([SessionID]) -> (any Error)?)?
+    /// The session of the last submitted append, and how many appends in a row it submitted.
+    private var lastSubmitter: SessionID?
+    private var soloStreak = 0
 
     /// Called on the commit queue after each commit with the last global sequence it wrote.
     private let didCommit: @Sendable (UInt64) -> Void
@@ -72,8 +77,36 @@ final class CommitQueue: @unchecked Sendable {
     }
 
     /// Appends `request` in the next group commit; returns once it is committed.
+    ///
+    /// When no commit is in flight or waiting and one session is sending alone (its last appends
+    /// came in a row), the caller commits its own request right here, on its thread (LMDB's
+    /// writer lock is taken and released on it), saving the hop to the commit queue and back: a
+    /// lone session pays no thread hand-off. Requests that arrive meanwhile wait, and the commit
+    /// queue takes them as one batch once this commit is done.
     func submit(_ request: AppendRequest) async throws -> AppendResult {
-        try await withCheckedThrowingContinuation { continuation in
+        let (leads, injector) = lock.withLock { () -> (Bool, (@Sendable ([SessionID]) -> (any Error)?)?) in
+            // Lead only while one session sends alone (its previous appends came one after the
+            // other, nobody else's in between): with several senders, going through the queue
+            // lets their appends pile up into batches while the commit thread syncs.
+            if request.session == lastSubmitter { soloStreak += 1 } else { soloStreak = 0 }
+            lastSubmitter = request.session
+            if isDraining || soloStreak < 2 { return (false, nil) }
+            isDraining = true
+            return (true, faultInjector)
+        }
+        if leads {
+            let outcome = write([request], injector: injector).flatMap { $0[0] }
+            let handOver = lock.withLock { () -> Bool in
+                if pending.isEmpty {
+                    isDraining = false
+                    return false
+                }
+                return true
+            }
+            if handOver { queue.async { self.drain() } }
+            return try outcome.get()
+        }
+        return try await withCheckedThrowingContinuation { continuation in
             let startDrain = lock.withLock { () -> Bool in
                 pending.append(Pending(request: request, continuation: continuation))
                 if isDraining { return false }
@@ -111,17 +144,31 @@ final class CommitQueue: @unchecked Sendable {
     }
 
     private func commit(_ batch: [Pending], injector: (@Sendable ([SessionID]) -> (any Error)?)?) {
+        switch write(batch.map(\.request), injector: injector) {
+        case .failure(let error):
+            for item in batch { item.continuation.resume(throwing: error) }
+        case .success(let outcomes):
+            for (item, outcome) in zip(batch, outcomes) {
+                item.continuation.resume(with: outcome)
+            }
+        }
+    }
+
+    /// Writes `requests` in one LMDB write transaction: each one's outcome, or the error that
+    /// failed the whole transaction (then nothing of it was written).
+    private func write(
+        _ requests: [AppendRequest], injector: (@Sendable ([SessionID]) -> (any Error)?)?
+    ) -> Result<[Result<AppendResult, any Error>], any Error> {
         var outcomes: [Result<AppendResult, any Error>] = []
-        outcomes.reserveCapacity(batch.count)
+        outcomes.reserveCapacity(requests.count)
         var appended: [TransitionRecord] = []
         do {
             try store.write { transaction in
                 // The closure may run again after the map grows: start from scratch each time.
                 outcomes.removeAll(keepingCapacity: true)
                 appended.removeAll(keepingCapacity: true)
-                if let error = injector?(batch.map(\.request.session)) { throw error }
-                for item in batch {
-                    let request = item.request
+                if let error = injector?(requests.map(\.session)) { throw error }
+                for request in requests {
                     do {
                         let result = try transaction.append(
                             request.transitions, to: request.session, expectedVersion: request.expectedVersion)
@@ -142,8 +189,7 @@ final class CommitQueue: @unchecked Sendable {
                 if !appended.isEmpty { try beforeCommit(transaction, appended) }
             }
         } catch {
-            for item in batch { item.continuation.resume(throwing: error) }
-            return
+            return .failure(error)
         }
         let acknowledged = outcomes.reduce(0) { count, outcome in
             if case .success = outcome { return count + 1 } else { return count }
@@ -157,8 +203,6 @@ final class CommitQueue: @unchecked Sendable {
             if case .success(let result) = outcome { return max(last, result.lastSequence) } else { return last }
         }
         if last > 0 { didCommit(last) }
-        for (item, outcome) in zip(batch, outcomes) {
-            item.continuation.resume(with: outcome)
-        }
+        return .success(outcomes)
     }
 }

@@ -1,5 +1,5 @@
 import Foundation
-import Rewind
+@testable import Rewind
 import RewindTestSupport
 import Testing
 
@@ -119,5 +119,38 @@ struct GroupCommitTests {
         }
         #expect(perTask.count == 8)
         #expect(perTask.values.allSatisfy { $0 == (0..<50).map(Double.init) })
+    }
+}
+
+/// A session sending alone commits on its own task (no hop to the commit queue): one commit per
+/// append, and failures there are as clean as in a batch.
+struct LoneSessionCommitTests {
+    struct Refused: Error {}
+
+    @Test func aLoneSessionCommitsEachAppendOnItsOwnAndAFailureThereWritesNothing() async throws {
+        let fixture = try EngineFixture()
+        defer { fixture.remove() }
+        let engine = try fixture.open(registering: [try ExampleMachines.LoadingView.machine()], durability: .durable)
+        defer { engine.close() }
+        let session = try await engine.startSession(id: "alone", machine: "loading-view")
+        for step in 0..<20 {
+            try await session.send(step % 2 == 0 ? "loaded" : "reload")
+        }
+        let statistics = engine.commitStatistics
+        #expect(statistics.appends == 21)
+        #expect(statistics.commits == 21)
+        #expect(statistics.largestBatch == 1)
+
+        // The session is alone: this send takes the inline path, and the fault must leave
+        // everything as it was.
+        let before = session.snapshot
+        engine.commits.injectFaults { _ in Refused() }
+        await #expect(throws: Refused.self) { try await session.send("loaded") }
+        engine.commits.injectFaults(nil)
+        #expect(session.snapshot == before)
+        #expect(try engine.store.headSequence() == 21)
+        try await session.send("loaded")
+        #expect(session.version == 22)
+        #expect(try LogAudit(engine.store).problems.isEmpty)
     }
 }
