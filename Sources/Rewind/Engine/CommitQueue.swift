@@ -104,6 +104,9 @@ final class CommitQueue: @unchecked Sendable {
                 return true
             }
             if handOver { queue.async { self.drain() } }
+            // This path never suspended: let other tasks run, so a busy session cannot keep its
+            // thread (and the lead) from senders that became ready meanwhile.
+            await Task.yield()
             return try outcome.get()
         }
         return try await withCheckedThrowingContinuation { continuation in
