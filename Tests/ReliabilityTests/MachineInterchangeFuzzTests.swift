@@ -79,6 +79,23 @@ struct MachineInterchangeFuzzTests {
         #expect(outcomes.refused > 0)
     }
 
+    /// Found by the libFuzzer harness: Foundation's `XMLParser` read a null pointer for a
+    /// processing instruction without data and crashed the process.
+    @Test func processingInstructionsAreRefusedNotCrashingTheParser() throws {
+        for document in ["<?xMb?>\n", "<?xml version=\"1.0\"?><?target?><scxml/>", "<scxml><?a b?></scxml>", " <?xml version=\"1.0\"?><scxml/>"] {
+            #expect(throws: SCXMLImportError.self, "\(document)") { try MachineDefinition(scxml: Data(document.utf8)) }
+            do {
+                _ = try MachineDefinition(scxml: Data(document.utf8))
+            } catch {
+                #expect(error.reason == .processingInstruction, "\(document)")
+            }
+        }
+        // The XML declaration is not one of them.
+        let exported = ExampleMachines.Onboarding.definition.scxml()
+        #expect(exported.hasPrefix("<?xml "))
+        #expect(try MachineDefinition(scxml: Data(exported.utf8)).contentVersion == ExampleMachines.Onboarding.definition.contentVersion)
+    }
+
     @Test func absurdlyNestedDocumentsAreRefusedNotOverflowingTheStack() {
         let depth = 100_000
         let scxml = "<scxml xmlns=\"http://www.w3.org/2005/07/scxml\" version=\"1.0\">"
