@@ -79,6 +79,9 @@ struct RecordDecoderFuzzTests {
             ("a payload of 1 GiB", prefix + fields + varint(0) + varint(1) + string("t") + varint(0) + varint(1 << 30)),
             ("a varint of 11 bytes", prefix + [UInt8](repeating: 0xFF, count: 10) + [0x01]),
             ("a varint overflowing 64 bits", [1, 0] + [UInt8](repeating: 0xFF, count: 9) + [0x02]),
+            // Found by the libFuzzer harness: accepted, then re-encoded to other bytes.
+            ("a version varint with a redundant zero byte", [1, 0, 1, 0x9C, 0x00] + [UInt8](repeating: 0, count: 8) + fields
+                + varint(0) + varint(1) + string("t") + varint(0) + varint(0) + varint(0)),
         ]
         for (name, body) in cases {
             let bytes = Self.resealed(body + [0, 0, 0, 0])
