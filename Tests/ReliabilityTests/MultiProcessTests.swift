@@ -80,6 +80,23 @@ struct MultiProcessTests {
         print("four processes: \(audit.records.count) records, \(conflicts) version conflicts on shared sessions")
     }
 
+    /// Found under AddressSanitizer by `TwoProcessesTests.twoProcessesCreatingOneNewStoreAtOnceBothOpenIt`:
+    /// a store's creator commits its databases, then its metadata; another process opening the
+    /// store between the two was refused with "its metadata has no format version".
+    @Test func aStoreWhoseCreatorCommittedItsDatabasesButNotYetItsMetadataOpensAsANewStore() throws {
+        let directory = try TemporaryDirectory()
+        defer { directory.remove() }
+        // What the creator has committed so far: the databases, empty.
+        let environment = try Environment(directory: directory.path)
+        _ = try environment.databases(named: StoreLayout.allDatabases, create: true)
+        environment.close()
+
+        let store = try TransitionStore(directory: directory.path)
+        defer { store.close() }
+        #expect(store.formatVersion == StoreLayout.formatVersion)
+        #expect(try store.headSequence() == 0)
+    }
+
     @Test(.timeLimit(.minutes(1)))
     func aReaderKilledMidReadLeavesNoStaleSlotBehind() async throws {
         let fixture = try EngineFixture()

@@ -53,7 +53,10 @@ public final class TransitionStore: Sendable {
                 } catch let error as LMDBError where error.isNotFound {
                     throw StoreError.notAStore(path: directory, reason: "it has no '\(StoreLayout.meta)' database")
                 }
-                _ = try environment.read { txn in try Self.readFormat(txn, meta: metaDatabase, path: directory) }
+                _ = try environment.read { txn in
+                    if try Self.isBeingCreated(txn, meta: metaDatabase) { return }
+                    _ = try Self.readFormat(txn, meta: metaDatabase, path: directory)
+                }
             }
             let databases = try StoreDatabases(environment.databases(named: StoreLayout.allDatabases, create: true))
             let (format, storeID) = try environment.write { txn in
@@ -119,12 +122,23 @@ public final class TransitionStore: Sendable {
                     if try environment.statistics().entries == 0 { return true }
                     throw StoreError.notAStore(path: directory, reason: "it has no '\(StoreLayout.meta)' database")
                 }
-                _ = try environment.read { txn in try readFormat(txn, meta: meta, path: directory) }
-                return false
+                return try environment.read { txn in
+                    if try isBeingCreated(txn, meta: meta) { return true }
+                    _ = try readFormat(txn, meta: meta, path: directory)
+                    return false
+                }
             }
         } catch let error as LMDBError {
             throw StoreError.notAStore(path: directory, reason: "LMDB cannot read it as a store (\(error.message))")
         }
+    }
+
+    /// Whether `meta` exists but is empty: another process is creating the store and has
+    /// committed its databases (one write transaction) but not yet its metadata (the next one).
+    /// Creating it here too is safe: LMDB serialises the two writers, and the second one finds
+    /// the metadata written.
+    private static func isBeingCreated(_ txn: ReadTransaction, meta: Database) throws -> Bool {
+        try txn.statistics(of: meta).entries == 0
     }
 
     /// The store format in `meta`; throws when it is missing or newer than supported.
