@@ -24,7 +24,8 @@ struct MachineInterchangeFuzzTests {
         _ = try? Machine(definition)
     }
 
-    @Test(.timeLimit(.minutes(1)))
+    // The limit catches hangs; it is generous for sanitizer builds (about 10x slower).
+    @Test(.timeLimit(.minutes(3)))
     func mutatedSCXMLIsImportedOrRefusedWithATypedErrorNeverACrash() async {
         let seeds = Self.examples.map { Array($0.scxml().utf8) }
         var mutator = Mutator(seed: 0x5C8_3101)
@@ -59,7 +60,8 @@ struct MachineInterchangeFuzzTests {
         #expect(outcomes.refused > 0)
     }
 
-    @Test(.timeLimit(.minutes(1)))
+    // The limit catches hangs; it is generous for sanitizer builds (about 10x slower).
+    @Test(.timeLimit(.minutes(3)))
     func mutatedMachineJSONIsDecodedOrRefusedWithATypedErrorNeverACrash() async throws {
         let seeds = Self.examples.map { Array($0.jsonDocument()) }
         var mutator = Mutator(seed: 0x150_0001)
