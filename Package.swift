@@ -47,6 +47,7 @@ let package = Package(
         .testTarget(name: "RewindStoreTests", dependencies: ["RewindStore", "RewindLMDB", "CLMDB"]),
         .testTarget(name: "RewindMachineTests", dependencies: ["RewindMachine"]),
         .testTarget(name: "RewindTests", dependencies: ["Rewind", "RewindTestSupport"]),
+        .testTarget(name: "RewindCLITests", dependencies: ["RewindTestSupport"]),
         // Crashes, full disks, concurrent processes and hostile input (see RELIABILITY.md).
         .testTarget(name: "ReliabilityTests", dependencies: ["Rewind", "RewindTestSupport"]),
         // A second process for the engine's multi-process tests (built with the tests).

@@ -1,4 +1,5 @@
 import ArgumentParser
+import Foundation
 import Rewind
 
 /// `rewind`: the demo, inspection and time travel of Rewind stores in a terminal.
@@ -9,10 +10,33 @@ struct RewindCommand: AsyncParsableCommand {
         abstract: "Durable, replayable screen flows: run the demo, inspect sessions, travel in time.",
         discussion: """
             Every command takes --store PATH (default: ./\(StoreOptions.defaultDirectory), the demo \
-            store) and --json for machine-readable output.
+            store) and --json for machine-readable output. Exit status: 0 success, 1 `verify` found \
+            a divergence, 2 an error (one line on standard error), 64 a usage error.
             """,
         subcommands: [
-            Demo.self, Sessions.self, History.self, State.self, Graph.self, Stats.self,
+            Demo.self, Sessions.self, History.self, State.self, Diff.self, Replay.self, Verify.self,
+            Export.self, Import.self, Fork.self, Graph.self, Projections.self, Stats.self, Bench.self,
         ]
     )
+
+    /// Runs the command; errors of the store, the engine and the tool itself exit with status 2
+    /// after one `Error: …` line, so scripts can tell them from `verify`'s divergence (status 1).
+    static func main() async {
+        do {
+            var command = try parseAsRoot()
+            if var command = command as? any AsyncParsableCommand {
+                try await command.run()
+            } else {
+                try command.run()
+            }
+        } catch let error as ExitCode {
+            exit(withError: error)
+        } catch {
+            // Help, usage and validation errors keep ArgumentParser's handling; the rest are
+            // Rewind's errors, reported in one line with status 2.
+            guard exitCode(for: error) == .failure else { exit(withError: error) }
+            FileHandle.standardError.write(Data((fullMessage(for: error) + "\n").utf8))
+            exit(withError: ExitCode(2))
+        }
+    }
 }

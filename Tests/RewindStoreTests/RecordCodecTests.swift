@@ -76,6 +76,19 @@ struct RecordCodecTests {
         #expect(error?.description.contains("says it is sequence 5") == true)
     }
 
+    @Test(arguments: ["continue", "ünïcødé"])
+    func aStringWithInvalidUTF8UnderAValidChecksumIsRejected(field: String) throws {
+        var bytes = RecordCodec.encode(try record())
+        let text = Array(field.utf8)
+        let start = try #require((0...(bytes.count - text.count)).first { Array(bytes[$0..<$0 + text.count]) == text })
+        bytes[start + text.count - 1] = 0xFF  // never valid in UTF-8
+        let body = bytes.count - 4
+        let checksum = bytes.withUnsafeBytes { CRC32C.checksum(UnsafeRawBufferPointer(rebasing: $0[..<body])) }
+        withUnsafeBytes(of: checksum.littleEndian) { bytes.replaceSubrange(body..., with: $0) }
+        let error = #expect(throws: StoreError.self) { _ = try RecordCodec.decode(bytes, sequence: 77) }
+        #expect(error?.description.contains("is not valid UTF-8") == true)
+    }
+
     @Test func theEncodingIsCompactAndStartsWithItsFormatVersion() throws {
         let original = try record(payload: [], stateData: [])
         let bytes = RecordCodec.encode(original)

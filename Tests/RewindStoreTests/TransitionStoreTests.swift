@@ -78,6 +78,44 @@ struct TransitionStoreTests {
         #expect(try Data(contentsOf: URL(fileURLWithPath: directory.path + "/data.mdb")) == dataBefore)
     }
 
+    @Test func anEnvironmentWithOnlyTheStoresEmptyDatabasesIsAStoreBeingCreated() throws {
+        // What a second process sees while the first one is between creating the store's
+        // databases and writing its metadata.
+        let directory = try TestDirectory()
+        defer { directory.remove() }
+        do {
+            let env = try Environment(directory: directory.path, configuration: EnvironmentConfiguration(maxDatabases: 16))
+            _ = try env.databases(named: [StoreLayout.log, StoreLayout.sessionIndex], create: true)
+            env.close()
+        }
+        let store = try TransitionStore(directory: directory.path)
+        defer { store.close() }
+        #expect(store.formatVersion == StoreLayout.formatVersion)
+        #expect(try store.headSequence() == 0)
+    }
+
+    @Test func anEnvironmentWithDataInAStoreNamedDatabaseButNoMetadataIsNotAStore() throws {
+        let directory = try TestDirectory()
+        defer { directory.remove() }
+        do {
+            let env = try Environment(directory: directory.path, configuration: EnvironmentConfiguration(maxDatabases: 16))
+            let log = try env.database(named: StoreLayout.log)
+            try env.write { try $0.put([1], forKey: [1], in: log) }
+            env.close()
+        }
+        let error = #expect(throws: StoreError.self) { _ = try TransitionStore(directory: directory.path) }
+        #expect(error?.description.contains("is not a Rewind store") == true)
+    }
+
+    @Test func aDirectoryHoldingOnlyALockFileIsAStoreBeingCreated() throws {
+        let directory = try TestDirectory()
+        defer { directory.remove() }
+        try Data().write(to: URL(fileURLWithPath: directory.path + "/lock.mdb"))
+        let store = try TransitionStore(directory: directory.path)
+        defer { store.close() }
+        #expect(try store.headSequence() == 0)
+    }
+
     @Test func aFileInsteadOfADirectoryIsNotAStore() throws {
         let directory = try TestDirectory()
         defer { directory.remove() }

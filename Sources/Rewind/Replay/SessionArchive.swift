@@ -155,7 +155,7 @@ extension Engine {
                 else { throw SessionArchiveError.missingDefinition(machine: info.machine, version: version) }
                 let document: JSONValue
                 do {
-                    document = try JSONDecoder().decode(JSONValue.self, from: Data(bytes))
+                    document = try JSONValue(jsonBytes: bytes)
                 } catch {
                     throw EngineError.corruptedEntry(
                         what: "the stored definition \(info.machine)@\(version)", reason: "\(error)")

@@ -45,13 +45,30 @@ public struct SessionSnapshot: Sendable, Hashable, Codable {
         StoreKey.compound(session.rawValue, version)
     }
 
+    /// The snapshot's JSON: the bytes its `Codable` encoding gives with `.sortedKeys`, written by
+    /// hand through a `JSONValue` tree (see `MachineState.jsonValue()`), or by `JSONEncoder`
+    /// when a number is beyond what a JSON number here holds exactly (2^53).
     func encoded() throws -> [UInt8] {
-        let encoder = JSONEncoder()
-        encoder.outputFormatting = .sortedKeys
-        return Array(try encoder.encode(self))
+        do {
+            return try jsonValue().jsonBytes()
+        } catch {
+            let encoder = JSONEncoder()
+            encoder.outputFormatting = .sortedKeys
+            return Array(try encoder.encode(self))
+        }
     }
 
+    /// The snapshot stored as `bytes` (by ``encoded()`` or by `JSONEncoder`): parsed by hand, or by
+    /// `JSONDecoder` when the text is JSON but not of the shape the fast path reads exactly.
     static func decode(_ bytes: UnsafeRawBufferPointer, session: SessionID) throws -> SessionSnapshot {
+        do {
+            return try SessionSnapshot(jsonValue: try JSONValue(jsonBytes: bytes))
+        } catch let error as JSONParseError {
+            throw EngineError.corruptedEntry(
+                what: "the snapshot of session '\(session)'", reason: String(describing: error))
+        } catch {
+            // Well-formed JSON the fast path does not read exactly: let `Codable` judge it.
+        }
         do {
             return try JSONDecoder().decode(SessionSnapshot.self, from: Data(bytes))
         } catch {
@@ -60,7 +77,55 @@ public struct SessionSnapshot: Sendable, Hashable, Codable {
         }
     }
 
-    /// The latest snapshot of `session` at or before `version`, if any.
+    /// The snapshot as the JSON value of its `Codable` encoding.
+    func jsonValue() throws(JSONShapeError) -> JSONValue {
+        var members: [String: JSONValue] = [
+            "version": try JSONShape.number(version, at: ["version"]),
+            "definition": .string(definition),
+            "state": try state.jsonValue(),
+            "navigation": navigation.jsonValue,
+        ]
+        if let timestamp {
+            members["timestamp"] = .object([
+                "microsecondsSince1970": try JSONShape.number(
+                    timestamp.microsecondsSince1970, at: ["timestamp", "microsecondsSince1970"])
+            ])
+        }
+        return .object(members)
+    }
+
+    /// The snapshot a JSON value of its `Codable` encoding stands for.
+    init(jsonValue: JSONValue) throws(JSONShapeError) {
+        let members = try JSONShape.object(jsonValue, at: [])
+        let version = try JSONShape.uint64(try JSONShape.member("version", of: members, at: []), at: ["version"])
+        let definition = try JSONShape.string(
+            try JSONShape.member("definition", of: members, at: []), at: ["definition"])
+        let state: MachineState
+        do {
+            state = try MachineState(jsonValue: try JSONShape.member("state", of: members, at: []))
+        } catch {
+            throw JSONShapeError(path: ["state"] + error.path, expected: error.expected)
+        }
+        let navigation: NavigationStack
+        do {
+            navigation = try NavigationStack(jsonValue: try JSONShape.member("navigation", of: members, at: []))
+        } catch {
+            throw JSONShapeError(path: ["navigation"] + error.path, expected: error.expected)
+        }
+        var timestamp: Timestamp?
+        if let value = members["timestamp"], !value.isNull {
+            let timestampMembers = try JSONShape.object(value, at: ["timestamp"])
+            timestamp = Timestamp(
+                microsecondsSince1970: try JSONShape.int64(
+                    try JSONShape.member("microsecondsSince1970", of: timestampMembers, at: ["timestamp"]),
+                    at: ["timestamp", "microsecondsSince1970"]))
+        }
+        self.init(
+            version: version, definition: definition, state: state, navigation: navigation, timestamp: timestamp)
+    }
+
+    /// The latest readable snapshot of `session` at or before `version`, if any (unreadable ones
+    /// are skipped).
     static func latest(
         of session: SessionID, atOrBefore version: UInt64, in transaction: StoreReadTransaction
     ) throws -> SessionSnapshot? {
@@ -70,7 +135,13 @@ public struct SessionSnapshot: Sendable, Hashable, Codable {
             key, value in
             guard key.count == prefix.count + 8, key.prefix(prefix.count).elementsEqual(prefix) else { return .stop }
             guard let split = StoreKey.splitCompound(key), split.number <= version else { return .next }
-            found = try decode(value, session: session)
+            // Snapshots are a cache of what the log says: one that cannot be read (or that is not
+            // the version its key names) is passed over for an older one, or for a replay from
+            // version 1, so a damaged snapshot never makes a session unreadable.
+            guard let snapshot = try? decode(value, session: session), snapshot.version == split.number else {
+                return .next
+            }
+            found = snapshot
             return .stop
         }
         return found

@@ -12,6 +12,8 @@ struct Graph: AsyncParsableCommand {
     }
 
     @OptionGroup var storeOptions: StoreOptions
+    /// `--json` is `--format json`.
+    @OptionGroup var output: OutputOptions
 
     @Argument(help: "A machine name (of the store or an example) or a .json / .scxml file.")
     var machine: String
@@ -30,6 +32,10 @@ struct Graph: AsyncParsableCommand {
         let definition: MachineDefinition
         if let fromFile = try Self.definition(fromFile: machine) {
             definition = fromFile
+        } else if session == nil, !FileManager.default.fileExists(atPath: storeOptions.store),
+                  let example = try ExampleCatalog.machines()[machine] {
+            // No store to look in: the examples are drawn all the same.
+            definition = example.definition
         } else {
             let engine = try storeOptions.openEngine()
             defer { engine.close() }
@@ -41,7 +47,7 @@ struct Graph: AsyncParsableCommand {
                 highlighted = Set(record?.target ?? [])
             }
         }
-        switch format {
+        switch output.json ? .json : format {
         case .dot: print(definition.dotDiagram(highlighting: highlighted), terminator: "")
         case .mermaid: print(definition.mermaidDiagram(highlighting: highlighted), terminator: "")
         case .scxml: print(definition.scxml(), terminator: "")

@@ -1,10 +1,10 @@
 import ArgumentParser
 import Rewind
 
-/// `rewind state SESSION`: a session's state at its head.
+/// `rewind state SESSION [--at VERSION]`: a session at its head or at any version.
 struct State: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
-        abstract: "Show a session's configuration, state data, context and navigation stack.")
+        abstract: "Show a session's configuration, state data, context and navigation stack (at its head or --at a version).")
 
     @OptionGroup var storeOptions: StoreOptions
     @OptionGroup var output: OutputOptions
@@ -12,45 +12,22 @@ struct State: AsyncParsableCommand {
     @Argument(help: "The session id.")
     var session: String
 
-    struct Report: Encodable {
-        var session: String
-        var machine: String
-        var version: UInt64
-        var time: String?
-        var configuration: [String]
-        var activeStates: [String]
-        var data: [String: JSONValue]
-        var context: JSONValue
-        var navigationStack: [String]
-    }
+    @Option(help: "The version to show (default: the head).")
+    var at: String?
 
     func run() async throws {
         let engine = try storeOptions.openEngine()
         defer { engine.close() }
         let info = try engine.existingSession(session)
-        let resumed = try engine.session(info.session, policy: .strict)
-        let snapshot = resumed.snapshot
-        let report = Report(
-            session: info.session.rawValue, machine: info.machine, version: snapshot.version,
-            time: snapshot.timestamp?.description, configuration: snapshot.state.configuration,
-            activeStates: resumed.activeStates, data: snapshot.state.data, context: snapshot.state.context,
-            navigationStack: snapshot.navigation.screens)
+        let version = try at.map { try parseVersion($0, head: info.headVersion) } ?? info.headVersion
+        var cursor = try engine.replayCursor(for: info.session)
+        let report = PointReport(try cursor.seek(to: version))
         if output.json {
             try Terminal.printJSON(report)
             return
         }
-        print("""
-            session     \(report.session) (\(report.machine)) at version \(report.version)\(report.time.map { " · \($0)" } ?? "")
-            active      \(report.activeStates.joined(separator: ", "))
-            config      \(report.configuration.joined(separator: ", "))
-            navigation  \(report.navigationStack.isEmpty ? "(empty)" : report.navigationStack.joined(separator: " › "))
-            """)
-        if !report.data.isEmpty {
-            for (id, value) in report.data.sorted(by: { $0.key < $1.key }) {
-                print("data        \(id): \(value.compactJSON)")
-            }
-        }
-        if !report.context.isNull { print("context     \(report.context.compactJSON)") }
+        print("session     \(info.session) (\(info.machine)), \(info.headVersion) versions")
+        print(report.text)
     }
 }
 

@@ -56,6 +56,7 @@ struct SimulatedUser: Sendable {
             rounds -= 1
             let place = ["Tokyo Tower", "Shibuya", "Ueno Park", "Asakusa"].randomElement(using: &random) ?? "Tokyo"
             actions.append(.enter("preview", ["destination": .string(place)]))
+            if random.chance(0.1) { break }  // looked at the route and left the app
             if random.chance(0.65) {
                 actions.append(.enter("navigation", .null))
                 if random.chance(0.5) { actions.append(.enter("start", .null)) } else { break }

@@ -15,9 +15,12 @@ enum ExampleCatalog {
         return Dictionary(uniqueKeysWithValues: all.map { ($0.definition.name, $0) })
     }
 
-    /// Opens (creating) the store in `directory` with every example machine registered.
+    /// Opens (creating) the store in `directory` with every example machine and the built-in
+    /// projections (screen flows, navigation stacks) registered; the projections run inline.
     static func engine(directory: String, durability: Durability = .durable) throws -> Engine {
-        let engine = try Engine(directory: directory, configuration: EngineConfiguration(durability: durability))
+        var configuration = EngineConfiguration(durability: durability)
+        configuration.projections = [ScreenFlowProjection(), NavigationProjection()]
+        let engine = try Engine(directory: directory, configuration: configuration)
         for machine in try machines().values {
             try engine.register(machine)
         }

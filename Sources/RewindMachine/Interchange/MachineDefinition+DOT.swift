@@ -127,6 +127,8 @@ struct DOTWriter {
             let targets = transition.targets.isEmpty ? [state.id] : transition.targets
             for target in targets { edge(from: state.id, to: target, label: label, dashed: false) }
         }
+        // GKStateMachine-style direct moves: a dashed edge per valid next state.
+        for target in state.validNextStates ?? [] { edge(from: state.id, to: target, label: "enter", dashed: true) }
         for child in state.children { writeEdges(child) }
     }
 

@@ -161,6 +161,8 @@ struct MermaidWriter {
             let targets = transition.targets.isEmpty ? [state.id] : transition.targets
             for target in targets { edge(depth, name, alias(target), label) }
         }
+        // GKStateMachine-style direct moves: one edge per valid next state, labelled `enter`.
+        for target in state.validNextStates ?? [] { edge(depth, name, alias(target), "enter") }
     }
 
     private mutating func edge(_ depth: Int, _ source: String, _ target: String, _ label: String) {

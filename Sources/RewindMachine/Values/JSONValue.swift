@@ -62,6 +62,12 @@ public enum JSONValue: Hashable, Sendable {
 
 extension JSONValue: Codable {
     /// Decodes any JSON value.
+    ///
+    /// `Decoder` cannot say what kind of value comes next, so each kind is tried in turn and every
+    /// mismatch costs a thrown and caught error: scalars first (a `Bool` before a number before a
+    /// `String`, which keeps lenient decoders right), then objects, then arrays. Bytes known to be
+    /// JSON are much faster through ``init(jsonBytes:)-(UnsafeRawBufferPointer)``, which throws
+    /// nothing on valid input; the payload coder and snapshots use it.
     public init(from decoder: any Decoder) throws {
         let container = try decoder.singleValueContainer()
         if container.decodeNil() {
@@ -72,10 +78,10 @@ extension JSONValue: Codable {
             self = .number(value)
         } else if let value = try? container.decode(String.self) {
             self = .string(value)
-        } else if let value = try? container.decode([JSONValue].self) {
-            self = .array(value)
         } else if let value = try? container.decode([String: JSONValue].self) {
             self = .object(value)
+        } else if let value = try? container.decode([JSONValue].self) {
+            self = .array(value)
         } else {
             throw DecodingError.dataCorruptedError(
                 in: container, debugDescription: "Not a JSON value")
@@ -101,22 +107,27 @@ extension JSONValue {
     ///
     /// - Throws: `EncodingError` when the value cannot be encoded.
     public init(encoding value: some Encodable) throws {
-        let data = try JSONEncoder().encode(value)
-        self = try JSONDecoder().decode(JSONValue.self, from: data)
+        if let value = value as? JSONValue {
+            self = value
+            return
+        }
+        self = try JSONValue(jsonBytes: try JSONEncoder().encode(value))
     }
 
     /// Decodes this value as `type` (for example the model carried by `.ready(model)`).
     ///
     /// - Throws: `DecodingError` when the value does not have the shape of `type`.
     public func decode<T: Decodable>(_ type: T.Type = T.self) throws -> T {
-        try JSONDecoder().decode(type, from: encoded())
+        if T.self == JSONValue.self, let value = self as? T { return value }
+        return try JSONDecoder().decode(type, from: encoded())
     }
 
-    /// The value's JSON bytes, with object keys sorted: equal values give equal bytes.
+    /// The value's JSON bytes, with object keys sorted: equal values give equal bytes (those of
+    /// `JSONEncoder` with `.sortedKeys`; see ``jsonBytes()``).
+    ///
+    /// - Throws: ``JSONWriteError`` when a number is NaN or infinite.
     public func encoded() throws -> Data {
-        let encoder = JSONEncoder()
-        encoder.outputFormatting = [.sortedKeys]
-        return try encoder.encode(self)
+        Data(try jsonBytes())
     }
 }
 

@@ -51,11 +51,15 @@ public final class TransitionStore: Sendable {
                 do {
                     metaDatabase = try environment.database(named: StoreLayout.meta, create: false)
                 } catch let error as LMDBError where error.isNotFound {
-                    throw StoreError.notAStore(path: directory, reason: "it has no '\(StoreLayout.meta)' database")
+                    guard try Self.isBeingCreated(environment) else {
+                        throw StoreError.notAStore(path: directory, reason: "it has no '\(StoreLayout.meta)' database")
+                    }
+                    metaDatabase = try environment.database(named: StoreLayout.meta, create: true)
                 }
                 _ = try environment.read { txn in
-                    if try Self.isBeingCreated(txn, meta: metaDatabase) { return }
-                    _ = try Self.readFormat(txn, meta: metaDatabase, path: directory)
+                    // An empty `meta`: a store another process is creating (see prepareDirectory).
+                    if try txn.statistics(of: metaDatabase).entries == 0 { return StoreLayout.formatVersion }
+                    return try Self.readFormat(txn, meta: metaDatabase, path: directory)
                 }
             }
             let databases = try StoreDatabases(environment.databases(named: StoreLayout.allDatabases, create: true))
@@ -119,11 +123,13 @@ public final class TransitionStore: Sendable {
                     // the metadata, has not committed yet). Creating it here too is safe: that
                     // transaction and ours are serialised by LMDB, and the second one finds the
                     // metadata written.
-                    if try environment.statistics().entries == 0 { return true }
+                    if try isBeingCreated(environment) { return true }
                     throw StoreError.notAStore(path: directory, reason: "it has no '\(StoreLayout.meta)' database")
                 }
                 return try environment.read { txn in
-                    if try isBeingCreated(txn, meta: meta) { return true }
+                    // The store's databases are created before its metadata is written: an empty
+                    // `meta` is a store being created, as above.
+                    if try txn.statistics(of: meta).entries == 0 { return true }
                     _ = try readFormat(txn, meta: meta, path: directory)
                     return false
                 }
@@ -133,12 +139,26 @@ public final class TransitionStore: Sendable {
         }
     }
 
-    /// Whether `meta` exists but is empty: another process is creating the store and has
-    /// committed its databases (one write transaction) but not yet its metadata (the next one).
-    /// Creating it here too is safe: LMDB serialises the two writers, and the second one finds
-    /// the metadata written.
-    private static func isBeingCreated(_ txn: ReadTransaction, meta: Database) throws -> Bool {
-        try txn.statistics(of: meta).entries == 0
+    /// Whether an environment without a `meta` database is a store that another process is
+    /// creating right now: its only named databases (if any) are the store's own, all empty.
+    /// (The databases are created before the metadata is written.)
+    private static func isBeingCreated(_ environment: Environment) throws -> Bool {
+        let main = try environment.database(named: nil, create: false)
+        let ours = Set(StoreLayout.allDatabases)
+        let names: [String] = try environment.read { txn in
+            var names: [String] = []
+            try txn.forEach(in: main) { key, _ in
+                names.append(String(decoding: key, as: UTF8.self))
+                return names.count > ours.count ? .stop : .next
+            }
+            return names
+        }
+        guard names.allSatisfy({ ours.contains($0) && $0 != StoreLayout.meta }) else { return false }
+        for name in names {
+            let database = try environment.database(named: name, create: false)
+            if try environment.read({ try $0.statistics(of: database).entries }) != 0 { return false }
+        }
+        return true
     }
 
     /// The store format in `meta`; throws when it is missing or newer than supported.

@@ -14,6 +14,16 @@ struct DOTDiagramTests {
         return Array(lines[start...end])
     }
 
+    @Test func drawsValidNextStatesAsDashedEnterEdges() {
+        let map = MachineDefinition(name: "map", states: [
+            StateDefinition(id: "start", validNextStates: ["preview"]),
+            StateDefinition(id: "preview", validNextStates: ["start"]),
+        ])
+        let text = map.dotDiagram()
+        #expect(text.contains("\"s:start\" -> \"s:preview\" [label=\"enter\", style=dashed];"))
+        #expect(text.contains("\"s:preview\" -> \"s:start\" [label=\"enter\", style=dashed];"))
+    }
+
     @Test func drawsCompoundAndParallelStatesAsNestedClusters() throws {
         #expect(dot.hasPrefix("digraph \"checkout\" {"))
         #expect(dot.contains("compound=true;"))

@@ -62,6 +62,19 @@ struct MermaidDiagramTests {
         #expect(lines.contains("[*] --> s2"))
     }
 
+    @Test func drawsValidNextStatesAsEnterEdges() {
+        let map = MachineDefinition(name: "map", states: [
+            StateDefinition(id: "start", validNextStates: ["preview"]),
+            StateDefinition(id: "preview", validNextStates: ["start", "navigation"]),
+            StateDefinition(id: "navigation", validNextStates: ["start"]),
+        ])
+        let lines = map.mermaidDiagram().split(separator: "\n").map { $0.trimmingCharacters(in: .whitespaces) }
+        for (source, target) in [("start", "preview"), ("preview", "start"), ("preview", "navigation"), ("navigation", "start")] {
+            #expect(lines.contains("\(source) --> \(target) : enter"))
+        }
+        #expect(!lines.contains("start --> navigation : enter"))
+    }
+
     @Test func highlightsActiveStates() {
         let text = InterchangeFixtures.everyField.mermaidDiagram(highlighting: ["card", "payment", "missing"])
         #expect(text.contains("classDef active "))

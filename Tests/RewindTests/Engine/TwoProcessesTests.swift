@@ -17,15 +17,7 @@ struct TwoProcessesTests {
 
     /// The helper executable, next to the test bundle in the build folder.
     static func helperURL() -> URL? {
-        var candidates: [URL] = []
-        if let executable = Bundle.main.executableURL { candidates.append(executable.deletingLastPathComponent()) }
-        candidates.append(Bundle.main.bundleURL.deletingLastPathComponent())
-        candidates.append(URL(fileURLWithPath: CommandLine.arguments[0]).deletingLastPathComponent())
-        for directory in candidates {
-            let url = directory.appendingPathComponent("RewindTestHelper")
-            if FileManager.default.isExecutableFile(atPath: url.path) { return url }
-        }
-        return nil
+        BuiltProduct.url(named: "RewindTestHelper")
     }
 
     /// Runs the helper with `arguments`, its output going to `output`; returns its exit status.

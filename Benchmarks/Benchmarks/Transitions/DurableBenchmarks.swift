@@ -1,0 +1,125 @@
+import Benchmark
+import Rewind
+
+/// Items 2–4: the engine's appends (durable one per commit, group commit, no-sync) each paired
+/// with raw LMDB C calls writing values of the same record size in the same batches.
+func registerDurableBenchmarks() {
+    let perCommit = Benchmark.Configuration(
+        metrics: [.throughput, .wallClock, .mallocCountTotal],
+        maxDuration: .seconds(4), maxIterations: 4_000)
+    let perThousand = Benchmark.Configuration(
+        metrics: [.throughput, .wallClock, .mallocCountTotal, batchMetric],
+        warmupIterations: 1, scalingFactor: .kilo, maxDuration: .seconds(5), maxIterations: 30)
+    // One session's group commit holds one transition: one per iteration, like item 2.
+    let perCommitBatch = Benchmark.Configuration(
+        metrics: [.throughput, .wallClock, .mallocCountTotal, batchMetric],
+        maxDuration: .seconds(4), maxIterations: 4_000)
+    let rawPerCommitBatch = Benchmark.Configuration(
+        metrics: [.throughput, .wallClock, batchMetric], maxDuration: .seconds(4), maxIterations: 4_000)
+    let rawPerThousand = Benchmark.Configuration(
+        metrics: [.throughput, .wallClock, batchMetric],
+        warmupIterations: 1, scalingFactor: .kilo, maxDuration: .seconds(5), maxIterations: 30)
+
+    // 2. Durable, one transition per commit, one session.
+    do {
+        let box = FixtureBox<EngineFixture>()
+        Benchmark(
+            "2 durable one per commit: Rewind", configuration: perCommit,
+            closure: { benchmark in
+                guard let fixture = box.value else { return benchmark.error("no fixture") }
+                do {
+                    try await fixture.step(0)
+                } catch {
+                    benchmark.error("\(error)")
+                }
+            },
+            setup: { box.value = try await EngineFixture(durability: .durable, sessions: 1) },
+            teardown: { box.value?.close() })
+    }
+    rawBenchmark("2 durable one per commit: raw LMDB", configuration: perCommit, noSync: false, perIteration: 1) {
+        1
+    }
+
+    // 3. Durable group commit.
+    for sessions in [1, 8, 64, 256] {
+        engineBenchmark(
+            "3 group commit \(sessions) sessions: Rewind",
+            configuration: sessions == 1 ? perCommitBatch : perThousand, durability: .durable, sessions: sessions)
+        rawBenchmark(
+            "3 group commit \(sessions) sessions: raw LMDB same batch",
+            configuration: sessions == 1 ? rawPerCommitBatch : rawPerThousand,
+            noSync: false, perIteration: sessions == 1 ? 1 : 1_000
+        ) {
+            try await observedBatch(sessions: sessions, durability: .durable)
+        }
+    }
+
+    // 4. No-sync append (bulk import).
+    for sessions in [1, 64] {
+        engineBenchmark(
+            "4 no-sync \(sessions) sessions: Rewind", configuration: perThousand, durability: .noSync,
+            sessions: sessions)
+        rawBenchmark(
+            "4 no-sync \(sessions) sessions: raw LMDB NOSYNC same batch", configuration: rawPerThousand,
+            noSync: true, perIteration: 1_000
+        ) {
+            try await observedBatch(sessions: sessions, durability: .noSync, transitions: 20_000)
+        }
+    }
+}
+
+/// The engine with `sessions` concurrent sessions: the scaling factor's transitions per iteration.
+private func engineBenchmark(
+    _ name: String, configuration: Benchmark.Configuration, durability: Durability, sessions: Int
+) {
+    let box = FixtureBox<EngineFixture>()
+    Benchmark(
+        name, configuration: configuration,
+        closure: { benchmark in
+            guard let fixture = box.value else { return benchmark.error("no fixture") }
+            do {
+                let before = fixture.engine.commitStatistics
+                benchmark.startMeasurement()
+                try await fixture.run(transitions: benchmark.scaledIterations.count)
+                benchmark.stopMeasurement()
+                let after = fixture.engine.commitStatistics
+                let batch = Double(after.appends - before.appends) / Double(max(1, after.commits - before.commits))
+                benchmark.measurement(batchMetric, Int(batch.rounded()))
+            } catch {
+                benchmark.error("\(error)")
+            }
+        },
+        setup: { box.value = try await EngineFixture(durability: durability, sessions: sessions) },
+        teardown: { box.value?.close() })
+}
+
+/// Raw LMDB appending `perIteration` values of the sample record's size per iteration, in write
+/// transactions of `batch()` values each.
+private func rawBenchmark(
+    _ name: String, configuration: Benchmark.Configuration, noSync: Bool, perIteration: Int,
+    batch: @escaping @Sendable () async throws -> Int
+) {
+    let box = FixtureBox<(log: RawLMDBLog, batch: Int)>()
+    Benchmark(
+        name, configuration: configuration,
+        closure: { benchmark in
+            guard let (log, batch) = box.value else { return benchmark.error("no fixture") }
+            do {
+                var remaining = perIteration
+                while remaining > 0 {
+                    let count = min(batch, remaining)
+                    try log.append(batch: count)
+                    remaining -= count
+                }
+                benchmark.measurement(batchMetric, batch)
+            } catch {
+                benchmark.error("\(error)")
+            }
+        },
+        setup: {
+            let size = try await SampleRecord.make().encodedSize
+            let batch = try await batch()
+            box.value = (try RawLMDBLog(recordSize: size, noSync: noSync), batch)
+        },
+        teardown: { box.value?.log.close() })
+}

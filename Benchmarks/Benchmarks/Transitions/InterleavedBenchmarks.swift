@@ -1,0 +1,123 @@
+import Benchmark
+import Rewind
+
+/// The durable comparisons again, interleaved: this machine's disk is shared, and its sync
+/// latency moves by 10–100× within seconds, so the separate benchmarks of items 2–5 can compare a
+/// quiet moment with a busy one. Here every iteration runs Rewind and its baselines back to back
+/// (in a rotating order), each recording its own time per transition (ns) as a custom metric:
+/// their ratios compare like with like.
+func registerInterleavedBenchmarks() {
+    let rewind = nanoseconds("Rewind ns/transition")
+    let raw = nanoseconds("raw LMDB ns/transition")
+    let grdb = nanoseconds("GRDB ns/transition")
+
+    // Items 2 and 5, one transition per commit.
+    let box = FixtureBox<(engine: EngineFixture, raw: RawLMDBLog, grdb: GRDBLog)>()
+    Benchmark(
+        "7 interleaved durable one per commit: Rewind, raw LMDB, GRDB",
+        configuration: .init(metrics: [rewind, raw, grdb], maxDuration: .seconds(6), maxIterations: 3_000),
+        closure: { benchmark in
+            guard let (engine, rawLog, grdbLog) = box.value else { return benchmark.error("no fixture") }
+            do {
+                let clock = ContinuousClock()
+                for turn in 0..<3 {
+                    let start = clock.now
+                    switch (benchmark.currentIteration + turn) % 3 {
+                    case 0:
+                        try await engine.step(0)
+                        benchmark.measurement(rewind, clock.now.nanoseconds(since: start))
+                    case 1:
+                        try rawLog.append(batch: 1)
+                        benchmark.measurement(raw, clock.now.nanoseconds(since: start))
+                    default:
+                        try grdbLog.append(count: 1)
+                        benchmark.measurement(grdb, clock.now.nanoseconds(since: start))
+                    }
+                }
+            } catch {
+                benchmark.error("\(error)")
+            }
+        },
+        setup: {
+            let sample = try await SampleRecord.make()
+            box.value = (
+                try await EngineFixture(durability: .durable, sessions: 1),
+                try RawLMDBLog(recordSize: sample.encodedSize, noSync: false),
+                try GRDBLog(sample: sample.record))
+        },
+        teardown: {
+            box.value?.engine.close()
+            box.value?.raw.close()
+            try box.value?.grdb.close()
+        })
+
+    // Items 3–5 with concurrent sessions: the baselines replay the batch Rewind reached in the
+    // same iteration.
+    for (sessions, durability) in [(8, Durability.durable), (64, .durable), (256, .durable), (1, .noSync), (64, .noSync)] {
+        let withGRDB = sessions == 64 && durability == .durable
+        let label = durability == .durable ? "durable group commit" : "no-sync"
+        let groupBox = FixtureBox<(engine: EngineFixture, raw: RawLMDBLog, grdb: GRDBLog?)>()
+        Benchmark(
+            "7 interleaved \(label) \(sessions) sessions: Rewind, raw LMDB same batch\(withGRDB ? ", GRDB" : "")",
+            configuration: .init(
+                metrics: withGRDB ? [rewind, raw, grdb, batchMetric] : [rewind, raw, batchMetric],
+                maxDuration: .seconds(8), maxIterations: durability == .durable ? 12 : 40),
+            closure: { benchmark in
+                guard let (engine, rawLog, grdbLog) = groupBox.value else { return benchmark.error("no fixture") }
+                do {
+                    let count = 1_000
+                    let clock = ContinuousClock()
+                    let before = engine.engine.commitStatistics
+                    var start = clock.now
+                    try await engine.run(transitions: count)
+                    benchmark.measurement(rewind, clock.now.nanoseconds(since: start) / count)
+                    let after = engine.engine.commitStatistics
+                    let observed = Double(after.appends - before.appends) / Double(max(1, after.commits - before.commits))
+                    let batch = max(1, Int(observed.rounded()))
+                    benchmark.measurement(batchMetric, batch)
+                    start = clock.now
+                    var remaining = count
+                    while remaining > 0 {
+                        try rawLog.append(batch: min(batch, remaining))
+                        remaining -= batch
+                    }
+                    benchmark.measurement(raw, clock.now.nanoseconds(since: start) / count)
+                    if let grdbLog {
+                        start = clock.now
+                        remaining = count
+                        while remaining > 0 {
+                            try grdbLog.append(count: min(batch, remaining))
+                            remaining -= batch
+                        }
+                        benchmark.measurement(grdb, clock.now.nanoseconds(since: start) / count)
+                    }
+                } catch {
+                    benchmark.error("\(error)")
+                }
+            },
+            setup: {
+                let sample = try await SampleRecord.make()
+                groupBox.value = (
+                    try await EngineFixture(durability: durability, sessions: sessions),
+                    try RawLMDBLog(recordSize: sample.encodedSize, noSync: durability == .noSync),
+                    withGRDB ? try GRDBLog(sample: sample.record) : nil)
+            },
+            teardown: {
+                groupBox.value?.engine.close()
+                groupBox.value?.raw.close()
+                try groupBox.value?.grdb?.close()
+            })
+    }
+}
+
+private func nanoseconds(_ name: String) -> BenchmarkMetric {
+    .custom(name, polarity: .prefersSmaller, useScalingFactor: false)
+}
+
+extension ContinuousClock.Instant {
+    /// Whole nanoseconds from `start` to this instant.
+    func nanoseconds(since start: ContinuousClock.Instant) -> Int {
+        let elapsed = start.duration(to: self).components
+        return Int(elapsed.seconds) * 1_000_000_000 + Int(elapsed.attoseconds / 1_000_000_000)
+    }
+}

@@ -1,0 +1,68 @@
+import CLMDBBench
+import Foundation
+
+/// The physical limit: LMDB's C API called directly, appending values of a record's size under
+/// 8-byte big-endian keys with `MDB_APPEND`, `batch` puts per write transaction. Opened like the
+/// store's environment (`MDB_NOTLS`, a named database), optionally with `MDB_NOSYNC`.
+final class RawLMDBLog {
+    private var environment: OpaquePointer?
+    private var database: MDB_dbi = 0
+    private var nextKey: UInt64 = 1
+    private var value: [UInt8]
+    let directory: ScratchDirectory
+
+    init(recordSize: Int, noSync: Bool) throws {
+        directory = try ScratchDirectory("raw-lmdb")
+        value = (0..<recordSize).map { UInt8(truncatingIfNeeded: $0 &* 31) }
+        try Self.check(mdb_env_create(&environment), "mdb_env_create")
+        try Self.check(mdb_env_set_mapsize(environment, 8 << 30), "mdb_env_set_mapsize")
+        try Self.check(mdb_env_set_maxdbs(environment, 16), "mdb_env_set_maxdbs")
+        var flags = UInt32(MDB_NOTLS)
+        if noSync { flags |= UInt32(MDB_NOSYNC) }
+        try Self.check(mdb_env_open(environment, directory.path, flags, 0o644), "mdb_env_open")
+        var transaction: OpaquePointer?
+        try Self.check(mdb_txn_begin(environment, nil, 0, &transaction), "mdb_txn_begin")
+        try Self.check(mdb_dbi_open(transaction, "log", UInt32(MDB_CREATE), &database), "mdb_dbi_open")
+        try Self.check(mdb_txn_commit(transaction), "mdb_txn_commit")
+    }
+
+    /// One write transaction with `batch` appended values, committed (and synced unless `MDB_NOSYNC`).
+    func append(batch: Int) throws {
+        var transaction: OpaquePointer?
+        try Self.check(mdb_txn_begin(environment, nil, 0, &transaction), "mdb_txn_begin")
+        let count = value.count
+        try value.withUnsafeMutableBytes { bytes in
+            for _ in 0..<batch {
+                var key = nextKey.bigEndian
+                try withUnsafeMutableBytes(of: &key) { keyBytes in
+                    var keyValue = MDB_val(mv_size: 8, mv_data: keyBytes.baseAddress)
+                    var dataValue = MDB_val(mv_size: count, mv_data: bytes.baseAddress)
+                    let code = mdb_put(transaction, database, &keyValue, &dataValue, UInt32(MDB_APPEND))
+                    if code != 0 {
+                        mdb_txn_abort(transaction)
+                        throw RawLMDBError(operation: "mdb_put", code: code)
+                    }
+                }
+                nextKey += 1
+            }
+        }
+        try Self.check(mdb_txn_commit(transaction), "mdb_txn_commit")
+    }
+
+    func close() {
+        mdb_env_close(environment)
+        environment = nil
+        directory.remove()
+    }
+
+    private static func check(_ code: Int32, _ operation: String) throws {
+        if code != 0 { throw RawLMDBError(operation: operation, code: code) }
+    }
+}
+
+/// A raw LMDB call failed.
+struct RawLMDBError: Error, CustomStringConvertible {
+    let operation: String
+    let code: Int32
+    var description: String { "\(operation) failed: \(String(cString: mdb_strerror(code))) (\(code))" }
+}

@@ -1,0 +1,39 @@
+// swift-tools-version:6.1
+import PackageDescription
+
+// The benchmark suite: its own package, so neither the library's users nor `swift test` build it.
+// Run everything with `make bench` (or the command in README.md) from this directory.
+let package = Package(
+    name: "RewindBenchmarks",
+    platforms: [.macOS(.v15)],
+    dependencies: [
+        .package(name: "Rewind", path: ".."),
+        .package(url: "https://github.com/ordo-one/benchmark", from: "1.38.1", traits: ["MallocInterposer"]),
+        .package(url: "https://github.com/groue/GRDB.swift", from: "7.10.0"),
+    ],
+    targets: [
+        // LMDB's C API, for the raw baselines (the root package's CLMDB is not a product).
+        .systemLibrary(
+            name: "CLMDBBench",
+            pkgConfig: "lmdb",
+            providers: [.apt(["liblmdb-dev"]), .brew(["lmdb"])]
+        ),
+        .executableTarget(
+            name: "Transitions",
+            dependencies: [
+                "CLMDBBench",
+                .product(name: "Benchmark", package: "benchmark"),
+                .product(name: "Rewind", package: "Rewind"),
+                .product(name: "GRDB", package: "GRDB.swift"),
+            ],
+            path: "Benchmarks/Transitions",
+            plugins: [.plugin(name: "BenchmarkPlugin", package: "benchmark")]
+        ),
+        // The same paths without the harness, for perf and valgrind (see README.md).
+        .executableTarget(
+            name: "ProfileDriver",
+            dependencies: [.product(name: "Rewind", package: "Rewind")]
+        ),
+    ],
+    swiftLanguageModes: [.v6]
+)

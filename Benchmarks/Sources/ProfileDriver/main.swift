@@ -1,0 +1,84 @@
+// A small release driver for profilers (perf, valgrind --tool=callgrind): runs one path of the
+// benchmark suite for a fixed amount of work, with no harness around it.
+//
+//   swift build -c release --product ProfileDriver
+//   perf record -e cpu-clock -g .build/release/ProfileDriver durable 3000
+//   valgrind --tool=callgrind .build/release/ProfileDriver flat 100000
+import Foundation
+import Rewind
+
+let arguments = CommandLine.arguments
+let mode = arguments.count > 1 ? arguments[1] : "flat"
+let count = arguments.count > 2 ? Int(arguments[2]) ?? 100_000 : 100_000
+
+func scratch() throws -> String {
+    let path = FileManager.default.temporaryDirectory.appendingPathComponent("rewind-profile-\(UUID().uuidString)").path
+    try FileManager.default.createDirectory(atPath: path, withIntermediateDirectories: true)
+    return path
+}
+
+let flat = MachineDefinition("onboarding-cycle") {
+    StateNode("initial") { On("launch", to: "greeting") }
+    StateNode("greeting", navigation: .setRoot()) { On("start", to: "login") }
+    StateNode("login", navigation: .push()) { On("loggedIn", to: "home") }
+    StateNode("home", navigation: .setRoot()) { On("logout", to: "greeting") }
+}
+let cycle = [Event("start"), Event("loggedIn"), Event("logout")]
+
+/// Drives `sessions` sessions for `count` transitions in total.
+func drive(sessions: Int, durability: Durability) async throws {
+    let directory = try scratch()
+    defer { try? FileManager.default.removeItem(atPath: directory) }
+    let engine = try Engine(directory: directory, configuration: EngineConfiguration(durability: durability))
+    defer { engine.close() }
+    try engine.register(try Machine(flat))
+    var started: [Session] = []
+    for index in 0..<sessions {
+        let session = try await engine.startSession(id: "user-\(index)", machine: "onboarding-cycle")
+        try await session.send("launch")
+        started.append(session)
+    }
+    let perSession = count / sessions
+    let clock = ContinuousClock()
+    let start = clock.now
+    try await withThrowingTaskGroup(of: Void.self) { group in
+        for session in started {
+            group.addTask {
+                for index in 0..<perSession { try await session.send(cycle[index % cycle.count]) }
+            }
+        }
+        try await group.waitForAll()
+    }
+    let elapsed = clock.now - start
+    let statistics = engine.commitStatistics
+    print("\(mode): \(perSession * sessions) transitions in \(elapsed), batch \(statistics.averageBatch)")
+}
+
+switch mode {
+case "flat":
+    let machine = try Machine(flat)
+    var state = try machine.send(Event("launch"), in: try machine.start().state).state
+    for index in 0..<count { state = try machine.send(cycle[index % cycle.count], in: state).state }
+    print(state.configuration)
+case "durable":
+    try await drive(sessions: 1, durability: .durable)
+case "group64":
+    try await drive(sessions: 64, durability: .durable)
+case "nosync":
+    try await drive(sessions: 1, durability: .noSync)
+case "nosync64":
+    try await drive(sessions: 64, durability: .noSync)
+case "rebuild":
+    // Needs the benchmark suite's 1,000,000-version store (written by its item 6 setup).
+    let path = FileManager.default.temporaryDirectory.appendingPathComponent("rewind-bench-1M-v1").path
+    let engine = try Engine(directory: path, configuration: EngineConfiguration(durability: .noSync))
+    try engine.register(try Machine(flat))
+    try engine.register(ScreenFlowProjection(), mode: .catchUp)
+    let clock = ContinuousClock()
+    let start = clock.now
+    for _ in 0..<max(1, count / 1_000_000) { try engine.rebuildProjection(named: ScreenFlowProjection().name) }
+    print("rebuild: \(clock.now - start)")
+    engine.close()
+default:
+    print("modes: flat, durable, group64, nosync, nosync64, rebuild")
+}

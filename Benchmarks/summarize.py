@@ -1,0 +1,127 @@
+#!/usr/bin/env python3
+"""Reads package-benchmark's text output (stdin) and prints the README's results table: p50
+throughput, p50/p99 wall clock per transition, mallocs per transition, batch, and each ratio to
+its baseline from the same run."""
+import re
+import sys
+
+UNITS = {"(#)": 1, "(K)": 1e3, "(M)": 1e6, "(G)": 1e9}
+TIME = {"(ns)": 1e-9, "(μs)": 1e-6, "(us)": 1e-6, "(ms)": 1e-3, "(s)": 1}
+
+
+def parse(text):
+    results, name = {}, None
+    for line in text.splitlines():
+        line = re.sub(r"\x1b\[[0-9;]*m", "", line).rstrip()
+        if re.match(r"^[0-9] .+", line):
+            name = line.strip()
+            results[name] = {}
+            continue
+        if name is None or not line.startswith("│"):
+            continue
+        cells = [c.strip() for c in line.strip("│").split("│")]
+        if len(cells) < 9 or not cells[1].lstrip("-").isdigit():
+            continue
+        label, p50, p99 = cells[0], float(cells[3]), float(cells[6])
+        if label.startswith("Throughput"):
+            scale = next((v for k, v in UNITS.items() if k in label), 1)
+            if p50 >= 100:  # else the display unit rounds it: derive it from the wall clock below
+                results[name]["throughput"] = p50 * scale
+        elif label.startswith("Time (wall clock)"):
+            scale = next((v for k, v in TIME.items() if k in label), 1)
+            results[name]["p50"], results[name]["p99"] = p50 * scale, p99 * scale
+        elif label.startswith("Malloc (total)"):
+            results[name]["mallocs"] = p50
+        elif label.startswith("appends per commit"):
+            results[name]["batch"] = p50
+        elif "ns/transition" in label:
+            scale = next((v for k, v in UNITS.items() if k in label), 1)
+            side = label.split(" ns/transition")[0]
+            results[name][side] = (p50 * scale * 1e-9, p99 * scale * 1e-9)
+    for values in results.values():
+        if "throughput" not in values and values.get("p50"):
+            values["throughput"] = 1 / values["p50"]  # below the table's display unit
+    return results
+
+
+def rate(value):
+    if value >= 1e6:
+        return f"{value / 1e6:.2f} M/s"
+    if value >= 1e3:
+        return f"{value / 1e3:.1f} K/s"
+    return f"{value:.0f} /s"
+
+
+def duration(value):
+    if value is None:
+        return "–"
+    if value >= 1e-3:
+        return f"{value * 1e3:.2f} ms"
+    if value >= 1e-6:
+        return f"{value * 1e6:.1f} µs"
+    return f"{value * 1e9:.0f} ns"
+
+
+def main():
+    results = parse(sys.stdin.read())
+    separate(results)
+    interleaved(results)
+
+
+def separate(results):
+    pairs = [
+        ("1 in-memory flat: Rewind", "1 in-memory flat: dictionary baseline", "≥ 1.0×, 0 mallocs"),
+        ("1 in-memory hierarchical: Rewind", "1 in-memory flat: dictionary baseline", "≥ 2 M/s"),
+        ("1 in-memory parallel: Rewind", "1 in-memory flat: dictionary baseline", ""),
+        ("2 durable one per commit: Rewind", "2 durable one per commit: raw LMDB", "≥ 0.9×"),
+    ]
+    for sessions in (1, 8, 64, 256):
+        pairs.append((f"3 group commit {sessions} sessions: Rewind",
+                      f"3 group commit {sessions} sessions: raw LMDB same batch",
+                      "≥ 0.8×" if sessions == 64 else ""))
+    pairs.append(("3 group commit 64 sessions: Rewind", "2 durable one per commit: Rewind", "≥ 25×"))
+    for sessions in (1, 64):
+        pairs.append((f"4 no-sync {sessions} sessions: Rewind",
+                      f"4 no-sync {sessions} sessions: raw LMDB NOSYNC same batch", "≥ 0.7×"))
+    pairs.append(("2 durable one per commit: Rewind", "5 GRDB one per transaction", "≥ 3×"))
+    pairs.append(("3 group commit 64 sessions: Rewind", "5 GRDB batched (64 sessions' batch)", "≥ 3×"))
+    pairs.append(("6 projection rebuild over 1,000,000 records: Rewind", None, "≥ 1 M records/s"))
+    pairs.append(("6 replay seek to a random version of a 1,000,000-version session: Rewind", None, "< 1 ms median"))
+    pairs.append(("6 resume a 100,000-version session: Rewind", None, ""))
+
+    print("| Benchmark | Throughput (p50) | Wall clock p50 / p99 | Mallocs | Batch | Baseline | Baseline throughput | Ratio | Target |")
+    print("|---|---|---|---|---|---|---|---|---|")
+    for name, baseline, target in pairs:
+        own = results.get(name)
+        if own is None or "throughput" not in own:
+            print(f"| {name} | not measured | | | | | | | {target} |")
+            continue
+        base = results.get(baseline, {}) if baseline else {}
+        ratio = f"{own['throughput'] / base['throughput']:.2f}×" if base.get("throughput") else "–"
+        mallocs = f"{own['mallocs']:.0f}" if "mallocs" in own else "–"
+        batch = f"{own['batch']:.0f}" if "batch" in own else "–"
+        print(f"| {name} | {rate(own['throughput'])} | {duration(own.get('p50'))} / {duration(own.get('p99'))} "
+              f"| {mallocs} | {batch} | {baseline or '–'} | {rate(base['throughput']) if base.get('throughput') else '–'} "
+              f"| {ratio} | {target} |")
+
+
+def interleaved(results):
+    print()
+    print("Interleaved (each iteration runs Rewind and its baselines back to back; time per transition):")
+    print()
+    print("| Benchmark | Rewind p50 / p99 | Batch | raw LMDB p50 / p99 | Rewind ÷ raw LMDB (throughput) "
+          "| GRDB p50 / p99 | Rewind ÷ GRDB (throughput) |")
+    print("|---|---|---|---|---|---|---|")
+    for name, own in results.items():
+        if not name.startswith("7 ") or "Rewind" not in own:
+            continue
+        rewind, raw, grdb = own["Rewind"], own.get("raw LMDB"), own.get("GRDB")
+        cells = [name[len("7 interleaved "):].split(":")[0], f"{duration(rewind[0])} / {duration(rewind[1])}",
+                 f"{own['batch']:.0f}" if "batch" in own else "1"]
+        cells += [f"{duration(raw[0])} / {duration(raw[1])}", f"{raw[0] / rewind[0]:.2f}×"] if raw else ["–", "–"]
+        cells += [f"{duration(grdb[0])} / {duration(grdb[1])}", f"{grdb[0] / rewind[0]:.2f}×"] if grdb else ["–", "–"]
+        print("| " + " | ".join(cells) + " |")
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,32 @@
+import ArgumentParser
+import Rewind
+
+/// `rewind diff SESSION A B`: what changed between two versions of a session.
+struct Diff: AsyncParsableCommand {
+    static let configuration = CommandConfiguration(
+        abstract: "Compare two versions of a session: states exited and entered, data, context, navigation.")
+
+    @OptionGroup var storeOptions: StoreOptions
+    @OptionGroup var output: OutputOptions
+
+    @Argument(help: "The session id.")
+    var session: String
+    @Argument(help: "The first version.")
+    var from: String
+    @Argument(help: "The second version.")
+    var to: String
+
+    func run() async throws {
+        let engine = try storeOptions.openEngine()
+        defer { engine.close() }
+        let info = try engine.existingSession(session)
+        let a = try parseVersion(from, head: info.headVersion)
+        let b = try parseVersion(to, head: info.headVersion)
+        let report = DiffReport(try engine.diff(info.session, from: a, to: b))
+        if output.json {
+            try Terminal.printJSON(report)
+        } else {
+            print(report.text)
+        }
+    }
+}

@@ -1,0 +1,83 @@
+import ArgumentParser
+import Rewind
+
+/// `rewind projections [list|rebuild NAME]`: the store's read models.
+struct Projections: AsyncParsableCommand {
+    static let configuration = CommandConfiguration(
+        abstract: "List the projections (checkpoint, version, failure) or rebuild one from scratch.",
+        subcommands: [List.self, Rebuild.self],
+        defaultSubcommand: List.self)
+
+    struct Row: Encodable {
+        var name: String
+        var version: UInt32
+        var checkpoint: UInt64
+        var head: UInt64
+        var failure: String?
+    }
+
+    static func row(_ status: ProjectionStatus, head: UInt64) -> Row {
+        Row(name: status.name, version: status.version, checkpoint: status.checkpoint, head: head,
+            failure: status.failure.map { "stopped before sequence \($0.sequence) (\($0.session)): \($0.reason)" })
+    }
+
+    static func print(_ rows: [Row]) {
+        Swift.print(Terminal.table(
+            ["PROJECTION", "VERSION", "CHECKPOINT", "HEAD", "STATUS"],
+            rows.map { [$0.name, String($0.version), String($0.checkpoint), String($0.head), $0.failure ?? "up to date"] }))
+    }
+
+    struct List: AsyncParsableCommand {
+        static let configuration = CommandConfiguration(abstract: "List the projections and their checkpoints.")
+
+        @OptionGroup var storeOptions: StoreOptions
+        @OptionGroup var output: OutputOptions
+
+        func run() async throws {
+            let engine = try storeOptions.openEngine()
+            defer { engine.close() }
+            let head = try engine.store.headSequence()
+            let rows = try engine.registeredProjections.compactMap { name in
+                try engine.projectionStatus(named: name).map { Projections.row($0, head: head) }
+            }
+            if output.json { try Terminal.printJSON(rows) } else { Projections.print(rows) }
+        }
+    }
+
+    struct Rebuild: AsyncParsableCommand {
+        static let configuration = CommandConfiguration(abstract: "Rebuild a projection from the first record, with progress.")
+
+        @OptionGroup var storeOptions: StoreOptions
+        @OptionGroup var output: OutputOptions
+
+        @Argument(help: "The projection's name (see `rewind projections list`).")
+        var name: String
+
+        func run() async throws {
+            let engine = try storeOptions.openEngine()
+            defer { engine.close() }
+            let head = try engine.store.headSequence()
+            let bar = output.json ? nil : ProgressBar(title: "rebuilding \(name)", total: Int(clamping: head))
+            let started = ContinuousClock.now
+            let status = try engine.rebuildProjection(named: name) { progress in
+                bar?.update(Int(clamping: progress.recordsDone))
+            }
+            bar?.finish()
+            let seconds = (ContinuousClock.now - started).seconds
+            if output.json {
+                try Terminal.printJSON(Projections.row(status, head: head))
+            } else {
+                Swift.print("rebuilt \(name) over \(status.checkpoint) records in "
+                    + "\(String(format: "%.2f", seconds)) s (\(Int(Double(status.checkpoint) / max(seconds, 1e-9))) records/s)")
+            }
+        }
+    }
+}
+
+extension Duration {
+    /// The duration in seconds.
+    var seconds: Double {
+        let parts = components
+        return Double(parts.seconds) + Double(parts.attoseconds) / 1e18
+    }
+}

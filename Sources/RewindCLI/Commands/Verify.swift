@@ -1,0 +1,69 @@
+import ArgumentParser
+import Foundation
+import Rewind
+
+/// `rewind verify [SESSION] [--definition FILE]`: re-run recorded sessions through a machine
+/// definition and report the first divergence of each.
+struct Verify: AsyncParsableCommand {
+    static let configuration = CommandConfiguration(
+        abstract: "Re-run recorded sessions through the current (or a given) machine definition and report divergences.",
+        discussion: "Exits with status 1 when a session diverges.")
+
+    @OptionGroup var storeOptions: StoreOptions
+    @OptionGroup var output: OutputOptions
+
+    @Argument(help: "One session to verify (default: every session).")
+    var session: String?
+
+    @Option(help: "A machine definition file (.json or .scxml) to verify against, instead of the registered machine.")
+    var definition: String?
+
+    struct Row: Encodable {
+        var session: String
+        var machine: String
+        var verifiedRecords: UInt64
+        var divergence: String?
+    }
+
+    func run() async throws {
+        let engine = try storeOptions.openEngine()
+        defer { engine.close() }
+        let override = try definition.map { path -> Machine in
+            guard let definition = try Graph.definition(fromFile: path) else {
+                throw CLIError.unreadableFile(path, reason: "give a .json or .scxml machine definition")
+            }
+            return try Machine(definition)
+        }
+        var targets: [SessionInfo]
+        if let session {
+            targets = [try engine.existingSession(session)]
+        } else {
+            targets = try engine.sessions()
+            if let override { targets = targets.filter { $0.machine == override.definition.name } }
+        }
+        let progress = output.json ? nil : ProgressBar(title: "verifying", total: targets.count)
+        var rows: [Row] = []
+        for (index, info) in targets.enumerated() {
+            guard let machine = override ?? engine.machine(named: info.machine) else {
+                throw CLIError.unknownMachine(info.machine)
+            }
+            let report = try engine.verify(info.session, against: machine)
+            rows.append(Row(
+                session: info.session.rawValue, machine: info.machine, verifiedRecords: report.verifiedRecords,
+                divergence: report.divergence?.description))
+            progress?.update(index + 1)
+        }
+        progress?.finish()
+        let diverged = rows.filter { $0.divergence != nil }
+        if output.json {
+            try Terminal.printJSON(rows)
+        } else {
+            for row in diverged {
+                print("\(row.session) (\(row.machine)): \(row.divergence ?? "")")
+            }
+            print("verified \(rows.count) session\(rows.count == 1 ? "" : "s"), "
+                + "\(rows.reduce(0) { $0 + $1.verifiedRecords }) records: \(diverged.count) diverged")
+        }
+        if !diverged.isEmpty { throw ExitCode(1) }
+    }
+}

@@ -1,0 +1,90 @@
+import Rewind
+
+/// How replay points and diffs are shown in text and JSON.
+struct PointReport: Encodable {
+    var session: String
+    var version: UInt64
+    var time: String?
+    var event: String?
+    var payload: JSONValue
+    var source: [String]
+    var configuration: [String]
+    var activeStates: [String]
+    var data: [String: JSONValue]
+    var context: JSONValue
+    var navigation: [String]
+    var navigationStack: [String]
+
+    init(_ point: ReplayPoint) {
+        session = point.session.rawValue
+        version = point.version
+        time = point.timestamp?.description
+        event = point.event
+        payload = point.payload
+        source = point.source
+        configuration = point.configuration
+        activeStates = point.activeStates
+        data = point.stateData
+        context = point.context
+        navigation = point.navigationOperations.map(\.description)
+        navigationStack = point.navigation.screens
+    }
+
+    /// The point as aligned lines.
+    var text: String {
+        var lines = [
+            "version     \(version)\(time.map { " · \($0)" } ?? "")",
+            "event       \(event ?? "(before the first record)")\(payload.isNull ? "" : " \(payload.compactJSON)")",
+            "active      \(activeStates.joined(separator: ", "))",
+            "navigation  \(navigationStack.isEmpty ? "(empty)" : navigationStack.joined(separator: " › "))"
+                + (navigation.isEmpty ? "" : "   (\(navigation.joined(separator: ", ")))"),
+        ]
+        for (id, value) in data.sorted(by: { $0.key < $1.key }) {
+            lines.append("data        \(id): \(value.compactJSON)")
+        }
+        if !context.isNull { lines.append("context     \(context.compactJSON)") }
+        return lines.joined(separator: "\n")
+    }
+}
+
+struct DiffReport: Encodable {
+    var from: UInt64
+    var to: UInt64
+    var exited: [String]
+    var entered: [String]
+    var stateData: [String]
+    var context: [String]
+    var payload: [String]
+    var popped: [String]
+    var pushed: [String]
+    var navigationBefore: [String]
+    var navigationAfter: [String]
+
+    init(_ diff: ReplayDiff) {
+        from = diff.fromVersion
+        to = diff.toVersion
+        exited = diff.exited
+        entered = diff.entered
+        stateData = diff.stateData.map(\.description)
+        context = diff.context.map(\.description)
+        payload = diff.payload.map(\.description)
+        popped = diff.navigation.popped
+        pushed = diff.navigation.pushed
+        navigationBefore = diff.navigation.before
+        navigationAfter = diff.navigation.after
+    }
+
+    var text: String {
+        var lines = ["diff \(from) → \(to)"]
+        if !exited.isEmpty { lines.append("  exited    \(exited.joined(separator: ", "))") }
+        if !entered.isEmpty { lines.append("  entered   \(entered.joined(separator: ", "))") }
+        for change in stateData { lines.append("  data      \(change)") }
+        for change in context { lines.append("  context   \(change)") }
+        for change in payload { lines.append("  payload   \(change)") }
+        if !popped.isEmpty || !pushed.isEmpty {
+            lines.append("  stack     \(navigationBefore.joined(separator: " › ")) ⇒ \(navigationAfter.joined(separator: " › "))")
+        }
+        if lines.count == 1 { lines.append("  no change") }
+        return lines.joined(separator: "\n")
+    }
+}

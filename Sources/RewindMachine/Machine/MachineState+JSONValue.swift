@@ -1,0 +1,144 @@
+// Hand-written conversions between the machine's state values and `JSONValue` trees, with the
+// same member names and shapes as their synthesized `Codable` encodings: written with the fast
+// writer (``JSONValue/jsonBytes()``) they give the bytes `JSONEncoder` with `.sortedKeys` gives,
+// and `JSONDecoder` reads them back (and the other way round). Snapshots use them to skip the
+// `Encoder`/`Decoder` machinery.
+
+extension MachineState {
+    /// The state as the JSON value of its `Codable` encoding.
+    ///
+    /// - Throws: ``JSONShapeError`` when a pending send's due time is beyond 2^53 milliseconds in
+    ///   magnitude (a JSON number here is a `Double`, which would lose digits).
+    public func jsonValue() throws(JSONShapeError) -> JSONValue {
+        var sends: [JSONValue] = []
+        sends.reserveCapacity(pendingSends.count)
+        for (index, send) in pendingSends.enumerated() {
+            sends.append(try send.jsonValue(at: ["pendingSends", String(index)]))
+        }
+        return .object([
+            "configuration": .array(configuration.map(JSONValue.string)),
+            "history": .object(history.mapValues { .array($0.map(JSONValue.string)) }),
+            "context": context,
+            "data": .object(data),
+            "internalQueue": .array(internalQueue.map(\.jsonValue)),
+            "pendingSends": .array(sends),
+            "isFinished": .bool(isFinished),
+        ])
+    }
+
+    /// The state a JSON value of its `Codable` encoding stands for (as ``jsonValue()`` makes,
+    /// or `JSONEncoder` wrote). Unknown members are ignored, as `Codable` does.
+    ///
+    /// - Throws: ``JSONShapeError`` naming the first member that is missing or of the wrong kind.
+    public init(jsonValue: JSONValue) throws(JSONShapeError) {
+        let members = try JSONShape.object(jsonValue, at: [])
+        configuration = try JSONShape.strings(
+            try JSONShape.member("configuration", of: members, at: []), at: ["configuration"])
+
+        let historyMembers = try JSONShape.object(
+            try JSONShape.member("history", of: members, at: []), at: ["history"])
+        var history: [String: [String]] = [:]
+        history.reserveCapacity(historyMembers.count)
+        for (key, value) in historyMembers {
+            history[key] = try JSONShape.strings(value, at: ["history", key])
+        }
+        self.history = history
+
+        context = try JSONShape.member("context", of: members, at: [])
+        data = try JSONShape.object(try JSONShape.member("data", of: members, at: []), at: ["data"])
+
+        let queue = try JSONShape.array(
+            try JSONShape.member("internalQueue", of: members, at: []), at: ["internalQueue"])
+        var internalQueue: [Event] = []
+        internalQueue.reserveCapacity(queue.count)
+        for (index, element) in queue.enumerated() {
+            internalQueue.append(try Event(jsonValue: element, at: ["internalQueue", String(index)]))
+        }
+        self.internalQueue = internalQueue
+
+        let sends = try JSONShape.array(
+            try JSONShape.member("pendingSends", of: members, at: []), at: ["pendingSends"])
+        var pendingSends: [ScheduledEvent] = []
+        pendingSends.reserveCapacity(sends.count)
+        for (index, element) in sends.enumerated() {
+            pendingSends.append(try ScheduledEvent(jsonValue: element, at: ["pendingSends", String(index)]))
+        }
+        self.pendingSends = pendingSends
+
+        isFinished = try JSONShape.bool(try JSONShape.member("isFinished", of: members, at: []), at: ["isFinished"])
+    }
+}
+
+extension Event {
+    /// The event as the JSON value of its `Codable` encoding: `{"name": …, "payload": …}`.
+    public var jsonValue: JSONValue {
+        .object(["name": .string(name), "payload": payload])
+    }
+
+    /// The event a JSON value of its `Codable` encoding stands for.
+    ///
+    /// - Throws: ``JSONShapeError`` when `name` or `payload` is missing or `name` is not a string.
+    public init(jsonValue: JSONValue) throws(JSONShapeError) {
+        try self.init(jsonValue: jsonValue, at: [])
+    }
+
+    init(jsonValue: JSONValue, at path: @autoclosure () -> [String]) throws(JSONShapeError) {
+        let members = try JSONShape.object(jsonValue, at: path())
+        let name = try JSONShape.string(try JSONShape.member("name", of: members, at: path()), at: path() + ["name"])
+        self.init(name, payload: try JSONShape.member("payload", of: members, at: path()))
+    }
+}
+
+extension ScheduledEvent {
+    /// The scheduled event as the JSON value of its `Codable` encoding (`sendID` left out when
+    /// `nil`).
+    ///
+    /// - Throws: ``JSONShapeError`` when the due time is beyond 2^53 in magnitude.
+    public func jsonValue() throws(JSONShapeError) -> JSONValue {
+        try jsonValue(at: [])
+    }
+
+    func jsonValue(at path: @autoclosure () -> [String]) throws(JSONShapeError) -> JSONValue {
+        var members: [String: JSONValue] = [
+            "event": event.jsonValue,
+            "dueMilliseconds": try JSONShape.number(dueMilliseconds, at: path() + ["dueMilliseconds"]),
+        ]
+        if let sendID { members["sendID"] = .string(sendID) }
+        return .object(members)
+    }
+
+    /// The scheduled event a JSON value of its `Codable` encoding stands for; a missing or `null`
+    /// `sendID` is `nil`.
+    ///
+    /// - Throws: ``JSONShapeError`` naming the member that is missing or of the wrong kind.
+    public init(jsonValue: JSONValue) throws(JSONShapeError) {
+        try self.init(jsonValue: jsonValue, at: [])
+    }
+
+    init(jsonValue: JSONValue, at path: @autoclosure () -> [String]) throws(JSONShapeError) {
+        let members = try JSONShape.object(jsonValue, at: path())
+        let event = try Event(jsonValue: try JSONShape.member("event", of: members, at: path()), at: path() + ["event"])
+        let due = try JSONShape.int64(
+            try JSONShape.member("dueMilliseconds", of: members, at: path()), at: path() + ["dueMilliseconds"])
+        var sendID: String?
+        if let value = members["sendID"], !value.isNull {
+            sendID = try JSONShape.string(value, at: path() + ["sendID"])
+        }
+        self.init(event: event, dueMilliseconds: due, sendID: sendID)
+    }
+}
+
+extension NavigationStack {
+    /// The stack as the JSON value of its `Codable` encoding: `{"screens": […]}`.
+    public var jsonValue: JSONValue {
+        .object(["screens": .array(screens.map(JSONValue.string))])
+    }
+
+    /// The stack a JSON value of its `Codable` encoding stands for.
+    ///
+    /// - Throws: ``JSONShapeError`` when `screens` is missing or not an array of strings.
+    public init(jsonValue: JSONValue) throws(JSONShapeError) {
+        let members = try JSONShape.object(jsonValue, at: [])
+        self.init(screens: try JSONShape.strings(try JSONShape.member("screens", of: members, at: []), at: ["screens"]))
+    }
+}

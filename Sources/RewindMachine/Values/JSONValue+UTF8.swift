@@ -1,0 +1,558 @@
+// A hand-written, strict RFC 8259 parser and a canonical writer for `JSONValue`, working on UTF-8
+// bytes directly. They replace `JSONDecoder`/`JSONEncoder` on the hot paths (payload decoding,
+// snapshots): no `Decoder` machinery, no thrown-and-caught errors per value, one pass.
+
+import Foundation
+
+extension JSONValue {
+    /// How deeply arrays and objects may nest in a parsed text; deeper input is rejected with
+    /// ``JSONParseError/Reason/tooDeep(limit:)`` rather than exhausting the stack.
+    public static let maximumParseDepth = 512
+
+    /// Parses a JSON text (RFC 8259, UTF-8), strictly: one value, optionally surrounded by
+    /// whitespace; no comments, trailing commas, leading zeros, lone surrogates or malformed UTF-8.
+    ///
+    /// Numbers become `Double`s (correctly rounded); a number beyond the range of a `Double` is
+    /// rejected, as `JSONDecoder` does. When an object repeats a key, the last member wins.
+    ///
+    /// - Throws: ``JSONParseError`` with the byte offset and the reason.
+    public init(jsonBytes bytes: UnsafeRawBufferPointer) throws(JSONParseError) {
+        var parser = JSONParser(bytes.bindMemory(to: UInt8.self))
+        self = try parser.parseDocument()
+    }
+
+    /// Parses a JSON text held in any collection of bytes (`[UInt8]`, `Data`, a slice).
+    ///
+    /// - Throws: ``JSONParseError`` with the byte offset and the reason.
+    public init(jsonBytes bytes: some Collection<UInt8>) throws(JSONParseError) {
+        let parsed = bytes.withContiguousStorageIfAvailable { buffer in
+            Result { () throws(JSONParseError) -> JSONValue in
+                try JSONValue(jsonBytes: UnsafeRawBufferPointer(buffer))
+            }
+        }
+        if let parsed {
+            self = try parsed.get()
+        } else {
+            self = try Array(bytes).withUnsafeBytes { buffer in
+                Result { () throws(JSONParseError) -> JSONValue in try JSONValue(jsonBytes: buffer) }
+            }.get()
+        }
+    }
+
+    /// The value's canonical JSON text: object keys sorted by their UTF-8 bytes, no whitespace,
+    /// integers without a fraction, other numbers as Swift prints a `Double`. The bytes are
+    /// those `JSONEncoder` with `.sortedKeys` writes for the same value, `/` escaped as `\/`
+    /// included, so equal values give equal bytes whichever of the two wrote them.
+    ///
+    /// - Throws: ``JSONWriteError`` when a number is NaN or infinite.
+    public func jsonBytes() throws(JSONWriteError) -> [UInt8] {
+        var bytes: [UInt8] = []
+        try write(into: &bytes)
+        return bytes
+    }
+
+    /// Appends the value's canonical JSON text (see ``jsonBytes()``) to `bytes`.
+    ///
+    /// - Throws: ``JSONWriteError`` when a number is NaN or infinite; `bytes` then holds part of
+    ///   the text.
+    public func write(into bytes: inout [UInt8]) throws(JSONWriteError) {
+        switch self {
+        case .null:
+            bytes.append(contentsOf: JSONText.null)
+        case .bool(let value):
+            bytes.append(contentsOf: value ? JSONText.true : JSONText.false)
+        case .number(let value):
+            guard value.isFinite else { throw JSONWriteError(number: value, path: []) }
+            JSONText.writeNumber(value, into: &bytes)
+        case .string(let value):
+            JSONText.writeString(value, into: &bytes)
+        case .array(let elements):
+            bytes.append(UInt8(ascii: "["))
+            for (index, element) in elements.enumerated() {
+                if index > 0 { bytes.append(UInt8(ascii: ",")) }
+                do {
+                    try element.write(into: &bytes)
+                } catch {
+                    throw JSONWriteError(number: error.number, path: [String(index)] + error.path)
+                }
+            }
+            bytes.append(UInt8(ascii: "]"))
+        case .object(let members):
+            bytes.append(UInt8(ascii: "{"))
+            var first = true
+            for (key, value) in JSONText.sorted(members) {
+                if !first { bytes.append(UInt8(ascii: ",")) }
+                first = false
+                JSONText.writeString(key, into: &bytes)
+                bytes.append(UInt8(ascii: ":"))
+                do {
+                    try value.write(into: &bytes)
+                } catch {
+                    throw JSONWriteError(number: error.number, path: [key] + error.path)
+                }
+            }
+            bytes.append(UInt8(ascii: "}"))
+        }
+    }
+}
+
+// MARK: - Writing
+
+/// The pieces of the canonical writer.
+enum JSONText {
+    static let null: [UInt8] = Array("null".utf8)
+    static let `true`: [UInt8] = Array("true".utf8)
+    static let `false`: [UInt8] = Array("false".utf8)
+
+    /// Object members in the order `JSONEncoder`'s `.sortedKeys` writes them: by UTF-8 bytes.
+    static func sorted(_ members: [String: JSONValue]) -> [(key: String, value: JSONValue)] {
+        if members.count < 2 { return Array(members) }
+        return members.sorted { utf8Precedes($0.key, $1.key) }
+    }
+
+    /// Whether `lhs` sorts before `rhs` by UTF-8 bytes (by Unicode scalars, equivalently).
+    static func utf8Precedes(_ lhs: String, _ rhs: String) -> Bool {
+        var lhs = lhs
+        var rhs = rhs
+        return lhs.withUTF8 { left in
+            rhs.withUTF8 { right in
+                let common = min(left.count, right.count)
+                if common > 0, let leftBase = left.baseAddress, let rightBase = right.baseAddress {
+                    let order = memcmp(leftBase, rightBase, common)
+                    if order != 0 { return order < 0 }
+                }
+                return left.count < right.count
+            }
+        }
+    }
+
+    /// Writes a finite number as `JSONEncoder` does: Swift's shortest round-tripping form
+    /// (`Double.description`) without a trailing `.0`.
+    static func writeNumber(_ value: Double, into bytes: inout [UInt8]) {
+        // Integers up to 2^53 print in plain decimal; write their digits without a String.
+        if value.rounded(.towardZero) == value, value.magnitude <= 9_007_199_254_740_992 {
+            if value.sign == .minus { bytes.append(UInt8(ascii: "-")) }  // "-0" for -0.0, as JSONEncoder
+            writeDigits(UInt64(value.magnitude), into: &bytes)
+            return
+        }
+        var text = value.description
+        if text.hasSuffix(".0") { text.removeLast(2) }
+        bytes.append(contentsOf: text.utf8)
+    }
+
+    private static func writeDigits(_ value: UInt64, into bytes: inout [UInt8]) {
+        if value < 10 {
+            bytes.append(UInt8(ascii: "0") &+ UInt8(value))
+            return
+        }
+        var digits: (UInt64, UInt64, UInt64, UInt64) = (0, 0, 0, 0)  // 32 bytes: up to 20 digits
+        var count = 0
+        var rest = value
+        withUnsafeMutableBytes(of: &digits) { buffer in
+            while rest > 0 {
+                buffer[31 - count] = UInt8(ascii: "0") &+ UInt8(rest % 10)
+                rest /= 10
+                count += 1
+            }
+            bytes.append(contentsOf: buffer[(32 - count)...])
+        }
+    }
+
+    /// Writes a string literal with `JSONEncoder`'s escapes: `\"`, `\\`, `\/`, `\b`, `\f`, `\n`,
+    /// `\r`, `\t`, `\u00XX` (lowercase hex) for other control characters; all else as UTF-8.
+    static func writeString(_ string: String, into bytes: inout [UInt8]) {
+        bytes.append(0x22)  // "
+        var string = string
+        string.withUTF8 { utf8 in
+            guard let base = utf8.baseAddress else { return }
+            let count = utf8.count
+            var runStart = 0
+            var index = 0
+            while index < count {
+                let byte = base[index]
+                // Bytes below 0x20, `"` (0x22), `/` (0x2F) and `\` (0x5C) are escaped.
+                guard byte < 0x20 || byte == 0x22 || byte == 0x2F || byte == 0x5C else {
+                    index += 1
+                    continue
+                }
+                if runStart < index { bytes.append(contentsOf: UnsafeBufferPointer(start: base + runStart, count: index - runStart)) }
+                bytes.append(0x5C)  // \
+                switch byte {
+                case 0x22, 0x2F, 0x5C: bytes.append(byte)
+                case 0x08: bytes.append(UInt8(ascii: "b"))
+                case 0x0C: bytes.append(UInt8(ascii: "f"))
+                case 0x0A: bytes.append(UInt8(ascii: "n"))
+                case 0x0D: bytes.append(UInt8(ascii: "r"))
+                case 0x09: bytes.append(UInt8(ascii: "t"))
+                default:
+                    bytes.append(contentsOf: [UInt8(ascii: "u"), UInt8(ascii: "0"), UInt8(ascii: "0")])
+                    bytes.append(hexDigit(byte >> 4))
+                    bytes.append(hexDigit(byte & 0xF))
+                }
+                index += 1
+                runStart = index
+            }
+            if runStart < count { bytes.append(contentsOf: UnsafeBufferPointer(start: base + runStart, count: count - runStart)) }
+        }
+        bytes.append(0x22)
+    }
+
+    private static func hexDigit(_ nibble: UInt8) -> UInt8 {
+        nibble < 10 ? UInt8(ascii: "0") &+ nibble : UInt8(ascii: "a") &+ (nibble &- 10)
+    }
+}
+
+// MARK: - Parsing
+
+/// A single-pass recursive-descent parser over a borrowed UTF-8 buffer.
+struct JSONParser {
+    private let bytes: UnsafeBufferPointer<UInt8>
+    private var index = 0
+    /// Reused for strings that contain escapes.
+    private var scratch: [UInt8] = []
+
+    init(_ bytes: UnsafeBufferPointer<UInt8>) {
+        self.bytes = bytes
+    }
+
+    /// The one value of the text, with nothing but whitespace around it.
+    mutating func parseDocument() throws(JSONParseError) -> JSONValue {
+        let value = try parseValue(depth: 0)
+        skipWhitespace()
+        guard index == bytes.count else { throw JSONParseError(offset: index, reason: .trailingData) }
+        return value
+    }
+
+    // MARK: Values
+
+    private mutating func parseValue(depth: Int) throws(JSONParseError) -> JSONValue {
+        skipWhitespace()
+        guard index < bytes.count else { throw unexpected() }
+        switch bytes[index] {
+        case UInt8(ascii: "{"): return try parseObject(depth: depth + 1)
+        case UInt8(ascii: "["): return try parseArray(depth: depth + 1)
+        case UInt8(ascii: "\""): return .string(try parseString())
+        case UInt8(ascii: "t"):
+            try expectLiteral(JSONText.true)
+            return .bool(true)
+        case UInt8(ascii: "f"):
+            try expectLiteral(JSONText.false)
+            return .bool(false)
+        case UInt8(ascii: "n"):
+            try expectLiteral(JSONText.null)
+            return .null
+        case UInt8(ascii: "-"), UInt8(ascii: "0")...UInt8(ascii: "9"):
+            return .number(try parseNumber())
+        default:
+            throw unexpected()
+        }
+    }
+
+    private mutating func parseObject(depth: Int) throws(JSONParseError) -> JSONValue {
+        guard depth <= JSONValue.maximumParseDepth else {
+            throw JSONParseError(offset: index, reason: .tooDeep(limit: JSONValue.maximumParseDepth))
+        }
+        index += 1  // {
+        var members: [String: JSONValue] = [:]
+        skipWhitespace()
+        if index < bytes.count, bytes[index] == UInt8(ascii: "}") {
+            index += 1
+            return .object(members)
+        }
+        while true {
+            skipWhitespace()
+            guard index < bytes.count, bytes[index] == UInt8(ascii: "\"") else { throw unexpected() }
+            let key = try parseString()
+            skipWhitespace()
+            guard index < bytes.count, bytes[index] == UInt8(ascii: ":") else { throw unexpected() }
+            index += 1
+            members[key] = try parseValue(depth: depth)
+            skipWhitespace()
+            guard index < bytes.count else { throw unexpected() }
+            switch bytes[index] {
+            case UInt8(ascii: ","):
+                index += 1
+            case UInt8(ascii: "}"):
+                index += 1
+                return .object(members)
+            default:
+                throw unexpected()
+            }
+        }
+    }
+
+    private mutating func parseArray(depth: Int) throws(JSONParseError) -> JSONValue {
+        guard depth <= JSONValue.maximumParseDepth else {
+            throw JSONParseError(offset: index, reason: .tooDeep(limit: JSONValue.maximumParseDepth))
+        }
+        index += 1  // [
+        var elements: [JSONValue] = []
+        skipWhitespace()
+        if index < bytes.count, bytes[index] == UInt8(ascii: "]") {
+            index += 1
+            return .array(elements)
+        }
+        while true {
+            elements.append(try parseValue(depth: depth))
+            skipWhitespace()
+            guard index < bytes.count else { throw unexpected() }
+            switch bytes[index] {
+            case UInt8(ascii: ","):
+                index += 1
+            case UInt8(ascii: "]"):
+                index += 1
+                return .array(elements)
+            default:
+                throw unexpected()
+            }
+        }
+    }
+
+    private mutating func expectLiteral(_ literal: [UInt8]) throws(JSONParseError) {
+        for expected in literal {
+            guard index < bytes.count, bytes[index] == expected else { throw unexpected() }
+            index += 1
+        }
+    }
+
+    // MARK: Strings
+
+    /// Parses a string literal; `index` is at its opening quote.
+    private mutating func parseString() throws(JSONParseError) -> String {
+        index += 1  // "
+        let start = index
+        // Fast path: no escapes, so the string is the bytes themselves once validated.
+        while index < bytes.count {
+            let byte = bytes[index]
+            if byte == 0x22 {  // "
+                let string = String(decoding: UnsafeBufferPointer(rebasing: bytes[start..<index]), as: UTF8.self)
+                index += 1
+                return string
+            }
+            if byte == 0x5C { break }  // \
+            if byte < 0x20 { throw JSONParseError(offset: index, reason: .controlCharacterInString(byte)) }
+            if byte < 0x80 { index += 1 } else { try skipUTF8Sequence() }
+        }
+        guard index < bytes.count else { throw unexpected() }
+        // Slow path: copy into the scratch buffer, resolving escapes.
+        scratch.removeAll(keepingCapacity: true)
+        scratch.append(contentsOf: UnsafeBufferPointer(rebasing: bytes[start..<index]))
+        while index < bytes.count {
+            let byte = bytes[index]
+            switch byte {
+            case UInt8(ascii: "\""):
+                index += 1
+                return String(decoding: scratch, as: UTF8.self)
+            case UInt8(ascii: "\\"):
+                try parseEscape()
+            case 0..<0x20:
+                throw JSONParseError(offset: index, reason: .controlCharacterInString(byte))
+            case 0..<0x80:
+                scratch.append(byte)
+                index += 1
+            default:
+                let sequenceStart = index
+                try skipUTF8Sequence()
+                scratch.append(contentsOf: UnsafeBufferPointer(rebasing: bytes[sequenceStart..<index]))
+            }
+        }
+        throw unexpected()
+    }
+
+    /// Appends the character of the escape at `index` (a backslash) to `scratch`.
+    private mutating func parseEscape() throws(JSONParseError) {
+        let escapeStart = index
+        index += 1
+        guard index < bytes.count else { throw unexpected() }
+        let byte = bytes[index]
+        index += 1
+        switch byte {
+        case UInt8(ascii: "\""), UInt8(ascii: "\\"), UInt8(ascii: "/"): scratch.append(byte)
+        case UInt8(ascii: "b"): scratch.append(0x08)
+        case UInt8(ascii: "f"): scratch.append(0x0C)
+        case UInt8(ascii: "n"): scratch.append(0x0A)
+        case UInt8(ascii: "r"): scratch.append(0x0D)
+        case UInt8(ascii: "t"): scratch.append(0x09)
+        case UInt8(ascii: "u"):
+            let unit = try parseHex4()
+            var scalarValue = UInt32(unit)
+            if (0xD800...0xDBFF).contains(unit) {
+                guard index + 1 < bytes.count, bytes[index] == UInt8(ascii: "\\"), bytes[index + 1] == UInt8(ascii: "u")
+                else { throw JSONParseError(offset: escapeStart, reason: .unpairedSurrogate) }
+                index += 2
+                let low = try parseHex4()
+                guard (0xDC00...0xDFFF).contains(low) else {
+                    throw JSONParseError(offset: escapeStart, reason: .unpairedSurrogate)
+                }
+                scalarValue = 0x10000 + ((UInt32(unit) - 0xD800) << 10) + (UInt32(low) - 0xDC00)
+            } else if (0xDC00...0xDFFF).contains(unit) {
+                throw JSONParseError(offset: escapeStart, reason: .unpairedSurrogate)
+            }
+            guard let scalar = Unicode.Scalar(scalarValue) else {
+                throw JSONParseError(offset: escapeStart, reason: .unpairedSurrogate)
+            }
+            if let encoded = UTF8.encode(scalar) { scratch.append(contentsOf: encoded) }
+        default:
+            throw JSONParseError(offset: index - 1, reason: .invalidEscape(byte))
+        }
+    }
+
+    private mutating func parseHex4() throws(JSONParseError) -> UInt16 {
+        guard index + 4 <= bytes.count else {
+            throw JSONParseError(offset: bytes.count, reason: .unexpectedEnd)
+        }
+        var value: UInt16 = 0
+        for offset in 0..<4 {
+            let byte = bytes[index + offset]
+            let digit: UInt8
+            switch byte {
+            case UInt8(ascii: "0")...UInt8(ascii: "9"): digit = byte - UInt8(ascii: "0")
+            case UInt8(ascii: "a")...UInt8(ascii: "f"): digit = byte - UInt8(ascii: "a") + 10
+            case UInt8(ascii: "A")...UInt8(ascii: "F"): digit = byte - UInt8(ascii: "A") + 10
+            default: throw JSONParseError(offset: index + offset, reason: .invalidUnicodeEscape)
+            }
+            value = value << 4 | UInt16(digit)
+        }
+        index += 4
+        return value
+    }
+
+    /// Steps over one well-formed multi-byte UTF-8 sequence (RFC 3629 §4) starting at `index`.
+    private mutating func skipUTF8Sequence() throws(JSONParseError) {
+        let lead = bytes[index]
+        let length: Int
+        var secondRange: ClosedRange<UInt8> = 0x80...0xBF
+        switch lead {
+        case 0xC2...0xDF: length = 2
+        case 0xE0: length = 3; secondRange = 0xA0...0xBF
+        case 0xE1...0xEC, 0xEE...0xEF: length = 3
+        case 0xED: length = 3; secondRange = 0x80...0x9F
+        case 0xF0: length = 4; secondRange = 0x90...0xBF
+        case 0xF1...0xF3: length = 4
+        case 0xF4: length = 4; secondRange = 0x80...0x8F
+        default: throw JSONParseError(offset: index, reason: .invalidUTF8)
+        }
+        guard index + length <= bytes.count else { throw JSONParseError(offset: bytes.count, reason: .unexpectedEnd) }
+        guard secondRange.contains(bytes[index + 1]) else { throw JSONParseError(offset: index, reason: .invalidUTF8) }
+        for offset in 2..<length where bytes[index + offset] & 0xC0 != 0x80 {
+            throw JSONParseError(offset: index, reason: .invalidUTF8)
+        }
+        index += length
+    }
+
+    // MARK: Numbers
+
+    /// Exact powers of ten for the fast path (every one up to 10^22 is a `Double`).
+    private static let powersOfTen: [Double] = (0...22).map { exponent in
+        var value = 1.0
+        for _ in 0..<exponent { value *= 10 }
+        return value
+    }
+
+    /// Parses a number per RFC 8259 §6; `index` is at its first byte.
+    private mutating func parseNumber() throws(JSONParseError) -> Double {
+        let start = index
+        let negative = bytes[index] == UInt8(ascii: "-")
+        if negative { index += 1 }
+
+        var significand: UInt64 = 0
+        var significantDigits = 0  // digits from the first non-zero one on
+        var fractionDigits = 0
+        var isPlainInteger = true
+
+        // int: 0 | [1-9][0-9]*
+        guard index < bytes.count else { throw unexpected() }
+        if bytes[index] == UInt8(ascii: "0") {
+            index += 1
+        } else if isDigit(bytes[index]) {
+            while index < bytes.count, isDigit(bytes[index]) {
+                accumulate(bytes[index], into: &significand, count: &significantDigits)
+                index += 1
+            }
+        } else {
+            throw JSONParseError(offset: index, reason: .invalidNumber)
+        }
+        // frac: . [0-9]+
+        if index < bytes.count, bytes[index] == UInt8(ascii: ".") {
+            isPlainInteger = false
+            index += 1
+            guard index < bytes.count, isDigit(bytes[index]) else { throw invalidNumberOrEnd() }
+            while index < bytes.count, isDigit(bytes[index]) {
+                accumulate(bytes[index], into: &significand, count: &significantDigits)
+                fractionDigits += 1
+                index += 1
+            }
+        }
+        // exp: [eE] [+-]? [0-9]+
+        var exponent = 0
+        var exponentIsHuge = false
+        if index < bytes.count, bytes[index] == UInt8(ascii: "e") || bytes[index] == UInt8(ascii: "E") {
+            isPlainInteger = false
+            index += 1
+            var exponentNegative = false
+            if index < bytes.count, bytes[index] == UInt8(ascii: "+") || bytes[index] == UInt8(ascii: "-") {
+                exponentNegative = bytes[index] == UInt8(ascii: "-")
+                index += 1
+            }
+            guard index < bytes.count, isDigit(bytes[index]) else { throw invalidNumberOrEnd() }
+            while index < bytes.count, isDigit(bytes[index]) {
+                if exponent < 100_000 { exponent = exponent * 10 + Int(bytes[index] - UInt8(ascii: "0")) } else { exponentIsHuge = true }
+                index += 1
+            }
+            if exponentNegative { exponent = -exponent }
+        }
+
+        // Fast paths: exact when the significand and the power of ten are both exact Doubles.
+        if significantDigits <= 15, !exponentIsHuge {
+            let magnitude = Double(significand)
+            if isPlainInteger { return negative ? -magnitude : magnitude }
+            let scale = exponent - fractionDigits
+            if significand == 0 { return negative ? -0.0 : 0.0 }
+            if (-22...22).contains(scale) {
+                let value = scale < 0
+                    ? magnitude / Self.powersOfTen[-scale] : magnitude * Self.powersOfTen[scale]
+                return negative ? -value : value
+            }
+        }
+        // General case: the C library's correctly rounded conversion.
+        let text = String(decoding: UnsafeBufferPointer(rebasing: bytes[start..<index]), as: UTF8.self)
+        guard let value = Double(text), value.isFinite, value != 0 || significand == 0 else {
+            throw JSONParseError(offset: start, reason: .numberOutOfRange)
+        }
+        return value
+    }
+
+    @inline(__always)
+    private func isDigit(_ byte: UInt8) -> Bool {
+        byte &- UInt8(ascii: "0") < 10
+    }
+
+    @inline(__always)
+    private func accumulate(_ digit: UInt8, into significand: inout UInt64, count: inout Int) {
+        guard count > 0 || digit != UInt8(ascii: "0") else { return }
+        if count < 19 { significand = significand &* 10 &+ UInt64(digit &- UInt8(ascii: "0")) }
+        count += 1
+    }
+
+    // MARK: Helpers
+
+    private mutating func skipWhitespace() {
+        while index < bytes.count {
+            switch bytes[index] {
+            case 0x20, 0x0A, 0x0D, 0x09: index += 1
+            default: return
+            }
+        }
+    }
+
+    /// The error for the byte at `index`: the end of the text, or a byte that cannot come here.
+    private func unexpected() -> JSONParseError {
+        guard index < bytes.count else { return JSONParseError(offset: index, reason: .unexpectedEnd) }
+        return JSONParseError(offset: index, reason: .unexpectedByte(bytes[index]))
+    }
+
+    private func invalidNumberOrEnd() -> JSONParseError {
+        guard index < bytes.count else { return JSONParseError(offset: index, reason: .unexpectedEnd) }
+        return JSONParseError(offset: index, reason: .invalidNumber)
+    }
+}

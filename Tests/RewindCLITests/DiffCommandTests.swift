@@ -1,0 +1,43 @@
+import Foundation
+import Testing
+
+/// `rewind diff SESSION A B`: what changed between two versions.
+struct DiffCommandTests {
+    @Test func diffBetweenTwoVersionsMatchesTheStatesAtThoseVersions() async throws {
+        let demo = try await DemoStore.make()
+        defer { demo.remove() }
+        let sessions = try await demo.tool.json([CommandOutputs.SessionRow].self, ["sessions", "--machine", "kanji"])
+        let row = try #require(sessions.max { $0.version < $1.version })
+        try #require(row.version >= 3)
+        let pairs: [(UInt64, UInt64)] = [(1, row.version), (2, 3), (row.version, 1), (2, 2)]
+        for (a, b) in pairs {
+            let diff = try await demo.tool.json(CommandOutputs.Diff.self, ["diff", row.session, String(a), String(b)])
+            let from = try await demo.tool.json(CommandOutputs.Point.self, ["state", row.session, "--at", String(a)])
+            let to = try await demo.tool.json(CommandOutputs.Point.self, ["state", row.session, "--at", String(b)])
+            #expect(diff.from == a)
+            #expect(diff.to == b)
+            #expect(Set(diff.exited) == Set(from.activeStates).subtracting(to.activeStates), "\(a)→\(b)")
+            #expect(Set(diff.entered) == Set(to.activeStates).subtracting(from.activeStates), "\(a)→\(b)")
+            #expect(diff.navigationBefore == from.navigationStack, "\(a)→\(b)")
+            #expect(diff.navigationAfter == to.navigationStack, "\(a)→\(b)")
+            if a == b {
+                #expect(diff.exited.isEmpty && diff.entered.isEmpty && diff.pushed.isEmpty && diff.popped.isEmpty)
+                let text = try await demo.tool.text(["diff", row.session, String(a), String(b)])
+                #expect(text.contains("no change"))
+            }
+        }
+        let text = try await demo.tool.text(["diff", row.session, "1", String(row.version)])
+        #expect(text.hasPrefix("diff 1 → \(row.version)"))
+    }
+
+    @Test func diffWithABadVersionIsAOneLineError() async throws {
+        let demo = try await DemoStore.make()
+        defer { demo.remove() }
+        let sessions = try await demo.tool.json([CommandOutputs.SessionRow].self, ["sessions"])
+        let row = try #require(sessions.first)
+        for (a, b) in [("0", "1"), ("1", String(row.version + 1)), ("x", "1")] {
+            expectOneLineError(try await demo.tool.run(["diff", row.session, a, b]), containing: ["bad version"])
+        }
+        expectOneLineError(try await demo.tool.run(["diff", "nobody", "1", "2"]), containing: ["unknown session 'nobody'"])
+    }
+}

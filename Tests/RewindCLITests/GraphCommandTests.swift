@@ -1,0 +1,80 @@
+import Foundation
+import Testing
+
+/// `rewind graph MACHINE|FILE --format dot|mermaid|scxml|json [--session S --at V]`.
+struct GraphCommandTests {
+    @Test func everyFormatDrawsEveryStateOfTheMachine() async throws {
+        let demo = try await DemoStore.make()
+        defer { demo.remove() }
+        for format in ["dot", "mermaid", "scxml", "json"] {
+            let text = try await demo.tool.text(["graph", "kanji", "--format", format])
+            for state in ["all", "detail", "list"] {
+                #expect(text.contains(state), "\(format) lacks \(state):\n\(text)")
+            }
+        }
+        #expect(try await demo.tool.text(["graph", "kanji", "--format", "dot"]).contains("digraph"))
+        #expect(try await demo.tool.text(["graph", "kanji", "--format", "scxml"]).contains("<scxml"))
+        #expect(try await demo.tool.text(["graph", "kanji"]).contains("stateDiagram"))
+    }
+
+    @Test func jsonIsTheJSONFormatAndExamplesNeedNoStore() async throws {
+        let demo = try await DemoStore.make()
+        defer { demo.remove() }
+        let json = try await demo.tool.text(["graph", "map", "--json"])
+        #expect(json == (try await demo.tool.text(["graph", "map", "--format", "json"])))
+        let document = try JSONSerialization.jsonObject(with: Data(json.utf8)) as? [String: Any]
+        #expect(document?["format"] as? String == "rewind.machine")
+
+        let nowhere = try RewindTool(store: demo.file("no-store"))
+        for format in ["dot", "mermaid", "scxml", "json"] {
+            let drawn = try await nowhere.text(["graph", "map", "--format", format])
+            #expect(drawn == (try await demo.tool.text(["graph", "map", "--format", format])), "\(format)")
+        }
+        #expect(!FileManager.default.fileExists(atPath: nowhere.store))
+        expectOneLineError(try await nowhere.run(["graph", "nothing"]), containing: ["no store"])
+    }
+
+    @Test func aJSONDefinitionWrittenByGraphDrawsTheSameAsTheMachine() async throws {
+        let demo = try await DemoStore.make()
+        defer { demo.remove() }
+        let json = try await demo.tool.text(["graph", "onboarding", "--format", "json"])
+        let file = demo.file("onboarding.json")
+        try Data(json.utf8).write(to: URL(fileURLWithPath: file))
+        for format in ["dot", "mermaid", "json"] {
+            let fromStore = try await demo.tool.text(["graph", "onboarding", "--format", format])
+            let fromFile = try await demo.tool.text(["graph", file, "--format", format])
+            #expect(fromFile == fromStore, "\(format)")
+        }
+    }
+
+    @Test func aSessionAtAVersionHighlightsItsActiveStates() async throws {
+        let demo = try await DemoStore.make()
+        defer { demo.remove() }
+        let sessions = try await demo.tool.json([CommandOutputs.SessionRow].self, ["sessions", "--machine", "kanji"])
+        let row = try #require(sessions.max { $0.version < $1.version })
+        let plain = try await demo.tool.text(["graph", "kanji", "--format", "dot"])
+        var drawings: Set<String> = []
+        for version in 1...min(row.version, 3) {
+            let point = try await demo.tool.json(CommandOutputs.Point.self, ["state", row.session, "--at", String(version)])
+            let highlighted = try await demo.tool.text(
+                ["graph", "kanji", "--format", "dot", "--session", row.session, "--at", String(version)])
+            #expect(highlighted != plain, "version \(version)")
+            drawings.insert(highlighted + point.activeStates.joined())
+        }
+        // Versions 1, 2, 3 are all → detail → (list or all): the highlight follows the state.
+        let states = try await demo.tool.json([CommandOutputs.Point].self, ["replay", row.session])
+        #expect(drawings.count == Set(states.prefix(3).map { $0.activeStates.joined() }).count)
+        expectOneLineError(
+            try await demo.tool.run(["graph", "kanji", "--session", row.session, "--at", "0"]), containing: ["bad version"])
+    }
+
+    @Test func anUnknownMachineOrMissingFileIsAOneLineError() async throws {
+        let demo = try await DemoStore.make()
+        defer { demo.remove() }
+        expectOneLineError(try await demo.tool.run(["graph", "nothing"]), containing: ["unknown machine 'nothing'"])
+        expectOneLineError(try await demo.tool.run(["graph", demo.file("missing.scxml")]), containing: ["missing.scxml"])
+        let garbage = demo.file("garbage.scxml")
+        try Data("<scxml".utf8).write(to: URL(fileURLWithPath: garbage))
+        expectOneLineError(try await demo.tool.run(["graph", garbage]), containing: [])
+    }
+}

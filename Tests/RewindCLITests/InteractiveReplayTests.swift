@@ -1,0 +1,145 @@
+import Foundation
+import Testing
+
+/// `rewind replay SESSION` on a terminal (a tmux pane): ←/→ step, Home/End, `g` + digits +
+/// Enter, `q` quits.
+struct InteractiveReplayTests {
+    /// The lines of the replay screen that show where it is: the header's version, the timeline
+    /// and the navigation line.
+    struct Shown: Equatable, CustomStringConvertible {
+        var version: UInt64?
+        var timeline: String?
+        var navigation: String?
+
+        init(_ screen: String) {
+            let lines = screen.split(separator: "\n").map(String.init)
+            version = lines.first { $0.hasPrefix("rewind replay · ") }
+                .flatMap { $0.components(separatedBy: " · version ").last?.split(separator: " ").first }
+                .flatMap { UInt64($0) }
+            timeline = lines.first { $0.hasPrefix("[") }
+            navigation = lines.first { $0.hasPrefix("navigation  ") }
+                .map { $0.dropFirst("navigation  ".count).components(separatedBy: "   (").first ?? "" }
+        }
+
+        var description: String { "v\(version.map(String.init) ?? "?") \(timeline ?? "-") \(navigation ?? "-")" }
+    }
+
+    /// What the screen should show at `version`, from `replay --json` and the text replay.
+    struct Expected {
+        var points: [CommandOutputs.Point]
+        var timelines: [UInt64: String]
+
+        func matches(_ shown: Shown, version: UInt64) -> Bool {
+            shown.version == version && shown.timeline == timelines[version]
+                && shown.navigation == points[Int(version) - 1].navigationStack.joined(separator: " › ")
+        }
+    }
+
+    @Test(.timeLimit(.minutes(1)), .enabled(if: TmuxSession.executable != nil, "tmux is not installed (apt-get install tmux)"))
+    func keysStepJumpAndQuitShowingTheRightVersionTimelineAndStack() async throws {
+        guard let tmux = TmuxSession.executable else {
+            Issue.record("tmux disappeared")
+            return
+        }
+        let demo = try await DemoStore.make()
+        defer { demo.remove() }
+        let sessions = try await demo.tool.json([CommandOutputs.SessionRow].self, ["sessions", "--machine", "kanji"])
+        let row = try #require(sessions.max { $0.version < $1.version })
+        let head = row.version
+        try #require(head >= 4)
+        let points = try await demo.tool.json([CommandOutputs.Point].self, ["replay", row.session])
+        let text = try await demo.tool.text(["replay", row.session])
+        var timelines: [UInt64: String] = [:]
+        for line in text.split(separator: "\n") where line.hasPrefix("[") {
+            if let version = line.split(separator: " ").last?.split(separator: "/").first.flatMap({ UInt64($0) }) {
+                timelines[version] = String(line)
+            }
+        }
+        let expected = Expected(points: points, timelines: timelines)
+
+        let command = "'\(demo.tool.executable.path)' replay '\(row.session)' --store '\(demo.tool.store)'; "
+            + "echo \"exited with status $?\"; sleep 60"
+        try await TmuxSession.with(tmux: tmux, command: command) { terminal in
+            func expectScreen(at version: UInt64, after keys: [String], sourceLocation: SourceLocation = #_sourceLocation) async throws {
+                let screen = try await terminal.waitForScreen { expected.matches(Shown($0), version: version) }
+                #expect(expected.matches(Shown(screen), version: version),
+                        "after \(keys): expected version \(version), screen:\n\(screen)", sourceLocation: sourceLocation)
+            }
+
+            let first = try await terminal.waitForScreen { $0.contains("q quit") }
+            #expect(first.contains("rewind replay · \(row.session) (kanji) · version 1 of \(head)"), "\(first)")
+            try await expectScreen(at: 1, after: [])
+            #expect(!first.contains("what changed:"))
+
+            try await terminal.send("Right")
+            try await expectScreen(at: 2, after: ["Right"])
+            let second = try await terminal.screen()
+            #expect(second.contains("what changed:") && second.contains("diff 1 → 2"), "\(second)")
+
+            try await terminal.send("Right")
+            try await expectScreen(at: 3, after: ["Right", "Right"])
+            try await terminal.send("Left")
+            try await expectScreen(at: 2, after: ["Left"])
+            try await terminal.send("End")
+            try await expectScreen(at: head, after: ["End"])
+            try await terminal.send("Right")  // past the head: stays
+            try await Task.sleep(for: .milliseconds(200))
+            try await expectScreen(at: head, after: ["End", "Right"])
+            try await terminal.send("Home")
+            try await expectScreen(at: 1, after: ["Home"])
+            try await terminal.send("Left")  // before the first: stays
+            try await Task.sleep(for: .milliseconds(200))
+            try await expectScreen(at: 1, after: ["Home", "Left"])
+
+            try await terminal.send("g", "3")
+            let typing = try await terminal.waitForScreen { $0.contains("go to version: 3") }
+            #expect(typing.contains("go to version: 3"), "\(typing)")
+            try await terminal.send("Enter")
+            try await expectScreen(at: 3, after: ["g", "3", "Enter"])
+            let jumped = try await terminal.screen()
+            #expect(jumped.contains("diff 2 → 3"), "\(jumped)")
+
+            try await terminal.send("g", "9", "9", "Enter")
+            let refused = try await terminal.waitForScreen { $0.contains("no version 99") }
+            #expect(refused.contains("no version 99: versions run from 1 to \(head)"), "\(refused)")
+            #expect(Shown(refused).version == 3)
+
+            try await terminal.send("q")
+            let end = try await terminal.waitForScreen { $0.contains("exited with status") }
+            #expect(end.contains("exited with status 0"), "\(end)")
+        }
+    }
+
+    @Test(.timeLimit(.minutes(1)), .enabled(if: TmuxSession.executable != nil, "tmux is not installed (apt-get install tmux)"))
+    func escapeCancelsTheGoToPromptWithoutWaitingForAnotherKey() async throws {
+        guard let tmux = TmuxSession.executable else {
+            Issue.record("tmux disappeared")
+            return
+        }
+        let demo = try await DemoStore.make()
+        defer { demo.remove() }
+        let sessions = try await demo.tool.json([CommandOutputs.SessionRow].self, ["sessions", "--machine", "kanji"])
+        let row = try #require(sessions.max { $0.version < $1.version })
+        try #require(row.version >= 3)
+        let command = "'\(demo.tool.executable.path)' replay '\(row.session)' --at 2 --store '\(demo.tool.store)'; "
+            + "echo \"exited with status $?\"; sleep 60"
+        try await TmuxSession.with(tmux: tmux, command: command) { terminal in
+
+            let start = try await terminal.waitForScreen { Shown($0).version == 2 }
+            #expect(Shown(start).version == 2, "\(start)")
+            try await terminal.send("g", "3")
+            let typing = try await terminal.waitForScreen { $0.contains("go to version: 3") }
+            #expect(typing.contains("go to version: 3"), "\(typing)")
+            try await terminal.send("Escape")
+            let cancelled = try await terminal.waitForScreen(timeout: .seconds(3)) { !$0.contains("go to version: ") }
+            #expect(!cancelled.contains("go to version: "), "Escape did not cancel the prompt:\n\(cancelled)")
+            // The next key is a key of its own, not swallowed as part of an escape sequence.
+            try await terminal.send("Right")
+            let stepped = try await terminal.waitForScreen(timeout: .seconds(3)) { Shown($0).version == 3 }
+            #expect(Shown(stepped).version == 3, "\(stepped)")
+            try await terminal.send("q")
+            let end = try await terminal.waitForScreen { $0.contains("exited with status") }
+            #expect(end.contains("exited with status 0"), "\(end)")
+        }
+    }
+}

@@ -1,0 +1,59 @@
+import Foundation
+import Testing
+
+/// `rewind state SESSION [--at V]`: a session at its head or at any version.
+struct StateCommandTests {
+    @Test func stateAtEachVersionIsWhatReplayShowsAtThatVersion() async throws {
+        let demo = try await DemoStore.make()
+        defer { demo.remove() }
+        let sessions = try await demo.tool.json([CommandOutputs.SessionRow].self, ["sessions"])
+        for machine in ["onboarding", "map", "kanji"] {
+            let row = try #require(sessions.filter { $0.machine == machine }.max { $0.version < $1.version })
+            let steps = try await demo.tool.json([CommandOutputs.Point].self, ["replay", row.session])
+            #expect(steps.map(\.version) == Array(1...row.version), "\(row.session)")
+            let history = try await demo.tool.json([CommandOutputs.HistoryRow].self, ["history", row.session])
+            for version in 1...row.version {
+                let point = try await demo.tool.json(CommandOutputs.Point.self, ["state", row.session, "--at", String(version)])
+                #expect(point.session == row.session)
+                #expect(point.version == version)
+                #expect(point == steps[Int(version) - 1], "\(row.session)@\(version)")
+                let record = history[Int(version) - 1]
+                #expect(point.event == record.event, "\(row.session)@\(version)")
+                #expect(point.source == record.source, "\(row.session)@\(version)")
+                #expect(Set(record.target).isSubset(of: Set(point.configuration)), "\(row.session)@\(version)")
+                #expect(point.navigation == record.navigation, "\(row.session)@\(version)")
+            }
+            let head = try await demo.tool.json(CommandOutputs.Point.self, ["state", row.session])
+            #expect(head == steps.last, "\(row.session)")
+        }
+    }
+
+    @Test func stateTextShowsTheSessionVersionAndNavigationStack() async throws {
+        let demo = try await DemoStore.make()
+        defer { demo.remove() }
+        let sessions = try await demo.tool.json([CommandOutputs.SessionRow].self, ["sessions", "--machine", "kanji"])
+        let row = try #require(sessions.max { $0.version < $1.version })
+        let point = try await demo.tool.json(CommandOutputs.Point.self, ["state", row.session, "--at", "2"])
+        let text = try await demo.tool.text(["state", row.session, "--at", "2"])
+        #expect(text.contains("session     \(row.session) (kanji), \(row.version) versions"))
+        #expect(text.contains("version     2"))
+        #expect(text.contains("navigation  \(point.navigationStack.joined(separator: " › "))"))
+        #expect(text.contains("active      \(point.activeStates.joined(separator: ", "))"))
+    }
+
+    @Test func badVersionsAndUnknownSessionsAreOneLineErrors() async throws {
+        let demo = try await DemoStore.make()
+        defer { demo.remove() }
+        let sessions = try await demo.tool.json([CommandOutputs.SessionRow].self, ["sessions"])
+        let row = try #require(sessions.first)
+        let head = row.version
+        for bad in ["0", String(head + 1), "two", "1.5", ""] {
+            expectOneLineError(
+                try await demo.tool.run(["state", row.session, "--at", bad]),
+                containing: ["bad version '\(bad)'", "1 to \(head)"])
+        }
+        expectOneLineError(try await demo.tool.run(["state", "nobody"]), containing: ["unknown session 'nobody'"])
+        // Not even a valid session id.
+        expectOneLineError(try await demo.tool.run(["state", "no body/..", "--json"]), containing: ["unknown session"])
+    }
+}

@@ -1,0 +1,107 @@
+import Foundation
+
+/// The JSON the commands print, decoded as the tests read it.
+enum CommandOutputs {
+    /// A row of `rewind sessions --json`.
+    struct SessionRow: Decodable, Sendable {
+        var session: String
+        var machine: String
+        var version: UInt64
+        var states: [String]
+        var updated: String
+        var origin: String?
+    }
+
+    /// A row of `rewind history --json`.
+    struct HistoryRow: Decodable, Sendable, Equatable {
+        var version: UInt64
+        var sequence: UInt64
+        var time: String
+        var event: String
+        var source: [String]
+        var target: [String]
+        var navigation: [String]
+    }
+
+    /// `rewind state --json`, and each step of `rewind replay --json`.
+    struct Point: Decodable, Sendable, Equatable {
+        var session: String
+        var version: UInt64
+        var time: String?
+        var event: String?
+        var source: [String]
+        var configuration: [String]
+        var activeStates: [String]
+        var navigation: [String]
+        var navigationStack: [String]
+    }
+
+    /// `rewind diff --json`.
+    struct Diff: Decodable, Sendable {
+        var from: UInt64
+        var to: UInt64
+        var exited: [String]
+        var entered: [String]
+        var stateData: [String]
+        var popped: [String]
+        var pushed: [String]
+        var navigationBefore: [String]
+        var navigationAfter: [String]
+    }
+
+    /// A row of `rewind verify --json`.
+    struct VerifyRow: Decodable, Sendable {
+        var session: String
+        var machine: String
+        var verifiedRecords: UInt64
+        var divergence: String?
+    }
+
+    /// `rewind export --json` and `rewind import --json`.
+    struct Archive: Decodable, Sendable {
+        var session: String
+        var records: UInt64
+        var file: String?
+    }
+
+    /// `rewind fork --json`.
+    struct Fork: Decodable, Sendable {
+        var session: String
+        var origin: String
+        var version: UInt64
+    }
+
+    /// A row of `rewind projections --json`.
+    struct ProjectionRow: Decodable, Sendable {
+        var name: String
+        var version: UInt32
+        var checkpoint: UInt64
+        var head: UInt64
+        var failure: String?
+    }
+
+    /// `rewind stats --json`.
+    struct Stats: Decodable, Sendable {
+        var store: String
+        var records: UInt64
+        var sessions: Int
+        var machines: [String: Int]
+        var fileBytes: UInt64
+        var mapBytes: Int
+        var usedBytes: Int
+        var oldest: String?
+        var newest: String?
+    }
+
+    /// A run of `rewind bench --json`.
+    struct BenchRun: Decodable, Sendable {
+        var run: String
+        var sessions: Int
+        var transitions: Int
+        var seconds: Double
+        var transitionsPerSecond: Double
+        var p50Microseconds: Double
+        var p99Microseconds: Double
+        var averageBatch: Double
+    }
+}

@@ -1,0 +1,92 @@
+import Foundation
+
+/// What a finished subprocess left: its exit status and everything it wrote.
+public struct ProcessOutput: Sendable, CustomStringConvertible {
+    /// The exit status (or the signal number when ``terminatedBySignal``).
+    public var status: Int32
+    /// Whether the process was ended by a signal rather than exiting.
+    public var terminatedBySignal: Bool
+    /// Standard output, decoded as UTF-8.
+    public var stdout: String
+    /// Standard error, decoded as UTF-8.
+    public var stderr: String
+
+    /// The non-empty lines of standard error.
+    public var stderrLines: [Substring] {
+        stderr.split(separator: "\n", omittingEmptySubsequences: true)
+    }
+
+    /// Creates an output.
+    public init(status: Int32, terminatedBySignal: Bool, stdout: String, stderr: String) {
+        self.status = status
+        self.terminatedBySignal = terminatedBySignal
+        self.stdout = stdout
+        self.stderr = stderr
+    }
+
+    /// The status and both outputs, for test failure messages.
+    public var description: String {
+        "status \(status)\(terminatedBySignal ? " (signal)" : "")\nstdout:\n\(stdout)\nstderr:\n\(stderr)"
+    }
+}
+
+/// Runs `executable` with `arguments` to its end and returns its status and output.
+///
+/// Standard output and error go to temporary files (a process writing a lot never blocks on a
+/// full pipe); standard input is `stdin` when given, else empty (`/dev/null`), so the process
+/// never sees a terminal.
+///
+/// - Parameters:
+///   - executable: The program to run.
+///   - arguments: Its arguments.
+///   - stdin: What it reads on standard input, or `nil` for none.
+///   - environment: Its environment, or `nil` to inherit this process's.
+///   - currentDirectory: Its working directory, or `nil` to inherit this process's.
+/// - Throws: When the program cannot be started or its output cannot be read.
+public func runProcess(
+    _ executable: URL, arguments: [String], stdin: Data? = nil, environment: [String: String]? = nil,
+    currentDirectory: URL? = nil
+) async throws -> ProcessOutput {
+    let scratch = try TemporaryDirectory(prefix: "rewind-process")
+    defer { scratch.remove() }
+    let outputURL = scratch.url.appendingPathComponent("stdout")
+    let errorURL = scratch.url.appendingPathComponent("stderr")
+    let inputURL = scratch.url.appendingPathComponent("stdin")
+    for url in [outputURL, errorURL] where !FileManager.default.createFile(atPath: url.path, contents: nil) {
+        throw CocoaError(.fileWriteUnknown, userInfo: [NSFilePathErrorKey: url.path])
+    }
+    let output = try FileHandle(forWritingTo: outputURL)
+    defer { try? output.close() }
+    let error = try FileHandle(forWritingTo: errorURL)
+    defer { try? error.close() }
+    let input: FileHandle
+    if let stdin {
+        try stdin.write(to: inputURL)
+        input = try FileHandle(forReadingFrom: inputURL)
+    } else {
+        input = FileHandle.nullDevice
+    }
+    defer { if stdin != nil { try? input.close() } }
+
+    let process = Process()
+    process.executableURL = executable
+    process.arguments = arguments
+    if let environment { process.environment = environment }
+    if let currentDirectory { process.currentDirectoryURL = currentDirectory }
+    process.standardInput = input
+    process.standardOutput = output
+    process.standardError = error
+    let (status, reason): (Int32, Process.TerminationReason) = try await withCheckedThrowingContinuation { continuation in
+        process.terminationHandler = { continuation.resume(returning: ($0.terminationStatus, $0.terminationReason)) }
+        do {
+            try process.run()
+        } catch {
+            process.terminationHandler = nil
+            continuation.resume(throwing: error)
+        }
+    }
+    return ProcessOutput(
+        status: status, terminatedBySignal: reason == .uncaughtSignal,
+        stdout: String(decoding: try Data(contentsOf: outputURL), as: UTF8.self),
+        stderr: String(decoding: try Data(contentsOf: errorURL), as: UTF8.self))
+}
