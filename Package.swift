@@ -48,6 +48,8 @@ let package = Package(
         .testTarget(name: "RewindMachineTests", dependencies: ["RewindMachine"]),
         .testTarget(name: "RewindTests", dependencies: ["Rewind", "RewindTestSupport"]),
         .testTarget(name: "RewindCLITests", dependencies: ["RewindTestSupport"]),
+        // Crashes, full disks, concurrent processes and hostile input (see RELIABILITY.md).
+        .testTarget(name: "ReliabilityTests", dependencies: ["Rewind", "RewindTestSupport"]),
         // A second process for the engine's multi-process tests (built with the tests).
         .executableTarget(name: "RewindTestHelper", dependencies: ["Rewind"], path: "Tests/RewindTestHelper"),
     ],

@@ -1,5 +1,9 @@
 // rewind-test-helper: a second process for the engine's multi-process tests.
 //
+// Modes for the reliability tests (see each mode's file): `crash` (durable sends acknowledged on
+// stdout until SIGKILLed), `many` (several processes × many sessions, some shared) and `readers`
+// (reader slots held until killed, or all taken at once). Without a mode name:
+//
 //     RewindTestHelper <store> <writer> <shared-session> <own-session> <count> <start-at-ms>
 //
 // Opens an engine on <store> (durable), registers the ticker machine, starts or opens both
@@ -79,7 +83,13 @@ struct HelperFailure: Error, CustomStringConvertible {
 }
 
 do {
-    try await run(arguments: CommandLine.arguments)
+    let arguments = CommandLine.arguments
+    switch arguments.count > 1 ? arguments[1] : "" {
+    case CrashMode.name: try await CrashMode.run(arguments: Array(arguments.dropFirst(2)))
+    case ManySessionsMode.name: try await ManySessionsMode.run(arguments: Array(arguments.dropFirst(2)))
+    case ReaderMode.name: try ReaderMode.run(arguments: Array(arguments.dropFirst(2)))
+    default: try await run(arguments: arguments)
+    }
 } catch {
     emit(Report(kind: "error", session: "", detail: String(describing: error)))
     exit(1)

@@ -53,8 +53,9 @@ struct SCXMLElement {
 ///
 /// Before parsing it refuses what the parser does not survive or should not see: bytes that are
 /// not UTF-8 (swift-corelibs-foundation's `XMLParser` traps on a comment holding invalid UTF-8)
-/// and `<!DOCTYPE` declarations (its delegate never hears of entity declarations on Linux, so
-/// they cannot be refused one by one).
+/// `<!DOCTYPE` declarations (its delegate never hears of entity declarations on Linux, so
+/// they cannot be refused one by one) and processing instructions other than the XML
+/// declaration (it reads a null pointer for one without data, `<?target?>`).
 final class SCXMLElementTreeReader: NSObject, XMLParserDelegate {
     private var stack: [SCXMLElement] = []
     private var namespaceScopes: [[String: String]] = []
@@ -88,14 +89,28 @@ final class SCXMLElementTreeReader: NSObject, XMLParserDelegate {
         )
         guard !invalidUTF8 else { throw SCXMLImportError(.notUTF8) }
         let marker = Array("<!DOCTYPE".utf8)
-        guard let first = marker.first else { return }
+        let instruction = Array("<?".utf8)
+        // The XML declaration, allowed only at the very start (after an optional byte order mark).
+        let bom: [UInt8] = [0xEF, 0xBB, 0xBF]
+        let declarationStart = data.starts(with: bom) ? data.startIndex + bom.count : data.startIndex
+        let declaration = Array("<?xml".utf8)
         var line = 1
         var index = data.startIndex
         while index < data.endIndex {
             let byte = data[index]
             if byte == 0x0A { line += 1 }
-            if byte == first, data[index...].starts(with: marker) {
-                throw SCXMLImportError(.documentTypeDeclaration, line: line, column: nil)
+            if byte == UInt8(ascii: "<") {
+                if data[index...].starts(with: marker) {
+                    throw SCXMLImportError(.documentTypeDeclaration, line: line, column: nil)
+                }
+                if data[index...].starts(with: instruction) {
+                    let isDeclaration = index == declarationStart && data[index...].starts(with: declaration)
+                        && data.index(index, offsetBy: declaration.count) < data.endIndex
+                        && [0x20, 0x09, 0x0A, 0x0D].contains(data[data.index(index, offsetBy: declaration.count)])
+                    if !isDeclaration {
+                        throw SCXMLImportError(.processingInstruction, line: line, column: nil)
+                    }
+                }
             }
             index += 1
         }

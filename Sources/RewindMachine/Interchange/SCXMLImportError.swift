@@ -25,6 +25,10 @@ public struct SCXMLImportError: Error, Hashable, Sendable, CustomStringConvertib
         /// The document has a `<!DOCTYPE ...>` declaration. Rewind refuses DTDs: entity expansion
         /// is a classic denial-of-service vector and SCXML never needs them.
         case documentTypeDeclaration
+        /// The document has a processing instruction (`<?target data?>`) other than the XML
+        /// declaration. SCXML never needs them, and swift-corelibs-foundation's `XMLParser`
+        /// crashes on one without data (`<?target?>`).
+        case processingInstruction
         /// Elements are nested deeper than ``SCXMLImportError/maximumNestingDepth``.
         case nestingTooDeep(limit: Int)
         /// An SCXML element Rewind does not support because it needs a data model or external
@@ -94,6 +98,8 @@ public struct SCXMLImportError: Error, Hashable, Sendable, CustomStringConvertib
             return "the document is not valid UTF-8"
         case .documentTypeDeclaration:
             return "the document has a <!DOCTYPE> declaration; DTDs are not accepted"
+        case .processingInstruction:
+            return "the document has a processing instruction (<?…?>) other than the XML declaration; none is accepted"
         case .nestingTooDeep(let limit):
             return "elements are nested deeper than \(limit) levels"
         case .unsupportedElement(let element):

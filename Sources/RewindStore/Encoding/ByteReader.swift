@@ -38,7 +38,14 @@ struct ByteReader {
                 throw DecodingFailure(reason: "\(what()) is a varint that overflows 64 bits")
             }
             result |= UInt64(byte & 0x7F) << shift
-            if byte & 0x80 == 0 { return result }
+            if byte & 0x80 == 0 {
+                // The writer never ends a varint with a zero byte: one more encoding of the same
+                // value would decode to a record that re-encodes to other bytes.
+                if byte == 0 && shift > 0 {
+                    throw DecodingFailure(reason: "\(what()) is a varint with a redundant zero byte (not minimally encoded)")
+                }
+                return result
+            }
             shift += 7
             if shift > 63 {
                 throw DecodingFailure(reason: "\(what()) is a varint longer than 10 bytes")

@@ -1,0 +1,23 @@
+/// A seeded, reproducible random number generator (SplitMix64), so that every crash schedule and
+/// fuzz input of a failing run can be replayed from its seed.
+struct SeededRandom: RandomNumberGenerator {
+    private var state: UInt64
+
+    /// Creates a generator whose sequence is fixed by `seed`.
+    init(seed: UInt64) {
+        state = seed
+    }
+
+    mutating func next() -> UInt64 {
+        state &+= 0x9E37_79B9_7F4A_7C15
+        var z = state
+        z = (z ^ (z >> 30)) &* 0xBF58_476D_1CE4_E5B9
+        z = (z ^ (z >> 27)) &* 0x94D0_49BB_1331_11EB
+        return z ^ (z >> 31)
+    }
+
+    /// `true` with probability `probability`.
+    mutating func chance(_ probability: Double) -> Bool {
+        Double.random(in: 0..<1, using: &self) < probability
+    }
+}
