@@ -45,7 +45,7 @@ let package = Package(
         .target(name: "RewindTestSupport", dependencies: ["Rewind"], path: "Tests/RewindTestSupport"),
         .testTarget(name: "RewindLMDBTests", dependencies: ["RewindLMDB", "CLMDB"]),
         .testTarget(name: "RewindStoreTests", dependencies: ["RewindStore", "RewindLMDB", "CLMDB"]),
-        .testTarget(name: "RewindMachineTests", dependencies: ["RewindMachine"]),
+        .testTarget(name: "RewindMachineTests", dependencies: ["RewindMachine", "RewindTestSupport"]),
         .testTarget(name: "RewindTests", dependencies: ["Rewind", "RewindTestSupport"]),
         .testTarget(name: "RewindCLITests", dependencies: ["RewindTestSupport"]),
         // Crashes, full disks, concurrent processes and hostile input (see RELIABILITY.md).

@@ -1,3 +1,4 @@
+import RewindTestSupport
 import Foundation
 import Rewind
 import Testing

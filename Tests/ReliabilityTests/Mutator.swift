@@ -1,3 +1,4 @@
+import RewindTestSupport
 import Foundation
 
 /// Seeded byte-level mutations of valid inputs (the operations of a mutation fuzzer: bit flips,

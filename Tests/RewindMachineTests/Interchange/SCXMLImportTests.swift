@@ -1,3 +1,4 @@
+import RewindTestSupport
 import Foundation
 import Testing
 @testable import RewindMachine
@@ -315,7 +316,7 @@ struct SCXMLImportTests {
         for length in stride(from: 0, to: bytes.count, by: 7) {
             if (try? MachineDefinition(scxml: Data(bytes[..<length]))) != nil { accepted += 1 }
         }
-        var generator = SplitMix64(seed: 42)
+        var generator = SeededRandom(seed: 42)
         for _ in 0..<300 {
             var corrupted = bytes
             for _ in 0..<3 {
@@ -337,7 +338,7 @@ struct SCXMLImportTests {
             "'", "\u{0}", "é", "<state>", "</state>", "xmlns:a='b'", "a:b='c'", "<a:x/>", "<rewind:action/>",
             "cond=\"In('", "\n", "<!DOCTYPE", "<send event='e' delay='9999999999s'/>",
         ]
-        var generator = SplitMix64(seed: 7)
+        var generator = SeededRandom(seed: 7)
         var accepted = 0
         for iteration in 0..<600 {
             var bytes = [UInt8](try Data(contentsOf: documents[iteration % documents.count]))
@@ -358,19 +359,3 @@ struct SCXMLImportTests {
     }
 }
 
-/// A tiny deterministic random number generator for reproducible corruption tests.
-struct SplitMix64: RandomNumberGenerator {
-    private var state: UInt64
-
-    init(seed: UInt64) {
-        state = seed
-    }
-
-    mutating func next() -> UInt64 {
-        state &+= 0x9E37_79B9_7F4A_7C15
-        var z = state
-        z = (z ^ (z >> 30)) &* 0xBF58_476D_1CE4_E5B9
-        z = (z ^ (z >> 27)) &* 0x94D0_49BB_1331_11EB
-        return z ^ (z >> 31)
-    }
-}

@@ -1,3 +1,4 @@
+import RewindTestSupport
 import Foundation
 import Testing
 import RewindMachine
@@ -155,7 +156,7 @@ struct JSONValueUTF8Tests {
     // MARK: Randomised
 
     @Test func randomValuesRoundTripAndMatchFoundationByteForByte() throws {
-        var generator = SeededGenerator(seed: 0x5EED_0001)
+        var generator = SeededRandom(seed: 0x5EED_0001)
         for _ in 0..<2_000 {
             let value = RandomJSON.value(using: &generator)
             let bytes = try value.jsonBytes()
@@ -166,7 +167,7 @@ struct JSONValueUTF8Tests {
     }
 
     @Test func parsesWhatFoundationWritesWithoutSortedKeys() throws {
-        var generator = SeededGenerator(seed: 0x5EED_0002)
+        var generator = SeededRandom(seed: 0x5EED_0002)
         for _ in 0..<1_000 {
             let value = RandomJSON.value(using: &generator)
             let encoder = JSONEncoder()
@@ -176,7 +177,7 @@ struct JSONValueUTF8Tests {
     }
 
     @Test func everyTruncationOfADocumentFailsCleanly() throws {
-        var generator = SeededGenerator(seed: 0x5EED_0003)
+        var generator = SeededRandom(seed: 0x5EED_0003)
         for _ in 0..<100 {
             let bytes = try RandomJSON.object(using: &generator).jsonBytes()
             for length in 0..<bytes.count {
@@ -194,7 +195,7 @@ struct JSONValueUTF8Tests {
     }
 
     @Test func mutatedDocumentsAreAcceptedOrRejectedAsFoundationDoes() throws {
-        var generator = SeededGenerator(seed: 0x5EED_0004)
+        var generator = SeededRandom(seed: 0x5EED_0004)
         let interesting: [UInt8] = Array(#"{}[],:"\/-+.0159eEtfnu "#.utf8) + [0x00, 0x1F, 0x7F, 0x80, 0xC3, 0xED, 0xF0, 0xFF]
         for _ in 0..<3_000 {
             var bytes = try RandomJSON.object(using: &generator).jsonBytes()

@@ -1,3 +1,4 @@
+import RewindTestSupport
 import Foundation
 import Testing
 import RewindMachine
@@ -9,7 +10,7 @@ struct MachineStateJSONValueTests {
         return Array(try encoder.encode(value))
     }
 
-    private static func randomState(using generator: inout SeededGenerator) -> MachineState {
+    private static func randomState(using generator: inout SeededRandom) -> MachineState {
         func name() -> String { RandomJSON.string(using: &generator) }
         var history: [String: [String]] = [:]
         for _ in 0..<Int.random(in: 0...3, using: &generator) { history[name()] = [name(), name()] }
@@ -31,7 +32,7 @@ struct MachineStateJSONValueTests {
     }
 
     @Test func writtenStatesAreTheBytesOfTheirCodableEncoding() throws {
-        var generator = SeededGenerator(seed: 0x57A7E)
+        var generator = SeededRandom(seed: 0x57A7E)
         for _ in 0..<300 {
             let state = Self.randomState(using: &generator)
             let bytes = try state.jsonValue().jsonBytes()

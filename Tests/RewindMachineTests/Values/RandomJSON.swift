@@ -1,26 +1,11 @@
+import RewindTestSupport
 import RewindMachine
 
-/// A small seeded generator (SplitMix64), so that the random tests are reproducible.
-struct SeededGenerator: RandomNumberGenerator {
-    private var state: UInt64
-
-    init(seed: UInt64) {
-        state = seed
-    }
-
-    mutating func next() -> UInt64 {
-        state &+= 0x9E37_79B9_7F4A_7C15
-        var z = state
-        z = (z ^ (z >> 30)) &* 0xBF58_476D_1CE4_E5B9
-        z = (z ^ (z >> 27)) &* 0x94D0_49BB_1331_11EB
-        return z ^ (z >> 31)
-    }
-}
 
 /// Random `JSONValue`s that exercise the writer and parser: awkward strings (controls, quotes,
 /// slashes, non-BMP scalars), integers, decimals and arbitrary finite doubles, nesting.
 enum RandomJSON {
-    static func value(depth: Int = 0, using generator: inout SeededGenerator) -> JSONValue {
+    static func value(depth: Int = 0, using generator: inout SeededRandom) -> JSONValue {
         let kind = Int.random(in: depth >= 4 ? 0...3 : 0...5, using: &generator)
         switch kind {
         case 0: return Bool.random(using: &generator) ? .null : .bool(Bool.random(using: &generator))
@@ -40,7 +25,7 @@ enum RandomJSON {
     }
 
     /// A random object (a container, so every strict prefix of its text is incomplete).
-    static func object(using generator: inout SeededGenerator) -> JSONValue {
+    static func object(using generator: inout SeededRandom) -> JSONValue {
         var members: [String: JSONValue] = [:]
         for _ in 0..<Int.random(in: 1...6, using: &generator) {
             members[string(using: &generator)] = value(depth: 1, using: &generator)
@@ -48,7 +33,7 @@ enum RandomJSON {
         return .object(members)
     }
 
-    static func number(using generator: inout SeededGenerator) -> Double {
+    static func number(using generator: inout SeededRandom) -> Double {
         switch Int.random(in: 0...4, using: &generator) {
         case 0: return Double(Int.random(in: -1000...1000, using: &generator))
         case 1: return Double(Int64.random(in: -(1 << 53)...(1 << 53), using: &generator))
@@ -62,7 +47,7 @@ enum RandomJSON {
         }
     }
 
-    static func string(using generator: inout SeededGenerator) -> String {
+    static func string(using generator: inout SeededRandom) -> String {
         let pieces: [String] = ["a", "Z", "/", "\"", "\\", "\n", "\t", "\u{0}", "\u{1F}", "\u{7F}", "é", "日本", "😀", "\u{2028}", " ", "\u{FFFF}"]
         var string = ""
         for _ in 0..<Int.random(in: 0...8, using: &generator) {

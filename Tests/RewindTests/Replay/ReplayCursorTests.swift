@@ -62,7 +62,7 @@ struct ReplayCursorTests {
     @Test func seekEqualsAFreshReplayFromVersionOneAtRandomPointsOfA10000VersionSession() async throws {
         let fixture = try ReplayFixture(snapshotInterval: 64)
         let session = try await fixture.engine.startSession(id: "long", machine: "loading-view")
-        var generator = SplitMix64(state: 42)
+        var generator = SeededRandom(seed: 42)
         while session.version < 10_000 {
             switch session.configuration {
             case ["loading"]:

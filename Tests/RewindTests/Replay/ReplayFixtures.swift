@@ -128,19 +128,6 @@ final class EventLog: @unchecked Sendable {
     }
 }
 
-/// A small deterministic random number generator (SplitMix64), so random test points repeat.
-struct SplitMix64: RandomNumberGenerator {
-    var state: UInt64
-
-    mutating func next() -> UInt64 {
-        state &+= 0x9E37_79B9_7F4A_7C15
-        var z = state
-        z = (z ^ (z >> 30)) &* 0xBF58_476D_1CE4_E5B9
-        z = (z ^ (z >> 27)) &* 0x94D0_49BB_1331_11EB
-        return z ^ (z >> 31)
-    }
-}
-
 /// A counter machine with a named guard and a custom action: `tick` (allowed while the guard
 /// holds) increments the context's `count`; `stop` moves to `stopped`.
 enum CounterMachine {
