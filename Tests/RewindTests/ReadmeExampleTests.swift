@@ -35,4 +35,29 @@ struct ReadmeExampleTests {
         #expect(resumed.navigationStack.screens == ["all", "detail"])
         #expect(resumed.state.data["detail"] == ["character": "日"])
     }
+
+    /// The overview of the Rewind module's documentation (`Documentation.docc/Rewind.md`).
+    @Test func moduleOverviewExampleRunsAsWritten() async throws {
+        let directory = try TemporaryDirectory()
+        defer { directory.remove() }
+        do {
+            let engine = try Engine(directory: directory.path)
+            defer { engine.close() }
+            try engine.register(try ExampleMachines.Kanji.machine())
+            let session = try await engine.startSession(id: "user-42", machine: "kanji")
+            try await session.enter(ExampleMachines.Kanji.State.detail,
+                                    data: ExampleMachines.Kanji.Character(character: "日", meanings: ["day"]))
+        }
+        let engine = try Engine(directory: directory.path)
+        defer { engine.close() }
+        try engine.register(try ExampleMachines.Kanji.machine())
+        let resumed = try engine.session("user-42")
+        var cursor = try engine.replayCursor(for: "user-42")
+        let first = try cursor.seek(to: 1)
+        let diff = try engine.diff(resumed.id, from: 1, to: resumed.version)
+        #expect(first.activeStates == ["all"])
+        #expect(diff.entered == ["detail"])
+        #expect(diff.navigation.pushed == ["detail"])
+        #expect(resumed.state.data["detail"]?["character"] == "日")
+    }
 }
