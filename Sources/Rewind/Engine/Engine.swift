@@ -2,7 +2,7 @@ import Foundation
 import RewindMachine
 import RewindStore
 
-/// What ``Engine/session(_:policy:)`` does when a session's records were written under another
+/// What `session(_:policy:)` does when a session's records were written under another
 /// definition of its machine than the one registered now.
 public enum ResumePolicy: Sendable, Hashable {
     /// Refuse with ``EngineError/definitionMismatch(session:machine:recorded:registered:)``.
@@ -183,7 +183,7 @@ public final class Engine: @unchecked Sendable {
         return session
     }
 
-    /// Starts a new session with a plain string id (see ``startSession(id:machine:context:configure:)``).
+    /// Starts a new session with a plain string id (see `startSession(id:machine:context:configure:)`).
     public func startSession(
         id: String, machine: String, context: JSONValue = .null,
         configure: (Session) -> Void = { _ in }
@@ -192,8 +192,8 @@ public final class Engine: @unchecked Sendable {
     }
 
     /// Creates a session that has no record yet, without starting it: its first request is then a
-    /// direct move (`enter`) or you start it with ``Session/send(_:payload:)`` after
-    /// ``startSession(id:machine:context:configure:)``… Use this for GKStateMachine-style machines
+    /// direct move (`enter`) or you start it with `send(_:payload:)` after
+    /// `startSession(id:machine:context:configure:)`… Use this for GKStateMachine-style machines
     /// whose first step is `enter(state)`.
     ///
     /// - Throws: ``EngineError/sessionExists(_:)``, ``EngineError/unknownMachine(_:)``.

@@ -1,8 +1,8 @@
 import RewindMachine
 import RewindStore
 
-/// What can go wrong in the ``Engine`` beyond the machine's own ``MachineError`` (an invalid
-/// transition is thrown as `MachineError.invalidTransition`) and the store's ``StoreError`` (a
+/// What can go wrong in the ``Engine`` beyond the machine's own `MachineError` (an invalid
+/// transition is thrown as `MachineError.invalidTransition`) and the store's `StoreError` (a
 /// version conflict is thrown as `StoreError.versionConflict`). In every case nothing was written
 /// and the session's state is unchanged.
 public enum EngineError: Error, Sendable, Hashable, CustomStringConvertible {
@@ -10,7 +10,7 @@ public enum EngineError: Error, Sendable, Hashable, CustomStringConvertible {
     case unknownSession(SessionID)
     /// No machine with this name is registered with the engine.
     case unknownMachine(String)
-    /// A session with this id already exists (``Engine/startSession(id:machine:context:)``).
+    /// A session with this id already exists (`startSession(id:machine:context:)`).
     case sessionExists(SessionID)
     /// A different machine definition with the same name is already registered.
     case machineAlreadyRegistered(String)

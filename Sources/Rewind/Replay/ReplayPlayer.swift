@@ -14,7 +14,7 @@ import RewindStore
 ///
 /// Each record is re-run with the registered machine when it was written under its definition
 /// (else with the stored definition and the given bindings) and checked to reach its recorded
-/// target; the hooks see exactly the ``Step`` a live session would have seen. Hooks are
+/// target; the hooks see exactly the `Step` a live session would have seen. Hooks are
 /// registered like a ``Session``'s and move to the live session on ``handOver(as:policy:)``.
 ///
 /// A player is confined to the task that uses it (not `Sendable`).
@@ -136,12 +136,12 @@ public final class ReplayPlayer {
     }
 
     /// Stops playing and continues live: forks the recorded session at the version played into
-    /// `newSession` (see ``Engine/fork(_:at:as:)``), opens it, and moves the player's hooks to
+    /// `newSession` (see `fork(_:at:as:)`), opens it, and moves the player's hooks to
     /// it. Sending to the returned session appends to the fork; the recording is untouched.
     /// Before any record was played there is nothing to fork: `newSession` is then a new, empty
     /// session of the same machine (``Engine/makeSession(id:machine:)``).
     ///
-    /// - Throws: the errors of ``Engine/fork(_:at:as:)`` and of ``Engine/session(_:policy:)``
+    /// - Throws: the errors of `fork(_:at:as:)` and of `session(_:policy:)`
     ///   (``EngineError/definitionMismatch(session:machine:recorded:registered:)`` when the
     ///   records played were written under another definition than the registered one and
     ///   `policy` is ``ResumePolicy/strict``).

@@ -6,11 +6,11 @@ extension Engine {
     /// the past.
     ///
     /// The fork is self-contained: the original's records 1…`version` are copied into it (same
-    /// versions, times, events and payloads; the first copy's ``TransitionRecord/origin`` names
-    /// `session` and `version`, so ``SessionInfo/origin`` does too), and so are its snapshots up to
+    /// versions, times, events and payloads; the first copy's `TransitionRecord/origin` names
+    /// `session` and `version`, so `SessionInfo/origin` does too), and so are its snapshots up to
     /// `version`. Nothing is shared, so later writes to either session cannot affect the other,
     /// and the original is untouched. Everything is written in one group commit, so the fork
-    /// appears whole or not at all. Open it with ``session(_:policy:)`` to continue it.
+    /// appears whole or not at all. Open it with `session(_:policy:)` to continue it.
     ///
     /// - Throws: ``EngineError/unknownSession(_:)``, ``EngineError/sessionExists(_:)``,
     ///   ``ReplayError/versionOutOfRange(session:requested:head:)`` (also for version 0), the

@@ -4,16 +4,16 @@ import RewindStore
 
 /// One running, persisted session of a machine: a stream of records in the store.
 ///
-/// Every request (``send(_:payload:)``, ``enter(_:data:)``) goes through the same four stages:
+/// Every request (`send(_:payload:)`, `enter(_:data:)`) goes through the same four stages:
 /// the machine evaluates the step purely; the step's record is appended (with the session's
 /// expected version, in the engine's next group commit); only once the commit has returned does
 /// the session adopt the new state; then the hooks run. An invalid event throws and writes
 /// nothing; a failed append (version conflict, full disk, …) throws, changes nothing and runs no
 /// hook. A session's requests run one at a time in the order they were made; requests made from
-/// inside hooks (``setNeedsTransition(_:payload:)``) are queued and run after the current step.
+/// inside hooks (`setNeedsTransition(_:payload:)`) are queued and run after the current step.
 ///
 /// Register hooks before sending (for the first entry's hooks, in the `configure` closure of
-/// ``Engine/startSession(id:machine:context:configure:)``). Hooks run on the task that made the
+/// `startSession(id:machine:context:configure:)`). Hooks run on the task that made the
 /// request.
 public final class Session: @unchecked Sendable {
     /// The session's id.
@@ -138,7 +138,7 @@ public final class Session: @unchecked Sendable {
         enqueue(.send(Event(event, payload: payload)))
     }
 
-    /// Queues a direct move to run after the current step (see ``setNeedsTransition(_:payload:)``).
+    /// Queues a direct move to run after the current step (see `setNeedsTransition(_:payload:)`).
     public func setNeedsTransition(to state: String, data: JSONValue = .null) {
         enqueue(.enter(state: state, data: data))
     }

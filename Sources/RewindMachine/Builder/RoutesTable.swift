@@ -26,7 +26,11 @@ extension MachineDefinition {
     /// first appearance, `initial` first), one transition per route. An event with no route from
     /// the current state is an error (``MachineError/invalidTransition(from:event:)``).
     ///
-    /// - Parameter navigation: What entering each state does to the navigation stack.
+    /// - Parameters:
+    ///   - name: The machine's name.
+    ///   - initial: The initial state.
+    ///   - routes: The routes, as the seed's `Path(from:to:by:)` list.
+    ///   - navigation: What entering each state does to the navigation stack.
     public init(
         name: String, initial: String, routes: [Route], navigation: [String: NavigationDeclaration] = [:]
     ) {

@@ -9,7 +9,7 @@ public struct StateNode: StateContent {
     ///   - id: The state's id (its name in the log).
     ///   - initial: The initial child of a compound state; the first child when omitted.
     ///   - navigation: What entering the state does to the navigation stack.
-    ///   - validNextStates: GKStateMachine's valid next states, for ``Machine/enter(_:data:in:now:)``.
+    ///   - validNextStates: GKStateMachine's valid next states, for `enter(_:data:in:now:)`.
     ///   - ignoring: Events this state ignores instead of rejecting.
     ///   - content: Child states, transitions, entry and exit actions.
     public init(

@@ -8,7 +8,7 @@ public struct On: StateContent {
     /// - Parameters:
     ///   - events: The event descriptors (`"*"` for any, `"a"` also matches `"a.b"`).
     ///   - targets: The targets; empty for a targetless transition.
-    ///   - guard: An optional condition.
+    ///   - condition: An optional guard.
     ///   - type: External (default) or internal.
     ///   - actions: Executable content run between exits and entries.
     ///   - navigation: Overrides the target's navigation declaration.

@@ -1,6 +1,6 @@
 extension ExampleMachines {
     /// The GKStateMachine map demo: start → preview → navigation, moved with
-    /// ``Machine/enter(_:data:in:now:)``; each state declares its valid next states.
+    /// `enter(_:data:in:now:)`; each state declares its valid next states.
     public enum Map {
         /// The states.
         public enum State: String, CaseIterable, Sendable {

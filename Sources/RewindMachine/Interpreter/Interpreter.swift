@@ -6,10 +6,10 @@
 /// (each again evaluate → perform → commit → hooks) → delayed sends that are due.
 ///
 /// Hooks run in this order within a step: ``onWillTransition(_:)``; then for each microstep the
-/// exited states' ``onWillExit(_:_:)`` (innermost first), the ``onTransition(_:)`` hooks
-/// (transition actions), the entered states' ``onDidEnter(_:_:)`` (outermost first); finally
+/// exited states' `onWillExit(_:_:)` (innermost first), the ``onTransition(_:)`` hooks
+/// (transition actions), the entered states' `onDidEnter(_:_:)` (outermost first); finally
 /// ``onDidTransition(_:)``. Hooks see the committed state. A request made from inside a hook
-/// (``send(_:)``, ``enter(_:data:)``, ``setNeedsTransition(to:data:)``) is queued and runs after the
+/// (``send(_:)``, `enter(_:data:)`, ``setNeedsTransition(to:data:)``) is queued and runs after the
 /// current step, never re-entrantly (StateViewController's `setNeedsTransition`).
 ///
 /// An interpreter is a reference type confined to one thread or actor (it is not `Sendable`).
@@ -137,7 +137,7 @@ public final class Interpreter {
         return step
     }
 
-    /// Whether ``enter(_:data:)`` would be accepted now (GKStateMachine's `canEnterState`).
+    /// Whether `enter(_:data:)` would be accepted now (GKStateMachine's `canEnterState`).
     public func canEnter(_ id: String) -> Bool {
         machine.canEnter(id, in: state)
     }

@@ -2,8 +2,8 @@
 ///
 /// Shared by the in-memory ``Interpreter`` and by the engine's persisted sessions, so both fire
 /// hooks identically: ``onWillTransition(_:)``; then for each microstep the exited states'
-/// ``onWillExit(_:_:)`` (innermost first), the ``onTransition(_:)`` hooks (transition actions), the
-/// entered states' ``onDidEnter(_:_:)`` (outermost first); finally ``onDidTransition(_:)``.
+/// `onWillExit(_:_:)` (innermost first), the ``onTransition(_:)`` hooks (transition actions), the
+/// entered states' `onDidEnter(_:_:)` (outermost first); finally ``onDidTransition(_:)``.
 ///
 /// A `StepHooks` is a reference type confined to its owner's thread or actor (not `Sendable`).
 public final class StepHooks {

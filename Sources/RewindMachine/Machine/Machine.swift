@@ -32,7 +32,7 @@ public struct Machine: Sendable {
         }
     }
 
-    /// The event name recorded for a direct move made with ``enter(_:data:in:now:)``.
+    /// The event name recorded for a direct move made with `enter(_:data:in:now:)`.
     public static let enterEventName = "enter"
 
     /// The definition the machine was compiled from.
