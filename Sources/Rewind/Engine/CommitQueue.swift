@@ -66,12 +66,18 @@ final class CommitQueue: @unchecked Sendable {
     /// before it commits: inline projections write their states here, in the same transaction.
     private let beforeCommit: @Sendable (StoreWriteTransaction, [TransitionRecord]) throws -> Void
 
+    /// Whether `beforeCommit` wants the records (no inline projection: the records of a commit
+    /// are not even assembled).
+    private let wantsRecords: @Sendable () -> Bool
+
     init(
         store: TransitionStore,
+        wantsRecords: @escaping @Sendable () -> Bool = { true },
         beforeCommit: @escaping @Sendable (StoreWriteTransaction, [TransitionRecord]) throws -> Void = { _, _ in },
         didCommit: @escaping @Sendable (UInt64) -> Void
     ) {
         self.store = store
+        self.wantsRecords = wantsRecords
         self.beforeCommit = beforeCommit
         self.didCommit = didCommit
     }
@@ -170,6 +176,9 @@ final class CommitQueue: @unchecked Sendable {
                 // The closure may run again after the map grows: start from scratch each time.
                 outcomes.removeAll(keepingCapacity: true)
                 appended.removeAll(keepingCapacity: true)
+                // Asked inside the transaction: a projection registered after this point catches
+                // up (in its own write transaction, so after this one) over these records.
+                let collectsRecords = wantsRecords()
                 if let error = injector?(requests.map(\.session)) { throw error }
                 for request in requests {
                     do {
@@ -178,7 +187,7 @@ final class CommitQueue: @unchecked Sendable {
                         for write in request.auxiliaryWrites {
                             try transaction.put(write.value, forKey: write.key, in: write.database)
                         }
-                        for (offset, transition) in request.transitions.enumerated() {
+                        for (offset, transition) in request.transitions.enumerated() where collectsRecords {
                             appended.append(TransitionRecord(
                                 sequence: result.firstSequence + UInt64(offset), session: request.session,
                                 version: result.firstVersion + UInt64(offset), transition: transition))

@@ -28,6 +28,9 @@ final class ProjectionRegistry: @unchecked Sendable {
 
     var all: [any ProjectionRunning] { lock.withLock { runners } }
 
+    /// Whether any projection runs inline (the commit queue then hands it each commit's records).
+    var hasInlineProjections: Bool { lock.withLock { runners.contains { $0.mode == .inline } } }
+
     func runner(named name: String) -> (any ProjectionRunning)? {
         lock.withLock { runners.first { $0.name == name } }
     }
