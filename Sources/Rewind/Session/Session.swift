@@ -94,12 +94,7 @@ public final class Session: @unchecked Sendable {
     /// - Throws: ``EngineError/payloadEncoding(event:reason:)`` when the payload cannot be encoded.
     @discardableResult
     public func send<Name: RawRepresentable<String>>(_ name: Name, payload: some Encodable) async throws -> Step {
-        let value: JSONValue
-        do {
-            value = try JSONValue(encoding: payload)
-        } catch {
-            throw EngineError.payloadEncoding(event: name.rawValue, reason: String(describing: error))
-        }
+        let value = try Self.jsonValue(of: payload, event: name.rawValue)
         return try await perform(.send(Event(name.rawValue, payload: value)))
     }
 
@@ -115,13 +110,17 @@ public final class Session: @unchecked Sendable {
     /// Moves directly to a typed state carrying `Codable` data.
     @discardableResult
     public func enter<ID: RawRepresentable<String>>(_ id: ID, data: some Encodable) async throws -> Step {
-        let value: JSONValue
-        do {
-            value = try JSONValue(encoding: data)
-        } catch {
-            throw EngineError.payloadEncoding(event: StepRecording.enterEvent, reason: String(describing: error))
-        }
+        let value = try Self.jsonValue(of: data, event: StepRecording.enterEvent)
         return try await perform(.enter(state: id.rawValue, data: value))
+    }
+
+    /// The app's `Encodable` value as a `JSONValue`, or ``EngineError/payloadEncoding(event:reason:)``.
+    private static func jsonValue(of value: some Encodable, event: String) throws -> JSONValue {
+        do {
+            return try JSONValue(encoding: value)
+        } catch {
+            throw EngineError.payloadEncoding(event: event, reason: String(describing: error))
+        }
     }
 
     /// Moves directly to a typed state.
