@@ -28,7 +28,9 @@ let package = Package(
         .target(name: "RewindMachine"),
         // Layer 2: the durable transition log. It records machine steps, so it speaks the
         // machine's vocabulary (navigation operations) but never runs a machine.
-        .target(name: "RewindStore", dependencies: ["RewindLMDB", "RewindMachine"]),
+        // CRC-32C with the CPU's instruction (SSE 4.2 / ARMv8 CRC), for RewindStore's checksums.
+        .target(name: "CRC32CHardware"),
+        .target(name: "RewindStore", dependencies: ["RewindLMDB", "RewindMachine", "CRC32CHardware"]),
         // Layer 3: engine, projections, replay.
         .target(name: "Rewind", dependencies: ["RewindStore", "RewindMachine"]),
         // Layer 4: tools.
@@ -44,7 +46,7 @@ let package = Package(
         // Tests mirror Sources/.
         .target(name: "RewindTestSupport", dependencies: ["Rewind"], path: "Tests/RewindTestSupport"),
         .testTarget(name: "RewindLMDBTests", dependencies: ["RewindLMDB", "CLMDB"]),
-        .testTarget(name: "RewindStoreTests", dependencies: ["RewindStore", "RewindLMDB", "CLMDB"]),
+        .testTarget(name: "RewindStoreTests", dependencies: ["RewindStore", "RewindLMDB", "CLMDB", "RewindTestSupport"]),
         .testTarget(name: "RewindMachineTests", dependencies: ["RewindMachine", "RewindTestSupport"]),
         .testTarget(name: "RewindTests", dependencies: ["Rewind", "RewindTestSupport"]),
         .testTarget(name: "RewindCLITests", dependencies: ["RewindTestSupport"]),
