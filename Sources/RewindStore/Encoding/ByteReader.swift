@@ -17,19 +17,31 @@ struct ByteReader {
 
     var remaining: Int { buffer.count - offset }
 
+    @inline(__always)
     private func require(_ count: Int, _ what: @autoclosure () -> String) throws(DecodingFailure) {
         if count > remaining {
             throw DecodingFailure(reason: "truncated: \(what()) needs \(count) bytes at offset \(offset), \(remaining) left")
         }
     }
 
+    @inline(__always)
     mutating func byte(_ what: @autoclosure () -> String) throws(DecodingFailure) -> UInt8 {
         try require(1, what())
         defer { offset += 1 }
         return buffer[offset]
     }
 
+    @inline(__always)
     mutating func varint(_ what: @autoclosure () -> String) throws(DecodingFailure) -> UInt64 {
+        // Most varints (lengths, counts) are one byte.
+        if offset < buffer.count, buffer[offset] < 0x80 {
+            defer { offset += 1 }
+            return UInt64(buffer[offset])
+        }
+        return try multiByteVarint(what())
+    }
+
+    private mutating func multiByteVarint(_ what: @autoclosure () -> String) throws(DecodingFailure) -> UInt64 {
         var result: UInt64 = 0
         var shift: UInt64 = 0
         while true {
@@ -66,6 +78,7 @@ struct ByteReader {
     }
 
     /// A varint length, checked against the bytes left before anything is allocated.
+    @inline(__always)
     private mutating func length(_ what: @autoclosure () -> String) throws(DecodingFailure) -> Int {
         let length = try varint(what())
         guard length <= UInt64(remaining) else {
@@ -100,6 +113,7 @@ struct ByteReader {
     }
 
     /// Skips a length-prefixed byte field, returning where its bytes lie in the buffer.
+    @inline(__always)
     mutating func bytesRange(_ what: @autoclosure () -> String) throws(DecodingFailure) -> Range<Int> {
         let count = try length(what())
         defer { offset += count }
@@ -108,6 +122,7 @@ struct ByteReader {
 
     /// Skips a length-prefixed string after checking that it is valid UTF-8, returning where its
     /// bytes lie in the buffer. Allocates nothing for ASCII (the usual case).
+    @inline(__always)
     mutating func stringRange(_ what: @autoclosure () -> String) throws(DecodingFailure) -> Range<Int> {
         let range = try bytesRange(what())
         guard Self.isValidUTF8(UnsafeRawBufferPointer(rebasing: buffer[range])) else {
