@@ -7,7 +7,7 @@ import CRC32CHardware
 /// ARMv8 CRC32 extension on arm64; see ``usesHardware``), otherwise by slicing-by-8 tables
 /// (``softwareChecksum(_:continuing:)``); both give the same values.
 public enum CRC32C {
-    /// Whether ``checksum(_:continuing:)-(UnsafeRawBufferPointer,_)`` uses the CPU's instruction.
+    /// Whether `checksum(_:continuing:)` uses the CPU's instruction.
     public static let usesHardware: Bool = rewind_crc32c_hardware_available() != 0
 
     /// Eight 256-entry tables, table `k` at `k * 256`.
@@ -38,7 +38,7 @@ public enum CRC32C {
     }
 
     /// The CRC-32C of `bytes`, continuing from `crc`, by slicing-by-8 tables (no CPU
-    /// instruction): the reference ``checksum(_:continuing:)-(UnsafeRawBufferPointer,_)`` must agree with.
+    /// instruction): the reference `checksum(_:continuing:)` must agree with.
     public static func softwareChecksum(_ bytes: UnsafeRawBufferPointer, continuing crc: UInt32 = 0) -> UInt32 {
         tables.withUnsafeBufferPointer { table in
             var crc = ~crc
