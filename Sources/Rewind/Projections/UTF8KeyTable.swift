@@ -67,6 +67,14 @@ struct UTF8KeyTable {
         return insert(String(decoding: bytes, as: UTF8.self), bytes: bytes)
     }
 
+    /// The key whose UTF-8 is `bytes`, added first when absent: equal byte sequences get one
+    /// shared `String`.
+    @inline(__always)
+    mutating func string(_ bytes: UnsafeRawBufferPointer) -> String {
+        let index = intern(bytes)
+        return keys[index]
+    }
+
     /// Forgets every key.
     mutating func removeAll() {
         keys.removeAll()

@@ -61,55 +61,20 @@ final class ScreenFlowFold: ProjectionFolding {
                 view.session
             }
             if strings.count > Self.maximumInternedStrings { strings.removeAll() }
-            // Taken out so that its arrays are uniquely referenced and change in place.
-            if var flow = states.states[index].take() {
-                update(&flow, from: view)
-                states.states[index] = flow
+            if states.states[index] != nil {
+                // Changed in place (optional chaining), so its arrays stay uniquely referenced.
+                states.states[index]?.update(from: view, strings: &strings)
             } else {
                 var configuration: [String] = []
                 configuration.reserveCapacity(view.target.count)
-                for id in view.target { configuration.append(intern(id)) }
+                for id in view.target { configuration.append(strings.string(id)) }
                 states.states[index] = ScreenFlowProjection.Flow(
-                    machine: intern(view.machineBytes), configuration: configuration,
-                    stateData: Array(view.stateDataBytes), lastEvent: intern(view.eventBytes),
+                    machine: strings.string(view.machineBytes), configuration: configuration,
+                    stateData: Array(view.stateDataBytes), lastEvent: strings.string(view.eventBytes),
                     updated: view.timestamp, version: view.version, reached: configuration.sorted())
             }
             states.markDirty(index)
             checkpoint = view.sequence
-        }
-
-        /// What ``ScreenFlowProjection/apply(_:to:)`` does to an existing flow, copying only
-        /// what changed.
-        private mutating func update(_ flow: inout ScreenFlowProjection.Flow, from view: RecordView) {
-            if !view.machineBytes.equalsUTF8(of: flow.machine) {
-                // `apply` keeps the old name when the new one is equal as a String (canonically).
-                let machine = intern(view.machineBytes)
-                if flow.machine != machine { flow.machine = machine }
-            }
-            let stateData = view.stateDataBytes
-            if !flow.stateData.withUnsafeBytes({ $0.equals(stateData) }) {
-                flow.stateData.removeAll(keepingCapacity: true)
-                flow.stateData.append(contentsOf: stateData)
-            }
-            if !view.eventBytes.equalsUTF8(of: flow.lastEvent) { flow.lastEvent = intern(view.eventBytes) }
-            flow.updated = view.timestamp
-            flow.version = view.version
-            // The same configuration (byte for byte) was reached by the previous record already.
-            guard !view.target.equalsUTF8(of: flow.configuration) else { return }
-            flow.configuration.removeAll(keepingCapacity: true)
-            for id in view.target { flow.configuration.append(intern(id)) }
-            for id in flow.configuration {
-                let position = ScreenFlowProjection.insertionPoint(of: id, in: flow.reached)
-                if position == flow.reached.count || flow.reached[position] != id {
-                    flow.reached.insert(id, at: position)
-                }
-            }
-        }
-
-        @inline(__always)
-        private mutating func intern(_ bytes: UnsafeRawBufferPointer) -> String {
-            let index = strings.intern(bytes)
-            return strings.keys[index]
         }
 
         /// The index of the session's flow, read from the store the first time.
@@ -124,6 +89,36 @@ final class ScreenFlowFold: ProjectionFolding {
             } catch let error as ProjectionError {
                 throw ProjectionError.applyFailed(
                     projection: states.name, sequence: sequence, session: session(), reason: error.description)
+            }
+        }
+    }
+}
+
+extension ScreenFlowProjection.Flow {
+    /// What ``ScreenFlowProjection/apply(_:to:)`` does to an existing flow, copying only what
+    /// changed and taking strings from `strings`.
+    fileprivate mutating func update(from view: RecordView, strings: inout UTF8KeyTable) {
+        if !view.machineBytes.equalsUTF8(of: machine) {
+            // `apply` keeps the old name when the new one is equal as a String (canonically).
+            let newMachine = strings.string(view.machineBytes)
+            if machine != newMachine { machine = newMachine }
+        }
+        let newStateData = view.stateDataBytes
+        if !stateData.withUnsafeBytes({ $0.equals(newStateData) }) {
+            stateData.removeAll(keepingCapacity: true)
+            stateData.append(contentsOf: newStateData)
+        }
+        if !view.eventBytes.equalsUTF8(of: lastEvent) { lastEvent = strings.string(view.eventBytes) }
+        updated = view.timestamp
+        version = view.version
+        // The same configuration (byte for byte) was reached by the previous record already.
+        guard !view.target.equalsUTF8(of: configuration) else { return }
+        configuration.removeAll(keepingCapacity: true)
+        for id in view.target { configuration.append(strings.string(id)) }
+        for id in configuration {
+            let position = ScreenFlowProjection.insertionPoint(of: id, in: reached)
+            if position == reached.count || reached[position] != id {
+                reached.insert(id, at: position)
             }
         }
     }
