@@ -104,4 +104,35 @@ struct ScreenFlowFoldTests {
         try engine.rebuildProjection(named: ScreenFlowProjection().name)
         #expect(try Self.states(of: ScreenFlowProjection().name, in: engine.store) == inline)
     }
+
+    /// A record corrupted behind the store's back stops a rebuild (which reads record views)
+    /// with the record's sequence and the reason.
+    @Test func aRebuildOverACorruptedRecordNamesIt() async throws {
+        let directory = try TemporaryDirectory()
+        defer { directory.remove() }
+        let engine = try ProjectionFixtures.engine(in: directory, projections: [ScreenFlowProjection()])
+        defer { engine.close() }
+        for id in ["ann", "bob", "cat"] { try await ProjectionFixtures.onboard(engine, id: id, steps: 3) }
+        let environment = try Environment(directory: directory.path)
+        defer { environment.close() }
+        let log = try environment.database(named: StoreLayout.log, create: false)
+        try environment.write { transaction in
+            let key = StoreKey.uint64(5)
+            guard var bytes = try transaction.get(key, in: log) else {
+                Issue.record("no record 5")
+                return
+            }
+            bytes[bytes.count / 2] ^= 0x5A
+            try transaction.put(bytes, forKey: key, in: log)
+        }
+        let error = #expect(throws: StoreError.self) {
+            try engine.rebuildProjection(named: ScreenFlowProjection().name)
+        }
+        guard case .corruptedRecord(let sequence, let reason)? = error else {
+            Issue.record("expected corruptedRecord, got \(String(describing: error))")
+            return
+        }
+        #expect(sequence == 5)
+        #expect(reason.contains("checksum"))
+    }
 }
