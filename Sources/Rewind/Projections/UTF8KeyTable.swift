@@ -15,8 +15,9 @@ struct UTF8KeyTable {
     /// Where each key's bytes start in `arena` (and end: the next start, or the arena's end).
     private var starts: [Int] = []
     private var hashes: [Int] = []
-    /// Key indices, -1 when free; the count is a power of two.
-    private var slots: [Int32] = Array(repeating: -1, count: 16)
+    /// Key indices, -1 when free; the count is a power of two (none until the first insert, so an
+    /// unused table allocates nothing).
+    private var slots: [Int32] = []
     private var lastFound = -1
 
     /// The number of keys.
@@ -26,6 +27,7 @@ struct UTF8KeyTable {
     @inline(__always)
     mutating func index(of bytes: UnsafeRawBufferPointer) -> Int? {
         if lastFound >= 0, keyEquals(lastFound, bytes) { return lastFound }
+        if slots.isEmpty { return nil }
         let hash = Self.hash(bytes)
         let mask = slots.count - 1
         var slot = hash & mask
@@ -81,7 +83,7 @@ struct UTF8KeyTable {
         arena.removeAll()
         starts.removeAll()
         hashes.removeAll()
-        slots = Array(repeating: -1, count: 16)
+        slots = []
         lastFound = -1
     }
 
@@ -136,7 +138,7 @@ struct UTF8KeyTable {
     }
 
     private mutating func grow() {
-        slots = Array(repeating: -1, count: slots.count * 2)
+        slots = Array(repeating: -1, count: max(16, slots.count * 2))
         for index in keys.indices { place(index, hash: hashes[index]) }
     }
 }
