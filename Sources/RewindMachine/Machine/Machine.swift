@@ -42,6 +42,8 @@ public struct Machine: Sendable {
     /// The machine's options.
     public let options: Options
     let chart: CompiledChart
+    /// The table of precomputed outcomes behind prepared events, built on first use.
+    let preparedTableCache = PreparedTableCache()
 
     /// Compiles a definition, binding its named guards and actions.
     ///

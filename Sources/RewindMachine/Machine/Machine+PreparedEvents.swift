@@ -1,0 +1,109 @@
+/// Prepared events: sending an event resolved once against the machine's table of precomputed
+/// outcomes, into a state changed in place. See the "PreparedEvents" article.
+extension Machine {
+    /// Prepares `event` for repeated sends with ``send(_:in:now:)-(PreparedEvent,_,_)``.
+    ///
+    /// The first call builds the machine's table of precomputed outcomes (every event name of
+    /// the chart in every configuration; copies of the machine share it), so it costs more than
+    /// later ones; keep prepared events rather than preparing on every send.
+    public func prepare(_ event: Event) -> PreparedEvent {
+        let table = preparedTable
+        let column = event.payload.isNull ? table.column(for: event.name) : -1
+        return PreparedEvent(event: event, table: table, column: column)
+    }
+
+    /// Prepares the event named `name`, with an optional payload (an event with a payload always
+    /// takes the general algorithm; see ``PreparedEvent/isPrecomputed``).
+    public func prepare(_ name: String, payload: JSONValue = .null) -> PreparedEvent {
+        prepare(Event(name, payload: payload))
+    }
+
+    /// The machine's table, built on first use.
+    var preparedTable: PreparedTable {
+        preparedTableCache.table {
+            PreparedTable(chart: chart, microstepLimit: options.microstepLimit)
+        }
+    }
+
+    /// Processes a prepared event, changing `state` in place: the same new state, the same errors
+    /// and the same exits, entries and navigation as ``send(_:in:now:)-(Event,_,_)``, without
+    /// building a ``Step`` when the outcome is precomputed.
+    ///
+    /// The outcome is precomputed (a table lookup: no allocation, no id hashed once the state has
+    /// been seen) when the event has no payload and the transitions it selects in the active
+    /// configuration, with the states they exit and enter and any eventless transitions that
+    /// follow, involve no named guard, no action (custom, raise, send, log, cancel) and no history
+    /// state; `In(state)` guards and done events are fine. Otherwise, and whenever the state has
+    /// raised events pending or history memory, or the event was prepared by another machine, the
+    /// general algorithm runs and the summary keeps its step.
+    ///
+    /// - Throws: the errors of ``send(_:in:now:)-(Event,_,_)``, such as
+    ///   ``MachineError/invalidTransition(from:event:)``; on error `state` is unchanged.
+    @discardableResult
+    public func send(_ event: PreparedEvent, in state: inout MachineState, now: Int64 = 0) throws -> StepSummary {
+        let table = event.table
+        if event.column >= 0, table.chart === chart, !state.isFinished, state.internalQueue.isEmpty,
+           state.history.isEmpty || table.isValid(state.history),
+           let row = table.row(of: &state)
+        {
+            let entry = table.entry(row: row, column: Int(event.column))
+            switch entry.kind {
+            case .move:
+                table.apply(entry, to: &state)
+                return StepSummary(.moved(entry.move), table: ObjectIdentifier(table))
+            case .ignored:
+                return StepSummary(.unchanged, table: nil)
+            case .unhandled:
+                if options.unhandledEvents == .reject {
+                    throw MachineError.invalidTransition(from: state.configuration, event: event.event.name)
+                }
+                return StepSummary(.unchanged, table: nil)
+            case .dynamic:
+                break
+            }
+        }
+        let step = try send(event.event, in: state, now: now)
+        state = step.state
+        return StepSummary(.evaluated(step), table: nil)
+    }
+
+    /// The navigation operations of the step `summary` describes, in order (as ``Step/navigation``).
+    ///
+    /// - Precondition: `summary` was returned by this machine (or a copy of it).
+    public func navigation(of summary: StepSummary) -> [NavigationOperation] {
+        switch summary.outcome {
+        case .unchanged: return []
+        case .moved(let move): return precomputedMove(move, of: summary).navigation
+        case .evaluated(let step): return step.navigation
+        }
+    }
+
+    /// The states the step `summary` describes exited, in exit order (as ``Step/exited``).
+    ///
+    /// - Precondition: `summary` was returned by this machine (or a copy of it).
+    public func exited(of summary: StepSummary) -> [String] {
+        switch summary.outcome {
+        case .unchanged: return []
+        case .moved(let move): return precomputedMove(move, of: summary).exited
+        case .evaluated(let step): return step.exited
+        }
+    }
+
+    /// The states the step `summary` describes entered, in entry order (as ``Step/entered``).
+    ///
+    /// - Precondition: `summary` was returned by this machine (or a copy of it).
+    public func entered(of summary: StepSummary) -> [String] {
+        switch summary.outcome {
+        case .unchanged: return []
+        case .moved(let move): return precomputedMove(move, of: summary).entered
+        case .evaluated(let step): return step.entered
+        }
+    }
+
+    private func precomputedMove(_ move: Int32, of summary: StepSummary) -> PreparedTable.Move {
+        let table = preparedTable
+        precondition(
+            summary.table == ObjectIdentifier(table), "a StepSummary was given to a machine that did not make it")
+        return table.moves[Int(move)]
+    }
+}
