@@ -1,28 +1,20 @@
 /// Prepared events: sending an event resolved once against the machine's table of precomputed
 /// outcomes, into a state changed in place. See the "PreparedEvents" article.
 extension Machine {
-    /// Prepares `event` for repeated sends with ``send(_:in:now:)-(PreparedEvent,_,_)``.
-    ///
-    /// The first call builds the machine's table of precomputed outcomes (every event name of
-    /// the chart in every configuration; copies of the machine share it), so it costs more than
-    /// later ones; keep prepared events rather than preparing on every send.
+    /// Prepares `event` for repeated sends with ``send(_:in:now:)-(PreparedEvent,_,_)``: finds
+    /// its column in the machine's table of precomputed outcomes (built with the machine). Keep
+    /// prepared events rather than preparing on every send.
     public func prepare(_ event: Event) -> PreparedEvent {
-        let table = preparedTable
-        let column = event.payload.isNull ? table.column(for: event.name) : -1
-        return PreparedEvent(event: event, table: table, column: column)
+        let column = event.payload.isNull ? preparedTable.column(for: event.name) : -1
+        return PreparedEvent(
+            event: event, table: preparedTable.serial, column: column,
+            interned: column >= 0 && column != preparedTable.otherColumn)
     }
 
     /// Prepares the event named `name`, with an optional payload (an event with a payload always
     /// takes the general algorithm; see ``PreparedEvent/isPrecomputed``).
     public func prepare(_ name: String, payload: JSONValue = .null) -> PreparedEvent {
         prepare(Event(name, payload: payload))
-    }
-
-    /// The machine's table, built on first use.
-    var preparedTable: PreparedTable {
-        preparedTableCache.table {
-            PreparedTable(chart: chart, microstepLimit: options.microstepLimit)
-        }
     }
 
     /// Processes a prepared event, changing `state` in place: the same new state, the same errors
@@ -41,8 +33,8 @@ extension Machine {
     ///   ``MachineError/invalidTransition(from:event:)``; on error `state` is unchanged.
     @discardableResult
     public func send(_ event: PreparedEvent, in state: inout MachineState, now: Int64 = 0) throws -> StepSummary {
-        let table = event.table
-        if event.column >= 0, table.chart === chart, !state.isFinished, state.internalQueue.isEmpty,
+        let table = preparedTable
+        if event.column >= 0, event.table == table.serial, !state.isFinished, state.internalQueue.isEmpty,
            state.history.isEmpty || table.isValid(state.history),
            let row = table.row(of: &state)
         {
@@ -50,21 +42,21 @@ extension Machine {
             switch entry.kind {
             case .move:
                 table.apply(entry, to: &state)
-                return StepSummary(.moved(entry.move), table: ObjectIdentifier(table))
+                return StepSummary(.moved(entry.move), table: table.serial)
             case .ignored:
-                return StepSummary(.unchanged, table: nil)
+                return StepSummary(.unchanged)
             case .unhandled:
                 if options.unhandledEvents == .reject {
                     throw MachineError.invalidTransition(from: state.configuration, event: event.event.name)
                 }
-                return StepSummary(.unchanged, table: nil)
+                return StepSummary(.unchanged)
             case .dynamic:
                 break
             }
         }
         let step = try send(event.event, in: state, now: now)
         state = step.state
-        return StepSummary(.evaluated(step), table: nil)
+        return StepSummary(.evaluated(step))
     }
 
     /// The navigation operations of the step `summary` describes, in order (as ``Step/navigation``).
@@ -101,9 +93,8 @@ extension Machine {
     }
 
     private func precomputedMove(_ move: Int32, of summary: StepSummary) -> PreparedTable.Move {
-        let table = preparedTable
         precondition(
-            summary.table == ObjectIdentifier(table), "a StepSummary was given to a machine that did not make it")
-        return table.moves[Int(move)]
+            summary.table == preparedTable.serial, "a StepSummary was given to a machine that did not make it")
+        return preparedTable.moves[Int(move)]
     }
 }

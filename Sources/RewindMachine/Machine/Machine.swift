@@ -42,8 +42,8 @@ public struct Machine: Sendable {
     /// The machine's options.
     public let options: Options
     let chart: CompiledChart
-    /// The table of precomputed outcomes behind prepared events, built on first use.
-    let preparedTableCache = PreparedTableCache()
+    /// The table of precomputed outcomes behind prepared events.
+    let preparedTable: PreparedTable
 
     /// Compiles a definition, binding its named guards and actions.
     ///
@@ -57,6 +57,7 @@ public struct Machine: Sendable {
         self.warnings = warnings
         self.options = options
         self.chart = chart
+        self.preparedTable = PreparedTable(chart: chart, microstepLimit: options.microstepLimit)
     }
 
     /// Every state id, in document order.

@@ -27,13 +27,16 @@ final class PreparedTable: Sendable {
 
         var kind: Kind
         /// Whether the move enters a top-level final state (the machine is then finished).
-        var finishes: Bool
+        var finishes = false
+        /// How many ids the configurations before and after the move share at their start (they
+        /// are kept as they are).
+        var kept: UInt16 = 0
         /// The row of the configuration after the move.
-        var target: Int32
+        var target: Int32 = -1
         /// The index of the move in ``PreparedTable/moves``.
-        var move: Int32
+        var move: Int32 = -1
 
-        static let dynamic = Entry(kind: .dynamic, finishes: false, target: -1, move: -1)
+        static let dynamic = Entry(kind: .dynamic)
     }
 
     /// What a move reports: the macrostep's exits, entries and navigation, as a ``Step`` would.
@@ -48,6 +51,9 @@ final class PreparedTable: Sendable {
     static let probeLimit = 16_384
 
     let chart: CompiledChart
+    /// A number no other table in the process has: prepared events and summaries name their table
+    /// by it (so they hold no reference, and one from another machine is never mistaken).
+    let serial: UInt64
     /// The ids of row `r`'s configuration are `rowIDs[rowStart[r] ..< rowStart[r + 1]]`.
     let rowIDs: [String]
     let rowStart: [Int]
@@ -66,6 +72,7 @@ final class PreparedTable: Sendable {
 
     init(chart: CompiledChart, microstepLimit: Int) {
         self.chart = chart
+        self.serial = Self.serials.next()
 
         var names: [String] = []
         var seen: Set<String> = []
@@ -109,7 +116,18 @@ final class PreparedTable: Sendable {
         entries.reserveCapacity(rows.count * names.count)
         var moves: [Move] = []
         for row in rows {
+            let active = row.compactMap { chart.index[$0] }
             for name in names {
+                if !active.contains(where: { state in
+                    chart.stateTransitions[state].contains { chart.transitions[$0].matches(name) }
+                }) {
+                    // No active state has a transition on the name: nothing to run.
+                    let ignored = active.contains { state in
+                        chart.ignoredEvents[state].contains { Event.name(name, matches: $0) }
+                    }
+                    entries.append(Entry(kind: ignored ? .ignored : .unhandled))
+                    continue
+                }
                 entries.append(Self.probe(
                     Event(name), in: row, chart: chart, microstepLimit: microstepLimit, rowIndex: rowIndex,
                     moves: &moves))
@@ -155,9 +173,10 @@ final class PreparedTable: Sendable {
         entries[row * columnCount + column]
     }
 
-    /// Applies a move to `state`: the target configuration written in place (no allocation when
-    /// the configuration's storage is not shared), the exited states' data dropped, the machine
-    /// finished when it entered a top-level final state, and the hint set.
+    /// Applies a move to `state`: the target configuration written in place after the ids it
+    /// keeps (no allocation when the configuration's storage is not shared), the exited states'
+    /// data dropped, the machine finished when it entered a top-level final state, and the hint
+    /// set.
     @inline(__always)
     func apply(_ entry: Entry, to state: inout MachineState) {
         if !state.data.isEmpty {
@@ -165,15 +184,14 @@ final class PreparedTable: Sendable {
         }
         let target = Int(entry.target)
         let start = rowStart[target]
-        let end = rowStart[target + 1]
-        if state.configuration.count == end - start {
-            for position in 0..<(end - start) where state.configuration[position] != rowIDs[start + position] {
-                state.configuration[position] = rowIDs[start + position]
-            }
+        let count = rowStart[target + 1] - start
+        let kept = Int(entry.kept)
+        if state.configuration.count == count {
+            for position in kept..<count { state.configuration[position] = rowIDs[start + position] }
         } else {
-            state.configuration.removeAll(keepingCapacity: true)
             state.configuration.reserveCapacity(longestRow)
-            state.configuration.append(contentsOf: rowIDs[start..<end])
+            state.configuration.removeSubrange(kept...)
+            state.configuration.append(contentsOf: rowIDs[(start + kept)..<(start + count)])
         }
         if entry.finishes { state.isFinished = true }
         state.configurationHint.row = entry.target
@@ -248,18 +266,17 @@ final class PreparedTable: Sendable {
             evaluation.isProbe = true
             let handled = try evaluation.process(event)
             guard !evaluation.probeHitDynamicContent else { return .dynamic }
-            guard handled else {
-                return Entry(
-                    kind: evaluation.ignores(event) ? .ignored : .unhandled, finishes: false, target: -1, move: -1)
-            }
+            guard handled else { return Entry(kind: evaluation.ignores(event) ? .ignored : .unhandled) }
             guard evaluation.internalQueue.isEmpty, evaluation.pendingSends.isEmpty, evaluation.logs.isEmpty,
                   let target = rowIndex[evaluation.configuration] else { return .dynamic }
             let microsteps = evaluation.microsteps
             moves.append(Move(
                 exited: microsteps.flatMap(\.exited), entered: microsteps.flatMap(\.entered),
                 navigation: microsteps.flatMap(\.navigation)))
+            let kept = zip(configuration, evaluation.configuration).prefix { $0 == $1 }.count
             return Entry(
-                kind: .move, finishes: evaluation.isFinished, target: target, move: Int32(moves.count - 1))
+                kind: .move, finishes: evaluation.isFinished, kept: UInt16(clamping: kept), target: target,
+                move: Int32(moves.count - 1))
         } catch {
             // An event loop (the microstep limit): the general algorithm reports it.
             return .dynamic
@@ -267,20 +284,20 @@ final class PreparedTable: Sendable {
     }
 }
 
-/// The prepared table of a machine, built the first time an event is prepared and shared by the
-/// machine's copies.
-final class PreparedTableCache: @unchecked Sendable {
-    // Guarded by `lock`.
-    private var table: PreparedTable?
-    private let lock = NSLock()
+extension PreparedTable {
+    /// The source of table serial numbers: 1, 2, 3… for the life of the process.
+    final class Serials: @unchecked Sendable {
+        // Guarded by `lock`.
+        private var last: UInt64 = 0
+        private let lock = NSLock()
 
-    /// The table, built with `build` on the first call.
-    func table(_ build: () -> PreparedTable) -> PreparedTable {
-        lock.lock()
-        defer { lock.unlock() }
-        if let table { return table }
-        let built = build()
-        table = built
-        return built
+        func next() -> UInt64 {
+            lock.lock()
+            defer { lock.unlock() }
+            last += 1
+            return last
+        }
     }
+
+    static let serials = Serials()
 }

@@ -14,10 +14,10 @@ public struct StepSummary: Hashable, Sendable {
     }
 
     let outcome: Outcome
-    /// The table the move index refers to.
-    let table: ObjectIdentifier?
+    /// The serial number of the table the move index refers to (`0` for none).
+    let table: UInt64
 
-    init(_ outcome: Outcome, table: ObjectIdentifier?) {
+    init(_ outcome: Outcome, table: UInt64 = 0) {
         self.outcome = outcome
         self.table = table
     }
