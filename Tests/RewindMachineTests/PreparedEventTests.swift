@@ -3,10 +3,11 @@ import RewindTestSupport
 import Testing
 @testable import RewindMachine
 
-/// Prepared events (``Machine/prepare(_:)`` and the in-place `send`) against the general
-/// algorithm: seeded random walks over every example machine, the benchmarks' machines, a chart
-/// using every dynamic feature and the SCXML conformance documents must give the same state after
-/// every event, the same errors, and the same exits, entries and navigation.
+/// Prepared events (``Machine/prepare(_:)`` and the in-place `send`) and the general `send`'s
+/// precomputed steps against the SCXML algorithm itself: seeded random walks over every example
+/// machine, the benchmarks' machines, a chart using every dynamic feature and the SCXML
+/// conformance documents must give the same state after every event, the same errors, and the
+/// same steps (exits, entries, navigation).
 struct PreparedEventTests {
     /// A machine to walk and the events to draw from.
     struct Subject {
@@ -209,12 +210,22 @@ struct PreparedEventTests {
             let choice = Int(random.next() % UInt64(prepared.count))
             let event = subject.events[choice]
             let before = random.chance(0.5) ? fast : nil  // a copy shares the storage: no in-place write
+            // The algorithm itself, then the public `send` (which may read a precomputed step).
             let generalResult: Result<Step, MachineError>
             do {
-                generalResult = .success(try machine.send(event, in: general))
+                generalResult = .success(try machine.send(
+                    event, in: general, now: 0, rejectUnhandled: machine.options.unhandledEvents == .reject,
+                    allowPrecomputed: false))
             } catch let error as MachineError {
                 generalResult = .failure(error)
             }
+            let publicResult: Result<Step, MachineError>
+            do {
+                publicResult = .success(try machine.send(event, in: general))
+            } catch let error as MachineError {
+                publicResult = .failure(error)
+            }
+            #expect(publicResult == generalResult, "\(subject.name), seed \(seed), event \(event.name)")
             let fastResult: Result<StepSummary, MachineError>
             do {
                 fastResult = .success(try machine.send(prepared[choice], in: &fast))

@@ -54,7 +54,9 @@ extension Machine {
                 break
             }
         }
-        let step = try send(event.event, in: state, now: now)
+        let step = try send(
+            event.event, in: state, now: now, rejectUnhandled: options.unhandledEvents == .reject,
+            allowPrecomputed: table.serial != event.table)
         state = step.state
         return StepSummary(.evaluated(step))
     }

@@ -114,12 +114,17 @@ public struct Machine: Sendable {
         try send(Event(name, payload: payload), in: state, now: now)
     }
 
+    /// The general `send`: a precomputed step when one applies (`allowPrecomputed`, which tests
+    /// turn off to compare with the algorithm), else the SCXML algorithm.
     func send(
-        _ event: Event, in state: MachineState, now: Int64, rejectUnhandled: Bool, allowFlatPath: Bool = true
+        _ event: Event, in state: MachineState, now: Int64, rejectUnhandled: Bool, allowPrecomputed: Bool = true
     ) throws -> Step {
         guard state.isStarted else { throw MachineError.notStarted }
         guard !state.isFinished else { throw MachineError.machineFinished(configuration: state.configuration) }
-        if allowFlatPath, chart.isFlat, let step = flatStep(event, in: state) { return step }
+        if allowPrecomputed {
+            if chart.isFlat, let step = flatStep(event, in: state) { return step }
+            if let step = try precomputedStep(event, in: state, rejectUnhandled: rejectUnhandled) { return step }
+        }
         var evaluation = try Evaluation(chart: chart, state: state, microstepLimit: options.microstepLimit, now: now)
         if try !evaluation.process(event) {
             if rejectUnhandled, !evaluation.ignores(event) {

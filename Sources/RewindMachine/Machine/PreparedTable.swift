@@ -39,11 +39,13 @@ final class PreparedTable: Sendable {
         static let dynamic = Entry(kind: .dynamic)
     }
 
-    /// What a move reports: the macrostep's exits, entries and navigation, as a ``Step`` would.
+    /// What a move reports: the macrostep's exits, entries and navigation, as a ``Step`` would,
+    /// and the microsteps of a step on an event with exactly the column's name and no payload.
     struct Move: Sendable {
         var exited: [String]
         var entered: [String]
         var navigation: [NavigationOperation]
+        var microsteps: [Microstep]
     }
 
     /// The most configurations a table holds, and the most probes it runs to fill itself.
@@ -57,6 +59,8 @@ final class PreparedTable: Sendable {
     /// The ids of row `r`'s configuration are `rowIDs[rowStart[r] ..< rowStart[r + 1]]`.
     let rowIDs: [String]
     let rowStart: [Int]
+    /// Each row's configuration as an array of its own, shared by the steps that reach it.
+    let rows: [[String]]
     let rowIndex: [[String]: Int32]
     /// The column of each event name that has one of its own.
     let columns: [String: Int32]
@@ -111,6 +115,7 @@ final class PreparedTable: Sendable {
         self.rowStart = rowStart
         self.rowIndex = rowIndex
         self.longestRow = rows.map(\.count).max() ?? 0
+        self.rows = rows
 
         var entries: [Entry] = []
         entries.reserveCapacity(rows.count * names.count)
@@ -197,6 +202,17 @@ final class PreparedTable: Sendable {
         state.configurationHint.row = entry.target
     }
 
+    /// Applies a move to `state` as ``apply(_:to:)`` does, but shares the row's configuration
+    /// array instead of writing into the state's (which a ``Step``'s source still holds).
+    func share(_ entry: Entry, into state: inout MachineState) {
+        if !state.data.isEmpty {
+            for id in moves[Int(entry.move)].exited { state.data[id] = nil }
+        }
+        state.configuration = rows[Int(entry.target)]
+        if entry.finishes { state.isFinished = true }
+        state.configurationHint.row = entry.target
+    }
+
     /// Whether every id in `history` (keys and remembered states) is one of the chart's states,
     /// as the general algorithm checks when it loads a state.
     func isValid(_ history: [String: [String]]) -> Bool {
@@ -272,7 +288,7 @@ final class PreparedTable: Sendable {
             let microsteps = evaluation.microsteps
             moves.append(Move(
                 exited: microsteps.flatMap(\.exited), entered: microsteps.flatMap(\.entered),
-                navigation: microsteps.flatMap(\.navigation)))
+                navigation: microsteps.flatMap(\.navigation), microsteps: microsteps))
             let kept = zip(configuration, evaluation.configuration).prefix { $0 == $1 }.count
             return Entry(
                 kind: .move, finishes: evaluation.isFinished, kept: UInt16(clamping: kept), target: target,
