@@ -122,8 +122,8 @@ public struct Machine: Sendable {
         guard state.isStarted else { throw MachineError.notStarted }
         guard !state.isFinished else { throw MachineError.machineFinished(configuration: state.configuration) }
         if allowPrecomputed {
-            if chart.isFlat, let step = flatStep(event, in: state) { return step }
             if let step = try precomputedStep(event, in: state, rejectUnhandled: rejectUnhandled) { return step }
+            if chart.isFlat, let step = flatStep(event, in: state) { return step }
         }
         var evaluation = try Evaluation(chart: chart, state: state, microstepLimit: options.microstepLimit, now: now)
         if try !evaluation.process(event) {
