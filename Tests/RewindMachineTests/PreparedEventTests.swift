@@ -372,6 +372,33 @@ struct PreparedEventTests {
         #expect(try JSONDecoder().decode(MachineState.self, from: codable) == hinted)
     }
 
+    /// 50 compound states of 5 children each, with 20 transitions on the root: more probes than a
+    /// table runs, so some entries are left dynamic; walks must not tell the difference.
+    @Test func aChartBeyondTheProbeBudgetWalksTheSame() throws {
+        let parents = (0..<50).map { parent in
+            StateDefinition(
+                id: "p\(parent)",
+                children: (0..<5).map { child in
+                    StateDefinition(id: "p\(parent)c\(child)", transitions: [
+                        TransitionDefinition(events: ["y\(child)"], targets: ["p\(parent)c\((child + 1) % 5)"]),
+                    ])
+                },
+                transitions: [TransitionDefinition(events: ["x\(parent % 10)"], targets: ["p\((parent + 1) % 50)"])])
+        }
+        let root = StateDefinition(
+            id: "root", children: parents,
+            transitions: (0..<20).map { TransitionDefinition(events: ["g\($0)"], targets: ["p\($0 * 2)"]) })
+        let definition = MachineDefinition(name: "large", states: [root])
+        let machine = try Machine(definition)
+        let kinds = Set(machine.preparedTable.entries.map(\.kind))
+        #expect(kinds.contains(.dynamic))
+        #expect(kinds.contains(.move))
+        let counts = try Self.walk(
+            Subject(name: "large", machine: machine, events: Self.vocabulary(of: definition)), seed: 5, steps: 400)
+        #expect(counts.precomputed > 0)
+        #expect(counts.precomputed < counts.eligible)
+    }
+
     @Test func conformanceDocumentsWalkTheSameThroughBothAPIs() throws {
         var walked = 0
         let documents = ConformanceCases.documents()

@@ -48,9 +48,12 @@ final class PreparedTable: Sendable {
         var microsteps: [Microstep]
     }
 
-    /// The most configurations a table holds, and the most probes it runs to fill itself.
+    /// The most configurations a table holds, and the most entries (rows × columns).
     static let rowLimit = 1_024
-    static let probeLimit = 16_384
+    static let entryLimit = 16_384
+    /// A probe costs about one visit of every state; the probes of one table visit at most this
+    /// many states (about 20 ms of compiling in a release build), the entries beyond are dynamic.
+    static let probeVisitLimit = 500_000
 
     let chart: CompiledChart
     /// A number no other table in the process has: prepared events and summaries name their table
@@ -98,7 +101,7 @@ final class PreparedTable: Sendable {
         self.otherColumn = otherColumn
         self.columnCount = names.count
 
-        let rowLimit = max(1, min(Self.rowLimit, Self.probeLimit / max(1, names.count)))
+        let rowLimit = max(1, min(Self.rowLimit, Self.entryLimit / max(1, names.count)))
         let configurations = Self.configurations(of: 0, in: chart, limit: rowLimit)
         var rowIDs: [String] = []
         var rowStart: [Int] = [0]
@@ -120,6 +123,7 @@ final class PreparedTable: Sendable {
         var entries: [Entry] = []
         entries.reserveCapacity(rows.count * names.count)
         var moves: [Move] = []
+        var probesLeft = Self.probeVisitLimit / chart.count
         for row in rows {
             let active = row.compactMap { chart.index[$0] }
             for name in names {
@@ -133,6 +137,11 @@ final class PreparedTable: Sendable {
                     entries.append(Entry(kind: ignored ? .ignored : .unhandled))
                     continue
                 }
+                guard probesLeft > 0 else {
+                    entries.append(.dynamic)
+                    continue
+                }
+                probesLeft -= 1
                 entries.append(Self.probe(
                     Event(name), in: row, chart: chart, microstepLimit: microstepLimit, rowIndex: rowIndex,
                     moves: &moves))
