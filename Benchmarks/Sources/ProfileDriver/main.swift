@@ -4,6 +4,7 @@
 //   swift build -c release --product ProfileDriver
 //   perf record -e cpu-clock -g .build/release/ProfileDriver durable 3000
 //   valgrind --tool=callgrind .build/release/ProfileDriver flat 100000
+//   .build/release/ProfileDriver flatprepared 20000000      (prepared events; also hierarchicalprepared)
 import Foundation
 import Rewind
 

@@ -1,5 +1,5 @@
 /// Prepared events: sending an event resolved once against the machine's table of precomputed
-/// outcomes, into a state changed in place. See the "PreparedEvents" article.
+/// outcomes, into a state changed in place. See <doc:PreparedEvents>.
 extension Machine {
     /// Prepares `event` for repeated sends with ``send(_:in:now:)-(PreparedEvent,_,_)``: finds
     /// its column in the machine's table of precomputed outcomes (built with the machine). Keep

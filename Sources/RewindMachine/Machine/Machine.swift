@@ -5,6 +5,12 @@
 /// purely: nothing runs outside the step, so a caller can persist the step before committing it and
 /// running hooks (see ``Interpreter``).
 ///
+/// Compiling also builds a table of precomputed outcomes (each configuration × each event name,
+/// where no guard, action or history is involved): `send` reads its steps from it, and prepared
+/// events (``prepare(_:)``, then ``send(_:in:now:)-(PreparedEvent,_,_)`` into a state changed in
+/// place, with a ``StepSummary`` instead of a ``Step``) use it without building a step at all. See
+/// <doc:PreparedEvents>.
+///
 /// Semantics follow the W3C SCXML algorithm (macrostep / microstep): see the module's overview
 /// article for the rules on unhandled events, bubbling, conflicts, history, final states,
 /// eventless transitions, raised events and navigation.
