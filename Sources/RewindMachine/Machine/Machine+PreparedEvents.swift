@@ -26,9 +26,16 @@ extension Machine {
     /// configuration, with the states they exit and enter and any eventless transitions that
     /// follow, involve no named guard, no action (custom, raise, send, log, cancel) and no history
     /// state; `In(state)` guards and done events are fine. Otherwise, and whenever the state has
-    /// raised events pending or history memory, or the event was prepared by another machine, the
-    /// general algorithm runs and the summary keeps its step.
+    /// raised events pending or history memory naming unknown states, or the event was prepared by
+    /// another machine, the general algorithm runs and the summary keeps its step.
     ///
+    /// - Parameters:
+    ///   - event: An event prepared by this machine (or a copy of it) with ``prepare(_:)``.
+    ///   - state: The state to change; on return, the state after the macrostep.
+    ///   - now: The current time of the interpreter's clock, in milliseconds (for delayed sends,
+    ///     which only the general algorithm makes).
+    /// - Returns: What the send did; ``navigation(of:)``, ``exited(of:)`` and ``entered(of:)``
+    ///   give its details.
     /// - Throws: the errors of ``send(_:in:now:)-(Event,_,_)``, such as
     ///   ``MachineError/invalidTransition(from:event:)``; on error `state` is unchanged.
     @discardableResult
