@@ -73,6 +73,9 @@ def separate(results):
         ("1 in-memory flat: Rewind", "1 in-memory flat: dictionary baseline", "≥ 1.0×, 0 mallocs"),
         ("1 in-memory hierarchical: Rewind", "1 in-memory flat: dictionary baseline", "≥ 2 M/s"),
         ("1 in-memory parallel: Rewind", "1 in-memory flat: dictionary baseline", ""),
+        ("1 in-memory flat: Rewind prepared", "1 in-memory flat: dictionary baseline", "≥ 1.0×, 0 mallocs"),
+        ("1 in-memory hierarchical: Rewind prepared", "1 in-memory flat: dictionary baseline", "≥ 2 M/s"),
+        ("1 in-memory parallel: Rewind prepared", "1 in-memory flat: dictionary baseline", ""),
         ("2 durable one per commit: Rewind", "2 durable one per commit: raw LMDB", "≥ 0.9×"),
     ]
     for sessions in (1, 8, 64, 256):

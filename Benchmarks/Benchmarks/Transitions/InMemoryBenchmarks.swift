@@ -1,7 +1,9 @@
 import Benchmark
 import Rewind
 
-/// Item 1: transition evaluation with no persistence, against the dictionary machine.
+/// Item 1: transition evaluation with no persistence, against the dictionary machine: the general
+/// `Machine.send(_:in:) -> Step` and the prepared-event path (`Machine.prepare(_:)`, then
+/// `send(_:in: &state)`), on the same machines and cycles.
 func registerInMemoryBenchmarks() {
     let configuration = Benchmark.Configuration(
         metrics: [.throughput, .wallClock, .mallocCountTotal],
@@ -37,6 +39,26 @@ func registerInMemoryBenchmarks() {
         }
     }
 
+    /// The same walk through prepared events: the state changes in place and no `Step` is built.
+    func preparedBenchmark(_ name: String, _ definition: MachineDefinition, prefix: [Event], cycle: [Event]) {
+        Benchmark(name, configuration: configuration) { benchmark in
+            do {
+                let machine = try Machine(definition)
+                var state = try machine.start().state
+                for event in prefix { state = try machine.send(event, in: state).state }
+                let prepared = cycle.map { machine.prepare($0) }
+                benchmark.startMeasurement()
+                for index in benchmark.scaledIterations {
+                    blackHole(try machine.send(prepared[index % prepared.count], in: &state))
+                }
+                benchmark.stopMeasurement()
+                blackHole(state)
+            } catch {
+                benchmark.error("\(name): \(error)")
+            }
+        }
+    }
+
     machineBenchmark(
         "1 in-memory flat: Rewind", BenchMachines.flat, prefix: [Event("launch")], cycle: BenchMachines.flatCycle)
     machineBenchmark(
@@ -44,4 +66,13 @@ func registerInMemoryBenchmarks() {
         cycle: BenchMachines.hierarchicalCycle)
     machineBenchmark(
         "1 in-memory parallel: Rewind", BenchMachines.parallel, prefix: [], cycle: BenchMachines.parallelCycle)
+    preparedBenchmark(
+        "1 in-memory flat: Rewind prepared", BenchMachines.flat, prefix: [Event("launch")],
+        cycle: BenchMachines.flatCycle)
+    preparedBenchmark(
+        "1 in-memory hierarchical: Rewind prepared", BenchMachines.hierarchical, prefix: [],
+        cycle: BenchMachines.hierarchicalCycle)
+    preparedBenchmark(
+        "1 in-memory parallel: Rewind prepared", BenchMachines.parallel, prefix: [],
+        cycle: BenchMachines.parallelCycle)
 }

@@ -4,6 +4,7 @@
 //   swift build -c release --product ProfileDriver
 //   perf record -e cpu-clock -g .build/release/ProfileDriver durable 3000
 //   valgrind --tool=callgrind .build/release/ProfileDriver flat 100000
+//   .build/release/ProfileDriver flatprepared 20000000      (prepared events; also hierarchicalprepared)
 import Foundation
 import Rewind
 
@@ -60,6 +61,35 @@ case "flat":
     var state = try machine.send(Event("launch"), in: try machine.start().state).state
     for index in 0..<count { state = try machine.send(cycle[index % cycle.count], in: state).state }
     print(state.configuration)
+case "flatprepared", "hierarchicalprepared":
+    // The prepared-event path (`Machine.prepare`, `send(_:in: &state)`), flat or three levels deep.
+    let hierarchical = MachineDefinition("hierarchical") {
+        StateNode("app", initial: "main") {
+            StateNode("main", initial: "feed") {
+                StateNode("feed") { On("open", to: "detail") }
+                StateNode("detail")
+                On("back", to: "feed")
+            }
+            StateNode("settings")
+            On("settings", to: "settings")
+            On("home", to: "main")
+        }
+    }
+    let isFlat = mode == "flatprepared"
+    let machine = try Machine(isFlat ? flat : hierarchical)
+    var state = try machine.start().state
+    if isFlat { state = try machine.send(Event("launch"), in: state).state }
+    let events = isFlat ? cycle : [Event("open"), Event("back"), Event("settings"), Event("home")]
+    let prepared = events.map { machine.prepare($0) }
+    // In a function, not at top level: top-level variables are globals (exclusivity checks).
+    func drive(_ state: inout MachineState) throws -> Duration {
+        let clock = ContinuousClock()
+        let start = clock.now
+        for index in 0..<count { try machine.send(prepared[index % prepared.count], in: &state) }
+        return clock.now - start
+    }
+    let elapsed = try drive(&state)
+    print("\(mode): \(count) transitions in \(elapsed), \(state.configuration)")
 case "durable":
     try await drive(sessions: 1, durability: .durable)
 case "group64":

@@ -104,7 +104,7 @@ public final class Interpreter {
     /// Sends an event. Returns the step, or `nil` when called from inside a hook (the request is
     /// queued and runs after the current step).
     ///
-    /// - Throws: what ``Machine/send(_:in:now:)`` or ``perform`` throws; the state is unchanged.
+    /// - Throws: what ``Machine/send(_:in:now:)-(Event,_,_)`` or ``perform`` throws; the state is unchanged.
     @discardableResult
     public func send(_ event: Event) throws -> Step? {
         if isBusy {

@@ -14,6 +14,17 @@ final class CompiledChart: Sendable {
         case all([Guard])
         case any([Guard])
 
+        /// Whether evaluating the guard may call the app's code (a named predicate); `false` when
+        /// it depends on the active configuration only.
+        var callsCode: Bool {
+            switch self {
+            case .named: return true
+            case .inState: return false
+            case .not(let inner): return inner.callsCode
+            case .all(let inner), .any(let inner): return inner.contains { $0.callsCode }
+            }
+        }
+
         func holds(event: Event, context: JSONValue, isActive: (Int) -> Bool) -> Bool {
             switch self {
             case .named(_, let predicate): return predicate(event, context)

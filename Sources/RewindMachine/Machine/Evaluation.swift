@@ -24,6 +24,13 @@ struct Evaluation {
     private var currentEvent: Event?
     private var targetData: JSONValue = .null
 
+    /// Whether the evaluation is a probe made while building a ``PreparedTable``: it runs no
+    /// code of the app (named guards, actions), notes instead that the outcome depends on it.
+    var isProbe = false
+    /// Set by a probe when the outcome depends on more than the configuration and the event's
+    /// name: a named guard, an action (custom or not), or the history memory (read or written).
+    private(set) var probeHitDynamicContent = false
+
     init(chart: CompiledChart, state: MachineState, microstepLimit: Int, now: Int64) throws {
         self.chart = chart
         self.microstepLimit = microstepLimit
@@ -153,14 +160,25 @@ struct Evaluation {
         condition.holds(event: event ?? Event(""), context: context) { active[$0] }
     }
 
-    private func selectTransitions(for event: Event?) -> [Int] {
+    /// A guard's value; in a probe, a guard that runs the app's code is not evaluated (the
+    /// outcome is marked dynamic), while `In(state)` guards, which depend on the configuration
+    /// only, are.
+    private mutating func evaluate(_ condition: CompiledChart.Guard, _ event: Event?) -> Bool {
+        if isProbe, condition.callsCode {
+            probeHitDynamicContent = true
+            return false
+        }
+        return holds(condition, event)
+    }
+
+    private mutating func selectTransitions(for event: Event?) -> [Int] {
         var enabled: [Int] = []
         for atomic in 1..<chart.count where active[atomic] && chart.isAtomic(atomic) {
             var state = atomic
             search: while state > 0 {
                 for position in chart.stateTransitions[state] {
                     let transition = chart.transitions[position]
-                    if matches(transition, event), transition.condition.map({ holds($0, event) }) ?? true {
+                    if matches(transition, event), transition.condition.map({ evaluate($0, event) }) ?? true {
                         if !enabled.contains(position) { enabled.append(position) }
                         break search
                     }
@@ -251,6 +269,7 @@ struct Evaluation {
 
     private mutating func microstep(_ transitions: [CompiledChart.Transition], event: Event?) throws {
         currentEvent = event
+        if isProbe, transitions.contains(where: \.targetsHistory) { probeHitDynamicContent = true }
         let source = configuration
 
         // Exit.
@@ -295,6 +314,7 @@ struct Evaluation {
             let domain = transitionDomain(transition) ?? 0
             for target in effectiveTargets(transition) { addAncestors(of: target, upTo: domain, to: &entry) }
         }
+        if isProbe, entry.usesHistory || historyChanged { probeHitDynamicContent = true }
         var entered: [String] = []
         var enteredData: [String: JSONValue] = [:]
         let explicitTargets = targetData.isNull ? [] : transitions.flatMap(\.targets)
@@ -391,6 +411,8 @@ struct Evaluation {
         var states: StateSet
         var defaultEntry: StateSet
         var defaultHistoryContent: [Int: [CompiledChart.Action]] = [:]
+        /// Whether a history pseudo-state was entered (its memory or its default was read).
+        var usesHistory = false
 
         init(count: Int) {
             states = StateSet(count: count)
@@ -400,6 +422,7 @@ struct Evaluation {
 
     private func addDescendants(of state: Int, to entry: inout EntrySet) {
         if case .history = chart.kind[state] {
+            entry.usesHistory = true
             let owner = chart.parent[state]
             if let remembered = history[state] {
                 for target in remembered { addDescendants(of: target, to: &entry) }
@@ -447,6 +470,10 @@ struct Evaluation {
     // MARK: Executable content
 
     private mutating func run(_ actions: [CompiledChart.Action], in state: Int) throws {
+        if isProbe {
+            if !actions.isEmpty { probeHitDynamicContent = true }
+            return
+        }
         for action in actions {
             switch action {
             case .raise(let event):

@@ -5,6 +5,12 @@
 /// purely: nothing runs outside the step, so a caller can persist the step before committing it and
 /// running hooks (see ``Interpreter``).
 ///
+/// Compiling also builds a table of precomputed outcomes (each configuration × each event name,
+/// where no guard, action or history is involved): `send` reads its steps from it, and prepared
+/// events (``prepare(_:)``, then ``send(_:in:now:)-(PreparedEvent,_,_)`` into a state changed in
+/// place, with a ``StepSummary`` instead of a ``Step``) use it without building a step at all. See
+/// <doc:PreparedEvents>.
+///
 /// Semantics follow the W3C SCXML algorithm (macrostep / microstep): see the module's overview
 /// article for the rules on unhandled events, bubbling, conflicts, history, final states,
 /// eventless transitions, raised events and navigation.
@@ -42,6 +48,8 @@ public struct Machine: Sendable {
     /// The machine's options.
     public let options: Options
     let chart: CompiledChart
+    /// The table of precomputed outcomes behind prepared events.
+    let preparedTable: PreparedTable
 
     /// Compiles a definition, binding its named guards and actions.
     ///
@@ -55,6 +63,7 @@ public struct Machine: Sendable {
         self.warnings = warnings
         self.options = options
         self.chart = chart
+        self.preparedTable = PreparedTable(chart: chart, microstepLimit: options.microstepLimit)
     }
 
     /// Every state id, in document order.
@@ -111,12 +120,17 @@ public struct Machine: Sendable {
         try send(Event(name, payload: payload), in: state, now: now)
     }
 
+    /// The general `send`: a precomputed step when one applies (`allowPrecomputed`, which tests
+    /// turn off to compare with the algorithm), else the SCXML algorithm.
     func send(
-        _ event: Event, in state: MachineState, now: Int64, rejectUnhandled: Bool, allowFlatPath: Bool = true
+        _ event: Event, in state: MachineState, now: Int64, rejectUnhandled: Bool, allowPrecomputed: Bool = true
     ) throws -> Step {
         guard state.isStarted else { throw MachineError.notStarted }
         guard !state.isFinished else { throw MachineError.machineFinished(configuration: state.configuration) }
-        if allowFlatPath, chart.isFlat, let step = flatStep(event, in: state) { return step }
+        if allowPrecomputed {
+            if let step = try precomputedStep(event, in: state, rejectUnhandled: rejectUnhandled) { return step }
+            if chart.isFlat, let step = flatStep(event, in: state) { return step }
+        }
         var evaluation = try Evaluation(chart: chart, state: state, microstepLimit: options.microstepLimit, now: now)
         if try !evaluation.process(event) {
             if rejectUnhandled, !evaluation.ignores(event) {

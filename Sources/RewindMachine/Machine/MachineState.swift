@@ -34,6 +34,17 @@ public struct MachineState: Hashable, Sendable, Codable {
     /// Whether the machine reached a top-level final state.
     public var isFinished: Bool
 
+    /// Where ``configuration`` sits in a machine's table of prepared configurations, so that a
+    /// send with a ``PreparedEvent`` finds it without hashing state ids. Only a hint: it is
+    /// checked against ``configuration`` before use, and it takes no part in equality, hashing or
+    /// coding (see ``ConfigurationHint``).
+    var configurationHint = ConfigurationHint()
+
+    /// The stored members that are encoded: every public member (the hint is not).
+    private enum CodingKeys: String, CodingKey {
+        case configuration, history, context, data, internalQueue, pendingSends, isFinished
+    }
+
     /// Whether the machine has been started.
     public var isStarted: Bool { !configuration.isEmpty }
 
