@@ -42,8 +42,19 @@ public final class TransitionStore: Sendable {
         var configuration = configuration
         configuration.environment.maxDatabases = max(configuration.environment.maxDatabases,
                                                      StoreLayout.minimumDatabases)
+        // Every process opens a store the same way (LMDB asks that processes sharing an
+        // environment agree on MDB_WRITEMAP): commits write into the map, no page copies and, in
+        // no-sync mode, no system call per commit. Durable commits stay msync-then-meta.
+        configuration.environment.options.insert(.writeMap)
         let isNew = try Self.prepareDirectory(directory)
-        let environment = try Environment(directory: directory, configuration: configuration.environment)
+        let environment: Environment
+        do {
+            environment = try Environment(directory: directory, configuration: configuration.environment)
+        } catch let error as LMDBError where error.code == LMDBError.Code.invalid {
+            // A data file whose first page is blank but that nobody is creating (see
+            // `metaPagesAreBlank`): not an LMDB environment after all.
+            throw StoreError.notAStore(path: directory, reason: "LMDB cannot read it as a store (\(error.message))")
+        }
         do {
             if !isNew {
                 // Existing store: check the format before creating or writing anything.
@@ -111,6 +122,11 @@ public final class TransitionStore: Sendable {
             // Another process has just created the environment and not yet written its first pages.
             return true
         }
+        if try metaPagesAreBlank(dataFile) {
+            // With a writable map the file is sized to the map before LMDB writes its meta pages:
+            // another process is creating the environment right now.
+            return true
+        }
         // Look without touching: read-only, no lock file.
         do {
             return try Environment.inspect(directory: directory) { environment in
@@ -137,6 +153,14 @@ public final class TransitionStore: Sendable {
         } catch let error as LMDBError {
             throw StoreError.notAStore(path: directory, reason: "LMDB cannot read it as a store (\(error.message))")
         }
+    }
+
+    /// Whether the data file starts with a page of zeros (LMDB's meta pages not written yet).
+    private static func metaPagesAreBlank(_ dataFile: String) throws -> Bool {
+        guard let handle = FileHandle(forReadingAtPath: dataFile) else { return false }
+        defer { try? handle.close() }
+        guard let head = try handle.read(upToCount: 4096), !head.isEmpty else { return false }
+        return head.allSatisfy { $0 == 0 }
     }
 
     /// Whether an environment without a `meta` database is a store that another process is
