@@ -44,7 +44,7 @@ let package = Package(
         // Tests mirror Sources/.
         .target(name: "RewindTestSupport", dependencies: ["Rewind"], path: "Tests/RewindTestSupport"),
         .testTarget(name: "RewindLMDBTests", dependencies: ["RewindLMDB", "CLMDB"]),
-        .testTarget(name: "RewindStoreTests", dependencies: ["RewindStore", "RewindLMDB", "CLMDB"]),
+        .testTarget(name: "RewindStoreTests", dependencies: ["RewindStore", "RewindLMDB", "CLMDB", "RewindTestSupport"]),
         .testTarget(name: "RewindMachineTests", dependencies: ["RewindMachine", "RewindTestSupport"]),
         .testTarget(name: "RewindTests", dependencies: ["Rewind", "RewindTestSupport"]),
         .testTarget(name: "RewindCLITests", dependencies: ["RewindTestSupport"]),

@@ -9,8 +9,9 @@ public final class StoreWriteTransaction: StoreReadTransaction {
     private let writeTransaction: WriteTransaction
     /// The encode buffer, reused by every record of this transaction.
     private var buffer: [UInt8] = []
-    /// The session-index key buffer, reused likewise.
+    /// The session-index key and block buffers, reused likewise.
     private var keyBuffer: [UInt8] = []
+    private var blockBuffer: [UInt8] = []
     /// The next global sequence, read from the log on the first append.
     private var nextSequence: UInt64?
 
@@ -38,8 +39,8 @@ public final class StoreWriteTransaction: StoreReadTransaction {
                 throw StoreError.invalidTransition(session: session, index: index, reason: problem)
             }
         }
-        let existing = try sessionInfo(for: session)
-        let head = existing?.headVersion ?? 0
+        let existing = try sessionHead(for: session)
+        let head = existing?.info.headVersion ?? 0
         guard expectedVersion.isSatisfied(byHead: head) else {
             throw StoreError.versionConflict(session: session, expected: expectedVersion, actual: head)
         }
@@ -48,8 +49,9 @@ public final class StoreWriteTransaction: StoreReadTransaction {
         // Validated: from here on, only LMDB failures (which fail the whole transaction) can throw.
         var sequence = firstSequence
         var version = head
+        var recent = existing?.recent ?? []
         let log = databases.log
-        let index = databases.sessionIndex
+        let blockSize = StoreLayout.indexBlockSize
         for transition in transitions {
             version += 1
             buffer.removeAll(keepingCapacity: true)
@@ -59,11 +61,12 @@ public final class StoreWriteTransaction: StoreReadTransaction {
                 try buffer.withUnsafeBytes { value in
                     try writeTransaction.put(value, forKey: key, in: log, flags: .append)
                 }
-                keyBuffer.removeAll(keepingCapacity: true)
-                StoreKey.appendCompound(session.rawValue, version, to: &keyBuffer)
-                try keyBuffer.withUnsafeBytes { indexKey in
-                    try writeTransaction.put(key, forKey: indexKey, in: index)
-                }
+            }
+            recent.append(sequence)
+            if recent.count == blockSize {
+                // The block is full: it goes to the session index, keyed by its first version.
+                try putIndexBlock(recent, of: session, from: version - UInt64(blockSize) + 1)
+                recent.removeAll(keepingCapacity: true)
             }
             sequence += 1
         }
@@ -72,11 +75,11 @@ public final class StoreWriteTransaction: StoreReadTransaction {
         let last = transitions[transitions.count - 1]
         let info = SessionInfo(
             session: session, headVersion: version, headSequence: sequence - 1, machine: last.machine,
-            recordCount: (existing?.recordCount ?? 0) + UInt64(transitions.count),
-            created: existing?.created ?? transitions[0].timestamp, updated: last.timestamp,
-            origin: existing == nil ? transitions[0].origin : existing?.origin)
+            recordCount: (existing?.info.recordCount ?? 0) + UInt64(transitions.count),
+            created: existing?.info.created ?? transitions[0].timestamp, updated: last.timestamp,
+            origin: existing == nil ? transitions[0].origin : existing?.info.origin)
         buffer.removeAll(keepingCapacity: true)
-        SessionInfoCodec.encode(info, into: &buffer)
+        SessionInfoCodec.encode(SessionHead(info: info, recent: recent), into: &buffer)
         try buffer.withUnsafeBytes { value in
             var sessionKey = session.rawValue
             try sessionKey.withUTF8 { keyBytes in
@@ -86,6 +89,19 @@ public final class StoreWriteTransaction: StoreReadTransaction {
         return AppendResult(
             session: session, firstVersion: head + 1, lastVersion: version,
             firstSequence: firstSequence, lastSequence: sequence - 1)
+    }
+
+    /// Writes a full block of `session`'s index: the sequences of versions `firstVersion…`.
+    private func putIndexBlock(_ sequences: [UInt64], of session: SessionID, from firstVersion: UInt64) throws {
+        keyBuffer.removeAll(keepingCapacity: true)
+        StoreKey.appendCompound(session.rawValue, firstVersion, to: &keyBuffer)
+        blockBuffer.removeAll(keepingCapacity: true)
+        for sequence in sequences { blockBuffer.appendBigEndian(sequence) }
+        try keyBuffer.withUnsafeBytes { key in
+            try blockBuffer.withUnsafeBytes { value in
+                try writeTransaction.put(value, forKey: key, in: databases.sessionIndex)
+            }
+        }
     }
 
     /// Stores `value` under `key` in the auxiliary `database`.

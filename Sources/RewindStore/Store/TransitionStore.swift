@@ -75,7 +75,7 @@ public final class TransitionStore: Sendable {
             }
             let databases = try StoreDatabases(environment.databases(named: StoreLayout.allDatabases, create: true))
             let (format, storeID) = try environment.write { txn in
-                try Self.initializeMetadata(txn, meta: databases.meta, path: directory)
+                try Self.initializeMetadata(txn, databases: databases, path: directory)
             }
             self.environment = environment
             self.databases = databases
@@ -201,10 +201,12 @@ public final class TransitionStore: Sendable {
         return format
     }
 
-    /// Writes the metadata of a new store (format, id, creation time) or reads an existing one's.
+    /// Writes the metadata of a new store (format, id, creation time) or reads an existing one's,
+    /// migrating a store of an older format (see ``StoreMigration``).
     private static func initializeMetadata(
-        _ txn: WriteTransaction, meta: Database, path: String
+        _ txn: WriteTransaction, databases: StoreDatabases, path: String
     ) throws -> (UInt32, UUID) {
+        let meta = databases.meta
         if try txn.get(StoreLayout.formatVersionKey, in: meta) == nil {
             let id = UUID()
             let format = StoreLayout.formatVersion
@@ -215,7 +217,10 @@ public final class TransitionStore: Sendable {
             try txn.put(created, forKey: StoreLayout.createdKey, in: meta)
             return (format, id)
         }
-        let format = try readFormat(txn, meta: meta, path: path)
+        var format = try readFormat(txn, meta: meta, path: path)
+        if format < StoreLayout.formatVersion {
+            format = try StoreMigration.migrate(txn, databases: databases, from: format)
+        }
         guard let idBytes = try txn.get(StoreLayout.storeIDKey, in: meta), idBytes.count == 16 else {
             throw StoreError.corruptedEntry(database: StoreLayout.meta, key: "'store-id'", reason: "missing or not 16 bytes")
         }
