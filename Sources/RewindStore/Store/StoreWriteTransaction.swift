@@ -15,8 +15,12 @@ public final class StoreWriteTransaction: StoreReadTransaction {
     /// The next global sequence, read from the log on the first append.
     private var nextSequence: UInt64?
 
-    init(transaction: WriteTransaction, databases: StoreDatabases) {
+    /// Decoded session entries this process wrote, checked byte for byte against LMDB.
+    private let headCache: SessionHeadCache?
+
+    init(transaction: WriteTransaction, databases: StoreDatabases, headCache: SessionHeadCache? = nil) {
         writeTransaction = transaction
+        self.headCache = headCache
         super.init(transaction: transaction, databases: databases)
         buffer.reserveCapacity(1024)
         keyBuffer.reserveCapacity(64)
@@ -39,7 +43,7 @@ public final class StoreWriteTransaction: StoreReadTransaction {
                 throw StoreError.invalidTransition(session: session, index: index, reason: problem)
             }
         }
-        let existing = try sessionHead(for: session)
+        let existing = try storedHead(of: session)
         let head = existing?.info.headVersion ?? 0
         guard expectedVersion.isSatisfied(byHead: head) else {
             throw StoreError.versionConflict(session: session, expected: expectedVersion, actual: head)
@@ -79,7 +83,9 @@ public final class StoreWriteTransaction: StoreReadTransaction {
             created: existing?.info.created ?? transitions[0].timestamp, updated: last.timestamp,
             origin: existing == nil ? transitions[0].origin : existing?.info.origin)
         buffer.removeAll(keepingCapacity: true)
-        SessionInfoCodec.encode(SessionHead(info: info, recent: recent), into: &buffer)
+        let newHead = SessionHead(info: info, recent: recent)
+        SessionInfoCodec.encode(newHead, into: &buffer)
+        headCache?.remember(newHead, as: buffer)
         try buffer.withUnsafeBytes { value in
             var sessionKey = session.rawValue
             try sessionKey.withUTF8 { keyBytes in
@@ -89,6 +95,18 @@ public final class StoreWriteTransaction: StoreReadTransaction {
         return AppendResult(
             session: session, firstVersion: head + 1, lastVersion: version,
             firstSequence: firstSequence, lastSequence: sequence - 1)
+    }
+
+    /// The session's entry, taken from the cache when LMDB holds exactly the bytes it remembers.
+    private func storedHead(of session: SessionID) throws -> SessionHead? {
+        guard let headCache else { return try sessionHead(for: session) }
+        var key = session.rawValue
+        return try key.withUTF8 { keyBytes in
+            try transaction.withValue(forKey: UnsafeRawBufferPointer(keyBytes), in: databases.sessions) { bytes in
+                if let cached = headCache.head(for: session, stored: bytes) { return cached }
+                return try SessionInfoCodec.decode(bytes, session: session)
+            }
+        }
     }
 
     /// Writes a full block of `session`'s index: the sequences of versions `firstVersion…`.

@@ -20,6 +20,8 @@ public final class TransitionStore: Sendable {
     // Concurrency: every stored property is immutable; `environment` synchronises itself.
     let environment: Environment
     let databases: StoreDatabases
+    /// The session entries this process wrote last, decoded (see ``SessionHeadCache``).
+    let headCache = SessionHeadCache()
 
     /// The canonical path of the store's directory.
     public let path: String
@@ -243,7 +245,7 @@ public final class TransitionStore: Sendable {
     /// than once when the map has to grow.
     public func write<R>(_ body: (StoreWriteTransaction) throws -> R) throws -> R {
         try environment.write { txn in
-            try body(StoreWriteTransaction(transaction: txn, databases: databases))
+            try body(StoreWriteTransaction(transaction: txn, databases: databases, headCache: headCache))
         }
     }
 
