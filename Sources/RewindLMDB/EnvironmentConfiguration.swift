@@ -60,9 +60,14 @@ public struct EnvironmentOptions: OptionSet, Sendable, Hashable {
     /// and the same crash safety, as without it (uncommitted pages that reach the disk early are
     /// free pages no meta page refers to); with ``noSync`` a commit makes no system call at all.
     /// What it gives up is LMDB's protection against the application writing into the map through
-    /// a stray pointer. LMDB asks that every process of one environment use the same setting. The
-    /// data file is sized to the map (a sparse file) instead of growing page by page. Ignored with
-    /// ``readOnly``.
+    /// a stray pointer. LMDB asks that every process of one environment use the same setting.
+    ///
+    /// The data file is the map's size, and **the whole map is reserved on disk**
+    /// (`posix_fallocate`) when the environment opens and before the map grows: a write into a
+    /// sparse hole that a full disk cannot fill would crash the process (`SIGBUS`), while a failed
+    /// reservation fails the write that needed the growth with `ENOSPC`. When the disk has no room
+    /// for the map at open, the environment is opened without a writable map. Linux only (where
+    /// blocks can be reserved); ignored elsewhere and with ``readOnly``.
     public static let writeMap = EnvironmentOptions(rawValue: 1 << 4)
 
     /// `MDB_NOLOCK` — internal: inspection of a directory without creating its lock file.

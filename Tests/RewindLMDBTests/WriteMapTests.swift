@@ -61,3 +61,36 @@ struct WriteMapTests {
         #expect(try env.read { try $0.get([1], in: db) } == [7])
     }
 }
+
+#if os(Linux)
+import Glibc
+
+/// The writable map is reserved on disk: no sparse hole a full disk could not fill.
+@Suite("Writable map reservation")
+struct WriteMapReservationTests {
+    func allocatedBytes(_ path: String) -> Int {
+        var status = stat()
+        return stat(path, &status) == 0 ? Int(status.st_blocks) * 512 : -1
+    }
+
+    @Test func theWholeMapIsReservedWhenOpenedAndBeforeItGrows() throws {
+        let directory = try TestDirectory()
+        defer { directory.remove() }
+        let env = try Environment(
+            directory: directory.path, configuration: EnvironmentConfiguration(mapSize: 128 << 10, options: .writeMap))
+        defer { env.close() }
+        let data = directory.path + "/data.mdb"
+        #expect(allocatedBytes(data) >= 128 << 10)
+        let db = try env.database(named: "d")
+        let value = [UInt8](repeating: 1, count: 2048)
+        for batch in 0..<8 as Range<UInt64> {
+            try env.write { txn in
+                for i in 0..<64 as Range<UInt64> { try txn.put(value, forKey: (batch * 64 + i).key, in: db) }
+            }
+        }
+        let mapSize = try env.statistics().mapSize
+        #expect(mapSize > 1 << 20)
+        #expect(allocatedBytes(data) >= mapSize)
+    }
+}
+#endif

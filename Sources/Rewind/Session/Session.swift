@@ -102,7 +102,7 @@ public final class Session: @unchecked Sendable {
     /// import); returns their steps, in order.
     ///
     /// Each event is evaluated against the state the previous one reached, exactly as consecutive
-    /// ``send(_:)-(Event)`` calls would, and the records (and every snapshot due among their
+    /// `send(_:)` calls would, and the records (and every snapshot due among their
     /// versions) are appended together with the session's expected version. All or nothing: when an
     /// event is refused (`MachineError.invalidTransition`, a reserved name) or the append fails,
     /// nothing is written, the session stays where it was and no hook runs. After the commit the

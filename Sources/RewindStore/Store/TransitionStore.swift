@@ -46,7 +46,8 @@ public final class TransitionStore: Sendable {
                                                      StoreLayout.minimumDatabases)
         // Every process opens a store the same way (LMDB asks that processes sharing an
         // environment agree on MDB_WRITEMAP): commits write into the map, no page copies and, in
-        // no-sync mode, no system call per commit. Durable commits stay msync-then-meta.
+        // no-sync mode, no system call per commit. Durable commits stay msync-then-meta; the map
+        // is reserved on disk, so a full disk fails a write instead of crashing (Linux only).
         configuration.environment.options.insert(.writeMap)
         let isNew = try Self.prepareDirectory(directory)
         let environment: Environment
