@@ -45,7 +45,7 @@ public struct CommitStatistics: Sendable, Hashable {
 final class CommitQueue: @unchecked Sendable {
     private struct Pending {
         var request: AppendRequest
-        var continuation: UnsafeContinuation<AppendResult, any Error>
+        var continuation: CheckedContinuation<AppendResult, any Error>
     }
 
     private let store: TransitionStore
@@ -119,8 +119,7 @@ final class CommitQueue: @unchecked Sendable {
             if streak % Self.soloYieldInterval == 0 { await Task.yield() }
             return try outcome.get()
         }
-        // Unsafe: `commit` resumes every pending request exactly once (success or failure).
-        return try await withUnsafeThrowingContinuation { continuation in
+        return try await withCheckedThrowingContinuation { continuation in
             let startDrain = lock.withLock { () -> Bool in
                 pending.append(Pending(request: request, continuation: continuation))
                 if isDraining { return false }
