@@ -28,7 +28,9 @@ let package = Package(
         .target(name: "RewindMachine"),
         // Layer 2: the durable transition log. It records machine steps, so it speaks the
         // machine's vocabulary (navigation operations) but never runs a machine.
-        .target(name: "RewindStore", dependencies: ["RewindLMDB", "RewindMachine"]),
+        // CRC-32C with the CPU's instruction (SSE 4.2 / ARMv8 CRC), for RewindStore's checksums.
+        .target(name: "CRC32CHardware"),
+        .target(name: "RewindStore", dependencies: ["RewindLMDB", "RewindMachine", "CRC32CHardware"]),
         // Layer 3: engine, projections, replay.
         .target(name: "Rewind", dependencies: ["RewindStore", "RewindMachine"]),
         // Layer 4: tools.

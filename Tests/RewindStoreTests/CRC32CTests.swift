@@ -1,5 +1,6 @@
 import Testing
 import RewindStore
+import RewindTestSupport
 
 @Suite("CRC32C")
 struct CRC32CTests {
@@ -19,5 +20,33 @@ struct CRC32CTests {
             let first = CRC32C.checksum(Array(bytes[..<split]))
             #expect(CRC32C.checksum(Array(bytes[split...]), continuing: first) == CRC32C.checksum(bytes))
         }
+    }
+}
+
+@Suite("CRC32C hardware and software agree")
+struct CRC32CImplementationTests {
+    @Test func theHardwareAndSoftwareChecksumsAreEqualOnRandomBuffers() {
+        var random = SeededRandom(seed: 0xC0FFEE)
+        let bytes = (0..<4096).map { _ in UInt8.random(in: .min ... .max, using: &random) }
+        bytes.withUnsafeBytes { all in
+            for _ in 0..<2_000 {
+                // Every length up to a few hundred bytes, at every alignment.
+                let start = Int.random(in: 0..<16, using: &random)
+                let count = Int.random(in: 0...600, using: &random)
+                let slice = UnsafeRawBufferPointer(rebasing: all[start..<(start + count)])
+                let previous = UInt32.random(in: .min ... .max, using: &random)
+                #expect(CRC32C.checksum(slice) == CRC32C.softwareChecksum(slice))
+                #expect(CRC32C.checksum(slice, continuing: previous)
+                    == CRC32C.softwareChecksum(slice, continuing: previous))
+            }
+        }
+    }
+
+    @Test func theSoftwareChecksumMatchesTheKnownVectors() {
+        func software(_ bytes: [UInt8]) -> UInt32 { bytes.withUnsafeBytes { CRC32C.softwareChecksum($0) } }
+        #expect(software(Array("123456789".utf8)) == 0xE306_9283)
+        #expect(software([UInt8](repeating: 0, count: 32)) == 0x8A91_36AA)
+        #expect(software((0..<32).map { UInt8($0) }) == 0x46DD_794E)
+        #expect(software([]) == 0)
     }
 }

@@ -186,7 +186,7 @@ final class ProjectionRegistry: @unchecked Sendable {
                 fold = current
                 let last = min(head, status.checkpoint + batchSize)
                 var failure: ProjectionError?
-                try transaction.forEachRecord(from: status.checkpoint + 1) { record in
+                try transaction.forEachRecordView(from: status.checkpoint + 1) { record in
                     do {
                         try current.apply(record, in: transaction)
                     } catch let error as ProjectionError {

@@ -17,19 +17,31 @@ struct ByteReader {
 
     var remaining: Int { buffer.count - offset }
 
+    @inline(__always)
     private func require(_ count: Int, _ what: @autoclosure () -> String) throws(DecodingFailure) {
         if count > remaining {
             throw DecodingFailure(reason: "truncated: \(what()) needs \(count) bytes at offset \(offset), \(remaining) left")
         }
     }
 
+    @inline(__always)
     mutating func byte(_ what: @autoclosure () -> String) throws(DecodingFailure) -> UInt8 {
         try require(1, what())
         defer { offset += 1 }
         return buffer[offset]
     }
 
+    @inline(__always)
     mutating func varint(_ what: @autoclosure () -> String) throws(DecodingFailure) -> UInt64 {
+        // Most varints (lengths, counts) are one byte.
+        if offset < buffer.count, buffer[offset] < 0x80 {
+            defer { offset += 1 }
+            return UInt64(buffer[offset])
+        }
+        return try multiByteVarint(what())
+    }
+
+    private mutating func multiByteVarint(_ what: @autoclosure () -> String) throws(DecodingFailure) -> UInt64 {
         var result: UInt64 = 0
         var shift: UInt64 = 0
         while true {
@@ -66,6 +78,7 @@ struct ByteReader {
     }
 
     /// A varint length, checked against the bytes left before anything is allocated.
+    @inline(__always)
     private mutating func length(_ what: @autoclosure () -> String) throws(DecodingFailure) -> Int {
         let length = try varint(what())
         guard length <= UInt64(remaining) else {
@@ -97,6 +110,63 @@ struct ByteReader {
             throw DecodingFailure(reason: "\(what()) is not valid UTF-8")
         }
         return string
+    }
+
+    /// Skips a length-prefixed byte field, returning where its bytes lie in the buffer.
+    @inline(__always)
+    mutating func bytesRange(_ what: @autoclosure () -> String) throws(DecodingFailure) -> Range<Int> {
+        let count = try length(what())
+        defer { offset += count }
+        return offset..<offset + count
+    }
+
+    /// Skips a length-prefixed string after checking that it is valid UTF-8, returning where its
+    /// bytes lie in the buffer. Allocates nothing for ASCII (the usual case).
+    @inline(__always)
+    mutating func stringRange(_ what: @autoclosure () -> String) throws(DecodingFailure) -> Range<Int> {
+        let range = try bytesRange(what())
+        guard Self.isValidUTF8(UnsafeRawBufferPointer(rebasing: buffer[range])) else {
+            throw DecodingFailure(reason: "\(what()) is not valid UTF-8")
+        }
+        return range
+    }
+
+    /// Whether `bytes` are valid UTF-8: ASCII is checked a word at a time; anything else is
+    /// decoded and compared (`String(decoding:)` repairs invalid UTF-8, so changed bytes mean
+    /// the input was invalid).
+    static func isValidUTF8(_ bytes: UnsafeRawBufferPointer) -> Bool {
+        let count = bytes.count
+        var index = 0
+        var high: UInt64 = 0
+        while count - index >= 8 {
+            high |= bytes.loadUnaligned(fromByteOffset: index, as: UInt64.self)
+            index += 8
+        }
+        while index < count {
+            high |= UInt64(bytes[index])
+            index += 1
+        }
+        if high & 0x8080_8080_8080_8080 == 0 { return true }
+        let string = String(decoding: bytes, as: UTF8.self)
+        return string.utf8.withContiguousStorageIfAvailable { stored in
+            guard stored.count == count else { return false }
+            guard let storedBytes = stored.baseAddress, let sliceBytes = bytes.baseAddress else { return true }
+            return memcmp(storedBytes, sliceBytes, count) == 0
+        } ?? string.utf8.elementsEqual(bytes)
+    }
+
+    /// Skips a varint count then that many strings (each checked like ``stringRange(_:)``),
+    /// returning the count and the offset of the first string.
+    mutating func stringList(_ what: @autoclosure () -> String) throws(DecodingFailure) -> (start: Int, count: Int) {
+        let count = try varint("\(what()) count")
+        guard count <= UInt64(remaining) else {
+            throw DecodingFailure(reason: "truncated: \(what()) claims \(count) entries, \(remaining) bytes left")
+        }
+        let start = offset
+        for index in 0..<Int(count) {
+            _ = try stringRange("\(what())[\(index)]")
+        }
+        return (start, Int(count))
     }
 
     mutating func strings(_ what: @autoclosure () -> String) throws(DecodingFailure) -> [String] {

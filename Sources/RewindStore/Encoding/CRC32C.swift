@@ -1,7 +1,15 @@
-/// CRC-32C (Castagnoli, reflected polynomial `0x82F63B78`), slicing-by-8.
+import CRC32CHardware
+
+/// CRC-32C (Castagnoli, reflected polynomial `0x82F63B78`).
 ///
 /// Used as the checksum of every encoded record. Known value: `"123456789"` → `0xE3069283`.
+/// Computed with the CPU's CRC-32C instruction when it has one (SSE 4.2 `crc32` on x86_64, the
+/// ARMv8 CRC32 extension on arm64; see ``usesHardware``), otherwise by slicing-by-8 tables
+/// (``softwareChecksum(_:continuing:)``); both give the same values.
 public enum CRC32C {
+    /// Whether `checksum(_:continuing:)` uses the CPU's instruction.
+    public static let usesHardware: Bool = rewind_crc32c_hardware_available() != 0
+
     /// Eight 256-entry tables, table `k` at `k * 256`.
     private static let tables: [UInt32] = {
         var tables = [UInt32](repeating: 0, count: 8 * 256)
@@ -23,6 +31,15 @@ public enum CRC32C {
 
     /// The CRC-32C of `bytes`, continuing from `crc` (the checksum of the bytes before, or 0).
     public static func checksum(_ bytes: UnsafeRawBufferPointer, continuing crc: UInt32 = 0) -> UInt32 {
+        guard usesHardware, let base = bytes.baseAddress else {
+            return softwareChecksum(bytes, continuing: crc)
+        }
+        return ~rewind_crc32c_hardware_update(~crc, base, bytes.count)
+    }
+
+    /// The CRC-32C of `bytes`, continuing from `crc`, by slicing-by-8 tables (no CPU
+    /// instruction): the reference `checksum(_:continuing:)` must agree with.
+    public static func softwareChecksum(_ bytes: UnsafeRawBufferPointer, continuing crc: UInt32 = 0) -> UInt32 {
         tables.withUnsafeBufferPointer { table in
             var crc = ~crc
             var offset = 0

@@ -72,11 +72,7 @@ public enum RecordCodec {
     ///   are truncated, fail the checksum, have an unknown format version, hold invalid fields or
     ///   belong to another sequence. It never traps on bad input.
     public static func decode(_ bytes: UnsafeRawBufferPointer, sequence: UInt64) throws -> TransitionRecord {
-        do {
-            return try decodeChecked(bytes, sequence: sequence)
-        } catch let failure as DecodingFailure {
-            throw StoreError.corruptedRecord(sequence: sequence, reason: failure.reason)
-        }
+        try decodeChecked(bytes, sequence: sequence)
     }
 
     /// Decodes the record stored under `sequence` from a byte array (see the buffer variant).
@@ -85,64 +81,8 @@ public enum RecordCodec {
     }
 
     private static func decodeChecked(_ bytes: UnsafeRawBufferPointer, sequence: UInt64) throws -> TransitionRecord {
-        guard let format = bytes.first else {
-            throw DecodingFailure(reason: "the record is empty")
-        }
-        guard format == formatVersion else {
-            throw DecodingFailure(reason: "unknown record format version \(format) (this code reads version \(formatVersion))")
-        }
-        guard bytes.count >= 6 else {
-            throw DecodingFailure(reason: "truncated: \(bytes.count) bytes is shorter than any record")
-        }
-        let body = UnsafeRawBufferPointer(rebasing: bytes[..<(bytes.count - 4)])
-        let stored = UInt32(littleEndian: bytes.loadUnaligned(fromByteOffset: bytes.count - 4, as: UInt32.self))
-        let computed = CRC32C.checksum(body)
-        guard stored == computed else {
-            throw DecodingFailure(reason: "checksum mismatch (stored \(hex(stored)), computed \(hex(computed)))")
-        }
-
-        var reader = ByteReader(body)
-        _ = try reader.byte("format version")
-        let flags = try reader.byte("flags")
-        guard flags & ~originFlag == 0 else {
-            throw DecodingFailure(reason: "unknown flags \(flags)")
-        }
-        let storedSequence = try reader.varint("sequence")
-        guard storedSequence == sequence else {
-            throw DecodingFailure(reason: "the record says it is sequence \(storedSequence)")
-        }
-        let version = try reader.varint("version")
-        guard version > 0 else { throw DecodingFailure(reason: "session version 0") }
-        let timestamp = Timestamp(microsecondsSince1970: try reader.int64LittleEndian("timestamp"))
-        let session = try sessionID(try reader.string("session"))
-        let machine = try reader.string("machine")
-        let definition = try reader.string("definition")
-        let event = try reader.string("event")
-        let source = try reader.strings("source")
-        let target = try reader.strings("target")
-        let navigationCount = try reader.varint("navigation count")
-        guard navigationCount <= UInt64(reader.remaining) else {
-            throw DecodingFailure(reason: "navigation count \(navigationCount) exceeds the record's size")
-        }
-        var navigation: [NavigationOperation] = []
-        navigation.reserveCapacity(Int(navigationCount))
-        for _ in 0..<navigationCount {
-            navigation.append(try readNavigation(from: &reader))
-        }
-        let payload = try reader.bytes("payload")
-        let stateData = try reader.bytes("state data")
-        var origin: RecordOrigin?
-        if flags & originFlag != 0 {
-            let originSession = try sessionID(try reader.string("origin session"))
-            origin = RecordOrigin(session: originSession, version: try reader.varint("origin version"))
-        }
-        guard reader.remaining == 0 else {
-            throw DecodingFailure(reason: "\(reader.remaining) unexpected bytes after the last field")
-        }
-        return TransitionRecord(
-            sequence: sequence, session: session, version: version, timestamp: timestamp,
-            machine: machine, definition: definition, event: event, source: source, target: target,
-            navigation: navigation, payload: payload, stateData: stateData, origin: origin)
+        // One parser for both: the view checks every field, then copies them out.
+        try RecordView(bytes, sequence: sequence).record()
     }
 
     private static func appendNavigation(_ operation: NavigationOperation, to buffer: inout [UInt8]) {
@@ -154,19 +94,6 @@ public enum RecordCodec {
         case .popTo(let screen): buffer.append(4); buffer.appendString(screen)
         case .replace(let screen): buffer.append(5); buffer.appendString(screen)
         case .setRoot(let screen): buffer.append(6); buffer.appendString(screen)
-        }
-    }
-
-    private static func readNavigation(from reader: inout ByteReader) throws(DecodingFailure) -> NavigationOperation {
-        switch try reader.byte("navigation") {
-        case 0: return .none
-        case 1: return .push(try reader.string("navigation screen"))
-        case 2: return .pop
-        case 3: return .popToRoot
-        case 4: return .popTo(try reader.string("navigation screen"))
-        case 5: return .replace(try reader.string("navigation screen"))
-        case 6: return .setRoot(try reader.string("navigation screen"))
-        case let tag: throw DecodingFailure(reason: "unknown navigation tag \(tag)")
         }
     }
 

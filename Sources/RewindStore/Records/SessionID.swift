@@ -16,6 +16,12 @@ public struct SessionID: Sendable, Hashable, Comparable, Codable, CustomStringCo
         self.rawValue = rawValue
     }
 
+    /// An id whose text the caller already checked against the rules (a record's bytes, checked
+    /// by ``RecordView``).
+    init(checked rawValue: String) {
+        self.rawValue = rawValue
+    }
+
     /// Why `rawValue` is not a valid id, or `nil` when it is.
     static func problem(with rawValue: String) -> String? {
         let utf8 = rawValue.utf8

@@ -42,6 +42,20 @@ public class StoreReadTransaction {
         }
     }
 
+    /// Calls `body` with a checked, borrowed view of each record of the whole log from global
+    /// sequence `start` on, in order, until the log ends or `body` returns
+    /// ``IterationControl/stop``. Nothing is copied out of LMDB's map unless `body` does; a view
+    /// is valid only during its call.
+    /// - Throws: ``StoreError/corruptedRecord(sequence:reason:)`` as ``forEachRecord(from:_:)``.
+    package func forEachRecordView(
+        from start: UInt64 = 1, _ body: (RecordView) throws -> IterationControl
+    ) throws {
+        try transaction.forEach(in: databases.log, from: StoreKey.uint64(start)) { key, value in
+            let sequence = try Self.sequence(ofLogKey: key)
+            return try body(try RecordView(value, sequence: sequence))
+        }
+    }
+
     /// Up to `limit` records of the whole log from global sequence `start` on, in order.
     public func records(from start: UInt64 = 1, limit: Int = .max) throws -> [TransitionRecord] {
         var records: [TransitionRecord] = []

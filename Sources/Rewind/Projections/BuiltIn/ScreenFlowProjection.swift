@@ -83,7 +83,7 @@ public struct ScreenFlowProjection: Projection {
     }
 
     /// The first index of `sorted` whose element is not less than `id`.
-    private static func insertionPoint(of id: String, in sorted: [String]) -> Int {
+    static func insertionPoint(of id: String, in sorted: [String]) -> Int {
         var low = 0
         var high = sorted.count
         while low < high {
