@@ -86,7 +86,7 @@ case "bulk64":
     try await drive(sessions: 64, durability: .noSync, chunk: 64)
 case "rebuild":
     // Needs the benchmark suite's 1,000,000-version store (written by its item 6 setup).
-    let path = FileManager.default.temporaryDirectory.appendingPathComponent("rewind-bench-1M-v1").path
+    let path = FileManager.default.temporaryDirectory.appendingPathComponent("rewind-bench-1M-v2").path
     let engine = try Engine(directory: path, configuration: EngineConfiguration(durability: .noSync))
     try engine.register(try Machine(flat))
     try engine.register(ScreenFlowProjection(), mode: .catchUp)
