@@ -86,6 +86,8 @@ def separate(results):
     for sessions in (1, 64):
         pairs.append((f"4 no-sync {sessions} sessions: Rewind",
                       f"4 no-sync {sessions} sessions: raw LMDB NOSYNC same batch", "≥ 0.7×"))
+        pairs.append((f"4 no-sync bulk {sessions} sessions: Rewind",
+                      f"4 no-sync bulk {sessions} sessions: raw LMDB NOSYNC same batch", "≥ 0.7×"))
     pairs.append(("2 durable one per commit: Rewind", "5 GRDB one per transaction", "≥ 3×"))
     pairs.append(("3 group commit 64 sessions: Rewind", "5 GRDB batched (64 sessions' batch)", "≥ 3×"))
     pairs.append(("6 projection rebuild over 1,000,000 records: Rewind", None, "≥ 1 M records/s"))

@@ -190,7 +190,7 @@ public final class Environment: @unchecked Sendable {
             switch outcome {
             case .done(let result): return result
             case .mapResized: try shared.adoptResizedMap()
-            case .mapFull: continue
+            case .mapFull, .mapUnreserved: continue
             }
         }
     }
@@ -213,6 +213,7 @@ public final class Environment: @unchecked Sendable {
             var failedMapSize = 0
             let outcome: Outcome<R> = try shared.accessLock.withSharedAccess {
                 try ensureEnvironmentOpen("mdb_txn_begin (write)")
+                if shared.mapUnreserved { return .mapUnreserved }
                 var pointer: OpaquePointer?
                 let code = mdb_txn_begin(shared.pointer, nil, 0, &pointer)
                 if code == LMDBError.Code.mapResized { return .mapResized }
@@ -256,6 +257,7 @@ public final class Environment: @unchecked Sendable {
             case .done(let result): return result
             case .mapFull: try shared.growMap(after: failedMapSize)
             case .mapResized: try shared.adoptResizedMap()
+            case .mapUnreserved: try shared.reserveAdoptedMap()
             }
         }
     }
@@ -264,6 +266,8 @@ public final class Environment: @unchecked Sendable {
         case done(R)
         case mapFull
         case mapResized
+        /// The writable map grew (by another process) beyond what could be reserved on disk.
+        case mapUnreserved
     }
 
     // MARK: Maintenance

@@ -54,6 +54,22 @@ public struct EnvironmentOptions: OptionSet, Sendable, Hashable {
     /// `MDB_NORDAHEAD`: turn off OS read-ahead (helps random reads on databases larger than RAM).
     public static let noReadAhead = EnvironmentOptions(rawValue: 1 << 3)
 
+    /// `MDB_WRITEMAP`: write transactions change the memory map directly instead of copying each
+    /// dirty page into a malloc'd buffer and writing it with `pwrite` at commit. A durable commit
+    /// is then an `msync` of the map followed by the meta page and its `msync` — the same order,
+    /// and the same crash safety, as without it (uncommitted pages that reach the disk early are
+    /// free pages no meta page refers to); with ``noSync`` a commit makes no system call at all.
+    /// What it gives up is LMDB's protection against the application writing into the map through
+    /// a stray pointer. LMDB asks that every process of one environment use the same setting.
+    ///
+    /// The data file is the map's size, and **the whole map is reserved on disk**
+    /// (`posix_fallocate`) when the environment opens and before the map grows: a write into a
+    /// sparse hole that a full disk cannot fill would crash the process (`SIGBUS`), while a failed
+    /// reservation fails the write that needed the growth with `ENOSPC`. When the disk has no room
+    /// for the map at open, the environment is opened without a writable map. Linux only (where
+    /// blocks can be reserved); ignored elsewhere and with ``readOnly``.
+    public static let writeMap = EnvironmentOptions(rawValue: 1 << 4)
+
     /// `MDB_NOLOCK` — internal: inspection of a directory without creating its lock file.
     static let noLock = EnvironmentOptions(rawValue: 1 << 16)
 
@@ -65,6 +81,7 @@ public struct EnvironmentOptions: OptionSet, Sendable, Hashable {
         if contains(.noMetaSync) { flags |= UInt32(MDB_NOMETASYNC) }
         if contains(.readOnly) { flags |= UInt32(MDB_RDONLY) }
         if contains(.noReadAhead) { flags |= UInt32(MDB_NORDAHEAD) }
+        if contains(.writeMap) && !contains(.readOnly) { flags |= UInt32(MDB_WRITEMAP) }
         if contains(.noLock) { flags |= UInt32(MDB_NOLOCK) }
         return flags
     }

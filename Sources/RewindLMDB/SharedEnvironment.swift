@@ -33,6 +33,31 @@ final class SharedEnvironment: @unchecked Sendable {
 
     /// Opens the environment in the existing directory `path` (already canonical).
     init(path: String, configuration: EnvironmentConfiguration) throws {
+        var options = configuration.options
+        if !MapReservation.isSupported || options.contains(.readOnly) { options.remove(.writeMap) }
+        var env = try Self.open(path: path, configuration: configuration, options: options)
+        if options.contains(.writeMap) && MapReservation.reserve(env, bytes: Self.mapSize(of: env)) != 0 {
+            // No room on the disk for the whole map: a writable map over a sparse file would crash
+            // the process (SIGBUS) when the disk fills, so this process writes through `pwrite`.
+            mdb_env_close(env)
+            options.remove(.writeMap)
+            env = try Self.open(path: path, configuration: configuration, options: options)
+        }
+        self.pointer = env
+        self.usesWriteMap = options.contains(.writeMap)
+        self.serial = SharedEnvironment.nextSerial()
+        self.path = path
+        self.configuration = configuration
+    }
+
+    /// Whether this process writes through a writable map (``EnvironmentOptions/writeMap``, with
+    /// the whole map reserved on disk).
+    let usesWriteMap: Bool
+    /// Set (under exclusive access) when a map grown by another process could not be reserved on
+    /// disk: writes refuse until it can be (read under shared access).
+    var mapUnreserved = false
+
+    private static func open(path: String, configuration: EnvironmentConfiguration, options: EnvironmentOptions) throws -> OpaquePointer {
         var env: OpaquePointer?
         try LMDBError.check(mdb_env_create(&env), "mdb_env_create for '\(path)'")
         guard let env else {
@@ -49,9 +74,9 @@ final class SharedEnvironment: @unchecked Sendable {
                 mdb_env_set_mapsize(env, configuration.mapSize),
                 "mdb_env_set_mapsize(\(configuration.mapSize)) for '\(path)'")
             try LMDBError.check(
-                mdb_env_open(env, path, configuration.options.lmdbFlags, mdb_mode_t(configuration.fileMode)),
+                mdb_env_open(env, path, options.lmdbFlags, mdb_mode_t(configuration.fileMode)),
                 "mdb_env_open '\(path)'")
-            if !configuration.options.contains(.noLock) {
+            if !options.contains(.noLock) {
                 var dead: Int32 = 0
                 try LMDBError.check(mdb_reader_check(env, &dead), "mdb_reader_check for '\(path)'")
             }
@@ -59,10 +84,13 @@ final class SharedEnvironment: @unchecked Sendable {
             mdb_env_close(env)
             throw error
         }
-        self.pointer = env
-        self.serial = SharedEnvironment.nextSerial()
-        self.path = path
-        self.configuration = configuration
+        return env
+    }
+
+    private static func mapSize(of env: OpaquePointer) -> Int {
+        var info = MDB_envinfo()
+        mdb_env_info(env, &info)
+        return info.me_mapsize
     }
 
     private static let serialLock = Mutex()
@@ -127,6 +155,16 @@ final class SharedEnvironment: @unchecked Sendable {
             }
             let (doubled, overflow) = current.multipliedReportingOverflow(by: 2)
             let newSize = overflow ? maximum : min(doubled, maximum)
+            if usesWriteMap {
+                // Reserve the grown map on disk first: a write into a hole of the map that the
+                // disk cannot fill would crash the process instead of failing.
+                let code = MapReservation.reserve(pointer, bytes: newSize)
+                if code != 0 {
+                    throw LMDBError(
+                        code: code, operation: "growing the map of '\(path)' to \(newSize) bytes",
+                        message: "the disk has no room to reserve it (\(String(cString: strerror(code))))")
+                }
+            }
             try LMDBError.check(
                 mdb_env_set_mapsize(pointer, newSize),
                 "mdb_env_set_mapsize(\(newSize)) growing the map of '\(path)'")
@@ -140,6 +178,25 @@ final class SharedEnvironment: @unchecked Sendable {
             try LMDBError.check(
                 mdb_env_set_mapsize(pointer, 0),
                 "mdb_env_set_mapsize(0) adopting a map grown by another process for '\(path)'")
+            if usesWriteMap {
+                mapUnreserved = MapReservation.reserve(pointer, bytes: currentMapSize()) != 0
+            }
+        }
+    }
+
+    /// Reserves the adopted map on disk, after an earlier attempt failed (see `mapUnreserved`).
+    /// - Throws: ``LMDBError`` with the reservation's error (`ENOSPC`) while it still fails.
+    func reserveAdoptedMap() throws {
+        try accessLock.withExclusiveAccess(orThrow: { nestingError("reserving the map") }) {
+            if isClosed || !mapUnreserved { return }
+            let size = currentMapSize()
+            let code = MapReservation.reserve(pointer, bytes: size)
+            if code != 0 {
+                throw LMDBError(
+                    code: code, operation: "reserving the map of '\(path)' (\(size) bytes, grown by another process)",
+                    message: "the disk has no room for it (\(String(cString: strerror(code))))")
+            }
+            mapUnreserved = false
         }
     }
 }

@@ -6,10 +6,27 @@ import Testing
 /// Promise 3: a full disk fails the append cleanly (a typed error, nothing acknowledged that is
 /// not written), keeps everything earlier, and the store works again once space is freed.
 struct FullDiskTests {
-    @Test(.timeLimit(.minutes(1)))
-    func aFullDiskFailsTheAppendKeepsEverythingEarlierAndWorksAgainOnceSpaceIsFreed() async throws {
+    /// How full the disk gets, and how. `pwrite`: the map (8 MiB) is more than the 2 MiB disk, so
+    /// the store cannot reserve its writable map and writes pages with `pwrite`; the disk fills
+    /// mid-commit. `reserved map`: the map (256 KiB at first) fits the 3 MiB disk, so the store
+    /// writes through its reserved writable map; the disk fills when the map has to grow, and
+    /// reserving the grown map fails before anything is written into it (a write into an
+    /// unreserved hole would crash the process). Freeing the filler makes room again either way.
+    struct DiskCase: Sendable, CustomTestStringConvertible {
+        var name: String
+        var initialMap: Int
+        var diskMegabytes: Int
+        var filler: Int
+        var testDescription: String { name }
+    }
+
+    @Test(.timeLimit(.minutes(1)), arguments: [
+        DiskCase(name: "pwrite", initialMap: 8 << 20, diskMegabytes: 2, filler: 768 << 10),
+        DiskCase(name: "reserved map", initialMap: 256 << 10, diskMegabytes: 3, filler: 1 << 20),
+    ])
+    func aFullDiskFailsTheAppendKeepsEverythingEarlierAndWorksAgainOnceSpaceIsFreed(disk: DiskCase) async throws {
         let filesystem: SmallFilesystem
-        switch try SmallFilesystem.mount(megabytes: 2) {
+        switch try SmallFilesystem.mount(megabytes: disk.diskMegabytes) {
         case .success(let mounted): filesystem = mounted
         case .failure(let reason):
             print("full disk test skipped: \(reason)")
@@ -18,13 +35,13 @@ struct FullDiskTests {
         defer { filesystem.unmount() }
         // Something to delete later to free space.
         let filler = URL(fileURLWithPath: filesystem.path).appendingPathComponent("filler")
-        try Data(repeating: 0xA5, count: 768 << 10).write(to: filler)
+        try Data(repeating: 0xA5, count: disk.filler).write(to: filler)
         let directory = filesystem.path + "/store"
         try FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: false)
 
-        // The map (sparse) is larger than the disk: the disk fills before the map does.
+        // The map may grow to more than the disk holds: the disk fills before the map does.
         var configuration = EngineConfiguration(durability: .durable, snapshotInterval: 16)
-        configuration.store.environment.mapSize = 8 << 20
+        configuration.store.environment.mapSize = disk.initialMap
         configuration.store.environment.maximumMapSize = 8 << 20
         let engine = try Engine(directory: directory, configuration: configuration)
         try engine.register(try TickerMachine.machine())
@@ -44,7 +61,7 @@ struct FullDiskTests {
             }
         }
         let error = try #require(failure as? LMDBError, "expected the disk to fill, got \(String(describing: failure)) after \(acknowledged) sends")
-        print("full disk: \(acknowledged) sends acknowledged, then: \(error)")
+        print("full disk (\(disk.name)): \(acknowledged) sends acknowledged, then: \(error)")
         // ENOSPC, or EIO: LMDB reports a short `pwrite` (the disk filled mid-page) as EIO.
         #expect([ENOSPC, EIO].contains(error.code), "\(error)")
         #expect(!error.isMapFull)

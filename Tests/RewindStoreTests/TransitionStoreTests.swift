@@ -60,6 +60,21 @@ struct TransitionStoreTests {
         #expect(try directory.files() == before)
     }
 
+    @Test func aDataFileOfZerosThatNobodyIsCreatingIsNotAStore() throws {
+        // A blank first page means "being created" to the pre-check (a writable map sizes the
+        // file before LMDB writes its meta pages); opening it then tells it is no store.
+        let directory = try TestDirectory()
+        defer { directory.remove() }
+        try Data(count: 8192).write(to: URL(fileURLWithPath: directory.path + "/data.mdb"))
+        let error = #expect(throws: StoreError.self) { _ = try TransitionStore(directory: directory.path) }
+        guard case .notAStore(let path, _)? = error else {
+            Issue.record("expected notAStore, got \(String(describing: error))")
+            return
+        }
+        #expect(path == directory.path)
+        #expect(try Data(contentsOf: URL(fileURLWithPath: directory.path + "/data.mdb")) == Data(count: 8192))
+    }
+
     @Test func anotherLMDBEnvironmentIsNotAStoreAndStaysUntouched() throws {
         let directory = try TestDirectory()
         defer { directory.remove() }

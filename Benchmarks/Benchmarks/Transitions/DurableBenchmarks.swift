@@ -66,6 +66,75 @@ func registerDurableBenchmarks() {
             try await observedBatch(sessions: sessions, durability: .noSync, transitions: 20_000)
         }
     }
+
+    // 4. No-sync bulk import: each session sends its events `bulkChunk` at a time with
+    // `send(contentsOf:)` (one append per call); raw LMDB writes the same records per commit.
+    for sessions in [1, 64] {
+        let box = FixtureBox<EngineFixture>()
+        Benchmark(
+            "4 no-sync bulk \(sessions) sessions: Rewind", configuration: perThousand,
+            closure: { benchmark in
+                guard let fixture = box.value else { return benchmark.error("no fixture") }
+                do {
+                    let before = fixture.engine.commitStatistics
+                    benchmark.startMeasurement()
+                    try await fixture.runBulk(transitions: benchmark.scaledIterations.count)
+                    benchmark.stopMeasurement()
+                    let after = fixture.engine.commitStatistics
+                    benchmark.measurement(batchMetric, recordsPerCommit(before, after, records: benchmark.scaledIterations.count))
+                } catch {
+                    benchmark.error("\(error)")
+                }
+            },
+            setup: { box.value = try await EngineFixture(durability: .noSync, sessions: sessions) },
+            teardown: { box.value?.close() })
+        rawBenchmark(
+            "4 no-sync bulk \(sessions) sessions: raw LMDB NOSYNC same batch", configuration: rawPerThousand,
+            noSync: true, perIteration: 1_000
+        ) {
+            let fixture = try await EngineFixture(durability: .noSync, sessions: sessions)
+            defer { fixture.close() }
+            let before = fixture.engine.commitStatistics
+            try await fixture.runBulk(transitions: 20_000)
+            return recordsPerCommit(before, fixture.engine.commitStatistics, records: 20_000)
+        }
+    }
+}
+
+/// Events per `send(contentsOf:)` call in the bulk-import benchmarks.
+let bulkChunk = 64
+
+/// Records per commit between two statistics: `records` written in `after.commits - before.commits`.
+func recordsPerCommit(_ before: CommitStatistics, _ after: CommitStatistics, records: Int) -> Int {
+    max(1, Int((Double(records) / Double(max(1, after.commits - before.commits))).rounded()))
+}
+
+extension EngineFixture {
+    /// Runs `total` transitions across every session concurrently, each session sending the flat
+    /// cycle ``bulkChunk`` events per `send(contentsOf:)` (bulk import).
+    func runBulk(transitions total: Int) async throws {
+        let chunks = Tickets(limit: (total + bulkChunk - 1) / bulkChunk)
+        try await withThrowingTaskGroup(of: Void.self) { group in
+            for session in sessions {
+                group.addTask {
+                    while chunks.take() {
+                        // Continue the cycle from where the session is (greeting, login or home).
+                        let cycle = BenchMachines.flatCycle
+                        let states = ["greeting", "login", "home"]
+                        var position = session.configuration.last.flatMap { states.firstIndex(of: $0) } ?? 0
+                        var events: [Event] = []
+                        events.reserveCapacity(bulkChunk)
+                        for _ in 0..<bulkChunk {
+                            events.append(cycle[position])
+                            position = (position + 1) % cycle.count
+                        }
+                        try await session.send(contentsOf: events)
+                    }
+                }
+            }
+            try await group.waitForAll()
+        }
+    }
 }
 
 /// The engine with `sessions` concurrent sessions: the scaling factor's transitions per iteration.

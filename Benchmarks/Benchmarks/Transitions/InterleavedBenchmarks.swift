@@ -108,6 +108,47 @@ func registerInterleavedBenchmarks() {
                 try groupBox.value?.grdb?.close()
             })
     }
+
+    // Item 4's bulk import (`send(contentsOf:)`, `bulkChunk` events per call): raw LMDB writes the
+    // records per commit Rewind reached in the same iteration.
+    for sessions in [1, 64] {
+        let bulkBox = FixtureBox<(engine: EngineFixture, raw: RawLMDBLog)>()
+        Benchmark(
+            "7 interleaved no-sync bulk \(sessions) sessions: Rewind, raw LMDB same batch",
+            configuration: .init(metrics: [rewind, raw, batchMetric], maxDuration: .seconds(8), maxIterations: 40),
+            closure: { benchmark in
+                guard let (engine, rawLog) = bulkBox.value else { return benchmark.error("no fixture") }
+                do {
+                    let count = 1_024
+                    let clock = ContinuousClock()
+                    let before = engine.engine.commitStatistics
+                    var start = clock.now
+                    try await engine.runBulk(transitions: count)
+                    benchmark.measurement(rewind, clock.now.nanoseconds(since: start) / count)
+                    let batch = recordsPerCommit(before, engine.engine.commitStatistics, records: count)
+                    benchmark.measurement(batchMetric, batch)
+                    start = clock.now
+                    var remaining = count
+                    while remaining > 0 {
+                        try rawLog.append(batch: min(batch, remaining))
+                        remaining -= batch
+                    }
+                    benchmark.measurement(raw, clock.now.nanoseconds(since: start) / count)
+                } catch {
+                    benchmark.error("\(error)")
+                }
+            },
+            setup: {
+                let sample = try await SampleRecord.make()
+                bulkBox.value = (
+                    try await EngineFixture(durability: .noSync, sessions: sessions),
+                    try RawLMDBLog(recordSize: sample.encodedSize, noSync: true))
+            },
+            teardown: {
+                bulkBox.value?.engine.close()
+                bulkBox.value?.raw.close()
+            })
+    }
 }
 
 private func nanoseconds(_ name: String) -> BenchmarkMetric {

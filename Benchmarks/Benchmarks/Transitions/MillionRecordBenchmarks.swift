@@ -74,7 +74,7 @@ enum MillionVersionStore {
     static let session = "user-0"
 
     static var path: String {
-        FileManager.default.temporaryDirectory.appendingPathComponent("rewind-bench-1M-v1").path
+        FileManager.default.temporaryDirectory.appendingPathComponent("rewind-bench-1M-v2").path
     }
 
     /// Opens the store, writing it first when missing or incomplete.

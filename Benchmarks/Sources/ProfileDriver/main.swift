@@ -5,6 +5,8 @@
 //   perf record -e cpu-clock -g .build/release/ProfileDriver durable 3000
 //   valgrind --tool=callgrind .build/release/ProfileDriver flat 100000
 //   .build/release/ProfileDriver flatprepared 20000000      (prepared events; also hierarchicalprepared)
+// Modes: flat, flatprepared, hierarchicalprepared, durable, group64, nosync, nosync64, bulk, bulk64 (no-sync, 64 events per
+// send(contentsOf:)), rebuild.
 import Foundation
 import Rewind
 
@@ -26,8 +28,9 @@ let flat = MachineDefinition("onboarding-cycle") {
 }
 let cycle = [Event("start"), Event("loggedIn"), Event("logout")]
 
-/// Drives `sessions` sessions for `count` transitions in total.
-func drive(sessions: Int, durability: Durability) async throws {
+/// Drives `sessions` sessions for `count` transitions in total (`chunk` > 1: that many events
+/// per `send(contentsOf:)`, bulk import).
+func drive(sessions: Int, durability: Durability, chunk: Int = 1) async throws {
     let directory = try scratch()
     defer { try? FileManager.default.removeItem(atPath: directory) }
     let engine = try Engine(directory: directory, configuration: EngineConfiguration(durability: durability))
@@ -45,7 +48,16 @@ func drive(sessions: Int, durability: Durability) async throws {
     try await withThrowingTaskGroup(of: Void.self) { group in
         for session in started {
             group.addTask {
-                for index in 0..<perSession { try await session.send(cycle[index % cycle.count]) }
+                if chunk > 1 {
+                    var events: [Event] = []
+                    for index in 0..<perSession {
+                        events.append(cycle[index % cycle.count])
+                        if events.count == chunk { try await session.send(contentsOf: events); events.removeAll() }
+                    }
+                    if !events.isEmpty { try await session.send(contentsOf: events) }
+                } else {
+                    for index in 0..<perSession { try await session.send(cycle[index % cycle.count]) }
+                }
             }
         }
         try await group.waitForAll()
@@ -98,9 +110,13 @@ case "nosync":
     try await drive(sessions: 1, durability: .noSync)
 case "nosync64":
     try await drive(sessions: 64, durability: .noSync)
+case "bulk":
+    try await drive(sessions: 1, durability: .noSync, chunk: 64)
+case "bulk64":
+    try await drive(sessions: 64, durability: .noSync, chunk: 64)
 case "rebuild":
     // Needs the benchmark suite's 1,000,000-version store (written by its item 6 setup).
-    let path = FileManager.default.temporaryDirectory.appendingPathComponent("rewind-bench-1M-v1").path
+    let path = FileManager.default.temporaryDirectory.appendingPathComponent("rewind-bench-1M-v2").path
     let engine = try Engine(directory: path, configuration: EngineConfiguration(durability: .noSync))
     try engine.register(try Machine(flat))
     try engine.register(ScreenFlowProjection(), mode: .catchUp)
@@ -110,5 +126,5 @@ case "rebuild":
     print("rebuild: \(clock.now - start)")
     engine.close()
 default:
-    print("modes: flat, durable, group64, nosync, nosync64, rebuild")
+    print("modes: flat, durable, group64, nosync, nosync64, bulk, bulk64, rebuild")
 }

@@ -98,6 +98,29 @@ public final class Session: @unchecked Sendable {
         return try await perform(.send(Event(name.rawValue, payload: value)))
     }
 
+    /// Sends `events` one after the other and appends all their records in **one** commit (bulk
+    /// import); returns their steps, in order.
+    ///
+    /// Each event is evaluated against the state the previous one reached, exactly as consecutive
+    /// `send(_:)` calls would, and the records (and every snapshot due among their
+    /// versions) are appended together with the session's expected version. All or nothing: when an
+    /// event is refused (`MachineError.invalidTransition`, a reserved name) or the append fails,
+    /// nothing is written, the session stays where it was and no hook runs. After the commit the
+    /// session adopts the last state and runs each step's hooks in order. Explicitly ignored events
+    /// record nothing, as with `send`.
+    ///
+    /// Meant for importing or replaying many events at once (with ``Durability/noSync``, say): one
+    /// commit, one wake-up and one append instead of one per event.
+    /// - Throws: the first refused event's error, `StoreError.versionConflict`, the store's errors.
+    @discardableResult
+    public func send(contentsOf events: some Sequence<Event>) async throws -> [Step] {
+        let requests = events.map { StepRecording.Request.send($0) }
+        if requests.isEmpty { return [] }
+        let steps = try await gate.withGate { try await runSteps(requests) }
+        await drainQueued()
+        return steps
+    }
+
     /// Moves directly to the state `id` carrying `data` (GKStateMachine's `enter(_:)`), recorded
     /// with the event name `enter`.
     ///
@@ -236,6 +259,53 @@ public final class Session: @unchecked Sendable {
         lock.withLock { current = after }
         hooks.run(step, of: machine, previous: before.state)
         return step
+    }
+
+    /// Evaluate every request → one append → adopt → every step's hooks, holding the gate (see
+    /// `send(contentsOf:)`; `runStep` is the one-request case).
+    private func runSteps(_ requests: [StepRecording.Request]) async throws -> [Step] {
+        try engine.ensureOpen()
+        let before = snapshot
+        var latest = before
+        let interval = engine.configuration.snapshotInterval
+        var steps: [Step] = []
+        steps.reserveCapacity(requests.count)
+        var transitions: [Transition] = []
+        transitions.reserveCapacity(requests.count)
+        var previousStates: [MachineState] = []
+        previousStates.reserveCapacity(requests.count)
+        var writes: [AppendRequest.AuxiliaryWrite] = []
+        for request in requests {
+            let time = Timestamp.now()
+            let step = try recording.evaluate(request, in: latest.state, at: time)
+            steps.append(step)
+            previousStates.append(latest.state)
+            if step.microsteps.isEmpty { continue }  // explicitly ignored: nothing recorded
+            let transition = try recording.transition(for: step, request: request, at: time)
+            latest.navigation.apply(transition.navigation)
+            latest = SessionSnapshot(
+                version: latest.version + 1, definition: recording.definition, state: step.state,
+                navigation: latest.navigation, timestamp: time)
+            if interval > 0, latest.version % interval == 0 {
+                writes.append(AppendRequest.AuxiliaryWrite(
+                    database: .snapshots, key: SessionSnapshot.key(session: id, version: latest.version),
+                    value: try latest.encoded()))
+            }
+            transitions.append(transition)
+        }
+        if transitions.isEmpty { return steps }
+        let expected: ExpectedVersion = before.version == 0 ? .noStream : .exact(before.version)
+        do {
+            _ = try await engine.commits.submit(AppendRequest(
+                session: id, expectedVersion: expected, transitions: transitions, auxiliaryWrites: writes))
+        } catch where engine.isClosed {
+            throw EngineError.closed
+        }
+        lock.withLock { current = latest }
+        for (step, previous) in zip(steps, previousStates) where !step.microsteps.isEmpty {
+            hooks.run(step, of: machine, previous: previous)
+        }
+        return steps
     }
 
     private func enqueue(_ request: StepRecording.Request) {

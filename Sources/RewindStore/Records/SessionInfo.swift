@@ -33,17 +33,40 @@ public struct SessionInfo: Sendable, Hashable, Codable {
     }
 }
 
-/// The binary encoding of a ``SessionInfo`` (the session id is the key, not in the value):
-/// format byte `1`, flags byte (bit 0: origin), varint head version, varint head sequence,
-/// varint record count, Int64 LE created and updated (µs since 1970), string machine, then
-/// string origin session and varint origin version when flagged, then a CRC-32C (4 bytes LE).
+/// A session's entry in the `sessions` database: what ``SessionInfo`` says, plus the global
+/// sequences of the session's latest versions that no `session-index` block holds yet.
+struct SessionHead: Sendable, Hashable {
+    var info: SessionInfo
+    /// The sequences of versions `info.headVersion - recent.count + 1 ... info.headVersion`, in
+    /// order: `info.headVersion % StoreLayout.indexBlockSize` of them (store format 2).
+    var recent: [UInt64]
+
+    /// The first version `recent` holds (one past the last full index block).
+    var firstRecentVersion: UInt64 { info.headVersion - UInt64(recent.count) + 1 }
+}
+
+/// The binary encoding of a session's entry (the session id is the key, not in the value).
+///
+/// Format 2 (store format 2): format byte `2`, flags byte (bit 0: origin), varint head version,
+/// varint head sequence, varint record count, Int64 LE created and updated (µs since 1970), string
+/// machine, then string origin session and varint origin version when flagged, then the recent
+/// sequences (``SessionHead/recent``: varint count, the first as a varint, each next one as the
+/// varint difference to the one before), then a CRC-32C (4 bytes LE) of everything before it.
+/// Format 1 (store format 1, read only to migrate) is the same without the recent sequences.
 enum SessionInfoCodec {
-    static let formatVersion: UInt8 = 1
+    static let formatVersion: UInt8 = 2
+    /// The format of store format 1's entries, which had no recent sequences.
+    static let formatVersion1: UInt8 = 1
     private static let originFlag: UInt8 = 1
 
-    static func encode(_ info: SessionInfo, into buffer: inout [UInt8]) {
+    static func encode(_ head: SessionHead, into buffer: inout [UInt8]) {
+        encode(head.info, recent: head.recent, format: formatVersion, into: &buffer)
+    }
+
+    /// Encodes `info` in `format` (1 writes no recent sequences; tests build format 1 stores).
+    static func encode(_ info: SessionInfo, recent: [UInt64], format: UInt8, into buffer: inout [UInt8]) {
         let start = buffer.count
-        buffer.append(formatVersion)
+        buffer.append(format)
         buffer.append(info.origin == nil ? 0 : originFlag)
         buffer.appendVarint(info.headVersion)
         buffer.appendVarint(info.headSequence)
@@ -55,15 +78,27 @@ enum SessionInfoCodec {
             buffer.appendString(origin.session.rawValue)
             buffer.appendVarint(origin.version)
         }
+        if format >= 2 {
+            buffer.appendVarint(UInt64(recent.count))
+            var previous: UInt64 = 0
+            for sequence in recent {
+                buffer.appendVarint(sequence &- previous)
+                previous = sequence
+            }
+        }
         let checksum = buffer.withUnsafeBytes { CRC32C.checksum(UnsafeRawBufferPointer(rebasing: $0[start...])) }
         buffer.appendLittleEndian(checksum)
     }
 
-    static func decode(_ bytes: UnsafeRawBufferPointer, session: SessionID) throws -> SessionInfo {
+    /// Decodes an entry of store format `storeFormat` (a format 1 entry has no recent sequences:
+    /// they are in the session index until the store is migrated).
+    static func decode(
+        _ bytes: UnsafeRawBufferPointer, session: SessionID, storeFormat: UInt8 = formatVersion
+    ) throws -> SessionHead {
         do {
             guard bytes.count >= 6 else { throw DecodingFailure(reason: "truncated: \(bytes.count) bytes") }
-            guard bytes[0] == formatVersion else {
-                throw DecodingFailure(reason: "unknown session entry format \(bytes[0])")
+            guard bytes[0] == storeFormat else {
+                throw DecodingFailure(reason: "unknown session entry format \(bytes[0]) (expected \(storeFormat))")
             }
             let body = UnsafeRawBufferPointer(rebasing: bytes[..<(bytes.count - 4)])
             let stored = UInt32(littleEndian: bytes.loadUnaligned(fromByteOffset: bytes.count - 4, as: UInt32.self))
@@ -82,10 +117,31 @@ enum SessionInfoCodec {
                 let originSession = try RecordCodec.sessionID(try reader.string("origin session"))
                 origin = RecordOrigin(session: originSession, version: try reader.varint("origin version"))
             }
+            var recent: [UInt64] = []
+            if storeFormat >= 2 {
+                let count = try reader.varint("recent sequence count")
+                guard count == headVersion % UInt64(StoreLayout.indexBlockSize) else {
+                    throw DecodingFailure(
+                        reason: "\(count) recent sequences for head version \(headVersion) (expected \(headVersion % UInt64(StoreLayout.indexBlockSize)))")
+                }
+                recent.reserveCapacity(Int(count))
+                var sequence: UInt64 = 0
+                while recent.count < Int(count) {
+                    let delta = try reader.varint("recent sequence")
+                    let (sum, overflow) = sequence.addingReportingOverflow(delta)
+                    guard !overflow, sum > sequence else { throw DecodingFailure(reason: "recent sequences out of order") }
+                    sequence = sum
+                    recent.append(sequence)
+                }
+                if let last = recent.last, last != headSequence {
+                    throw DecodingFailure(reason: "the last recent sequence \(last) is not the head sequence \(headSequence)")
+                }
+            }
             guard reader.remaining == 0 else { throw DecodingFailure(reason: "unexpected trailing bytes") }
-            return SessionInfo(
+            let info = SessionInfo(
                 session: session, headVersion: headVersion, headSequence: headSequence, machine: machine,
                 recordCount: recordCount, created: created, updated: updated, origin: origin)
+            return SessionHead(info: info, recent: recent)
         } catch let failure as DecodingFailure {
             throw StoreError.corruptedEntry(
                 database: StoreLayout.sessions, key: "'\(session)'", reason: failure.reason)

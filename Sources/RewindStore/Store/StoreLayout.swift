@@ -1,15 +1,27 @@
 /// The store's on-disk layout: the named databases of its LMDB environment and the keys of its
 /// metadata. See the module's documentation for key and value formats.
 public enum StoreLayout {
-    /// The store format this code writes and the newest it opens.
-    public static let formatVersion: UInt32 = 1
+    /// The store format this code writes and the newest it opens. Format 1 stores (one
+    /// `session-index` entry per version) are migrated to format 2 when opened.
+    public static let formatVersion: UInt32 = 2
 
     /// `log`: key 8-byte big-endian global sequence → encoded ``TransitionRecord``.
     public static let log = "log"
-    /// `session-index`: key session id, NUL, 8-byte big-endian version → 8-byte big-endian sequence.
+    /// `session-index`: key session id, NUL, 8-byte big-endian first version of a block →
+    /// the 8-byte big-endian global sequences of that version and the next ones,
+    /// ``indexBlockSize`` of them. A block is written once the session's head reaches its last
+    /// version; the sequences of the versions after the last full block are in the session's
+    /// `sessions` entry. (Format 1: one entry per version, key session id, NUL, version →
+    /// sequence.)
     public static let sessionIndex = "session-index"
-    /// `sessions`: key session id (UTF-8) → encoded ``SessionInfo``.
+    /// `sessions`: key session id (UTF-8) → the session's ``SessionInfo`` and the sequences of
+    /// its versions after its last full `session-index` block.
     public static let sessions = "sessions"
+
+    /// The number of versions one `session-index` entry holds. An append touches the index only
+    /// when it completes a block, so a group commit of many sessions changes a few index pages
+    /// instead of one per session.
+    public static let indexBlockSize = 32
     /// `meta`: the store's metadata (format version, store id, creation time).
     public static let meta = "meta"
 

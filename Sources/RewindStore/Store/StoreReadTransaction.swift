@@ -71,8 +71,17 @@ public class StoreReadTransaction {
 
     /// What the store knows about `session`, or `nil` when it has no records.
     public func sessionInfo(for session: SessionID) throws -> SessionInfo? {
-        try transaction.withValue(forKey: Array(session.rawValue.utf8), in: databases.sessions) { bytes in
-            try SessionInfoCodec.decode(bytes, session: session)
+        try sessionHead(for: session)?.info
+    }
+
+    /// The session's `sessions` entry (its info and the sequences of its latest versions), or
+    /// `nil` when it has no records.
+    final func sessionHead(for session: SessionID) throws -> SessionHead? {
+        var key = session.rawValue
+        return try key.withUTF8 { keyBytes in
+            try transaction.withValue(forKey: UnsafeRawBufferPointer(keyBytes), in: databases.sessions) { bytes in
+                try SessionInfoCodec.decode(bytes, session: session)
+            }
         }
     }
 
@@ -84,7 +93,7 @@ public class StoreReadTransaction {
                 throw StoreError.corruptedEntry(database: StoreLayout.sessions, key: text.debugDescription,
                                                 reason: "the key is not a valid session id")
             }
-            return try body(try SessionInfoCodec.decode(value, session: session))
+            return try body(try SessionInfoCodec.decode(value, session: session).info)
         }
     }
 
@@ -103,23 +112,129 @@ public class StoreReadTransaction {
         of session: SessionID, from start: UInt64? = nil, direction: IterationDirection = .forward,
         _ body: (TransitionRecord) throws -> IterationControl
     ) throws {
-        let prefix = StoreKey.compoundPrefix(session.rawValue)
-        let first = start ?? (direction == .forward ? 0 : .max)
-        let startKey = StoreKey.compound(session.rawValue, first)
-        try transaction.forEach(in: databases.sessionIndex, from: startKey, direction: direction) { key, value in
-            guard key.count == prefix.count + 8,
-                  key.prefix(prefix.count).elementsEqual(prefix) else { return .stop }
-            guard let sequence = StoreKey.uint64(from: value) else {
-                throw StoreError.corruptedEntry(
-                    database: StoreLayout.sessionIndex, key: "'\(session)' version \(StoreKey.uint64(from: UnsafeRawBufferPointer(rebasing: key.suffix(8))) ?? 0)",
-                    reason: "the value is \(value.count) bytes, not an 8-byte sequence")
-            }
+        try forEachSequence(of: session, from: start, direction: direction) { version, sequence in
             guard let record = try record(at: sequence) else {
                 throw StoreError.corruptedEntry(
-                    database: StoreLayout.sessionIndex, key: "'\(session)'",
+                    database: StoreLayout.sessionIndex, key: "'\(session)' version \(version)",
                     reason: "it points at sequence \(sequence), which is not in the log")
             }
             return try body(record)
+        }
+    }
+
+    /// Calls `body` with the version and global sequence of each record of `session` from version
+    /// `start` on, in `direction` (see ``forEachRecord(of:from:direction:_:)``): the full blocks of
+    /// the `session-index`, then the recent versions of the session's `sessions` entry (backward:
+    /// the other way round).
+    final func forEachSequence(
+        of session: SessionID, from start: UInt64?, direction: IterationDirection,
+        _ body: (_ version: UInt64, _ sequence: UInt64) throws -> IterationControl
+    ) throws {
+        guard let head = try sessionHead(for: session) else { return }
+        let headVersion = head.info.headVersion
+        let firstRecent = head.firstRecentVersion
+        let blockSize = UInt64(StoreLayout.indexBlockSize)
+        switch direction {
+        case .forward:
+            let first = max(start ?? 1, 1)
+            guard first <= headVersion else { return }
+            if first < firstRecent {
+                var stopped = false
+                var next = (first - 1) / blockSize * blockSize + 1
+                try forEachIndexBlock(of: session, containing: first, direction: .forward) { blockStart, sequences in
+                    for (offset, sequence) in sequences.enumerated() {
+                        let version = blockStart + UInt64(offset)
+                        if version < first { continue }
+                        if try body(version, sequence) == .stop {
+                            stopped = true
+                            return .stop
+                        }
+                    }
+                    next = blockStart + blockSize
+                    return next < firstRecent ? .next : .stop
+                }
+                if stopped { return }
+                guard next == firstRecent else { throw Self.missingBlock(of: session, at: next) }
+            }
+            for (offset, sequence) in head.recent.enumerated() {
+                let version = firstRecent + UInt64(offset)
+                if version < first { continue }
+                if try body(version, sequence) == .stop { return }
+            }
+        case .backward:
+            let last = min(start ?? headVersion, headVersion)
+            guard last >= 1 else { return }
+            for (offset, sequence) in head.recent.enumerated().reversed() {
+                let version = firstRecent + UInt64(offset)
+                if version > last { continue }
+                if try body(version, sequence) == .stop { return }
+            }
+            guard firstRecent > 1 else { return }
+            let newest = min(last, firstRecent - 1)
+            var lowest = (newest - 1) / blockSize * blockSize + 1 + blockSize
+            var stopped = false
+            try forEachIndexBlock(of: session, containing: newest, direction: .backward) { blockStart, sequences in
+                for (offset, sequence) in sequences.enumerated().reversed() {
+                    let version = blockStart + UInt64(offset)
+                    if version > last { continue }
+                    if try body(version, sequence) == .stop {
+                        stopped = true
+                        return .stop
+                    }
+                }
+                lowest = blockStart
+                return .next
+            }
+            if !stopped && lowest != 1 { throw Self.missingBlock(of: session, at: lowest - blockSize) }
+        }
+    }
+
+    private static func missingBlock(of session: SessionID, at version: UInt64) -> StoreError {
+        StoreError.corruptedEntry(
+            database: StoreLayout.sessionIndex, key: "'\(session)' version \(version)",
+            reason: "the block of this version is missing")
+    }
+
+    /// Visits the full `session-index` blocks of `session` from the one holding `version` on, in
+    /// `direction`, each as its first version and its sequences, checking that they follow on from
+    /// each other.
+    private final func forEachIndexBlock(
+        of session: SessionID, containing version: UInt64, direction: IterationDirection,
+        _ body: (_ blockStart: UInt64, _ sequences: [UInt64]) throws -> IterationControl
+    ) throws {
+        let blockSize = UInt64(StoreLayout.indexBlockSize)
+        let prefix = StoreKey.compoundPrefix(session.rawValue)
+        var expected = (version - 1) / blockSize * blockSize + 1
+        var sequences: [UInt64] = []
+        sequences.reserveCapacity(StoreLayout.indexBlockSize)
+        try transaction.forEach(
+            in: databases.sessionIndex, from: StoreKey.compound(session.rawValue, expected), direction: direction
+        ) { key, value in
+            guard key.count == prefix.count + 8, key.prefix(prefix.count).elementsEqual(prefix) else { return .stop }
+            let blockStart = UInt64(bigEndian: key.loadUnaligned(fromByteOffset: prefix.count, as: UInt64.self))
+            guard blockStart == expected else {
+                throw StoreError.corruptedEntry(
+                    database: StoreLayout.sessionIndex, key: "'\(session)' version \(blockStart)",
+                    reason: "the block of version \(expected) was expected here")
+            }
+            guard value.count == StoreLayout.indexBlockSize * 8 else {
+                throw StoreError.corruptedEntry(
+                    database: StoreLayout.sessionIndex, key: "'\(session)' version \(blockStart)",
+                    reason: "the value is \(value.count) bytes, not \(StoreLayout.indexBlockSize) 8-byte sequences")
+            }
+            sequences.removeAll(keepingCapacity: true)
+            for offset in stride(from: 0, to: value.count, by: 8) {
+                sequences.append(UInt64(bigEndian: value.loadUnaligned(fromByteOffset: offset, as: UInt64.self)))
+            }
+            let control = try body(blockStart, sequences)
+            if control == .stop { return .stop }
+            if direction == .forward {
+                expected = blockStart + blockSize
+            } else {
+                guard blockStart > 1 else { return .stop }
+                expected = blockStart - blockSize
+            }
+            return .next
         }
     }
 

@@ -9,13 +9,18 @@ public final class StoreWriteTransaction: StoreReadTransaction {
     private let writeTransaction: WriteTransaction
     /// The encode buffer, reused by every record of this transaction.
     private var buffer: [UInt8] = []
-    /// The session-index key buffer, reused likewise.
+    /// The session-index key and block buffers, reused likewise.
     private var keyBuffer: [UInt8] = []
+    private var blockBuffer: [UInt8] = []
     /// The next global sequence, read from the log on the first append.
     private var nextSequence: UInt64?
 
-    init(transaction: WriteTransaction, databases: StoreDatabases) {
+    /// Decoded session entries this process wrote, checked byte for byte against LMDB.
+    private let headCache: SessionHeadCache?
+
+    init(transaction: WriteTransaction, databases: StoreDatabases, headCache: SessionHeadCache? = nil) {
         writeTransaction = transaction
+        self.headCache = headCache
         super.init(transaction: transaction, databases: databases)
         buffer.reserveCapacity(1024)
         keyBuffer.reserveCapacity(64)
@@ -38,8 +43,8 @@ public final class StoreWriteTransaction: StoreReadTransaction {
                 throw StoreError.invalidTransition(session: session, index: index, reason: problem)
             }
         }
-        let existing = try sessionInfo(for: session)
-        let head = existing?.headVersion ?? 0
+        let existing = try storedHead(of: session)
+        let head = existing?.info.headVersion ?? 0
         guard expectedVersion.isSatisfied(byHead: head) else {
             throw StoreError.versionConflict(session: session, expected: expectedVersion, actual: head)
         }
@@ -48,8 +53,9 @@ public final class StoreWriteTransaction: StoreReadTransaction {
         // Validated: from here on, only LMDB failures (which fail the whole transaction) can throw.
         var sequence = firstSequence
         var version = head
+        var recent = existing?.recent ?? []
         let log = databases.log
-        let index = databases.sessionIndex
+        let blockSize = StoreLayout.indexBlockSize
         for transition in transitions {
             version += 1
             buffer.removeAll(keepingCapacity: true)
@@ -59,11 +65,12 @@ public final class StoreWriteTransaction: StoreReadTransaction {
                 try buffer.withUnsafeBytes { value in
                     try writeTransaction.put(value, forKey: key, in: log, flags: .append)
                 }
-                keyBuffer.removeAll(keepingCapacity: true)
-                StoreKey.appendCompound(session.rawValue, version, to: &keyBuffer)
-                try keyBuffer.withUnsafeBytes { indexKey in
-                    try writeTransaction.put(key, forKey: indexKey, in: index)
-                }
+            }
+            recent.append(sequence)
+            if recent.count == blockSize {
+                // The block is full: it goes to the session index, keyed by its first version.
+                try putIndexBlock(recent, of: session, from: version - UInt64(blockSize) + 1)
+                recent.removeAll(keepingCapacity: true)
             }
             sequence += 1
         }
@@ -72,11 +79,13 @@ public final class StoreWriteTransaction: StoreReadTransaction {
         let last = transitions[transitions.count - 1]
         let info = SessionInfo(
             session: session, headVersion: version, headSequence: sequence - 1, machine: last.machine,
-            recordCount: (existing?.recordCount ?? 0) + UInt64(transitions.count),
-            created: existing?.created ?? transitions[0].timestamp, updated: last.timestamp,
-            origin: existing == nil ? transitions[0].origin : existing?.origin)
+            recordCount: (existing?.info.recordCount ?? 0) + UInt64(transitions.count),
+            created: existing?.info.created ?? transitions[0].timestamp, updated: last.timestamp,
+            origin: existing == nil ? transitions[0].origin : existing?.info.origin)
         buffer.removeAll(keepingCapacity: true)
-        SessionInfoCodec.encode(info, into: &buffer)
+        let newHead = SessionHead(info: info, recent: recent)
+        SessionInfoCodec.encode(newHead, into: &buffer)
+        headCache?.remember(newHead, as: buffer)
         try buffer.withUnsafeBytes { value in
             var sessionKey = session.rawValue
             try sessionKey.withUTF8 { keyBytes in
@@ -86,6 +95,31 @@ public final class StoreWriteTransaction: StoreReadTransaction {
         return AppendResult(
             session: session, firstVersion: head + 1, lastVersion: version,
             firstSequence: firstSequence, lastSequence: sequence - 1)
+    }
+
+    /// The session's entry, taken from the cache when LMDB holds exactly the bytes it remembers.
+    private func storedHead(of session: SessionID) throws -> SessionHead? {
+        guard let headCache else { return try sessionHead(for: session) }
+        var key = session.rawValue
+        return try key.withUTF8 { keyBytes in
+            try transaction.withValue(forKey: UnsafeRawBufferPointer(keyBytes), in: databases.sessions) { bytes in
+                if let cached = headCache.head(for: session, stored: bytes) { return cached }
+                return try SessionInfoCodec.decode(bytes, session: session)
+            }
+        }
+    }
+
+    /// Writes a full block of `session`'s index: the sequences of versions `firstVersion…`.
+    private func putIndexBlock(_ sequences: [UInt64], of session: SessionID, from firstVersion: UInt64) throws {
+        keyBuffer.removeAll(keepingCapacity: true)
+        StoreKey.appendCompound(session.rawValue, firstVersion, to: &keyBuffer)
+        blockBuffer.removeAll(keepingCapacity: true)
+        for sequence in sequences { blockBuffer.appendBigEndian(sequence) }
+        try keyBuffer.withUnsafeBytes { key in
+            try blockBuffer.withUnsafeBytes { value in
+                try writeTransaction.put(value, forKey: key, in: databases.sessionIndex)
+            }
+        }
     }
 
     /// Stores `value` under `key` in the auxiliary `database`.

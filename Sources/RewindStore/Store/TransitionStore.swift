@@ -20,6 +20,8 @@ public final class TransitionStore: Sendable {
     // Concurrency: every stored property is immutable; `environment` synchronises itself.
     let environment: Environment
     let databases: StoreDatabases
+    /// The session entries this process wrote last, decoded (see ``SessionHeadCache``).
+    let headCache = SessionHeadCache()
 
     /// The canonical path of the store's directory.
     public let path: String
@@ -42,8 +44,20 @@ public final class TransitionStore: Sendable {
         var configuration = configuration
         configuration.environment.maxDatabases = max(configuration.environment.maxDatabases,
                                                      StoreLayout.minimumDatabases)
+        // Every process opens a store the same way (LMDB asks that processes sharing an
+        // environment agree on MDB_WRITEMAP): commits write into the map, no page copies and, in
+        // no-sync mode, no system call per commit. Durable commits stay msync-then-meta; the map
+        // is reserved on disk, so a full disk fails a write instead of crashing (Linux only).
+        configuration.environment.options.insert(.writeMap)
         let isNew = try Self.prepareDirectory(directory)
-        let environment = try Environment(directory: directory, configuration: configuration.environment)
+        let environment: Environment
+        do {
+            environment = try Environment(directory: directory, configuration: configuration.environment)
+        } catch let error as LMDBError where error.code == LMDBError.Code.invalid {
+            // A data file whose first page is blank but that nobody is creating (see
+            // `metaPagesAreBlank`): not an LMDB environment after all.
+            throw StoreError.notAStore(path: directory, reason: "LMDB cannot read it as a store (\(error.message))")
+        }
         do {
             if !isNew {
                 // Existing store: check the format before creating or writing anything.
@@ -64,7 +78,7 @@ public final class TransitionStore: Sendable {
             }
             let databases = try StoreDatabases(environment.databases(named: StoreLayout.allDatabases, create: true))
             let (format, storeID) = try environment.write { txn in
-                try Self.initializeMetadata(txn, meta: databases.meta, path: directory)
+                try Self.initializeMetadata(txn, databases: databases, path: directory)
             }
             self.environment = environment
             self.databases = databases
@@ -111,6 +125,11 @@ public final class TransitionStore: Sendable {
             // Another process has just created the environment and not yet written its first pages.
             return true
         }
+        if try metaPagesAreBlank(dataFile) {
+            // With a writable map the file is sized to the map before LMDB writes its meta pages:
+            // another process is creating the environment right now.
+            return true
+        }
         // Look without touching: read-only, no lock file.
         do {
             return try Environment.inspect(directory: directory) { environment in
@@ -137,6 +156,14 @@ public final class TransitionStore: Sendable {
         } catch let error as LMDBError {
             throw StoreError.notAStore(path: directory, reason: "LMDB cannot read it as a store (\(error.message))")
         }
+    }
+
+    /// Whether the data file starts with a page of zeros (LMDB's meta pages not written yet).
+    private static func metaPagesAreBlank(_ dataFile: String) throws -> Bool {
+        guard let handle = FileHandle(forReadingAtPath: dataFile) else { return false }
+        defer { try? handle.close() }
+        guard let head = try handle.read(upToCount: 4096), !head.isEmpty else { return false }
+        return head.allSatisfy { $0 == 0 }
     }
 
     /// Whether an environment without a `meta` database is a store that another process is
@@ -177,10 +204,12 @@ public final class TransitionStore: Sendable {
         return format
     }
 
-    /// Writes the metadata of a new store (format, id, creation time) or reads an existing one's.
+    /// Writes the metadata of a new store (format, id, creation time) or reads an existing one's,
+    /// migrating a store of an older format (see ``StoreMigration``).
     private static func initializeMetadata(
-        _ txn: WriteTransaction, meta: Database, path: String
+        _ txn: WriteTransaction, databases: StoreDatabases, path: String
     ) throws -> (UInt32, UUID) {
+        let meta = databases.meta
         if try txn.get(StoreLayout.formatVersionKey, in: meta) == nil {
             let id = UUID()
             let format = StoreLayout.formatVersion
@@ -191,7 +220,10 @@ public final class TransitionStore: Sendable {
             try txn.put(created, forKey: StoreLayout.createdKey, in: meta)
             return (format, id)
         }
-        let format = try readFormat(txn, meta: meta, path: path)
+        var format = try readFormat(txn, meta: meta, path: path)
+        if format < StoreLayout.formatVersion {
+            format = try StoreMigration.migrate(txn, databases: databases, from: format)
+        }
         guard let idBytes = try txn.get(StoreLayout.storeIDKey, in: meta), idBytes.count == 16 else {
             throw StoreError.corruptedEntry(database: StoreLayout.meta, key: "'store-id'", reason: "missing or not 16 bytes")
         }
@@ -214,7 +246,7 @@ public final class TransitionStore: Sendable {
     /// than once when the map has to grow.
     public func write<R>(_ body: (StoreWriteTransaction) throws -> R) throws -> R {
         try environment.write { txn in
-            try body(StoreWriteTransaction(transaction: txn, databases: databases))
+            try body(StoreWriteTransaction(transaction: txn, databases: databases, headCache: headCache))
         }
     }
 
