@@ -9,7 +9,7 @@
 /// where no guard, action or history is involved): `send` reads its steps from it, and prepared
 /// events (``prepare(_:)``, then ``send(_:in:now:)-(PreparedEvent,_,_)`` into a state changed in
 /// place, with a ``StepSummary`` instead of a ``Step``) use it without building a step at all. See
-/// <doc:PreparedEvents>.
+/// the RewindMachine article *Prepared events*.
 ///
 /// Semantics follow the W3C SCXML algorithm (macrostep / microstep): see the module's overview
 /// article for the rules on unhandled events, bubbling, conflicts, history, final states,

@@ -1,5 +1,5 @@
 /// What a transition did to the session's navigation stack, resolved from the machine's
-/// ``NavigationDeclaration``s: the screen is a concrete id.
+/// `NavigationDeclaration`s: the screen is a concrete id.
 public enum NavigationOperation: Hashable, Sendable, Codable {
     /// Nothing changes.
     case none
