@@ -70,9 +70,14 @@ final class SharedEnvironment: @unchecked Sendable {
             try LMDBError.check(
                 mdb_env_set_maxreaders(env, UInt32(configuration.maxReaders)),
                 "mdb_env_set_maxreaders(\(configuration.maxReaders)) for '\(path)'")
+            // With a writable map LMDB sizes the data file to the map (`ftruncate`): a map smaller
+            // than the file would shrink it under another process's larger map, whose writes past
+            // the new end would then crash it (SIGBUS). So the map covers the whole file.
+            let mapSize = options.contains(.writeMap)
+                ? max(configuration.mapSize, Self.dataFileSize(in: path)) : configuration.mapSize
             try LMDBError.check(
-                mdb_env_set_mapsize(env, configuration.mapSize),
-                "mdb_env_set_mapsize(\(configuration.mapSize)) for '\(path)'")
+                mdb_env_set_mapsize(env, mapSize),
+                "mdb_env_set_mapsize(\(mapSize)) for '\(path)'")
             try LMDBError.check(
                 mdb_env_open(env, path, options.lmdbFlags, mdb_mode_t(configuration.fileMode)),
                 "mdb_env_open '\(path)'")
@@ -85,6 +90,13 @@ final class SharedEnvironment: @unchecked Sendable {
             throw error
         }
         return env
+    }
+
+    /// The size of the data file in the environment directory `path` (0 when there is none yet).
+    private static func dataFileSize(in path: String) -> Int {
+        var status = stat()
+        guard stat(path + "/data.mdb", &status) == 0 else { return 0 }
+        return Int(status.st_size)
     }
 
     private static func mapSize(of env: OpaquePointer) -> Int {
