@@ -166,8 +166,11 @@ final class SharedEnvironment: @unchecked Sendable {
                         + "(EnvironmentConfiguration.maximumMapSize)")
             }
             let (doubled, overflow) = current.multipliedReportingOverflow(by: 2)
-            let newSize = overflow ? maximum : min(doubled, maximum)
+            var newSize = overflow ? maximum : min(doubled, maximum)
             if usesWriteMap {
+                // LMDB sizes the file to the new map: never less than the file, which another
+                // process may have grown (and mapped) further than this one.
+                newSize = max(newSize, dataFileSize())
                 // Reserve the grown map on disk first: a write into a hole of the map that the
                 // disk cannot fill would crash the process instead of failing.
                 let code = MapReservation.reserve(pointer, bytes: newSize)
@@ -181,6 +184,14 @@ final class SharedEnvironment: @unchecked Sendable {
                 mdb_env_set_mapsize(pointer, newSize),
                 "mdb_env_set_mapsize(\(newSize)) growing the map of '\(path)'")
         }
+    }
+
+    /// The size of the open data file (0 when it cannot be read).
+    private func dataFileSize() -> Int {
+        var fd: mdb_filehandle_t = -1
+        var status = stat()
+        guard mdb_env_get_fd(pointer, &fd) == 0, fd >= 0, fstat(fd, &status) == 0 else { return 0 }
+        return Int(status.st_size)
     }
 
     /// Adopts the map size another process set (after `MDB_MAP_RESIZED`).

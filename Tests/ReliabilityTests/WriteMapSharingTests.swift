@@ -10,6 +10,8 @@ import Testing
 /// file to the map it opens with, and a write into a mapped page past the end of the file kills
 /// the process with `SIGBUS`).
 struct WriteMapSharingTests {
+    static func key(_ number: UInt64) -> [UInt8] { withUnsafeBytes(of: number.bigEndian) { Array($0) } }
+
     func fileSize(_ path: String) -> Int {
         var status = stat()
         return stat(path, &status) == 0 ? Int(status.st_size) : -1
@@ -60,6 +62,55 @@ struct WriteMapSharingTests {
             written += 50
         }
         #expect(try store.read { try $0.headSequence() } == UInt64(written))
+    }
+
+    @Test(.timeLimit(.minutes(1)))
+    func aProcessGrowingItsSmallerMapDoesNotShrinkTheFileUnderAnotherProcesssLargerMap() async throws {
+        let directory = try TemporaryDirectory()
+        defer { directory.remove() }
+        let small = 256 << 10
+        let go = directory.path + "/go"
+        // The other process opens first, with the small map, and waits.
+        let other = try HelperProcess(["grow", directory.path, String(small), go])
+        let opened = try await other.waitForLine { $0.hasPrefix("opened") || $0.contains("error") }
+        #expect(opened == "opened \(small)", "\(other.lines)")
+
+        // This process grows its map twice in a write that then fails (nothing committed): its map
+        // and the file are 1 MiB, the other process's map is still 256 KiB.
+        let environment = try Environment(
+            directory: directory.path, configuration: EnvironmentConfiguration(mapSize: small, options: .writeMap))
+        defer { environment.close() }
+        let database = try environment.database(named: "mine")
+        struct GiveUp: Error {}
+        let value = [UInt8](repeating: 0x3C, count: 4096)
+        #expect(throws: GiveUp.self) {
+            try environment.write { txn in
+                for key in 0..<150 as Range<UInt64> { try txn.put(value, forKey: Self.key(key), in: database) }
+                throw GiveUp()
+            }
+        }
+        let mapSize = try environment.statistics().mapSize
+        #expect(mapSize >= 4 * small)
+        let dataFile = directory.path + "/data.mdb"
+        #expect(fileSize(dataFile) >= mapSize)
+
+        // The other process fills its small map and grows it (to less than this process's map).
+        _ = FileManager.default.createFile(atPath: go, contents: nil)
+        let status = try await other.waitForExit()
+        #expect(status.reason == .exit && status.code == 0, "\(other.lines)")
+        #expect(other.lines.contains { $0.hasPrefix("grew") }, "\(other.lines)")
+
+        // The file still covers this process's map: filling it is safe.
+        try #require(fileSize(dataFile) >= mapSize, "the data file shrank under this process's map")
+        var key: UInt64 = 1_000
+        while try environment.statistics().usedPages * environment.statistics().pageSize < mapSize * 9 / 10 {
+            try environment.write { txn in
+                for _ in 0..<16 {
+                    key += 1
+                    try txn.put(value, forKey: Self.key(key), in: database)
+                }
+            }
+        }
     }
 }
 #endif

@@ -2,8 +2,8 @@
 //
 // Modes for the reliability tests (see each mode's file): `crash` (durable sends acknowledged on
 // stdout until SIGKILLed), `many` (several processes × many sessions, some shared), `readers`
-// (reader slots held until killed, or all taken at once) and `open` (opens a store with a given
-// map size and closes it). Without a mode name:
+// (reader slots held until killed, or all taken at once), `open` (opens a store with a given
+// map size and closes it) and `grow` (holds an environment open, then grows its map). Without a mode name:
 //
 //     RewindTestHelper <store> <writer> <shared-session> <own-session> <count> <start-at-ms>
 //
@@ -90,6 +90,7 @@ do {
     case ManySessionsMode.name: try await ManySessionsMode.run(arguments: Array(arguments.dropFirst(2)))
     case ReaderMode.name: try ReaderMode.run(arguments: Array(arguments.dropFirst(2)))
     case OpenMode.name: try OpenMode.run(arguments: Array(arguments.dropFirst(2)))
+    case GrowMode.name: try GrowMode.run(arguments: Array(arguments.dropFirst(2)))
     default: try await run(arguments: arguments)
     }
 } catch {
