@@ -198,9 +198,13 @@ final class SharedEnvironment: @unchecked Sendable {
     func adoptResizedMap() throws {
         try accessLock.withExclusiveAccess(orThrow: { nestingError("adopting a map grown by another process") }) {
             if isClosed { return }
+            // 0: the size the last committer recorded. With a writable map, the data file's size
+            // instead (LMDB sizes the file to the map, and a third process may have grown the file
+            // and its map beyond the recorded size); LMDB raises either to the committed pages.
+            let size = usesWriteMap ? dataFileSize() : 0
             try LMDBError.check(
-                mdb_env_set_mapsize(pointer, 0),
-                "mdb_env_set_mapsize(0) adopting a map grown by another process for '\(path)'")
+                mdb_env_set_mapsize(pointer, size),
+                "mdb_env_set_mapsize(\(size)) adopting a map grown by another process for '\(path)'")
             if usesWriteMap {
                 mapUnreserved = MapReservation.reserve(pointer, bytes: currentMapSize()) != 0
             }

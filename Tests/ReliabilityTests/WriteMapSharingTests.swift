@@ -112,5 +112,55 @@ struct WriteMapSharingTests {
             }
         }
     }
+
+    @Test(.timeLimit(.minutes(1)))
+    func aProcessAdoptingAMapGrownByAnotherDoesNotShrinkTheFileUnderAThirdProcesssLargerMap() async throws {
+        let directory = try TemporaryDirectory()
+        defer { directory.remove() }
+        let small = 256 << 10
+        // Two other processes open the environment with the small map and wait.
+        let adopting = try HelperProcess(["grow", directory.path, String(small), directory.path + "/go-adopting"])
+        #expect(try await adopting.waitForLine { $0.hasPrefix("opened") || $0.contains("error") } == "opened \(small)")
+        let growing = try HelperProcess(["grow", directory.path, String(small), directory.path + "/go-growing"])
+        #expect(try await growing.waitForLine { $0.hasPrefix("opened") || $0.contains("error") } == "opened \(small)")
+        // One of them grows its map and commits past the small map.
+        _ = FileManager.default.createFile(atPath: directory.path + "/go-growing", contents: nil)
+        let grown = try await growing.waitForExit()
+        #expect(grown.reason == .exit && grown.code == 0, "\(growing.lines)")
+
+        // This process grows its map further in a write that then fails (nothing committed).
+        let environment = try Environment(
+            directory: directory.path, configuration: EnvironmentConfiguration(mapSize: small, options: .writeMap))
+        defer { environment.close() }
+        let database = try environment.database(named: "mine")
+        struct GiveUp: Error {}
+        let value = [UInt8](repeating: 0x3C, count: 4096)
+        #expect(throws: GiveUp.self) {
+            try environment.write { txn in
+                for key in 0..<150 as Range<UInt64> { try txn.put(value, forKey: Self.key(key), in: database) }
+                throw GiveUp()
+            }
+        }
+        let mapSize = try environment.statistics().mapSize
+        let dataFile = directory.path + "/data.mdb"
+        #expect(fileSize(dataFile) >= mapSize)
+
+        // The first process writes: its map is too small for what was committed, so it adopts the
+        // map size the committer recorded (less than this process's map).
+        _ = FileManager.default.createFile(atPath: directory.path + "/go-adopting", contents: nil)
+        let adopted = try await adopting.waitForExit()
+        #expect(adopted.reason == .exit && adopted.code == 0, "\(adopting.lines)")
+
+        try #require(fileSize(dataFile) >= mapSize, "the data file shrank under this process's map")
+        var key: UInt64 = 1_000
+        while try environment.statistics().usedPages * environment.statistics().pageSize < mapSize * 9 / 10 {
+            try environment.write { txn in
+                for _ in 0..<16 {
+                    key += 1
+                    try txn.put(value, forKey: Self.key(key), in: database)
+                }
+            }
+        }
+    }
 }
 #endif
