@@ -66,8 +66,12 @@ public struct EnvironmentOptions: OptionSet, Sendable, Hashable {
     /// (`posix_fallocate`) when the environment opens and before the map grows: a write into a
     /// sparse hole that a full disk cannot fill would crash the process (`SIGBUS`), while a failed
     /// reservation fails the write that needed the growth with `ENOSPC`. When the disk has no room
-    /// for the map at open, the environment is opened without a writable map. Linux only (where
-    /// blocks can be reserved); ignored elsewhere and with ``readOnly``.
+    /// for the map at open, the environment is opened without a writable map. The map is opened,
+    /// grown and adopted from other processes at no less than the data file's size (whatever
+    /// ``EnvironmentConfiguration/mapSize`` says), because LMDB sizes the file to the map: a
+    /// smaller map would shrink the file under a process whose map had grown, and its writes past
+    /// the new end would crash it (`SIGBUS`).
+    /// Linux only (where blocks can be reserved); ignored elsewhere and with ``readOnly``.
     public static let writeMap = EnvironmentOptions(rawValue: 1 << 4)
 
     /// `MDB_NOLOCK` — internal: inspection of a directory without creating its lock file.

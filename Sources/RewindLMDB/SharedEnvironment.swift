@@ -70,9 +70,14 @@ final class SharedEnvironment: @unchecked Sendable {
             try LMDBError.check(
                 mdb_env_set_maxreaders(env, UInt32(configuration.maxReaders)),
                 "mdb_env_set_maxreaders(\(configuration.maxReaders)) for '\(path)'")
+            // With a writable map LMDB sizes the data file to the map (`ftruncate`): a map smaller
+            // than the file would shrink it under another process's larger map, whose writes past
+            // the new end would then crash it (SIGBUS). So the map covers the whole file.
+            let mapSize = options.contains(.writeMap)
+                ? max(configuration.mapSize, Self.dataFileSize(in: path)) : configuration.mapSize
             try LMDBError.check(
-                mdb_env_set_mapsize(env, configuration.mapSize),
-                "mdb_env_set_mapsize(\(configuration.mapSize)) for '\(path)'")
+                mdb_env_set_mapsize(env, mapSize),
+                "mdb_env_set_mapsize(\(mapSize)) for '\(path)'")
             try LMDBError.check(
                 mdb_env_open(env, path, options.lmdbFlags, mdb_mode_t(configuration.fileMode)),
                 "mdb_env_open '\(path)'")
@@ -85,6 +90,13 @@ final class SharedEnvironment: @unchecked Sendable {
             throw error
         }
         return env
+    }
+
+    /// The size of the data file in the environment directory `path` (0 when there is none yet).
+    private static func dataFileSize(in path: String) -> Int {
+        var status = stat()
+        guard stat(path + "/data.mdb", &status) == 0 else { return 0 }
+        return Int(status.st_size)
     }
 
     private static func mapSize(of env: OpaquePointer) -> Int {
@@ -154,8 +166,11 @@ final class SharedEnvironment: @unchecked Sendable {
                         + "(EnvironmentConfiguration.maximumMapSize)")
             }
             let (doubled, overflow) = current.multipliedReportingOverflow(by: 2)
-            let newSize = overflow ? maximum : min(doubled, maximum)
+            var newSize = overflow ? maximum : min(doubled, maximum)
             if usesWriteMap {
+                // LMDB sizes the file to the new map: never less than the file, which another
+                // process may have grown (and mapped) further than this one.
+                newSize = max(newSize, dataFileSize())
                 // Reserve the grown map on disk first: a write into a hole of the map that the
                 // disk cannot fill would crash the process instead of failing.
                 let code = MapReservation.reserve(pointer, bytes: newSize)
@@ -171,13 +186,25 @@ final class SharedEnvironment: @unchecked Sendable {
         }
     }
 
+    /// The size of the open data file (0 when it cannot be read).
+    private func dataFileSize() -> Int {
+        var fd: mdb_filehandle_t = -1
+        var status = stat()
+        guard mdb_env_get_fd(pointer, &fd) == 0, fd >= 0, fstat(fd, &status) == 0 else { return 0 }
+        return Int(status.st_size)
+    }
+
     /// Adopts the map size another process set (after `MDB_MAP_RESIZED`).
     func adoptResizedMap() throws {
         try accessLock.withExclusiveAccess(orThrow: { nestingError("adopting a map grown by another process") }) {
             if isClosed { return }
+            // 0: the size the last committer recorded. With a writable map, the data file's size
+            // instead (LMDB sizes the file to the map, and a third process may have grown the file
+            // and its map beyond the recorded size); LMDB raises either to the committed pages.
+            let size = usesWriteMap ? dataFileSize() : 0
             try LMDBError.check(
-                mdb_env_set_mapsize(pointer, 0),
-                "mdb_env_set_mapsize(0) adopting a map grown by another process for '\(path)'")
+                mdb_env_set_mapsize(pointer, size),
+                "mdb_env_set_mapsize(\(size)) adopting a map grown by another process for '\(path)'")
             if usesWriteMap {
                 mapUnreserved = MapReservation.reserve(pointer, bytes: currentMapSize()) != 0
             }

@@ -144,6 +144,38 @@ struct RecordViewTests {
         #expect(view == decode)
     }
 
+    /// `bytes` (a record at a small sequence and version) with the string field starting at
+    /// `offset` (its one-byte length, then its bytes) made empty, and the checksum recomputed.
+    private func emptyingString(at offset: Int, in bytes: [UInt8]) -> [UInt8] {
+        var bytes = bytes
+        let length = Int(bytes[offset])
+        bytes.replaceSubrange(offset..<(offset + 1 + length), with: [0])
+        let body = bytes.count - 4
+        let checksum = bytes.withUnsafeBytes { CRC32C.checksum(UnsafeRawBufferPointer(rebasing: $0[..<body])) }
+        withUnsafeBytes(of: checksum.littleEndian) { bytes.replaceSubrange(body..., with: $0) }
+        return bytes
+    }
+
+    @Test func anEmptySessionIDUnderAValidChecksumIsRejected() throws {
+        let record = TransitionRecord(
+            sequence: 3, session: try SessionID("session-q"), version: 1, timestamp: Timestamp(microsecondsSince1970: 0),
+            machine: "m", definition: "d", event: "e", source: [], target: [], navigation: [], payload: [],
+            stateData: [], origin: RecordOrigin(session: try SessionID("parent-q"), version: 2))
+        let bytes = RecordCodec.encode(record)
+        // Format, flags, sequence 3, version 1 (one byte each), the 8-byte timestamp: the session.
+        let sessionOffset = 12
+        #expect(Array(bytes[(sessionOffset + 1)...].prefix(9)) == Array("session-q".utf8))
+        let (view, decode) = errors(emptyingString(at: sessionOffset, in: bytes), sequence: 3)
+        #expect(view?.description.contains("invalid session id") == true, "\(String(describing: view))")
+        #expect(view == decode)
+        // The origin's session id, the last string before the origin version and the checksum.
+        let originOffset = bytes.count - 4 - 1 - 8 - 1
+        #expect(Array(bytes[(originOffset + 1)...].prefix(8)) == Array("parent-q".utf8))
+        let (originView, originDecode) = errors(emptyingString(at: originOffset, in: bytes), sequence: 3)
+        #expect(originView?.description.contains("invalid session id") == true, "\(String(describing: originView))")
+        #expect(originView == originDecode)
+    }
+
     @Test func aStoreLendsViewsOfItsRecordsInOrder() throws {
         try withStore { store, _ in
             var random = SeededRandom(seed: 5)

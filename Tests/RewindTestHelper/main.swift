@@ -1,8 +1,9 @@
 // rewind-test-helper: a second process for the engine's multi-process tests.
 //
 // Modes for the reliability tests (see each mode's file): `crash` (durable sends acknowledged on
-// stdout until SIGKILLed), `many` (several processes × many sessions, some shared) and `readers`
-// (reader slots held until killed, or all taken at once). Without a mode name:
+// stdout until SIGKILLed), `many` (several processes × many sessions, some shared), `readers`
+// (reader slots held until killed, or all taken at once), `open` (opens a store with a given
+// map size and closes it) and `grow` (holds an environment open, then grows its map). Without a mode name:
 //
 //     RewindTestHelper <store> <writer> <shared-session> <own-session> <count> <start-at-ms>
 //
@@ -88,6 +89,8 @@ do {
     case CrashMode.name: try await CrashMode.run(arguments: Array(arguments.dropFirst(2)))
     case ManySessionsMode.name: try await ManySessionsMode.run(arguments: Array(arguments.dropFirst(2)))
     case ReaderMode.name: try ReaderMode.run(arguments: Array(arguments.dropFirst(2)))
+    case OpenMode.name: try OpenMode.run(arguments: Array(arguments.dropFirst(2)))
+    case GrowMode.name: try GrowMode.run(arguments: Array(arguments.dropFirst(2)))
     default: try await run(arguments: arguments)
     }
 } catch {

@@ -139,9 +139,10 @@ package struct RecordView {
         self.originVersion = originVersion
     }
 
-    /// The rules of ``SessionID`` on UTF-8 bytes (already checked to be valid UTF-8).
+    /// The rules of ``SessionID`` on UTF-8 bytes (already checked to be valid UTF-8): not empty, at
+    /// most ``SessionID/maximumByteCount`` bytes, no NUL.
     private static func checkSessionID(_ bytes: UnsafeRawBufferPointer) throws(DecodingFailure) {
-        guard let base = bytes.baseAddress, bytes.count <= SessionID.maximumByteCount,
+        guard let base = bytes.baseAddress, !bytes.isEmpty, bytes.count <= SessionID.maximumByteCount,
               memchr(base, 0, bytes.count) == nil else {
             throw DecodingFailure(reason: "invalid session id \(String(decoding: bytes, as: UTF8.self).debugDescription)")
         }
