@@ -308,7 +308,16 @@ public final class Environment: @unchecked Sendable {
     /// process already has the directory open, the open environment is handed over instead.
     ///
     /// Meant for inspecting a directory before deciding to open it for writing.
-    public static func inspect<R>(directory: String, _ body: (Environment) throws -> R) throws -> R {
+    ///
+    /// - Parameter sharingLock: take part in LMDB's locking through the directory's existing lock
+    ///   file (`lock.mdb`): read transactions register as readers, so a process writing the
+    ///   environment at the same time cannot reuse the pages they read, and they see only
+    ///   committed states. Pass `true` whenever the lock file exists (some process opened the
+    ///   environment for writing, and may be writing it now); without it reads are lock-free and
+    ///   only safe when nobody writes. Either way no file is created.
+    public static func inspect<R>(
+        directory: String, sharingLock: Bool = false, _ body: (Environment) throws -> R
+    ) throws -> R {
         let path = try canonicalPath(directory)
         if let shared = EnvironmentRegistry.shared.acquireIfOpen(path: path) {
             let environment = Environment(shared: shared, isRegistered: true)
@@ -316,7 +325,7 @@ public final class Environment: @unchecked Sendable {
             return try body(environment)
         }
         var configuration = EnvironmentConfiguration(mapSize: 0, maxDatabases: 64)
-        configuration.options = [.readOnly, .noLock]
+        configuration.options = sharingLock ? [.readOnly] : [.readOnly, .noLock]
         let shared = try SharedEnvironment(path: path, configuration: configuration)
         defer { shared.close() }
         let environment = Environment(shared: shared, isRegistered: false)

@@ -130,9 +130,12 @@ public final class TransitionStore: Sendable {
             // another process is creating the environment right now.
             return true
         }
-        // Look without touching: read-only, no lock file.
+        // Look without touching: read-only, and no lock file created. When the lock file exists a
+        // process may be writing the environment right now (creating the store, say): read through
+        // LMDB's locking then, or a lock-free read may see pages that writer is reusing.
         do {
-            return try Environment.inspect(directory: directory) { environment in
+            let sharingLock = contents.contains("lock.mdb")
+            return try Environment.inspect(directory: directory, sharingLock: sharingLock) { environment in
                 let meta: Database
                 do {
                     meta = try environment.database(named: StoreLayout.meta, create: false)
@@ -168,7 +171,9 @@ public final class TransitionStore: Sendable {
 
     /// Whether an environment without a `meta` database is a store that another process is
     /// creating right now: its only named databases (if any) are the store's own, all empty.
-    /// (The databases are created before the metadata is written.)
+    /// (The databases are created before the metadata is written.) Its names are read in a later
+    /// transaction than the one that missed `meta`: when `meta` is among them now, the other
+    /// process has created the store since, and it is opened as one.
     private static func isBeingCreated(_ environment: Environment) throws -> Bool {
         let main = try environment.database(named: nil, create: false)
         let ours = Set(StoreLayout.allDatabases)
@@ -180,12 +185,26 @@ public final class TransitionStore: Sendable {
             }
             return names
         }
-        guard names.allSatisfy({ ours.contains($0) && $0 != StoreLayout.meta }) else { return false }
+        guard names.allSatisfy({ ours.contains($0) }) else { return false }
+        if names.contains(StoreLayout.meta) { return true }
         for name in names {
             let database = try environment.database(named: name, create: false)
-            if try environment.read({ try $0.statistics(of: database).entries }) != 0 { return false }
+            if try environment.read({ try $0.statistics(of: database).entries }) != 0 {
+                // Data without metadata is not a store, unless the metadata has appeared since.
+                return try hasMeta(environment)
+            }
         }
         return true
+    }
+
+    /// Whether the environment has a `meta` database now.
+    private static func hasMeta(_ environment: Environment) throws -> Bool {
+        do {
+            _ = try environment.database(named: StoreLayout.meta, create: false)
+            return true
+        } catch let error as LMDBError where error.isNotFound {
+            return false
+        }
     }
 
     /// The store format in `meta`; throws when it is missing or newer than supported.
