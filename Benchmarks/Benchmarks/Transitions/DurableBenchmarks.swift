@@ -65,6 +65,13 @@ func registerDurableBenchmarks() {
         ) {
             try await observedBatch(sessions: sessions, durability: .noSync, transitions: 20_000)
         }
+        // The same, configured like the store (which writes through a writable map on Linux).
+        rawBenchmark(
+            "4 no-sync \(sessions) sessions: raw LMDB NOSYNC WRITEMAP same batch", configuration: rawPerThousand,
+            noSync: true, writeMap: true, perIteration: 1_000
+        ) {
+            try await observedBatch(sessions: sessions, durability: .noSync, transitions: 20_000)
+        }
     }
 
     // 4. No-sync bulk import: each session sends its events `bulkChunk` at a time with
@@ -165,8 +172,8 @@ private func engineBenchmark(
 /// Raw LMDB appending `perIteration` values of the sample record's size per iteration, in write
 /// transactions of `batch()` values each.
 private func rawBenchmark(
-    _ name: String, configuration: Benchmark.Configuration, noSync: Bool, perIteration: Int,
-    batch: @escaping @Sendable () async throws -> Int
+    _ name: String, configuration: Benchmark.Configuration, noSync: Bool, writeMap: Bool = false,
+    perIteration: Int, batch: @escaping @Sendable () async throws -> Int
 ) {
     let box = FixtureBox<(log: RawLMDBLog, batch: Int)>()
     Benchmark(
@@ -188,7 +195,7 @@ private func rawBenchmark(
         setup: {
             let size = try await SampleRecord.make().encodedSize
             let batch = try await batch()
-            box.value = (try RawLMDBLog(recordSize: size, noSync: noSync), batch)
+            box.value = (try RawLMDBLog(recordSize: size, noSync: noSync, writeMap: writeMap), batch)
         },
         teardown: { box.value?.log.close() })
 }

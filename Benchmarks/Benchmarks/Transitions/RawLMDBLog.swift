@@ -3,7 +3,8 @@ import Foundation
 
 /// The physical limit: LMDB's C API called directly, appending values of a record's size under
 /// 8-byte big-endian keys with `MDB_APPEND`, `batch` puts per write transaction. Opened like the
-/// store's environment (`MDB_NOTLS`, a named database), optionally with `MDB_NOSYNC`.
+/// store's environment (`MDB_NOTLS`, a named database), optionally with `MDB_NOSYNC` and
+/// `MDB_WRITEMAP` (the store itself opens with a writable map on Linux).
 final class RawLMDBLog {
     private var environment: OpaquePointer?
     private var database: MDB_dbi = 0
@@ -11,7 +12,7 @@ final class RawLMDBLog {
     private var value: [UInt8]
     let directory: ScratchDirectory
 
-    init(recordSize: Int, noSync: Bool) throws {
+    init(recordSize: Int, noSync: Bool, writeMap: Bool = false) throws {
         directory = try ScratchDirectory("raw-lmdb")
         value = (0..<recordSize).map { UInt8(truncatingIfNeeded: $0 &* 31) }
         try Self.check(mdb_env_create(&environment), "mdb_env_create")
@@ -19,6 +20,7 @@ final class RawLMDBLog {
         try Self.check(mdb_env_set_maxdbs(environment, 16), "mdb_env_set_maxdbs")
         var flags = UInt32(MDB_NOTLS)
         if noSync { flags |= UInt32(MDB_NOSYNC) }
+        if writeMap { flags |= UInt32(MDB_WRITEMAP) }
         try Self.check(mdb_env_open(environment, directory.path, flags, 0o644), "mdb_env_open")
         var transaction: OpaquePointer?
         try Self.check(mdb_txn_begin(environment, nil, 0, &transaction), "mdb_txn_begin")
