@@ -123,4 +123,31 @@ struct EnvironmentTests {
         #expect(value == [1])
         #expect(!FileManager.default.fileExists(atPath: directory.path + "/lock.mdb"))
     }
+
+    @Test func inspectingWhileSharingTheLockRegistersItsReadsAndCreatesNoFile() throws {
+        // With the lock file of an environment some process opened, an inspection's read
+        // transactions take reader slots (so a writer cannot reuse the pages they read); a
+        // lock-free inspection's do not.
+        let directory = try TestDirectory()
+        defer { directory.remove() }
+        do {
+            let env = try Environment(directory: directory.path)
+            let db = try env.database(named: "x")
+            try env.write { try $0.put([1], forKey: [1], in: db) }
+            env.close()
+        }
+        let files = try FileManager.default.contentsOfDirectory(atPath: directory.path).sorted()
+        func readersDuringARead(sharingLock: Bool) throws -> Int {
+            try Environment.inspect(directory: directory.path, sharingLock: sharingLock) { env in
+                let db = try env.database(named: "x", create: false)
+                return try env.read { txn in
+                    #expect(try txn.get([1], in: db) == [1])
+                    return try env.statistics().readersInUse
+                }
+            }
+        }
+        #expect(try readersDuringARead(sharingLock: true) >= 1)
+        #expect(try readersDuringARead(sharingLock: false) == 0)
+        #expect(try FileManager.default.contentsOfDirectory(atPath: directory.path).sorted() == files)
+    }
 }
