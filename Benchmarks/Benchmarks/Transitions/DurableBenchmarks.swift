@@ -181,12 +181,7 @@ private func rawBenchmark(
         closure: { benchmark in
             guard let (log, batch) = box.value else { return benchmark.error("no fixture") }
             do {
-                var remaining = perIteration
-                while remaining > 0 {
-                    let count = min(batch, remaining)
-                    try log.append(batch: count)
-                    remaining -= count
-                }
+                try log.append(records: perIteration, batch: batch)
                 benchmark.measurement(batchMetric, batch)
             } catch {
                 benchmark.error("\(error)")

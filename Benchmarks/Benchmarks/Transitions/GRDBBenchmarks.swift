@@ -23,12 +23,7 @@ func registerGRDBBenchmarks() {
         closure: { benchmark in
             guard let (log, batch) = batchedBox.value else { return benchmark.error("no fixture") }
             do {
-                var remaining = benchmark.scaledIterations.count
-                while remaining > 0 {
-                    let count = min(batch, remaining)
-                    try log.append(count: count)
-                    remaining -= count
-                }
+                try log.append(rows: benchmark.scaledIterations.count, batch: batch)
                 benchmark.measurement(batchMetric, batch)
             } catch {
                 benchmark.error("\(error)")

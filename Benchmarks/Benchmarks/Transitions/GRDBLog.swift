@@ -44,6 +44,16 @@ final class GRDBLog {
         navigation = try JSONEncoder().encode(sample.navigation)
     }
 
+    /// `rows` rows appended, `batch` per transaction (the last one may hold fewer).
+    func append(rows: Int, batch: Int) throws {
+        var remaining = rows
+        while remaining > 0 {
+            let count = min(batch, remaining)
+            try append(count: count)
+            remaining -= count
+        }
+    }
+
     /// One transaction appending `count` rows (committed, and synced by the WAL's FULL mode).
     func append(count: Int) throws {
         try pool.write { db in

@@ -76,19 +76,11 @@ func registerInterleavedBenchmarks() {
                     let batch = max(1, Int(observed.rounded()))
                     benchmark.measurement(batchMetric, batch)
                     start = clock.now
-                    var remaining = count
-                    while remaining > 0 {
-                        try rawLog.append(batch: min(batch, remaining))
-                        remaining -= batch
-                    }
+                    try rawLog.append(records: count, batch: batch)
                     benchmark.measurement(raw, clock.now.nanoseconds(since: start) / count)
                     if let grdbLog {
                         start = clock.now
-                        remaining = count
-                        while remaining > 0 {
-                            try grdbLog.append(count: min(batch, remaining))
-                            remaining -= batch
-                        }
+                        try grdbLog.append(rows: count, batch: batch)
                         benchmark.measurement(grdb, clock.now.nanoseconds(since: start) / count)
                     }
                 } catch {
@@ -128,11 +120,7 @@ func registerInterleavedBenchmarks() {
                     let batch = recordsPerCommit(before, engine.engine.commitStatistics, records: count)
                     benchmark.measurement(batchMetric, batch)
                     start = clock.now
-                    var remaining = count
-                    while remaining > 0 {
-                        try rawLog.append(batch: min(batch, remaining))
-                        remaining -= batch
-                    }
+                    try rawLog.append(records: count, batch: batch)
                     benchmark.measurement(raw, clock.now.nanoseconds(since: start) / count)
                 } catch {
                     benchmark.error("\(error)")

@@ -28,6 +28,16 @@ final class RawLMDBLog {
         try Self.check(mdb_txn_commit(transaction), "mdb_txn_commit")
     }
 
+    /// `records` appended values, `batch` per write transaction (the last one may hold fewer).
+    func append(records: Int, batch: Int) throws {
+        var remaining = records
+        while remaining > 0 {
+            let count = min(batch, remaining)
+            try append(batch: count)
+            remaining -= count
+        }
+    }
+
     /// One write transaction with `batch` appended values, committed (and synced unless `MDB_NOSYNC`).
     func append(batch: Int) throws {
         var transaction: OpaquePointer?
