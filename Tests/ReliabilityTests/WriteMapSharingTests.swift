@@ -29,6 +29,35 @@ struct WriteMapSharingTests {
         }
     }
 
+    static let value = [UInt8](repeating: 0x3C, count: 4096)
+
+    /// Grows this process's map (to four times 256 KiB or more) in a write that then fails, so
+    /// nothing is committed; returns the grown map size.
+    func growMapWithoutCommitting(_ environment: Environment, _ database: Database) throws -> Int {
+        struct GiveUp: Error {}
+        #expect(throws: GiveUp.self) {
+            try environment.write { txn in
+                for key in 0..<150 as Range<UInt64> { try txn.put(Self.value, forKey: Self.key(key), in: database) }
+                throw GiveUp()
+            }
+        }
+        return try environment.statistics().mapSize
+    }
+
+    /// Writes into the map until 90 % of `mapSize` is used: a data file shorter than the map
+    /// would make these writes crash the process (`SIGBUS`).
+    func fill(_ environment: Environment, _ database: Database, upTo mapSize: Int) throws {
+        var key: UInt64 = 1_000
+        while try environment.statistics().usedPages * environment.statistics().pageSize < mapSize * 9 / 10 {
+            try environment.write { txn in
+                for _ in 0..<16 {
+                    key += 1
+                    try txn.put(Self.value, forKey: Self.key(key), in: database)
+                }
+            }
+        }
+    }
+
     @Test(.timeLimit(.minutes(1)))
     func aProcessOpeningWithASmallerMapDoesNotShrinkTheFileUnderAnotherProcesssMap() async throws {
         let directory = try TemporaryDirectory()
@@ -81,15 +110,7 @@ struct WriteMapSharingTests {
             directory: directory.path, configuration: EnvironmentConfiguration(mapSize: small, options: .writeMap))
         defer { environment.close() }
         let database = try environment.database(named: "mine")
-        struct GiveUp: Error {}
-        let value = [UInt8](repeating: 0x3C, count: 4096)
-        #expect(throws: GiveUp.self) {
-            try environment.write { txn in
-                for key in 0..<150 as Range<UInt64> { try txn.put(value, forKey: Self.key(key), in: database) }
-                throw GiveUp()
-            }
-        }
-        let mapSize = try environment.statistics().mapSize
+        let mapSize = try growMapWithoutCommitting(environment, database)
         #expect(mapSize >= 4 * small)
         let dataFile = directory.path + "/data.mdb"
         #expect(fileSize(dataFile) >= mapSize)
@@ -102,15 +123,7 @@ struct WriteMapSharingTests {
 
         // The file still covers this process's map: filling it is safe.
         try #require(fileSize(dataFile) >= mapSize, "the data file shrank under this process's map")
-        var key: UInt64 = 1_000
-        while try environment.statistics().usedPages * environment.statistics().pageSize < mapSize * 9 / 10 {
-            try environment.write { txn in
-                for _ in 0..<16 {
-                    key += 1
-                    try txn.put(value, forKey: Self.key(key), in: database)
-                }
-            }
-        }
+        try fill(environment, database, upTo: mapSize)
     }
 
     @Test(.timeLimit(.minutes(1)))
@@ -133,15 +146,7 @@ struct WriteMapSharingTests {
             directory: directory.path, configuration: EnvironmentConfiguration(mapSize: small, options: .writeMap))
         defer { environment.close() }
         let database = try environment.database(named: "mine")
-        struct GiveUp: Error {}
-        let value = [UInt8](repeating: 0x3C, count: 4096)
-        #expect(throws: GiveUp.self) {
-            try environment.write { txn in
-                for key in 0..<150 as Range<UInt64> { try txn.put(value, forKey: Self.key(key), in: database) }
-                throw GiveUp()
-            }
-        }
-        let mapSize = try environment.statistics().mapSize
+        let mapSize = try growMapWithoutCommitting(environment, database)
         let dataFile = directory.path + "/data.mdb"
         #expect(fileSize(dataFile) >= mapSize)
 
@@ -152,15 +157,7 @@ struct WriteMapSharingTests {
         #expect(adopted.reason == .exit && adopted.code == 0, "\(adopting.lines)")
 
         try #require(fileSize(dataFile) >= mapSize, "the data file shrank under this process's map")
-        var key: UInt64 = 1_000
-        while try environment.statistics().usedPages * environment.statistics().pageSize < mapSize * 9 / 10 {
-            try environment.write { txn in
-                for _ in 0..<16 {
-                    key += 1
-                    try txn.put(value, forKey: Self.key(key), in: database)
-                }
-            }
-        }
+        try fill(environment, database, upTo: mapSize)
     }
 }
 #endif
