@@ -236,26 +236,9 @@ public final class Session: @unchecked Sendable {
             return step
         }
         let transition = try recording.transition(for: step, request: request, at: time)
-        var navigation = before.navigation
-        navigation.apply(transition.navigation)
-        let after = SessionSnapshot(
-            version: before.version + 1, definition: recording.definition, state: step.state,
-            navigation: navigation, timestamp: time)
         var writes: [AppendRequest.AuxiliaryWrite] = []
-        let interval = engine.configuration.snapshotInterval
-        if interval > 0, after.version % interval == 0 {
-            writes.append(AppendRequest.AuxiliaryWrite(
-                database: .snapshots, key: SessionSnapshot.key(session: id, version: after.version),
-                value: try after.encoded()))
-        }
-        let expected: ExpectedVersion = before.version == 0 ? .noStream : .exact(before.version)
-        do {
-            _ = try await engine.commits.submit(AppendRequest(
-                session: id, expectedVersion: expected, transitions: [transition], auxiliaryWrites: writes))
-        } catch where engine.isClosed {
-            // The engine closed while the append waited: it failed on the closed store.
-            throw EngineError.closed
-        }
+        let after = try advance(before, to: step, transition: transition, at: time, snapshots: &writes)
+        try await append([transition], after: before, writes: writes)
         lock.withLock { current = after }
         hooks.run(step, of: machine, previous: before.state)
         return step
@@ -267,7 +250,6 @@ public final class Session: @unchecked Sendable {
         try engine.ensureOpen()
         let before = snapshot
         var latest = before
-        let interval = engine.configuration.snapshotInterval
         var steps: [Step] = []
         steps.reserveCapacity(requests.count)
         var transitions: [Transition] = []
@@ -282,30 +264,51 @@ public final class Session: @unchecked Sendable {
             previousStates.append(latest.state)
             if step.microsteps.isEmpty { continue }  // explicitly ignored: nothing recorded
             let transition = try recording.transition(for: step, request: request, at: time)
-            latest.navigation.apply(transition.navigation)
-            latest = SessionSnapshot(
-                version: latest.version + 1, definition: recording.definition, state: step.state,
-                navigation: latest.navigation, timestamp: time)
-            if interval > 0, latest.version % interval == 0 {
-                writes.append(AppendRequest.AuxiliaryWrite(
-                    database: .snapshots, key: SessionSnapshot.key(session: id, version: latest.version),
-                    value: try latest.encoded()))
-            }
+            latest = try advance(latest, to: step, transition: transition, at: time, snapshots: &writes)
             transitions.append(transition)
         }
         if transitions.isEmpty { return steps }
-        let expected: ExpectedVersion = before.version == 0 ? .noStream : .exact(before.version)
-        do {
-            _ = try await engine.commits.submit(AppendRequest(
-                session: id, expectedVersion: expected, transitions: transitions, auxiliaryWrites: writes))
-        } catch where engine.isClosed {
-            throw EngineError.closed
-        }
+        try await append(transitions, after: before, writes: writes)
         lock.withLock { current = latest }
         for (step, previous) in zip(steps, previousStates) where !step.microsteps.isEmpty {
             hooks.run(step, of: machine, previous: previous)
         }
         return steps
+    }
+
+    /// The session after `step` (one version on, its navigation applied); when a snapshot is due
+    /// at that version, its write is added to `snapshots`.
+    private func advance(
+        _ snapshot: SessionSnapshot, to step: Step, transition: Transition, at time: Timestamp,
+        snapshots: inout [AppendRequest.AuxiliaryWrite]
+    ) throws -> SessionSnapshot {
+        var navigation = snapshot.navigation
+        navigation.apply(transition.navigation)
+        let after = SessionSnapshot(
+            version: snapshot.version + 1, definition: recording.definition, state: step.state,
+            navigation: navigation, timestamp: time)
+        let interval = engine.configuration.snapshotInterval
+        if interval > 0, after.version % interval == 0 {
+            snapshots.append(AppendRequest.AuxiliaryWrite(
+                database: .snapshots, key: SessionSnapshot.key(session: id, version: after.version),
+                value: try after.encoded()))
+        }
+        return after
+    }
+
+    /// Appends `transitions` (and `writes`) after the session's version in `before`, through the
+    /// engine's group commit; returns once they are committed.
+    private func append(
+        _ transitions: [Transition], after before: SessionSnapshot, writes: [AppendRequest.AuxiliaryWrite]
+    ) async throws {
+        let expected: ExpectedVersion = before.version == 0 ? .noStream : .exact(before.version)
+        do {
+            _ = try await engine.commits.submit(AppendRequest(
+                session: id, expectedVersion: expected, transitions: transitions, auxiliaryWrites: writes))
+        } catch where engine.isClosed {
+            // The engine closed while the append waited: it failed on the closed store.
+            throw EngineError.closed
+        }
     }
 
     private func enqueue(_ request: StepRecording.Request) {
