@@ -33,7 +33,8 @@ let cycle = [Event("start"), Event("loggedIn"), Event("logout")]
 func drive(sessions: Int, durability: Durability, chunk: Int = 1) async throws {
     let directory = try scratch()
     defer { try? FileManager.default.removeItem(atPath: directory) }
-    let engine = try Engine(directory: directory, configuration: EngineConfiguration(durability: durability))
+    let interval = ProcessInfo.processInfo.environment["SNAPSHOT_INTERVAL"].flatMap { UInt64($0) } ?? 64
+    let engine = try Engine(directory: directory, configuration: EngineConfiguration(durability: durability, snapshotInterval: interval))
     defer { engine.close() }
     try engine.register(try Machine(flat))
     var started: [Session] = []
@@ -43,6 +44,7 @@ func drive(sessions: Int, durability: Durability, chunk: Int = 1) async throws {
         started.append(session)
     }
     let perSession = count / sessions
+    let writtenBefore = writtenBytes()
     let clock = ContinuousClock()
     let start = clock.now
     try await withThrowingTaskGroup(of: Void.self) { group in
@@ -63,8 +65,18 @@ func drive(sessions: Int, durability: Durability, chunk: Int = 1) async throws {
         try await group.waitForAll()
     }
     let elapsed = clock.now - start
+    let written = writtenBytes() - writtenBefore
     let statistics = engine.commitStatistics
-    print("\(mode): \(perSession * sessions) transitions in \(elapsed), batch \(statistics.averageBatch)")
+    print("\(mode): \(perSession * sessions) transitions in \(elapsed), batch \(statistics.averageBatch), commits \(statistics.commits), written \(written / 1024) KiB")
+}
+
+/// Bytes this process has dirtied for the storage layer so far (`/proc/self/io`, Linux).
+func writtenBytes() -> Int {
+    guard let text = try? String(contentsOfFile: "/proc/self/io", encoding: .utf8) else { return 0 }
+    for line in text.split(separator: "\n") where line.hasPrefix("write_bytes:") {
+        return Int(line.split(separator: " ").last ?? "") ?? 0
+    }
+    return 0
 }
 
 switch mode {
