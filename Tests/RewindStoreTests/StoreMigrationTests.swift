@@ -43,7 +43,7 @@ struct StoreMigrationTests {
         let model = try formatOneStore(at: directory.path)
         let store = try TransitionStore(directory: directory.path)
         defer { store.close() }
-        #expect(store.formatVersion == 2)
+        #expect(store.formatVersion == StoreLayout.formatVersion)
         for (id, sequences) in model {
             #expect(try store.records(of: id).map(\.sequence) == sequences)
             #expect(try store.records(of: id, direction: .backward).map(\.sequence) == sequences.reversed())

@@ -174,6 +174,12 @@ package struct RecordView {
     /// A copy of the session id.
     package var session: SessionID { SessionID(checked: string(sessionField)) }
 
+    /// A copy of the origin (the session and version it was forked from), when the record has one.
+    package var origin: RecordOrigin? {
+        guard let originSessionField else { return nil }
+        return RecordOrigin(session: SessionID(checked: string(originSessionField)), version: originVersion)
+    }
+
     /// A copy of the whole record.
     package func record() -> TransitionRecord {
         var navigation: [NavigationOperation] = []
@@ -192,10 +198,6 @@ package struct RecordView {
                 default: navigation.append(.none)
                 }
             }
-        }
-        var origin: RecordOrigin?
-        if let originSessionField {
-            origin = RecordOrigin(session: SessionID(checked: string(originSessionField)), version: originVersion)
         }
         return TransitionRecord(
             sequence: sequence, session: session, version: version, timestamp: timestamp,

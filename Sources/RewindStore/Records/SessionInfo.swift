@@ -43,6 +43,33 @@ struct SessionHead: Sendable, Hashable {
 
     /// The first version `recent` holds (one past the last full index block).
     var firstRecentVersion: UInt64 { info.headVersion - UInt64(recent.count) + 1 }
+
+    /// The head of a session that has no records yet, about to take its first at `timestamp`.
+    static func empty(_ session: SessionID, created: Timestamp, origin: RecordOrigin?) -> SessionHead {
+        SessionHead(
+            info: SessionInfo(session: session, headVersion: 0, headSequence: 0, machine: "", recordCount: 0,
+                              created: created, updated: created, origin: origin),
+            recent: [])
+    }
+
+    /// Moves the head to its next version, the record at global `sequence`. Returns `true` when
+    /// that version completes an index block: ``recent`` then holds the block's
+    /// ``StoreLayout/indexBlockSize`` sequences, to be written to (or already in) the
+    /// `session-index` before ``startNextBlock()``.
+    mutating func advance(sequence: UInt64, machine: String, timestamp: Timestamp) -> Bool {
+        info.headVersion += 1
+        info.headSequence = sequence
+        info.recordCount += 1
+        if info.machine != machine { info.machine = machine }
+        info.updated = timestamp
+        recent.append(sequence)
+        return recent.count == StoreLayout.indexBlockSize
+    }
+
+    /// Empties ``recent`` once its full block is in the `session-index`.
+    mutating func startNextBlock() {
+        recent.removeAll(keepingCapacity: true)
+    }
 }
 
 /// The binary encoding of a session's entry (the session id is the key, not in the value).

@@ -5,11 +5,18 @@ public struct StoreConfiguration: Sendable {
     public var environment: EnvironmentConfiguration
     /// The coder callers use (through ``TransitionStore/coder``) for payloads and state data.
     public var coder: any PayloadCoder
+    /// How many records the log may run ahead of the `sessions` entries before an append's
+    /// transaction writes them out (see ``StoreLayout/sessionsThroughKey``). Entries that lag
+    /// save a commit the write of one B-tree per session (a durable one-per-commit append then
+    /// changes only the log); a reader pays for them once per snapshot, reading at most this many
+    /// records. 0 writes every append's entry with it. Processes sharing a store may differ.
+    public var maximumSessionTail: Int
 
-    /// Creates a configuration: durable by default, JSON payloads.
+    /// Creates a configuration: durable by default, JSON payloads, entries at most 256 records behind.
     public init(environment: EnvironmentConfiguration = EnvironmentConfiguration(),
-                coder: any PayloadCoder = JSONPayloadCoder()) {
+                coder: any PayloadCoder = JSONPayloadCoder(), maximumSessionTail: Int = 256) {
         self.environment = environment
         self.coder = coder
+        self.maximumSessionTail = maximumSessionTail
     }
 }

@@ -1,9 +1,11 @@
 /// The store's on-disk layout: the named databases of its LMDB environment and the keys of its
 /// metadata. See the module's documentation for key and value formats.
 public enum StoreLayout {
-    /// The store format this code writes and the newest it opens. Format 1 stores (one
-    /// `session-index` entry per version) are migrated to format 2 when opened.
-    public static let formatVersion: UInt32 = 2
+    /// The store format this code writes and the newest it opens. Older stores are migrated
+    /// when opened: format 1 (one `session-index` entry per version) to format 2 (blocks), format
+    /// 2 (every append writes its session's entry) to format 3 (entries may lag the log by a
+    /// bounded tail, see ``sessionsThroughKey``).
+    public static let formatVersion: UInt32 = 3
 
     /// `log`: key 8-byte big-endian global sequence → encoded ``TransitionRecord``.
     public static let log = "log"
@@ -15,7 +17,9 @@ public enum StoreLayout {
     /// sequence.)
     public static let sessionIndex = "session-index"
     /// `sessions`: key session id (UTF-8) → the session's ``SessionInfo`` and the sequences of
-    /// its versions after its last full `session-index` block.
+    /// its versions after its last full `session-index` block, as of the log's sequence
+    /// ``sessionsThroughKey``: a session's records after that sequence advance its head beyond
+    /// its entry (format 3).
     public static let sessions = "sessions"
 
     /// The number of versions one `session-index` entry holds. An append touches the index only
@@ -31,6 +35,11 @@ public enum StoreLayout {
     public static let storeIDKey = Array("store-id".utf8)
     /// Meta key of the creation time (8 bytes, Int64 little-endian µs since 1970).
     public static let createdKey = Array("created".utf8)
+    /// Meta key of the sequence through which every `sessions` entry accounts for the log (8
+    /// bytes big-endian; format 3). Appends leave entries behind the log and write them out, moving
+    /// this mark to the log's end, once more than ``StoreConfiguration/maximumSessionTail`` records
+    /// follow it; readers advance an entry by its session's records after the mark.
+    public static let sessionsThroughKey = Array("sessions-through".utf8)
 
     /// Every database the store creates.
     public static var allDatabases: [String] {

@@ -7,10 +7,16 @@ enum StoreMigration {
     /// - Throws: ``StoreError/corruptedEntry(database:key:reason:)`` when the old index and the
     ///   sessions disagree (nothing is changed then), `LMDBError`.
     static func migrate(_ txn: WriteTransaction, databases: StoreDatabases, from format: UInt32) throws -> UInt32 {
-        guard format == 1 else {
+        guard format == 1 || format == 2 else {
             throw StoreError.unsupportedFormat(found: format, supported: StoreLayout.formatVersion)
         }
-        try blockIndex(txn, databases: databases)
+        if format == 1 { try blockIndex(txn, databases: databases) }
+        // Format 2 → 3: every entry is current, so the mark is the log's end.
+        let end = try txn.withCursor(on: databases.log) { cursor -> UInt64 in
+            guard try cursor.last(), let last = try cursor.withCurrent({ key, _ in StoreKey.uint64(from: key) }) else { return 0 }
+            return last ?? 0
+        }
+        try txn.put(StoreKey.uint64(end), forKey: StoreLayout.sessionsThroughKey, in: databases.meta)
         let current = StoreLayout.formatVersion
         try txn.put(withUnsafeBytes(of: current.bigEndian) { Array($0) }, forKey: StoreLayout.formatVersionKey,
                     in: databases.meta)

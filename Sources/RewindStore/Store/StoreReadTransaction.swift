@@ -4,10 +4,15 @@
 public class StoreReadTransaction {
     let transaction: ReadTransaction
     let databases: StoreDatabases
+    /// The process's newest session tail (see ``SessionTail``), when the store shares one.
+    let tailCache: SessionTailCache?
+    /// This snapshot's session tail, once read (a write transaction advances it as it appends).
+    var loadedTail: SessionTail?
 
-    init(transaction: ReadTransaction, databases: StoreDatabases) {
+    init(transaction: ReadTransaction, databases: StoreDatabases, tailCache: SessionTailCache? = nil) {
         self.transaction = transaction
         self.databases = databases
+        self.tailCache = tailCache
     }
 
     // MARK: The log
@@ -74,9 +79,15 @@ public class StoreReadTransaction {
         try sessionHead(for: session)?.info
     }
 
-    /// The session's `sessions` entry (its info and the sequences of its latest versions), or
-    /// `nil` when it has no records.
+    /// The session's head (its info and the sequences of its latest versions): its `sessions`
+    /// entry advanced by its records in the session tail, or `nil` when it has no records.
     final func sessionHead(for session: SessionID) throws -> SessionHead? {
+        if let head = try tail().heads[session.rawValue] { return head }
+        return try storedEntry(for: session)
+    }
+
+    /// The session's `sessions` entry as stored (it may lag the log: see ``SessionTail``).
+    func storedEntry(for session: SessionID) throws -> SessionHead? {
         var key = session.rawValue
         return try key.withUTF8 { keyBytes in
             try transaction.withValue(forKey: UnsafeRawBufferPointer(keyBytes), in: databases.sessions) { bytes in
@@ -85,16 +96,65 @@ public class StoreReadTransaction {
         }
     }
 
+    /// This snapshot's session tail: the heads of the sessions with records after the
+    /// `sessions-through` mark, read once per transaction (only the records the process's
+    /// newest tail does not cover).
+    final func tail() throws -> SessionTail {
+        if let loadedTail { return loadedTail }
+        let mark = try sessionsThrough()
+        let end = try headSequence()
+        var tail = tailCache?.tail(mark: mark, end: end, take: self is StoreWriteTransaction) ?? SessionTail(mark: mark)
+        if tail.end < end {
+            try tail.read(from: self)
+            if !(self is StoreWriteTransaction) { tailCache?.offer(tail) }
+        }
+        loadedTail = tail
+        return tail
+    }
+
+    /// The `sessions-through` mark in `meta`: every `sessions` entry accounts for the log through it.
+    final func sessionsThrough() throws -> UInt64 {
+        let key = StoreLayout.sessionsThroughKey
+        return try key.withUnsafeBytes { keyBytes in
+            let stored = try transaction.withValue(forKey: keyBytes, in: databases.meta) { StoreKey.uint64(from: $0) }
+            guard let stored, let mark = stored else {
+                throw StoreError.corruptedEntry(
+                    database: StoreLayout.meta, key: "'sessions-through'", reason: "missing or not 8 bytes")
+            }
+            return mark
+        }
+    }
+
     /// Calls `body` with every session, ordered by id, until `body` returns ``IterationControl/stop``.
     public func forEachSession(_ body: (SessionInfo) throws -> IterationControl) throws {
+        let heads = try tail().heads
+        // Sessions whose first records are in the tail have no entry yet: merged in by id.
+        var fresh: [[UInt8]] = []
+        for (key, head) in heads where try storedEntry(for: head.info.session) == nil {
+            fresh.append(Array(key.utf8))
+        }
+        fresh.sort { $0.lexicographicallyPrecedes($1) }
+        var nextFresh = 0
+        var stopped = false
+        func emitFresh(before key: UnsafeRawBufferPointer?) throws {
+            while !stopped, nextFresh < fresh.count, key.map({ fresh[nextFresh].lexicographicallyPrecedes($0) }) ?? true {
+                let id = String(decoding: fresh[nextFresh], as: UTF8.self)
+                nextFresh += 1
+                if let head = heads[id], try body(head.info) == .stop { stopped = true }
+            }
+        }
         try transaction.forEach(in: databases.sessions) { key, value in
+            try emitFresh(before: key)
+            if stopped { return .stop }
             let text = String(decoding: key, as: UTF8.self)
+            if let head = heads[text] { return try body(head.info) }
             guard let session = try? SessionID(text) else {
                 throw StoreError.corruptedEntry(database: StoreLayout.sessions, key: text.debugDescription,
                                                 reason: "the key is not a valid session id")
             }
             return try body(try SessionInfoCodec.decode(value, session: session).info)
         }
+        if !stopped { try emitFresh(before: nil) }
     }
 
     /// Every session with its head version and machine, ordered by id.

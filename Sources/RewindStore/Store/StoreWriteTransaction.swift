@@ -18,10 +18,11 @@ public final class StoreWriteTransaction: StoreReadTransaction {
     /// Decoded session entries this process wrote, checked byte for byte against LMDB.
     private let headCache: SessionHeadCache?
 
-    init(transaction: WriteTransaction, databases: StoreDatabases, headCache: SessionHeadCache? = nil) {
+    init(transaction: WriteTransaction, databases: StoreDatabases, headCache: SessionHeadCache? = nil,
+         tailCache: SessionTailCache? = nil) {
         writeTransaction = transaction
         self.headCache = headCache
-        super.init(transaction: transaction, databases: databases)
+        super.init(transaction: transaction, databases: databases, tailCache: tailCache)
         buffer.reserveCapacity(1024)
         keyBuffer.reserveCapacity(64)
     }
@@ -43,7 +44,9 @@ public final class StoreWriteTransaction: StoreReadTransaction {
                 throw StoreError.invalidTransition(session: session, index: index, reason: problem)
             }
         }
-        let existing = try storedHead(of: session)
+        _ = try tail()
+        let key = session.rawValue
+        let existing = try loadedTail?.heads[key] ?? storedEntry(for: session)
         let head = existing?.info.headVersion ?? 0
         guard expectedVersion.isSatisfied(byHead: head) else {
             throw StoreError.versionConflict(session: session, expected: expectedVersion, actual: head)
@@ -52,54 +55,37 @@ public final class StoreWriteTransaction: StoreReadTransaction {
 
         // Validated: from here on, only LMDB failures (which fail the whole transaction) can throw.
         var sequence = firstSequence
-        var version = head
-        var recent = existing?.recent ?? []
+        var newHead = existing ?? .empty(session, created: transitions[0].timestamp, origin: transitions[0].origin)
         let log = databases.log
-        let blockSize = StoreLayout.indexBlockSize
         for transition in transitions {
-            version += 1
             buffer.removeAll(keepingCapacity: true)
-            RecordCodec.encode(sequence: sequence, session: session, version: version,
+            RecordCodec.encode(sequence: sequence, session: session, version: newHead.info.headVersion + 1,
                                transition: transition, into: &buffer)
             try withUnsafeBytes(of: sequence.bigEndian) { key in
                 try buffer.withUnsafeBytes { value in
                     try writeTransaction.put(value, forKey: key, in: log, flags: .append)
                 }
             }
-            recent.append(sequence)
-            if recent.count == blockSize {
+            if newHead.advance(sequence: sequence, machine: transition.machine, timestamp: transition.timestamp) {
                 // The block is full: it goes to the session index, keyed by its first version.
-                try putIndexBlock(recent, of: session, from: version - UInt64(blockSize) + 1)
-                recent.removeAll(keepingCapacity: true)
+                try putIndexBlock(newHead.recent, of: session,
+                                  from: newHead.info.headVersion - UInt64(StoreLayout.indexBlockSize) + 1)
+                newHead.startNextBlock()
             }
             sequence += 1
         }
         nextSequence = sequence
-
-        let last = transitions[transitions.count - 1]
-        let info = SessionInfo(
-            session: session, headVersion: version, headSequence: sequence - 1, machine: last.machine,
-            recordCount: (existing?.info.recordCount ?? 0) + UInt64(transitions.count),
-            created: existing?.info.created ?? transitions[0].timestamp, updated: last.timestamp,
-            origin: existing == nil ? transitions[0].origin : existing?.info.origin)
-        buffer.removeAll(keepingCapacity: true)
-        let newHead = SessionHead(info: info, recent: recent)
-        SessionInfoCodec.encode(newHead, into: &buffer)
-        headCache?.remember(newHead, as: buffer)
-        try buffer.withUnsafeBytes { value in
-            var sessionKey = session.rawValue
-            try sessionKey.withUTF8 { keyBytes in
-                try writeTransaction.put(value, forKey: UnsafeRawBufferPointer(keyBytes), in: databases.sessions)
-            }
-        }
+        // The session's entry is written when the tail is written out (see `SessionTail`).
+        loadedTail?.heads[key] = newHead
+        loadedTail?.end = sequence - 1
         return AppendResult(
-            session: session, firstVersion: head + 1, lastVersion: version,
+            session: session, firstVersion: head + 1, lastVersion: newHead.info.headVersion,
             firstSequence: firstSequence, lastSequence: sequence - 1)
     }
 
     /// The session's entry, taken from the cache when LMDB holds exactly the bytes it remembers.
-    private func storedHead(of session: SessionID) throws -> SessionHead? {
-        guard let headCache else { return try sessionHead(for: session) }
+    override func storedEntry(for session: SessionID) throws -> SessionHead? {
+        guard let headCache else { return try super.storedEntry(for: session) }
         var key = session.rawValue
         return try key.withUTF8 { keyBytes in
             try transaction.withValue(forKey: UnsafeRawBufferPointer(keyBytes), in: databases.sessions) { bytes in
@@ -107,6 +93,26 @@ public final class StoreWriteTransaction: StoreReadTransaction {
                 return try SessionInfoCodec.decode(bytes, session: session)
             }
         }
+    }
+
+    /// Writes the session tail out when it is longer than `maximumLength` records: every head in
+    /// it becomes its session's `sessions` entry and the `sessions-through` mark moves to the end
+    /// of the log. Called once the transaction's appends are done, before it commits.
+    func writeTailIfLonger(than maximumLength: UInt64) throws {
+        guard let tail = loadedTail, tail.length > maximumLength else { return }
+        for (key, head) in tail.heads {
+            buffer.removeAll(keepingCapacity: true)
+            SessionInfoCodec.encode(head, into: &buffer)
+            headCache?.remember(head, as: buffer)
+            var sessionKey = key
+            try buffer.withUnsafeBytes { value in
+                try sessionKey.withUTF8 { keyBytes in
+                    try writeTransaction.put(value, forKey: UnsafeRawBufferPointer(keyBytes), in: databases.sessions)
+                }
+            }
+        }
+        try writeTransaction.put(StoreKey.uint64(tail.end), forKey: StoreLayout.sessionsThroughKey, in: databases.meta)
+        loadedTail = SessionTail(mark: tail.end)
     }
 
     /// Writes a full block of `session`'s index: the sequences of versions `firstVersion…`.

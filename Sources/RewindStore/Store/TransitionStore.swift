@@ -22,6 +22,8 @@ public final class TransitionStore: Sendable {
     let databases: StoreDatabases
     /// The session entries this process wrote last, decoded (see ``SessionHeadCache``).
     let headCache = SessionHeadCache()
+    /// The newest session tail this process read or wrote (see ``SessionTail``).
+    let tailCache = SessionTailCache()
 
     /// The canonical path of the store's directory.
     public let path: String
@@ -237,6 +239,7 @@ public final class TransitionStore: Sendable {
             var created: [UInt8] = []
             created.appendLittleEndian(Timestamp.now().microsecondsSince1970)
             try txn.put(created, forKey: StoreLayout.createdKey, in: meta)
+            try txn.put(StoreKey.uint64(0), forKey: StoreLayout.sessionsThroughKey, in: meta)
             return (format, id)
         }
         var format = try readFormat(txn, meta: meta, path: path)
@@ -256,7 +259,7 @@ public final class TransitionStore: Sendable {
     /// Runs `body` in a read transaction: one consistent snapshot of the whole store.
     public func read<R>(_ body: (StoreReadTransaction) throws -> R) throws -> R {
         try environment.read { txn in
-            try body(StoreReadTransaction(transaction: txn, databases: databases))
+            try body(StoreReadTransaction(transaction: txn, databases: databases, tailCache: tailCache))
         }
     }
 
@@ -264,9 +267,17 @@ public final class TransitionStore: Sendable {
     /// with a no-sync option) when `body` returns and aborted when it throws. `body` may run more
     /// than once when the map has to grow.
     public func write<R>(_ body: (StoreWriteTransaction) throws -> R) throws -> R {
-        try environment.write { txn in
-            try body(StoreWriteTransaction(transaction: txn, databases: databases, headCache: headCache))
+        let maximumTail = UInt64(max(0, configuration.maximumSessionTail))
+        let (result, tail) = try environment.write { txn in
+            let transaction = StoreWriteTransaction(
+                transaction: txn, databases: databases, headCache: headCache, tailCache: tailCache)
+            let result = try body(transaction)
+            try transaction.writeTailIfLonger(than: maximumTail)
+            return (result, transaction.loadedTail)
         }
+        // Committed: the transaction's tail is now the store's (an aborted one's is read again).
+        if let tail { tailCache.offer(tail) }
+        return result
     }
 
     // MARK: Conveniences

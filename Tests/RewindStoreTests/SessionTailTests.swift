@@ -1,0 +1,200 @@
+import Foundation
+import RewindLMDB
+import RewindTestSupport
+import Testing
+@testable import RewindStore
+
+/// Session entries that lag the log (store format 3): a session's head is its `sessions` entry
+/// advanced by its records after the `sessions-through` mark. Every read must equal a store that
+/// writes every entry at once, whoever wrote, aborted or crashed in between.
+@Suite("Session tail")
+struct SessionTailTests {
+    /// The raw `sessions` entry and the mark, read past the store's tail.
+    func stored(_ store: TransitionStore, _ id: SessionID) throws -> (entry: SessionInfo?, mark: UInt64) {
+        try store.read { txn in (try txn.storedEntry(for: id)?.info, try txn.sessionsThrough()) }
+    }
+
+    @Test func entriesLagTheLogUntilTheTailIsLongerThanTheLimitThenAreWrittenOut() throws {
+        try withStore(configuration: StoreConfiguration(maximumSessionTail: 4)) { store, _ in
+            let id = try session("s")
+            try store.append([onboarding[0]], to: id, expectedVersion: .noStream)
+            try store.append([onboarding[1]], to: id, expectedVersion: .exact(1))
+            // Behind: no entry yet, the mark at the start; the head comes from the log.
+            #expect(try stored(store, id).entry == nil)
+            #expect(try stored(store, id).mark == 0)
+            #expect(try store.sessionInfo(for: id)?.headVersion == 2)
+            #expect(try store.sessions().map(\.headVersion) == [2])
+            try store.append([onboarding[2], onboarding[1], onboarding[2]], to: id, expectedVersion: .exact(2))
+            // Five records after the mark > 4: written out with that append.
+            let (entry, mark) = try stored(store, id)
+            #expect(mark == 5)
+            #expect(entry == (try store.sessionInfo(for: id)))
+            #expect(entry?.headVersion == 5)
+            #expect(entry?.headSequence == 5)
+        }
+    }
+
+    @Test func zeroWritesEveryEntryWithItsAppend() throws {
+        try withStore(configuration: StoreConfiguration(maximumSessionTail: 0)) { store, _ in
+            let id = try session("s")
+            try store.append([onboarding[0]], to: id, expectedVersion: .noStream)
+            #expect(try stored(store, id).entry?.headVersion == 1)
+            #expect(try stored(store, id).mark == 1)
+        }
+    }
+
+    /// Random batches over a few sessions (new ones appearing, blocks completing) on a store whose
+    /// entries lag by `limit` and on one that writes them at once: after every batch, every read
+    /// of a session — its info, the session list, its records forward and backward from random
+    /// versions, `sessionInfo` from a fresh store on the same directory — is the same.
+    @Test(arguments: [1, 7, 40, 256])
+    func readsEqualAStoreWhoseEntriesAreCurrent(limit: Int) throws {
+        let eager = try TestDirectory("eager")
+        defer { eager.remove() }
+        let current = try TransitionStore(directory: eager.path, configuration: StoreConfiguration(maximumSessionTail: 0))
+        defer { current.close() }
+        try withStore(configuration: StoreConfiguration(maximumSessionTail: limit)) { lagging, directory in
+            var random = SeededRandom(seed: UInt64(limit) &* 31 &+ 5)
+            let ids = try ["a", "ab", "b", "c", "d", "é"].map(session)
+            var heads: [SessionID: UInt64] = [:]
+            for round in 0..<60 {
+                var batch: [SessionAppend] = []
+                for id in ids.shuffled(using: &random).prefix(Int.random(in: 1...4, using: &random)) {
+                    let count = random.chance(0.1) ? StoreLayout.indexBlockSize : Int.random(in: 1...12, using: &random)
+                    let head = heads[id] ?? 0
+                    let micros = 1_700_000_000_000_000 + Int64(round)
+                    batch.append(SessionAppend(
+                        session: id, expectedVersion: head == 0 ? .noStream : .exact(head),
+                        transitions: (0..<count).map { step("e\($0)", from: ["s"], to: ["s\($0)"], at: micros) }))
+                    heads[id] = head + UInt64(count)
+                }
+                #expect(try lagging.append(batch) == current.append(batch))
+                #expect(try lagging.sessions() == current.sessions())
+                let id = ids[Int.random(in: 0..<ids.count, using: &random)]
+                #expect(try lagging.sessionInfo(for: id) == current.sessionInfo(for: id))
+                let version = UInt64.random(in: 1...max(1, heads[id] ?? 1), using: &random)
+                for direction in [IterationDirection.forward, .backward] {
+                    let range = direction == .forward ? version...UInt64.max : 1...version
+                    #expect(try lagging.records(of: id, versions: range, direction: direction).map(\.sequence)
+                        == current.records(of: id, versions: range, direction: direction).map(\.sequence))
+                }
+                if round % 10 == 9 {
+                    // Another store on the directory (no shared tail) reads the same from the log.
+                    let fresh = try TransitionStore(directory: directory.path)
+                    #expect(try fresh.sessions() == current.sessions())
+                    fresh.close()
+                }
+            }
+            // Every write-out left the mark at the log's end of its commit, never beyond.
+            let mark = try lagging.read { try $0.sessionsThrough() }
+            #expect(mark <= (try lagging.headSequence()))
+            #expect((try lagging.headSequence()) - mark <= UInt64(limit))
+        }
+    }
+
+    @Test func aSessionListStoppedEarlyStopsAmongNewSessionsToo() throws {
+        try withStore { store, _ in
+            for name in ["b", "d"] { try store.append([onboarding[0]], to: try session(name)) }
+            try store.write { try $0.writeTailIfLonger(than: 0) }
+            for name in ["a", "c", "e"] { try store.append([onboarding[0]], to: try session(name)) }
+            #expect(try store.sessions().map(\.session.rawValue) == ["a", "b", "c", "d", "e"])
+            var seen: [String] = []
+            try store.read { txn in
+                try txn.forEachSession { info in
+                    seen.append(info.session.rawValue)
+                    return seen.count == 3 ? .stop : .next
+                }
+            }
+            #expect(seen == ["a", "b", "c"])
+        }
+    }
+
+    @Test func anotherWriterAndAnAbortedTransactionAreSeenInTheTail() throws {
+        try withStore { store, directory in
+            let id = try session("s")
+            try store.append([onboarding[0]], to: id, expectedVersion: .noStream)
+            // An aborted append moves nothing.
+            struct Abort: Error {}
+            #expect(throws: Abort.self) {
+                try store.write { txn in
+                    try txn.append([onboarding[1]], to: id, expectedVersion: .exact(1))
+                    throw Abort()
+                }
+            }
+            #expect(try store.sessionInfo(for: id)?.headVersion == 1)
+            // A second store on the directory (its own tail) moves the session on; the first sees
+            // it: a stale expected version is a conflict, the right one appends.
+            let other = try TransitionStore(directory: directory.path)
+            defer { other.close() }
+            try other.append([onboarding[1], onboarding[2]], to: id, expectedVersion: .exact(1))
+            #expect(throws: StoreError.versionConflict(session: id, expected: .exact(1), actual: 3)) {
+                try store.append([onboarding[1]], to: id, expectedVersion: .exact(1))
+            }
+            let result = try store.append([onboarding[1]], to: id, expectedVersion: .exact(3))
+            #expect(result.lastVersion == 4 && result.lastSequence == 4)
+            #expect(try other.sessionInfo(for: id)?.headVersion == 4)
+        }
+    }
+
+    @Test func aReopenedStoreReadsItsHeadsFromTheLogAfterTheMark() throws {
+        let directory = try TestDirectory()
+        defer { directory.remove() }
+        let id = try session("s")
+        do {
+            let store = try TransitionStore(directory: directory.path)
+            try store.append(onboarding, to: id, expectedVersion: .noStream)
+            store.close()  // nothing written out: the log alone has the session
+        }
+        let store = try TransitionStore(directory: directory.path)
+        defer { store.close() }
+        #expect(try store.read { try $0.storedEntry(for: id) } == nil)
+        let info = try #require(try store.sessionInfo(for: id))
+        #expect(info.headVersion == 3 && info.headSequence == 3 && info.recordCount == 3)
+        #expect(info.machine == "onboarding")
+        #expect(try store.records(of: id).map(\.version) == [1, 2, 3])
+        try store.append([onboarding[1]], to: id, expectedVersion: .exact(3))
+    }
+
+    @Test func aRecordThatDoesNotFollowItsSessionsHeadIsReportedWithItsSequence() throws {
+        try withStore { store, directory in
+            let id = try session("s")
+            try store.append([onboarding[0]], to: id, expectedVersion: .noStream)
+            // Behind the store's back: sequence 2 claims version 5 of the session.
+            var bytes: [UInt8] = []
+            RecordCodec.encode(sequence: 2, session: id, version: 5, transition: onboarding[1], into: &bytes)
+            let environment = try Environment(directory: directory.path, configuration: EnvironmentConfiguration(maxDatabases: 16))
+            let log = try environment.database(named: StoreLayout.log, create: false)
+            try environment.write { try $0.put(bytes, forKey: StoreKey.uint64(2), in: log) }
+            environment.close()
+            let fresh = try TransitionStore(directory: directory.path)
+            defer { fresh.close() }
+            #expect(throws: StoreError.corruptedEntry(
+                database: StoreLayout.sessions, key: "\"s\"",
+                reason: "the log's record at sequence 2 is version 5, but the session's head is version 1")) {
+                try fresh.sessionInfo(for: id)
+            }
+        }
+    }
+
+    @Test func aFormat2StoreIsMigratedWithItsMarkAtTheLogsEnd() throws {
+        try withStore(configuration: StoreConfiguration(maximumSessionTail: 0)) { store, directory in
+            let id = try session("s")
+            try store.append(onboarding, to: id, expectedVersion: .noStream)
+            store.close()
+            // Make it a format 2 store: current entries, no mark.
+            let environment = try Environment(directory: directory.path, configuration: EnvironmentConfiguration(maxDatabases: 16))
+            let meta = try environment.database(named: StoreLayout.meta, create: false)
+            try environment.write { txn in
+                try txn.put([0, 0, 0, 2], forKey: StoreLayout.formatVersionKey, in: meta)
+                _ = try txn.delete(StoreLayout.sessionsThroughKey, in: meta)
+            }
+            environment.close()
+            let migrated = try TransitionStore(directory: directory.path)
+            defer { migrated.close() }
+            #expect(migrated.formatVersion == 3)
+            #expect(try migrated.read { try $0.sessionsThrough() } == 3)
+            #expect(try migrated.sessionInfo(for: id)?.headVersion == 3)
+            try migrated.append([onboarding[1]], to: id, expectedVersion: .exact(3))
+        }
+    }
+}
