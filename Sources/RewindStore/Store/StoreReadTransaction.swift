@@ -100,7 +100,14 @@ public class StoreReadTransaction {
     /// `sessions-through` mark, read once per transaction (only the records the process's
     /// newest tail does not cover).
     final func tail() throws -> SessionTail {
-        if let loadedTail { return loadedTail }
+        try loadTail()
+        return loadedTail ?? SessionTail(mark: 0)
+    }
+
+    /// Reads this snapshot's session tail into ``loadedTail`` unless it is there already (without
+    /// copying it, so a write transaction can then change it in place).
+    final func loadTail() throws {
+        if loadedTail != nil { return }
         let mark = try sessionsThrough()
         let end = try headSequence()
         var tail = tailCache?.tail(mark: mark, end: end, take: self is StoreWriteTransaction) ?? SessionTail(mark: mark)
@@ -109,7 +116,6 @@ public class StoreReadTransaction {
             if !(self is StoreWriteTransaction) { tailCache?.offer(tail) }
         }
         loadedTail = tail
-        return tail
     }
 
     /// The `sessions-through` mark in `meta`: every `sessions` entry accounts for the log through it.

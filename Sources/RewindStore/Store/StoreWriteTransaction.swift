@@ -44,7 +44,7 @@ public final class StoreWriteTransaction: StoreReadTransaction {
                 throw StoreError.invalidTransition(session: session, index: index, reason: problem)
             }
         }
-        _ = try tail()
+        try loadTail()
         let key = session.rawValue
         let existing = try loadedTail?.heads[key] ?? storedEntry(for: session)
         let head = existing?.info.headVersion ?? 0
