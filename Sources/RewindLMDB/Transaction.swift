@@ -171,6 +171,23 @@ public final class WriteTransaction: ReadTransaction {
                   "mdb_put in database \(database) of '\(environmentPath)'")
     }
 
+    /// Reserves `count` bytes for the value of `key` in `database` and lets `write` fill them in
+    /// place (`MDB_RESERVE`): the value is written straight into LMDB's page (into the map itself
+    /// with ``EnvironmentOptions/writeMap``), never copied. `write` must fill all `count` bytes;
+    /// the space is valid only during `write`.
+    /// - Throws: as ``put(_:forKey:in:flags:)``; `write` is not called then.
+    public func put(
+        reserving count: Int, forKey key: UnsafeRawBufferPointer, in database: Database, flags: PutFlags = [],
+        _ write: (UnsafeMutableRawBufferPointer) -> Void
+    ) throws {
+        try ensureUsable(database, "mdb_put in database \(database)")
+        var keyValue = MDB_val(mv_size: key.count, mv_data: UnsafeMutableRawPointer(mutating: key.baseAddress))
+        var dataValue = MDB_val(mv_size: count, mv_data: nil)
+        try check(mdb_put(pointer, database.handle, &keyValue, &dataValue, flags.rawValue | UInt32(MDB_RESERVE)),
+                  "mdb_put in database \(database) of '\(environmentPath)'")
+        write(UnsafeMutableRawBufferPointer(start: dataValue.mv_data, count: count))
+    }
+
     /// Stores `value` under `key` in `database` (see the buffer-pointer variant for the errors).
     public func put(_ value: [UInt8], forKey key: [UInt8], in database: Database, flags: PutFlags = []) throws {
         try value.withUnsafeBytes { valueBytes in

@@ -73,6 +73,30 @@ struct TransactionTests {
         }
     }
 
+    @Test func aReservedValueIsWrittenInPlaceAndARefusedOneIsNeverOffered() throws {
+        try withDatabase { env, db in
+            try env.write { txn in
+                try UInt64(5).key.withUnsafeBytes { key in
+                    try txn.put(reserving: 3, forKey: key, in: db, flags: .append) { value in
+                        #expect(value.count == 3)
+                        value.copyBytes(from: [7, 8, 9])
+                    }
+                }
+            }
+            #expect(try env.read { try $0.get(UInt64(5).key, in: db) } == [7, 8, 9])
+            // Refused (not the greatest key): the closure never sees any space.
+            var offered = false
+            #expect(throws: LMDBError.self) {
+                try env.write { txn in
+                    try UInt64(4).key.withUnsafeBytes { key in
+                        try txn.put(reserving: 3, forKey: key, in: db, flags: .append) { _ in offered = true }
+                    }
+                }
+            }
+            #expect(!offered)
+        }
+    }
+
     @Test func deleteReportsWhetherTheKeyExisted() throws {
         try withDatabase { env, db in
             try env.write { try $0.put([1], forKey: [1], in: db) }

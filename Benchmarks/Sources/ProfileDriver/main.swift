@@ -126,6 +126,32 @@ case "bulk":
     try await drive(sessions: 1, durability: .noSync, chunk: 64)
 case "bulk64":
     try await drive(sessions: 64, durability: .noSync, chunk: 64)
+case "storeappend":
+    do {
+        // The store alone: 64 sessions, 64 transitions per append, no sync (what bulk import costs
+        // below the engine).
+        let directory = try scratch()
+        defer { try? FileManager.default.removeItem(atPath: directory) }
+        var configuration = StoreConfiguration()
+        configuration.environment.options.insert(.noSync)
+        let store = try TransitionStore(directory: directory, configuration: configuration)
+        defer { store.close() }
+        let screens = ["greeting", "login", "home"]
+        let transitions = (0..<64).map { index in
+            Transition(machine: "onboarding-cycle", definition: "0123456789abcdef", event: cycle[index % 3].name,
+                       source: [screens[index % 3]], target: [screens[(index + 1) % 3]],
+                       navigation: [.push(screens[(index + 1) % 3])])
+        }
+        let ids = try (0..<64).map { try SessionID("user-\($0)") }
+        let storeClock = ContinuousClock()
+        let start = storeClock.now
+        var appended = 0
+        while appended < count {
+            for id in ids { try store.append(transitions, to: id) }
+            appended += 64 * 64
+        }
+        print("storeappend: \(appended) records in \(storeClock.now - start)")
+    }
 case "rebuild":
     // Needs the benchmark suite's 1,000,000-version store (written by its item 6 setup).
     let path = FileManager.default.temporaryDirectory.appendingPathComponent("rewind-bench-1M-v2").path

@@ -28,33 +28,73 @@ public enum RecordCodec {
         into buffer: inout [UInt8]
     ) {
         let start = buffer.count
-        buffer.append(formatVersion)
-        buffer.append(transition.origin == nil ? 0 : originFlag)
-        buffer.appendVarint(sequence)
-        buffer.appendVarint(version)
-        buffer.appendLittleEndian(transition.timestamp.microsecondsSince1970)
-        buffer.appendString(session.rawValue)
-        buffer.appendString(transition.machine)
-        buffer.appendString(transition.definition)
-        buffer.appendString(transition.event)
-        buffer.appendVarint(UInt64(transition.source.count))
-        for path in transition.source { buffer.appendString(path) }
-        buffer.appendVarint(UInt64(transition.target.count))
-        for path in transition.target { buffer.appendString(path) }
-        buffer.appendVarint(UInt64(transition.navigation.count))
+        let size = encodedSize(sequence: sequence, session: session, version: version, transition: transition)
+        buffer.append(contentsOf: repeatElement(0, count: size))
+        buffer.withUnsafeMutableBytes { bytes in
+            encode(sequence: sequence, session: session, version: version, transition: transition,
+                   into: UnsafeMutableRawBufferPointer(rebasing: bytes[start...]))
+        }
+    }
+
+    /// The size of a record's encoding, checksum included.
+    static func encodedSize(sequence: UInt64, session: SessionID, version: UInt64, transition: Transition) -> Int {
+        var counter = ByteCounter()
+        putFields(sequence: sequence, session: session, version: version, transition: transition, to: &counter)
+        return counter.count + 4
+    }
+
+    /// Encodes a record into `destination`, exactly ``encodedSize(sequence:session:version:transition:)``
+    /// bytes (e.g. the space LMDB reserved for it in its map), checksum included.
+    static func encode(
+        sequence: UInt64, session: SessionID, version: UInt64, transition: Transition,
+        into destination: UnsafeMutableRawBufferPointer
+    ) {
+        precondition(destination.count >= 4, "a record's encoding is more than 4 bytes")
+        var writer = RawByteWriter(UnsafeMutableRawBufferPointer(rebasing: destination[..<(destination.count - 4)]))
+        putFields(sequence: sequence, session: session, version: version, transition: transition, to: &writer)
+        precondition(writer.offset == destination.count - 4, "the record's encoding is not the size counted")
+        let checksum = CRC32C.checksum(UnsafeRawBufferPointer(rebasing: destination[..<writer.offset]))
+        withUnsafeBytes(of: checksum.littleEndian) { checksumBytes in
+            UnsafeMutableRawBufferPointer(rebasing: destination[writer.offset...]).copyMemory(from: checksumBytes)
+        }
+    }
+
+    /// Puts every field of a record but the checksum, in format 1's order.
+    @inline(__always)
+    private static func putFields<Sink: ByteSink>(
+        sequence: UInt64, session: SessionID, version: UInt64, transition: Transition, to sink: inout Sink
+    ) {
+        sink.put(formatVersion)
+        sink.put(transition.origin == nil ? 0 : originFlag)
+        sink.putVarint(sequence)
+        sink.putVarint(version)
+        sink.putLittleEndian(transition.timestamp.microsecondsSince1970)
+        sink.putString(session.rawValue)
+        sink.putString(transition.machine)
+        sink.putString(transition.definition)
+        sink.putString(transition.event)
+        sink.putVarint(UInt64(transition.source.count))
+        for path in transition.source { sink.putString(path) }
+        sink.putVarint(UInt64(transition.target.count))
+        for path in transition.target { sink.putString(path) }
+        sink.putVarint(UInt64(transition.navigation.count))
         for operation in transition.navigation {
-            appendNavigation(operation, to: &buffer)
+            switch operation {
+            case .none: sink.put(0)
+            case .push(let screen): sink.put(1); sink.putString(screen)
+            case .pop: sink.put(2)
+            case .popToRoot: sink.put(3)
+            case .popTo(let screen): sink.put(4); sink.putString(screen)
+            case .replace(let screen): sink.put(5); sink.putString(screen)
+            case .setRoot(let screen): sink.put(6); sink.putString(screen)
+            }
         }
-        buffer.appendBytes(transition.payload)
-        buffer.appendBytes(transition.stateData)
+        sink.putBytes(transition.payload)
+        sink.putBytes(transition.stateData)
         if let origin = transition.origin {
-            buffer.appendString(origin.session.rawValue)
-            buffer.appendVarint(origin.version)
+            sink.putString(origin.session.rawValue)
+            sink.putVarint(origin.version)
         }
-        let checksum = buffer.withUnsafeBytes { bytes in
-            CRC32C.checksum(UnsafeRawBufferPointer(rebasing: bytes[start...]))
-        }
-        buffer.appendLittleEndian(checksum)
     }
 
     /// The encoding of `record`.
@@ -83,18 +123,6 @@ public enum RecordCodec {
     private static func decodeChecked(_ bytes: UnsafeRawBufferPointer, sequence: UInt64) throws -> TransitionRecord {
         // One parser for both: the view checks every field, then copies them out.
         try RecordView(bytes, sequence: sequence).record()
-    }
-
-    private static func appendNavigation(_ operation: NavigationOperation, to buffer: inout [UInt8]) {
-        switch operation {
-        case .none: buffer.append(0)
-        case .push(let screen): buffer.append(1); buffer.appendString(screen)
-        case .pop: buffer.append(2)
-        case .popToRoot: buffer.append(3)
-        case .popTo(let screen): buffer.append(4); buffer.appendString(screen)
-        case .replace(let screen): buffer.append(5); buffer.appendString(screen)
-        case .setRoot(let screen): buffer.append(6); buffer.appendString(screen)
-        }
     }
 
     static func sessionID(_ text: String) throws(DecodingFailure) -> SessionID {

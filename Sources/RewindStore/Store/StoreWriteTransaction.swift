@@ -7,7 +7,7 @@
 /// stays usable for the other sessions' appends.
 public final class StoreWriteTransaction: StoreReadTransaction {
     private let writeTransaction: WriteTransaction
-    /// The encode buffer, reused by every record of this transaction.
+    /// The session entries' encode buffer, reused by every entry this transaction writes out.
     private var buffer: [UInt8] = []
     /// The session-index key and block buffers, reused likewise.
     private var keyBuffer: [UInt8] = []
@@ -23,7 +23,7 @@ public final class StoreWriteTransaction: StoreReadTransaction {
         writeTransaction = transaction
         self.headCache = headCache
         super.init(transaction: transaction, databases: databases, tailCache: tailCache)
-        buffer.reserveCapacity(1024)
+        buffer.reserveCapacity(256)
         keyBuffer.reserveCapacity(64)
     }
 
@@ -57,16 +57,19 @@ public final class StoreWriteTransaction: StoreReadTransaction {
         var sequence = firstSequence
         var newHead = existing ?? .empty(session, created: transitions[0].timestamp, origin: transitions[0].origin)
         let log = databases.log
-        for transition in transitions {
-            buffer.removeAll(keepingCapacity: true)
-            RecordCodec.encode(sequence: sequence, session: session, version: newHead.info.headVersion + 1,
-                               transition: transition, into: &buffer)
+        for index in transitions.indices {
+            // Encoded straight into the space LMDB reserves in its page: no buffer, no copy.
+            let version = newHead.info.headVersion + 1
+            let size = RecordCodec.encodedSize(
+                sequence: sequence, session: session, version: version, transition: transitions[index])
             try withUnsafeBytes(of: sequence.bigEndian) { key in
-                try buffer.withUnsafeBytes { value in
-                    try writeTransaction.put(value, forKey: key, in: log, flags: .append)
+                try writeTransaction.put(reserving: size, forKey: key, in: log, flags: .append) { value in
+                    RecordCodec.encode(sequence: sequence, session: session, version: version,
+                                       transition: transitions[index], into: value)
                 }
             }
-            if newHead.advance(sequence: sequence, machine: transition.machine, timestamp: transition.timestamp) {
+            if newHead.advance(sequence: sequence, machine: transitions[index].machine,
+                               timestamp: transitions[index].timestamp) {
                 // The block is full: it goes to the session index, keyed by its first version.
                 try putIndexBlock(newHead.recent, of: session,
                                   from: newHead.info.headVersion - UInt64(StoreLayout.indexBlockSize) + 1)
