@@ -1,6 +1,7 @@
 /// Where an encoder puts its bytes. A record is encoded twice through the same code: once into a
 /// ``ByteCounter`` (the size LMDB reserves for the value), then into a ``RawByteWriter`` over the
-/// reserved space — so the count and the bytes cannot disagree, and nothing is copied.
+/// reserved space — so the count and the bytes cannot disagree, and nothing is copied. Smaller
+/// values (session entries, keys, index blocks) go into a growing `[UInt8]`, a sink too.
 protocol ByteSink {
     /// Puts one byte.
     mutating func put(_ byte: UInt8)
@@ -65,6 +66,18 @@ extension ByteSink {
     @inline(__always)
     mutating func putLittleEndian(_ value: Int64) {
         withUnsafeBytes(of: value.littleEndian) { put($0) }
+    }
+
+    /// Puts `value` as 4 little-endian bytes.
+    @inline(__always)
+    mutating func putLittleEndian(_ value: UInt32) {
+        withUnsafeBytes(of: value.littleEndian) { put($0) }
+    }
+
+    /// Puts `value` as 8 big-endian bytes (keys: LMDB's byte order is then numeric order).
+    @inline(__always)
+    mutating func putBigEndian(_ value: UInt64) {
+        withUnsafeBytes(of: value.bigEndian) { put($0) }
     }
 
     /// Puts a varint byte count, then the string's UTF-8 bytes (read in place when the string

@@ -95,26 +95,26 @@ enum SessionInfoCodec {
         let start = buffer.count
         buffer.append(format)
         buffer.append(info.origin == nil ? 0 : originFlag)
-        buffer.appendVarint(info.headVersion)
-        buffer.appendVarint(info.headSequence)
-        buffer.appendVarint(info.recordCount)
-        buffer.appendLittleEndian(info.created.microsecondsSince1970)
-        buffer.appendLittleEndian(info.updated.microsecondsSince1970)
-        buffer.appendString(info.machine)
+        buffer.putVarint(info.headVersion)
+        buffer.putVarint(info.headSequence)
+        buffer.putVarint(info.recordCount)
+        buffer.putLittleEndian(info.created.microsecondsSince1970)
+        buffer.putLittleEndian(info.updated.microsecondsSince1970)
+        buffer.putString(info.machine)
         if let origin = info.origin {
-            buffer.appendString(origin.session.rawValue)
-            buffer.appendVarint(origin.version)
+            buffer.putString(origin.session.rawValue)
+            buffer.putVarint(origin.version)
         }
         if format >= 2 {
-            buffer.appendVarint(UInt64(recent.count))
+            buffer.putVarint(UInt64(recent.count))
             var previous: UInt64 = 0
             for sequence in recent {
-                buffer.appendVarint(sequence &- previous)
+                buffer.putVarint(sequence &- previous)
                 previous = sequence
             }
         }
         let checksum = buffer.withUnsafeBytes { CRC32C.checksum(UnsafeRawBufferPointer(rebasing: $0[start...])) }
-        buffer.appendLittleEndian(checksum)
+        buffer.putLittleEndian(checksum)
     }
 
     /// Decodes an entry of store format `storeFormat` (a format 1 entry has no recent sequences:

@@ -51,6 +51,6 @@ public enum StoreKey {
     static func appendCompound(_ string: String, _ number: UInt64, to key: inout [UInt8]) {
         key.append(contentsOf: string.utf8)
         key.append(0)
-        key.appendBigEndian(number)
+        key.putBigEndian(number)
     }
 }

@@ -75,7 +75,7 @@ enum StoreMigration {
             let full = sequences.count / blockSize * blockSize
             for blockStart in stride(from: 0, to: full, by: blockSize) {
                 buffer.removeAll(keepingCapacity: true)
-                for sequence in sequences[blockStart..<(blockStart + blockSize)] { buffer.appendBigEndian(sequence) }
+                for sequence in sequences[blockStart..<(blockStart + blockSize)] { buffer.putBigEndian(sequence) }
                 try txn.put(buffer, forKey: StoreKey.compound(head.info.session.rawValue, UInt64(blockStart) + 1),
                             in: databases.sessionIndex)
             }

@@ -123,7 +123,7 @@ public final class StoreWriteTransaction: StoreReadTransaction {
         keyBuffer.removeAll(keepingCapacity: true)
         StoreKey.appendCompound(session.rawValue, firstVersion, to: &keyBuffer)
         blockBuffer.removeAll(keepingCapacity: true)
-        for sequence in sequences { blockBuffer.appendBigEndian(sequence) }
+        for sequence in sequences { blockBuffer.putBigEndian(sequence) }
         try keyBuffer.withUnsafeBytes { key in
             try blockBuffer.withUnsafeBytes { value in
                 try writeTransaction.put(value, forKey: key, in: databases.sessionIndex)

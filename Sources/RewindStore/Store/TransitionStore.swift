@@ -237,7 +237,7 @@ public final class TransitionStore: Sendable {
             try txn.put(withUnsafeBytes(of: format.bigEndian) { Array($0) }, forKey: StoreLayout.formatVersionKey, in: meta)
             try txn.put(withUnsafeBytes(of: id.uuid) { Array($0) }, forKey: StoreLayout.storeIDKey, in: meta)
             var created: [UInt8] = []
-            created.appendLittleEndian(Timestamp.now().microsecondsSince1970)
+            created.putLittleEndian(Timestamp.now().microsecondsSince1970)
             try txn.put(created, forKey: StoreLayout.createdKey, in: meta)
             try txn.put(StoreKey.uint64(0), forKey: StoreLayout.sessionsThroughKey, in: meta)
             return (format, id)
