@@ -3,11 +3,12 @@ import RewindTestSupport
 import Testing
 @testable import RewindMachine
 
-/// Prepared events (``Machine/prepare(_:)`` and the in-place `send`) and the general `send`'s
-/// precomputed steps against the SCXML algorithm itself: seeded random walks over every example
-/// machine, the benchmarks' machines, a chart using every dynamic feature and the SCXML
-/// conformance documents must give the same state after every event, the same errors, and the
-/// same steps (exits, entries, navigation).
+/// Prepared events (``Machine/prepare(_:)`` and the in-place `send`), the general `send`'s
+/// precomputed steps and the recorders' table lookup (``Machine/sendFromTable(_:in:)``) against
+/// the SCXML algorithm itself: seeded random walks over every example machine, the benchmarks'
+/// machines, a chart using every dynamic feature and the SCXML conformance documents must give
+/// the same state after every event, the same errors, and the same steps (exits, entries,
+/// navigation).
 struct PreparedEventTests {
     /// A machine to walk and the events to draw from.
     struct Subject {
@@ -226,6 +227,21 @@ struct PreparedEventTests {
                 publicResult = .failure(error)
             }
             #expect(publicResult == generalResult, "\(subject.name), seed \(seed), event \(event.name)")
+            // The recorders' lookup (`sendFromTable`): when the table holds the outcome, the same
+            // step, navigation and errors; otherwise the state untouched.
+            var tableState = general
+            do {
+                if let taken = try machine.sendFromTable(event, in: &tableState) {
+                    let step = taken.step(of: event, reaching: tableState)
+                    #expect(.success(step) == publicResult, "\(subject.name), seed \(seed), table \(event.name)")
+                    #expect(taken.navigation == step.navigation, "\(subject.name), seed \(seed), table \(event.name)")
+                } else {
+                    #expect(tableState == general, "\(subject.name), seed \(seed), table \(event.name)")
+                }
+            } catch let error as MachineError {
+                #expect(.failure(error) == publicResult, "\(subject.name), seed \(seed), table \(event.name)")
+                #expect(tableState == general, "\(subject.name), seed \(seed), table \(event.name)")
+            }
             let fastResult: Result<StepSummary, MachineError>
             do {
                 fastResult = .success(try machine.send(prepared[choice], in: &fast))

@@ -229,19 +229,19 @@ public final class Session: @unchecked Sendable {
     private func runStep(_ request: StepRecording.Request) async throws -> Step {
         try engine.ensureOpen()
         let before = snapshot
-        let time = Timestamp.now()
-        let step = try recording.evaluate(request, in: before.state, at: time)
-        if step.microsteps.isEmpty {
-            // An explicitly ignored event: nothing happened, nothing is recorded.
-            return step
-        }
-        let transition = try recording.transition(for: step, request: request, at: time)
+        var latest = before
+        var steps: [Step] = []
+        steps.reserveCapacity(1)
+        var transitions: [Transition] = []
+        transitions.reserveCapacity(1)
         var writes: [AppendRequest.AuxiliaryWrite] = []
-        let after = try advance(before, to: step, transition: transition, at: time, snapshots: &writes)
-        try await append([transition], after: before, writes: writes)
-        lock.withLock { current = after }
-        hooks.run(step, of: machine, previous: before.state)
-        return step
+        try evaluate(request, advancing: &latest, steps: &steps, transitions: &transitions, snapshots: &writes)
+        // No transition: an explicitly ignored event; nothing happened, nothing is recorded.
+        if transitions.isEmpty { return steps.removeLast() }
+        try await append(transitions, after: before, writes: writes)
+        lock.withLock { current = latest }
+        if !hooks.isEmpty { hooks.run(steps[0], of: machine, previous: before.state) }
+        return steps.removeLast()
     }
 
     /// Evaluate every request → one append → adopt → every step's hooks, holding the gate (see
@@ -254,46 +254,82 @@ public final class Session: @unchecked Sendable {
         steps.reserveCapacity(requests.count)
         var transitions: [Transition] = []
         transitions.reserveCapacity(requests.count)
-        var previousStates: [MachineState] = []
-        previousStates.reserveCapacity(requests.count)
         var writes: [AppendRequest.AuxiliaryWrite] = []
         for request in requests {
-            let time = Timestamp.now()
-            let step = try recording.evaluate(request, in: latest.state, at: time)
-            steps.append(step)
-            previousStates.append(latest.state)
-            if step.microsteps.isEmpty { continue }  // explicitly ignored: nothing recorded
-            let transition = try recording.transition(for: step, request: request, at: time)
-            latest = try advance(latest, to: step, transition: transition, at: time, snapshots: &writes)
-            transitions.append(transition)
+            try evaluate(request, advancing: &latest, steps: &steps, transitions: &transitions, snapshots: &writes)
         }
         if transitions.isEmpty { return steps }
         try await append(transitions, after: before, writes: writes)
         lock.withLock { current = latest }
-        for (step, previous) in zip(steps, previousStates) where !step.microsteps.isEmpty {
-            hooks.run(step, of: machine, previous: previous)
+        // No hook registered: none runs, so none can register another (the usual case).
+        if !hooks.isEmpty {
+            // Each recorded step's previous state is the state the recorded step before it reached.
+            var previous = before.state
+            for index in steps.indices where !steps[index].microsteps.isEmpty {
+                hooks.run(steps[index], of: machine, previous: previous)
+                previous = steps[index].state
+            }
         }
         return steps
     }
 
-    /// The session after `step` (one version on, its navigation applied); when a snapshot is due
-    /// at that version, its write is added to `snapshots`.
-    private func advance(
-        _ snapshot: SessionSnapshot, to step: Step, transition: Transition, at time: Timestamp,
-        snapshots: inout [AppendRequest.AuxiliaryWrite]
-    ) throws -> SessionSnapshot {
-        var navigation = snapshot.navigation
-        navigation.apply(transition.navigation)
-        let after = SessionSnapshot(
-            version: snapshot.version + 1, definition: recording.definition, state: step.state,
-            navigation: navigation, timestamp: time)
-        let interval = engine.configuration.snapshotInterval
-        if interval > 0, after.version % interval == 0 {
-            snapshots.append(AppendRequest.AuxiliaryWrite(
-                database: .snapshots, key: SessionSnapshot.key(session: id, version: after.version),
-                value: try after.encoded()))
+    /// Whether steps of payload-free events are read from the machine's table of precomputed
+    /// outcomes (``Machine/sendFromTable(_:in:)``) rather than returned by the general `send`:
+    /// the same steps, records, snapshots and errors (tests turn it off to compare both paths).
+    var stepsFromTable = true
+
+    /// Evaluates `request` on `latest` (purely: nothing is written) and appends its step to
+    /// `steps`; when the step changed something (not an explicitly ignored event), also appends
+    /// its transition to `transitions`, moves `latest` one version on (the step's state, its
+    /// navigation applied) and adds the write of a snapshot due at that version to `snapshots`.
+    /// On error `latest` may be half-changed: the caller drops it.
+    private func evaluate(
+        _ request: StepRecording.Request, advancing latest: inout SessionSnapshot, steps: inout [Step],
+        transitions: inout [Transition], snapshots: inout [AppendRequest.AuxiliaryWrite]
+    ) throws {
+        let time = Timestamp.now()
+        // The table's outcome, when it holds one: the state changed in place, the step's arrays
+        // shared with the table, no `Step` built by the machine and taken apart again.
+        if stepsFromTable, case .send(let event) = request, !StepRecording.isReserved(event.name),
+           let taken = try machine.sendFromTable(event, in: &latest.state)
+        {
+            steps.append(taken.step(of: event, reaching: latest.state))
+            if taken.microsteps.isEmpty { return }
+            transitions.append(try recording.transition(
+                request: request, source: taken.source, target: latest.state.configuration,
+                microsteps: taken.microsteps, navigation: taken.navigation, at: time))
+            try advance(&latest, navigation: taken.navigation, at: time, snapshots: &snapshots)
+            return
         }
-        return after
+        let step = try recording.evaluate(request, in: latest.state, at: time)
+        if step.microsteps.isEmpty {
+            steps.append(step)
+            return
+        }
+        let transition = try recording.transition(for: step, request: request, at: time)
+        latest.state = step.state
+        try advance(&latest, navigation: transition.navigation, at: time, snapshots: &snapshots)
+        steps.append(step)
+        transitions.append(transition)
+    }
+
+    /// Moves `snapshot`, whose state is already the step's, one version on: `navigation` applied,
+    /// stamped `time`; when a snapshot is due at that version, its write is added to `snapshots`.
+    private func advance(
+        _ snapshot: inout SessionSnapshot, navigation: [NavigationOperation], at time: Timestamp,
+        snapshots: inout [AppendRequest.AuxiliaryWrite]
+    ) throws {
+        snapshot.version += 1
+        if snapshot.definition != recording.definition { snapshot.definition = recording.definition }
+        // One operation at a time: the sequence overload is generic, unspecialised across modules.
+        for operation in navigation { snapshot.navigation.apply(operation) }
+        snapshot.timestamp = time
+        let interval = engine.configuration.snapshotInterval
+        if interval > 0, snapshot.version % interval == 0 {
+            snapshots.append(AppendRequest.AuxiliaryWrite(
+                database: .snapshots, key: SessionSnapshot.key(session: id, version: snapshot.version),
+                value: try snapshot.encoded()))
+        }
     }
 
     /// Appends `transitions` (and `writes`) after the session's version in `before`, through the

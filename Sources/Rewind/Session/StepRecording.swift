@@ -61,6 +61,12 @@ public struct StepRecording: Sendable {
         }
     }
 
+    /// Whether `name` is one of the event names the engine records itself (``startEvent``,
+    /// ``enterEvent``), which apps may not send.
+    static func isReserved(_ name: String) -> Bool {
+        name == enterEvent || name == startEvent
+    }
+
     /// Evaluates `request` against `state` purely.
     ///
     /// - Throws: ``EngineError/reservedEventName(_:)`` for an event sent under a reserved name,
@@ -71,9 +77,7 @@ public struct StepRecording: Sendable {
         case .start(let context):
             return try machine.start(context: context, now: now)
         case .send(let event):
-            if event.name == Self.enterEvent || event.name == Self.startEvent {
-                throw EngineError.reservedEventName(event.name)
-            }
+            if Self.isReserved(event.name) { throw EngineError.reservedEventName(event.name) }
             return try machine.send(event, in: state, now: now)
         case .enter(let id, let data):
             return try machine.enter(id, data: data, in: state, now: now)
@@ -84,21 +88,41 @@ public struct StepRecording: Sendable {
     ///
     /// - Throws: ``EngineError/payloadEncoding(event:reason:)`` when the coder fails.
     public func transition(for step: Step, request: Request, at time: Timestamp) throws -> Transition {
+        try transition(
+            request: request, source: step.source, target: step.target, microsteps: step.microsteps,
+            navigation: Self.navigation(of: step), at: time)
+    }
+
+    /// The transition to append for a step of `request` at `time` given by its parts (see
+    /// ``transition(for:request:at:)``; `navigation` is the step's ``Step/navigation``).
+    ///
+    /// - Throws: ``EngineError/payloadEncoding(event:reason:)`` when the coder fails.
+    func transition(
+        request: Request, source: [String], target: [String], microsteps: [Microstep],
+        navigation: [NavigationOperation], at time: Timestamp
+    ) throws -> Transition {
         let payload = request.payload
         var entered: [String: JSONValue] = [:]
-        for microstep in step.microsteps {
+        for microstep in microsteps where !microstep.data.isEmpty {
             for (id, value) in microstep.data { entered[id] = value }
         }
+        let payloadBytes: [UInt8]
+        let dataBytes: [UInt8]
         do {
-            let payloadBytes = payload.isNull ? [] : try coder.encode(payload)
-            let dataBytes = entered.isEmpty ? [] : try coder.encode(entered)
-            return Transition(
-                timestamp: time, machine: machineName, definition: definition, event: request.eventName,
-                source: step.source, target: step.target, navigation: step.navigation,
-                payload: payloadBytes, stateData: dataBytes)
+            payloadBytes = payload.isNull ? [] : try coder.encode(payload)
+            dataBytes = entered.isEmpty ? [] : try coder.encode(entered)
         } catch {
             throw EngineError.payloadEncoding(event: request.eventName, reason: String(describing: error))
         }
+        return Transition(
+            timestamp: time, machine: machineName, definition: definition, event: request.eventName,
+            source: source, target: target, navigation: navigation, payload: payloadBytes, stateData: dataBytes)
+    }
+
+    /// `step.navigation`, without building an array when one microstep holds it all (the usual
+    /// case: its array is shared, not copied).
+    private static func navigation(of step: Step) -> [NavigationOperation] {
+        step.microsteps.count == 1 ? step.microsteps[0].navigation : step.navigation
     }
 
     /// The request that produced `record`.
