@@ -118,6 +118,9 @@ case "durable":
     try await drive(sessions: 1, durability: .durable)
 case "group64":
     try await drive(sessions: 64, durability: .durable)
+case "group":
+    // `group N SESSIONS`: durable group commit with that many sessions.
+    try await drive(sessions: arguments.count > 3 ? Int(arguments[3]) ?? 8 : 8, durability: .durable)
 case "nosync":
     try await drive(sessions: 1, durability: .noSync)
 case "nosync64":
