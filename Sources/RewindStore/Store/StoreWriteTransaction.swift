@@ -39,23 +39,33 @@ public final class StoreWriteTransaction: StoreReadTransaction {
         _ transitions: [Transition], to session: SessionID, expectedVersion: ExpectedVersion = .any
     ) throws -> AppendResult {
         guard !transitions.isEmpty else { throw StoreError.emptyAppend(session: session) }
-        for (index, transition) in transitions.enumerated() {
-            if let problem = transition.problem {
+        for index in transitions.indices {
+            if let problem = transitions[index].problem {
                 throw StoreError.invalidTransition(session: session, index: index, reason: problem)
             }
         }
         try loadTail()
+        let firstSequence = try nextSequence ?? (headSequence() + 1)
+        // The head is moved out of the tail and back in, never copied (its strings and sequences
+        // would be retained and released on every append).
         let key = session.rawValue
-        let existing = try loadedTail?.heads[key] ?? storedEntry(for: session)
-        let head = existing?.info.headVersion ?? 0
+        var newHead: SessionHead
+        let fromTail: Bool
+        if let cached = loadedTail?.heads.removeValue(forKey: key) {
+            (newHead, fromTail) = (cached, true)
+        } else {
+            newHead = try storedEntry(for: session)
+                ?? .empty(session, created: transitions[0].timestamp, origin: transitions[0].origin)
+            fromTail = false
+        }
+        let head = newHead.info.headVersion
         guard expectedVersion.isSatisfied(byHead: head) else {
+            if fromTail { loadedTail?.heads[key] = newHead }
             throw StoreError.versionConflict(session: session, expected: expectedVersion, actual: head)
         }
-        let firstSequence = try nextSequence ?? (headSequence() + 1)
 
         // Validated: from here on, only LMDB failures (which fail the whole transaction) can throw.
         var sequence = firstSequence
-        var newHead = existing ?? .empty(session, created: transitions[0].timestamp, origin: transitions[0].origin)
         let log = databases.log
         for index in transitions.indices {
             // Encoded straight into the space LMDB reserves in its page: no buffer, no copy.
