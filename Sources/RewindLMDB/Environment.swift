@@ -309,12 +309,15 @@ public final class Environment: @unchecked Sendable {
     ///
     /// Meant for inspecting a directory before deciding to open it for writing.
     ///
-    /// - Parameter sharingLock: take part in LMDB's locking through the directory's existing lock
-    ///   file (`lock.mdb`): read transactions register as readers, so a process writing the
-    ///   environment at the same time cannot reuse the pages they read, and they see only
-    ///   committed states. Pass `true` whenever the lock file exists (some process opened the
-    ///   environment for writing, and may be writing it now); without it reads are lock-free and
-    ///   only safe when nobody writes. Either way no file is created.
+    /// - Parameters:
+    ///   - directory: the environment's directory.
+    ///   - sharingLock: take part in LMDB's locking through the directory's existing lock file
+    ///     (`lock.mdb`): read transactions register as readers, so a process writing the
+    ///     environment at the same time cannot reuse the pages they read, and they see only
+    ///     committed states. Pass `true` whenever the lock file exists (some process opened the
+    ///     environment for writing, and may be writing it now); without it reads are lock-free and
+    ///     only safe when nobody writes. Either way no file is created.
+    ///   - body: reads the environment; its result is returned.
     public static func inspect<R>(
         directory: String, sharingLock: Bool = false, _ body: (Environment) throws -> R
     ) throws -> R {

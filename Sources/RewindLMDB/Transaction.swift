@@ -175,7 +175,8 @@ public final class WriteTransaction: ReadTransaction {
     /// place (`MDB_RESERVE`): the value is written straight into LMDB's page (into the map itself
     /// with ``EnvironmentOptions/writeMap``), never copied. `write` must fill all `count` bytes;
     /// the space is valid only during `write`.
-    /// - Throws: as ``put(_:forKey:in:flags:)``; `write` is not called then.
+    /// - Throws: ``LMDBError`` as the other `put`s do (`MDB_KEYEXIST` with ``PutFlags/append`` for a
+    ///   key that is not the greatest, `MDB_MAP_FULL`, …); `write` is not called then.
     public func put(
         reserving count: Int, forKey key: UnsafeRawBufferPointer, in database: Database, flags: PutFlags = [],
         _ write: (UnsafeMutableRawBufferPointer) -> Void

@@ -27,7 +27,7 @@ extension Machine {
     ///
     /// Returns `nil`, with `state` unchanged, when the general `send` must run: the state is not
     /// started or is finished, the event carries a payload or has no column of its own, the
-    /// outcome is dynamic (guards, actions, history; see <doc:PreparedEvents>), the state has
+    /// outcome is dynamic (guards, actions, history; see the *Prepared events* article), the state has
     /// raised events pending or is not one of the table's rows. For an ignored event (by an
     /// active state or the ``UnhandledEventPolicy``) the table step has no microsteps and `state`
     /// is unchanged.
