@@ -95,7 +95,8 @@ struct SessionTailTests {
     @Test func aSessionListStoppedEarlyStopsAmongNewSessionsToo() throws {
         try withStore { store, _ in
             for name in ["b", "d"] { try store.append([onboarding[0]], to: try session(name)) }
-            try store.write { try $0.writeTailIfLonger(than: 0) }
+            try store.write { txn in try txn.loadTail(); try txn.writeTailIfLonger(than: 0) }
+            #expect(try stored(store, try session("b")).entry != nil)
             for name in ["a", "c", "e"] { try store.append([onboarding[0]], to: try session(name)) }
             #expect(try store.sessions().map(\.session.rawValue) == ["a", "b", "c", "d", "e"])
             var seen: [String] = []
@@ -106,6 +107,25 @@ struct SessionTailTests {
                 }
             }
             #expect(seen == ["a", "b", "c"])
+        }
+    }
+
+    /// A stop on a session that has an entry ends the list: the new sessions after it (their
+    /// first records in the tail) are not visited.
+    @Test func aSessionListStoppedOnAStoredSessionVisitsNoNewSessionAfterIt() throws {
+        try withStore { store, _ in
+            for name in ["b", "d"] { try store.append([onboarding[0]], to: try session(name)) }
+            try store.write { txn in try txn.loadTail(); try txn.writeTailIfLonger(than: 0) }
+            #expect(try stored(store, try session("b")).entry != nil)
+            for name in ["a", "c", "e"] { try store.append([onboarding[0]], to: try session(name)) }
+            var seen: [String] = []
+            try store.read { txn in
+                try txn.forEachSession { info in
+                    seen.append(info.session.rawValue)
+                    return info.session.rawValue == "b" ? .stop : .next
+                }
+            }
+            #expect(seen == ["a", "b"])
         }
     }
 

@@ -153,12 +153,19 @@ public class StoreReadTransaction {
             try emitFresh(before: key)
             if stopped { return .stop }
             let text = String(decoding: key, as: UTF8.self)
-            if let head = heads[text] { return try body(head.info) }
-            guard let session = try? SessionID(text) else {
-                throw StoreError.corruptedEntry(database: StoreLayout.sessions, key: text.debugDescription,
-                                                reason: "the key is not a valid session id")
+            let control: IterationControl
+            if let head = heads[text] {
+                control = try body(head.info)
+            } else {
+                guard let session = try? SessionID(text) else {
+                    throw StoreError.corruptedEntry(database: StoreLayout.sessions, key: text.debugDescription,
+                                                    reason: "the key is not a valid session id")
+                }
+                control = try body(try SessionInfoCodec.decode(value, session: session).info)
             }
-            return try body(try SessionInfoCodec.decode(value, session: session).info)
+            // A stop here also ends the new sessions still to come after this one.
+            if control == .stop { stopped = true }
+            return control
         }
         if !stopped { try emitFresh(before: nil) }
     }
