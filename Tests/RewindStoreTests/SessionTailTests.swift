@@ -129,6 +129,32 @@ struct SessionTailTests {
         }
     }
 
+    /// Ids that differ in their bytes are different sessions (the store keys them by UTF-8 bytes),
+    /// even when Swift's `String` equality calls them equal (canonically equivalent Unicode): the
+    /// tail must not give one's head to the other.
+    @Test func canonicallyEquivalentIdsWithDifferentBytesAreDifferentSessionsInTheTail() throws {
+        try withStore { store, directory in
+            let composed = try session("caf\u{E9}")  // é as one scalar
+            let decomposed = try session("cafe\u{301}")  // e and a combining acute accent
+            #expect(Array(composed.rawValue.utf8) != Array(decomposed.rawValue.utf8))
+            try store.append([onboarding[0], onboarding[1]], to: composed, expectedVersion: .noStream)
+            let result = try store.append([onboarding[0]], to: decomposed, expectedVersion: .noStream)
+            #expect(result.firstVersion == 1 && result.lastVersion == 1 && result.firstSequence == 3)
+            #expect(try store.sessionInfo(for: composed)?.headVersion == 2)
+            #expect(try store.sessionInfo(for: decomposed)?.headVersion == 1)
+            #expect(try store.records(of: decomposed).map(\.sequence) == [3])
+            #expect(try store.records(of: composed).map(\.sequence) == [1, 2])
+            #expect(try store.sessions().map { Array($0.session.rawValue.utf8) }
+                == [Array(decomposed.rawValue.utf8), Array(composed.rawValue.utf8)])
+            // Written out, each session's entry is its own.
+            try store.write { txn in try txn.loadTail(); try txn.writeTailIfLonger(than: 0) }
+            let fresh = try TransitionStore(directory: directory.path)
+            defer { fresh.close() }
+            #expect(try fresh.read { try $0.storedEntry(for: composed)?.info.headVersion } == 2)
+            #expect(try fresh.read { try $0.storedEntry(for: decomposed)?.info.headVersion } == 1)
+        }
+    }
+
     @Test func anotherWriterAndAnAbortedTransactionAreSeenInTheTail() throws {
         try withStore { store, directory in
             let id = try session("s")

@@ -18,7 +18,7 @@ struct SessionTail: Sendable {
     /// The last sequence of the log this tail accounts for.
     var end: UInt64
     /// The head of each session with records after ``mark``, as of ``end``, keyed by session id.
-    var heads: [String: SessionHead]
+    var heads: [SessionKey: SessionHead]
 
     /// The records after the mark.
     var length: UInt64 { end - mark }
@@ -36,18 +36,18 @@ struct SessionTail: Sendable {
     ///   follow its session's head; the errors of reading a record or an entry.
     mutating func read(from transaction: StoreReadTransaction) throws {
         try transaction.forEachRecordView(from: end + 1) { view in
-            let key = view.string(view.sessionField)
+            let key = SessionKey(view.string(view.sessionField))
             var head: SessionHead
             if let known = heads[key] {
                 head = known
-            } else if let stored = try transaction.storedEntry(for: SessionID(checked: key)) {
+            } else if let stored = try transaction.storedEntry(for: SessionID(checked: key.text)) {
                 head = stored
             } else {
                 head = .empty(view.session, created: view.timestamp, origin: view.origin)
             }
             guard view.version == head.info.headVersion + 1 else {
                 throw StoreError.corruptedEntry(
-                    database: StoreLayout.sessions, key: key.debugDescription,
+                    database: StoreLayout.sessions, key: key.text.debugDescription,
                     reason: "the log's record at sequence \(view.sequence) is version \(view.version), "
                         + "but the session's head is version \(head.info.headVersion)")
             }

@@ -82,7 +82,7 @@ public class StoreReadTransaction {
     /// The session's head (its info and the sequences of its latest versions): its `sessions`
     /// entry advanced by its records in the session tail, or `nil` when it has no records.
     final func sessionHead(for session: SessionID) throws -> SessionHead? {
-        if let head = try tail().heads[session.rawValue] { return head }
+        if let head = try tail().heads[SessionKey(session.rawValue)] { return head }
         return try storedEntry(for: session)
     }
 
@@ -135,16 +135,16 @@ public class StoreReadTransaction {
     public func forEachSession(_ body: (SessionInfo) throws -> IterationControl) throws {
         let heads = try tail().heads
         // Sessions whose first records are in the tail have no entry yet: merged in by id.
-        var fresh: [[UInt8]] = []
+        var fresh: [SessionKey] = []
         for (key, head) in heads where try storedEntry(for: head.info.session) == nil {
-            fresh.append(Array(key.utf8))
+            fresh.append(key)
         }
-        fresh.sort { $0.lexicographicallyPrecedes($1) }
+        fresh.sort { $0.text.utf8.lexicographicallyPrecedes($1.text.utf8) }
         var nextFresh = 0
         var stopped = false
         func emitFresh(before key: UnsafeRawBufferPointer?) throws {
-            while !stopped, nextFresh < fresh.count, key.map({ fresh[nextFresh].lexicographicallyPrecedes($0) }) ?? true {
-                let id = String(decoding: fresh[nextFresh], as: UTF8.self)
+            while !stopped, nextFresh < fresh.count, key.map({ fresh[nextFresh].text.utf8.lexicographicallyPrecedes($0) }) ?? true {
+                let id = fresh[nextFresh]
                 nextFresh += 1
                 if let head = heads[id], try body(head.info) == .stop { stopped = true }
             }
@@ -154,7 +154,7 @@ public class StoreReadTransaction {
             if stopped { return .stop }
             let text = String(decoding: key, as: UTF8.self)
             let control: IterationControl
-            if let head = heads[text] {
+            if let head = heads[SessionKey(text)] {
                 control = try body(head.info)
             } else {
                 guard let session = try? SessionID(text) else {
