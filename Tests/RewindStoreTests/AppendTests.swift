@@ -1,5 +1,6 @@
 import Testing
 import RewindStore
+import RewindTestSupport
 
 @Suite("Appends")
 struct AppendTests {
@@ -153,6 +154,26 @@ struct AppendTests {
             }
             #expect(throws: StoreError.emptyAppend(session: s)) { try store.append([], to: s) }
             #expect(try store.headSequence() == 0)
+        }
+    }
+
+    /// Records encoded in the space LMDB reserves, from one byte of payload to many overflow
+    /// pages, while the map grows under them (the attempt that hit the full map is run again).
+    @Test func recordsOfEverySizeAreReservedInPlaceAcrossMapGrowth() throws {
+        let tiny = StoreConfiguration(environment: EnvironmentConfiguration(mapSize: 64 << 10, options: .noSync))
+        try withStore(configuration: tiny) { store, directory in
+            var random = SeededRandom(seed: 3)
+            var expected: [[UInt8]] = []
+            for round in 0..<12 {
+                let size = [1, 2000, 4090, 70_000, 300_000][round % 5]
+                let payload = (0..<size).map { _ in UInt8.random(in: 0...255, using: &random) }
+                expected.append(payload)
+                try store.append([step("big", from: ["a"], to: ["a"], payload: payload)], to: try session("s"))
+            }
+            #expect(try store.records().map(\.payload) == expected)
+            let fresh = try TransitionStore(directory: directory.path)
+            defer { fresh.close() }
+            #expect(try fresh.records(of: try session("s")).map(\.payload) == expected)
         }
     }
 }

@@ -243,4 +243,127 @@ struct SessionTailTests {
             try migrated.append([onboarding[1]], to: id, expectedVersion: .exact(3))
         }
     }
+
+    /// Within one transaction: a version conflict after the head was moved out of the tail puts it
+    /// back; the next append goes on from it.
+    @Test func aConflictInsideATransactionKeepsTheHeadItMovedOutOfTheTail() throws {
+        try withStore(configuration: StoreConfiguration(maximumSessionTail: 3)) { store, directory in
+            let id = try session("s")
+            try store.append([onboarding[0]], to: id, expectedVersion: .noStream)
+            try store.write { txn in
+                _ = try txn.append([onboarding[1]], to: id, expectedVersion: .exact(1))
+                #expect(throws: StoreError.versionConflict(session: id, expected: .exact(1), actual: 2)) {
+                    try txn.append([onboarding[1]], to: id, expectedVersion: .exact(1))
+                }
+                #expect(try txn.sessionInfo(for: id)?.headVersion == 2)
+                _ = try txn.append([onboarding[2], onboarding[1], onboarding[2]], to: id, expectedVersion: .exact(2))
+                #expect(throws: StoreError.versionConflict(session: id, expected: .noStream, actual: 5)) {
+                    try txn.append([onboarding[1]], to: id, expectedVersion: .noStream)
+                }
+            }
+            #expect(try store.sessionInfo(for: id)?.headVersion == 5)
+            let fresh = try TransitionStore(directory: directory.path)
+            defer { fresh.close() }
+            #expect(try fresh.sessionInfo(for: id)?.headVersion == 5)
+            #expect(try fresh.read { try $0.sessionsThrough() } == 5)
+            #expect(try fresh.records(of: id).map(\.version) == [1, 2, 3, 4, 5])
+        }
+    }
+
+    /// A fork's origin comes from its first record while the session is in the tail, and stays
+    /// in its entry once written out.
+    @Test func aForksOriginIsReadFromItsFirstRecordAndWrittenOut() throws {
+        for limit in [0, 2, 100] {
+            try withStore(configuration: StoreConfiguration(maximumSessionTail: limit)) { store, directory in
+                let a = try session("a"), b = try session("b")
+                try store.append(onboarding, to: a, expectedVersion: .noStream)
+                var forked = onboarding
+                forked[0].origin = RecordOrigin(session: a, version: 2)
+                try store.append(forked, to: b, expectedVersion: .noStream)
+                try store.append([onboarding[1]], to: b, expectedVersion: .exact(3))
+                let expected = RecordOrigin(session: a, version: 2)
+                #expect(try store.sessionInfo(for: b)?.origin == expected)
+                #expect(try store.sessionInfo(for: a)?.origin == nil)
+                let fresh = try TransitionStore(directory: directory.path)
+                defer { fresh.close() }
+                #expect(try fresh.sessionInfo(for: b)?.origin == expected)
+                #expect(try fresh.sessions().map(\.origin) == [nil, expected])
+            }
+        }
+    }
+
+    /// A map that fills in the middle of group commits (the tail taken from the cache, appended
+    /// to, then dropped with the aborted attempt) leaves every head right.
+    @Test func aMapFullInGroupCommitsLeavesEveryHeadRight() throws {
+        let tiny = StoreConfiguration(environment: EnvironmentConfiguration(mapSize: 64 << 10, options: .noSync),
+                                      maximumSessionTail: 7)
+        try withStore(configuration: tiny) { store, directory in
+            var random = SeededRandom(seed: 9)
+            let payload = [UInt8](repeating: 0x42, count: 3000)
+            var heads: [SessionID: UInt64] = [:]
+            for _ in 0..<60 {
+                var batch: [SessionAppend] = []
+                for index in (0..<6).shuffled(using: &random).prefix(3) {
+                    let id = try session("s\(index)")
+                    let n = Int.random(in: 1...5, using: &random)
+                    batch.append(SessionAppend(session: id, expectedVersion: .exact(heads[id] ?? 0),
+                                               transitions: (0..<n).map { _ in step("t", from: ["a"], to: ["a"], payload: payload) }))
+                    heads[id, default: 0] += UInt64(n)
+                }
+                try store.append(batch)
+                for (id, head) in heads {
+                    #expect(try store.sessionInfo(for: id)?.headVersion == head)
+                }
+            }
+            let fresh = try TransitionStore(directory: directory.path)
+            defer { fresh.close() }
+            for (id, head) in heads {
+                #expect(try fresh.sessionInfo(for: id)?.headVersion == head)
+                #expect(try fresh.records(of: id).map(\.version) == Array(1...head))
+            }
+        }
+    }
+
+    /// Readers on threads while a writer appends (and writes the tail out): in every snapshot each
+    /// session's head matches its records and the heads add up to the log.
+    @Test func readersOnThreadsSeeHeadsThatMatchTheirSnapshot() throws {
+        try withStore(configuration: StoreConfiguration(environment: EnvironmentConfiguration(options: .noSync), maximumSessionTail: 5)) { store, _ in
+            let ids = try (0..<5).map { try session("s\($0)") }
+            let done = LockedBox(false)
+            let failures = LockedBox(0)
+            let group = DispatchGroup()
+            for reader in 0..<3 {
+                group.enter()
+                Thread.detachNewThread {
+                    defer { group.leave() }
+                    var random = SeededRandom(seed: UInt64(reader))
+                    while !done.current {
+                        do {
+                            try store.read { txn in
+                                let total = try txn.headSequence()
+                                var sum: UInt64 = 0
+                                for info in try txn.sessions() {
+                                    sum += info.recordCount
+                                    let records = try txn.records(of: info.session)
+                                    if records.count != Int(info.headVersion) || records.last?.sequence != info.headSequence {
+                                        failures.withValue { $0 += 1 }
+                                    }
+                                }
+                                if sum != total { failures.withValue { $0 += 1 } }
+                                _ = random.next()
+                            }
+                        } catch { failures.withValue { $0 += 1 } }
+                    }
+                }
+            }
+            var random = SeededRandom(seed: 77)
+            for _ in 0..<400 {
+                let id = ids[Int.random(in: 0..<ids.count, using: &random)]
+                try store.append([onboarding[1]], to: id)
+            }
+            done.withValue { $0 = true }
+            group.wait()
+            #expect(failures.current == 0)
+        }
+    }
 }
