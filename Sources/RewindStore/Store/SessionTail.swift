@@ -17,7 +17,8 @@ struct SessionTail: Sendable {
     var mark: UInt64
     /// The last sequence of the log this tail accounts for.
     var end: UInt64
-    /// The head of each session with records after ``mark``, as of ``end``, keyed by session id.
+    /// The head of each session with records after ``mark``, as of ``end``, keyed by the session
+    /// id's UTF-8 bytes (as the `sessions` database keys it).
     var heads: [SessionKey: SessionHead]
 
     /// The records after the mark.
