@@ -33,3 +33,18 @@ struct SessionIDTests {
         #expect(throws: DecodingError.self) { _ = try JSONDecoder().decode([SessionID].self, from: Data(#"[""]"#.utf8)) }
     }
 }
+
+extension SessionIDTests {
+    /// Ids are the store's keys: equal, hashed and ordered by their bytes, so two canonically
+    /// equivalent texts (which `String` calls equal) are two ids, consistently in all three.
+    @Test func canonicallyEquivalentTextsAreDifferentIdsByTheirBytes() throws {
+        let composed = try SessionID("caf\u{E9}")
+        let decomposed = try SessionID("cafe\u{301}")
+        #expect(composed.rawValue == decomposed.rawValue)  // String's view
+        #expect(composed != decomposed)
+        #expect(Set([composed, decomposed]).count == 2)
+        #expect((composed < decomposed) != (decomposed < composed))
+        #expect(try SessionID("caf\u{E9}") == composed)
+        #expect(Set([composed, try SessionID("caf\u{E9}")]).count == 1)
+    }
+}

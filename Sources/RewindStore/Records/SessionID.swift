@@ -1,5 +1,11 @@
+import Foundation
+
 /// The id of a session: a non-empty UTF-8 string of at most ``maximumByteCount`` bytes without
 /// NUL characters (a NUL separates the id from the version in the session index's keys).
+///
+/// Ids are compared, hashed and ordered by their UTF-8 bytes, as the store keys sessions: two
+/// texts Swift's `String` calls equal because they are canonically equivalent ("é" as one scalar,
+/// or "e" and a combining accent) are two sessions.
 public struct SessionID: Sendable, Hashable, Comparable, Codable, CustomStringConvertible {
     /// The most UTF-8 bytes an id may have (LMDB keys are at most 511 bytes).
     public static let maximumByteCount = 400
@@ -35,6 +41,29 @@ public struct SessionID: Sendable, Hashable, Comparable, Codable, CustomStringCo
 
     /// The id's text.
     public var description: String { rawValue }
+
+    /// Whether the two ids have the same UTF-8 bytes (not `String`'s canonical equivalence).
+    public static func == (lhs: SessionID, rhs: SessionID) -> Bool {
+        let left = lhs.rawValue.utf8, right = rhs.rawValue.utf8
+        guard left.count == right.count else { return false }
+        // Native strings: one memcmp (as fast as String's own ==).
+        let same: Bool?? = left.withContiguousStorageIfAvailable { leftBytes in
+            right.withContiguousStorageIfAvailable { rightBytes in
+                guard let l = leftBytes.baseAddress, let r = rightBytes.baseAddress else { return leftBytes.isEmpty }
+                return memcmp(l, r, leftBytes.count) == 0
+            }
+        }
+        return (same ?? nil) ?? left.elementsEqual(right)
+    }
+
+    /// Hashes the id's UTF-8 bytes.
+    public func hash(into hasher: inout Hasher) {
+        let hashed: Void? = rawValue.utf8.withContiguousStorageIfAvailable { hasher.combine(bytes: UnsafeRawBufferPointer($0)) }
+        if hashed == nil {
+            var copy = rawValue
+            copy.withUTF8 { hasher.combine(bytes: UnsafeRawBufferPointer($0)) }
+        }
+    }
 
     /// Orders ids by their UTF-8 bytes, as the session index does.
     public static func < (lhs: SessionID, rhs: SessionID) -> Bool {

@@ -17,9 +17,9 @@ struct SessionTail: Sendable {
     var mark: UInt64
     /// The last sequence of the log this tail accounts for.
     var end: UInt64
-    /// The head of each session with records after ``mark``, as of ``end``, keyed by the session
-    /// id's UTF-8 bytes (as the `sessions` database keys it).
-    var heads: [SessionKey: SessionHead]
+    /// The head of each session with records after ``mark``, as of ``end`` (``SessionID`` compares
+    /// and hashes its UTF-8 bytes, as the `sessions` database keys it).
+    var heads: [SessionID: SessionHead]
 
     /// The records after the mark.
     var length: UInt64 { end - mark }
@@ -37,18 +37,18 @@ struct SessionTail: Sendable {
     ///   follow its session's head; the errors of reading a record or an entry.
     mutating func read(from transaction: StoreReadTransaction) throws {
         try transaction.forEachRecordView(from: end + 1) { view in
-            let key = SessionKey(view.string(view.sessionField))
+            let key = view.session
             var head: SessionHead
             if let known = heads[key] {
                 head = known
-            } else if let stored = try transaction.storedEntry(for: SessionID(checked: key.text)) {
+            } else if let stored = try transaction.storedEntry(for: key) {
                 head = stored
             } else {
                 head = .empty(view.session, created: view.timestamp, origin: view.origin)
             }
             guard view.version == head.info.headVersion + 1 else {
                 throw StoreError.corruptedEntry(
-                    database: StoreLayout.sessions, key: key.text.debugDescription,
+                    database: StoreLayout.sessions, key: key.rawValue.debugDescription,
                     reason: "the log's record at sequence \(view.sequence) is version \(view.version), "
                         + "but the session's head is version \(head.info.headVersion)")
             }

@@ -82,7 +82,7 @@ public class StoreReadTransaction {
     /// The session's head (its info and the sequences of its latest versions): its `sessions`
     /// entry advanced by its records in the session tail, or `nil` when it has no records.
     final func sessionHead(for session: SessionID) throws -> SessionHead? {
-        if let head = try tail().heads[SessionKey(session.rawValue)] { return head }
+        if let head = try tail().heads[session] { return head }
         return try storedEntry(for: session)
     }
 
@@ -135,15 +135,15 @@ public class StoreReadTransaction {
     public func forEachSession(_ body: (SessionInfo) throws -> IterationControl) throws {
         let heads = try tail().heads
         // Sessions whose first records are in the tail have no entry yet: merged in by id.
-        var fresh: [SessionKey] = []
+        var fresh: [SessionID] = []
         for (key, head) in heads where try storedEntry(for: head.info.session) == nil {
             fresh.append(key)
         }
-        fresh.sort { $0.text.utf8.lexicographicallyPrecedes($1.text.utf8) }
+        fresh.sort()
         var nextFresh = 0
         var stopped = false
         func emitFresh(before key: UnsafeRawBufferPointer?) throws {
-            while !stopped, nextFresh < fresh.count, key.map({ fresh[nextFresh].text.utf8.lexicographicallyPrecedes($0) }) ?? true {
+            while !stopped, nextFresh < fresh.count, key.map({ fresh[nextFresh].rawValue.utf8.lexicographicallyPrecedes($0) }) ?? true {
                 let id = fresh[nextFresh]
                 nextFresh += 1
                 if let head = heads[id], try body(head.info) == .stop { stopped = true }
@@ -154,7 +154,7 @@ public class StoreReadTransaction {
             if stopped { return .stop }
             let text = String(decoding: key, as: UTF8.self)
             let control: IterationControl
-            if let head = heads[SessionKey(text)] {
+            if let head = heads[SessionID(checked: text)] {
                 control = try body(head.info)
             } else {
                 guard let session = try? SessionID(text) else {

@@ -48,7 +48,7 @@ public final class StoreWriteTransaction: StoreReadTransaction {
         let firstSequence = try nextSequence ?? (headSequence() + 1)
         // The head is moved out of the tail and back in, never copied (its strings and sequences
         // would be retained and released on every append).
-        let key = SessionKey(session.rawValue)
+        let key = session
         var newHead: SessionHead
         let fromTail: Bool
         if let cached = loadedTail?.heads.removeValue(forKey: key) {
@@ -117,7 +117,7 @@ public final class StoreWriteTransaction: StoreReadTransaction {
             buffer.removeAll(keepingCapacity: true)
             SessionInfoCodec.encode(head, into: &buffer)
             headCache?.remember(head, as: buffer)
-            var sessionKey = key.text
+            var sessionKey = key.rawValue
             try buffer.withUnsafeBytes { value in
                 try sessionKey.withUTF8 { keyBytes in
                     try writeTransaction.put(value, forKey: UnsafeRawBufferPointer(keyBytes), in: databases.sessions)
