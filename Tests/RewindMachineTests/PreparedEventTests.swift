@@ -60,83 +60,13 @@ struct PreparedEventTests {
         }
     }
 
-    /// Every feature that makes an outcome dynamic, next to ones that stay precomputed: named
-    /// guards (on transitions and eventless ones), custom actions, raised events, `In()` guards,
-    /// eventless chains, targetless transitions with navigation, prefix descriptors, `*`,
-    /// ignored events, done events of parallel regions, a top-level final state and history.
-    static var mixed: MachineDefinition {
-        MachineDefinition("mixed") {
-            StateNode("top", initial: "a", ignoring: ["noise"]) {
-                StateNode("a", navigation: .push()) {
-                    On("next", to: "b")
-                    On("guarded", to: "c", guard: .named("isEven"))
-                    On("count", actions: [.custom("increment")])
-                    On("jump", to: "p")
-                    On("wild", to: "catchAll")
-                }
-                StateNode("b", navigation: .replace()) {
-                    On("next", to: "c")
-                    On("raise", actions: [.raise(event: "raised")])
-                    On("raised", to: "a")
-                    On("check", to: "a", guard: .inState("b"))
-                    On("check", to: "c")
-                    On("nav", navigation: .pop)
-                    On("logIt", actions: [.log(label: "b", message: "logged")])
-                    On("later", actions: [.send(event: "next", delayMilliseconds: 5, id: "t")])
-                }
-                StateNode("c", navigation: .push()) {
-                    Always(to: ["a"], guard: .named("isEven"))
-                    On("next", to: "chain")
-                    On("deep", to: "remembering")
-                }
-                StateNode("chain") { Always(to: ["b"]) }
-                StateNode("catchAll") { On(events: ["*"], to: ["a"]) }
-                StateNode("remembering", initial: "r1") {
-                    HistoryNode("remembering.history", .shallow)
-                    StateNode("r1") { On("next", to: "r2") }
-                    StateNode("r2") { On("next", to: "r1") }
-                    On("out", to: "a")
-                }
-                ParallelNode("p") {
-                    StateNode("left", initial: "l1") {
-                        StateNode("l1") { On("finish", to: "l2") }
-                        FinalNode("l2")
-                    }
-                    StateNode("right", initial: "r1x") {
-                        StateNode("r1x") { On("finish.right", to: "r2x") }
-                        FinalNode("r2x")
-                    }
-                    On("done.state.p", to: "a")
-                }
-                On("reset", to: "a")
-                On("back", to: "remembering.history")
-                On("quit", to: "end")
-            }
-            FinalNode("end")
-        }
-    }
-
-    static var mixedBindings: Bindings {
-        Bindings(
-            guards: ["isEven": { _, context in Int(context["count"]?.numberValue ?? 0) % 2 == 0 }],
-            actions: ["increment": { scope in
-                scope.context["count"] = .number((scope.context["count"]?.numberValue ?? 0) + 1)
-            }])
-    }
+    static var mixed: MachineDefinition { MixedFeatureChart.definition(delayedSend: true) }
+    static var mixedBindings: Bindings { MixedFeatureChart.bindings }
 
     /// Every event descriptor of `definition`, with an extension of each (`a.x`), an unknown
     /// name, and a few events with payloads.
     static func vocabulary(of definition: MachineDefinition) -> [Event] {
-        var names: [String] = []
-        func collect(_ state: StateDefinition) {
-            for transition in state.transitions { names.append(contentsOf: transition.events) }
-            names.append(contentsOf: state.ignoredEvents)
-            state.children.forEach(collect)
-        }
-        definition.states.forEach(collect)
-        names = names.filter { !$0.isEmpty && $0 != "*" }.map { $0.hasSuffix(".*") ? String($0.dropLast(2)) : $0 }
-        var seen: Set<String> = []
-        names = names.filter { seen.insert($0).inserted }
+        let names = definition.eventNames
         var events = names.map { Event($0) }
         events += names.prefix(3).map { Event($0 + ".x") }
         events += [Event("unknown"), Event("unknown.too")]
