@@ -12,10 +12,7 @@ enum StoreMigration {
         }
         if format == 1 { try blockIndex(txn, databases: databases) }
         // Format 2 → 3: every entry is current, so the mark is the log's end.
-        let end = try txn.withCursor(on: databases.log) { cursor -> UInt64 in
-            guard try cursor.last(), let last = try cursor.withCurrent({ key, _ in StoreKey.uint64(from: key) }) else { return 0 }
-            return last ?? 0
-        }
+        let end = try StoreReadTransaction(transaction: txn, databases: databases).headSequence()
         try txn.put(StoreKey.uint64(end), forKey: StoreLayout.sessionsThroughKey, in: databases.meta)
         let current = StoreLayout.formatVersion
         try txn.put(withUnsafeBytes(of: current.bigEndian) { Array($0) }, forKey: StoreLayout.formatVersionKey,

@@ -86,8 +86,16 @@ public class StoreReadTransaction {
         return try storedEntry(for: session)
     }
 
+    /// Whether the session has a `sessions` entry (looked up, not decoded).
+    private func hasStoredEntry(_ session: SessionID) throws -> Bool {
+        var key = session.rawValue
+        return try key.withUTF8 { keyBytes in
+            try transaction.withValue(forKey: UnsafeRawBufferPointer(keyBytes), in: databases.sessions) { _ in true } ?? false
+        }
+    }
+
     /// The session's `sessions` entry as stored (it may lag the log: see ``SessionTail``).
-    func storedEntry(for session: SessionID) throws -> SessionHead? {
+    final func storedEntry(for session: SessionID) throws -> SessionHead? {
         var key = session.rawValue
         return try key.withUTF8 { keyBytes in
             try transaction.withValue(forKey: UnsafeRawBufferPointer(keyBytes), in: databases.sessions) { bytes in
@@ -100,22 +108,30 @@ public class StoreReadTransaction {
     /// `sessions-through` mark, read once per transaction (only the records the process's
     /// newest tail does not cover).
     final func tail() throws -> SessionTail {
+        if let loadedTail { return loadedTail }
         try loadTail()
-        return loadedTail ?? SessionTail(mark: 0)
+        return loadedTail ?? SessionTail(mark: 0)  // loadTail always sets it
     }
 
+    /// Whether this transaction writes: it then takes the process's tail out of the cache (and
+    /// gives its own back once committed) instead of sharing it.
+    var isWriting: Bool { false }
+
     /// Reads this snapshot's session tail into ``loadedTail`` unless it is there already (without
-    /// copying it, so a write transaction can then change it in place).
-    final func loadTail() throws {
-        if loadedTail != nil { return }
+    /// copying it, so a write transaction can then change it in place). Returns the tail's end:
+    /// the last sequence of the log as this transaction sees it.
+    @discardableResult
+    final func loadTail() throws -> UInt64 {
+        if let end = loadedTail?.end { return end }
         let mark = try sessionsThrough()
         let end = try headSequence()
-        var tail = tailCache?.tail(mark: mark, end: end, take: self is StoreWriteTransaction) ?? SessionTail(mark: mark)
+        var tail = tailCache?.tail(mark: mark, end: end, take: isWriting) ?? SessionTail(mark: mark)
         if tail.end < end {
             try tail.read(from: self)
-            if !(self is StoreWriteTransaction) { tailCache?.offer(tail) }
+            if !isWriting { tailCache?.offer(tail) }
         }
         loadedTail = tail
+        return tail.end
     }
 
     /// The `sessions-through` mark in `meta`: every `sessions` entry accounts for the log through it.
@@ -136,7 +152,7 @@ public class StoreReadTransaction {
         let heads = try tail().heads
         // Sessions whose first records are in the tail have no entry yet: merged in by id.
         var fresh: [SessionID] = []
-        for (key, head) in heads where try storedEntry(for: head.info.session) == nil {
+        for (key, _) in heads where try !hasStoredEntry(key) {
             fresh.append(key)
         }
         fresh.sort()

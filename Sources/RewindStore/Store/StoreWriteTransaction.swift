@@ -12,20 +12,16 @@ public final class StoreWriteTransaction: StoreReadTransaction {
     /// The session-index key and block buffers, reused likewise.
     private var keyBuffer: [UInt8] = []
     private var blockBuffer: [UInt8] = []
-    /// The next global sequence, read from the log on the first append.
-    private var nextSequence: UInt64?
 
-    /// Decoded session entries this process wrote, checked byte for byte against LMDB.
-    private let headCache: SessionHeadCache?
 
-    init(transaction: WriteTransaction, databases: StoreDatabases, headCache: SessionHeadCache? = nil,
-         tailCache: SessionTailCache? = nil) {
+    init(transaction: WriteTransaction, databases: StoreDatabases, tailCache: SessionTailCache? = nil) {
         writeTransaction = transaction
-        self.headCache = headCache
         super.init(transaction: transaction, databases: databases, tailCache: tailCache)
         buffer.reserveCapacity(256)
         keyBuffer.reserveCapacity(64)
     }
+
+    override var isWriting: Bool { true }
 
     /// Appends `transitions` to `session` as its next versions, at the next global sequences.
     ///
@@ -44,8 +40,8 @@ public final class StoreWriteTransaction: StoreReadTransaction {
                 throw StoreError.invalidTransition(session: session, index: index, reason: problem)
             }
         }
-        try loadTail()
-        let firstSequence = try nextSequence ?? (headSequence() + 1)
+        // The tail ends where the log does (this transaction's own appends included).
+        let firstSequence = try loadTail() + 1
         // The head is moved out of the tail and back in, never copied (its strings and sequences
         // would be retained and released on every append).
         let key = session
@@ -87,25 +83,12 @@ public final class StoreWriteTransaction: StoreReadTransaction {
             }
             sequence += 1
         }
-        nextSequence = sequence
         // The session's entry is written when the tail is written out (see `SessionTail`).
         loadedTail?.heads[key] = newHead
         loadedTail?.end = sequence - 1
         return AppendResult(
             session: session, firstVersion: head + 1, lastVersion: newHead.info.headVersion,
             firstSequence: firstSequence, lastSequence: sequence - 1)
-    }
-
-    /// The session's entry, taken from the cache when LMDB holds exactly the bytes it remembers.
-    override func storedEntry(for session: SessionID) throws -> SessionHead? {
-        guard let headCache else { return try super.storedEntry(for: session) }
-        var key = session.rawValue
-        return try key.withUTF8 { keyBytes in
-            try transaction.withValue(forKey: UnsafeRawBufferPointer(keyBytes), in: databases.sessions) { bytes in
-                if let cached = headCache.head(for: session, stored: bytes) { return cached }
-                return try SessionInfoCodec.decode(bytes, session: session)
-            }
-        }
     }
 
     /// Writes the session tail out when it is longer than `maximumLength` records: every head in
@@ -116,7 +99,6 @@ public final class StoreWriteTransaction: StoreReadTransaction {
         for (key, head) in tail.heads {
             buffer.removeAll(keepingCapacity: true)
             SessionInfoCodec.encode(head, into: &buffer)
-            headCache?.remember(head, as: buffer)
             var sessionKey = key.rawValue
             try buffer.withUnsafeBytes { value in
                 try sessionKey.withUTF8 { keyBytes in

@@ -20,8 +20,6 @@ public final class TransitionStore: Sendable {
     // Concurrency: every stored property is immutable; `environment` synchronises itself.
     let environment: Environment
     let databases: StoreDatabases
-    /// The session entries this process wrote last, decoded (see ``SessionHeadCache``).
-    let headCache = SessionHeadCache()
     /// The newest session tail this process read or wrote (see ``SessionTail``).
     let tailCache = SessionTailCache()
 
@@ -270,7 +268,7 @@ public final class TransitionStore: Sendable {
         let maximumTail = UInt64(max(0, configuration.maximumSessionTail))
         let (result, tail) = try environment.write { txn in
             let transaction = StoreWriteTransaction(
-                transaction: txn, databases: databases, headCache: headCache, tailCache: tailCache)
+                transaction: txn, databases: databases, tailCache: tailCache)
             let result = try body(transaction)
             try transaction.writeTailIfLonger(than: maximumTail)
             return (result, transaction.loadedTail)
