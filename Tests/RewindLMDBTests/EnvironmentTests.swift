@@ -106,15 +106,19 @@ struct EnvironmentTests {
         #expect(value == [1, 2, 3])
     }
 
-    @Test func inspectingADirectoryCreatesNoLockFile() throws {
+    /// A directory holding a closed environment whose database "x" maps [1] to [1].
+    func directoryWithOneKey() throws -> TestDirectory {
         let directory = try TestDirectory()
+        let env = try Environment(directory: directory.path)
+        defer { env.close() }
+        let db = try env.database(named: "x")
+        try env.write { try $0.put([1], forKey: [1], in: db) }
+        return directory
+    }
+
+    @Test func inspectingADirectoryCreatesNoLockFile() throws {
+        let directory = try directoryWithOneKey()
         defer { directory.remove() }
-        do {
-            let env = try Environment(directory: directory.path)
-            let db = try env.database(named: "x")
-            try env.write { try $0.put([1], forKey: [1], in: db) }
-            env.close()
-        }
         try FileManager.default.removeItem(atPath: directory.path + "/lock.mdb")
         let value = try Environment.inspect(directory: directory.path) { env in
             let db = try env.database(named: "x", create: false)
@@ -128,14 +132,8 @@ struct EnvironmentTests {
         // With the lock file of an environment some process opened, an inspection's read
         // transactions take reader slots (so a writer cannot reuse the pages they read); a
         // lock-free inspection's do not.
-        let directory = try TestDirectory()
+        let directory = try directoryWithOneKey()
         defer { directory.remove() }
-        do {
-            let env = try Environment(directory: directory.path)
-            let db = try env.database(named: "x")
-            try env.write { try $0.put([1], forKey: [1], in: db) }
-            env.close()
-        }
         let files = try FileManager.default.contentsOfDirectory(atPath: directory.path).sorted()
         func readersDuringARead(sharingLock: Bool) throws -> Int {
             try Environment.inspect(directory: directory.path, sharingLock: sharingLock) { env in
