@@ -18,9 +18,12 @@ let package = Package(
             pkgConfig: "lmdb",
             providers: [.apt(["liblmdb-dev"]), .brew(["lmdb"])]
         ),
+        // The machines both executables run.
+        .target(name: "BenchmarkMachines", dependencies: [.product(name: "Rewind", package: "Rewind")]),
         .executableTarget(
             name: "Transitions",
             dependencies: [
+                "BenchmarkMachines",
                 "CLMDBBench",
                 .product(name: "Benchmark", package: "benchmark"),
                 .product(name: "Rewind", package: "Rewind"),
@@ -32,7 +35,7 @@ let package = Package(
         // The same paths without the harness, for perf and valgrind (see README.md).
         .executableTarget(
             name: "ProfileDriver",
-            dependencies: [.product(name: "Rewind", package: "Rewind")]
+            dependencies: ["BenchmarkMachines", .product(name: "Rewind", package: "Rewind")]
         ),
     ],
     swiftLanguageModes: [.v6]

@@ -20,7 +20,7 @@ struct PreparedEventTests {
 
     // MARK: Machines
 
-    /// The benchmarks' machines (Benchmarks/Benchmarks/Transitions/Machines.swift).
+    /// The benchmarks' machines (Benchmarks/Sources/BenchmarkMachines/BenchMachines.swift).
     static var flat: MachineDefinition {
         MachineDefinition("onboarding-cycle") {
             StateNode("initial") { On("launch", to: "greeting") }

@@ -1,4 +1,5 @@
 import Benchmark
+import BenchmarkMachines
 import Rewind
 
 /// Items 2–4: the engine's appends (durable one per commit, group commit, no-sync) each paired

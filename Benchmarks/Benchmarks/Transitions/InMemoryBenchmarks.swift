@@ -1,4 +1,5 @@
 import Benchmark
+import BenchmarkMachines
 import Rewind
 
 /// Item 1: transition evaluation with no persistence, against the dictionary machine: the general

@@ -1,4 +1,5 @@
 import Benchmark
+import BenchmarkMachines
 import Foundation
 import Rewind
 import Synchronization

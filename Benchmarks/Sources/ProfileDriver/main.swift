@@ -7,6 +7,7 @@
 //   .build/release/ProfileDriver flatprepared 20000000      (prepared events; also hierarchicalprepared)
 // Modes: flat, flatprepared, hierarchicalprepared, durable, group64, nosync, nosync64, bulk, bulk64 (no-sync, 64 events per
 // send(contentsOf:)), rebuild.
+import BenchmarkMachines
 import Foundation
 import Rewind
 
@@ -20,13 +21,8 @@ func scratch() throws -> String {
     return path
 }
 
-let flat = MachineDefinition("onboarding-cycle") {
-    StateNode("initial") { On("launch", to: "greeting") }
-    StateNode("greeting", navigation: .setRoot()) { On("start", to: "login") }
-    StateNode("login", navigation: .push()) { On("loggedIn", to: "home") }
-    StateNode("home", navigation: .setRoot()) { On("logout", to: "greeting") }
-}
-let cycle = [Event("start"), Event("loggedIn"), Event("logout")]
+let flat = BenchMachines.flat
+let cycle = BenchMachines.flatCycle
 
 /// Drives `sessions` sessions for `count` transitions in total (`chunk` > 1: that many events
 /// per `send(contentsOf:)`, bulk import).
@@ -87,23 +83,11 @@ case "flat":
     print(state.configuration)
 case "flatprepared", "hierarchicalprepared":
     // The prepared-event path (`Machine.prepare`, `send(_:in: &state)`), flat or three levels deep.
-    let hierarchical = MachineDefinition("hierarchical") {
-        StateNode("app", initial: "main") {
-            StateNode("main", initial: "feed") {
-                StateNode("feed") { On("open", to: "detail") }
-                StateNode("detail")
-                On("back", to: "feed")
-            }
-            StateNode("settings")
-            On("settings", to: "settings")
-            On("home", to: "main")
-        }
-    }
     let isFlat = mode == "flatprepared"
-    let machine = try Machine(isFlat ? flat : hierarchical)
+    let machine = try Machine(isFlat ? flat : BenchMachines.hierarchical)
     var state = try machine.start().state
     if isFlat { state = try machine.send(Event("launch"), in: state).state }
-    let events = isFlat ? cycle : [Event("open"), Event("back"), Event("settings"), Event("home")]
+    let events = isFlat ? cycle : BenchMachines.hierarchicalCycle
     let prepared = events.map { machine.prepare($0) }
     // In a function, not at top level: top-level variables are globals (exclusivity checks).
     func drive(_ state: inout MachineState) throws -> Duration {
