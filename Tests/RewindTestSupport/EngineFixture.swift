@@ -15,9 +15,15 @@ public final class EngineFixture: Sendable {
 
     /// Opens an engine on the directory with `machines` registered (by their definition names).
     public func open(registering machines: [Machine], durability: Durability = .noSync) throws -> Engine {
-        let engine = try Engine(
-            directory: directory.path,
-            configuration: EngineConfiguration(durability: durability, snapshotInterval: snapshotInterval))
+        try open(registering: machines) { $0.durability = durability }
+    }
+
+    /// Opens an engine on the directory with `machines` registered, its configuration (durable by
+    /// default, the fixture's snapshot interval) changed by `configure` first.
+    public func open(registering machines: [Machine], configure: (inout EngineConfiguration) -> Void) throws -> Engine {
+        var configuration = EngineConfiguration(snapshotInterval: snapshotInterval)
+        configure(&configuration)
+        let engine = try Engine(directory: directory.path, configuration: configuration)
         for machine in machines { try engine.register(machine) }
         return engine
     }

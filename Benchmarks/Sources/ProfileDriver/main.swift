@@ -5,7 +5,7 @@
 //   perf record -e cpu-clock -g .build/release/ProfileDriver durable 3000
 //   valgrind --tool=callgrind .build/release/ProfileDriver flat 100000
 //   .build/release/ProfileDriver flatprepared 20000000      (prepared events; also hierarchicalprepared)
-// Modes: flat, flatprepared, hierarchicalprepared, durable, group64, nosync, nosync64, bulk, bulk64 (no-sync, 64 events per
+// COMMIT_GATHERING=immediate|acknowledged overrides the engine's default. Modes: flat, flatprepared, hierarchicalprepared, durable, group64, nosync, nosync64, bulk, bulk64 (no-sync, 64 events per
 // send(contentsOf:)), rebuild.
 import BenchmarkMachines
 import Foundation
@@ -30,7 +30,13 @@ func drive(sessions: Int, durability: Durability, chunk: Int = 1) async throws {
     let directory = try scratch()
     defer { try? FileManager.default.removeItem(atPath: directory) }
     let interval = ProcessInfo.processInfo.environment["SNAPSHOT_INTERVAL"].flatMap { UInt64($0) } ?? 64
-    let engine = try Engine(directory: directory, configuration: EngineConfiguration(durability: durability, snapshotInterval: interval))
+    var configuration = EngineConfiguration(durability: durability, snapshotInterval: interval)
+    switch ProcessInfo.processInfo.environment["COMMIT_GATHERING"] {
+    case "immediate": configuration.commitGathering = .immediate
+    case "acknowledged": configuration.commitGathering = .acknowledgedSenders
+    default: break
+    }
+    let engine = try Engine(directory: directory, configuration: configuration)
     defer { engine.close() }
     try engine.register(try Machine(flat))
     var started: [Session] = []
@@ -63,7 +69,8 @@ func drive(sessions: Int, durability: Durability, chunk: Int = 1) async throws {
     let elapsed = clock.now - start
     let written = writtenBytes() - writtenBefore
     let statistics = engine.commitStatistics
-    print("\(mode): \(perSession * sessions) transitions in \(elapsed), batch \(statistics.averageBatch), commits \(statistics.commits), written \(written / 1024) KiB")
+    print("\(mode): \(perSession * sessions) transitions in \(elapsed), batch \(statistics.averageBatch), commits \(statistics.commits), "
+        + "gathering waits \(statistics.gatheringWaits) (\(statistics.gatheringTimeouts) timed out), written \(written / 1024) KiB")
 }
 
 /// Bytes this process has dirtied for the storage layer so far (`/proc/self/io`, Linux).

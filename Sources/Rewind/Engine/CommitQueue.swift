@@ -25,6 +25,12 @@ public struct CommitStatistics: Sendable, Hashable {
     public var appends: UInt64 = 0
     /// The largest number of appends that shared one commit.
     public var largestBatch: Int = 0
+    /// Commits that first waited for the senders the previous commit acknowledged (see
+    /// ``CommitGathering/acknowledgedSenders``).
+    public var gatheringWaits: UInt64 = 0
+    /// Of those waits, the ones that ended at their bound (the previous commit's duration) before
+    /// that many appends had arrived.
+    public var gatheringTimeouts: UInt64 = 0
 
     /// Appends per commit, on average.
     public var averageBatch: Double { commits == 0 ? 0 : Double(appends) / Double(commits) }
@@ -32,6 +38,14 @@ public struct CommitStatistics: Sendable, Hashable {
 
 /// Group commit: appends submitted while a commit is in flight wait and then share the next LMDB
 /// write transaction and its one sync.
+///
+/// With gathering on (``CommitGathering/acknowledgedSenders``), the commit thread does not start
+/// the next commit the moment the previous one returns: it first waits until as many appends are
+/// waiting as the previous commit acknowledged plus those that were already waiting, or until as
+/// long as the previous commit took has passed. Senders in a loop then stay in one batch instead
+/// of settling into two halves that take turns (one half steps while the other's commit syncs):
+/// on a disk whose synced commit costs about the same for 30 records as for 60, one batch of all
+/// is nearly twice the throughput.
 ///
 /// A caller that finds nothing in flight commits its own append on its thread; appends that
 /// arrive while a commit is in flight suspend (they never block a thread of Swift's cooperative
@@ -50,10 +64,15 @@ final class CommitQueue: @unchecked Sendable {
 
     private let store: TransitionStore
     private let queue = DispatchQueue(label: "rewind.commit")
-    /// Guards `pending`, `isDraining`, `statistics`, `faultInjector`, `lastSubmitter` and `soloStreak`.
-    private let lock = NSLock()
+    /// Guards `pending`, `isDraining`, `gatherTarget`, `statistics`, `faultInjector`,
+    /// `lastSubmitter` and `soloStreak`; signalled when `pending` reaches `gatherTarget`.
+    private let lock = NSCondition()
     private var pending: [Pending] = []
     private var isDraining = false
+    /// Whether the commit thread waits for the senders it acknowledged before the next commit.
+    private let gathers: Bool
+    /// While the commit thread gathers: how many pending appends end the wait.
+    private var gatherTarget = Int.max
     private var statistics = CommitStatistics()
     private var faultInjector: (@Sendable ([SessionID]) -> (any Error)?)?
     /// The session of the last submitted append, and how many appends in a row it submitted.
@@ -74,11 +93,13 @@ final class CommitQueue: @unchecked Sendable {
 
     init(
         store: TransitionStore,
+        gathers: Bool = false,
         wantsRecords: @escaping @Sendable () -> Bool = { true },
         beforeCommit: @escaping @Sendable (StoreWriteTransaction, [TransitionRecord]) throws -> Void = { _, _ in },
         didCommit: @escaping @Sendable (UInt64) -> Void
     ) {
         self.store = store
+        self.gathers = gathers
         self.wantsRecords = wantsRecords
         self.beforeCommit = beforeCommit
         self.didCommit = didCommit
@@ -122,6 +143,7 @@ final class CommitQueue: @unchecked Sendable {
         return try await withCheckedThrowingContinuation { continuation in
             let startDrain = lock.withLock { () -> Bool in
                 pending.append(Pending(request: request, continuation: continuation))
+                if pending.count == gatherTarget { lock.signal() }
                 if isDraining { return false }
                 isDraining = true
                 return true
@@ -143,21 +165,54 @@ final class CommitQueue: @unchecked Sendable {
         lock.withLock { faultInjector = injector }
     }
 
+    /// What the commit thread waits for before its next commit, when it gathers.
+    private struct Gathering {
+        /// Appends to wait for: those the last commit acknowledged plus those already waiting
+        /// when it ended.
+        var target: Int
+        /// When to stop waiting: as long after the callers were resumed as the commit took.
+        var deadline: Date
+    }
+
     private func drain() {
+        var gathering: Gathering?
         while true {
             let (batch, injector) = lock.withLock { () -> ([Pending], (@Sendable ([SessionID]) -> (any Error)?)?) in
+                if let gathering, pending.count < gathering.target {
+                    gatherTarget = gathering.target
+                    statistics.gatheringWaits += 1
+                    while pending.count < gathering.target {
+                        if !lock.wait(until: gathering.deadline) {
+                            if pending.count < gathering.target { statistics.gatheringTimeouts += 1 }
+                            break
+                        }
+                    }
+                    gatherTarget = .max
+                }
                 let batch = pending
                 pending.removeAll(keepingCapacity: true)
                 if batch.isEmpty { isDraining = false }
                 return (batch, faultInjector)
             }
             if batch.isEmpty { return }
-            commit(batch, injector: injector)
+            let started = DispatchTime.now().uptimeNanoseconds
+            let outcome = write(batch.map(\.request), injector: injector)
+            let took = DispatchTime.now().uptimeNanoseconds &- started
+            // Counted before the callers are resumed: these arrived during the commit, none of
+            // them is one of its callers coming back.
+            let waiting = gathers ? lock.withLock { pending.count } : 0
+            resume(batch, with: outcome)
+            if gathers {
+                gathering = Gathering(
+                    target: waiting + batch.count,
+                    deadline: Date(timeIntervalSinceNow: Double(took) / 1e9))
+            }
         }
     }
 
-    private func commit(_ batch: [Pending], injector: (@Sendable ([SessionID]) -> (any Error)?)?) {
-        switch write(batch.map(\.request), injector: injector) {
+    /// Resumes each caller of `batch` with its outcome, or all with the transaction's error.
+    private func resume(_ batch: [Pending], with written: Result<[Result<AppendResult, any Error>], any Error>) {
+        switch written {
         case .failure(let error):
             for item in batch { item.continuation.resume(throwing: error) }
         case .success(let outcomes):

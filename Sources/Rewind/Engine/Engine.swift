@@ -65,7 +65,8 @@ public final class Engine: @unchecked Sendable {
         let projections = ProjectionRegistry()
         self.projections = projections
         self.commits = CommitQueue(
-            store: store, wantsRecords: { projections.hasInlineProjections },
+            store: store, gathers: configuration.commitGathering.gathers(for: configuration.durability),
+            wantsRecords: { projections.hasInlineProjections },
             beforeCommit: { try projections.applyInline($1, in: $0) },
             didCommit: { notifier.advance(to: $0) })
         do {

@@ -21,6 +21,11 @@ public struct EngineConfiguration: Sendable {
     /// records after it. Default 64; `0` disables snapshots (resume replays from version 1).
     public var snapshotInterval: UInt64
 
+    /// How group commits gather their appends. Default ``CommitGathering/automatic``: commits that
+    /// are synced wait briefly for the senders they acknowledged, so concurrent senders share one
+    /// batch.
+    public var commitGathering: CommitGathering = .automatic
+
     /// The store's configuration (map size and its bound, readers, the payload coder). The engine
     /// sets the sync options from ``durability``.
     public var store: StoreConfiguration
