@@ -50,9 +50,14 @@ final class EngineFixture: @unchecked Sendable {
 
     init(durability: Durability, sessions count: Int, snapshotInterval: UInt64 = 64) async throws {
         directory = try ScratchDirectory("engine")
-        engine = try Engine(
-            directory: directory.path,
-            configuration: EngineConfiguration(durability: durability, snapshotInterval: snapshotInterval))
+        var configuration = EngineConfiguration(durability: durability, snapshotInterval: snapshotInterval)
+        // For experiments: `COMMIT_GATHERING=immediate` (or `acknowledged`) overrides the default.
+        switch ProcessInfo.processInfo.environment["COMMIT_GATHERING"] {
+        case "immediate": configuration.commitGathering = .immediate
+        case "acknowledged": configuration.commitGathering = .acknowledgedSenders
+        default: break
+        }
+        engine = try Engine(directory: directory.path, configuration: configuration)
         try engine.register(try Machine(BenchMachines.flat))
         let engine = self.engine
         sessions = try await withThrowingTaskGroup(of: Session.self) { group in
