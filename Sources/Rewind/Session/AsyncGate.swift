@@ -11,6 +11,12 @@ final class AsyncGate: @unchecked Sendable {
 
     /// Waits until the gate is free and takes it.
     func acquire() async {
+        // A free gate is taken without suspending (the usual case: one request at a time).
+        if lock.withLock({ () -> Bool in
+            if held { return false }
+            held = true
+            return true
+        }) { return }
         await withCheckedContinuation { (continuation: CheckedContinuation<Void, Never>) in
             let takenNow = lock.withLock { () -> Bool in
                 if held {
