@@ -159,6 +159,11 @@ final class CommitQueue: @unchecked Sendable {
         lock.withLock { statistics }
     }
 
+    /// Tests: how many appends wait for the next commit.
+    var pendingCount: Int {
+        lock.withLock { pending.count }
+    }
+
     /// Tests: makes the next commits fail with the returned error (before anything is written)
     /// while `injector` returns one.
     func injectFaults(_ injector: (@Sendable ([SessionID]) -> (any Error)?)?) {

@@ -6,47 +6,56 @@ import Testing
 /// A gathering commit thread waits, after a commit, for the senders it acknowledged (bounded by
 /// that commit's duration), so a sender coming back joins the appends already waiting instead of
 /// getting a commit of its own.
+///
+/// The scenarios set their preconditions explicitly (a commit held until released, an append
+/// seen waiting) rather than by timing, so they hold on a loaded machine; the one timing they
+/// need, a sender coming back within the bound, gets a bound of seconds.
 struct CommitGatheringTests {
-    /// A fault injector that fails nothing: it holds the first commit holding session "a" for
-    /// `hold` and records that it has started.
-    final class HoldFirstCommitOfA: @unchecked Sendable {
-        private let lock = NSLock()
-        private var held = false
-        private let hold: TimeInterval
-
-        init(hold: TimeInterval) { self.hold = hold }
+    /// A fault injector that fails nothing: it holds the first commit holding session "a" until
+    /// released.
+    final class HeldCommit: @unchecked Sendable {
+        private let condition = NSCondition()
+        private var holding = false
+        private var released = false
 
         /// Whether the held commit has started.
-        var started: Bool { lock.withLock { held } }
+        var started: Bool { condition.withLock { holding } }
+
+        /// Lets the held commit go on.
+        func release() {
+            condition.withLock {
+                released = true
+                condition.broadcast()
+            }
+        }
 
         func callAsFunction(_ sessions: [SessionID]) -> (any Error)? {
-            let holds = lock.withLock { () -> Bool in
-                if held || sessions.map(\.rawValue) != ["a"] { return false }
-                held = true
-                return true
+            condition.withLock {
+                if holding || sessions.map(\.rawValue) != ["a"] { return }
+                holding = true
+                while !released { condition.wait() }
             }
-            if holds { Thread.sleep(forTimeInterval: hold) }
             return nil
         }
     }
 
-    /// What the commits did in the scenario (counters after it minus before).
+    /// What the commits did in the scenario (counters after it minus before), and how long the
+    /// sends took.
     struct Outcome {
         var commits: UInt64
         var largestBatch: Int
         var gatheringWaits: UInt64
         var gatheringTimeouts: UInt64
-        /// How long b's send took.
+        /// a's first send (its commit held for `hold` after b's append was seen waiting).
+        var aLatency: Duration
         var bLatency: Duration
     }
 
-    /// How long a's first commit is held.
-    static let hold: TimeInterval = 1
-
-    /// Sessions "a" and "b": a's send is committed alone and held for `hold`; b sends during that
-    /// commit; 0.1 s after a's send returns, a sends again (`aComesBack`), or never.
+    /// Sessions "a" and "b": a's send is committed alone, held until b's send is waiting for the
+    /// next commit and `hold` more has passed; 0.1 s after a's send returns, a sends again
+    /// (`aComesBack`), or never.
     func scenario(
-        durability: Durability, gathering: CommitGathering, aComesBack: Bool
+        durability: Durability, gathering: CommitGathering, aComesBack: Bool, hold: Duration
     ) async throws -> Outcome {
         let fixture = try EngineFixture()
         defer { fixture.remove() }
@@ -62,27 +71,33 @@ struct CommitGatheringTests {
         let before = engine.commitStatistics
         #expect(before.largestBatch == 1)
 
-        let injector = HoldFirstCommitOfA(hold: Self.hold)
-        engine.commits.injectFaults { injector($0) }
+        let held = HeldCommit()
+        engine.commits.injectFaults { held($0) }
+        let clock = ContinuousClock()
         let first = Task {
+            let start = clock.now
             try await a.send("loaded")
-            // Back after 0.1 s: well within the bound (a's commit took `hold`), and long after an
+            let latency = clock.now - start
+            // Well within the bound (a's commit took more than `hold`), and long after an
             // immediate commit has taken b's append.
             if aComesBack {
                 try await Task.sleep(for: .milliseconds(100))
                 try await a.send("reload")
             }
+            return latency
         }
-        while !injector.started { try await Task.sleep(for: .milliseconds(1)) }
+        while !held.started { try await Task.sleep(for: .milliseconds(1)) }
         let second = Task {
-            let clock = ContinuousClock()
             let start = clock.now
-            _ = try await b.send("loaded")
+            try await b.send("loaded")
             return clock.now - start
         }
-        try await first.value
+        while engine.commits.pendingCount < 1 { try await Task.sleep(for: .milliseconds(1)) }
+        try await Task.sleep(for: hold)
+        held.release()
+        let aLatency = try await first.value
         let bLatency = try await second.value
-        // Past the bound of any wait the last commit started.
+        // Past the bound of any wait the last commit started (it took milliseconds).
         try await Task.sleep(for: .milliseconds(500))
         let after = engine.commitStatistics
         #expect(after.appends - before.appends == (aComesBack ? 3 : 2))
@@ -91,11 +106,12 @@ struct CommitGatheringTests {
         return Outcome(
             commits: after.commits - before.commits, largestBatch: after.largestBatch,
             gatheringWaits: after.gatheringWaits - before.gatheringWaits,
-            gatheringTimeouts: after.gatheringTimeouts - before.gatheringTimeouts, bLatency: bLatency)
+            gatheringTimeouts: after.gatheringTimeouts - before.gatheringTimeouts,
+            aLatency: aLatency, bLatency: bLatency)
     }
 
     @Test func aSenderComingBackJoinsTheAppendsAlreadyWaiting() async throws {
-        let outcome = try await scenario(durability: .durable, gathering: .automatic, aComesBack: true)
+        let outcome = try await scenario(durability: .durable, gathering: .automatic, aComesBack: true, hold: .seconds(3))
         // [a], then b's and a's second append together: the thread waited after each commit,
         // and only the last wait (nobody came back) ended at its bound.
         #expect(outcome.commits == 2)
@@ -105,16 +121,18 @@ struct CommitGatheringTests {
     }
 
     @Test func aWaitForSendersThatDoNotComeBackEndsAtItsBound() async throws {
-        // b's append waits for a (who never sends again) at most as long as a's commit took.
-        let outcome = try await scenario(durability: .durable, gathering: .acknowledgedSenders, aComesBack: false)
+        // b's append waits for a (who never sends again), as long as a's commit took and no longer.
+        let hold = Duration.seconds(1)
+        let outcome = try await scenario(
+            durability: .durable, gathering: .acknowledgedSenders, aComesBack: false, hold: hold)
         #expect(outcome.commits == 2)
         #expect(outcome.largestBatch == 1)
         #expect(outcome.gatheringWaits == 2)
         #expect(outcome.gatheringTimeouts == 2)
-        // b waited for a's commit, then as long again but no longer (not a timing of speed: the
-        // bound is the behaviour; slack for a loaded machine).
-        #expect(outcome.bLatency >= .seconds(Self.hold * 2))
-        #expect(outcome.bLatency < .seconds(Self.hold * 3.5))
+        // b waited for a's commit (more than `hold`), then about as long as that commit took
+        // (a's latency); slack of `hold` for a loaded machine.
+        #expect(outcome.bLatency >= hold * 2)
+        #expect(outcome.bLatency < outcome.aLatency * 2 + hold)
     }
 
     @Test(arguments: [
@@ -123,7 +141,7 @@ struct CommitGatheringTests {
     ])
     func withoutGatheringEachCommitTakesWhatIsWaiting(durability: Durability, gathering: CommitGathering) async throws {
         // b's append is committed as soon as a's is; a's second one gets a commit of its own.
-        let outcome = try await scenario(durability: durability, gathering: gathering, aComesBack: true)
+        let outcome = try await scenario(durability: durability, gathering: gathering, aComesBack: true, hold: .milliseconds(300))
         #expect(outcome.commits == 3)
         #expect(outcome.largestBatch == 1)
         #expect(outcome.gatheringWaits == 0)
