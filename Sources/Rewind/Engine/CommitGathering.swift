@@ -4,8 +4,11 @@
 /// a flow, an import, a benchmark loop). Starting the next commit at once takes whoever is
 /// already waiting; with many senders they then settle into two halves that take turns, each
 /// commit carrying half of them. Waiting a little for the acknowledged senders keeps them in one
-/// batch, and when a synced commit costs about the same for 30 records as for 60 (the flushes
-/// dominate), one batch of all is close to twice the throughput.
+/// batch: a round then costs one synced commit plus the senders' stepping back, instead of two
+/// synced commits, and a synced commit of 60 records costs far less than two of 30 (its flushes
+/// dominate). It pays while the senders step back faster than a commit syncs (measured in
+/// `Benchmarks/README.md`: 8 senders 0.6× the time per transition, 64 senders 0.75–0.95×, 256 no
+/// change).
 public enum CommitGathering: Sendable, Hashable {
     /// ``acknowledgedSenders`` when commits are synced (``Durability/durable``), ``immediate``
     /// otherwise (a commit that is not synced is cheap, and waiting would only idle it). The

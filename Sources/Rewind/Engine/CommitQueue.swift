@@ -44,8 +44,8 @@ public struct CommitStatistics: Sendable, Hashable {
 /// waiting as the previous commit acknowledged plus those that were already waiting, or until as
 /// long as the previous commit took has passed. Senders in a loop then stay in one batch instead
 /// of settling into two halves that take turns (one half steps while the other's commit syncs):
-/// on a disk whose synced commit costs about the same for 30 records as for 60, one batch of all
-/// is nearly twice the throughput.
+/// a round costs one synced commit plus the senders' stepping back instead of two synced commits,
+/// and a synced commit of 60 records costs far less than two of 30 (its flushes dominate).
 ///
 /// A caller that finds nothing in flight commits its own append on its thread; appends that
 /// arrive while a commit is in flight suspend (they never block a thread of Swift's cooperative
