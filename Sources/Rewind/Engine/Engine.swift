@@ -59,7 +59,13 @@ public final class Engine: @unchecked Sendable {
         let store = try TransitionStore(directory: directory, configuration: storeConfiguration)
         self.store = store
         self.configuration = configuration
-        let notifier = HeadNotifier(head: try store.headSequence())
+        var readHead: (@Sendable () throws -> UInt64)?
+        if configuration.externalCommitPollInterval != nil {
+            readHead = { try store.headSequence() }
+        }
+        let notifier = HeadNotifier(
+            head: try store.headSequence(),
+            pollInterval: configuration.externalCommitPollInterval ?? .zero, readHead: readHead)
         self.notifier = notifier
         // Projections: inline ones run inside each group commit; all are caught up before serving.
         let projections = ProjectionRegistry()

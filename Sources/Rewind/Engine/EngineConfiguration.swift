@@ -26,6 +26,13 @@ public struct EngineConfiguration: Sendable {
     /// batch.
     public var commitGathering: CommitGathering = .automatic
 
+    /// How often a subscription (``Engine/records(from:)``) that is caught up checks the store for
+    /// records other writers appended (another process, another engine on the same directory):
+    /// their commits reach it within this interval. `nil`: only this engine's commits wake
+    /// subscriptions (others' are seen at its next commit). One read of the log's head per
+    /// interval for all of the engine's subscriptions, none while none waits. Default 100 ms.
+    public var externalCommitPollInterval: Duration? = .milliseconds(100)
+
     /// The store's configuration (map size and its bound, readers, the payload coder). The engine
     /// sets the sync options from ``durability``.
     public var store: StoreConfiguration

@@ -1,6 +1,11 @@
 import Foundation
 
 /// Wakes subscribers when the engine's commits move the log's head past what they have read.
+///
+/// Other writers of the store (another process, another engine) do not call ``advance(to:)``:
+/// while anyone waits, the notifier reads the store's head every `pollInterval` and advances to
+/// it, so their commits reach subscribers within that interval. One poll for all waiters; none
+/// while nobody waits.
 final class HeadNotifier: @unchecked Sendable {
     private struct Waiter {
         var id: UInt64
@@ -14,9 +19,17 @@ final class HeadNotifier: @unchecked Sendable {
     private var waiters: [Waiter] = []
     private var nextID: UInt64 = 0
     private var isClosed = false
+    /// Reads the store's head (for commits of other writers); `nil`: no polling.
+    private let readHead: (@Sendable () throws -> UInt64)?
+    private let pollInterval: Duration
+    /// The polling task while one runs (it ends when nobody waits).
+    private var poller: Task<Void, Never>?
 
-    init(head: UInt64) {
+    /// A notifier at `head`; with `readHead`, polling it every `pollInterval` while anyone waits.
+    init(head: UInt64, pollInterval: Duration = .milliseconds(100), readHead: (@Sendable () throws -> UInt64)? = nil) {
         self.head = head
+        self.pollInterval = pollInterval
+        self.readHead = readHead
     }
 
     /// Called after a commit whose last record has global sequence `sequence`.
@@ -31,17 +44,46 @@ final class HeadNotifier: @unchecked Sendable {
         for waiter in ready { waiter.continuation.resume(returning: true) }
     }
 
+    /// Tests: how many subscribers wait for a commit.
+    var waitingCount: Int { lock.withLock { waiters.count } }
+
     /// Whether ``close()`` was called (the engine closed).
     var closed: Bool { lock.withLock { isClosed } }
 
     /// Wakes every waiter for good (the engine closed).
     func close() {
-        let all = lock.withLock { () -> [Waiter] in
+        let (all, poller) = lock.withLock { () -> ([Waiter], Task<Void, Never>?) in
             isClosed = true
-            defer { waiters.removeAll() }
-            return waiters
+            defer {
+                waiters.removeAll()
+                self.poller = nil
+            }
+            return (waiters, self.poller)
         }
+        poller?.cancel()
         for waiter in all { waiter.continuation.resume(returning: false) }
+    }
+
+    /// Starts the polling task unless one runs (called with `lock` held, when a waiter is added).
+    private func startPollingIfNeeded() {
+        guard let readHead, poller == nil, !isClosed else { return }
+        let interval = pollInterval
+        poller = Task.detached { [weak self] in
+            while !Task.isCancelled {
+                try? await Task.sleep(for: interval)
+                guard let self, !Task.isCancelled else { return }
+                let waiting = self.lock.withLock { () -> Bool in
+                    if self.waiters.isEmpty || self.isClosed {
+                        self.poller = nil
+                        return false
+                    }
+                    return true
+                }
+                guard waiting else { return }
+                // A store that fails to read (closing under us) is simply not polled this time.
+                if let head = try? readHead() { self.advance(to: head) }
+            }
+        }
     }
 
     /// Suspends until the head is past `sequence`. Returns `false` when the engine closed or the
@@ -57,6 +99,7 @@ final class HeadNotifier: @unchecked Sendable {
                     if isClosed || Task.isCancelled { return false }
                     if head > sequence { return true }
                     waiters.append(Waiter(id: id, after: sequence, continuation: continuation))
+                    startPollingIfNeeded()
                     return nil
                 }
                 if let answer { continuation.resume(returning: answer) }

@@ -12,8 +12,10 @@ import RewindStore
 /// ```
 ///
 /// Records are read from the store in batches, so a subscriber that falls behind catches up
-/// from the log, never from an in-memory buffer that could overflow. Commits made by another
-/// process are seen at the next commit of this engine.
+/// from the log, never from an in-memory buffer that could overflow. Commits made by other
+/// writers of the store (another process, another engine) are seen within
+/// ``EngineConfiguration/externalCommitPollInterval`` (100 ms by default), or at this engine's
+/// next commit when polling is off.
 public struct RecordSubscription: AsyncSequence, Sendable {
     /// Each element is a committed record.
     public typealias Element = TransitionRecord

@@ -1,5 +1,5 @@
 import Foundation
-import Rewind
+@testable import Rewind
 import RewindTestSupport
 import Testing
 
@@ -144,5 +144,78 @@ struct SubscriptionTests {
         let session = try engine.session("ticker-0")
         try await session.send(TickerMachine.tick)
         #expect(try await reader.value == Array(7...(head + 1)))
+    }
+}
+
+/// Commits of other writers of the store (another engine here; another process alike: neither
+/// wakes this engine's subscribers directly) reach a caught-up subscription by polling the log's
+/// head, or, with polling off, at this engine's next commit.
+struct ExternalCommitSubscriptionTests {
+    /// Engine A (polling as `interval` says) subscribed from the start with a reader collecting
+    /// sequences; engine B on the same store.
+    func twoEngines(pollingEvery interval: Duration?) throws -> (EngineFixture, Engine, Engine) {
+        let fixture = try EngineFixture()
+        let a = try fixture.open(registering: [try TickerMachine.machine()]) {
+            $0.durability = .noSync
+            $0.externalCommitPollInterval = interval
+        }
+        let b = try fixture.open(registering: [try TickerMachine.machine()], durability: .noSync)
+        return (fixture, a, b)
+    }
+
+    /// Waits until `engine`'s subscriber is caught up and suspended, waiting for a commit.
+    func waitUntilWaiting(_ engine: Engine) async throws {
+        while engine.notifier.waitingCount < 1 { try await Task.sleep(for: .milliseconds(1)) }
+    }
+
+    /// Waits (a few seconds at most) until `box` holds at least `count` sequences.
+    func waitUntil(_ box: LockedBox<[UInt64]>, holds count: Int) async throws {
+        for _ in 0..<5_000 where box.current.count < count {
+            try await Task.sleep(for: .milliseconds(1))
+        }
+    }
+
+    @Test(.timeLimit(.minutes(1)))
+    func anotherWritersCommitsReachACaughtUpSubscription() async throws {
+        let (fixture, a, b) = try twoEngines(pollingEvery: .milliseconds(20))
+        defer { fixture.remove() }
+        defer { a.close() }
+        defer { b.close() }
+        let seen = LockedBox<[UInt64]>([])
+        let reader = Task {
+            for try await record in a.records() { seen.withValue { $0.append(record.sequence) } }
+        }
+        defer { reader.cancel() }
+        // The store is empty: the reader is caught up and waits. Engine A never commits.
+        try await waitUntilWaiting(a)
+        let session = try await b.startSession(id: "elsewhere", machine: TickerMachine.name)
+        try await session.send(TickerMachine.tick)
+        try await waitUntil(seen, holds: 2)
+        #expect(seen.current == [1, 2])
+        try await session.send(TickerMachine.tick)
+        try await waitUntil(seen, holds: 3)
+        #expect(seen.current == [1, 2, 3])
+    }
+
+    @Test(.timeLimit(.minutes(1)))
+    func withPollingOffTheyArriveAtThisEnginesNextCommit() async throws {
+        let (fixture, a, b) = try twoEngines(pollingEvery: nil)
+        defer { fixture.remove() }
+        defer { a.close() }
+        defer { b.close() }
+        let seen = LockedBox<[UInt64]>([])
+        let reader = Task {
+            for try await record in a.records() { seen.withValue { $0.append(record.sequence) } }
+        }
+        defer { reader.cancel() }
+        try await waitUntilWaiting(a)
+        let session = try await b.startSession(id: "elsewhere", machine: TickerMachine.name)
+        try await session.send(TickerMachine.tick)
+        // Long enough for a poll of the other test's interval many times over.
+        try await Task.sleep(for: .milliseconds(300))
+        #expect(seen.current.isEmpty)
+        _ = try await a.startSession(id: "here", machine: TickerMachine.name)
+        try await waitUntil(seen, holds: 3)
+        #expect(seen.current == [1, 2, 3])
     }
 }
