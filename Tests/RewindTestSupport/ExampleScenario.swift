@@ -23,7 +23,7 @@ public struct ExampleScenario: Sendable, CustomStringConvertible {
         switch opening {
         case .start(let context):
             return try await engine.startSession(id: id, machine: name, context: context)
-        case .enter, .send:
+        case .enter, .send, .deliverDue:
             let session = try engine.makeSession(id: try SessionID(id), machine: name)
             try await session.run(opening)
             return session
@@ -91,8 +91,8 @@ public struct ExampleScenario: Sendable, CustomStringConvertible {
 }
 
 extension Session {
-    /// Makes `request` through the public API (`send` or `enter`); a `.start` request is refused
-    /// with ``EngineError/sessionExists(_:)`` (start sessions with the engine).
+    /// Makes `request` through the public API (`send`, `enter`, `deliverDueSends`); a `.start`
+    /// request is refused with ``EngineError/sessionExists(_:)`` (start sessions with the engine).
     @discardableResult
     public func run(_ request: StepRecording.Request) async throws -> Step {
         switch request {
@@ -102,6 +102,12 @@ extension Session {
             return try await send(event)
         case .enter(let state, let data):
             return try await enter(state, data: data)
+        case .deliverDue(let event):
+            guard let step = try await deliverDueSends().first else {
+                throw EngineError.delayedSendNotDue(
+                    event: event.name, atMilliseconds: Timestamp.now().microsecondsSince1970 / 1000)
+            }
+            return step
         }
     }
 }

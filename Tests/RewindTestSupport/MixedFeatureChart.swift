@@ -8,8 +8,8 @@ public enum MixedFeatureChart {
     /// guards (on transitions and eventless ones), custom actions, raised events, `In()` guards,
     /// eventless chains, targetless transitions with navigation, prefix descriptors, `*`,
     /// ignored events, done events of parallel regions, a top-level final state and history.
-    /// `delayedSend: false` leaves out the delayed `<send>` (its due time is the clock's, which a
-    /// persisted session does not replay).
+    /// `delayedSend: false` leaves out the delayed `<send>` (when it comes due depends on the wall
+    /// clock, so two sessions compared step by step could see it due at different steps).
     public static func definition(delayedSend: Bool = true) -> MachineDefinition {
         MachineDefinition("mixed") {
             StateNode("top", initial: "a", ignoring: ["noise"]) {

@@ -33,6 +33,12 @@ public struct EngineConfiguration: Sendable {
     /// interval for all of the engine's subscriptions, none while none waits. Default 100 ms.
     public var externalCommitPollInterval: Duration? = .milliseconds(100)
 
+    /// The time of each step: its record's timestamp, and the machine's clock for delayed sends
+    /// (when a `<send delay>` is due, ``Session/nextDueSend``, ``Session/deliverDueSends()``).
+    /// Default: the system's wall clock. Tests (and apps replaying with their own time) may pass
+    /// another; it should not run backwards.
+    public var clock: @Sendable () -> Timestamp = { Timestamp.now() }
+
     /// The store's configuration (map size and its bound, readers, the payload coder). The engine
     /// sets the sync options from ``durability``.
     public var store: StoreConfiguration

@@ -35,6 +35,10 @@ public enum EngineError: Error, Sendable, Hashable, CustomStringConvertible {
     /// The engine was closed: every request made after ``Engine/close()`` (and an append that was
     /// waiting when it closed) throws this, having written nothing.
     case closed
+    /// A delivery of the delayed send `event` was asked for (``Session/deliverDueSends()``, or a
+    /// `rewind.due` record replayed), but the session's next pending send is not it or is not due
+    /// at `atMilliseconds` (milliseconds since 1970); nothing was written.
+    case delayedSendNotDue(event: String, atMilliseconds: Int64)
 
     /// A one-line explanation naming what failed and on what.
     public var description: String {
@@ -63,6 +67,9 @@ public enum EngineError: Error, Sendable, Hashable, CustomStringConvertible {
             return "\(what) is corrupted: \(reason)"
         case .closed:
             return "the engine is closed"
+        case let .delayedSendNotDue(event, milliseconds):
+            return "no delayed send of '\(event)' is due at \(milliseconds) ms: the session's next pending send is "
+                + "another or later; nothing was written"
         }
     }
 }

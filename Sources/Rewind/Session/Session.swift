@@ -28,11 +28,14 @@ public final class Session: @unchecked Sendable {
     /// to its engine must keep using it.
     private let engine: Engine
     private let gate = AsyncGate()
-    /// Guards `current`, `queued`, `deferred` and `hooks`' registration.
+    /// Guards `current`, `queued`, `deferred`, `deliveries` and `hooks`' registration.
     private let lock = NSLock()
     private var current: SessionSnapshot
     private var queued: [StepRecording.Request] = []
     private var deferred: [any Error] = []
+    /// How many `deliverDueSends()` loops run now (the automatic delivery after a step waits
+    /// for none, so delivering never recurses).
+    private var deliveries = 0
     /// Registered under `lock`; run only while holding `gate`.
     private let hooks = StepHooks()
 
@@ -102,7 +105,9 @@ public final class Session: @unchecked Sendable {
     /// import); returns their steps, in order.
     ///
     /// Each event is evaluated against the state the previous one reached, exactly as consecutive
-    /// `send(_:)` calls would, and the records (and every snapshot due among their
+    /// `send(_:)` calls would (sends due after an event, SCXML `<send>` without a delay, are
+    /// delivered before the next event and recorded between them), and the records (and every
+    /// snapshot due among their
     /// versions) are appended together with the session's expected version. All or nothing: when an
     /// event is refused (`MachineError.invalidTransition`, a reserved name) or the append fails,
     /// nothing is written, the session stays where it was and no hook runs. After the commit the
@@ -163,6 +168,64 @@ public final class Session: @unchecked Sendable {
     /// Queues a direct move to run after the current step (see `setNeedsTransition(_:payload:)`).
     public func setNeedsTransition(to state: String, data: JSONValue = .null) {
         enqueue(.enter(state: state, data: data))
+    }
+
+    /// When the session's next delayed send (SCXML `<send delay>`) is due, or `nil` when none is
+    /// pending: schedule a timer for it and call ``deliverDueSends()``.
+    public var nextDueSend: Timestamp? {
+        lock.withLock {
+            current.state.pendingSends.first.map { Timestamp(microsecondsSince1970: $0.dueMilliseconds * 1000) }
+        }
+    }
+
+    /// Delivers every pending send (SCXML `<send>`) that is due now, in due order, each as its own
+    /// durable step recorded under ``StepRecording/dueEvent`` (the machine processes the send's
+    /// event), with its hooks; returns the steps.
+    ///
+    /// Sends without a delay are delivered this way right after the step that made them (its
+    /// caller gets that step; the deliveries' errors go to ``deferredErrors``), as the in-memory
+    /// `Interpreter` does; call this when a delayed one comes due (see ``nextDueSend``), or after
+    /// resuming a session whose sends came due while it was closed.
+    ///
+    /// - Throws: `MachineError.eventLoopLimitExceeded` when deliveries keep making sends due for
+    ///   more steps than the machine's microstep limit (those before stay committed), and what a
+    ///   step's append throws (that delivery is not written; the send stays pending).
+    @discardableResult
+    public func deliverDueSends() async throws -> [Step] {
+        lock.withLock { deliveries += 1 }
+        defer { lock.withLock { deliveries -= 1 } }
+        var delivered: [Step] = []
+        while let step = try await gate.withGate({ try await runDueStep() }) {
+            delivered.append(step)
+            await drainQueued()
+            if delivered.count >= machine.options.microstepLimit, hasDueSend {
+                throw MachineError.eventLoopLimitExceeded(
+                    limit: machine.options.microstepLimit, event: step.event?.name,
+                    configuration: configuration)
+            }
+        }
+        return delivered
+    }
+
+    /// Whether a pending send is due now.
+    private var hasDueSend: Bool {
+        lock.withLock {
+            guard let first = current.state.pendingSends.first else { return false }
+            return first.dueMilliseconds <= nowMilliseconds
+        }
+    }
+
+    /// The engine's clock now, in milliseconds since 1970 (the machine's time for sends).
+    private var nowMilliseconds: Int64 {
+        engine.configuration.clock().microsecondsSince1970 / 1000
+    }
+
+    /// Delivers the next pending send if it is due, holding the gate; `nil` when none is.
+    private func runDueStep() async throws -> Step? {
+        guard let due = lock.withLock({ current.state.pendingSends.first }),
+              due.dueMilliseconds <= nowMilliseconds
+        else { return nil }
+        return try await runStep(.deliverDue(due.event))
     }
 
     /// Forwards `update(deltaTime:)` to the hooks of the active states (GKState's `update`).
@@ -255,10 +318,16 @@ public final class Session: @unchecked Sendable {
         var transitions: [Transition] = []
         transitions.reserveCapacity(requests.count)
         var writes: [AppendRequest.AuxiliaryWrite] = []
+        // Where each request's own step is among `steps` (the deliveries of due sends go between).
+        var requested: [Int] = []
+        requested.reserveCapacity(requests.count)
         for request in requests {
             try evaluate(request, advancing: &latest, steps: &steps, transitions: &transitions, snapshots: &writes)
+            requested.append(steps.count - 1)
+            try evaluateDueSends(advancing: &latest, steps: &steps, transitions: &transitions, snapshots: &writes)
         }
-        if transitions.isEmpty { return steps }
+        let requestSteps = requested.count == steps.count ? steps : requested.map { steps[$0] }
+        if transitions.isEmpty { return requestSteps }
         try await append(transitions, after: before, writes: writes)
         lock.withLock { current = latest }
         // No hook registered: none runs, so none can register another (the usual case).
@@ -270,7 +339,28 @@ public final class Session: @unchecked Sendable {
                 previous = steps[index].state
             }
         }
-        return steps
+        return requestSteps
+    }
+
+    /// Evaluates on `latest` the pending sends that are due now, each as its own step and record
+    /// (see ``deliverDueSends()``): in a bulk send, what consecutive `send` calls would deliver
+    /// between the events.
+    private func evaluateDueSends(
+        advancing latest: inout SessionSnapshot, steps: inout [Step],
+        transitions: inout [Transition], snapshots: inout [AppendRequest.AuxiliaryWrite]
+    ) throws {
+        var delivered = 0
+        while let first = latest.state.pendingSends.first,
+              first.dueMilliseconds <= nowMilliseconds
+        {
+            if delivered == machine.options.microstepLimit {
+                throw MachineError.eventLoopLimitExceeded(
+                    limit: machine.options.microstepLimit, event: first.event.name,
+                    configuration: latest.state.configuration)
+            }
+            try evaluate(.deliverDue(first.event), advancing: &latest, steps: &steps, transitions: &transitions, snapshots: &snapshots)
+            delivered += 1
+        }
     }
 
     /// Whether steps of payload-free events are read from the machine's table of precomputed
@@ -287,7 +377,7 @@ public final class Session: @unchecked Sendable {
         _ request: StepRecording.Request, advancing latest: inout SessionSnapshot, steps: inout [Step],
         transitions: inout [Transition], snapshots: inout [AppendRequest.AuxiliaryWrite]
     ) throws {
-        let time = Timestamp.now()
+        let time = engine.configuration.clock()
         // The table's outcome, when it holds one: the state changed in place, the step's arrays
         // shared with the table, no `Step` built by the machine and taken apart again.
         if stepsFromTable, case .send(let event) = request, !StepRecording.isReserved(event.name),
@@ -302,7 +392,7 @@ public final class Session: @unchecked Sendable {
             return
         }
         let step = try recording.evaluate(request, in: latest.state, at: time)
-        if step.microsteps.isEmpty {
+        if step.microsteps.isEmpty && !request.isAlwaysRecorded {
             steps.append(step)
             return
         }
@@ -354,7 +444,8 @@ public final class Session: @unchecked Sendable {
         }
     }
 
-    /// Runs the queued requests, one step each, recording their errors.
+    /// Runs the queued requests, one step each, recording their errors; then delivers the
+    /// pending sends that are due (unless a delivery loop runs already), recording its error.
     private func drainQueued() async {
         while let request = lock.withLock({ queued.isEmpty ? nil : queued.removeFirst() }) {
             do {
@@ -362,6 +453,12 @@ public final class Session: @unchecked Sendable {
             } catch {
                 lock.withLock { deferred.append(error) }
             }
+        }
+        guard lock.withLock({ deliveries == 0 }), hasDueSend else { return }
+        do {
+            try await deliverDueSends()
+        } catch {
+            lock.withLock { deferred.append(error) }
         }
     }
 }

@@ -7,14 +7,19 @@ import RewindStore
 /// One record is written per macrostep (one `send`, `enter` or start): its `source` and `target`
 /// are the full active configurations before and after, `navigation` the macrostep's navigation
 /// operations in order, `payload` the event's payload and `stateData` the data carried by the
-/// states the step entered (a JSON object by state id), both through the store's coder. Two event
-/// names are reserved: ``startEvent`` (the first entry; its payload is the initial context) and
-/// ``enterEvent`` (a direct move; its payload is `{"state": id, "data": data}`).
+/// states the step entered (a JSON object by state id), both through the store's coder. Three event
+/// names are reserved: ``startEvent`` (the first entry; its payload is the initial context),
+/// ``enterEvent`` (a direct move; its payload is `{"state": id, "data": data}`) and ``dueEvent``
+/// (the delivery of a delayed send, SCXML `<send>`; its payload is
+/// `{"event": name, "payload": payload}`).
 public struct StepRecording: Sendable {
     /// The event name of the first record of a session started normally.
     public static let startEvent = "rewind.start"
     /// The event name of a direct move (GKStateMachine's `enter(_:)`).
     public static let enterEvent = Machine.enterEventName
+    /// The event name of the delivery of a delayed send (SCXML `<send>`, with or without a delay):
+    /// the machine takes the next pending send from its state and processes its event.
+    public static let dueEvent = "rewind.due"
 
     /// The machine the steps belong to.
     public let machine: Machine
@@ -41,6 +46,8 @@ public struct StepRecording: Sendable {
         case send(Event)
         /// Move directly to a state with this data.
         case enter(state: String, data: JSONValue)
+        /// Deliver the session's next pending send, whose event is this one, now due.
+        case deliverDue(Event)
 
         /// The event name recorded for the request.
         public var eventName: String {
@@ -48,6 +55,7 @@ public struct StepRecording: Sendable {
             case .start: return StepRecording.startEvent
             case .send(let event): return event.name
             case .enter: return StepRecording.enterEvent
+            case .deliverDue: return StepRecording.dueEvent
             }
         }
 
@@ -57,14 +65,22 @@ public struct StepRecording: Sendable {
             case .start(let context): return context
             case .send(let event): return event.payload
             case .enter(let state, let data): return ["state": .string(state), "data": data]
+            case .deliverDue(let event): return ["event": .string(event.name), "payload": event.payload]
             }
+        }
+
+        /// Whether the request is recorded even when its step changes no configuration: a
+        /// delivered send always leaves the pending sends changed.
+        var isAlwaysRecorded: Bool {
+            if case .deliverDue = self { return true }
+            return false
         }
     }
 
     /// Whether `name` is one of the event names the engine records itself (``startEvent``,
-    /// ``enterEvent``), which apps may not send.
+    /// ``enterEvent``, ``dueEvent``), which apps may not send.
     static func isReserved(_ name: String) -> Bool {
-        name == enterEvent || name == startEvent
+        name == enterEvent || name == startEvent || name == dueEvent
     }
 
     /// Evaluates `request` against `state` purely.
@@ -81,6 +97,11 @@ public struct StepRecording: Sendable {
             return try machine.send(event, in: state, now: now)
         case .enter(let id, let data):
             return try machine.enter(id, data: data, in: state, now: now)
+        case .deliverDue(let event):
+            guard state.pendingSends.first?.event.name == event.name,
+                  let step = try machine.sendNextDue(in: state, now: now)
+            else { throw EngineError.delayedSendNotDue(event: event.name, atMilliseconds: now) }
+            return step
         }
     }
 
@@ -146,6 +167,13 @@ public struct StepRecording: Sendable {
                     reason: "its payload names no state")
             }
             return .enter(state: state, data: payload["data"] ?? .null)
+        case Self.dueEvent:
+            guard let name = payload["event"]?.stringValue else {
+                throw EngineError.corruptedEntry(
+                    what: "the delayed-send record of '\(record.session)' version \(record.version)",
+                    reason: "its payload names no event")
+            }
+            return .deliverDue(Event(name, payload: payload["payload"] ?? .null))
         default:
             return .send(Event(record.event, payload: payload))
         }
