@@ -163,9 +163,15 @@ struct ExternalCommitSubscriptionTests {
         return (fixture, a, b)
     }
 
-    /// Waits until `engine`'s subscriber is caught up and suspended, waiting for a commit.
-    func waitUntilWaiting(_ engine: Engine) async throws {
+    /// Starts a reader of `engine`'s whole log that collects the sequences it sees, and returns
+    /// once it is caught up and suspended, waiting for a commit.
+    func startReader(of engine: Engine) async throws -> (Task<Void, any Error>, LockedBox<[UInt64]>) {
+        let seen = LockedBox<[UInt64]>([])
+        let reader = Task {
+            for try await record in engine.records() { seen.withValue { $0.append(record.sequence) } }
+        }
         while engine.notifier.waitingCount < 1 { try await Task.sleep(for: .milliseconds(1)) }
+        return (reader, seen)
     }
 
     /// Waits (a few seconds at most) until `box` holds at least `count` sequences.
@@ -175,47 +181,45 @@ struct ExternalCommitSubscriptionTests {
         }
     }
 
-    @Test(.timeLimit(.minutes(1)))
-    func anotherWritersCommitsReachACaughtUpSubscription() async throws {
-        let (fixture, a, b) = try twoEngines(pollingEvery: .milliseconds(20))
+    /// Engine A (polling as `interval` says) with a caught-up reader of its log, and engine B on
+    /// the same store, which starts a session and sends a tick (sequences 1 and 2); then `body`
+    /// runs with A, B's session and what the reader has seen.
+    func withAnotherWriter(
+        pollingEvery interval: Duration?, _ body: (Engine, Session, LockedBox<[UInt64]>) async throws -> Void
+    ) async throws {
+        let (fixture, a, b) = try twoEngines(pollingEvery: interval)
         defer { fixture.remove() }
         defer { a.close() }
         defer { b.close() }
-        let seen = LockedBox<[UInt64]>([])
-        let reader = Task {
-            for try await record in a.records() { seen.withValue { $0.append(record.sequence) } }
-        }
+        // The store is empty: the reader is caught up and waits.
+        let (reader, seen) = try await startReader(of: a)
         defer { reader.cancel() }
-        // The store is empty: the reader is caught up and waits. Engine A never commits.
-        try await waitUntilWaiting(a)
         let session = try await b.startSession(id: "elsewhere", machine: TickerMachine.name)
         try await session.send(TickerMachine.tick)
-        try await waitUntil(seen, holds: 2)
-        #expect(seen.current == [1, 2])
-        try await session.send(TickerMachine.tick)
-        try await waitUntil(seen, holds: 3)
-        #expect(seen.current == [1, 2, 3])
+        try await body(a, session, seen)
+    }
+
+    @Test(.timeLimit(.minutes(1)))
+    func anotherWritersCommitsReachACaughtUpSubscription() async throws {
+        // Engine A never commits.
+        try await withAnotherWriter(pollingEvery: .milliseconds(20)) { _, session, seen in
+            try await waitUntil(seen, holds: 2)
+            #expect(seen.current == [1, 2])
+            try await session.send(TickerMachine.tick)
+            try await waitUntil(seen, holds: 3)
+            #expect(seen.current == [1, 2, 3])
+        }
     }
 
     @Test(.timeLimit(.minutes(1)))
     func withPollingOffTheyArriveAtThisEnginesNextCommit() async throws {
-        let (fixture, a, b) = try twoEngines(pollingEvery: nil)
-        defer { fixture.remove() }
-        defer { a.close() }
-        defer { b.close() }
-        let seen = LockedBox<[UInt64]>([])
-        let reader = Task {
-            for try await record in a.records() { seen.withValue { $0.append(record.sequence) } }
+        try await withAnotherWriter(pollingEvery: nil) { a, _, seen in
+            // Long enough for a poll of the other test's interval many times over.
+            try await Task.sleep(for: .milliseconds(300))
+            #expect(seen.current.isEmpty)
+            _ = try await a.startSession(id: "here", machine: TickerMachine.name)
+            try await waitUntil(seen, holds: 3)
+            #expect(seen.current == [1, 2, 3])
         }
-        defer { reader.cancel() }
-        try await waitUntilWaiting(a)
-        let session = try await b.startSession(id: "elsewhere", machine: TickerMachine.name)
-        try await session.send(TickerMachine.tick)
-        // Long enough for a poll of the other test's interval many times over.
-        try await Task.sleep(for: .milliseconds(300))
-        #expect(seen.current.isEmpty)
-        _ = try await a.startSession(id: "here", machine: TickerMachine.name)
-        try await waitUntil(seen, holds: 3)
-        #expect(seen.current == [1, 2, 3])
     }
 }
