@@ -179,13 +179,14 @@ public final class Session: @unchecked Sendable {
     }
 
     /// Delivers every pending send (SCXML `<send>`) that is due now, in due order, each as its own
-    /// durable step recorded under ``StepRecording/dueEvent`` (the machine processes the send's
-    /// event), with its hooks; returns the steps.
+    /// step recorded under ``StepRecording/dueEvent`` (the machine processes the send's event),
+    /// durably, with its hooks; returns the steps.
     ///
-    /// Sends without a delay are delivered this way right after the step that made them (its
-    /// caller gets that step; the deliveries' errors go to ``deferredErrors``), as the in-memory
-    /// `Interpreter` does; call this when a delayed one comes due (see ``nextDueSend``), or after
-    /// resuming a session whose sends came due while it was closed.
+    /// Sends without a delay need no call: they are delivered with the step that made them, in
+    /// its append (its caller gets its own step). Call this when a delayed one comes due (see
+    /// ``nextDueSend``), or after resuming a session whose sends came due while it was closed;
+    /// the session's next request also delivers what has come due, after its own step (errors
+    /// then go to ``deferredErrors``), as the in-memory `Interpreter` does.
     ///
     /// - Throws: `MachineError.eventLoopLimitExceeded` when deliveries keep making sends due for
     ///   more steps than the machine's microstep limit (those before stay committed), and what a
@@ -195,12 +196,13 @@ public final class Session: @unchecked Sendable {
         lock.withLock { deliveries += 1 }
         defer { lock.withLock { deliveries -= 1 } }
         var delivered: [Step] = []
-        while let step = try await gate.withGate({ try await runDueStep() }) {
-            delivered.append(step)
+        // Each round delivers what is due in one append; hooks may queue requests that make more due.
+        while let steps = try await gate.withGate({ try await runDueStep() }) {
+            delivered += steps
             await drainQueued()
             if delivered.count >= machine.options.microstepLimit, hasDueSend {
                 throw MachineError.eventLoopLimitExceeded(
-                    limit: machine.options.microstepLimit, event: step.event?.name,
+                    limit: machine.options.microstepLimit, event: steps.last?.event?.name,
                     configuration: configuration)
             }
         }
@@ -209,22 +211,21 @@ public final class Session: @unchecked Sendable {
 
     /// Whether a pending send is due now.
     private var hasDueSend: Bool {
-        lock.withLock {
-            guard let first = current.state.pendingSends.first else { return false }
-            return first.dueMilliseconds <= nowMilliseconds
-        }
+        lock.withLock { dueSend(in: current.state) != nil }
     }
 
-    /// The engine's clock now, in milliseconds since 1970 (the machine's time for sends).
-    private var nowMilliseconds: Int64 {
-        engine.configuration.clock().microsecondsSince1970 / 1000
-    }
-
-    /// Delivers the next pending send if it is due, holding the gate; `nil` when none is.
-    private func runDueStep() async throws -> Step? {
-        guard let due = lock.withLock({ current.state.pendingSends.first }),
-              due.dueMilliseconds <= nowMilliseconds
+    /// The pending send of `state` that is due by the engine's clock (the first: they are kept in
+    /// due order), if any.
+    private func dueSend(in state: MachineState) -> ScheduledEvent? {
+        guard let first = state.pendingSends.first,
+              first.dueMilliseconds <= engine.configuration.clock().microsecondsSince1970 / 1000
         else { return nil }
+        return first
+    }
+
+    /// Delivers the pending sends that are due, holding the gate; `nil` when none is.
+    private func runDueStep() async throws -> [Step]? {
+        guard let due = lock.withLock({ dueSend(in: current.state) }) else { return nil }
         return try await runStep(.deliverDue(due.event))
     }
 
@@ -283,13 +284,15 @@ public final class Session: @unchecked Sendable {
 
     /// Runs `request` and then whatever its hooks queued.
     func perform(_ request: StepRecording.Request) async throws -> Step {
-        let step = try await gate.withGate { try await runStep(request) }
+        let steps = try await gate.withGate { try await runStep(request) }
         await drainQueued()
-        return step
+        return steps[0]
     }
 
-    /// Evaluate → append → adopt → hooks, holding the gate.
-    private func runStep(_ request: StepRecording.Request) async throws -> Step {
+    /// Evaluate → append → adopt → hooks, holding the gate: `request`, then the sends due after
+    /// it (SCXML `<send>` without a delay) in the same append. Returns the steps, the request's
+    /// first.
+    private func runStep(_ request: StepRecording.Request) async throws -> [Step] {
         try engine.ensureOpen()
         let before = snapshot
         var latest = before
@@ -299,12 +302,13 @@ public final class Session: @unchecked Sendable {
         transitions.reserveCapacity(1)
         var writes: [AppendRequest.AuxiliaryWrite] = []
         try evaluate(request, advancing: &latest, steps: &steps, transitions: &transitions, snapshots: &writes)
+        try evaluateDueSends(advancing: &latest, steps: &steps, transitions: &transitions, snapshots: &writes)
         // No transition: an explicitly ignored event; nothing happened, nothing is recorded.
-        if transitions.isEmpty { return steps.removeLast() }
+        if transitions.isEmpty { return steps }
         try await append(transitions, after: before, writes: writes)
         lock.withLock { current = latest }
-        if !hooks.isEmpty { hooks.run(steps[0], of: machine, previous: before.state) }
-        return steps.removeLast()
+        runHooks(of: steps, from: before.state)
+        return steps
     }
 
     /// Evaluate every request → one append → adopt → every step's hooks, holding the gate (see
@@ -330,35 +334,37 @@ public final class Session: @unchecked Sendable {
         if transitions.isEmpty { return requestSteps }
         try await append(transitions, after: before, writes: writes)
         lock.withLock { current = latest }
-        // No hook registered: none runs, so none can register another (the usual case).
-        if !hooks.isEmpty {
-            // Each recorded step's previous state is the state the recorded step before it reached.
-            var previous = before.state
-            for index in steps.indices where !steps[index].microsteps.isEmpty {
-                hooks.run(steps[index], of: machine, previous: previous)
-                previous = steps[index].state
-            }
-        }
+        runHooks(of: steps, from: before.state)
         return requestSteps
     }
 
+    /// Runs the hooks of `steps` in order, each step's previous state the one the step before it
+    /// reached (the first's `previous`); steps that moved nothing run none.
+    private func runHooks(of steps: [Step], from previous: MachineState) {
+        // No hook registered: none runs, so none can register another (the usual case).
+        if hooks.isEmpty { return }
+        var previous = previous
+        for step in steps {
+            if !step.microsteps.isEmpty { hooks.run(step, of: machine, previous: previous) }
+            previous = step.state
+        }
+    }
+
     /// Evaluates on `latest` the pending sends that are due now, each as its own step and record
-    /// (see ``deliverDueSends()``): in a bulk send, what consecutive `send` calls would deliver
-    /// between the events.
+    /// (see ``deliverDueSends()``), after the step that made them: in a bulk send, between the
+    /// events, as consecutive `send` calls would.
     private func evaluateDueSends(
         advancing latest: inout SessionSnapshot, steps: inout [Step],
         transitions: inout [Transition], snapshots: inout [AppendRequest.AuxiliaryWrite]
     ) throws {
         var delivered = 0
-        while let first = latest.state.pendingSends.first,
-              first.dueMilliseconds <= nowMilliseconds
-        {
+        while let due = dueSend(in: latest.state) {
             if delivered == machine.options.microstepLimit {
                 throw MachineError.eventLoopLimitExceeded(
-                    limit: machine.options.microstepLimit, event: first.event.name,
+                    limit: machine.options.microstepLimit, event: due.event.name,
                     configuration: latest.state.configuration)
             }
-            try evaluate(.deliverDue(first.event), advancing: &latest, steps: &steps, transitions: &transitions, snapshots: &snapshots)
+            try evaluate(.deliverDue(due.event), advancing: &latest, steps: &steps, transitions: &transitions, snapshots: &snapshots)
             delivered += 1
         }
     }
@@ -445,7 +451,8 @@ public final class Session: @unchecked Sendable {
     }
 
     /// Runs the queued requests, one step each, recording their errors; then delivers the
-    /// pending sends that are due (unless a delivery loop runs already), recording its error.
+    /// pending sends that have come due since (unless a delivery loop runs already), recording its
+    /// error.
     private func drainQueued() async {
         while let request = lock.withLock({ queued.isEmpty ? nil : queued.removeFirst() }) {
             do {

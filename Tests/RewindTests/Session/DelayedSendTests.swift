@@ -3,9 +3,9 @@ import Foundation
 import RewindTestSupport
 import Testing
 
-/// SCXML `<send>` in persisted sessions: sends without a delay are delivered right after the
-/// step that made them, delayed ones by `deliverDueSends()` once due; each delivery is a durable
-/// step recorded as `rewind.due`, replayed exactly on resume and by verification.
+/// SCXML `<send>` in persisted sessions: sends without a delay are delivered with the step that
+/// made them (in its append), delayed ones by `deliverDueSends()` once due; each delivery is a
+/// durable step recorded as `rewind.due`, replayed exactly on resume and by verification.
 struct DelayedSendTests {
     /// splash --(on entry: send `timeout` after `delay` ms)--> home on `timeout`; home --go
     /// [send `next`, no delay]--> lobby --next--> room --x--> done (lobby --x--> elsewhere).
@@ -51,6 +51,10 @@ struct DelayedSendTests {
         #expect(session.nextDueSend == nil)
         #expect(entered.current == ["splash", "home", "lobby", "room"])
         #expect(try events(of: engine, "u") == ["rewind.start", "rewind.due", "go", "rewind.due"])
+        // Each delivery went in its step's append: one commit for the start and its delivery, one
+        // for `go` and its delivery (a crash cannot leave the send made but not delivered).
+        #expect(engine.commitStatistics.commits == 2)
+        #expect(engine.commitStatistics.appends == 2)
         let due = try #require(try engine.store.records(of: try SessionID("u"), versions: 4...4).first)
         let payload = try JSONPayloadCoder().decode(JSONValue.self, from: due.payload)
         #expect(payload["event"] == .string("next"))
