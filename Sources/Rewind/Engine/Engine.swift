@@ -59,13 +59,11 @@ public final class Engine: @unchecked Sendable {
         let store = try TransitionStore(directory: directory, configuration: storeConfiguration)
         self.store = store
         self.configuration = configuration
-        var readHead: (@Sendable () throws -> UInt64)?
-        if configuration.externalCommitPollInterval != nil {
-            readHead = { try store.headSequence() }
-        }
         let notifier = HeadNotifier(
             head: try store.headSequence(),
-            pollInterval: configuration.externalCommitPollInterval ?? .zero, readHead: readHead)
+            polling: configuration.externalCommitPollInterval.map { interval in
+                HeadNotifier.Polling(interval: interval, readHead: { try store.headSequence() })
+            })
         self.notifier = notifier
         // Projections: inline ones run inside each group commit; all are caught up before serving.
         let projections = ProjectionRegistry()

@@ -3,7 +3,7 @@ import Foundation
 /// Wakes subscribers when the engine's commits move the log's head past what they have read.
 ///
 /// Other writers of the store (another process, another engine) do not call ``advance(to:)``:
-/// while anyone waits, the notifier reads the store's head every `pollInterval` and advances to
+/// while anyone waits, the notifier reads the store's head every `polling.interval` and advances to
 /// it, so their commits reach subscribers within that interval. One poll for all waiters; none
 /// while nobody waits.
 final class HeadNotifier: @unchecked Sendable {
@@ -19,17 +19,23 @@ final class HeadNotifier: @unchecked Sendable {
     private var waiters: [Waiter] = []
     private var nextID: UInt64 = 0
     private var isClosed = false
-    /// Reads the store's head (for commits of other writers); `nil`: no polling.
-    private let readHead: (@Sendable () throws -> UInt64)?
-    private let pollInterval: Duration
+    /// How to follow other writers' commits.
+    struct Polling: Sendable {
+        /// How often, while anyone waits.
+        var interval: Duration
+        /// Reads the store's head.
+        var readHead: @Sendable () throws -> UInt64
+    }
+
+    /// `nil`: only ``advance(to:)`` moves the head.
+    private let polling: Polling?
     /// The polling task while one runs (it ends when nobody waits).
     private var poller: Task<Void, Never>?
 
-    /// A notifier at `head`; with `readHead`, polling it every `pollInterval` while anyone waits.
-    init(head: UInt64, pollInterval: Duration = .milliseconds(100), readHead: (@Sendable () throws -> UInt64)? = nil) {
+    /// A notifier at `head`, following other writers as `polling` says.
+    init(head: UInt64, polling: Polling? = nil) {
         self.head = head
-        self.pollInterval = pollInterval
-        self.readHead = readHead
+        self.polling = polling
     }
 
     /// Called after a commit whose last record has global sequence `sequence`.
@@ -66,11 +72,10 @@ final class HeadNotifier: @unchecked Sendable {
 
     /// Starts the polling task unless one runs (called with `lock` held, when a waiter is added).
     private func startPollingIfNeeded() {
-        guard let readHead, poller == nil, !isClosed else { return }
-        let interval = pollInterval
+        guard let polling, poller == nil, !isClosed else { return }
         poller = Task.detached { [weak self] in
             while !Task.isCancelled {
-                try? await Task.sleep(for: interval)
+                try? await Task.sleep(for: polling.interval)
                 guard let self, !Task.isCancelled else { return }
                 let waiting = self.lock.withLock { () -> Bool in
                     if self.waiters.isEmpty || self.isClosed {
@@ -81,7 +86,7 @@ final class HeadNotifier: @unchecked Sendable {
                 }
                 guard waiting else { return }
                 // A store that fails to read (closing under us) is simply not polled this time.
-                if let head = try? readHead() { self.advance(to: head) }
+                if let head = try? polling.readHead() { self.advance(to: head) }
             }
         }
     }
