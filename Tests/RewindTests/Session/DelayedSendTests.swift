@@ -199,4 +199,18 @@ struct DelayedSendTests {
         let delivered = try recording.evaluate(.deliverDue(Event("timeout")), in: start.state, at: Timestamp(microsecondsSince1970: 1_000_000))
         #expect(delivered.target == ["home"])
     }
+
+    @Test func aDueRecordNamingNoEventIsACorruptedEntry() throws {
+        let coder = JSONPayloadCoder()
+        let recording = StepRecording(machine: try Self.machine(delay: 0), machineName: "sends", definition: "d", coder: coder)
+        let record = TransitionRecord(
+            sequence: 7, session: try SessionID("u"), version: 2,
+            transition: Transition(
+                machine: "sends", definition: "d", event: StepRecording.dueEvent, source: ["splash"], target: ["home"],
+                payload: try coder.encode(JSONValue.object(["payload": .null]))))
+        #expect(throws: EngineError.corruptedEntry(
+            what: "the delayed-send record of 'u' version 2", reason: "its payload names no event")) {
+            try recording.request(of: record)
+        }
+    }
 }
