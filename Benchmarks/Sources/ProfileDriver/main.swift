@@ -70,7 +70,7 @@ func drive(sessions: Int, durability: Durability, chunk: Int = 1) async throws {
     let written = writtenBytes() - writtenBefore
     let statistics = engine.commitStatistics
     print("\(mode): \(perSession * sessions) transitions in \(elapsed), batch \(statistics.averageBatch), commits \(statistics.commits), "
-        + "gathering waits \(statistics.gatheringWaits) (\(statistics.gatheringTimeouts) timed out), written \(written / 1024) KiB")
+        + "inline \(statistics.inlineCommits), gathering waits \(statistics.gatheringWaits) (\(statistics.gatheringTimeouts) timed out), written \(written / 1024) KiB")
 }
 
 /// Bytes this process has dirtied for the storage layer so far (`/proc/self/io`, Linux).

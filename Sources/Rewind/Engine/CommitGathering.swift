@@ -19,7 +19,9 @@ public enum CommitGathering: Sendable, Hashable {
     /// Before the next commit, wait until as many appends are waiting as the previous commit
     /// acknowledged plus those that were already waiting when it ended, but no longer than that
     /// commit took: a burst of senders stays in one batch, and a request that arrives while no
-    /// acknowledged sender comes back waits at most one more commit's time.
+    /// acknowledged sender comes back waits at most one more commit's time. A commit of one
+    /// append with nobody waiting is not followed by a wait: a session sending alone commits on
+    /// its own thread instead.
     case acknowledgedSenders
 }
 

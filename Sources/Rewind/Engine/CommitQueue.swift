@@ -31,6 +31,10 @@ public struct CommitStatistics: Sendable, Hashable {
     /// Of those waits, the ones that ended at their bound (the previous commit's duration) before
     /// that many appends had arrived.
     public var gatheringTimeouts: UInt64 = 0
+    /// Of ``commits``, those a session sending alone made on its own thread, without handing its
+    /// append to the commit thread: when no commit is in flight and its last appends came one
+    /// after the other with nobody else's in between.
+    public var inlineCommits: UInt64 = 0
 
     /// Appends per commit, on average.
     public var averageBatch: Double { commits == 0 ? 0 : Double(appends) / Double(commits) }
@@ -124,8 +128,10 @@ final class CommitQueue: @unchecked Sendable {
             return (true, soloStreak, faultInjector)
         }
         if leads {
-            let outcome = write([request], injector: injector).flatMap { $0[0] }
+            let written = write([request], injector: injector)
+            let outcome = written.flatMap { $0[0] }
             let handOver = lock.withLock { () -> Bool in
+                if case .success = written { statistics.inlineCommits += 1 }
                 if pending.isEmpty {
                     isDraining = false
                     return false
@@ -207,10 +213,15 @@ final class CommitQueue: @unchecked Sendable {
             // them is one of its callers coming back.
             let waiting = gathers ? lock.withLock { pending.count } : 0
             resume(batch, with: outcome)
-            if gathers {
+            // A lone append with nobody waiting: a session sending alone. Gathering would only
+            // wait for it to come back, and keep it off the inline path in `submit`; end the
+            // drain instead (its next append commits on its own thread).
+            if gathers && waiting + batch.count > 1 {
                 gathering = Gathering(
                     target: waiting + batch.count,
                     deadline: Date(timeIntervalSinceNow: Double(took) / 1e9))
+            } else {
+                gathering = nil
             }
         }
     }
