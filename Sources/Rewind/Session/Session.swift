@@ -121,9 +121,7 @@ public final class Session: @unchecked Sendable {
     public func send(contentsOf events: some Sequence<Event>) async throws -> [Step] {
         let requests = events.map { StepRecording.Request.send($0) }
         if requests.isEmpty { return [] }
-        let steps = try await gate.withGate { try await runSteps(requests) }
-        await drainQueued()
-        return steps
+        return try await withGateThenQueued { try await runSteps(requests) }
     }
 
     /// Moves directly to the state `id` carrying `data` (GKStateMachine's `enter(_:)`), recorded
@@ -160,7 +158,8 @@ public final class Session: @unchecked Sendable {
     /// Queues an event to be sent after the current step (StateViewController's
     /// `setNeedsTransition`). Called from a hook, it runs once the hooks of the current step are
     /// done, before the request that ran them returns; called outside any step, it runs on a new
-    /// task. Errors go to ``deferredErrors``.
+    /// task (while another task's request holds the session: after that request, succeeded or
+    /// failed, on its task). Errors go to ``deferredErrors``.
     public func setNeedsTransition(_ event: String, payload: JSONValue = .null) {
         enqueue(.send(Event(event, payload: payload)))
     }
@@ -197,9 +196,8 @@ public final class Session: @unchecked Sendable {
         defer { lock.withLock { deliveries -= 1 } }
         var delivered: [Step] = []
         // Each round delivers what is due in one append; hooks may queue requests that make more due.
-        while let steps = try await gate.withGate({ try await runDueStep() }) {
+        while let steps = try await withGateThenQueued({ try await runDueStep() }) {
             delivered += steps
-            await drainQueued()
             if delivered.count >= machine.options.microstepLimit, hasDueSend {
                 throw MachineError.eventLoopLimitExceeded(
                     limit: machine.options.microstepLimit, event: steps.last?.event?.name,
@@ -241,11 +239,10 @@ public final class Session: @unchecked Sendable {
     /// Reloads the session from the store (after a version conflict: another engine or process
     /// changed it), keeping the hooks.
     public func reload() async throws {
-        try await gate.withGate {
+        try await withGateThenQueued {
             let snapshot = try engine.loadSnapshot(of: id, recording: recording)
             lock.withLock { current = snapshot }
         }
-        await drainQueued()
     }
 
     // MARK: Hooks
@@ -284,9 +281,22 @@ public final class Session: @unchecked Sendable {
 
     /// Runs `request` and then whatever its hooks queued.
     func perform(_ request: StepRecording.Request) async throws -> Step {
-        let steps = try await gate.withGate { try await runStep(request) }
-        await drainQueued()
-        return steps[0]
+        try await withGateThenQueued { try await runStep(request) }[0]
+    }
+
+    /// Runs `body` holding the gate, then the requests queued meanwhile, also when `body` throws:
+    /// a request queued from outside any step while the gate was held is left to the holder (see
+    /// `enqueue`), and would otherwise wait for the session's next request. A failed `body` with
+    /// nothing queued is followed by nothing (no due send is delivered).
+    private func withGateThenQueued<R>(_ body: () async throws -> R) async throws -> R {
+        do {
+            let result = try await gate.withGate(body)
+            await drainQueued()
+            return result
+        } catch {
+            if lock.withLock({ !queued.isEmpty }) { await drainQueued() }
+            throw error
+        }
     }
 
     /// Evaluate → append → adopt → hooks, holding the gate: `request`, then the sends due after

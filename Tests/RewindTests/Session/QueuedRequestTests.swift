@@ -1,0 +1,89 @@
+import Foundation
+@testable import Rewind
+import RewindTestSupport
+import Testing
+
+/// A request queued outside any step while another task's step holds the session runs once that
+/// step is over, whether the step succeeded or failed.
+struct QueuedRequestTests {
+    struct InjectedFault: Error {}
+
+    /// A fault injector that holds the first commit until released and then fails it; later
+    /// commits go through.
+    final class HeldFailingCommit: @unchecked Sendable {
+        private let condition = NSCondition()
+        private var holding = false
+        private var released = false
+        private var failed = false
+
+        /// Whether the held commit has started.
+        var started: Bool { condition.withLock { holding } }
+
+        /// Lets the held commit go on (and fail).
+        func release() {
+            condition.withLock {
+                released = true
+                condition.broadcast()
+            }
+        }
+
+        func callAsFunction(_ sessions: [SessionID]) -> (any Error)? {
+            condition.withLock { () -> (any Error)? in
+                if failed { return nil }
+                holding = true
+                while !released { condition.wait() }
+                failed = true
+                return InjectedFault()
+            }
+        }
+    }
+
+    enum FailingCall: CaseIterable, Sendable {
+        case send, sendContentsOf, deliverDueSends
+    }
+
+    /// splash --timeout--> home, `timeout` also sent by splash's entry after 1 s.
+    static func machine() throws -> Machine {
+        try Machine(MachineDefinition("queued") {
+            StateNode("splash") {
+                OnEntry(.send(event: "timeout", delayMilliseconds: 1_000))
+                On("timeout", to: "home")
+            }
+            StateNode("home")
+        })
+    }
+
+    @Test(.timeLimit(.minutes(1)), arguments: FailingCall.allCases)
+    func aRequestQueuedWhileAFailingStepHoldsTheSessionStillRuns(_ call: FailingCall) async throws {
+        let fixture = try EngineFixture()
+        defer { fixture.remove() }
+        let time = DelayedSendTests.ManualTime()
+        let engine = try fixture.open(registering: [try Self.machine()]) { $0.clock = time.clock }
+        defer { engine.close() }
+        let session = try await engine.startSession(id: "u", machine: "queued")
+        time.advance(milliseconds: 1_000)
+
+        let held = HeldFailingCommit()
+        engine.commits.injectFaults { held($0) }
+        let failing = Task {
+            switch call {
+            case .send: _ = try await session.send("timeout")
+            case .sendContentsOf: _ = try await session.send(contentsOf: [Event("timeout")])
+            case .deliverDueSends: _ = try await session.deliverDueSends()
+            }
+        }
+        while !held.started { try await Task.sleep(for: .milliseconds(1)) }
+        // The failing step holds the session: this request is left to the task that holds it.
+        session.setNeedsTransition("timeout")
+        held.release()
+        await #expect(throws: InjectedFault.self) { try await failing.value }
+
+        let deadline = ContinuousClock.now + .seconds(5)
+        while session.version < 2, ContinuousClock.now < deadline {
+            try await Task.sleep(for: .milliseconds(1))
+        }
+        #expect(session.version >= 2)
+        #expect(session.configuration == ["home"])
+        #expect(try engine.store.records(of: session.id).map(\.event).contains("timeout"))
+    }
+}
