@@ -463,10 +463,17 @@ public final class Session: @unchecked Sendable {
     /// Runs the queued requests, one step each, recording their errors; then delivers the
     /// pending sends that have come due since (unless a delivery loop runs already), recording its
     /// error.
+    ///
+    /// Each request is taken from the queue holding the gate: several tasks may drain at once
+    /// (each request queued outside any step starts one), and one that took a request before
+    /// waiting for the gate could be overtaken by another with a later one.
     private func drainQueued() async {
-        while let request = lock.withLock({ queued.isEmpty ? nil : queued.removeFirst() }) {
+        while lock.withLock({ !queued.isEmpty }) {
             do {
-                _ = try await gate.withGate { try await runStep(request) }
+                _ = try await gate.withGate { () -> [Step] in
+                    guard let request = lock.withLock({ queued.isEmpty ? nil : queued.removeFirst() }) else { return [] }
+                    return try await runStep(request)
+                }
             } catch {
                 lock.withLock { deferred.append(error) }
             }

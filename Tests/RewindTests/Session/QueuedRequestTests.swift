@@ -87,3 +87,29 @@ struct QueuedRequestTests {
         #expect(try engine.store.records(of: session.id).map(\.event).contains("timeout"))
     }
 }
+
+/// Requests queued outside any step run in the order they were queued, even when each starts a
+/// task of its own.
+struct QueuedRequestOrderTests {
+    @Test(.timeLimit(.minutes(2)))
+    func requestsQueuedOutsideAnyStepRunInOrder() async throws {
+        let fixture = try EngineFixture()
+        defer { fixture.remove() }
+        let engine = try fixture.open(registering: [try TickerMachine.machine()], durability: .noSync)
+        defer { engine.close() }
+        let requests = 64
+        var reordered = 0
+        for round in 0..<200 {
+            let session = try await engine.startSession(id: "ticker-\(round)", machine: TickerMachine.name)
+            for index in 0..<requests {
+                session.setNeedsTransition(TickerMachine.tick, payload: .number(Double(index)))
+            }
+            while session.version < UInt64(requests) + 1 { await Task.yield() }
+            let order = try engine.store.records(of: session.id).dropFirst().map {
+                try JSONPayloadCoder().decode(JSONValue.self, from: $0.payload)
+            }
+            if order != (0..<requests).map({ JSONValue.number(Double($0)) }) { reordered += 1 }
+        }
+        #expect(reordered == 0)
+    }
+}
