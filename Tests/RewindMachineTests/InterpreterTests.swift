@@ -1,3 +1,4 @@
+import Foundation
 import Testing
 @testable import RewindMachine
 
@@ -139,6 +140,21 @@ struct InterpreterTests {
         let steps = try interpreter.deliverDueSends()
         #expect(steps.map { $0.event?.name } == ["timeout"])
         #expect(interpreter.state.configuration == ["home"])
+    }
+
+    @Test func aDelayBeyondTheClockIsDueAtTheEndOfTimeInsteadOfTrapping() throws {
+        // A JSON interchange document (outside data) may carry any Int as a delay.
+        let json = #"""
+            {"format":"rewind.machine","formatVersion":1,"machine":{"name":"m","initial":["a"],"states":[
+              {"id":"a","onEntry":[{"send":{"event":"late","delayMilliseconds":9223372036854775807}}],
+               "transitions":[{"events":["go"],"targets":["b"],"actions":[{"send":{"event":"later","delayMilliseconds":9223372036854775000}}]}]},
+              {"id":"b"}]}}
+            """#
+        let machine = try Machine(try MachineDefinition(jsonDocument: Data(json.utf8)))
+        let started = try machine.start(now: 1_700_000_000_000)
+        #expect(started.state.pendingSends.map(\.dueMilliseconds) == [Int64.max])
+        let moved = try machine.send("go", in: started.state, now: 1_700_000_000_000)
+        #expect(moved.state.pendingSends.map(\.dueMilliseconds) == [Int64.max, Int64.max])
     }
 
     @Test func zeroDelaySendsRunRightAfterTheStep() throws {

@@ -499,7 +499,9 @@ struct Evaluation {
     }
 
     private mutating func schedule(_ event: Event, delay: Int64, id: String?) {
-        let due = now + max(0, delay)
+        // A delay from a JSON document can be any Int: one past the clock's end is due at its end.
+        let (sum, overflow) = now.addingReportingOverflow(max(0, delay))
+        let due = overflow ? Int64.max : sum
         let position = pendingSends.firstIndex { $0.dueMilliseconds > due } ?? pendingSends.endIndex
         pendingSends.insert(ScheduledEvent(event: event, dueMilliseconds: due, sendID: id), at: position)
     }
