@@ -170,10 +170,14 @@ public final class Session: @unchecked Sendable {
     }
 
     /// When the session's next delayed send (SCXML `<send delay>`) is due, or `nil` when none is
-    /// pending: schedule a timer for it and call ``deliverDueSends()``.
+    /// pending: schedule a timer for it and call ``deliverDueSends()``. A send due past the last
+    /// representable timestamp (a delay of thousands of centuries) reports that timestamp.
     public var nextDueSend: Timestamp? {
         lock.withLock {
-            current.state.pendingSends.first.map { Timestamp(microsecondsSince1970: $0.dueMilliseconds * 1000) }
+            current.state.pendingSends.first.map { send in
+                let (micros, overflow) = send.dueMilliseconds.multipliedReportingOverflow(by: 1000)
+                return Timestamp(microsecondsSince1970: overflow ? (send.dueMilliseconds > 0 ? .max : .min) : micros)
+            }
         }
     }
 

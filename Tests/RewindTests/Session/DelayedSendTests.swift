@@ -115,6 +115,18 @@ struct DelayedSendTests {
         #expect(report.verifiedRecords == 2)
     }
 
+    @Test func aSendDueBeyondTheTimestampRangeReportsTheLatestTimestampInsteadOfTrapping() async throws {
+        // A delay of 10^16 ms (a JSON document may carry any Int) is due past Int64.max µs.
+        let fixture = try EngineFixture(snapshotInterval: 0)
+        defer { fixture.remove() }
+        let engine = try open(fixture, delay: 10_000_000_000_000_000, time: ManualTime())
+        defer { engine.close() }
+        let session = try await engine.startSession(id: "u", machine: "sends")
+        #expect(session.nextDueSend == Timestamp(microsecondsSince1970: .max))
+        #expect(try await session.deliverDueSends().isEmpty)
+        #expect(session.configuration == ["splash"])
+    }
+
     @Test func aPendingSendSurvivesAReopenAndIsDeliveredByTheResumedSession() async throws {
         let fixture = try EngineFixture(snapshotInterval: 0)
         defer { fixture.remove() }
