@@ -11,6 +11,10 @@ extension SessionArchive {
         var transitions: [Transition]
     }
 
+    /// The most UTF-8 bytes of the machine name an archive may carry: its definitions are stored
+    /// under the name, a NUL and a 64-digit content version, and LMDB keys are at most 511 bytes.
+    static let maximumMachineNameByteCount = 511 - 1 - 64
+
     /// Checks every line of `bytes` (see ``SessionArchive``) and returns its contents.
     static func parse(_ bytes: [UInt8]) throws -> Contents {
         var lines: [Range<Int>] = []
@@ -44,6 +48,11 @@ extension SessionArchive {
         }
         guard header.records > 0 else {
             throw SessionArchiveError.malformedLine(line: 1, reason: "it announces no records")
+        }
+        guard header.machine.utf8.count <= maximumMachineNameByteCount else {
+            throw SessionArchiveError.malformedLine(
+                line: 1, reason: "its machine name has \(header.machine.utf8.count) UTF-8 bytes, more than "
+                    + "\(maximumMachineNameByteCount) (its definitions could not be stored under it)")
         }
         var definitions: [String: MachineDefinition] = [:]
         for entry in header.definitions {

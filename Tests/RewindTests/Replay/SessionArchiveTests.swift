@@ -23,6 +23,52 @@ struct SessionArchiveTests {
             + String(decoding: body, as: UTF8.self) + "}"
     }
 
+    /// The archive with every line's body changed by `change` (line index, body) and re-sealed,
+    /// and the trailer's checksum recomputed: an archive an attacker wrote, not a damaged one.
+    private func forged(_ lines: [String], _ change: (Int, inout [String: Any]) -> Void) throws -> Data {
+        var output = ""
+        for (index, line) in lines.enumerated() {
+            var body = try #require(
+                try JSONSerialization.jsonObject(with: Data(line.utf8.dropFirst(28).dropLast())) as? [String: Any])
+            if index == lines.count - 1 {
+                let digits = String(CRC32C.checksum(Array(output.utf8)), radix: 16)
+                body["checksum"] = String(repeating: "0", count: 8 - digits.count) + digits
+            }
+            change(index, &body)
+            let bytes = try JSONSerialization.data(withJSONObject: body, options: [.sortedKeys])
+            output += resealed(#"{"crc32c":"00000000","body":"# + String(decoding: bytes, as: UTF8.self) + "}") + "\n"
+        }
+        return Data(output.utf8)
+    }
+
+    @Test func aForgedArchiveImportsLikeTheOriginal() async throws {
+        let source = try ReplayFixture()
+        try await source.record("loading-view", as: "v")
+        let lines = lines(try source.engine.exportSession(try SessionID("v")))
+        let target = try ReplayFixture(registering: [])
+        #expect(try await target.engine.importSession(try forged(lines) { _, _ in }).headVersion == 6)
+    }
+
+    @Test func aMachineNameTooLongForTheStoreIsAMalformedHeaderAndImportsNothing() async throws {
+        let source = try ReplayFixture()
+        try await source.record("loading-view", as: "v")
+        let lines = lines(try source.engine.exportSession(try SessionID("v")))
+        let long = String(repeating: "m", count: 450)
+        let archive = try forged(lines) { index, body in
+            if index < lines.count - 1 { body["machine"] = long }
+        }
+        let target = try ReplayFixture(registering: [])
+        do {
+            try await target.engine.importSession(archive)
+            Issue.record("an archive whose machine name no store key can hold was imported")
+        } catch let error as SessionArchiveError {
+            #expect(error.line == 1)
+            #expect(error.description.contains("machine name"))
+        }
+        #expect(try target.engine.store.headSequence() == 0)
+        #expect(try target.engine.sessions().isEmpty)
+    }
+
     @Test func exportThenImportIntoAnotherStoreEqualsTheOriginal() async throws {
         let source = try ReplayFixture()
         let ids = try await source.recordAllExamples()
