@@ -56,4 +56,28 @@ struct HistoryTests {
         let state = try run(machine, "t", "out", "in")
         #expect(leaves(machine, state) == ["y1", "x2"])
     }
+
+    @Test func aRestoredHistoryMemoryOutsideItsParentIsAnErrorNotARecursion() throws {
+        let machine = try Machine(MachineDefinition("m") {
+            StateNode("outer") {
+                HistoryNode("h", .shallow)
+                StateNode("one")
+                On("leave", to: "away")
+            }
+            StateNode("away") { On("return", to: "h") }
+        })
+        let away = try run(machine, "leave")
+        // A restored state (a stored snapshot, outside data) whose memory names the history itself,
+        // a state outside its parent, or the parent: the machine refuses it rather than recursing.
+        for remembered in ["h", "away", "outer"] {
+            var state = away
+            state.history = ["h": [remembered]]
+            #expect(throws: MachineError.invalidHistory(history: "h", remembered: remembered)) {
+                try machine.send("return", in: state)
+            }
+        }
+        var state = away
+        state.history = ["h": ["one"]]
+        #expect(try machine.send("return", in: state).state.configuration == ["outer", "one"])
+    }
 }

@@ -46,8 +46,18 @@ struct Evaluation {
         var history: [Int: [Int]] = [:]
         for (id, remembered) in state.history {
             guard let position = chart.index[id] else { throw MachineError.unknownState(id) }
+            let owner = chart.parent[position]
             history[position] = try remembered.map {
                 guard let state = chart.index[$0] else { throw MachineError.unknownState($0) }
+                // What the machine records is inside the history's parent and never a history
+                // pseudo-state; anything else (a restored state that was altered) could make
+                // entering the history recurse without end.
+                if case .history = chart.kind[position] {
+                    guard chart.isDescendant(state, of: owner) else {
+                        throw MachineError.invalidHistory(history: id, remembered: $0)
+                    }
+                    if case .history = chart.kind[state] { throw MachineError.invalidHistory(history: id, remembered: $0) }
+                }
                 return state
             }
         }

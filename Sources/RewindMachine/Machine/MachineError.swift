@@ -17,6 +17,10 @@ public enum MachineError: Error, Hashable, Sendable, CustomStringConvertible {
     case notStarted
     /// A state id given to the machine (or found in a restored state) is not one of its states.
     case unknownState(String)
+    /// A restored state's memory of history pseudo-state `history` holds `remembered`, which is
+    /// not a state inside the history's parent (or is itself a history pseudo-state): the machine
+    /// never records such a memory, so the state was altered.
+    case invalidHistory(history: String, remembered: String)
     /// A custom action threw; the step is abandoned and the state unchanged.
     case actionFailed(action: String, state: String?, message: String)
     /// The definition is invalid; the list names every problem found.
@@ -38,6 +42,8 @@ public enum MachineError: Error, Hashable, Sendable, CustomStringConvertible {
             return "the machine has not been started"
         case .unknownState(let id):
             return "unknown state '\(id)'"
+        case .invalidHistory(let history, let remembered):
+            return "invalid history memory: '\(history)' remembers '\(remembered)', which is not a state inside its parent"
         case .actionFailed(let action, let state, let message):
             return "action '\(action)'\(state.map { " in state '\($0)'" } ?? "") failed: \(message)"
         case .invalidDefinition(let errors):
