@@ -52,4 +52,37 @@ struct CorruptionTests {
             #expect(try store.record(at: 3) != nil)
         }
     }
+
+    @Test func anIndexEntryPointingAtAnotherRecordIsACorruptedEntryNotThatRecord() throws {
+        try withStore { store, directory throws in
+            let s = try session("s"), t = try session("t")
+            let steps = (0..<40).map { step("e\($0)", from: ["a"], to: ["b\($0)"]) }
+            try store.append(steps, to: s)  // sequences 1…40; versions 1…32 are an index block
+            try store.append(Array(steps.prefix(3)), to: t)  // sequences 41…43
+            let env = try Environment(directory: directory.path)
+            defer { env.close() }
+            let index = try env.database(named: StoreLayout.sessionIndex, create: false)
+            // Version 2 of 's' made to point at sequence `target` (8 bytes per version in the block).
+            func point(version2At target: UInt64) throws {
+                try env.write { txn throws in
+                    let key = StoreKey.compound("s", 1)
+                    var block = try #require(try txn.get(key, in: index))
+                    withUnsafeBytes(of: target.bigEndian) { block.replaceSubrange(8..<16, with: $0) }
+                    try txn.put(block, forKey: key, in: index)
+                }
+            }
+            for (target, owner) in [(41 as UInt64, "'t' version 1"), (5, "'s' version 5")] {
+                try point(version2At: target)
+                let expected = StoreError.corruptedEntry(
+                    database: StoreLayout.sessionIndex, key: "'s' version 2",
+                    reason: "it points at sequence \(target), which holds \(owner)")
+                #expect(throws: expected) { _ = try store.records(of: s) }
+                #expect(throws: expected) { _ = try store.records(of: s, versions: 1...3) }
+                #expect(throws: expected) { _ = try store.records(of: s, direction: .backward) }
+            }
+            try point(version2At: 2)
+            #expect(try store.records(of: s).map(\.version) == Array(1...40))
+            #expect(try store.records(of: t).map(\.sequence) == [41, 42, 43])
+        }
+    }
 }

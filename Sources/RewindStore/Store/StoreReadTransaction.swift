@@ -197,6 +197,9 @@ public class StoreReadTransaction {
     /// versions) or backward (descending), until the session's records run out or `body` returns
     /// ``IterationControl/stop``. Only this session's index entries are visited. `start` defaults
     /// to the first version forward and to the head backward.
+    ///
+    /// - Throws: ``StoreError/corruptedEntry(database:key:reason:)`` when an index entry points at
+    ///   no record or at a record of another session or version, ``StoreError/corruptedRecord(sequence:reason:)``.
     public func forEachRecord(
         of session: SessionID, from start: UInt64? = nil, direction: IterationDirection = .forward,
         _ body: (TransitionRecord) throws -> IterationControl
@@ -206,6 +209,12 @@ public class StoreReadTransaction {
                 throw StoreError.corruptedEntry(
                     database: StoreLayout.sessionIndex, key: "'\(session)' version \(version)",
                     reason: "it points at sequence \(sequence), which is not in the log")
+            }
+            // The index has no checksum of its own: a damaged one must not lend another record.
+            guard record.version == version, record.session == session else {
+                throw StoreError.corruptedEntry(
+                    database: StoreLayout.sessionIndex, key: "'\(session)' version \(version)",
+                    reason: "it points at sequence \(sequence), which holds '\(record.session)' version \(record.version)")
             }
             return try body(record)
         }
