@@ -1,3 +1,4 @@
+import Foundation
 import Testing
 @testable import RewindMachine
 
@@ -125,5 +126,33 @@ struct ValidationTests {
         #expect(description.contains("state 'a', transition #0: unknown target 'missing'"))
         #expect(description.contains("state 'a': duplicate state id"))
         #expect(description.contains("state 'h': history state outside a compound or parallel state"))
+    }
+
+    /// An interchange document (outside data) whose history defaults lead back to a history would
+    /// make entering it recurse without end; one whose `initial` default leaves the history's
+    /// parent is refused like a default transition that does.
+    @Test func historyDefaultsThatLoopOrLeaveTheParentAreRejected() throws {
+        func problems(_ states: String) throws -> [ValidationError] {
+            let json = #"{"format":"rewind.machine","formatVersion":1,"machine":{"name":"m","initial":["o"],"states":[{"id":"o","transitions":[{"events":["go"],"targets":["c"]}]},"#
+                + states + "]}}"
+            return self.problems(try MachineDefinition(jsonDocument: Data(json.utf8)))
+        }
+        // The parent's initial is the history, which has no default of its own.
+        #expect(try problems(#"{"id":"c","initial":["h"],"children":[{"id":"h","kind":"history"},{"id":"x"}]}"#)
+            == [ValidationError(state: "h", problem: .historyDefaultLoop)])
+        // The history's default is itself.
+        #expect(try problems(#"{"id":"c","children":[{"id":"h","kind":"history","initial":["h"]},{"id":"x"}]}"#)
+            == [ValidationError(state: "h", problem: .historyDefaultLoop)])
+        // Two histories default to each other.
+        #expect(try problems(#"{"id":"c","children":[{"id":"h1","kind":"history","initialTransition":{"targets":["h2"]}},"#
+            + #"{"id":"h2","kind":"history","initialTransition":{"targets":["h1"]}},{"id":"x"}]}"#)
+            == [ValidationError(state: "h1", problem: .historyDefaultLoop),
+                ValidationError(state: "h2", problem: .historyDefaultLoop)])
+        // An `initial` default outside the parent.
+        #expect(try problems(#"{"id":"c","children":[{"id":"h","kind":"history","initial":["o"]},{"id":"x"}]}"#)
+            == [ValidationError(state: "h", problem: .historyDefaultOutsideParent("o"))])
+        // A history defaulting to a nested history (deeper, so entering ends) is fine.
+        #expect(try problems(#"{"id":"c","children":[{"id":"h","kind":"history","initial":["hq"]},"#
+            + #"{"id":"q","children":[{"id":"hq","kind":"history"},{"id":"x"}]}]}"#).isEmpty)
     }
 }

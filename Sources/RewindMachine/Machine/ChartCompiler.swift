@@ -80,15 +80,14 @@ struct ChartCompiler {
                     errors.append(ValidationError(state: id, problem: .historyOutsideCompoundState))
                 }
                 if let defaultTransition = definition.initialTransition {
-                    let targets = resolve(defaultTransition.targets, in: id, transition: nil)
-                    for target in targets where !isDescendant(target, of: owner) {
-                        errors.append(ValidationError(
-                            state: id, problem: .historyDefaultOutsideParent(ids[target])))
-                    }
-                    initialTargets[state] = targets
+                    initialTargets[state] = resolve(defaultTransition.targets, in: id, transition: nil)
                     initialActions[state] = compile(defaultTransition.actions, in: id)
                 } else if !definition.initial.isEmpty {
                     initialTargets[state] = resolve(definition.initial, in: id, transition: nil)
+                }
+                for target in initialTargets[state] where !isDescendant(target, of: owner) {
+                    errors.append(ValidationError(
+                        state: id, problem: .historyDefaultOutsideParent(ids[target])))
                 }
             case .compound:
                 let requested: [String]
@@ -146,6 +145,20 @@ struct ChartCompiler {
                 let owner = parent[state]
                 initialTargets[state] = kind[owner] == .parallel ? children[owner] : initialTargets[owner]
             }
+        }
+        // Entering a history without memory enters its default; one that leads back to a history
+        // already on the way (itself, or a sibling defaulting to it) would recurse without end.
+        func historyTargets(of state: Int) -> [Int] {
+            initialTargets[state].filter { if case .history = kind[$0] { true } else { false } }
+        }
+        for state in 1..<count {
+            guard case .history = kind[state] else { continue }
+            var reached: Set<Int> = []
+            var next = historyTargets(of: state)
+            while let target = next.popLast() {
+                if reached.insert(target).inserted { next += historyTargets(of: target) }
+            }
+            if reached.contains(state) { errors.append(ValidationError(state: ids[state], problem: .historyDefaultLoop)) }
         }
 
         if !errors.isEmpty { throw MachineError.invalidDefinition(errors) }

@@ -20,6 +20,9 @@ public struct ValidationError: Error, Hashable, Sendable, CustomStringConvertibl
         case unboundAction(String)
         /// A history default transition targets a state outside the history's parent.
         case historyDefaultOutsideParent(String)
+        /// A history pseudo-state's default entry (its own, or its parent's initial when it has
+        /// none) leads back to it through history pseudo-states: entering it would never end.
+        case historyDefaultLoop
         /// An empty state id.
         case emptyID
     }
@@ -54,6 +57,8 @@ public struct ValidationError: Error, Hashable, Sendable, CustomStringConvertibl
         case .unboundAction(let name): return "\(location): action '\(name)' has no binding"
         case .historyDefaultOutsideParent(let id):
             return "\(location): history default target '\(id)' is not inside the history's parent"
+        case .historyDefaultLoop:
+            return "\(location): the history's default entry leads back to the history itself"
         case .emptyID: return "\(location): empty state id"
         }
     }
