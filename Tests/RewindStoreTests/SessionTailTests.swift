@@ -222,6 +222,27 @@ struct SessionTailTests {
         }
     }
 
+    @Test(arguments: [4, UInt64.max])
+    func aMarkBeyondTheLogsEndIsACorruptedEntryAndNothingIsAppended(mark: UInt64) throws {
+        try withStore { store, directory in
+            let id = try session("s")
+            try store.append(onboarding, to: id, expectedVersion: .noStream)
+            // Behind the store's back: the mark says the entries account for records never written.
+            let environment = try Environment(directory: directory.path, configuration: EnvironmentConfiguration(maxDatabases: 16))
+            let meta = try environment.database(named: StoreLayout.meta, create: false)
+            try environment.write { try $0.put(StoreKey.uint64(mark), forKey: StoreLayout.sessionsThroughKey, in: meta) }
+            environment.close()
+            let fresh = try TransitionStore(directory: directory.path)
+            defer { fresh.close() }
+            let expected = StoreError.corruptedEntry(
+                database: StoreLayout.meta, key: "'sessions-through'",
+                reason: "it is sequence \(mark), beyond the log's end at sequence 3")
+            #expect(throws: expected) { try fresh.sessionInfo(for: id) }
+            #expect(throws: expected) { try fresh.append([onboarding[1]], to: try session("t")) }
+            #expect(try fresh.headSequence() == 3)
+        }
+    }
+
     @Test func aFormat2StoreIsMigratedWithItsMarkAtTheLogsEnd() throws {
         try withStore(configuration: StoreConfiguration(maximumSessionTail: 0)) { store, directory in
             let id = try session("s")

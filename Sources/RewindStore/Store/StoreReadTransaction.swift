@@ -125,6 +125,13 @@ public class StoreReadTransaction {
         if let end = loadedTail?.end { return end }
         let mark = try sessionsThrough()
         let end = try headSequence()
+        // The mark only ever moves to the log's end: one beyond it would hide the records after
+        // the real mark and place the next append past a gap.
+        guard mark <= end else {
+            throw StoreError.corruptedEntry(
+                database: StoreLayout.meta, key: "'sessions-through'",
+                reason: "it is sequence \(mark), beyond the log's end at sequence \(end)")
+        }
         var tail = tailCache?.tail(mark: mark, end: end, take: isWriting) ?? SessionTail(mark: mark)
         if tail.end < end {
             try tail.read(from: self)
