@@ -11,34 +11,6 @@ import Testing
 /// seen waiting) rather than by timing, so they hold on a loaded machine; the one timing they
 /// need, a sender coming back within the bound, gets a bound of seconds.
 struct CommitGatheringTests {
-    /// A fault injector that fails nothing: it holds the first commit holding session "a" until
-    /// released.
-    final class HeldCommit: @unchecked Sendable {
-        private let condition = NSCondition()
-        private var holding = false
-        private var released = false
-
-        /// Whether the held commit has started.
-        var started: Bool { condition.withLock { holding } }
-
-        /// Lets the held commit go on.
-        func release() {
-            condition.withLock {
-                released = true
-                condition.broadcast()
-            }
-        }
-
-        func callAsFunction(_ sessions: [SessionID]) -> (any Error)? {
-            condition.withLock {
-                if holding || sessions.map(\.rawValue) != ["a"] { return }
-                holding = true
-                while !released { condition.wait() }
-            }
-            return nil
-        }
-    }
-
     /// What the commits did in the scenario (counters after it minus before), and how long the
     /// sends took.
     struct Outcome {
@@ -71,7 +43,7 @@ struct CommitGatheringTests {
         let before = engine.commitStatistics
         #expect(before.largestBatch == 1)
 
-        let held = HeldCommit()
+        let held = HeldCommit(sessions: ["a"])
         engine.commits.injectFaults { held($0) }
         let clock = ContinuousClock()
         let first = Task {

@@ -123,7 +123,7 @@ struct ConcurrencyStressTests {
         // Until one of a's appends commits on its own thread: then nothing is in flight, and its
         // next append commits there too, held.
         while engine.commitStatistics.inlineCommits == 0 { try await a.send(TickerMachine.tick) }
-        let held = CommitGatheringTests.HeldCommit()
+        let held = HeldCommit(sessions: ["a"])
         engine.commits.injectFaults { held($0) }
         let inline = engine.commitStatistics.inlineCommits
         let first = Task { try await a.send(TickerMachine.tick) }

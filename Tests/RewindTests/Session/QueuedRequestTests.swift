@@ -8,36 +8,6 @@ import Testing
 struct QueuedRequestTests {
     struct InjectedFault: Error {}
 
-    /// A fault injector that holds the first commit until released and then fails it; later
-    /// commits go through.
-    final class HeldFailingCommit: @unchecked Sendable {
-        private let condition = NSCondition()
-        private var holding = false
-        private var released = false
-        private var failed = false
-
-        /// Whether the held commit has started.
-        var started: Bool { condition.withLock { holding } }
-
-        /// Lets the held commit go on (and fail).
-        func release() {
-            condition.withLock {
-                released = true
-                condition.broadcast()
-            }
-        }
-
-        func callAsFunction(_ sessions: [SessionID]) -> (any Error)? {
-            condition.withLock { () -> (any Error)? in
-                if failed { return nil }
-                holding = true
-                while !released { condition.wait() }
-                failed = true
-                return InjectedFault()
-            }
-        }
-    }
-
     enum FailingCall: CaseIterable, Sendable {
         case send, sendContentsOf, deliverDueSends
     }
@@ -63,7 +33,7 @@ struct QueuedRequestTests {
         let session = try await engine.startSession(id: "u", machine: "queued")
         time.advance(milliseconds: 1_000)
 
-        let held = HeldFailingCommit()
+        let held = HeldCommit(failingWith: InjectedFault())
         engine.commits.injectFaults { held($0) }
         let failing = Task {
             switch call {
