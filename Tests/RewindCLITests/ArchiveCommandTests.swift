@@ -47,6 +47,31 @@ struct ArchiveCommandTests {
         #expect(text.contains("exported \(row.session) (\(row.version) records)"))
     }
 
+    @Test func importWithCreateStartsAStoreFromASessionFile() async throws {
+        let demo = try await DemoStore.make()
+        defer { demo.remove() }
+        let row = try await Self.longestKanji(in: demo)
+        let file = demo.file("session.ndjson")
+        _ = try await demo.tool.json(CommandOutputs.Archive.self, ["export", row.session, "-o", file])
+
+        // A missing directory and an empty one: without --create no store, with it a new store
+        // holding the one session, whose history is the exported one.
+        let empty = demo.file("empty-store")
+        try FileManager.default.createDirectory(atPath: empty, withIntermediateDirectories: false)
+        for path in [demo.file("new-store"), empty] {
+            let fresh = try RewindTool(store: path)
+            expectOneLineError(try await fresh.run(["import", file]), containing: ["no store at", "--create"])
+            let imported = try await fresh.json(CommandOutputs.Archive.self, ["import", file, "--create"])
+            #expect(imported.session == row.session)
+            #expect(imported.records == row.version)
+            let sessions = try await fresh.json([CommandOutputs.SessionRow].self, ["sessions"])
+            #expect(sessions.map(\.session) == [row.session])
+            let original = try await demo.tool.json([CommandOutputs.HistoryRow].self, ["history", row.session])
+            let copy = try await fresh.json([CommandOutputs.HistoryRow].self, ["history", row.session])
+            #expect(Self.steps(copy) == Self.steps(original))
+        }
+    }
+
     @Test func importingOverAnExistingSessionIsRefusedAndImportsNothing() async throws {
         let demo = try await DemoStore.make()
         defer { demo.remove() }

@@ -77,4 +77,33 @@ struct GraphCommandTests {
         try Data("<scxml".utf8).write(to: URL(fileURLWithPath: garbage))
         expectOneLineError(try await demo.tool.run(["graph", garbage]), containing: [])
     }
+
+    @Test func anInvalidDefinitionFileIsRefusedWithItsProblemsButUnboundActionsAreDrawn() async throws {
+        let demo = try await DemoStore.make()
+        defer { demo.remove() }
+        let broken = demo.file("broken.scxml")
+        try Data("""
+            <scxml xmlns="http://www.w3.org/2005/07/scxml" version="1.0" initial="a">
+              <state id="a"><transition event="go" target="nowhere"/></state>
+            </scxml>
+            """.utf8).write(to: URL(fileURLWithPath: broken))
+        expectOneLineError(try await demo.tool.run(["graph", broken]), containing: [
+            "'\(broken)' is not a valid machine", "unknown target 'nowhere'"])
+        // `verify --definition` says the same.
+        expectOneLineError(try await demo.tool.run(["verify", "--definition", broken]), containing: [
+            "'\(broken)' is not a valid machine", "unknown target 'nowhere'"])
+
+        // A custom action is the app's code: without it the machine still draws.
+        let document = """
+            {"format": "rewind.machine", "formatVersion": 1, "machine": {"name": "custom", "initial": ["a"],
+             "states": [{"id": "a", "onEntry": [{"custom": {"name": "track"}}],
+                         "transitions": [{"events": ["go"], "targets": ["b"]}]},
+                        {"id": "b"}]}}
+            """
+        let custom = demo.file("custom.json")
+        try Data(document.utf8).write(to: URL(fileURLWithPath: custom))
+        let drawn = try await demo.tool.text(["graph", custom, "--format", "dot"])
+        #expect(drawn.contains("digraph"))
+        #expect(drawn.contains("\"b\""))
+    }
 }

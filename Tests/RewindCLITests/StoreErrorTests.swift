@@ -27,6 +27,17 @@ struct StoreErrorTests {
         }
     }
 
+    @Test func anEmptyDirectoryIsNoStoreAndStaysEmpty() async throws {
+        let directory = try TemporaryDirectory(prefix: "rewind-cli")
+        defer { directory.remove() }
+        let tool = try RewindTool(store: directory.path)
+        for command in Self.commands {
+            expectOneLineError(try await tool.run(command), containing: ["no store at '\(directory.path)'"])
+            let contents = try FileManager.default.contentsOfDirectory(atPath: directory.path)
+            #expect(contents.isEmpty, "\(command) left \(contents)")
+        }
+    }
+
     @Test func aDirectoryOfOtherFilesIsNotAStoreAndIsLeftAsItWas() async throws {
         let directory = try TemporaryDirectory(prefix: "rewind-cli")
         defer { directory.remove() }

@@ -43,8 +43,11 @@ struct Import: AsyncParsableCommand {
     @Option(name: .customLong("as"), help: "Import under this session id (default: the exported one).")
     var newID: String?
 
+    @Flag(help: "Create the store when --store names none (a missing or empty directory).")
+    var create = false
+
     func run() async throws {
-        let engine = try storeOptions.openEngine()
+        let engine = try storeOptions.openEngine(creating: create)
         defer { engine.close() }
         let data: Data
         do {

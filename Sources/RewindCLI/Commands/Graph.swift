@@ -31,7 +31,7 @@ struct Graph: AsyncParsableCommand {
         var highlighted: Set<String> = []
         let definition: MachineDefinition
         if let fromFile = try Self.definition(fromFile: machine) {
-            definition = fromFile
+            definition = try Self.validated(fromFile, from: machine)
         } else if session == nil, !FileManager.default.fileExists(atPath: storeOptions.store),
                   let example = try ExampleCatalog.machines()[machine] {
             // No store to look in: the examples are drawn all the same.
@@ -68,6 +68,35 @@ struct Graph: AsyncParsableCommand {
         }
         if lowered.hasSuffix(".json") { return try MachineDefinition(jsonDocument: data) }
         return try MachineDefinition(scxml: data, name: url.deletingPathExtension().lastPathComponent)
+    }
+
+    /// The machine of `definition`, read from `path`.
+    ///
+    /// - Throws: ``CLIError/invalidDefinition(_:problems:)`` listing every problem (an unknown
+    ///   target, a duplicate id, a history that loops), on one line.
+    static func machine(of definition: MachineDefinition, from path: String) throws -> Machine {
+        do {
+            return try Machine(definition)
+        } catch MachineError.invalidDefinition(let errors) {
+            throw CLIError.invalidDefinition(path, problems: errors.map(\.description))
+        }
+    }
+
+    /// `definition` read from `path`, when it is a machine: an invalid one is refused with its
+    /// problems rather than drawn wrong. Custom actions need the app's code to run, not to be
+    /// drawn: their missing bindings are not problems here.
+    ///
+    /// - Throws: ``CLIError/invalidDefinition(_:problems:)`` with the definition's other problems.
+    static func validated(_ definition: MachineDefinition, from path: String) throws -> MachineDefinition {
+        do {
+            _ = try Machine(definition)
+        } catch MachineError.invalidDefinition(let errors) {
+            let problems = errors.filter { error in
+                if case .unboundAction = error.problem { return false } else { return true }
+            }
+            if !problems.isEmpty { throw CLIError.invalidDefinition(path, problems: problems.map(\.description)) }
+        }
+        return definition
     }
 
     /// The definition of the machine called `name`: the newest stored in the store, else the example.

@@ -32,7 +32,7 @@ struct Verify: AsyncParsableCommand {
             guard let definition = try Graph.definition(fromFile: path) else {
                 throw CLIError.unreadableFile(path, reason: "give a .json or .scxml machine definition")
             }
-            return try Machine(definition)
+            return try Graph.machine(of: definition, from: path)
         }
         var targets: [SessionInfo]
         if let session {

@@ -7,11 +7,14 @@ enum CLIError: Error, CustomStringConvertible {
     case badVersion(String, head: UInt64)
     case unknownMachine(String)
     case unreadableFile(String, reason: String)
+    /// A machine definition file that is not a valid machine: its problems, each one line.
+    case invalidDefinition(String, problems: [String])
 
     var description: String {
         switch self {
         case .noStore(let path):
-            return "no store at '\(path)': run `rewind demo` to create the demo store, or pass --store PATH"
+            return "no store at '\(path)': run `rewind demo` to create the demo store, "
+                + "`rewind import FILE --create` to start one from a session file, or pass --store PATH"
         case .unknownSession(let id):
             return "unknown session '\(id)': `rewind sessions` lists the sessions of the store"
         case let .badVersion(text, head):
@@ -20,6 +23,8 @@ enum CLIError: Error, CustomStringConvertible {
             return "unknown machine '\(name)': give a machine of the store, an example name, or a .json/.scxml file"
         case let .unreadableFile(path, reason):
             return "cannot read '\(path)': \(reason)"
+        case let .invalidDefinition(path, problems):
+            return "'\(path)' is not a valid machine: " + problems.joined(separator: "; ")
         }
     }
 }

@@ -10,14 +10,25 @@ struct StoreOptions: ParsableArguments {
     @Option(name: .long, help: "The store's directory.")
     var store: String = StoreOptions.defaultDirectory
 
-    /// Opens the existing store with the example machines registered.
+    /// Opens the existing store with the example machines registered; with `creating`, creates it
+    /// first when the directory is missing or empty (`rewind import --create`).
     ///
-    /// - Throws: ``CLIError/noStore(_:)`` when the directory does not exist, and the store's
-    ///   errors (not a store, newer format) otherwise.
-    func openEngine(durability: Durability = .durable) throws -> Engine {
-        var isDirectory: ObjCBool = false
-        guard FileManager.default.fileExists(atPath: store, isDirectory: &isDirectory), isDirectory.boolValue else {
-            throw CLIError.noStore(store)
+    /// Without `creating`, a missing directory, a file, and an empty directory (or one holding only
+    /// LMDB's lock file) are no store and are left as they are: a mistyped `--store` is reported,
+    /// not made into a new store.
+    /// - Throws: ``CLIError/noStore(_:)`` when there is no store to open, and the store's errors
+    ///   (not a store, newer format) otherwise.
+    func openEngine(durability: Durability = .durable, creating: Bool = false) throws -> Engine {
+        if !creating {
+            var isDirectory: ObjCBool = false
+            guard FileManager.default.fileExists(atPath: store, isDirectory: &isDirectory), isDirectory.boolValue else {
+                throw CLIError.noStore(store)
+            }
+            // A directory of other files is left to the store, which says it is not a store.
+            if let contents = try? FileManager.default.contentsOfDirectory(atPath: store),
+               contents.isEmpty || contents == ["lock.mdb"] {
+                throw CLIError.noStore(store)
+            }
         }
         return try ExampleCatalog.engine(directory: store, durability: durability)
     }
