@@ -49,6 +49,9 @@ extension SessionArchive {
         guard header.records > 0 else {
             throw SessionArchiveError.malformedLine(line: 1, reason: "it announces no records")
         }
+        guard !header.machine.isEmpty else {
+            throw SessionArchiveError.malformedLine(line: 1, reason: "its machine name is empty")
+        }
         guard header.machine.utf8.count <= maximumMachineNameByteCount else {
             throw SessionArchiveError.malformedLine(
                 line: 1, reason: "its machine name has \(header.machine.utf8.count) UTF-8 bytes, more than "

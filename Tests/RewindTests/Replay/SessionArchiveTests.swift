@@ -49,18 +49,19 @@ struct SessionArchiveTests {
         #expect(try await target.engine.importSession(try forged(lines) { _, _ in }).headVersion == 6)
     }
 
-    @Test func aMachineNameTooLongForTheStoreIsAMalformedHeaderAndImportsNothing() async throws {
+    /// Too long for a definitions key, or empty.
+    @Test(arguments: [String(repeating: "m", count: 450), ""])
+    func aMachineNameTheStoreCannotHoldIsAMalformedHeaderAndImportsNothing(_ name: String) async throws {
         let source = try ReplayFixture()
         try await source.record("loading-view", as: "v")
         let lines = lines(try source.engine.exportSession(try SessionID("v")))
-        let long = String(repeating: "m", count: 450)
         let archive = try forged(lines) { index, body in
-            if index < lines.count - 1 { body["machine"] = long }
+            if index < lines.count - 1 { body["machine"] = name }
         }
         let target = try ReplayFixture(registering: [])
         do {
             try await target.engine.importSession(archive)
-            Issue.record("an archive whose machine name no store key can hold was imported")
+            Issue.record("an archive whose machine name the store cannot hold was imported")
         } catch let error as SessionArchiveError {
             #expect(error.line == 1)
             #expect(error.description.contains("machine name"))
