@@ -61,7 +61,7 @@ extension SessionArchive {
         for entry in header.definitions {
             let definition: MachineDefinition
             do {
-                definition = try MachineDefinition(jsonDocument: try entry.document.encoded())
+                definition = try MachineDefinition(jsonDocument: try JSONEncoder().encode(entry.document))
             } catch {
                 throw SessionArchiveError.malformedLine(
                     line: 1, reason: "the definition \(entry.version.prefix(12)) does not decode: \(error)")

@@ -101,6 +101,26 @@ struct SessionArchiveTests {
         }
     }
 
+    /// A definition's integers past 2^53 (a `<send>` delay meaning "never", say) are carried
+    /// exactly: the archive's copy of the definition keeps its content version.
+    @Test(arguments: [Int.max, (1 << 53) + 1])
+    func aDefinitionWithAnIntegerPast2To53RoundTrips(delay: Int) async throws {
+        let machine = try Machine(MachineDefinition("far") {
+            StateNode("idle") { On("arm", to: "armed", actions: [.send(event: "ring", delayMilliseconds: delay)]) }
+            StateNode("armed") { On("ring", to: "idle") }
+        })
+        let source = try ReplayFixture(registering: [machine])
+        _ = try await source.engine.startSession(id: "f", machine: "far").send("arm")
+        let data = try source.engine.exportSession(try SessionID("f"))
+        let target = try ReplayFixture(registering: [])
+        #expect(try await target.engine.importSession(data).headVersion == 2)
+        let definition = try #require(try target.engine.storedDefinition(
+            name: "far", version: machine.definition.contentVersion))
+        #expect(definition == machine.definition)
+        // Exporting the import gives the same header.
+        #expect(lines(try target.engine.exportSession(try SessionID("f"))).first == lines(data).first)
+    }
+
     @Test func importUnderANewIdKeepsTheOriginAndWritesSnapshots() async throws {
         let source = try ReplayFixture(snapshotInterval: 2)
         try await source.record("browser", as: "b")
