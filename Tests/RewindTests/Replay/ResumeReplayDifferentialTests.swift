@@ -1,0 +1,503 @@
+import Foundation
+import RewindTestSupport
+import Testing
+@testable import Rewind
+
+/// A seeded differential fuzz of the live session against every way of rebuilding it.
+///
+/// Each seed picks a machine (every example, the mixed-feature chart with its delayed send, and a
+/// chart of timers: delayed sends and their cancellation, sends due at the end of time, deep
+/// history, parallel regions, direct moves with data, navigation), a snapshot interval (1, 2, 3,
+/// 7, 64) and how far session entries may lag the log, then walks the session at random: valid
+/// and invalid events (with and without payloads, awkward JSON among them, reserved names), bulk
+/// sends, direct moves, requests queued from hooks (`setNeedsTransition`), clock advances with
+/// `deliverDueSends()`, reloads, and engine close + reopen (sometimes with another snapshot
+/// interval) + resume, while a neighbour session ticks in the same store. After every step the
+/// live `Session.snapshot` (version, definition, state with history memory, context, data and
+/// pending sends, navigation stack, time) must equal the session resumed by a second engine on
+/// the same store, the `ReplayCursor` seeked to its version and a `ReplayPlayer` skipped there;
+/// a refused request (one the pure machine refuses) must change and write nothing. At the end:
+/// seeks to earlier versions against the snapshots recorded live; seeking, stepping and playing
+/// agree at every version; seeking to a version's time; `verify` (clean); a fresh engine's
+/// resume; export → import into a fresh store → resume; forks at earlier versions, resumed.
+///
+/// A failure names its seed, step and operation; `REWIND_DIFFERENTIAL_SEEDS=FIRST:COUNT` and
+/// `REWIND_DIFFERENTIAL_STEPS` walk other seeds, longer.
+struct ResumeReplayDifferentialTests {
+    /// A machine to walk: how to build it, how its session begins, what to send and enter.
+    struct Subject: Sendable {
+        var name: String
+        var machine: @Sendable () throws -> Machine
+        var opening: StepRecording.Request
+        var bindings: Bindings = Bindings()
+    }
+
+    /// The chart of timers: delayed sends (re-armed on entry, armed and cancelled by events, one
+    /// without a delay), deep history, parallel regions, direct moves (valid next states) with
+    /// data, navigation.
+    static var timers: MachineDefinition {
+        MachineDefinition("timers") {
+            StateNode("app", initial: "idle") {
+                HistoryNode("app.history", .deep)
+                StateNode("idle", navigation: .setRoot(), validNextStates: ["detail", "work"]) {
+                    OnEntry(.send(event: "poll", delayMilliseconds: 7, id: "poll"))
+                    On("poll", to: "idle")
+                    On("start", to: "work")
+                    On("arm", actions: [.send(event: "expire", delayMilliseconds: 12, id: "expiry")])
+                    On("disarm", actions: [.cancel(sendID: "expiry")])
+                    // Sends due in thousands of centuries, and at the end of time.
+                    On("someday", actions: [
+                        .send(event: "expire", delayMilliseconds: 1 << 60, id: "far"),
+                        .send(event: "expire", delayMilliseconds: .max, id: "never"),
+                    ])
+                    On("forget", actions: [.cancel(sendID: "far"), .cancel(sendID: "never")])
+                    On("expire", to: "detail")
+                }
+                ParallelNode("work", navigation: .push()) {
+                    StateNode("editor", initial: "draft") {
+                        StateNode("draft") { On("type", to: "typing") }
+                        StateNode("typing") {
+                            OnEntry(.send(event: "autosave", delayMilliseconds: 5))
+                            On("autosave", to: "saved")
+                            On("type", to: "typing")
+                        }
+                        StateNode("saved") { On("type", to: "typing") }
+                    }
+                    StateNode("panel", initial: "closed") {
+                        StateNode("closed") { On("toggle", to: "open") }
+                        StateNode("open", navigation: .push()) { On("toggle", to: "closed", navigation: .pop) }
+                    }
+                    On("leave", to: "idle", navigation: .popToRoot)
+                    On("settings", to: "settings")
+                }
+                StateNode("detail", navigation: .push(), validNextStates: ["idle", "work"]) {
+                    On("close", to: "idle", navigation: .pop)
+                    On("now", actions: [.send(event: "close")])
+                    On("arm", actions: [.send(event: "expire", delayMilliseconds: 3, id: "expiry")])
+                }
+            }
+            StateNode("settings", navigation: .push(), validNextStates: ["app", "detail"]) {
+                On("back", to: "app.history", navigation: .pop)
+            }
+        }
+    }
+
+    static let subjects: [Subject] = {
+        var subjects = ExampleScenario.all.map { Subject(name: $0.name, machine: $0.machine, opening: $0.opening) }
+        subjects.append(Subject(
+            name: "mixed", machine: { try Machine(MixedFeatureChart.definition(), bindings: MixedFeatureChart.bindings) },
+            opening: .start(context: ["count": 0]), bindings: MixedFeatureChart.bindings))
+        subjects.append(Subject(
+            name: "mixed (ignoring unhandled)",
+            machine: {
+                try Machine(
+                    MixedFeatureChart.definition(), bindings: MixedFeatureChart.bindings,
+                    options: Machine.Options(unhandledEvents: .ignore))
+            },
+            opening: .start(context: ["count": 1]), bindings: MixedFeatureChart.bindings))
+        subjects.append(Subject(name: "timers", machine: { try Machine(timers) }, opening: .start(context: .null)))
+        subjects.append(Subject(name: "timers", machine: { try Machine(timers) }, opening: .enter(state: "work", data: ["doc": 1])))
+        return subjects
+    }()
+
+    /// A clock the walk moves by hand.
+    final class ManualTime: Sendable {
+        private let now = LockedBox(Timestamp(microsecondsSince1970: 1_800_000_000_000_000))
+        var clock: @Sendable () -> Timestamp { { [now] in now.current } }
+        var milliseconds: Int64 { now.current.microsecondsSince1970 / 1000 }
+        func advance(microseconds: Int64) { now.withValue { $0.microsecondsSince1970 += microseconds } }
+    }
+
+    /// A difference between the live session and a rebuild: stops the seed's walk.
+    struct Mismatch: Error, CustomStringConvertible {
+        var description: String
+    }
+
+    /// One seeded walk.
+    final class Walk {
+        let seed: UInt64
+        var random: SeededRandom
+        let subject: Subject
+        let machine: Machine
+        /// The snapshot interval of the engine writing now (changed at random by reopening).
+        var interval: UInt64
+        let directory: TemporaryDirectory
+        let time = ManualTime()
+        let id: SessionID
+        var engine: Engine
+        /// A second engine on the same store: resumes the session from the store after each step.
+        let reader: Engine
+        /// A cursor and a player on `reader`, kept (each caches the machines it compiled).
+        var cursor: ReplayCursor
+        let player: ReplayPlayer
+        var session: Session
+        /// Another session in the same store, its id an extension of the walked one's, ticking
+        /// between the walk's steps: their records interleave in the log.
+        let neighbourID: SessionID
+        var neighbour: Session
+        /// Requests the next `didTransition` hook queues with `setNeedsTransition`.
+        let toQueue = LockedBox<[StepRecording.Request]>([])
+        /// The live snapshot after each step, by version.
+        var live: [UInt64: SessionSnapshot] = [:]
+        var step = 0
+        var operation = "open"
+        let events: [Event]
+        let states: [String]
+
+        init(seed: UInt64) async throws {
+            self.seed = seed
+            random = SeededRandom(seed: seed &* 0x2545_F491_4F6C_DD1D &+ 1)
+            subject = ResumeReplayDifferentialTests.subjects[Int(seed % UInt64(ResumeReplayDifferentialTests.subjects.count))]
+            machine = try subject.machine()
+            interval = Self.intervals.randomElement(using: &random)!
+            directory = try TemporaryDirectory(prefix: "rewind-differential")
+            // Ids with bytes past ASCII and separators, every fourth seed.
+            id = try SessionID(seed % 4 == 3 ? "wälk/日本 \(seed)" : "walk-\(seed)")
+            let names = machine.definition.eventNames
+            var events = names.map { Event($0) }
+            events += names.prefix(3).map { Event($0, payload: ["n": .number(Double($0.count))]) }
+            events += names.suffix(3).map { Event($0, payload: ["awkward": .array(Walk.awkward)]) }
+            events += [Event("unknown"), Event(StepRecording.enterEvent), Event(StepRecording.dueEvent)]
+            self.events = events
+            states = machine.stateIDs + ["nowhere"]
+            engine = try Self.open(directory, machine: machine, interval: interval, tail: Self.tails.randomElement(using: &random)!, time: time)
+            reader = try Self.open(directory, machine: machine, interval: interval, tail: Self.tails.randomElement(using: &random)!, time: time)
+            switch subject.opening {
+            case .start(let context):
+                session = try await engine.startSession(id: id, machine: machine.definition.name, context: context) { _ in }
+            default:
+                session = try engine.makeSession(id: id, machine: machine.definition.name)
+                try await session.run(subject.opening)
+            }
+            neighbourID = try SessionID(id.rawValue + "-neighbour")
+            neighbour = try await engine.startSession(id: neighbourID, machine: TickerMachine.name)
+            cursor = try reader.replayCursor(for: id, bindings: subject.bindings)
+            player = try reader.player(for: id, bindings: subject.bindings)
+            registerHooks()
+        }
+
+        static let intervals: [UInt64] = [1, 2, 3, 7, 64]
+
+        /// How many records a session's entry may lag the log (``StoreConfiguration/maximumSessionTail``).
+        static let tails = [0, 1, 5, 256]
+
+        static func open(
+            _ directory: TemporaryDirectory, machine: Machine, interval: UInt64, tail: Int, time: ManualTime
+        ) throws -> Engine {
+            var configuration = EngineConfiguration(durability: .noSync, snapshotInterval: interval)
+            configuration.clock = time.clock
+            configuration.externalCommitPollInterval = nil
+            // Session entries written with every append, or lagging the log by a few records.
+            configuration.store.maximumSessionTail = tail
+            let opened = try Engine(directory: directory.path, configuration: configuration)
+            try opened.register(machine)
+            try opened.register(try TickerMachine.machine())
+            return opened
+        }
+
+        func registerHooks() {
+            let toQueue = self.toQueue
+            let session = self.session
+            session.onDidTransition { [unowned session] _ in
+                guard let request = toQueue.withValue({ $0.isEmpty ? nil : $0.removeFirst() }) else { return }
+                switch request {
+                case .send(let event): session.setNeedsTransition(event.name, payload: event.payload)
+                case .enter(let state, let data): session.setNeedsTransition(to: state, data: data)
+                default: break
+                }
+            }
+        }
+
+        func close() {
+            engine.close()
+            reader.close()
+            directory.remove()
+        }
+
+        func fail(_ what: String) -> Mismatch {
+            Mismatch(description: "seed \(seed) (\(subject.name), snapshot interval \(interval)) step \(step) [\(operation)]: \(what)")
+        }
+
+        func expectEqual<T: Equatable>(_ rebuilt: T, _ expected: T, _ what: String) throws {
+            if rebuilt != expected {
+                throw fail("\(what) differs\n  rebuilt: \(rebuilt)\n  live:    \(expected)")
+            }
+        }
+
+        func head(of engine: Engine) throws -> UInt64 {
+            try engine.store.sessionInfo(for: id)?.headVersion ?? 0
+        }
+
+        // MARK: Operations
+
+        /// An event: mostly one the machine takes in the session's state, else any of the
+        /// vocabulary (unknown and reserved names included).
+        func randomEvent() -> Event {
+            let state = session.state
+            let now = time.milliseconds
+            let taken = events.filter {
+                !StepRecording.isReserved($0.name) && (try? machine.send($0, in: state, now: now)) != nil
+            }
+            var event = (random.chance(0.75) ? taken.randomElement(using: &random) : nil)
+                ?? events.randomElement(using: &random)!
+            // A top-level final state ends the walk: rarely go there.
+            if event.name == "quit", !random.chance(0.1) { event = Event("unknown") }
+            return event
+        }
+
+        /// Numbers and strings whose JSON is not plain: fractions, exponents, subnormals, the
+        /// largest double, -0, integers past 2^53, escapes, control and non-BMP characters.
+        static let awkward: [JSONValue] = [
+            .number(0.1), .number(1.0 / 3), .number(1e-7), .number(1e21), .number(123_456_789.123),
+            .number(-0.0), .number(.leastNonzeroMagnitude), .number(.greatestFiniteMagnitude), .number(9_007_199_254_740_994),
+            .number(-1234.5e-300), "", "\u{0}\"\\/\n\t", "\u{2028}🙂", "日本", "e\u{301}",
+        ]
+
+        func randomData() -> JSONValue {
+            switch random.next() % 6 {
+            case 0: return .null
+            case 1: return ["n": .number(Double(random.next() % 5))]
+            case 2: return ["word": "日本", "list": [1, 2]]
+            case 3: return Self.awkward.randomElement(using: &random)!
+            default:
+                let keys = ["", "a.b", "日本", "x"]
+                var members: [String: JSONValue] = [:]
+                for _ in 0..<(1 + random.next() % 3) {
+                    members[keys.randomElement(using: &random)!] = random.chance(0.3)
+                        ? [Self.awkward.randomElement(using: &random)!] : Self.awkward.randomElement(using: &random)!
+                }
+                return .object(members)
+            }
+        }
+
+        func randomRequest() -> StepRecording.Request {
+            random.chance(0.7)
+                ? .send(randomEvent()) : .enter(state: states.randomElement(using: &random)!, data: randomData())
+        }
+
+        /// Runs one random operation on the live session.
+        func perform() async throws {
+            time.advance(microseconds: Int64(random.next() % 3000))
+            if random.chance(0.3) { try await neighbour.send(TickerMachine.tick) }
+            let before = session.snapshot
+            let headBefore = try head(of: engine)
+            let now = time.milliseconds
+            switch random.next() % 100 {
+            case 0..<45:
+                let event = randomEvent()
+                operation = "send \(event.name) \(event.payload)"
+                let refused = StepRecording.isReserved(event.name)
+                    || (try? machine.send(event, in: before.state, now: now)) == nil
+                try await expectOutcome(refused: refused, before: before, head: headBefore) {
+                    try await self.session.send(event)
+                }
+            case 45..<60:
+                let state = (random.chance(0.7) ? machine.validNextStates(in: before.state).randomElement(using: &random) : nil)
+                    ?? states.randomElement(using: &random)!
+                let data = randomData()
+                operation = "enter \(state) \(data)"
+                let refused = !machine.canEnter(state, in: before.state)
+                try await expectOutcome(refused: refused, before: before, head: headBefore) {
+                    try await self.session.enter(state, data: data)
+                }
+            case 60..<68:
+                let batch = (0..<Int(1 + random.next() % 4)).map { _ in randomEvent() }
+                operation = "send(contentsOf: \(batch.map(\.name)))"
+                do {
+                    try await session.send(contentsOf: batch)
+                } catch {
+                    try expectUnchanged(before: before, head: headBefore, error: error)
+                }
+            case 68..<78:
+                let queued = (0..<Int(1 + random.next() % 2)).map { _ in randomRequest() }
+                toQueue.withValue { $0 = queued }
+                let trigger = randomEvent()
+                operation = "send \(trigger.name) queueing \(queued)"
+                _ = try? await session.send(trigger)
+                toQueue.withValue { $0 = [] }
+            case 78..<80:
+                operation = "reload"
+                // Like every request, a reload delivers the sends that have come due after it.
+                let due = session.nextDueSend.map { $0 <= time.clock() } ?? false
+                try await session.reload()
+                if !due { try expectEqual(session.snapshot, before, "the session reloaded") }
+            case 80..<92:
+                let advance = [0, 1, 3, 5, 8, 13, 40].randomElement(using: &random)!
+                time.advance(microseconds: Int64(advance) * 1000)
+                operation = "advance \(advance) ms, deliverDueSends"
+                try await session.deliverDueSends()
+                if let due = session.nextDueSend, due <= time.clock() {
+                    throw fail("a send due at \(due) is still pending after deliverDueSends")
+                }
+            default:
+                // Half the time the app comes back with another snapshot interval.
+                if random.chance(0.5) { interval = Self.intervals.randomElement(using: &random)! }
+                operation = "reopen (snapshot interval \(interval))"
+                engine.close()
+                engine = try Self.open(directory, machine: machine, interval: interval, tail: Self.tails.randomElement(using: &random)!, time: time)
+                let resumed = try engine.session(id)
+                try expectEqual(resumed.snapshot, before, "the snapshot resumed after reopening")
+                session = resumed
+                registerHooks()
+                let ticks = neighbour.snapshot
+                neighbour = try engine.session(neighbourID)
+                try expectEqual(neighbour.snapshot, ticks, "the neighbour resumed after reopening")
+            }
+        }
+
+        /// Runs `request`; when `refused`, it must throw and change and write nothing, else succeed.
+        func expectOutcome(
+            refused: Bool, before: SessionSnapshot, head: UInt64, _ request: () async throws -> Step
+        ) async throws {
+            do {
+                _ = try await request()
+                if refused { throw fail("a request the machine refuses was accepted") }
+            } catch let mismatch as Mismatch {
+                throw mismatch
+            } catch {
+                if !refused { throw fail("a request the machine takes threw \(error)") }
+                try expectUnchanged(before: before, head: head, error: error)
+            }
+        }
+
+        func expectUnchanged(before: SessionSnapshot, head: UInt64, error: any Error) throws {
+            try expectEqual(session.snapshot, before, "the session after a refused request (\(error))")
+            try expectEqual(try self.head(of: engine), head, "the head after a refused request (\(error))")
+        }
+
+        // MARK: Comparisons
+
+        /// The live session against the store's head, a resume from the second engine, the
+        /// cursor and the player at its version.
+        func compare() throws {
+            let expected = session.snapshot
+            if let earlier = live[expected.version] {
+                try expectEqual(expected, earlier, "the live snapshot of an unchanged version")
+            }
+            live[expected.version] = expected
+            try expectEqual(try head(of: engine), expected.version, "the store's head")
+            try expectEqual(try reader.session(id).snapshot, expected, "the session resumed by another engine")
+            try expectEqual(try reader.session(neighbourID).snapshot, neighbour.snapshot, "the neighbour resumed by another engine")
+            try compareReplays(at: expected.version, with: expected, cursor: &cursor, player: player)
+        }
+
+        func compareReplays(
+            at version: UInt64, with expected: SessionSnapshot, cursor: inout ReplayCursor, player: ReplayPlayer
+        ) throws {
+            let point = try cursor.seek(to: version)
+            try expectEqual(point.version, version, "the cursor's version")
+            try expectEqual(point.state, expected.state, "the cursor's state at \(version)")
+            try expectEqual(point.navigation, expected.navigation, "the cursor's navigation at \(version)")
+            try expectEqual(point.timestamp, expected.timestamp, "the cursor's time at \(version)")
+            try player.skip(to: version)
+            try expectEqual(player.snapshot, expected, "the player skipped to \(version)")
+        }
+
+        /// The end of the walk: earlier versions, verification, export/import, forks.
+        func finish() async throws {
+            operation = "finish"
+            let versions = live.keys.sorted()
+            // Seeks to earlier versions, in random order, by cursor and player.
+            for version in versions.shuffled(using: &random).prefix(8) {
+                try compareReplays(at: version, with: live[version]!, cursor: &cursor, player: player)
+            }
+            // Every version, intermediate ones (deliveries appended with a step) included: seeking,
+            // stepping and playing agree, and seeking to a version's time lands on the last
+            // version of that time.
+            var stepping = try engine.replayCursor(for: id, bindings: subject.bindings)
+            let playing = try engine.player(for: id, bindings: subject.bindings)
+            var seeking = try engine.replayCursor(for: id, bindings: subject.bindings)
+            var byTime = seeking
+            for version in 0...session.version {
+                if version > 0, try stepping.stepForward() == nil {
+                    throw fail("the cursor stopped before \(version)")
+                }
+                try playing.play(through: version)
+                let point = try seeking.seek(to: version)
+                try expectEqual(stepping.point, point, "the cursor stepped to \(version) against seeking")
+                try expectEqual(playing.snapshot.state, point.state, "the player at \(version) against seeking")
+                try expectEqual(playing.snapshot.navigation, point.navigation, "the player's navigation at \(version)")
+                if let expected = live[version] {
+                    try expectEqual(playing.snapshot, expected, "the player played through \(version)")
+                }
+                if let time = point.timestamp {
+                    let found = try byTime.seek(to: time)
+                    if found.version < version || found.timestamp != time {
+                        throw fail("seeking to the time of version \(version) found version \(found.version)")
+                    }
+                    if let expected = live[found.version] {
+                        try expectEqual(found.state, expected.state, "the cursor seeked to the time of \(version)")
+                    }
+                }
+            }
+            // Verification against the registered machine.
+            let report = try engine.verify(id, against: machine)
+            if !report.isClean { throw fail("verification: \(report)") }
+            try expectEqual(report.verifiedRecords, session.version, "the records verified")
+            // A fresh engine resumes the session.
+            let fresh = try Self.open(
+                directory, machine: machine, interval: Self.intervals.randomElement(using: &random)!,
+                tail: Self.tails.randomElement(using: &random)!, time: time)
+            defer { fresh.close() }
+            try expectEqual(try fresh.session(id).snapshot, session.snapshot, "the session resumed by a fresh engine")
+            // Export → import into a fresh store → resume.
+            let archive = try engine.exportSession(id)
+            let other = try TemporaryDirectory(prefix: "rewind-differential-import")
+            defer { other.remove() }
+            let importer = try Self.open(
+                other, machine: machine, interval: Self.intervals.randomElement(using: &random)!,
+                tail: Self.tails.randomElement(using: &random)!, time: time)
+            defer { importer.close() }
+            _ = try await importer.importSession(archive)
+            try expectEqual(try importer.session(id).snapshot, session.snapshot, "the imported session resumed")
+            if let version = versions.randomElement(using: &random) {
+                var cursor = try importer.replayCursor(for: id, bindings: subject.bindings)
+                let player = try importer.player(for: id, bindings: subject.bindings)
+                try compareReplays(at: version, with: live[version]!, cursor: &cursor, player: player)
+            }
+            // A player handing over at an earlier version: a live session equal to that version.
+            if let version = versions.filter({ $0 > 0 }).randomElement(using: &random) {
+                try player.skip(to: version)
+                let handedOver = try await player.handOver(as: try SessionID("handover-\(seed)"))
+                try expectEqual(handedOver.snapshot, live[version]!, "the session handed over at \(version)")
+            }
+            // Forks at earlier versions, resumed.
+            for (index, version) in versions.filter({ $0 > 0 }).shuffled(using: &random).prefix(2).enumerated() {
+                let fork = try SessionID("fork-\(seed)-\(index)")
+                _ = try await engine.fork(id, at: version, as: fork)
+                try expectEqual(try engine.session(fork).snapshot, live[version]!, "the fork at \(version), resumed")
+            }
+        }
+    }
+
+    /// Walks `seeds`, `steps` operations each; a mismatch fails with its seed, step and operation.
+    static func walk(seeds: Range<UInt64>, steps: Int) async throws {
+        for seed in seeds {
+            let walk = try await Walk(seed: seed)
+            defer { walk.close() }
+            do {
+                try walk.compare()
+                for step in 1...steps {
+                    walk.step = step
+                    try await walk.perform()
+                    try walk.compare()
+                }
+                try await walk.finish()
+            } catch let mismatch as Mismatch {
+                Issue.record(Comment(rawValue: mismatch.description))
+                return
+            } catch {
+                Issue.record(Comment(rawValue: "seed \(seed) (\(walk.subject.name), interval \(walk.interval)) step \(walk.step) [\(walk.operation)]: \(error)"))
+                return
+            }
+        }
+    }
+
+    @Test func liveSessionsEqualEveryRebuild() async throws {
+        let environment = ProcessInfo.processInfo.environment
+        let parts = (environment["REWIND_DIFFERENTIAL_SEEDS"] ?? "").split(separator: ":").compactMap { UInt64($0) }
+        let seeds = parts.count == 2 ? parts[0]..<(parts[0] + parts[1]) : 0..<33
+        let steps = environment["REWIND_DIFFERENTIAL_STEPS"].flatMap { Int($0) } ?? 40
+        try await Self.walk(seeds: seeds, steps: steps)
+    }
+}
