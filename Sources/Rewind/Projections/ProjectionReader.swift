@@ -44,11 +44,12 @@ public struct ProjectionReader<P: Projection>: Sendable {
         }
     }
 
-    /// Every key with its state.
-    public func states() throws -> [String: P.State] {
-        var states: [String: P.State] = [:]
+    /// Every key with its state. Keys equal as Swift `String`s but different in bytes are two
+    /// states, so they are keyed by ``ProjectionKey`` (compared by bytes), not `String`.
+    public func states() throws -> [ProjectionKey: P.State] {
+        var states: [ProjectionKey: P.State] = [:]
         try forEachState { key, state in
-            states[key] = state
+            states[ProjectionKey(key)] = state
             return .next
         }
         return states

@@ -29,7 +29,7 @@ struct DemoReport {
         }
 
         let stacks = try engine.navigationStacks.all()
-            .filter { $0.key.hasPrefix("kanji-") }
+            .filter { $0.key.rawValue.hasPrefix("kanji-") }
             .sorted { ($0.value.screens.count, $1.key) > ($1.value.screens.count, $0.key) }
         let depth = try engine.navigationStacks.depthStatistics(machine: "kanji")
         Swift.print("\nNavigation stacks (kanji: \(depth.sessions) sessions, deepest \(depth.maximum), "
@@ -38,7 +38,7 @@ struct DemoReport {
             Swift.print("  \(session): \(stack.screens.joined(separator: " › "))")
         }
 
-        guard let (session, _) = stacks.first, let id = try? SessionID(session),
+        guard let (session, _) = stacks.first, let id = try? SessionID(session.rawValue),
               let info = try engine.store.sessionInfo(for: id) else { return }
         Swift.print("\nReplay of \(session) (`rewind replay \(session)` steps through it):")
         var cursor = try engine.replayCursor(for: id)

@@ -320,6 +320,35 @@ struct ProjectionRegistryTests {
         #expect(try engine.reader(for: counting).states() == ["a": 5, "b": 1])
     }
 
+    // MARK: Reading
+
+    /// Two session ids equal as Swift `String`s but different in bytes (a precomposed and a
+    /// decomposed accent) are two sessions and two states; reading every state keeps both.
+    @Test func readingEveryStateKeepsKeysEqualAsStringsButDifferentInBytes() async throws {
+        let directory = try TemporaryDirectory()
+        defer { directory.remove() }
+        let engine = try ProjectionFixtures.engine(
+            in: directory, projections: [ScreenFlowProjection(), NavigationProjection(), EventCountProjection()])
+        defer { engine.close() }
+        try await ProjectionFixtures.onboard(engine, id: "café", steps: 1)
+        try await ProjectionFixtures.onboard(engine, id: "cafe\u{301}", steps: 2)
+        var keys: [[UInt8]] = []
+        try engine.reader(for: EventCountProjection()).forEachState { key, _ in
+            keys.append(Array(key.utf8))
+            return .next
+        }
+        #expect(keys.count == 2)
+
+        let counts = try engine.reader(for: EventCountProjection()).states()
+        #expect(counts.count == 2)
+        #expect(counts[ProjectionKey("café")] == 2 && counts[ProjectionKey("cafe\u{301}")] == 3)
+        let flows = try engine.screenFlows.all()
+        #expect(flows.count == 2)
+        #expect(flows[ProjectionKey("café")]?.configuration == ["greeting"])
+        #expect(flows[ProjectionKey("cafe\u{301}")]?.configuration == ["login"])
+        #expect(try engine.navigationStacks.all().count == 2)
+    }
+
     // MARK: Registration
 
     @Test func namesAreUniqueAndValid() throws {

@@ -22,8 +22,8 @@ public struct NavigationStacks: Sendable {
         try reader.state(forKey: session.rawValue)?.stack
     }
 
-    /// Every session's stack, by session id.
-    public func all() throws -> [String: NavigationStack] {
+    /// Every session's stack, by session id (its bytes: see ``ProjectionKey``).
+    public func all() throws -> [ProjectionKey: NavigationStack] {
         try reader.states().mapValues(\.stack)
     }
 

@@ -26,8 +26,8 @@ public struct ScreenFlows: Sendable {
         try reader.state(forKey: session.rawValue)
     }
 
-    /// Every session's flow, by session id.
-    public func all() throws -> [String: ScreenFlowProjection.Flow] {
+    /// Every session's flow, by session id (its bytes: see ``ProjectionKey``).
+    public func all() throws -> [ProjectionKey: ScreenFlowProjection.Flow] {
         try reader.states()
     }
 
