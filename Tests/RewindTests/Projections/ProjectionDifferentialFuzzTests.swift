@@ -67,19 +67,29 @@ struct FaultyNavigation: Projection {
 
 // MARK: The fuzz
 
-/// A seeded differential fuzz of projections: random sessions of every example machine (valid and
-/// invalid sends and enters, bulk sends, forks, imports), with screen-flow and navigation
-/// projections arriving every way there is — inline from the start, registered later (inline or
-/// catch-up), caught up in small batches (also on another thread while sessions append), resumed
-/// after the engine is reopened, rebuilt (also by a version bump), stopped by injected faults and
-/// by the engine closing in the middle of a catch-up. At every check each projection's stored
-/// states must be exactly those of a reference fold of the log up to its checkpoint (never ahead
-/// of the log), that reference must agree with a model built from the sessions' live snapshots,
-/// and every way of arriving at the head must give the same bytes.
+/// A seeded differential fuzz of projections: random sessions of every example machine and of
+/// ``MixedFeatureChart`` (valid and invalid sends and enters, bulk sends, forks, imports, records
+/// another writer appends behind the engine's back), with screen-flow and navigation projections
+/// arriving every way there is — inline from the start, registered later (inline or catch-up,
+/// also on another thread while sessions append), caught up in small batches (also by two
+/// threads at once, or interleaved), resumed after the engine is reopened, rebuilt (also by a
+/// version bump), stopped by injected faults and by the engine closing in the middle of a
+/// catch-up — through the built-in fold over record views and through the general fold.
+///
+/// At every check (each 10 steps) each projection's stored states, read with its checkpoint in one
+/// transaction (also while sessions append), must be exactly those of a reference fold of the log
+/// up to that checkpoint, never ahead of the log; reads through the public ``ProjectionReader``
+/// must be some prefix's; the reference must agree at every record with a model built from the
+/// sessions' live snapshots; inline projections must be at the head; and once caught up every way
+/// of arriving at the head (and a rebuild) must give the same bytes. A failure names the seed and
+/// the step (`PROJECTION_FUZZ_VERBOSE=1` prints what each seed did).
 struct ProjectionDifferentialFuzzTests {
-    /// `PROJECTION_FUZZ_SEEDS=n` runs seeds 1…n (default 12).
+    /// `PROJECTION_FUZZ_SEEDS=n` runs seeds 1…n (default 12); `PROJECTION_FUZZ_SEED=s` seed s alone
+    /// (`PROJECTION_FUZZ_TRACE=1` prints every step and the projections' checkpoints).
     static let seeds: [UInt64] = {
-        let count = ProcessInfo.processInfo.environment["PROJECTION_FUZZ_SEEDS"].flatMap { Int($0) } ?? 12
+        let environment = ProcessInfo.processInfo.environment
+        if let seed = environment["PROJECTION_FUZZ_SEED"].flatMap({ UInt64($0) }) { return [seed] }
+        let count = environment["PROJECTION_FUZZ_SEEDS"].flatMap { Int($0) } ?? 12
         return (1...max(1, count)).map { UInt64($0) }
     }()
 
@@ -419,9 +429,17 @@ final class ProjectionFuzz {
         case ..<0.21: "catchUpAll"
         case ..<0.24: "forkImport"
         case ..<0.27: "external"
+        case ..<0.30: "interleavedCatchUp"
         default: "operations"
         }
         count(kind)
+        if ProcessInfo.processInfo.environment["PROJECTION_FUZZ_TRACE"] != nil {
+            let statuses = slots.map { slot in
+                let status = try? engine.projectionStatus(named: slot.name)
+                return "\(slot.name)\(slot.registered ? (slot.mode == .inline ? "[i]" : "[c]") : "[-]")=\(status.map { "\($0.checkpoint)\($0.failure == nil ? "" : "!")" } ?? "nil")"
+            }
+            print("TRACE \(context) \(kind) head \((try? engine.store.headSequence()) ?? 0) \(statuses.joined(separator: " "))")
+        }
         try await timed(kind) { try await runStep(roll) }
     }
 
@@ -445,9 +463,38 @@ final class ProjectionFuzz {
             try await forkOrImport()
         case ..<0.27:
             try externalAppend()
+        case ..<0.30:
+            try interleavedCatchUps()
         default:
-            try await operations(concurrentCatchUp: random.chance(0.15) ? randomRegisteredSlot() : nil)
+            try await operations(concurrentCatchUp: random.chance(0.25) ? try concurrentCatchUpSlot() : nil)
         }
+    }
+
+    /// The projection to catch up on another thread while sessions append: preferably one that
+    /// lags (failed, or not caught up) or one due to be registered (added here, caught up there),
+    /// so that inline runs and catch-up batches interleave; its fault disarmed half the time.
+    func concurrentCatchUpSlot() throws -> ProjectionSlot? {
+        let head = try engine.store.headSequence()
+        var candidates: [ProjectionSlot] = []
+        for slot in slots {
+            if slot.registered {
+                let status = try engine.projectionStatus(named: slot.name)
+                if (status?.checkpoint ?? 0) < head || status?.failure != nil { candidates.append(slot) }
+            } else if !slot.fromStart, slot.registerAt <= step + 10 {
+                candidates.append(slot)
+            }
+        }
+        guard !candidates.isEmpty, random.chance(0.8) else { return randomRegisteredSlot() }
+        let slot = candidates[Int.random(in: 0..<candidates.count, using: &random)]
+        if random.chance(0.5) { slot.fault?.failAt.withValue { $0 = nil } }
+        if !slot.registered {
+            if slot.name != "sf.catchup" { slot.mode = random.chance(0.7) ? .inline : .catchUp }
+            try engine.projections.add(slot.projection.runner(mode: slot.mode))
+            slot.registered = true
+            count("registeredConcurrently")
+        }
+        count("concurrentCatchUp")
+        return slot
     }
 
     func randomRegisteredSlot() -> ProjectionSlot? {
@@ -507,6 +554,47 @@ final class ProjectionFuzz {
         }
         if !closed { engine.close() }
         try reopen(alreadyClosed: true)
+    }
+
+    /// Two catch-ups of one projection interleaved: between two batches of a rebuild (states
+    /// and checkpoint deleted by hand), another catch-up of it runs from the first one's
+    /// checkpoint and stops on an injected fault a few records further; the first then goes on
+    /// from there.
+    func interleavedCatchUps() throws {
+        let faulty = slots.filter { $0.registered && $0.fault != nil }
+        guard !faulty.isEmpty else { return }
+        let slot = faulty[Int.random(in: 0..<faulty.count, using: &random)]
+        guard let fault = slot.fault, let runner = engine.projections.runner(named: slot.name) else { return }
+        let head = try engine.store.headSequence()
+        guard head > 8 else { return }
+        try engine.store.write { transaction in
+            try ProjectionRegistry.removeStates(of: slot.name, in: transaction)
+            try transaction.delete(Array(slot.name.utf8), in: .checkpoints)
+        }
+        fault.failAt.withValue { $0 = nil }
+        let engine = self.engine
+        let firstBatch = Int.random(in: 1...3, using: &random)
+        let secondBatch = Int.random(in: 1...3, using: &random)
+        let stopAfter = UInt64.random(in: 2...6, using: &random)
+        var interleaved = false
+        var unexpected: (any Error)?
+        do {
+            try engine.projections.catchUp(runner, store: engine.store, batchSize: firstBatch) { progress in
+                guard !interleaved, progress.recordsDone > 0 else { return }
+                interleaved = true
+                let checkpoint = (try? engine.projectionStatus(named: runner.name)?.checkpoint) ?? 0
+                fault.failAt.withValue { $0 = checkpoint + stopAfter }
+                do {
+                    try engine.projections.catchUp(runner, store: engine.store, batchSize: secondBatch) { _ in }
+                } catch {
+                    if !isInjected(error) { unexpected = error }
+                }
+                fault.failAt.withValue { $0 = nil }
+            }
+        } catch {
+            if !isInjected(error) { unexpected = error }
+        }
+        if let unexpected { fail("interleaved catch-ups of \(slot.name) threw \(unexpected)") }
     }
 
     /// Another writer (another store handle, as another process would) appends records of its
@@ -622,7 +710,7 @@ final class ProjectionFuzz {
             }
             planned.append((model, request, session))
         }
-        guard !planned.isEmpty else { return }
+        guard !planned.isEmpty || concurrentCatchUp != nil else { return }  // an added runner is caught up
 
         let store = engine.store
         let watched = slots.map { ($0.name, $0.kind) }
@@ -647,18 +735,23 @@ final class ProjectionFuzz {
         }
         let catchUpDone = DispatchSemaphore(value: 0)
         let catchUpError = LockedBox<(any Error)?>(nil)
-        var catchingUp = false
+        var catchingUp = 0
         if let slot = concurrentCatchUp, let runner = engine.projections.runner(named: slot.name) {
-            catchingUp = true
-            let engine = self.engine
-            let batchSize = Int.random(in: 1...3, using: &random)
-            Thread.detachNewThread {
-                do {
-                    try engine.projections.catchUp(runner, store: engine.store, batchSize: batchSize) { _ in }
-                } catch {
-                    catchUpError.withValue { $0 = error }
+            // Sometimes two threads catch the same projection up at once (two callers of
+            // `catchUpProjections`), in batches of different sizes.
+            catchingUp = random.chance(0.3) ? 2 : 1
+            if catchingUp == 2 { count("concurrentCatchUp.twice") }
+            for _ in 0..<catchingUp {
+                let engine = self.engine
+                let batchSize = Int.random(in: 1...3, using: &random)
+                Thread.detachNewThread {
+                    do {
+                        try engine.projections.catchUp(runner, store: engine.store, batchSize: batchSize) { _ in }
+                    } catch {
+                        catchUpError.withValue { $0 = $0 ?? error }
+                    }
+                    catchUpDone.signal()
                 }
-                catchUpDone.signal()
             }
         }
 
@@ -699,8 +792,8 @@ final class ProjectionFuzz {
             for await outcome in group { outcomes.append(outcome) }
             return outcomes.sorted { $0.0 < $1.0 }
         }
-        if catchingUp {
-            catchUpDone.wait()
+        if catchingUp > 0 {
+            for _ in 0..<catchingUp { catchUpDone.wait() }
             if let error = catchUpError.current, !isInjected(error) { fail("concurrent catch-up threw \(error)") }
         }
         stop.withValue { $0 = true }
