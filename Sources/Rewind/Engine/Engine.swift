@@ -11,7 +11,9 @@ public enum ResumePolicy: Sendable, Hashable {
     /// ignoring snapshots) and continue under it; fails with
     /// ``EngineError/replayDivergence(session:version:event:recorded:computed:)`` or
     /// ``EngineError/replayFailed(session:version:event:reason:)`` when the new definition does not
-    /// reproduce the recording.
+    /// reproduce the recording. The migration is not recorded in the log: replay re-runs the
+    /// older records under the definition they were written with (see *Durable sessions*,
+    /// "Resume").
     case replayWithRegistered
 }
 
