@@ -39,16 +39,20 @@ public struct RecordSubscription: AsyncSequence, Sendable {
         var buffer: [TransitionRecord] = []
         var position = 0
 
-        /// The next record; `nil` once the task is cancelled or the engine closed.
+        /// The next record; `nil` once the task is cancelled (also with records of the last batch
+        /// read still unreturned) or the engine closed.
         public mutating func next() async throws -> TransitionRecord? {
             while true {
+                // Checked per record: a batch holds up to `batchSize` records, which a cancelled
+                // subscriber must not go on receiving.
+                if Task.isCancelled { return nil }
                 if position < buffer.count {
                     let record = buffer[position]
                     position += 1
                     next = record.sequence + 1
                     return record
                 }
-                if Task.isCancelled || notifier.closed { return nil }
+                if notifier.closed { return nil }
                 do {
                     buffer = try store.records(from: next, limit: batchSize)
                 } catch where notifier.closed {

@@ -91,6 +91,27 @@ struct SubscriptionTests {
     }
 
     @Test(.timeLimit(.minutes(1)))
+    func cancellingTheTaskEndsTheIterationWithinABatch() async throws {
+        let fixture = try EngineFixture()
+        defer { fixture.remove() }
+        let engine = try fixture.open(registering: [try TickerMachine.machine()])
+        defer { engine.close() }
+        let session = try await engine.startSession(id: "ticker", machine: TickerMachine.name)
+        for _ in 0..<9 { try await session.send(TickerMachine.tick) }
+        // The first `next()` reads all ten records in one batch; after the cancellation none of
+        // the nine still held is returned.
+        let reader = Task {
+            var iterator = engine.records().makeAsyncIterator()
+            let first = try await iterator.next()
+            withUnsafeCurrentTask { $0?.cancel() }
+            return (first?.sequence, try await iterator.next()?.sequence)
+        }
+        let (first, afterCancel) = try await reader.value
+        #expect(first == 1)
+        #expect(afterCancel == nil)
+    }
+
+    @Test(.timeLimit(.minutes(1)))
     func closingTheEngineEndsAWaitingIteration() async throws {
         let fixture = try EngineFixture()
         defer { fixture.remove() }
