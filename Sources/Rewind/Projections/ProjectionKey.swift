@@ -1,3 +1,5 @@
+import RewindStore
+
 /// The key of a projection's state as ``ProjectionReader/states()`` returns it (usually a session
 /// id): its text, compared, hashed and ordered by its UTF-8 bytes, as the store keys the states.
 /// Two keys Swift's `String` calls equal because they are canonically equivalent ("é" as one
@@ -26,17 +28,16 @@ public struct ProjectionKey: Sendable, Hashable, Comparable, CustomStringConvert
 
     /// Whether the two keys have the same UTF-8 bytes (not `String`'s canonical equivalence).
     public static func == (lhs: ProjectionKey, rhs: ProjectionKey) -> Bool {
-        lhs.rawValue.utf8.elementsEqual(rhs.rawValue.utf8)
+        UTF8Identity.equal(lhs.rawValue, rhs.rawValue)
     }
 
     /// Hashes the key's UTF-8 bytes.
     public func hash(into hasher: inout Hasher) {
-        var copy = rawValue
-        copy.withUTF8 { hasher.combine(bytes: UnsafeRawBufferPointer($0)) }
+        UTF8Identity.hash(rawValue, into: &hasher)
     }
 
     /// Orders keys by their UTF-8 bytes, as the store does.
     public static func < (lhs: ProjectionKey, rhs: ProjectionKey) -> Bool {
-        lhs.rawValue.utf8.lexicographicallyPrecedes(rhs.rawValue.utf8)
+        UTF8Identity.precedes(lhs.rawValue, rhs.rawValue)
     }
 }

@@ -44,30 +44,17 @@ public struct SessionID: Sendable, Hashable, Comparable, Codable, CustomStringCo
 
     /// Whether the two ids have the same UTF-8 bytes (not `String`'s canonical equivalence).
     public static func == (lhs: SessionID, rhs: SessionID) -> Bool {
-        let left = lhs.rawValue.utf8, right = rhs.rawValue.utf8
-        guard left.count == right.count else { return false }
-        // Native strings: one memcmp (as fast as String's own ==).
-        let same: Bool?? = left.withContiguousStorageIfAvailable { leftBytes in
-            right.withContiguousStorageIfAvailable { rightBytes in
-                guard let l = leftBytes.baseAddress, let r = rightBytes.baseAddress else { return leftBytes.isEmpty }
-                return memcmp(l, r, leftBytes.count) == 0
-            }
-        }
-        return (same ?? nil) ?? left.elementsEqual(right)
+        UTF8Identity.equal(lhs.rawValue, rhs.rawValue)
     }
 
     /// Hashes the id's UTF-8 bytes.
     public func hash(into hasher: inout Hasher) {
-        let hashed: Void? = rawValue.utf8.withContiguousStorageIfAvailable { hasher.combine(bytes: UnsafeRawBufferPointer($0)) }
-        if hashed == nil {
-            var copy = rawValue
-            copy.withUTF8 { hasher.combine(bytes: UnsafeRawBufferPointer($0)) }
-        }
+        UTF8Identity.hash(rawValue, into: &hasher)
     }
 
     /// Orders ids by their UTF-8 bytes, as the session index does.
     public static func < (lhs: SessionID, rhs: SessionID) -> Bool {
-        lhs.rawValue.utf8.lexicographicallyPrecedes(rhs.rawValue.utf8)
+        UTF8Identity.precedes(lhs.rawValue, rhs.rawValue)
     }
 
     /// Decodes and validates an id from a single string.
