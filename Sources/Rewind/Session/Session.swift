@@ -482,7 +482,7 @@ public final class Session: @unchecked Sendable {
                 lock.withLock { deferred.append(error) }
             }
         }
-        guard lock.withLock({ deliveries == 0 }), hasDueSend else { return }
+        guard lock.withLock({ deliveries == 0 && dueSend(in: current.state) != nil }) else { return }
         do {
             try await deliverDueSends()
         } catch {
