@@ -24,8 +24,9 @@ public enum EngineError: Error, Sendable, Hashable, CustomStringConvertible {
     /// A recorded event could not be re-run: the machine rejected it.
     case replayFailed(session: SessionID, version: UInt64, event: String, reason: String)
     /// The event's name is one of the names the engine records its own requests under
-    /// (``StepRecording/startEvent``, ``StepRecording/enterEvent``): sent as an event, its record
-    /// would read back as a start or a direct move. Nothing was written.
+    /// (``StepRecording/startEvent``, ``StepRecording/enterEvent``, ``StepRecording/dueEvent``):
+    /// sent as an event, its record would read back as a start, a direct move or a send's delivery.
+    /// Nothing was written.
     case reservedEventName(String)
     /// The event payload or state data could not be encoded with the store's coder; nothing was
     /// written.
