@@ -199,10 +199,11 @@ public final class Engine: @unchecked Sendable {
         try await startSession(id: try SessionID(id), machine: machine, context: context, configure: configure)
     }
 
-    /// Creates a session that has no record yet, without starting it: its first request is then a
-    /// direct move (`enter`) or you start it with `send(_:payload:)` after
-    /// `startSession(id:machine:context:configure:)`… Use this for GKStateMachine-style machines
-    /// whose first step is `enter(state)`.
+    /// Creates a session that has no record yet, without starting it: its first request must be a
+    /// direct move (`enter`), which starts it in that state (a `send` throws
+    /// `MachineError.notStarted`); `startSession(id:machine:context:configure:)` starts one in the
+    /// initial configuration instead. Use this for GKStateMachine-style machines whose first step
+    /// is `enter(state)`.
     ///
     /// - Throws: ``EngineError/sessionExists(_:)``, ``EngineError/unknownMachine(_:)``.
     public func makeSession(id: SessionID, machine: String) throws -> Session {
