@@ -10,7 +10,8 @@ public enum EngineError: Error, Sendable, Hashable, CustomStringConvertible {
     case unknownSession(SessionID)
     /// No machine with this name is registered with the engine.
     case unknownMachine(String)
-    /// A session with this id already exists (`startSession(id:machine:context:)`).
+    /// A session with this id already exists (`startSession(id:machine:context:configure:)`,
+    /// `makeSession(id:machine:)`).
     case sessionExists(SessionID)
     /// A different machine definition with the same name is already registered.
     case machineAlreadyRegistered(String)
