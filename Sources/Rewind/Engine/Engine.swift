@@ -11,9 +11,8 @@ public enum ResumePolicy: Sendable, Hashable {
     /// ignoring snapshots) and continue under it; fails with
     /// ``EngineError/replayDivergence(session:version:event:recorded:computed:)`` or
     /// ``EngineError/replayFailed(session:version:event:reason:)`` when the new definition does not
-    /// reproduce the recording. The migration is not recorded in the log: replay re-runs the
-    /// older records under the definition they were written with (see *Durable sessions*,
-    /// "Resume").
+    /// reproduce the recording. Replay re-creates the migration where the records' definition
+    /// changes, so it shows the migrated state after it (see *Durable sessions*, "Resume").
     case replayWithRegistered
 }
 
@@ -265,7 +264,12 @@ public final class Engine: @unchecked Sendable {
                     snapshot = .empty(definition: recording.definition)
                 }
             case .replayWithRegistered:
-                snapshot = .empty(definition: recording.definition)
+                return try recording.migrated { visit in
+                    try transaction.forEachRecord(of: id, from: 1) { record in
+                        try visit(record)
+                        return .next
+                    }
+                }
             }
             try transaction.forEachRecord(of: id, from: snapshot.version + 1) { record in
                 snapshot = try recording.replay(record, on: snapshot).1

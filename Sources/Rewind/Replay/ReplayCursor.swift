@@ -91,11 +91,16 @@ public struct ReplayCursor: Sendable {
     @discardableResult
     public mutating func stepForward() throws -> ReplayPoint? {
         let next = point.version + 1
-        guard let record = try store.read({ try $0.records(of: session, from: next, limit: 1).first }),
-              record.version == next else { return nil }
+        let session = self.session
+        let current = snapshot
+        guard case let (record, before)? = try store.read({ transaction -> (TransitionRecord, SessionSnapshot)? in
+            guard let record = try transaction.records(of: session, from: next, limit: 1).first,
+                  record.version == next else { return nil }
+            return (record, try machines.state(before: record, from: current, in: transaction))
+        }) else { return nil }
         let recording = try machines.recording(for: record.definition)
         let request = try recording.request(of: record)
-        let after = try recording.replay(record, request: request, on: snapshot).1
+        let after = try recording.replay(record, request: request, on: before).1
         return move(to: after, step: RecordedStep(record: record, request: request, recording: recording))
     }
 

@@ -63,6 +63,29 @@ struct ReplayMachines: Sendable {
         }
     }
 
+    /// The state `record` is re-run on, given `snapshot`, the session's state at the version
+    /// before it: `snapshot` itself, or, when `record` is the first after a migration, the state
+    /// the migration left (every record before it re-run through `record`'s definition; see
+    /// `StepRecording.migrated(replaying:)`).
+    mutating func state(
+        before record: TransitionRecord, from snapshot: SessionSnapshot, in transaction: StoreReadTransaction
+    ) throws -> SessionSnapshot {
+        guard StepRecording.isFirstAfterMigration(record, on: snapshot) else { return snapshot }
+        let migrated = try recording(for: record.definition).migrated { visit in
+            try transaction.forEachRecord(of: record.session, from: 1) { earlier in
+                guard earlier.version < record.version else { return .stop }
+                try visit(earlier)
+                return .next
+            }
+        }
+        guard migrated.version == snapshot.version else {
+            throw EngineError.corruptedEntry(
+                what: "the session index of '\(record.session)'",
+                reason: "version \(migrated.version + 1) is missing")
+        }
+        return migrated
+    }
+
     /// The session's state at `version` (nearest snapshot at or before it, plus the records
     /// after it), with the record of that version and its decoded request (`nil` at version 0).
     mutating func rebuild(
@@ -76,7 +99,8 @@ struct ReplayMachines: Sendable {
                 guard record.version <= version else { return .stop }
                 let recording = try recording(for: record.definition)
                 let request = try recording.request(of: record)
-                snapshot = try recording.replay(record, request: request, on: snapshot).1
+                let before = try state(before: record, from: snapshot, in: transaction)
+                snapshot = try recording.replay(record, request: request, on: before).1
                 last = RecordedStep(record: record, request: request, recording: recording)
                 return record.version == version ? .stop : .next
             }

@@ -163,7 +163,11 @@ public final class ReplayPlayer {
                 what: "the session index of '\(session)'", reason: "version \(version + 1) is missing")
         }
         let recording = try machines.recording(for: record.definition)
-        let previous = snapshot
+        var previous = snapshot
+        if StepRecording.isFirstAfterMigration(record, on: previous) {
+            // The hooks see the step from the state the migration left, as the live session's did.
+            previous = try engine.store.read { try machines.state(before: record, from: previous, in: $0) }
+        }
         let (step, after) = try recording.replay(record, on: previous)
         snapshot = after
         hooks.run(step, of: recording.machine, previous: previous.state)

@@ -220,6 +220,17 @@ extension Engine {
                 recordings[transition.definition] = recording
             }
             let record = TransitionRecord(sequence: 0, session: session, version: version, transition: transition)
+            if StepRecording.isFirstAfterMigration(record, on: snapshot) {
+                // The state the migration left, as the live session (and replay) continued from it.
+                let migrated = try? recording.migrated { visit in
+                    for (earlier, transition) in contents.transitions[..<offset].enumerated() {
+                        try visit(TransitionRecord(
+                            sequence: 0, session: session, version: UInt64(earlier + 1), transition: transition))
+                    }
+                }
+                guard let migrated else { break }
+                snapshot = migrated
+            }
             guard let next = try? recording.replay(record, on: snapshot).1 else { break }
             snapshot = next
             if version % interval == 0, let bytes = try? snapshot.encoded() {
