@@ -9,8 +9,9 @@ struct RewindCommand: AsyncParsableCommand {
         commandName: "rewind",
         abstract: "Durable, replayable screen flows: run the demo, inspect sessions, travel in time.",
         discussion: """
-            Every command takes --store PATH (default: ./\(StoreOptions.defaultDirectory), the demo \
-            store) and --json for machine-readable output. Exit status: 0 success, 1 `verify` found \
+            Every command takes --json for machine-readable output, and every one but bench (which \
+            runs on a temporary store) takes --store PATH (default: ./\(StoreOptions.defaultDirectory), \
+            the demo store). Exit status: 0 success, 1 `verify` found \
             a divergence, 2 an error (one line on standard error), 64 a usage error.
             """,
         subcommands: [
