@@ -1,4 +1,5 @@
 import Foundation
+import RewindTestSupport
 import Testing
 
 /// `rewind graph MACHINE|FILE --format dot|mermaid|scxml|json [--session S --at V]`.
@@ -32,6 +33,20 @@ struct GraphCommandTests {
         }
         #expect(!FileManager.default.fileExists(atPath: nowhere.store))
         expectOneLineError(try await nowhere.run(["graph", "nothing"]), containing: ["no store"])
+    }
+
+    @Test func anEmptyStoreDirectoryIsNoStoreTooAndExamplesAreDrawnInIt() async throws {
+        let directory = try TemporaryDirectory(prefix: "rewind-cli")
+        defer { directory.remove() }
+        let empty = try RewindTool(store: directory.path)
+        let missing = try RewindTool(store: directory.url.appendingPathComponent("missing").path)
+        for format in ["dot", "mermaid", "scxml", "json"] {
+            let drawn = try await empty.text(["graph", "kanji", "--format", format])
+            #expect(drawn == (try await missing.text(["graph", "kanji", "--format", format])), "\(format)")
+        }
+        #expect(try await empty.text(["graph", "kanji"]).contains("stateDiagram"))
+        expectOneLineError(try await empty.run(["graph", "nothing"]), containing: ["no store at '\(directory.path)'"])
+        #expect(try FileManager.default.contentsOfDirectory(atPath: directory.path).isEmpty)
     }
 
     @Test func aJSONDefinitionWrittenByGraphDrawsTheSameAsTheMachine() async throws {

@@ -32,9 +32,8 @@ struct Graph: AsyncParsableCommand {
         let definition: MachineDefinition
         if let fromFile = try Self.definition(fromFile: machine) {
             definition = try Self.validated(fromFile, from: machine)
-        } else if session == nil, !FileManager.default.fileExists(atPath: storeOptions.store),
-                  let example = try ExampleCatalog.machines()[machine] {
-            // No store to look in: the examples are drawn all the same.
+        } else if session == nil, storeOptions.namesNoStore, let example = try ExampleCatalog.machines()[machine] {
+            // No store to look in (a missing or empty directory): the examples are drawn all the same.
             definition = example.definition
         } else {
             let engine = try storeOptions.openEngine()

@@ -19,18 +19,20 @@ struct StoreOptions: ParsableArguments {
     /// - Throws: ``CLIError/noStore(_:)`` when there is no store to open, and the store's errors
     ///   (not a store, newer format) otherwise.
     func openEngine(durability: Durability = .durable, creating: Bool = false) throws -> Engine {
-        if !creating {
-            var isDirectory: ObjCBool = false
-            guard FileManager.default.fileExists(atPath: store, isDirectory: &isDirectory), isDirectory.boolValue else {
-                throw CLIError.noStore(store)
-            }
-            // A directory of other files is left to the store, which says it is not a store.
-            if let contents = try? FileManager.default.contentsOfDirectory(atPath: store),
-               contents.isEmpty || contents == ["lock.mdb"] {
-                throw CLIError.noStore(store)
-            }
-        }
+        if !creating, namesNoStore { throw CLIError.noStore(store) }
         return try ExampleCatalog.engine(directory: store, durability: durability)
+    }
+
+    /// Whether `--store` names no store: a missing path, a file, or an empty directory (or one
+    /// holding only LMDB's lock file). A directory of other files is not "no store": it is left to
+    /// the store, which says it is not a store.
+    var namesNoStore: Bool {
+        var isDirectory: ObjCBool = false
+        guard FileManager.default.fileExists(atPath: store, isDirectory: &isDirectory), isDirectory.boolValue else {
+            return true
+        }
+        guard let contents = try? FileManager.default.contentsOfDirectory(atPath: store) else { return false }
+        return contents.isEmpty || contents == ["lock.mdb"]
     }
 }
 
