@@ -95,9 +95,12 @@ struct ArchiveImportFuzzTests {
                 archive = Self.resealed(lines.flatMap { $0 + [UInt8(ascii: "\n")] })
             }
             let id = try SessionID("fuzz-\(iteration)")
+            // `SessionArchive.validate` refuses what the import refuses, without a store.
+            let validated = (try? SessionArchive.validate(Data(archive), as: id)) != nil
             do {
                 let info = try await engine.importSession(Data(archive), as: id)
                 outcomes.imported += 1
+                #expect(validated, "input \(iteration): imported but not valid")
                 // Accepted: then it is a whole session, appended after everything else.
                 #expect(info.headVersion > 0)
                 let newHead = try engine.store.headSequence()
@@ -105,6 +108,7 @@ struct ArchiveImportFuzzTests {
                 head = newHead
             } catch let error as SessionArchiveError {
                 outcomes.refused += 1
+                #expect(!validated, "input \(iteration): refused but valid: \(error)")
                 #expect(error.line != nil, "input \(iteration): \(error)")
                 #expect(try engine.store.headSequence() == head, "input \(iteration) wrote records: \(error)")
                 #expect(try engine.store.sessionInfo(for: id) == nil, "input \(iteration)")

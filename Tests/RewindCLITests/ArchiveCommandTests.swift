@@ -72,6 +72,47 @@ struct ArchiveCommandTests {
         }
     }
 
+    @Test func aRefusedImportWithCreateCreatesNoStore() async throws {
+        let demo = try await DemoStore.make()
+        defer { demo.remove() }
+        let row = try await Self.longestKanji(in: demo)
+        let file = demo.file("session.ndjson")
+        _ = try await demo.tool.text(["export", row.session, "-o", file])
+        let data = try Data(contentsOf: URL(fileURLWithPath: file))
+        let truncated = demo.file("truncated.ndjson")
+        try data.prefix(data.count / 2).write(to: URL(fileURLWithPath: truncated))
+        var lines = String(decoding: data, as: UTF8.self).split(separator: "\n", omittingEmptySubsequences: false).map(String.init)
+        let index = try #require(lines.firstIndex { $0.contains("\"version\":2") })
+        lines[index] = lines[index].replacingOccurrences(of: "\"version\":2", with: "\"version\":3")
+        let tampered = demo.file("tampered.ndjson")
+        try Data(lines.joined(separator: "\n").utf8).write(to: URL(fileURLWithPath: tampered))
+
+        let refusals: [(arguments: [String], fragment: String)] = [
+            (["import", demo.file("nosuch.ndjson"), "--create"], "nosuch.ndjson"),
+            (["import", truncated, "--create"], "line"),
+            (["import", tampered, "--create"], "line \(index + 1)"),
+            (["import", file, "--create", "--as", ""], "invalid session id"),
+        ]
+        // A missing directory stays missing, an empty one empty.
+        let empty = demo.file("empty-store")
+        try FileManager.default.createDirectory(atPath: empty, withIntermediateDirectories: false)
+        for path in [demo.file("new-store"), empty] {
+            let fresh = try RewindTool(store: path)
+            for refusal in refusals {
+                expectOneLineError(try await fresh.run(refusal.arguments), containing: [refusal.fragment])
+                if path == empty {
+                    let contents = try FileManager.default.contentsOfDirectory(atPath: path)
+                    #expect(contents.isEmpty, "\(refusal.arguments) left \(contents)")
+                } else {
+                    #expect(!FileManager.default.fileExists(atPath: path), "\(refusal.arguments) created the store")
+                }
+            }
+            // The good file still makes the store.
+            let imported = try await fresh.json(CommandOutputs.Archive.self, ["import", file, "--create"])
+            #expect(imported.records == row.version)
+        }
+    }
+
     @Test func importingOverAnExistingSessionIsRefusedAndImportsNothing() async throws {
         let demo = try await DemoStore.make()
         defer { demo.remove() }

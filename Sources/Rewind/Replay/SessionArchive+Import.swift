@@ -15,6 +15,32 @@ extension SessionArchive {
     /// under the name, a NUL and a 64-digit content version, and LMDB keys are at most 511 bytes.
     static let maximumMachineNameByteCount = 511 - 1 - 64
 
+    /// Checks `archive` as ``Engine/importSession(_:as:)`` with the same `id` does before it
+    /// writes anything — every line, and the exported session id when `id` is `nil` — without a
+    /// store, so that a tool can refuse a truncated, altered or malformed archive before it opens
+    /// (or creates) one.
+    ///
+    /// An archive that passes can still be refused by the import itself: when the store already
+    /// holds the session (``EngineError/sessionExists(_:)``), or on the store's errors.
+    ///
+    /// - Throws: ``SessionArchiveError`` with the 1-based line at fault.
+    public static func validate(_ archive: Data, as id: SessionID? = nil) throws {
+        let contents = try parse(Array(archive))
+        if id == nil { _ = try exportedSession(of: contents.header) }
+    }
+
+    /// The session id `header` names, checked.
+    ///
+    /// - Throws: ``SessionArchiveError/malformedLine(line:reason:)`` (line 1) when it is not a
+    ///   valid ``SessionID``.
+    static func exportedSession(of header: Header) throws -> SessionID {
+        do {
+            return try SessionID(header.session)
+        } catch {
+            throw SessionArchiveError.malformedLine(line: 1, reason: "its session id is invalid: \(error)")
+        }
+    }
+
     /// Checks every line of `bytes` (see ``SessionArchive``) and returns its contents.
     static func parse(_ bytes: [UInt8]) throws -> Contents {
         var lines: [Range<Int>] = []
@@ -155,16 +181,7 @@ extension Engine {
     @discardableResult
     public func importSession(_ archive: Data, as id: SessionID? = nil) async throws -> SessionInfo {
         let contents = try SessionArchive.parse(Array(archive))
-        let session: SessionID
-        if let id {
-            session = id
-        } else {
-            do {
-                session = try SessionID(contents.header.session)
-            } catch {
-                throw SessionArchiveError.malformedLine(line: 1, reason: "its session id is invalid: \(error)")
-            }
-        }
+        let session = try id ?? SessionArchive.exportedSession(of: contents.header)
         if try store.sessionInfo(for: session) != nil { throw EngineError.sessionExists(session) }
         let machine = contents.header.machine
         var writes = contents.definitions.map { version, definition in

@@ -30,9 +30,16 @@ struct Export: AsyncParsableCommand {
 }
 
 /// `rewind import FILE`: a session exported by `rewind export`, checked line by line first.
+///
+/// With `--create` the file is read and checked before the store is opened, so an import that is
+/// refused (a missing, truncated or tampered file, a bad `--as` id) creates no store: a missing or
+/// empty directory is left as it was. Without it, a missing store is reported before the file.
 struct Import: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
-        abstract: "Import a session file written by `rewind export`; a truncated or tampered file imports nothing.")
+        abstract: """
+            Import a session file written by `rewind export`; a truncated or tampered file imports \
+            nothing (and with --create creates no store).
+            """)
 
     @OptionGroup var storeOptions: StoreOptions
     @OptionGroup var output: OutputOptions
@@ -43,23 +50,39 @@ struct Import: AsyncParsableCommand {
     @Option(name: .customLong("as"), help: "Import under this session id (default: the exported one).")
     var newID: String?
 
-    @Flag(help: "Create the store when --store names none (a missing or empty directory).")
+    @Flag(help: "Create the store when --store names none (a missing or empty directory), once the file is checked.")
     var create = false
 
     func run() async throws {
-        let engine = try storeOptions.openEngine(creating: create)
-        defer { engine.close() }
-        let data: Data
-        do {
-            data = try Data(contentsOf: URL(fileURLWithPath: file))
-        } catch {
-            throw CLIError.unreadableFile(file, reason: "it does not exist or is not readable")
+        let info: SessionInfo
+        if create {
+            // Everything that can be checked without a store is, before the store is created.
+            let data = try readFile()
+            let id = try newID.map { try SessionID($0) }
+            try SessionArchive.validate(data, as: id)
+            let engine = try storeOptions.openEngine(creating: true)
+            defer { engine.close() }
+            info = try await engine.importSession(data, as: id)
+        } else {
+            let engine = try storeOptions.openEngine()
+            defer { engine.close() }
+            info = try await engine.importSession(try readFile(), as: try newID.map { try SessionID($0) })
         }
-        let info = try await engine.importSession(data, as: try newID.map { try SessionID($0) })
         if output.json {
             try Terminal.printJSON(ArchiveReport(session: info.session.rawValue, records: info.headVersion))
         } else {
             print("imported \(info.session) (\(info.machine), \(info.headVersion) records)")
+        }
+    }
+
+    /// The bytes of `file`.
+    ///
+    /// - Throws: ``CLIError/unreadableFile(_:reason:)`` when it is missing or unreadable.
+    private func readFile() throws -> Data {
+        do {
+            return try Data(contentsOf: URL(fileURLWithPath: file))
+        } catch {
+            throw CLIError.unreadableFile(file, reason: "it does not exist or is not readable")
         }
     }
 }
