@@ -52,6 +52,16 @@ struct DemoCommandTests {
         #expect(restarted.count == 30)
     }
 
+    @Test func demoInAnEmptyDirectoryReportsTheStoreCreated() async throws {
+        // An empty directory is no store (as for every other command): the demo creates one there.
+        let directory = try TemporaryDirectory(prefix: "rewind-cli")
+        defer { directory.remove() }
+        let tool = try RewindTool(store: directory.path)
+        let summary = try await tool.json(DemoStore.Summary.self, ["demo", "--sessions", "3"])
+        #expect(summary.created)
+        #expect(summary.totalSessions == 3)
+    }
+
     @Test func theSameSeedOnAFreshStoreRecordsTheSameSessions() async throws {
         let first = try await DemoStore.make(seed: 7)
         defer { first.remove() }

@@ -49,7 +49,7 @@ struct Demo: AsyncParsableCommand {
         if fresh, fileManager.fileExists(atPath: storeOptions.store) {
             try fileManager.removeItem(atPath: storeOptions.store)
         }
-        let created = !fileManager.fileExists(atPath: storeOptions.store)
+        let created = storeOptions.namesNoStore
         let engine = try ExampleCatalog.engine(directory: storeOptions.store, durability: .durable)
         defer { engine.close() }
         if !output.json {
