@@ -8,7 +8,8 @@ public enum ResumePolicy: Sendable, Hashable {
     /// Refuse with ``EngineError/definitionMismatch(session:machine:recorded:registered:)``.
     case strict
     /// Migrate: re-run every recorded event through the registered definition (from version 1,
-    /// ignoring snapshots) and continue under it; fails with
+    /// ignoring snapshots) and continue under it, when the session's last record names another
+    /// definition (else, when the session was migrated before, resume as ``strict`` does); fails with
     /// ``EngineError/replayDivergence(session:version:event:recorded:computed:)`` or
     /// ``EngineError/replayFailed(session:version:event:reason:)`` when the new definition does not
     /// reproduce the recording. Replay re-creates the migration where the records' definition
@@ -144,6 +145,12 @@ public final class Engine: @unchecked Sendable {
         lock.withLock { machines[name]?.machine }
     }
 
+    /// The step ↔ record mapping of the machine registered as `name` (its `definition` is the
+    /// registered definition's content version, computed once at registration), if any.
+    func registeredRecording(named name: String) -> StepRecording? {
+        lock.withLock { machines[name] }
+    }
+
     /// The stored definition of machine `name` at content version `version` (as named by records).
     ///
     /// - Throws: ``EngineError/corruptedEntry(what:reason:)`` when it cannot be decoded.
@@ -225,7 +232,9 @@ public final class Engine: @unchecked Sendable {
         guard let info = try store.sessionInfo(for: id) else { throw EngineError.unknownSession(id) }
         let recording = try recording(for: info.machine)
         let snapshot = try loadSnapshot(of: id, recording: recording, policy: policy)
-        return Session(id: id, machineName: info.machine, recording: recording, engine: self, snapshot: snapshot)
+        return Session(
+            id: id, machineName: info.machine, recording: recording, engine: self, snapshot: snapshot,
+            resumePolicy: policy)
     }
 
     /// Resumes an existing session by its plain string id.
@@ -249,27 +258,26 @@ public final class Engine: @unchecked Sendable {
             guard let head = try transaction.records(of: id, from: info.headVersion, limit: 1).first else {
                 throw EngineError.unknownSession(id)
             }
-            var snapshot: SessionSnapshot
-            switch policy {
-            case .strict:
-                guard head.definition == recording.definition else {
+            if head.definition != recording.definition {
+                guard policy == .replayWithRegistered else {
                     throw EngineError.definitionMismatch(
                         session: id, machine: info.machine, recorded: head.definition,
                         registered: recording.definition)
                 }
-                snapshot = try SessionSnapshot.latest(of: id, atOrBefore: info.headVersion, in: transaction)
-                    ?? .empty(definition: recording.definition)
-                if snapshot.definition != recording.definition {
-                    // Written before a migration: rebuild from the records instead.
-                    snapshot = .empty(definition: recording.definition)
-                }
-            case .replayWithRegistered:
                 return try recording.migrated { visit in
                     try transaction.forEachRecord(of: id, from: 1) { record in
                         try visit(record)
                         return .next
                     }
                 }
+            }
+            // The head names the registered definition (the session may have been migrated to it
+            // before: a migration now would compute what the latest snapshot under it holds).
+            var snapshot = try SessionSnapshot.latest(of: id, atOrBefore: info.headVersion, in: transaction)
+                ?? .empty(definition: recording.definition)
+            if snapshot.definition != recording.definition {
+                // Written before a migration: rebuild from the records instead.
+                snapshot = .empty(definition: recording.definition)
             }
             try transaction.forEachRecord(of: id, from: snapshot.version + 1) { record in
                 snapshot = try recording.replay(record, on: snapshot).1

@@ -24,8 +24,8 @@ struct ReplayMachines: Sendable {
     mutating func recording(for definition: String) throws -> StepRecording {
         if let cached = cache[definition] { return cached }
         let machine: Machine
-        if let registered = engine.machine(named: machineName), registered.definition.contentVersion == definition {
-            machine = registered
+        if let registered = engine.registeredRecording(named: machineName), registered.definition == definition {
+            machine = registered.machine
         } else {
             guard let stored = try engine.storedDefinition(name: machineName, version: definition) else {
                 throw ReplayError.missingDefinition(machine: machineName, version: definition)

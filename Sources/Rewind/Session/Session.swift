@@ -39,8 +39,17 @@ public final class Session: @unchecked Sendable {
     /// Registered under `lock`; run only while holding `gate`.
     private let hooks = StepHooks()
 
-    init(id: SessionID, machineName: String, recording: StepRecording, engine: Engine, snapshot: SessionSnapshot) {
+    /// How ``reload()`` treats records written under another definition: as the session was
+    /// resumed (a session migrated with ``ResumePolicy/replayWithRegistered`` reloads the same way
+    /// until its first record under the new definition).
+    let resumePolicy: ResumePolicy
+
+    init(
+        id: SessionID, machineName: String, recording: StepRecording, engine: Engine, snapshot: SessionSnapshot,
+        resumePolicy: ResumePolicy = .strict
+    ) {
         self.id = id
+        self.resumePolicy = resumePolicy
         self.machineName = machineName
         self.recording = recording
         self.engine = engine
@@ -241,10 +250,16 @@ public final class Session: @unchecked Sendable {
     }
 
     /// Reloads the session from the store (after a version conflict: another engine or process
-    /// changed it), keeping the hooks.
+    /// changed it), keeping the hooks. It resumes as `session(_:policy:)` did with the policy this
+    /// session was resumed with: a session migrated with ``ResumePolicy/replayWithRegistered``
+    /// migrates again while its last record still names the old definition.
+    ///
+    /// - Throws: ``EngineError/definitionMismatch(session:machine:recorded:registered:)`` when
+    ///   another writer appended under another definition (and this session was resumed with
+    ///   ``ResumePolicy/strict``), replay and store errors; the session is then unchanged.
     public func reload() async throws {
         try await withGateThenQueued {
-            let snapshot = try engine.loadSnapshot(of: id, recording: recording)
+            let snapshot = try engine.loadSnapshot(of: id, recording: recording, policy: resumePolicy)
             lock.withLock { current = snapshot }
         }
     }

@@ -80,6 +80,24 @@ struct DefinitionMismatchTests {
         #expect(try engine.session("user").snapshot == migrated.snapshot)
     }
 
+    @Test func aMigratedSessionReloadsAsItWasResumed() async throws {
+        let (fixture, live) = try await recordOriginal()
+        defer { fixture.remove() }
+        let changed = try Machine(Self.extendedOnboarding)
+        let engine = try fixture.open(registering: [changed])
+        defer { engine.close() }
+        let migrated = try engine.session("user", policy: .replayWithRegistered)
+        // Nothing recorded under the new definition yet: the head still names the old one, and
+        // the reload migrates again instead of refusing.
+        try await migrated.reload()
+        #expect(migrated.snapshot.state == live.state)
+        #expect(migrated.snapshot.definition == changed.definition.contentVersion)
+        try await migrated.send("help")
+        try await migrated.reload()
+        #expect(migrated.configuration == ["greeting"])
+        #expect(try engine.session("user").snapshot == migrated.snapshot)
+    }
+
     @Test func replayWithRegisteredFailsWhenTheNewDefinitionDiverges() async throws {
         let (fixture, _) = try await recordOriginal()
         defer { fixture.remove() }
