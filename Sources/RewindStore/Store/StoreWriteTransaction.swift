@@ -42,52 +42,63 @@ public final class StoreWriteTransaction: StoreReadTransaction {
         }
         // The tail ends where the log does (this transaction's own appends included).
         let firstSequence = try loadTail() + 1
-        // The head is moved out of the tail and back in, never copied (its strings and sequences
-        // would be retained and released on every append).
-        let key = session
-        var newHead: SessionHead
-        let fromTail: Bool
-        if let cached = loadedTail?.heads.removeValue(forKey: key) {
-            (newHead, fromTail) = (cached, true)
+        // The tail is taken out of the transaction while it changes (a move, not a copy) and its
+        // session's head is changed in place where the dictionary holds it: one hash of the id
+        // per append, no head copied (its strings and sequences would be retained and released),
+        // no entry removed and inserted again.
+        var tail = loadedTail.take() ?? SessionTail(mark: firstSequence - 1)
+        defer { loadedTail = tail }
+        let index: [SessionID: SessionHead].Index
+        if let found = tail.heads.index(forKey: session) {
+            let head = tail.heads.values[found].info.headVersion
+            guard expectedVersion.isSatisfied(byHead: head) else {
+                throw StoreError.versionConflict(session: session, expected: expectedVersion, actual: head)
+            }
+            index = found
         } else {
-            newHead = try storedEntry(for: session)
+            let stored = try storedEntry(for: session)
                 ?? .empty(session, created: transitions[0].timestamp, origin: transitions[0].origin)
-            fromTail = false
+            let head = stored.info.headVersion
+            guard expectedVersion.isSatisfied(byHead: head) else {
+                throw StoreError.versionConflict(session: session, expected: expectedVersion, actual: head)
+            }
+            tail.heads[session] = stored
+            guard let inserted = tail.heads.index(forKey: session) else {
+                preconditionFailure("a session's head is in the tail right after it was inserted")
+            }
+            index = inserted
         }
-        let head = newHead.info.headVersion
-        guard expectedVersion.isSatisfied(byHead: head) else {
-            if fromTail { loadedTail?.heads[key] = newHead }
-            throw StoreError.versionConflict(session: session, expected: expectedVersion, actual: head)
-        }
+        let head = tail.heads.values[index].info.headVersion
 
         // Validated: from here on, only LMDB failures (which fail the whole transaction) can throw.
         var sequence = firstSequence
         let log = databases.log
-        for index in transitions.indices {
+        for offset in transitions.indices {
             // Encoded straight into the space LMDB reserves in its page: no buffer, no copy.
-            let version = newHead.info.headVersion + 1
+            let version = tail.heads.values[index].info.headVersion + 1
             let size = RecordCodec.encodedSize(
-                sequence: sequence, session: session, version: version, transition: transitions[index])
+                sequence: sequence, session: session, version: version, transition: transitions[offset])
             try withUnsafeBytes(of: sequence.bigEndian) { key in
                 try writeTransaction.put(reserving: size, forKey: key, in: log, flags: .append) { value in
                     RecordCodec.encode(sequence: sequence, session: session, version: version,
-                                       transition: transitions[index], into: value)
+                                       transition: transitions[offset], into: value)
                 }
             }
-            if newHead.advance(sequence: sequence, machine: transitions[index].machine,
-                               timestamp: transitions[index].timestamp) {
+            if tail.heads.values[index].advance(
+                sequence: sequence, machine: transitions[offset].machine, timestamp: transitions[offset].timestamp)
+            {
                 // The block is full: it goes to the session index, keyed by its first version.
-                try putIndexBlock(newHead.recent, of: session,
-                                  from: newHead.info.headVersion - UInt64(StoreLayout.indexBlockSize) + 1)
-                newHead.startNextBlock()
+                try putIndexBlock(tail.heads.values[index].recent, of: session,
+                                  from: version - UInt64(StoreLayout.indexBlockSize) + 1)
+                tail.heads.values[index].startNextBlock()
             }
             sequence += 1
         }
         // The session's entry is written when the tail is written out (see `SessionTail`).
-        loadedTail?.heads[key] = newHead
-        loadedTail?.end = sequence - 1
+        tail.end = sequence - 1
+        let lastVersion = tail.heads.values[index].info.headVersion
         return AppendResult(
-            session: session, firstVersion: head + 1, lastVersion: newHead.info.headVersion,
+            session: session, firstVersion: head + 1, lastVersion: lastVersion,
             firstSequence: firstSequence, lastSequence: sequence - 1)
     }
 
@@ -95,7 +106,9 @@ public final class StoreWriteTransaction: StoreReadTransaction {
     /// it becomes its session's `sessions` entry and the `sessions-through` mark moves to the end
     /// of the log. Called once the transaction's appends are done, before it commits.
     func writeTailIfLonger(than maximumLength: UInt64) throws {
-        guard let tail = loadedTail, tail.length > maximumLength else { return }
+        guard var tail = loadedTail.take() else { return }
+        defer { loadedTail = tail }
+        guard tail.length > maximumLength else { return }
         for (key, head) in tail.heads {
             buffer.removeAll(keepingCapacity: true)
             SessionInfoCodec.encode(head, into: &buffer)
@@ -107,7 +120,9 @@ public final class StoreWriteTransaction: StoreReadTransaction {
             }
         }
         try writeTransaction.put(StoreKey.uint64(tail.end), forKey: StoreLayout.sessionsThroughKey, in: databases.meta)
-        loadedTail = SessionTail(mark: tail.end)
+        // An empty tail from the end on, its table's capacity kept for the sessions that come back.
+        tail.heads.removeAll(keepingCapacity: true)
+        tail.mark = tail.end
     }
 
     /// Writes a full block of `session`'s index: the sequences of versions `firstVersion…`.
