@@ -264,12 +264,7 @@ public final class Engine: @unchecked Sendable {
                         session: id, machine: info.machine, recorded: head.definition,
                         registered: recording.definition)
                 }
-                return try recording.migrated { visit in
-                    try transaction.forEachRecord(of: id, from: 1) { record in
-                        try visit(record)
-                        return .next
-                    }
-                }
+                return try recording.migrated(id, in: transaction)
             }
             // The head names the registered definition (the session may have been migrated to it
             // before: a migration now would compute what the latest snapshot under it holds).

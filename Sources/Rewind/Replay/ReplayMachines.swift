@@ -71,13 +71,8 @@ struct ReplayMachines: Sendable {
         before record: TransitionRecord, from snapshot: SessionSnapshot, in transaction: StoreReadTransaction
     ) throws -> SessionSnapshot {
         guard StepRecording.isFirstAfterMigration(record, on: snapshot) else { return snapshot }
-        let migrated = try recording(for: record.definition).migrated { visit in
-            try transaction.forEachRecord(of: record.session, from: 1) { earlier in
-                guard earlier.version < record.version else { return .stop }
-                try visit(earlier)
-                return .next
-            }
-        }
+        let migrated = try recording(for: record.definition).migrated(
+            record.session, before: record.version, in: transaction)
         guard migrated.version == snapshot.version else {
             throw EngineError.corruptedEntry(
                 what: "the session index of '\(record.session)'",

@@ -27,6 +27,21 @@ extension StepRecording {
         return snapshot
     }
 
+    /// The session `session` as a migration to this recording's definition leaves it, from its
+    /// records in `transaction` before version `end` (all of them when `nil`); see
+    /// ``migrated(replaying:)``.
+    func migrated(
+        _ session: SessionID, before end: UInt64? = nil, in transaction: StoreReadTransaction
+    ) throws -> SessionSnapshot {
+        try migrated { visit in
+            try transaction.forEachRecord(of: session, from: 1) { record in
+                if let end, record.version >= end { return .stop }
+                try visit(record)
+                return .next
+            }
+        }
+    }
+
     /// Whether `record`, re-run on `snapshot` (the session's state at the version before it), is
     /// the first record after a migration: it names another definition than the records before
     /// it.
