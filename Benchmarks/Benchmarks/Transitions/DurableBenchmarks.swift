@@ -55,6 +55,20 @@ func registerDurableBenchmarks() {
         }
     }
 
+    // 3 and 4. The ceiling of an async engine at 64 sessions: raw LMDB commits fed by 64 tasks
+    // that suspend until their commit returns, nothing else (no machine, no encoding).
+    // Each paired with raw LMDB at the batch the fed tasks reach.
+    for (name, noSync) in [("3 group commit 64 sessions: raw LMDB", false), ("4 no-sync 64 sessions: raw LMDB NOSYNC", true)] {
+        taskFedBenchmark("\(name) fed by 64 tasks", configuration: rawPerThousand, noSync: noSync)
+        rawBenchmark("\(name) at the fed tasks' batch", configuration: rawPerThousand, noSync: noSync, perIteration: 1_000) {
+            let log = try TaskFedRawLog(recordSize: try await SampleRecord.make().encodedSize, noSync: noSync)
+            defer { log.close() }
+            let appends = noSync ? 20_000 : 4_000
+            let commits = try await log.run(appends: appends, senders: 64)
+            return max(1, Int((Double(appends) / Double(max(1, commits))).rounded()))
+        }
+    }
+
     // 4. No-sync append (bulk import).
     for sessions in [1, 64] {
         engineBenchmark(
@@ -167,6 +181,28 @@ private func engineBenchmark(
             }
         },
         setup: { box.value = try await EngineFixture(durability: durability, sessions: sessions) },
+        teardown: { box.value?.close() })
+}
+
+/// Raw LMDB fed by 64 suspending tasks (see ``TaskFedRawLog``): the scaling factor's values per
+/// iteration.
+private func taskFedBenchmark(_ name: String, configuration: Benchmark.Configuration, noSync: Bool) {
+    let box = FixtureBox<TaskFedRawLog>()
+    Benchmark(
+        name, configuration: configuration,
+        closure: { benchmark in
+            guard let log = box.value else { return benchmark.error("no fixture") }
+            do {
+                let count = benchmark.scaledIterations.count
+                benchmark.startMeasurement()
+                let commits = try await log.run(appends: count, senders: 64)
+                benchmark.stopMeasurement()
+                benchmark.measurement(batchMetric, max(1, Int((Double(count) / Double(max(1, commits))).rounded())))
+            } catch {
+                benchmark.error("\(error)")
+            }
+        },
+        setup: { box.value = try TaskFedRawLog(recordSize: try await SampleRecord.make().encodedSize, noSync: noSync) },
         teardown: { box.value?.close() })
 }
 

@@ -10,6 +10,7 @@ func registerInterleavedBenchmarks() {
     let rewind = nanoseconds("Rewind ns/transition")
     let raw = nanoseconds("raw LMDB ns/transition")
     let grdb = nanoseconds("GRDB ns/transition")
+    let ceiling = nanoseconds("ceiling ns/transition")
 
     // Items 2 and 5, one transition per commit.
     let box = FixtureBox<(engine: EngineFixture, raw: RawLMDBLog, grdb: GRDBLog)>()
@@ -52,18 +53,20 @@ func registerInterleavedBenchmarks() {
         })
 
     // Items 3–5 with concurrent sessions: the baselines replay the batch Rewind reached in the
-    // same iteration.
+    // same iteration. At 64 durable sessions also the async ceiling (see `TaskFedRawLog`): raw
+    // LMDB commits fed by 64 tasks, which reach their own batch (all of them).
     for (sessions, durability) in [(8, Durability.durable), (64, .durable), (256, .durable), (1, .noSync), (64, .noSync)] {
         let withGRDB = sessions == 64 && durability == .durable
         let label = durability == .durable ? "durable group commit" : "no-sync"
-        let groupBox = FixtureBox<(engine: EngineFixture, raw: RawLMDBLog, grdb: GRDBLog?)>()
+        let groupBox = FixtureBox<(engine: EngineFixture, raw: RawLMDBLog, grdb: GRDBLog?, ceiling: TaskFedRawLog?)>()
         Benchmark(
-            "7 interleaved \(label) \(sessions) sessions: Rewind, raw LMDB same batch\(withGRDB ? ", GRDB" : "")",
+            "7 interleaved \(label) \(sessions) sessions: Rewind, raw LMDB same batch"
+                + (withGRDB ? ", GRDB, raw LMDB fed by 64 tasks" : ""),
             configuration: .init(
-                metrics: withGRDB ? [rewind, raw, grdb, batchMetric] : [rewind, raw, batchMetric],
+                metrics: withGRDB ? [rewind, raw, grdb, ceiling, batchMetric] : [rewind, raw, batchMetric],
                 maxDuration: .seconds(8), maxIterations: durability == .durable ? 12 : 40),
             closure: { benchmark in
-                guard let (engine, rawLog, grdbLog) = groupBox.value else { return benchmark.error("no fixture") }
+                guard let (engine, rawLog, grdbLog, ceilingLog) = groupBox.value else { return benchmark.error("no fixture") }
                 do {
                     let count = 1_000
                     let clock = ContinuousClock()
@@ -83,6 +86,11 @@ func registerInterleavedBenchmarks() {
                         try grdbLog.append(rows: count, batch: batch)
                         benchmark.measurement(grdb, clock.now.nanoseconds(since: start) / count)
                     }
+                    if let ceilingLog {
+                        start = clock.now
+                        _ = try await ceilingLog.run(appends: count, senders: sessions)
+                        benchmark.measurement(ceiling, clock.now.nanoseconds(since: start) / count)
+                    }
                 } catch {
                     benchmark.error("\(error)")
                 }
@@ -92,12 +100,14 @@ func registerInterleavedBenchmarks() {
                 groupBox.value = (
                     try await EngineFixture(durability: durability, sessions: sessions),
                     try RawLMDBLog(recordSize: sample.encodedSize, noSync: durability == .noSync),
-                    withGRDB ? try GRDBLog(sample: sample.record) : nil)
+                    withGRDB ? try GRDBLog(sample: sample.record) : nil,
+                    withGRDB ? try TaskFedRawLog(recordSize: sample.encodedSize) : nil)
             },
             teardown: {
                 groupBox.value?.engine.close()
                 groupBox.value?.raw.close()
                 try groupBox.value?.grdb?.close()
+                groupBox.value?.ceiling?.close()
             })
     }
 
