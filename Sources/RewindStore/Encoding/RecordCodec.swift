@@ -45,6 +45,7 @@ public enum RecordCodec {
 
     /// Encodes a record into `destination`, exactly ``encodedSize(sequence:session:version:transition:)``
     /// bytes (e.g. the space LMDB reserved for it in its map), checksum included.
+    @inline(__always)  // so the store's append passes the transition where it holds it, uncopied
     static func encode(
         sequence: UInt64, session: SessionID, version: UInt64, transition: Transition,
         into destination: UnsafeMutableRawBufferPointer

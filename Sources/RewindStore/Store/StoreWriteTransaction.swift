@@ -50,14 +50,11 @@ public final class StoreWriteTransaction: StoreReadTransaction {
         defer { loadedTail = tail }
         let index: [SessionID: SessionHead].Index
         if let found = tail.heads.index(forKey: session) {
-            let head = tail.heads.values[found].info.headVersion
-            guard expectedVersion.isSatisfied(byHead: head) else {
-                throw StoreError.versionConflict(session: session, expected: expectedVersion, actual: head)
-            }
             index = found
         } else {
             let stored = try storedEntry(for: session)
                 ?? .empty(session, created: transitions[0].timestamp, origin: transitions[0].origin)
+            // Checked before the head joins the tail (`appendRecords` checks again, in place).
             let head = stored.info.headVersion
             guard expectedVersion.isSatisfied(byHead: head) else {
                 throw StoreError.versionConflict(session: session, expected: expectedVersion, actual: head)
@@ -68,37 +65,56 @@ public final class StoreWriteTransaction: StoreReadTransaction {
             }
             index = inserted
         }
-        let head = tail.heads.values[index].info.headVersion
+        // One in-place access to the head for the check and all the records.
+        let result = try appendRecords(
+            transitions, of: session, expectedVersion: expectedVersion, from: firstSequence,
+            to: &tail.heads.values[index])
+        // The session's entry is written when the tail is written out (see `SessionTail`).
+        tail.end = result.lastSequence
+        return result
+    }
 
-        // Validated: from here on, only LMDB failures (which fail the whole transaction) can throw.
+    /// Checks `expectedVersion` against `head` (throwing before anything is written), then writes
+    /// `transitions` to the log from global `firstSequence` on as `session`'s next versions,
+    /// advancing `head` by each (and writing a full index block when one completes).
+    ///
+    /// The transitions are read where the array holds them and the head is changed in place: no
+    /// `Transition` or `SessionHead` is copied (their strings and arrays would be retained and
+    /// released for every record).
+    private func appendRecords(
+        _ transitions: [Transition], of session: SessionID, expectedVersion: ExpectedVersion,
+        from firstSequence: UInt64, to head: inout SessionHead
+    ) throws -> AppendResult {
+        let before = head.info.headVersion
+        guard expectedVersion.isSatisfied(byHead: before) else {
+            throw StoreError.versionConflict(session: session, expected: expectedVersion, actual: before)
+        }
         var sequence = firstSequence
         let log = databases.log
-        for offset in transitions.indices {
-            // Encoded straight into the space LMDB reserves in its page: no buffer, no copy.
-            let version = tail.heads.values[index].info.headVersion + 1
-            let size = RecordCodec.encodedSize(
-                sequence: sequence, session: session, version: version, transition: transitions[offset])
-            try withUnsafeBytes(of: sequence.bigEndian) { key in
-                try writeTransaction.put(reserving: size, forKey: key, in: log, flags: .append) { value in
-                    RecordCodec.encode(sequence: sequence, session: session, version: version,
-                                       transition: transitions[offset], into: value)
+        try transitions.withUnsafeBufferPointer { transitions in
+            for offset in transitions.indices {
+                // Encoded straight into the space LMDB reserves in its page: no buffer, no copy.
+                let version = head.info.headVersion + 1
+                let size = RecordCodec.encodedSize(
+                    sequence: sequence, session: session, version: version, transition: transitions[offset])
+                try withUnsafeBytes(of: sequence.bigEndian) { key in
+                    try writeTransaction.put(reserving: size, forKey: key, in: log, flags: .append) { value in
+                        RecordCodec.encode(sequence: sequence, session: session, version: version,
+                                           transition: transitions[offset], into: value)
+                    }
                 }
+                if head.advance(sequence: sequence, machine: transitions[offset].machine,
+                                timestamp: transitions[offset].timestamp)
+                {
+                    // The block is full: it goes to the session index, keyed by its first version.
+                    try putIndexBlock(head.recent, of: session, from: version - UInt64(StoreLayout.indexBlockSize) + 1)
+                    head.startNextBlock()
+                }
+                sequence += 1
             }
-            if tail.heads.values[index].advance(
-                sequence: sequence, machine: transitions[offset].machine, timestamp: transitions[offset].timestamp)
-            {
-                // The block is full: it goes to the session index, keyed by its first version.
-                try putIndexBlock(tail.heads.values[index].recent, of: session,
-                                  from: version - UInt64(StoreLayout.indexBlockSize) + 1)
-                tail.heads.values[index].startNextBlock()
-            }
-            sequence += 1
         }
-        // The session's entry is written when the tail is written out (see `SessionTail`).
-        tail.end = sequence - 1
-        let lastVersion = tail.heads.values[index].info.headVersion
         return AppendResult(
-            session: session, firstVersion: head + 1, lastVersion: lastVersion,
+            session: session, firstVersion: before + 1, lastVersion: head.info.headVersion,
             firstSequence: firstSequence, lastSequence: sequence - 1)
     }
 
