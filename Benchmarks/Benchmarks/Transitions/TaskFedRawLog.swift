@@ -12,17 +12,15 @@ import Foundation
 /// concurrency charges to suspend and resume the senders: the part of a round no engine work
 /// is in.
 final class TaskFedRawLog: @unchecked Sendable {
-    // Concurrency: `pending`, `senders`, `isStopped`, `commits` and `appends` are guarded by
-    // `condition`; `log` is used by the commit thread only (and closed after it stopped).
+    // Concurrency: `pending`, `senders`, `isStopped` and `commits` are guarded by `condition`;
+    // `log` is used by the commit thread only (and closed after it stopped).
     private let log: RawLMDBLog
     private let condition = NSCondition()
     private var pending: [CheckedContinuation<Void, any Error>] = []
     private var senders = 0
     private var isStopped = false
-    private var thread: Thread?
     private let stopped = DispatchSemaphore(value: 0)
-    private(set) var commits = 0
-    private(set) var appends = 0
+    private var commits = 0
 
     /// Whether the commit thread waits for every running sender before it commits.
     private let gathersAll: Bool
@@ -30,9 +28,9 @@ final class TaskFedRawLog: @unchecked Sendable {
     init(recordSize: Int, noSync: Bool = false) throws {
         log = try RawLMDBLog(recordSize: recordSize, noSync: noSync)
         gathersAll = !noSync
-        let thread = Thread { [unowned self] in self.commitLoop() }
+        // The thread holds the log until `close()` stops it.
+        let thread = Thread { self.commitLoop() }
         thread.name = "raw-commit"
-        self.thread = thread
         thread.start()
     }
 
@@ -83,10 +81,7 @@ final class TaskFedRawLog: @unchecked Sendable {
             guard let batch else { break }
             do {
                 try log.append(batch: batch.count)
-                condition.withLock {
-                    commits += 1
-                    appends += batch.count
-                }
+                condition.withLock { commits += 1 }
                 for continuation in batch { continuation.resume() }
             } catch {
                 for continuation in batch { continuation.resume(throwing: error) }
