@@ -8,17 +8,16 @@
 public final class StoreWriteTransaction: StoreReadTransaction {
     private let writeTransaction: WriteTransaction
     /// The session entries' encode buffer, reused by every entry this transaction writes out.
+    /// Like the two below, it allocates on first use only: most transactions (one session's
+    /// append, no tail written out, no index block completed) never use them.
     private var buffer: [UInt8] = []
     /// The session-index key and block buffers, reused likewise.
     private var keyBuffer: [UInt8] = []
     private var blockBuffer: [UInt8] = []
 
-
     init(transaction: WriteTransaction, databases: StoreDatabases, tailCache: SessionTailCache? = nil) {
         writeTransaction = transaction
         super.init(transaction: transaction, databases: databases, tailCache: tailCache)
-        buffer.reserveCapacity(256)
-        keyBuffer.reserveCapacity(64)
     }
 
     override var isWriting: Bool { true }
