@@ -14,6 +14,8 @@ let package = Package(
     ],
     dependencies: [
         .package(url: "https://github.com/apple/swift-argument-parser", from: "1.8.2"),
+        // Tests only: property-based checks (no dependencies of its own).
+        .package(url: "https://github.com/x-sheep/swift-property-based", from: "2.0.1"),
     ],
     targets: [
         // Layer 0: the C library, from the system (Debian's liblmdb-dev, Homebrew's lmdb).
@@ -47,8 +49,20 @@ let package = Package(
         .target(name: "RewindTestSupport", dependencies: ["Rewind"], path: "Tests/RewindTestSupport"),
         .testTarget(name: "RewindLMDBTests", dependencies: ["RewindLMDB", "CLMDB"]),
         .testTarget(name: "RewindStoreTests", dependencies: ["RewindStore", "RewindLMDB", "CLMDB", "RewindTestSupport"]),
-        .testTarget(name: "RewindMachineTests", dependencies: ["RewindMachine", "RewindTestSupport"]),
-        .testTarget(name: "RewindTests", dependencies: ["Rewind", "RewindTestSupport"]),
+        .testTarget(
+            name: "RewindMachineTests",
+            dependencies: [
+                "RewindMachine", "RewindTestSupport",
+                .product(name: "PropertyBased", package: "swift-property-based"),
+            ]
+        ),
+        .testTarget(
+            name: "RewindTests",
+            dependencies: [
+                "Rewind", "RewindTestSupport",
+                .product(name: "PropertyBased", package: "swift-property-based"),
+            ]
+        ),
         .testTarget(name: "RewindCLITests", dependencies: ["RewindTestSupport"]),
         // Crashes, full disks, concurrent processes and hostile input (see RELIABILITY.md).
         .testTarget(name: "ReliabilityTests", dependencies: ["Rewind", "RewindTestSupport"]),

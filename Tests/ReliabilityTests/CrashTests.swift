@@ -100,7 +100,7 @@ struct CrashTests {
             #expect(record.session.rawValue == ack.session && record.version == ack.version,
                     "\(moment): sequence \(ack.sequence) holds \(record.session)@\(record.version), acknowledged as \(ack.session)@\(ack.version)")
             let payload = try coder.decode(JSONValue.self, from: record.payload)
-            #expect(payload["round"]?.numberValue == Double(ack.round) && payload["n"]?.numberValue == Double(ack.n),
+            #expect(payload["round"]?.doubleValue == Double(ack.round) && payload["n"]?.doubleValue == Double(ack.n),
                     "\(moment): \(ack.session)@\(ack.version) has payload \(payload)")
         }
 

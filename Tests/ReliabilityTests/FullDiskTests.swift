@@ -89,7 +89,7 @@ struct FullDiskTests {
         let audit = try LogAudit(reopened.store)
         #expect(audit.problems.isEmpty, "\(audit.problems.prefix(5))")
         let numbers = try audit.records(of: "filler").dropFirst().map { record in
-            try JSONPayloadCoder().decode(JSONValue.self, from: record.payload)["n"]?.numberValue
+            try JSONPayloadCoder().decode(JSONValue.self, from: record.payload)["n"]?.doubleValue
         }
         #expect(numbers == (0...acknowledged).map { Double($0) })
         #expect(try reopened.session("filler").version == UInt64(acknowledged + 2))

@@ -60,7 +60,7 @@ struct MultiProcessTests {
                 let record = try #require(audit.records(of: ack.session).first { $0.version == version },
                                           "\(writer): acknowledged \(ack.session)@\(version) is lost")
                 let payload = try coder.decode(JSONValue.self, from: record.payload)
-                #expect(payload["writer"]?.stringValue == writer && payload["n"]?.numberValue == ack.n.map(Double.init),
+                #expect(payload["writer"]?.stringValue == writer && payload["n"]?.doubleValue == ack.n.map(Double.init),
                         "\(ack.session)@\(version) holds \(payload), acknowledged to \(writer) as n \(ack.n ?? -1)")
             }
             let conflictLines = lines.filter { $0.kind == "conflict" }
@@ -71,7 +71,7 @@ struct MultiProcessTests {
                 let numbers = try audit.records(of: "shared-\(index)").compactMap { record -> Double? in
                     guard record.event == TickerMachine.tick else { return nil }
                     let payload = try coder.decode(JSONValue.self, from: record.payload)
-                    return payload["writer"]?.stringValue == writer ? payload["n"]?.numberValue : nil
+                    return payload["writer"]?.stringValue == writer ? payload["n"]?.doubleValue : nil
                 }
                 #expect(numbers == (0..<rounds).map(Double.init), "\(writer) in shared-\(index)")
             }

@@ -71,7 +71,7 @@ struct EventlessAndRaisedEventTests {
     @Test func customActionsChangeTheContextAndRaiseEvents() throws {
         let bindings = Bindings(actions: [
             "count": { scope in
-                let count = scope.context["count"]?.numberValue ?? 0
+                let count = scope.context["count"]?.doubleValue ?? 0
                 scope.context["count"] = .number(count + 1)
                 if count + 1 >= 3 { scope.raise("enough") }
             },

@@ -33,7 +33,7 @@ struct JSONValueTests {
         let value = try JSONDecoder().decode(JSONValue.self, from: Data(json.utf8))
         #expect(value["n"] == .null)
         #expect(value["b"]?.boolValue == false)
-        #expect(value["x"]?.numberValue == 1.5)
+        #expect(value["x"]?.doubleValue == 1.5)
         #expect(value["s"]?.stringValue == "t")
         #expect(value["a"] == [1])
         #expect(value["o"]?["k"] == "v")

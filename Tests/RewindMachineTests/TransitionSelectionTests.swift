@@ -77,7 +77,7 @@ struct TransitionSelectionTests {
 
     @Test func guardsSeeThePayloadAndTheContext() throws {
         let bindings = Bindings(guards: [
-            "isAdult": { event, _ in (event.payload["age"]?.numberValue ?? 0) >= 18 },
+            "isAdult": { event, _ in (event.payload["age"]?.doubleValue ?? 0) >= 18 },
             "isOpen": { _, context in context["open"] == true },
         ])
         let machine = try Machine(MachineDefinition("m") {

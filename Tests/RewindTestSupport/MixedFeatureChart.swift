@@ -67,9 +67,9 @@ public enum MixedFeatureChart {
     /// The named guard (`isEven`: the context's `count` is even) and action (`increment` it).
     public static var bindings: Bindings {
         Bindings(
-            guards: ["isEven": { _, context in Int(context["count"]?.numberValue ?? 0) % 2 == 0 }],
+            guards: ["isEven": { _, context in Int(context["count"]?.doubleValue ?? 0) % 2 == 0 }],
             actions: ["increment": { scope in
-                scope.context["count"] = .number((scope.context["count"]?.numberValue ?? 0) + 1)
+                scope.context["count"] = .number((scope.context["count"]?.doubleValue ?? 0) + 1)
             }])
     }
 }

@@ -87,7 +87,7 @@ extension SessionArchive {
         for entry in header.definitions {
             let definition: MachineDefinition
             do {
-                definition = try MachineDefinition(jsonDocument: try JSONEncoder().encode(entry.document))
+                definition = try MachineDefinition(jsonDocument: Data(try entry.document.jsonBytes()))
             } catch {
                 throw SessionArchiveError.malformedLine(
                     line: 1, reason: "the definition \(entry.version.prefix(12)) does not decode: \(error)")

@@ -30,49 +30,10 @@ public enum SessionArchive {
     struct Header: Codable {
         struct Definition: Codable {
             var version: String
-            var document: Document
+            /// The definition's JSON interchange document, its numbers exact (``JSONNumber``).
+            var document: JSONValue
         }
 
-        /// A definition's JSON interchange document as carried in the header: any JSON value, its
-        /// integers kept exact. (A `JSONValue` holds every number as a `Double`, which rounds an
-        /// integer past 2^53 — a `<send>` delay of `Int.max`, say — and so would change the
-        /// definition and its content version.)
-        enum Document: Codable {
-            case null, bool(Bool), integer(Int), number(Double), string(String)
-            case array([Document]), object([String: Document])
-
-            init(from decoder: any Decoder) throws {
-                let container = try decoder.singleValueContainer()
-                if container.decodeNil() {
-                    self = .null
-                } else if let value = try? container.decode(Bool.self) {
-                    self = .bool(value)
-                } else if let value = try? container.decode(Int.self) {
-                    self = .integer(value)
-                } else if let value = try? container.decode(Double.self) {
-                    self = .number(value)
-                } else if let value = try? container.decode(String.self) {
-                    self = .string(value)
-                } else if let value = try? container.decode([String: Document].self) {
-                    self = .object(value)
-                } else {
-                    self = .array(try container.decode([Document].self))
-                }
-            }
-
-            func encode(to encoder: any Encoder) throws {
-                var container = encoder.singleValueContainer()
-                switch self {
-                case .null: try container.encodeNil()
-                case .bool(let value): try container.encode(value)
-                case .integer(let value): try container.encode(value)
-                case .number(let value): try container.encode(value)
-                case .string(let value): try container.encode(value)
-                case .array(let value): try container.encode(value)
-                case .object(let value): try container.encode(value)
-                }
-            }
-        }
         var format: String
         var formatVersion: Int
         var session: String
@@ -194,9 +155,9 @@ extension Engine {
                 guard let bytes = try transaction.value(
                     forKey: Self.definitionKey(name: info.machine, version: version), in: .definitions)
                 else { throw SessionArchiveError.missingDefinition(machine: info.machine, version: version) }
-                let document: SessionArchive.Header.Document
+                let document: JSONValue
                 do {
-                    document = try JSONDecoder().decode(SessionArchive.Header.Document.self, from: Data(bytes))
+                    document = try JSONValue(jsonBytes: bytes)
                 } catch {
                     throw EngineError.corruptedEntry(
                         what: "the stored definition \(info.machine)@\(version)", reason: "\(error)")

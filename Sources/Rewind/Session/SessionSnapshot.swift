@@ -46,16 +46,11 @@ public struct SessionSnapshot: Sendable, Hashable, Codable {
     }
 
     /// The snapshot's JSON: the bytes its `Codable` encoding gives with `.sortedKeys`, written by
-    /// hand through a `JSONValue` tree (see `MachineState.jsonValue()`), or by `JSONEncoder`
-    /// when a number is beyond what a JSON number here holds exactly (2^53).
-    func encoded() throws -> [UInt8] {
-        do {
-            return try jsonValue().jsonBytes()
-        } catch {
-            let encoder = JSONEncoder()
-            encoder.outputFormatting = .sortedKeys
-            return Array(try encoder.encode(self))
-        }
+    /// hand through a `JSONValue` tree (see `MachineState.jsonValue`).
+    ///
+    /// - Throws: ``JSONWriteError`` when the context or state data hold NaN or an infinity.
+    func encoded() throws(JSONWriteError) -> [UInt8] {
+        try jsonValue.jsonBytes()
     }
 
     /// The snapshot stored as `bytes` (by ``encoded()`` or by `JSONEncoder`): parsed by hand, or by
@@ -78,17 +73,16 @@ public struct SessionSnapshot: Sendable, Hashable, Codable {
     }
 
     /// The snapshot as the JSON value of its `Codable` encoding.
-    func jsonValue() throws(JSONShapeError) -> JSONValue {
+    var jsonValue: JSONValue {
         var members: [String: JSONValue] = [
-            "version": try JSONShape.number(version, at: ["version"]),
+            "version": .number(version),
             "definition": .string(definition),
-            "state": try state.jsonValue(),
+            "state": state.jsonValue,
             "navigation": navigation.jsonValue,
         ]
         if let timestamp {
             members["timestamp"] = .object([
-                "microsecondsSince1970": try JSONShape.number(
-                    timestamp.microsecondsSince1970, at: ["timestamp", "microsecondsSince1970"])
+                "microsecondsSince1970": .number(timestamp.microsecondsSince1970)
             ])
         }
         return .object(members)

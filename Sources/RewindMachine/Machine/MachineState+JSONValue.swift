@@ -6,27 +6,19 @@
 
 extension MachineState {
     /// The state as the JSON value of its `Codable` encoding.
-    ///
-    /// - Throws: ``JSONShapeError`` when a pending send's due time is beyond 2^53 milliseconds in
-    ///   magnitude (a JSON number here is a `Double`, which would lose digits).
-    public func jsonValue() throws(JSONShapeError) -> JSONValue {
-        var sends: [JSONValue] = []
-        sends.reserveCapacity(pendingSends.count)
-        for (index, send) in pendingSends.enumerated() {
-            sends.append(try send.jsonValue(at: ["pendingSends", String(index)]))
-        }
-        return .object([
+    public var jsonValue: JSONValue {
+        .object([
             "configuration": .array(configuration.map(JSONValue.string)),
             "history": .object(history.mapValues { .array($0.map(JSONValue.string)) }),
             "context": context,
             "data": .object(data),
             "internalQueue": .array(internalQueue.map(\.jsonValue)),
-            "pendingSends": .array(sends),
+            "pendingSends": .array(pendingSends.map(\.jsonValue)),
             "isFinished": .bool(isFinished),
         ])
     }
 
-    /// The state a JSON value of its `Codable` encoding stands for (as ``jsonValue()`` makes,
+    /// The state a JSON value of its `Codable` encoding stands for (as ``jsonValue`` makes,
     /// or `JSONEncoder` wrote). Unknown members are ignored, as `Codable` does.
     ///
     /// - Throws: ``JSONShapeError`` naming the first member that is missing or of the wrong kind.
@@ -92,16 +84,10 @@ extension Event {
 extension ScheduledEvent {
     /// The scheduled event as the JSON value of its `Codable` encoding (`sendID` left out when
     /// `nil`).
-    ///
-    /// - Throws: ``JSONShapeError`` when the due time is beyond 2^53 in magnitude.
-    public func jsonValue() throws(JSONShapeError) -> JSONValue {
-        try jsonValue(at: [])
-    }
-
-    func jsonValue(at path: @autoclosure () -> [String]) throws(JSONShapeError) -> JSONValue {
+    public var jsonValue: JSONValue {
         var members: [String: JSONValue] = [
             "event": event.jsonValue,
-            "dueMilliseconds": try JSONShape.number(dueMilliseconds, at: path() + ["dueMilliseconds"]),
+            "dueMilliseconds": .number(dueMilliseconds),
         ]
         if let sendID { members["sendID"] = .string(sendID) }
         return .object(members)

@@ -87,14 +87,7 @@ public struct MachineState: Hashable, Sendable, Codable {
 
     /// The state's JSON bytes with sorted keys: equal states give equal bytes.
     public func encoded() throws -> Data {
-        do {
-            // The same bytes as `JSONEncoder` with sorted keys, without its cost.
-            return Data(try jsonValue().jsonBytes())
-        } catch {
-            // Numbers beyond 2^53 (`JSONShapeError`): keep them exactly through `Codable`.
-            let encoder = JSONEncoder()
-            encoder.outputFormatting = [.sortedKeys]
-            return try encoder.encode(self)
-        }
+        // The same bytes as `JSONEncoder` with sorted keys, without its cost.
+        Data(try jsonValue.jsonBytes())
     }
 }

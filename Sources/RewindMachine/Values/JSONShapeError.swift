@@ -1,5 +1,5 @@
 /// A ``JSONValue`` that does not have the shape a typed value needs (a missing member, a string
-/// where a number belongs), or a typed value that a `JSONValue` cannot hold exactly.
+/// where a number belongs, a number out of the range of the integer it stands for).
 public struct JSONShapeError: Error, Hashable, Sendable, CustomStringConvertible {
     /// Where the mismatch is: object keys and array indices from the root.
     public var path: [String]
@@ -21,9 +21,6 @@ public struct JSONShapeError: Error, Hashable, Sendable, CustomStringConvertible
 /// Reading typed values out of a ``JSONValue`` tree, for the hand-written conversions that
 /// replace `Codable` on hot paths (snapshots). Each failure names the path it happened at.
 package enum JSONShape {
-    /// The largest integer magnitude a `Double` (a JSON number here) holds exactly: 2^53.
-    package static let maximumExactInteger: Double = 9_007_199_254_740_992
-
     /// The members of an object.
     package static func object(_ value: JSONValue, at path: @autoclosure () -> [String]) throws(JSONShapeError) -> [String: JSONValue] {
         guard case .object(let members) = value else { throw JSONShapeError(path: path(), expected: "an object") }
@@ -67,26 +64,17 @@ package enum JSONShape {
         return strings
     }
 
-    /// An integer no larger than 2^53 in magnitude (larger ones may have lost digits as a `Double`).
+    /// An integer in the range of `Int64`.
     package static func int64(_ value: JSONValue, at path: @autoclosure () -> [String]) throws(JSONShapeError) -> Int64 {
-        guard case .number(let number) = value, number.magnitude <= maximumExactInteger,
-            let integer = Int64(exactly: number)
-        else { throw JSONShapeError(path: path(), expected: "an integer of at most 2^53 in magnitude") }
+        guard let integer = value.int64Value else { throw JSONShapeError(path: path(), expected: "an integer in the range of Int64") }
         return integer
     }
 
-    /// A non-negative integer no larger than 2^53.
+    /// A non-negative integer in the range of `UInt64`.
     package static func uint64(_ value: JSONValue, at path: @autoclosure () -> [String]) throws(JSONShapeError) -> UInt64 {
-        guard case .number(let number) = value, number <= maximumExactInteger, let integer = UInt64(exactly: number)
-        else { throw JSONShapeError(path: path(), expected: "a non-negative integer of at most 2^53") }
-        return integer
-    }
-
-    /// The number holding `integer` exactly, which it can when it is at most 2^53 in magnitude.
-    package static func number(_ integer: some BinaryInteger, at path: @autoclosure () -> [String]) throws(JSONShapeError) -> JSONValue {
-        guard let number = Double(exactly: integer), number.magnitude <= maximumExactInteger else {
-            throw JSONShapeError(path: path(), expected: "an integer of at most 2^53 in magnitude")
+        guard let integer = value.numberValue?.uint64Value else {
+            throw JSONShapeError(path: path(), expected: "a non-negative integer in the range of UInt64")
         }
-        return .number(number)
+        return integer
     }
 }

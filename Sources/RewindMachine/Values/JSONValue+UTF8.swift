@@ -12,8 +12,9 @@ extension JSONValue {
     /// Parses a JSON text (RFC 8259, UTF-8), strictly: one value, optionally surrounded by
     /// whitespace; no comments, trailing commas, leading zeros, lone surrogates or malformed UTF-8.
     ///
-    /// Numbers become `Double`s (correctly rounded); a number beyond the range of a `Double` is
-    /// rejected, as `JSONDecoder` does. When an object repeats a key, the last member wins.
+    /// Numbers are kept exactly (``JSONNumber``): integers as integers, others as the `Double`
+    /// whose shortest text is the same number, or as their decimal text. A number beyond the
+    /// range of a `Double` (such as `1e400` or `1e-400`) is rejected, as `JSONDecoder` does. When an object repeats a key, the last member wins.
     ///
     /// - Throws: ``JSONParseError`` with the byte offset and the reason.
     public init(jsonBytes bytes: UnsafeRawBufferPointer) throws(JSONParseError) {
@@ -40,9 +41,10 @@ extension JSONValue {
     }
 
     /// The value's canonical JSON text: object keys sorted by their UTF-8 bytes, no whitespace,
-    /// integers without a fraction, other numbers as Swift prints a `Double`. The bytes are
-    /// those `JSONEncoder` with `.sortedKeys` writes for the same value, `/` escaped as `\/`
-    /// included, so equal values give equal bytes whichever of the two wrote them.
+    /// numbers in their canonical text (``JSONNumber/text``: integers in plain digits, numbers
+    /// held as a `Double` as Swift prints it, without a trailing `.0`). The bytes are those
+    /// `JSONEncoder` with `.sortedKeys` writes for the same value, `/` escaped as `\/` included,
+    /// so equal values give equal bytes whichever of the two wrote them.
     ///
     /// - Throws: ``JSONWriteError`` when a number is NaN or infinite.
     public func jsonBytes() throws(JSONWriteError) -> [UInt8] {
@@ -62,8 +64,8 @@ extension JSONValue {
         case .bool(let value):
             bytes.append(contentsOf: value ? JSONText.true : JSONText.false)
         case .number(let value):
-            guard value.isFinite else { throw JSONWriteError(number: value, path: []) }
-            JSONText.writeNumber(value, into: &bytes)
+            guard value.isFinite else { throw JSONWriteError(number: value.doubleValue, path: []) }
+            value.writeText(into: &bytes)
         case .string(let value):
             JSONText.writeString(value, into: &bytes)
         case .array(let elements):
@@ -126,21 +128,8 @@ enum JSONText {
         }
     }
 
-    /// Writes a finite number as `JSONEncoder` does: Swift's shortest round-tripping form
-    /// (`Double.description`) without a trailing `.0`.
-    static func writeNumber(_ value: Double, into bytes: inout [UInt8]) {
-        // Integers up to 2^53 print in plain decimal; write their digits without a String.
-        if value.rounded(.towardZero) == value, value.magnitude <= 9_007_199_254_740_992 {
-            if value.sign == .minus { bytes.append(UInt8(ascii: "-")) }  // "-0" for -0.0, as JSONEncoder
-            writeDigits(UInt64(value.magnitude), into: &bytes)
-            return
-        }
-        var text = value.description
-        if text.hasSuffix(".0") { text.removeLast(2) }
-        bytes.append(contentsOf: text.utf8)
-    }
-
-    private static func writeDigits(_ value: UInt64, into bytes: inout [UInt8]) {
+    /// Appends the decimal digits of `value`.
+    static func writeDigits(_ value: UInt64, into bytes: inout [UInt8]) {
         if value < 10 {
             bytes.append(UInt8(ascii: "0") &+ UInt8(value))
             return
@@ -242,7 +231,7 @@ struct JSONParser {
             try expectLiteral(JSONText.null)
             return .null
         case UInt8(ascii: "-"), UInt8(ascii: "0")...UInt8(ascii: "9"):
-            return .number(try parseNumber())
+            return .number(JSONNumber(storage: try parseNumber()))
         default:
             throw unexpected()
         }
@@ -449,8 +438,8 @@ struct JSONParser {
         return value
     }
 
-    /// Parses a number per RFC 8259 §6; `index` is at its first byte.
-    private mutating func parseNumber() throws(JSONParseError) -> Double {
+    /// Parses a number per RFC 8259 §6, exactly (see ``JSONNumber``); `index` is at its first byte.
+    private mutating func parseNumber() throws(JSONParseError) -> JSONNumber.Storage {
         let start = index
         let negative = bytes[index] == UInt8(ascii: "-")
         if negative { index += 1 }
@@ -502,24 +491,34 @@ struct JSONParser {
             if exponentNegative { exponent = -exponent }
         }
 
-        // Fast paths: exact when the significand and the power of ten are both exact Doubles.
+        // Fast paths. An integer of up to 18 digits is an Int64. A number of up to 15 significant
+        // digits whose power of ten is an exact Double is the correctly rounded quotient or
+        // product of two exact Doubles, and is the Double whose shortest text is that number
+        // (every decimal of at most 15 digits round-trips through a Double).
+        if significantDigits <= 18, isPlainInteger {
+            if significand == 0 { return negative ? .double(-0.0) : .integer(0) }
+            return .integer(negative ? -Int64(significand) : Int64(significand))
+        }
         if significantDigits <= 15, !exponentIsHuge {
+            if significand == 0 { return negative ? .double(-0.0) : .integer(0) }
             let magnitude = Double(significand)
-            if isPlainInteger { return negative ? -magnitude : magnitude }
             let scale = exponent - fractionDigits
-            if significand == 0 { return negative ? -0.0 : 0.0 }
             if (-22...22).contains(scale) {
                 let value = scale < 0
                     ? magnitude / Self.powersOfTen[-scale] : magnitude * Self.powersOfTen[scale]
-                return negative ? -value : value
+                return JSONNumber(negative ? -value : value).storage
             }
         }
-        // General case: the C library's correctly rounded conversion.
-        let text = String(decoding: UnsafeBufferPointer(rebasing: bytes[start..<index]), as: UTF8.self)
-        guard let value = Double(text), value.isFinite, value != 0 || significand == 0 else {
+        // General case: the exact decimal value, held as an integer, a Double or its text; a
+        // number beyond a Double's range is refused, as JSONDecoder refuses it.
+        let text = UnsafeBufferPointer(rebasing: bytes[start..<index])
+        guard let value = Double(String(decoding: text, as: UTF8.self)), value.isFinite,
+            value != 0 || significand == 0,
+            let digits = DecimalDigits(jsonNumberText: text)
+        else {
             throw JSONParseError(offset: start, reason: .numberOutOfRange)
         }
-        return value
+        return digits.storage
     }
 
     @inline(__always)

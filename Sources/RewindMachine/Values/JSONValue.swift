@@ -10,8 +10,9 @@ public enum JSONValue: Hashable, Sendable {
     case null
     /// A boolean.
     case bool(Bool)
-    /// A number (JSON numbers are doubles).
-    case number(Double)
+    /// A number, kept exactly: integers as integers, other numbers as the decimal value their text
+    /// or their `Double` stands for (see ``JSONNumber``).
+    case number(JSONNumber)
     /// A string.
     case string(String)
     /// An array of values.
@@ -48,9 +49,34 @@ public enum JSONValue: Hashable, Sendable {
     }
 
     /// The number, when this is a number.
-    public var numberValue: Double? {
+    public var numberValue: JSONNumber? {
         if case .number(let value) = self { return value }
         return nil
+    }
+
+    /// The `Double` nearest the number, when this is a number (see ``JSONNumber/doubleValue``).
+    public var doubleValue: Double? {
+        numberValue?.doubleValue
+    }
+
+    /// The integer, when this is a number that is an integer in the range of `Int64`.
+    public var int64Value: Int64? {
+        numberValue?.int64Value
+    }
+
+    /// The integer, when this is a number that is an integer in the range of `Int`.
+    public var intValue: Int? {
+        numberValue?.intValue
+    }
+
+    /// The number `value` (see ``JSONNumber/init(_:)-(Double)``).
+    public static func number(_ value: Double) -> JSONValue {
+        .number(JSONNumber(value))
+    }
+
+    /// The integer `value`, exactly.
+    public static func number(_ value: some BinaryInteger) -> JSONValue {
+        .number(JSONNumber(value))
     }
 
     /// The boolean, when this is a boolean.
@@ -65,7 +91,8 @@ extension JSONValue: Codable {
     ///
     /// `Decoder` cannot say what kind of value comes next, so each kind is tried in turn and every
     /// mismatch costs a thrown and caught error: scalars first (a `Bool` before a number before a
-    /// `String`, which keeps lenient decoders right), then objects, then arrays. Bytes known to be
+    /// `String`, which keeps lenient decoders right), then objects, then arrays. Numbers are read
+    /// as exactly as the decoder gives them (``JSONNumber/init(from:)``). Bytes known to be
     /// JSON are much faster through ``init(jsonBytes:)-(UnsafeRawBufferPointer)``, which throws
     /// nothing on valid input; the payload coder and snapshots use it.
     public init(from decoder: any Decoder) throws {
@@ -74,7 +101,7 @@ extension JSONValue: Codable {
             self = .null
         } else if let value = try? container.decode(Bool.self) {
             self = .bool(value)
-        } else if let value = try? container.decode(Double.self) {
+        } else if let value = try? container.decode(JSONNumber.self) {
             self = .number(value)
         } else if let value = try? container.decode(String.self) {
             self = .string(value)
@@ -139,10 +166,10 @@ extension JSONValue: ExpressibleByNilLiteral, ExpressibleByBooleanLiteral,
     public init(nilLiteral: ()) { self = .null }
     /// Creates a boolean.
     public init(booleanLiteral value: Bool) { self = .bool(value) }
-    /// Creates a number.
-    public init(integerLiteral value: Int) { self = .number(Double(value)) }
-    /// Creates a number.
-    public init(floatLiteral value: Double) { self = .number(value) }
+    /// Creates an integer.
+    public init(integerLiteral value: Int64) { self = .number(JSONNumber(value)) }
+    /// Creates the number the literal's `Double` stands for.
+    public init(floatLiteral value: Double) { self = .number(JSONNumber(value)) }
     /// Creates a string.
     public init(stringLiteral value: String) { self = .string(value) }
     /// Creates an array.

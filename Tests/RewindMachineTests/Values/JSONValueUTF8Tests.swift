@@ -40,7 +40,7 @@ struct JSONValueUTF8Tests {
         #expect(try parse("\"日本😀\"") == .string("日本😀"))
     }
 
-    @Test func numbersAreCorrectlyRoundedDoubles() throws {
+    @Test func numbersAreExactAndTheirDoublesCorrectlyRounded() throws {
         let texts = [
             "0", "-0", "1", "-1", "0.1", "1.5", "1e-7", "1E+2", "0e10", "123456789012345678",
             "9007199254740993", "2.2250738585072011e-308", "4.9e-324", "1.7976931348623157e308",
@@ -50,8 +50,8 @@ struct JSONValueUTF8Tests {
         for text in texts {
             let expected = try #require(Double(text))
             let parsed = try parse(text)
-            #expect(parsed == .number(expected), "\(text)")
-            #expect(parsed.numberValue?.sign == expected.sign, "\(text)")
+            #expect(parsed == .number(try #require(JSONNumber(text: text))), "\(text)")
+            #expect(parsed.doubleValue?.bitPattern == expected.bitPattern, "\(text)")
         }
     }
 
@@ -133,7 +133,7 @@ struct JSONValueUTF8Tests {
     @Test func writesTheCanonicalText() throws {
         let value: JSONValue = ["b": [1, 1.5, -0.0, 1e16, true, nil], "a": "x/y\"\\\n\u{1}\u{7F}é", "B": [:], "a10": 2, "a2": 3]
         let text = String(decoding: try value.jsonBytes(), as: UTF8.self)
-        #expect(text == #"{"B":{},"a":"x\/y\"\\\n\u0001"# + "\u{7F}é" + #"","a10":2,"a2":3,"b":[1,1.5,-0,1e+16,true,null]}"#)
+        #expect(text == #"{"B":{},"a":"x\/y\"\\\n\u0001"# + "\u{7F}é" + #"","a10":2,"a2":3,"b":[1,1.5,-0,10000000000000000,true,null]}"#)
     }
 
     @Test func writeAppendsToTheGivenBuffer() throws {
@@ -194,6 +194,16 @@ struct JSONValueUTF8Tests {
         #expect((try? JSONDecoder().decode(JSONValue.self, from: Data(#"{"a":[],}"#.utf8))) != nil)
     }
 
+    /// `value` with every number replaced by its nearest `Double`.
+    static func rounded(_ value: JSONValue) -> JSONValue {
+        switch value {
+        case .number(let number): return .number(number.doubleValue)
+        case .array(let elements): return .array(elements.map(rounded))
+        case .object(let members): return .object(members.mapValues(rounded))
+        case .null, .bool, .string: return value
+        }
+    }
+
     @Test func mutatedDocumentsAreAcceptedOrRejectedAsFoundationDoes() throws {
         var generator = SeededRandom(seed: 0x5EED_0004)
         let interesting: [UInt8] = Array(#"{}[],:"\/-+.0159eEtfnu "#.utf8) + [0x00, 0x1F, 0x7F, 0x80, 0xC3, 0xED, 0xF0, 0xFF]
@@ -218,7 +228,10 @@ struct JSONValueUTF8Tests {
             }
             if ours != nil { #expect(foundation != nil, "\(String(decoding: bytes, as: UTF8.self))") }
             if let ours, let foundation {
-                #expect(ours == foundation)
+                // `Decoder` gives a number as an integer, a `Double` or a `Decimal`: a text that none
+                // of them holds exactly (`2.79060215191258725e-231`) comes out rounded there, and
+                // exact here.
+                #expect(Self.rounded(ours) == Self.rounded(foundation), "\(String(decoding: bytes, as: UTF8.self))")
                 #expect(try JSONValue(jsonBytes: try ours.jsonBytes()) == ours)
             }
         }

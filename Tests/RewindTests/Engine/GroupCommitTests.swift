@@ -55,7 +55,7 @@ struct GroupCommitTests {
             #expect(records.map(\.event) == acks.map(\.event), "\(id)")
             #expect(acks.map(\.version) == Array(1...UInt64(transitions + 1)), "\(id)")
             let numbers = try records.filter { $0.event == "loaded" }.map {
-                try coder.decode(JSONValue.self, from: $0.payload)["n"]?.numberValue ?? -1
+                try coder.decode(JSONValue.self, from: $0.payload)["n"]?.doubleValue ?? -1
             }
             #expect(numbers == stride(from: 0, to: transitions, by: 2).map(Double.init), "\(id)")
         }
@@ -115,7 +115,7 @@ struct GroupCommitTests {
         var perTask: [Double: [Double]] = [:]
         for record in audit.records.dropFirst() {
             let payload = try coder.decode(JSONValue.self, from: record.payload)
-            perTask[payload["task"]?.numberValue ?? -1, default: []].append(payload["i"]?.numberValue ?? -1)
+            perTask[payload["task"]?.doubleValue ?? -1, default: []].append(payload["i"]?.doubleValue ?? -1)
         }
         #expect(perTask.count == 8)
         #expect(perTask.values.allSatisfy { $0 == (0..<50).map(Double.init) })

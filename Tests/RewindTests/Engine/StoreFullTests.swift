@@ -77,7 +77,7 @@ struct StoreFullTests {
         var sent: [String: [Double]] = [:]
         for record in audit.records where record.version > 1 {
             let payload = try coder.decode(JSONValue.self, from: record.payload)
-            sent[record.session.rawValue, default: []].append(payload["n"]?.numberValue ?? -1)
+            sent[record.session.rawValue, default: []].append(payload["n"]?.doubleValue ?? -1)
         }
         #expect(sent.count == sessions)
         #expect(sent.values.allSatisfy { $0 == (0..<sends).map(Double.init) })

@@ -86,14 +86,14 @@ struct TwoEnginesTests {
             for (session, version, index) in result.acks {
                 let record = try #require(audit.records(of: session).first { $0.version == version })
                 let payload = try coder.decode(JSONValue.self, from: record.payload)
-                #expect(payload["writer"]?.numberValue == Double(result.writer))
-                #expect(payload["i"]?.numberValue == Double(index))
+                #expect(payload["writer"]?.doubleValue == Double(result.writer))
+                #expect(payload["i"]?.doubleValue == Double(index))
             }
         }
         // Each (writer, index) appears once in the shared session.
         let sharedTags = try audit.records(of: "shared").dropFirst().map { record -> String in
             let payload = try coder.decode(JSONValue.self, from: record.payload)
-            return "\(payload["writer"]?.numberValue ?? -1)/\(payload["i"]?.numberValue ?? -1)"
+            return "\(payload["writer"]?.doubleValue ?? -1)/\(payload["i"]?.doubleValue ?? -1)"
         }
         #expect(sharedTags.count == 2 * perWriter)
         #expect(Set(sharedTags).count == 2 * perWriter)

@@ -100,7 +100,7 @@ struct TwoProcessesTests {
                 let record = try #require(audit.records(of: ack.session).first { $0.version == version })
                 let payload = try coder.decode(JSONValue.self, from: record.payload)
                 #expect(payload["writer"]?.stringValue == writer, "\(ack.session)@\(version)")
-                #expect(payload["n"]?.numberValue == ack.n.map(Double.init), "\(ack.session)@\(version)")
+                #expect(payload["n"]?.doubleValue == ack.n.map(Double.init), "\(ack.session)@\(version)")
             }
             // Only the shared session conflicts.
             let conflictLines = lines.filter { $0.kind == "conflict" }
@@ -112,7 +112,7 @@ struct TwoProcessesTests {
             let numbers = try audit.records(of: "shared").compactMap { record -> Double? in
                 guard !record.payload.isEmpty else { return nil }
                 let payload = try coder.decode(JSONValue.self, from: record.payload)
-                return payload["writer"]?.stringValue == writer ? payload["n"]?.numberValue : nil
+                return payload["writer"]?.stringValue == writer ? payload["n"]?.doubleValue : nil
             }
             #expect(numbers == (0..<count).map(Double.init), "\(writer)")
         }

@@ -47,7 +47,7 @@ struct MigrationReplayTests {
     /// A counter whose taps count one each under the old definition and ten under the new one.
     static let counter: Pair = {
         func adding(_ amount: Double) -> @Sendable (inout ActionScope) throws -> Void {
-            { scope in scope.context["count"] = .number((scope.context["count"]?.numberValue ?? 0) + amount) }
+            { scope in scope.context["count"] = .number((scope.context["count"]?.doubleValue ?? 0) + amount) }
         }
         func counter(action: String) -> MachineDefinition {
             MachineDefinition("flow") {

@@ -144,7 +144,7 @@ enum CounterMachine {
     static let bindings = Bindings(
         guards: ["allowed": { _, _ in true }],
         actions: ["count": { scope in
-            let count = scope.context["count"]?.numberValue ?? 0
+            let count = scope.context["count"]?.doubleValue ?? 0
             scope.context = ["count": .number(count + 1)]
         }])
 

@@ -174,7 +174,7 @@ struct ResumeReplayDifferentialTests {
     static func variantBindings(_ subject: Subject) -> Bindings {
         var bindings = subject.bindings
         bindings.actions[noteAction] = { scope in
-            scope.context["variant"] = .number((scope.context["variant"]?.numberValue ?? 0) + 1)
+            scope.context["variant"] = .number((scope.context["variant"]?.doubleValue ?? 0) + 1)
         }
         return bindings
     }
