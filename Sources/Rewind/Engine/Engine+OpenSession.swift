@@ -4,7 +4,7 @@ import RewindStore
 extension Engine {
     /// Opens the session `id` of the machine registered as `machine`: resumes it when the store
     /// holds it (as ``session(_:policy:)`` does), else starts it (as
-    /// `startSession(id:machine:context:configure:)` does, entering the initial configuration with
+    /// `startSession(id:machine:context:isolation:configure:)` does, entering the initial configuration with
     /// `context`). The call an app makes at every launch: the first launch starts the session, the
     /// next ones resume it where the user left off.
     ///
@@ -32,13 +32,15 @@ extension Engine {
     ///     record); ignored when the session exists.
     ///   - policy: How a resumed session's records written under another definition of its machine
     ///     are treated (see ``ResumePolicy``).
+    ///   - isolation: The caller's actor, which the call runs on (so a `configure` closure made on
+    ///     the main actor stays there).
     ///   - configure: Installs hooks on the session before it starts or is returned.
     /// - Throws: ``EngineError/sessionOfAnotherMachine(session:machine:requested:)`` when the
     ///   session exists but runs another machine, ``EngineError/unknownMachine(_:)``, the errors of
     ///   resuming (``session(_:policy:)``) and starting (nothing written), the store's errors.
     public func openSession(
         id: SessionID, machine: String, context: JSONValue = .null, policy: ResumePolicy = .strict,
-        configure: (Session) -> Void = { _ in }
+        isolation: isolated (any Actor)? = #isolation, configure: (Session) -> Void = { _ in }
     ) async throws -> Session {
         try ensureOpen()
         guard registeredRecording(named: machine) != nil else { throw EngineError.unknownMachine(machine) }
@@ -71,13 +73,14 @@ extension Engine {
     }
 
     /// Opens a session by its plain string id (see
-    /// `openSession(id:machine:context:policy:configure:)`).
+    /// `openSession(id:machine:context:policy:isolation:configure:)`).
     public func openSession(
         id: String, machine: String, context: JSONValue = .null, policy: ResumePolicy = .strict,
-        configure: (Session) -> Void = { _ in }
+        isolation: isolated (any Actor)? = #isolation, configure: (Session) -> Void = { _ in }
     ) async throws -> Session {
         try await openSession(
-            id: try SessionID(id), machine: machine, context: context, policy: policy, configure: configure)
+            id: try SessionID(id), machine: machine, context: context, policy: policy, isolation: isolation,
+            configure: configure)
     }
 
     /// Throws ``EngineError/sessionOfAnotherMachine(session:machine:requested:)`` unless the

@@ -10,11 +10,11 @@ public enum EngineError: Error, Sendable, Hashable, CustomStringConvertible {
     case unknownSession(SessionID)
     /// No machine with this name is registered with the engine.
     case unknownMachine(String)
-    /// A session with this id already exists (`startSession(id:machine:context:configure:)`,
+    /// A session with this id already exists (`startSession(id:machine:context:isolation:configure:)`,
     /// `makeSession(id:machine:)`).
     case sessionExists(SessionID)
     /// The session exists but runs the machine `machine`, not the machine `requested` it was
-    /// opened with (`Engine/openSession(id:machine:context:policy:configure:)`).
+    /// opened with (`Engine/openSession(id:machine:context:policy:isolation:configure:)`).
     case sessionOfAnotherMachine(session: SessionID, machine: String, requested: String)
     /// A different machine definition with the same name is already registered.
     case machineAlreadyRegistered(String)

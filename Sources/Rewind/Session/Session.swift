@@ -13,7 +13,7 @@ import RewindStore
 /// inside hooks (`setNeedsTransition(_:payload:)`) are queued and run after the current step.
 ///
 /// Register hooks before sending (for the first entry's hooks, in the `configure` closure of
-/// `startSession(id:machine:context:configure:)`). Hooks run on the task that made the
+/// `startSession(id:machine:context:isolation:configure:)`). Hooks run on the task that made the
 /// request.
 public final class Session: @unchecked Sendable {
     /// The session's id.
@@ -150,7 +150,7 @@ public final class Session: @unchecked Sendable {
     }
 
     /// The app's `Encodable` value as a `JSONValue`, or ``EngineError/payloadEncoding(event:reason:)``.
-    private static func jsonValue(of value: some Encodable, event: String) throws -> JSONValue {
+    static func jsonValue(of value: some Encodable, event: String) throws -> JSONValue {
         do {
             return try JSONValue(encoding: value)
         } catch {
