@@ -3,7 +3,7 @@ import RewindStore
 
 extension Engine {
     /// Opens the session `id` of the machine registered as `machine`: resumes it when the store
-    /// holds it (as ``session(_:policy:)`` does), else starts it (as
+    /// holds it (as `session(_:policy:)` does), else starts it (as
     /// `startSession(id:machine:context:isolation:configure:)` does, entering the initial configuration with
     /// `context`). The call an app makes at every launch: the first launch starts the session, the
     /// next ones resume it where the user left off.
@@ -37,7 +37,7 @@ extension Engine {
     ///   - configure: Installs hooks on the session before it starts or is returned.
     /// - Throws: ``EngineError/sessionOfAnotherMachine(session:machine:requested:)`` when the
     ///   session exists but runs another machine, ``EngineError/unknownMachine(_:)``, the errors of
-    ///   resuming (``session(_:policy:)``) and starting (nothing written), the store's errors.
+    ///   resuming (`session(_:policy:)`) and starting (nothing written), the store's errors.
     public func openSession(
         id: SessionID, machine: String, context: JSONValue = .null, policy: ResumePolicy = .strict,
         isolation: isolated (any Actor)? = #isolation, configure: (Session) -> Void = { _ in }

@@ -282,13 +282,13 @@ public final class Session: @unchecked Sendable {
     }
 
     /// Runs `hook` before each step's exits (StateViewController's `willTransition(to:)`); the
-    /// change's `data` is the next state's data (see ``StateChange/data``).
+    /// change's `data` is the next state's data (see `StateChange.data`).
     public func onWillTransition(_ hook: @escaping @Sendable (StateChange) -> Void) {
         lock.withLock { hooks.onWillTransition(hook) }
     }
 
     /// Runs `hook` after each step's entries (StateViewController's `didTransition(from:)`); the
-    /// change's `data` is the next state's data (see ``StateChange/data``).
+    /// change's `data` is the next state's data (see `StateChange.data`).
     public func onDidTransition(_ hook: @escaping @Sendable (StateChange) -> Void) {
         lock.withLock { hooks.onDidTransition(hook) }
     }

@@ -15,7 +15,7 @@ import RewindMachine
 /// The published values change only after a commit, and all at once (a view never sees the new
 /// configuration with the old stack); a refused request (`MachineError`, a failed append) changes
 /// nothing and notifies no observer. Requests made through the model (``send(_:payload:)``,
-/// ``enter(_:data:)``) publish before they return. Commits made on the session by other means
+/// `enter(_:data:)`) publish before they return. Commits made on the session by other means
 /// (requests queued from hooks with `setNeedsTransition`, delayed sends delivered, another task
 /// sending on the session) are published too, shortly after, on the main actor: the model
 /// registers an `onDidTransition` hook that hops there. A commit made by another engine or
@@ -111,7 +111,7 @@ public final class SessionModel {
         return step
     }
 
-    /// Moves directly to a typed state carrying `Codable` data (see ``enter(_:data:)``).
+    /// Moves directly to a typed state carrying `Codable` data (see `enter(_:data:)`).
     ///
     /// - Throws: ``EngineError/payloadEncoding(event:reason:)`` when the data cannot be encoded,
     ///   what the session's `enter` throws.
@@ -120,7 +120,7 @@ public final class SessionModel {
         try await enter(id.rawValue, data: try Session.jsonValue(of: data, event: StepRecording.enterEvent))
     }
 
-    /// Moves directly to a typed state (see ``enter(_:data:)``).
+    /// Moves directly to a typed state (see `enter(_:data:)`).
     @discardableResult
     public func enter<ID: RawRepresentable<String>>(_ id: ID) async throws -> Step {
         try await enter(id.rawValue)

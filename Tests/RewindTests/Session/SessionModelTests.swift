@@ -159,4 +159,29 @@ struct SessionModelTests {
         #expect(model.data["detail"] == ["character": "月"])
         #expect(model.version == 4)
     }
+
+    /// Main-actor code (an app's launch code, top-level code) passes `startSession` and
+    /// `openSession` a `configure` closure that captures main-actor state: the calls run on the
+    /// caller's actor, so this compiles, and `configure` runs before the session is returned.
+    @Test func startAndOpenTakeAConfigureClosureFromTheMainActor() async throws {
+        let fixture = try EngineFixture()
+        defer { fixture.remove() }
+        let engine = try fixture.open(registering: [try LoadingView.machine()])
+        defer { engine.close() }
+        var configured: [String] = []          // main-actor state, mutated from `configure`
+        let entered = LockedBox<[String]>([])
+        let started = try await engine.startSession(id: "started", machine: "loading-view") { session in
+            configured.append("start \(session.id)")
+            session.onDidEnter("error") { _ in entered.append("started") }
+        }
+        let opened = try await engine.openSession(id: "started", machine: "loading-view") { session in
+            configured.append("open \(session.id) at \(session.version)")
+            session.onDidEnter("error") { _ in entered.append("opened") }
+        }
+        #expect(configured == ["start started", "open started at 1"])
+        try await started.send("failed", payload: "offline")
+        try await opened.reload()
+        #expect(opened.activeStates == ["error"])
+        #expect(entered.current == ["started"])
+    }
 }
