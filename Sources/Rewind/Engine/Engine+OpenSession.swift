@@ -53,7 +53,7 @@ extension Engine {
         if let info = try store.sessionInfo(for: id) { return try resume(info) }
         let session: Session
         do {
-            session = try makeSession(id: id, machine: machine)
+            session = try makeSession(id: id, machine: machine, resumePolicy: policy)
         } catch EngineError.sessionExists {
             // Started by another caller between the lookup and here.
             guard let info = try store.sessionInfo(for: id) else { throw EngineError.sessionExists(id) }
@@ -64,7 +64,7 @@ extension Engine {
             _ = try await session.perform(.start(context: context))
         } catch let error as StoreError {
             // Another caller's start was committed first; this one wrote nothing. Take up the
-            // session it wrote, keeping the hooks `configure` installed.
+            // session it wrote (under `policy`), keeping the hooks `configure` installed.
             guard case .versionConflict = error, let info = try store.sessionInfo(for: id) else { throw error }
             try Self.check(info, of: id, runs: machine)
             try await session.reload()

@@ -215,12 +215,17 @@ public final class Engine: @unchecked Sendable {
     ///
     /// - Throws: ``EngineError/sessionExists(_:)``, ``EngineError/unknownMachine(_:)``.
     public func makeSession(id: SessionID, machine: String) throws -> Session {
+        try makeSession(id: id, machine: machine, resumePolicy: .strict)
+    }
+
+    /// `makeSession(id:machine:)` for a session that ``Session/reload()``s with `resumePolicy`.
+    func makeSession(id: SessionID, machine: String, resumePolicy: ResumePolicy) throws -> Session {
         try ensureOpen()
         let recording = try recording(for: machine)
         if try store.sessionInfo(for: id) != nil { throw EngineError.sessionExists(id) }
         return Session(
             id: id, machineName: machine, recording: recording, engine: self,
-            snapshot: .empty(definition: recording.definition))
+            snapshot: .empty(definition: recording.definition), resumePolicy: resumePolicy)
     }
 
     /// Resumes an existing session: its full interpreter state (configuration, history memory,
