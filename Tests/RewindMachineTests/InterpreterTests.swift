@@ -57,6 +57,43 @@ struct InterpreterTests {
         #expect(exited == [kanji])
     }
 
+    /// The machine-wide hooks' data for a compound target: the entered compound state carries
+    /// the data, its initial child none, so they see the compound's; a nested target that carries
+    /// data itself wins; a step into states carrying nothing gives `null`.
+    @Test func transitionHooksSeeTheDataOfTheInnermostNextStateOrItsNearestAncestor() throws {
+        let machine = try Machine(MachineDefinition("m") {
+            StateNode("home") {
+                On("open", to: "settings")
+                On("openPrivacy", to: "privacy")
+            }
+            StateNode("settings", initial: "general") {
+                StateNode("general")
+                StateNode("privacy")
+                On("close", to: "home")
+            }
+        })
+        let interpreter = Interpreter(machine: machine)
+        var will: [String] = []
+        var did: [String] = []
+        interpreter.onWillTransition { will.append("\($0.to) \($0.data)") }
+        interpreter.onDidTransition { did.append("\($0.to) \($0.data)") }
+        try interpreter.start()
+        try interpreter.send("open", payload: ["tab": 1])
+        try interpreter.send("close")
+        try interpreter.send("openPrivacy", payload: "only privacy")
+        try interpreter.send("close")
+        #expect(interpreter.state.data.isEmpty)
+        let expected = [
+            "[\"home\"] \(JSONValue.null)",
+            "[\"general\"] \(JSONValue.object(["tab": 1]))",
+            "[\"home\"] \(JSONValue.null)",
+            "[\"privacy\"] \(JSONValue.string("only privacy"))",
+            "[\"home\"] \(JSONValue.null)",
+        ]
+        #expect(will == expected)
+        #expect(did == expected)
+    }
+
     @Test func requestsFromInsideHooksAreQueuedAndRunAfterTheStep() throws {
         let machine = try ExampleMachines.LoadingView.machine()
         let interpreter = Interpreter(machine: machine)

@@ -7,7 +7,7 @@ public struct ExampleScenario: Sendable, CustomStringConvertible {
     public var name: String
     /// The compiled machine.
     public var machine: @Sendable () throws -> Machine
-    /// The first request: `.start(context:)` (``Engine/startSession(id:machine:context:configure:)``)
+    /// The first request: `.start(context:)` (``Engine/startSession(id:machine:context:isolation:configure:)``)
     /// or `.enter(state:data:)` (``Engine/makeSession(id:machine:)`` then ``Session/enter(_:data:)``).
     public var opening: StepRecording.Request
     /// The requests made before the restart.

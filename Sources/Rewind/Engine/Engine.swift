@@ -179,13 +179,14 @@ public final class Engine: @unchecked Sendable {
     /// configuration (the first record, event `rewind.start`, whose payload is `context`).
     ///
     /// `configure` runs before the first entry: register hooks there to see it (GKState's
-    /// `didEnter(from:)` with no previous state).
+    /// `didEnter(from:)` with no previous state). The call runs on the caller's actor
+    /// (`isolation`), so a `configure` closure made on the main actor stays there.
     ///
     /// - Throws: ``EngineError/sessionExists(_:)``, ``EngineError/unknownMachine(_:)``, the
     ///   machine's and the store's errors (nothing written).
     public func startSession(
         id: SessionID, machine: String, context: JSONValue = .null,
-        configure: (Session) -> Void = { _ in }
+        isolation: isolated (any Actor)? = #isolation, configure: (Session) -> Void = { _ in }
     ) async throws -> Session {
         let session = try makeSession(id: id, machine: machine)
         configure(session)
@@ -197,28 +198,34 @@ public final class Engine: @unchecked Sendable {
         return session
     }
 
-    /// Starts a new session with a plain string id (see `startSession(id:machine:context:configure:)`).
+    /// Starts a new session with a plain string id (see `startSession(id:machine:context:isolation:configure:)`).
     public func startSession(
         id: String, machine: String, context: JSONValue = .null,
-        configure: (Session) -> Void = { _ in }
+        isolation: isolated (any Actor)? = #isolation, configure: (Session) -> Void = { _ in }
     ) async throws -> Session {
-        try await startSession(id: try SessionID(id), machine: machine, context: context, configure: configure)
+        try await startSession(
+            id: try SessionID(id), machine: machine, context: context, isolation: isolation, configure: configure)
     }
 
     /// Creates a session that has no record yet, without starting it: its first request must be a
     /// direct move (`enter`), which starts it in that state (a `send` throws
-    /// `MachineError.notStarted`); `startSession(id:machine:context:configure:)` starts one in the
+    /// `MachineError.notStarted`); `startSession(id:machine:context:isolation:configure:)` starts one in the
     /// initial configuration instead. Use this for GKStateMachine-style machines whose first step
     /// is `enter(state)`.
     ///
     /// - Throws: ``EngineError/sessionExists(_:)``, ``EngineError/unknownMachine(_:)``.
     public func makeSession(id: SessionID, machine: String) throws -> Session {
+        try makeSession(id: id, machine: machine, resumePolicy: .strict)
+    }
+
+    /// `makeSession(id:machine:)` for a session that ``Session/reload()``s with `resumePolicy`.
+    func makeSession(id: SessionID, machine: String, resumePolicy: ResumePolicy) throws -> Session {
         try ensureOpen()
         let recording = try recording(for: machine)
         if try store.sessionInfo(for: id) != nil { throw EngineError.sessionExists(id) }
         return Session(
             id: id, machineName: machine, recording: recording, engine: self,
-            snapshot: .empty(definition: recording.definition))
+            snapshot: .empty(definition: recording.definition), resumePolicy: resumePolicy)
     }
 
     /// Resumes an existing session: its full interpreter state (configuration, history memory,

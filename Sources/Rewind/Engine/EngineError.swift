@@ -10,9 +10,12 @@ public enum EngineError: Error, Sendable, Hashable, CustomStringConvertible {
     case unknownSession(SessionID)
     /// No machine with this name is registered with the engine.
     case unknownMachine(String)
-    /// A session with this id already exists (`startSession(id:machine:context:configure:)`,
+    /// A session with this id already exists (`startSession(id:machine:context:isolation:configure:)`,
     /// `makeSession(id:machine:)`).
     case sessionExists(SessionID)
+    /// The session exists but runs the machine `machine`, not the machine `requested` it was
+    /// opened with (`Engine/openSession(id:machine:context:policy:isolation:configure:)`).
+    case sessionOfAnotherMachine(session: SessionID, machine: String, requested: String)
     /// A different machine definition with the same name is already registered.
     case machineAlreadyRegistered(String)
     /// The session's records were written under another definition of its machine than the one
@@ -50,7 +53,9 @@ public enum EngineError: Error, Sendable, Hashable, CustomStringConvertible {
         case .unknownMachine(let name):
             return "unknown machine '\(name)': register it with the engine before using it"
         case .sessionExists(let session):
-            return "session '\(session)' already exists; open it with engine.session(_:) instead"
+            return "session '\(session)' already exists; resume it with engine.session(_:), or resume or start it with engine.openSession(id:machine:)"
+        case let .sessionOfAnotherMachine(session, machine, requested):
+            return "session '\(session)' runs machine '\(machine)', not '\(requested)'; open it with machine '\(machine)'"
         case .machineAlreadyRegistered(let name):
             return "a different definition of machine '\(name)' is already registered with this engine"
         case let .definitionMismatch(session, machine, recorded, registered):

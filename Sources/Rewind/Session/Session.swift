@@ -13,7 +13,7 @@ import RewindStore
 /// inside hooks (`setNeedsTransition(_:payload:)`) are queued and run after the current step.
 ///
 /// Register hooks before sending (for the first entry's hooks, in the `configure` closure of
-/// `startSession(id:machine:context:configure:)`). Hooks run on the task that made the
+/// `startSession(id:machine:context:isolation:configure:)`). Hooks run on the task that made the
 /// request.
 public final class Session: @unchecked Sendable {
     /// The session's id.
@@ -150,7 +150,7 @@ public final class Session: @unchecked Sendable {
     }
 
     /// The app's `Encodable` value as a `JSONValue`, or ``EngineError/payloadEncoding(event:reason:)``.
-    private static func jsonValue(of value: some Encodable, event: String) throws -> JSONValue {
+    static func jsonValue(of value: some Encodable, event: String) throws -> JSONValue {
         do {
             return try JSONValue(encoding: value)
         } catch {
@@ -281,12 +281,14 @@ public final class Session: @unchecked Sendable {
         lock.withLock { hooks.onUpdate(state, hook) }
     }
 
-    /// Runs `hook` before each step's exits (StateViewController's `willTransition(to:)`).
+    /// Runs `hook` before each step's exits (StateViewController's `willTransition(to:)`); the
+    /// change's `data` is the next state's data (see `StateChange.data`).
     public func onWillTransition(_ hook: @escaping @Sendable (StateChange) -> Void) {
         lock.withLock { hooks.onWillTransition(hook) }
     }
 
-    /// Runs `hook` after each step's entries (StateViewController's `didTransition(from:)`).
+    /// Runs `hook` after each step's entries (StateViewController's `didTransition(from:)`); the
+    /// change's `data` is the next state's data (see `StateChange.data`).
     public func onDidTransition(_ hook: @escaping @Sendable (StateChange) -> Void) {
         lock.withLock { hooks.onDidTransition(hook) }
     }

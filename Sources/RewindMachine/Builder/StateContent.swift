@@ -47,11 +47,20 @@ extension MachineDefinition {
     ///         StateNode("loading")
     ///         StateNode("regularView")
     ///         StateNode("errorView") { On("userPressedRetryButton", to: "loading") }
-    ///         On("apiRespondedSuccessfully", to: "regularView")
-    ///         On("apiRespondedError", to: "errorView")
+    ///         On("apiRespondedSuccessfully", to: "regularView", type: .internal)
+    ///         On("apiRespondedError", to: "errorView", type: .internal)
     ///     }
     /// }
     /// ```
+    ///
+    /// The events handled on `root` reach it from any child (they bubble up), and move to a child
+    /// of `root` the way StateKit does: through the least common ancestor, `root` staying active
+    /// (`apiRespondedError` from `loading` exits `loading` and enters `errorView`, nothing else).
+    /// That takes `type: .internal`. The builder's transitions are SCXML's, external by default,
+    /// and an external transition leaves its source even when it targets a descendant (`exit
+    /// loading, exit root, enter root, enter errorView`): the default stays external so a chart
+    /// means the same written with the builder, imported from SCXML or exported to it (where
+    /// `.internal` becomes `type="internal"`), and charts already recorded keep their definition.
     public init(_ name: String, initial: [String] = [], @StateContentBuilder content: () -> [any StateContent]) {
         var root = StateDefinition(id: "")
         for part in content() { part.apply(to: &root) }

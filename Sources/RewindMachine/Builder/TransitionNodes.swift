@@ -9,7 +9,10 @@ public struct On: StateContent {
     ///   - events: The event descriptors (`"*"` for any, `"a"` also matches `"a.b"`).
     ///   - targets: The targets; empty for a targetless transition.
     ///   - condition: An optional guard.
-    ///   - type: External (default) or internal.
+    ///   - type: External (default, SCXML's) or internal. They differ only when every target is
+    ///     a descendant of the state declaring the transition: an internal one leaves that state
+    ///     active (StateKit's handlers on a parent that go to a child), an external one exits and
+    ///     re-enters it.
     ///   - actions: Executable content run between exits and entries.
     ///   - navigation: Overrides the target's navigation declaration.
     public init(

@@ -63,12 +63,14 @@ public final class Interpreter {
         hooks.onUpdate(state, hook)
     }
 
-    /// Runs `hook` before each step's exits (StateViewController's `willTransition(to:)`).
+    /// Runs `hook` before each step's exits (StateViewController's `willTransition(to:)`); the
+    /// change's `data` is the next state's data (see ``StateChange/data``).
     public func onWillTransition(_ hook: @escaping (StateChange) -> Void) {
         hooks.onWillTransition(hook)
     }
 
-    /// Runs `hook` after each step's entries (StateViewController's `didTransition(from:)`).
+    /// Runs `hook` after each step's entries (StateViewController's `didTransition(from:)`); the
+    /// change's `data` is the next state's data (see ``StateChange/data``).
     public func onDidTransition(_ hook: @escaping (StateChange) -> Void) {
         hooks.onDidTransition(hook)
     }

@@ -11,6 +11,16 @@ public struct StateChange: Hashable, Sendable {
     /// The atomic states after the step.
     public let to: [String]
     /// The data the hook's state carries after the step (`.detail(kanji)`); `null` when none.
+    ///
+    /// - `onDidEnter`: the entered state's data.
+    /// - `onWillExit`: the data the exited state carried before the step.
+    /// - The machine-wide hooks (`onWillTransition`, `onDidTransition`): the next state's data, as
+    ///   StateViewController's `willTransition(to: .ready(model))` sees `model` before anything is
+    ///   exited. Precisely: the data the innermost next atomic state (``nextState``) carries after
+    ///   the step, or, when it carries none, the data of its nearest ancestor that does (a compound
+    ///   state entered with data, `enter("settings", data: …)`, whose initial child carries none);
+    ///   `null` when none does. With parallel regions the innermost next atomic state is the last
+    ///   one in document order; read ``MachineState/data`` of the session's state for the others.
     public let data: JSONValue
 
     /// Creates a change (the ``Interpreter`` makes them).

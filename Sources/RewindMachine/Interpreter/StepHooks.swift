@@ -38,12 +38,14 @@ public final class StepHooks {
         updateHooks[state, default: []].append(hook)
     }
 
-    /// Runs `hook` before each step's exits (StateViewController's `willTransition(to:)`).
+    /// Runs `hook` before each step's exits (StateViewController's `willTransition(to:)`); the
+    /// change's `data` is the next state's data (see ``StateChange/data``).
     public func onWillTransition(_ hook: @escaping (StateChange) -> Void) {
         willTransitionHooks.append(hook)
     }
 
-    /// Runs `hook` after each step's entries (StateViewController's `didTransition(from:)`).
+    /// Runs `hook` after each step's entries (StateViewController's `didTransition(from:)`); the
+    /// change's `data` is the next state's data (see ``StateChange/data``).
     public func onDidTransition(_ hook: @escaping (StateChange) -> Void) {
         didTransitionHooks.append(hook)
     }
@@ -59,7 +61,8 @@ public final class StepHooks {
         if isEmpty { return }
         let from: [String]? = step.event == nil ? nil : machine.atomicStates(of: step.source)
         let to = machine.atomicStates(of: step.target)
-        let change = StateChange(state: nil, event: step.event, from: from, to: to, data: .null)
+        let change = StateChange(
+            state: nil, event: step.event, from: from, to: to, data: Self.nextData(of: step, to: to, machine: machine))
         for hook in willTransitionHooks { hook(change) }
         for microstep in step.microsteps {
             for id in microstep.exited {
@@ -78,6 +81,21 @@ public final class StepHooks {
             }
         }
         for hook in didTransitionHooks { hook(change) }
+    }
+
+    /// The data the machine-wide hooks see (StateViewController's `willTransition(to: .ready(model))`):
+    /// what the innermost next atomic state (`to.last`) carries after `step`, or, when it carries
+    /// none, what its nearest ancestor carries (a compound state entered with data, whose initial
+    /// child carries none); `null` when none of them does.
+    static func nextData(of step: Step, to: [String], machine: Machine) -> JSONValue {
+        let data = step.state.data
+        if data.isEmpty { return .null }
+        var id = to.last
+        while let current = id {
+            if let value = data[current], !value.isNull { return value }
+            id = machine.parent(of: current)
+        }
+        return .null
     }
 
     /// Forwards `update(deltaTime:)` to the hooks of the states active in `state`, in document order.

@@ -30,6 +30,29 @@ struct LoadingViewTests {
                         "will [\"loading\"] → [\"error\"]", "did [\"loading\"] → [\"error\"]"])
     }
 
+    /// StateViewController's `willTransition(to: .ready(model))`: the hook sees the model the
+    /// next state will carry before anything is exited, while the current state is still loading.
+    @Test func willTransitionSeesTheNextStatesModel() throws {
+        let interpreter = Interpreter(machine: try LoadingView.machine())
+        let model = LoadingView.Model(title: "Inbox", items: ["a", "b"])
+        var log: [String] = []
+        interpreter.onWillTransition { change in
+            let next = (try? change.data(as: LoadingView.Model.self)).flatMap { $0.map { "ready(\($0.title), \($0.items))" } }
+            log.append("will \(change.nextState ?? "-") \(next ?? "\(change.data)")")
+        }
+        interpreter.onWillExit("loading") { _ in log.append("exit loading") }
+        try interpreter.start()
+        log.removeAll()
+        try interpreter.send(try Event("loaded", encoding: model))
+        try interpreter.send("reload")
+        try interpreter.send("failed", payload: "offline")
+        #expect(log == [
+            "will ready ready(Inbox, [\"a\", \"b\"])", "exit loading",
+            "will loading \(JSONValue.null)",
+            "will error \(JSONValue.string("offline"))", "exit loading",
+        ])
+    }
+
     @Test func invalidMovesAreRejected() throws {
         let machine = try LoadingView.machine()
         let loading = try machine.start().state

@@ -247,4 +247,32 @@ struct HookOutsideStepTests {
         #expect(try engine.store.records(of: session.id).map(\.event) == [StepRecording.startEvent, "launch", "start"])
         #expect(session.deferredErrors.isEmpty)
     }
+
+    /// StateViewController's `willTransition(to: .ready(model))` on a durable session: the hook
+    /// sees the model the next state carries (from the event's payload) before anything is exited; a payload-free event (the machine's table of precomputed steps)
+    /// into a state carrying nothing gives `null`.
+    @Test func willTransitionSeesTheNextStatesDataOnEveryPath() async throws {
+        typealias LoadingView = ExampleMachines.LoadingView
+        let fixture = try EngineFixture()
+        defer { fixture.remove() }
+        let engine = try fixture.open(registering: [try LoadingView.machine()])
+        defer { engine.close() }
+        let log = LockedBox<[String]>([])
+        let session = try await engine.startSession(id: "screen", machine: "loading-view") { session in
+            session.onWillTransition { change in
+                let model = try? change.data(as: LoadingView.Model.self)
+                log.append("will \(change.nextState ?? "-") \(model.map { "ready(\($0.title))" } ?? "\(change.data)")")
+            }
+            session.onWillExit("loading") { _ in log.append("exit loading") }
+        }
+        try await session.send("loaded", payload: try JSONValue(encoding: LoadingView.Model(title: "Inbox", items: [])))
+        try await session.send(LoadingView.Event.reload)
+        try await session.send("loaded", payload: try JSONValue(encoding: LoadingView.Model(title: "Cached", items: [])))
+        #expect(log.current == [
+            "will loading \(JSONValue.null)",
+            "will ready ready(Inbox)", "exit loading",
+            "will loading \(JSONValue.null)",
+            "will ready ready(Cached)", "exit loading",
+        ])
+    }
 }
