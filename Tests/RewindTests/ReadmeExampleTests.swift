@@ -57,7 +57,7 @@ struct ReadmeExampleTests {
         let diff = try engine.diff(resumed.id, from: 1, to: resumed.version)
         #expect(first.activeStates == ["all"])
         #expect(diff.entered == ["detail"])
-        #expect(diff.navigation.pushed == ["detail"])
+        #expect(diff.navigation.pushed.map(\.screen) == ["detail"])
         #expect(resumed.state.data["detail"]?["character"] == "日")
     }
 }
