@@ -33,6 +33,7 @@ struct ReadmeExampleTests {
         let resumed = try engine.session("user-42")
         #expect(resumed.activeStates == ["detail"])
         #expect(resumed.navigationStack.screens == ["all", "detail"])
+        #expect(resumed.navigationStack.top?.data ?? .null == ["character": "日"])
         #expect(resumed.state.data["detail"] == ["character": "日"])
     }
 

@@ -15,7 +15,7 @@ public struct SessionSnapshot: Sendable, Hashable, Codable {
     public var definition: String
     /// The interpreter's whole state: configuration, history memory, context, state data, queues.
     public var state: MachineState
-    /// The navigation stack the user saw.
+    /// The navigation stack the user saw, each entry with its screen's data.
     public var navigation: NavigationStack
     /// When the record of this version was written (`nil` at version 0).
     public var timestamp: Timestamp?

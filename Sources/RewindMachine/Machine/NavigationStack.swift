@@ -9,6 +9,10 @@
 /// (`state.data["detail"]` after going back to Detail(日) is the 日 data). When the step itself
 /// entered the uncovered screen with data, that data wins and becomes the entry's data.
 ///
+/// A screen's data is that of the state whose id is the screen: a declaration naming another
+/// screen (`.push(screen: "sheet")` on state `compose`) pushes an entry without data unless a
+/// state `sheet` was entered with data in the same step.
+///
 /// ```swift
 /// // all › detail(日) › list(日本) › detail(本), then back:
 /// session.navigationStack.entries.map(\.screen)   // ["all", "detail", "list"]
