@@ -67,6 +67,31 @@ struct NavigationProjectionTests {
         #expect(try engine.navigationStacks.depthStatistics().maximum == 2)
     }
 
+    /// State data the projection's coder cannot read stops the projection at that record, with
+    /// the reason, and loses nothing before it.
+    @Test func undecodableStateDataStopsTheProjectionAtThatRecord() async throws {
+        let fixture = try EngineFixture()
+        defer { fixture.remove() }
+        let engine = try fixture.open(registering: [])
+        defer { engine.close() }
+        let id = try SessionID("odd")
+        _ = try engine.store.write { transaction in
+            try transaction.append([
+                ProjectionFixtures.transition(event: "rewind.start", to: "a", navigation: [.setRoot("a")], at: 1),
+                Transition(
+                    timestamp: Timestamp(microsecondsSince1970: 2), machine: "bulk", definition: "v1", event: "go",
+                    source: ["a"], target: ["b"], navigation: [.push("b")], stateData: Array("{not json".utf8)),
+            ], to: id)
+        }
+        #expect(throws: ProjectionError.self) { try engine.register(NavigationProjection(), mode: .catchUp) }
+        let status = try #require(try engine.projectionStatus(named: NavigationProjection().name))
+        #expect(status.checkpoint == 1)
+        #expect(status.failure?.sequence == 2)
+        #expect(status.failure?.session == id)
+        #expect(status.failure?.reason.isEmpty == false)
+        #expect(try engine.navigationStacks.stack(of: id)?.entries == [NavigationEntry(screen: "a")])
+    }
+
     @Test func depthStatisticsCountEverySessionsStack() async throws {
         let directory = try TemporaryDirectory()
         defer { directory.remove() }
