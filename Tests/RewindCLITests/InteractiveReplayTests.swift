@@ -31,7 +31,7 @@ struct InteractiveReplayTests {
 
         func matches(_ shown: Shown, version: UInt64) -> Bool {
             shown.version == version && shown.timeline == timelines[version]
-                && shown.navigation == points[Int(version) - 1].navigationStack.joined(separator: " › ")
+                && shown.navigation == (try? CommandOutputs.stackText(points[Int(version) - 1].navigationStack))
         }
     }
 
@@ -59,7 +59,8 @@ struct InteractiveReplayTests {
 
         let command = "'\(demo.tool.executable.path)' replay '\(row.session)' --store '\(demo.tool.store)'; "
             + "echo \"exited with status $?\"; sleep 60"
-        try await TmuxSession.with(tmux: tmux, command: command) { terminal in
+        // Wide enough for a stack's entries with their data on one line.
+        try await TmuxSession.with(tmux: tmux, command: command, width: 1000) { terminal in
             func expectScreen(at version: UInt64, after keys: [String], sourceLocation: SourceLocation = #_sourceLocation) async throws {
                 let screen = try await terminal.waitForScreen { expected.matches(Shown($0), version: version) }
                 #expect(expected.matches(Shown(screen), version: version),
@@ -123,7 +124,8 @@ struct InteractiveReplayTests {
         try #require(row.version >= 3)
         let command = "'\(demo.tool.executable.path)' replay '\(row.session)' --at 2 --store '\(demo.tool.store)'; "
             + "echo \"exited with status $?\"; sleep 60"
-        try await TmuxSession.with(tmux: tmux, command: command) { terminal in
+        // Wide enough for a stack's entries with their data on one line.
+        try await TmuxSession.with(tmux: tmux, command: command, width: 1000) { terminal in
 
             let start = try await terminal.waitForScreen { Shown($0).version == 2 }
             #expect(Shown(start).version == 2, "\(start)")

@@ -34,7 +34,7 @@ struct ReplayCommandTests {
         let steps = try await demo.tool.json([CommandOutputs.Point].self, ["replay", row.session])
         for step in steps {
             #expect(text.contains("version     \(step.version)"))
-            #expect(text.contains("navigation  \(step.navigationStack.joined(separator: " › "))"))
+            #expect(text.contains("navigation  \(try CommandOutputs.stackText(step.navigationStack))"))
         }
     }
 

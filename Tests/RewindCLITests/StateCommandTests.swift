@@ -37,7 +37,7 @@ struct StateCommandTests {
         let text = try await demo.tool.text(["state", row.session, "--at", "2"])
         #expect(text.contains("session     \(row.session) (kanji), \(row.version) versions"))
         #expect(text.contains("version     2"))
-        #expect(text.contains("navigation  \(point.navigationStack.joined(separator: " › "))"))
+        #expect(text.contains("navigation  \(try CommandOutputs.stackText(point.navigationStack))"))
         #expect(text.contains("active      \(point.activeStates.joined(separator: ", "))"))
     }
 

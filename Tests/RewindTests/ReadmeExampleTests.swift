@@ -58,6 +58,7 @@ struct ReadmeExampleTests {
         #expect(resumed.version == 4)   // start, detail; then all, detail
         #expect(resumed.activeStates == ["detail"])
         #expect(resumed.navigationStack.screens == ["all", "detail"])
+        #expect(resumed.navigationStack.top?.data ?? .null == ["character": "日"])
         #expect(resumed.state.data["detail"] == ["character": "日"])
         #expect(try engine.sessions().count == 1)
     }
@@ -85,7 +86,7 @@ struct ReadmeExampleTests {
         let diff = try engine.diff(resumed.id, from: 1, to: resumed.version)
         #expect(first.activeStates == ["all"])
         #expect(diff.entered == ["detail"])
-        #expect(diff.navigation.pushed == ["detail"])
+        #expect(diff.navigation.pushed.map(\.screen) == ["detail"])
         #expect(resumed.state.data["detail"]?["character"] == "日")
     }
 }

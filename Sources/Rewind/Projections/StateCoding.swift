@@ -94,7 +94,8 @@ struct StateReader {
         return UInt64(bigEndian: bytes.loadUnaligned(fromByteOffset: offset, as: UInt64.self))
     }
 
-    private mutating func count() throws -> Int {
+    /// A varint count (of bytes or items), at most the bytes left.
+    mutating func count() throws -> Int {
         let count = try varint()
         guard count <= UInt64(remaining) else {
             throw StateDecodingError("a length of \(count) exceeds the \(remaining) bytes left at byte \(offset)")

@@ -2,28 +2,29 @@ import RewindMachine
 import RewindStore
 
 /// How the navigation stack differs between two points: the longest common root part is kept,
-/// the rest of the older stack was popped and the rest of the newer one pushed.
+/// the rest of the older stack was popped and the rest of the newer one pushed. Entries are
+/// compared with their data: Detail(日) and Detail(本) are different entries.
 public struct NavigationChange: Sendable, Hashable {
-    /// The screens before, root first.
-    public var before: [String]
-    /// The screens after, root first.
-    public var after: [String]
-    /// The screens of `before` above the common part, top first (the order they leave in).
-    public var popped: [String]
-    /// The screens of `after` above the common part, bottom first (the order they arrive in).
-    public var pushed: [String]
+    /// The entries before, root first.
+    public var before: [NavigationEntry]
+    /// The entries after, root first.
+    public var after: [NavigationEntry]
+    /// The entries of `before` above the common part, top first (the order they leave in).
+    public var popped: [NavigationEntry]
+    /// The entries of `after` above the common part, bottom first (the order they arrive in).
+    public var pushed: [NavigationEntry]
 
     /// The change from `before` to `after`.
     public init(before: NavigationStack, after: NavigationStack) {
-        self.before = before.screens
-        self.after = after.screens
+        self.before = before.entries
+        self.after = after.entries
         var common = 0
-        while common < before.screens.count, common < after.screens.count,
-              before.screens[common] == after.screens[common] {
+        while common < before.entries.count, common < after.entries.count,
+              before.entries[common] == after.entries[common] {
             common += 1
         }
-        popped = Array(before.screens[common...].reversed())
-        pushed = Array(after.screens[common...])
+        popped = Array(before.entries[common...].reversed())
+        pushed = Array(after.entries[common...])
     }
 
     /// Whether the stacks are equal.

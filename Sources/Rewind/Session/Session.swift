@@ -68,7 +68,8 @@ public final class Session: @unchecked Sendable {
     public var configuration: [String] { snapshot.state.configuration }
     /// The active atomic states.
     public var activeStates: [String] { machine.atomicStates(of: configuration) }
-    /// The navigation stack the user sees.
+    /// The navigation stack the user sees: one entry per screen with the data it was entered
+    /// with (see ``NavigationStack`` and ``navigationPath(as:)``).
     public var navigationStack: NavigationStack { snapshot.navigation }
     /// Errors thrown by requests queued from hooks (they cannot reach the hook's caller).
     public var deferredErrors: [any Error] { lock.withLock { deferred } }
@@ -420,36 +421,49 @@ public final class Session: @unchecked Sendable {
         if stepsFromTable, case .send(let event) = request, !StepRecording.isReserved(event.name),
            let taken = try machine.sendFromTable(event, in: &latest.state)
         {
-            steps.append(taken.step(of: event, reaching: latest.state))
-            if taken.microsteps.isEmpty { return }
+            if taken.microsteps.isEmpty {
+                steps.append(taken.step(of: event, reaching: latest.state))
+                return
+            }
             transitions.append(try recording.transition(
                 request: request, source: taken.source, target: latest.state.configuration,
                 microsteps: taken.microsteps, navigation: taken.navigation, at: time))
-            try advance(&latest, navigation: taken.navigation, at: time, snapshots: &snapshots)
+            try advance(
+                &latest, navigation: taken.navigation, microsteps: taken.microsteps, at: time, snapshots: &snapshots)
+            // After `advance`: the step shows the state data an uncovered entry restored.
+            steps.append(taken.step(of: event, reaching: latest.state))
             return
         }
-        let step = try recording.evaluate(request, in: latest.state, at: time)
+        var step = try recording.evaluate(request, in: latest.state, at: time)
         if step.microsteps.isEmpty && !request.isAlwaysRecorded {
             steps.append(step)
             return
         }
         let transition = try recording.transition(for: step, request: request, at: time)
         latest.state = step.state
-        try advance(&latest, navigation: transition.navigation, at: time, snapshots: &snapshots)
+        if try advance(
+            &latest, navigation: transition.navigation, microsteps: step.microsteps, at: time, snapshots: &snapshots)
+        {
+            step.state = latest.state
+        }
         steps.append(step)
         transitions.append(transition)
     }
 
-    /// Moves `snapshot`, whose state is already the step's, one version on: `navigation` applied,
-    /// stamped `time`; when a snapshot is due at that version, its write is added to `snapshots`.
+    /// Moves `snapshot`, whose state is already the step's, one version on: `navigation` applied
+    /// (entries with the data `microsteps` entered; an uncovered entry's data restored into the
+    /// state: ``NavigationStack/apply(_:of:to:)``), stamped `time`; when a snapshot is due at that
+    /// version, its write is added to `snapshots`.
+    ///
+    /// - Returns: Whether the state's data changed (an uncovered entry's data restored).
+    @discardableResult
     private func advance(
-        _ snapshot: inout SessionSnapshot, navigation: [NavigationOperation], at time: Timestamp,
-        snapshots: inout [AppendRequest.AuxiliaryWrite]
-    ) throws {
+        _ snapshot: inout SessionSnapshot, navigation: [NavigationOperation], microsteps: [Microstep],
+        at time: Timestamp, snapshots: inout [AppendRequest.AuxiliaryWrite]
+    ) throws -> Bool {
         snapshot.version += 1
         if snapshot.definition != recording.definition { snapshot.definition = recording.definition }
-        // One operation at a time: the sequence overload is generic, unspecialised across modules.
-        for operation in navigation { snapshot.navigation.apply(operation) }
+        let restored = snapshot.navigation.apply(navigation, of: microsteps, to: &snapshot.state)
         snapshot.timestamp = time
         let interval = engine.configuration.snapshotInterval
         if interval > 0, snapshot.version % interval == 0 {
@@ -457,6 +471,7 @@ public final class Session: @unchecked Sendable {
                 database: .snapshots, key: SessionSnapshot.key(session: id, version: snapshot.version),
                 value: try snapshot.encoded()))
         }
+        return restored
     }
 
     /// Appends `transitions` (and `writes`) after the session's version in `before`, through the

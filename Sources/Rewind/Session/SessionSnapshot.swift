@@ -15,7 +15,7 @@ public struct SessionSnapshot: Sendable, Hashable, Codable {
     public var definition: String
     /// The interpreter's whole state: configuration, history memory, context, state data, queues.
     public var state: MachineState
-    /// The navigation stack the user saw.
+    /// The navigation stack the user saw, each entry with its screen's data.
     public var navigation: NavigationStack
     /// When the record of this version was written (`nil` at version 0).
     public var timestamp: Timestamp?
@@ -100,12 +100,14 @@ public struct SessionSnapshot: Sendable, Hashable, Codable {
         } catch {
             throw JSONShapeError(path: ["state"] + error.path, expected: error.expected)
         }
-        let navigation: NavigationStack
+        var navigation: NavigationStack
+        let navigationValue = try JSONShape.member("navigation", of: members, at: [])
         do {
-            navigation = try NavigationStack(jsonValue: try JSONShape.member("navigation", of: members, at: []))
+            navigation = try NavigationStack(jsonValue: navigationValue)
         } catch {
             throw JSONShapeError(path: ["navigation"] + error.path, expected: error.expected)
         }
+        if navigationValue["entries"] == nil { navigation = Self.firstFormat(navigation, showing: state) }
         var timestamp: Timestamp?
         if let value = members["timestamp"], !value.isNull {
             let timestampMembers = try JSONShape.object(value, at: ["timestamp"])
@@ -116,6 +118,40 @@ public struct SessionSnapshot: Sendable, Hashable, Codable {
         }
         self.init(
             version: version, definition: definition, state: state, navigation: navigation, timestamp: timestamp)
+    }
+
+    /// A stack read from a snapshot of the first format (`{"screens": […]}`, no data) with the
+    /// best data it can have: the top screen is the one the state shows, so when its state is
+    /// active with data, that is the top entry's data; the entries below stay without data.
+    static func firstFormat(_ navigation: NavigationStack, showing state: MachineState) -> NavigationStack {
+        guard let top = navigation.top, let data = state.data[top.screen], !data.isNull, state.isActive(top.screen)
+        else { return navigation }
+        var entries = navigation.entries
+        entries[entries.count - 1].data = data
+        return NavigationStack(entries: entries)
+    }
+
+    private enum CodingKeys: String, CodingKey {
+        case version, definition, state, navigation, timestamp
+    }
+
+    /// Whether a stack's encoding has `entries` (else it is of the first format).
+    private struct EntriesProbe: Decodable {
+        var entries: [NavigationEntry]?
+    }
+
+    /// Decodes the `Codable` encoding; a navigation stack of the first format gets its top
+    /// entry's data as ``firstFormat(_:showing:)`` says.
+    public init(from decoder: any Decoder) throws {
+        let container = try decoder.container(keyedBy: CodingKeys.self)
+        version = try container.decode(UInt64.self, forKey: .version)
+        definition = try container.decode(String.self, forKey: .definition)
+        state = try container.decode(MachineState.self, forKey: .state)
+        navigation = try container.decode(NavigationStack.self, forKey: .navigation)
+        timestamp = try container.decodeIfPresent(Timestamp.self, forKey: .timestamp)
+        if try container.decode(EntriesProbe.self, forKey: .navigation).entries == nil {
+            navigation = Self.firstFormat(navigation, showing: state)
+        }
     }
 
     /// The latest readable snapshot of `session` at or before `version`, if any (unreadable ones

@@ -194,7 +194,7 @@ public struct StepRecording: Sendable {
     public func replay(
         _ record: TransitionRecord, request: Request, on snapshot: SessionSnapshot
     ) throws -> (Step, SessionSnapshot) {
-        let step: Step
+        var step: Step
         do {
             step = try evaluate(request, in: snapshot.state, at: record.timestamp)
         } catch {
@@ -208,7 +208,9 @@ public struct StepRecording: Sendable {
                 recorded: record.target, computed: step.target)
         }
         var navigation = snapshot.navigation
-        navigation.apply(record.navigation)
+        // As the live session did (`Session.advance`): entries with the data the step entered,
+        // an uncovered entry's data restored into the state.
+        navigation.apply(record.navigation, of: step.microsteps, to: &step.state)
         let next = SessionSnapshot(
             version: record.version, definition: record.definition, state: step.state,
             navigation: navigation, timestamp: record.timestamp)

@@ -30,12 +30,12 @@ struct DemoReport {
 
         let stacks = try engine.navigationStacks.all()
             .filter { $0.key.rawValue.hasPrefix("kanji-") }
-            .sorted { ($0.value.screens.count, $1.key) > ($1.value.screens.count, $0.key) }
+            .sorted { ($0.value.count, $1.key) > ($1.value.count, $0.key) }
         let depth = try engine.navigationStacks.depthStatistics(machine: "kanji")
         Swift.print("\nNavigation stacks (kanji: \(depth.sessions) sessions, deepest \(depth.maximum), "
             + "mean depth \(String(format: "%.2f", depth.mean))):")
         for (session, stack) in stacks.prefix(3) {
-            Swift.print("  \(session): \(stack.screens.joined(separator: " › "))")
+            Swift.print("  \(session): \(stack.entries.stackText)")
         }
 
         guard let (session, _) = stacks.first, let id = try? SessionID(session.rawValue),

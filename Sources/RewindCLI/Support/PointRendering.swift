@@ -13,7 +13,8 @@ struct PointReport: Encodable {
     var data: [String: JSONValue]
     var context: JSONValue
     var navigation: [String]
-    var navigationStack: [String]
+    /// The stack after the step, root first: `{"screen": …, "data": …}` per entry.
+    var navigationStack: [NavigationEntry]
 
     init(_ point: ReplayPoint) {
         session = point.session.rawValue
@@ -27,7 +28,7 @@ struct PointReport: Encodable {
         data = point.stateData
         context = point.context
         navigation = point.navigationOperations.map(\.description)
-        navigationStack = point.navigation.screens
+        navigationStack = point.navigation.entries
     }
 
     /// The point as aligned lines.
@@ -36,7 +37,7 @@ struct PointReport: Encodable {
             "version     \(version)\(time.map { " · \($0)" } ?? "")",
             "event       \(event ?? "(before the first record)")\(payload.isNull ? "" : " \(payload.compactJSON)")",
             "active      \(activeStates.joined(separator: ", "))",
-            "navigation  \(navigationStack.isEmpty ? "(empty)" : navigationStack.joined(separator: " › "))"
+            "navigation  \(navigationStack.isEmpty ? "(empty)" : navigationStack.stackText)"
                 + (navigation.isEmpty ? "" : "   (\(navigation.joined(separator: ", ")))"),
         ]
         for (id, value) in data.sorted(by: { $0.key < $1.key }) {
@@ -55,10 +56,10 @@ struct DiffReport: Encodable {
     var stateData: [String]
     var context: [String]
     var payload: [String]
-    var popped: [String]
-    var pushed: [String]
-    var navigationBefore: [String]
-    var navigationAfter: [String]
+    var popped: [NavigationEntry]
+    var pushed: [NavigationEntry]
+    var navigationBefore: [NavigationEntry]
+    var navigationAfter: [NavigationEntry]
 
     init(_ diff: ReplayDiff) {
         from = diff.fromVersion
@@ -82,9 +83,24 @@ struct DiffReport: Encodable {
         for change in context { lines.append("  context   \(change)") }
         for change in payload { lines.append("  payload   \(change)") }
         if !popped.isEmpty || !pushed.isEmpty {
-            lines.append("  stack     \(navigationBefore.joined(separator: " › ")) ⇒ \(navigationAfter.joined(separator: " › "))")
+            lines.append("  stack     \(navigationBefore.stackText) ⇒ \(navigationAfter.stackText)")
         }
         if lines.count == 1 { lines.append("  no change") }
         return lines.joined(separator: "\n")
+    }
+}
+
+extension NavigationEntry {
+    /// The entry in one line: its screen, then its data as compact JSON when it has some
+    /// (`detail {"character":"日"}`).
+    var text: String {
+        data.isNull ? screen : "\(screen) \(data.compactJSON)"
+    }
+}
+
+extension [NavigationEntry] {
+    /// The entries in one line, root first: `all › detail {"character":"日"} › list {"word":"日本"}`.
+    var stackText: String {
+        map(\.text).joined(separator: " › ")
     }
 }

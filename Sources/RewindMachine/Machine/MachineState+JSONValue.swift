@@ -115,16 +115,32 @@ extension ScheduledEvent {
 }
 
 extension NavigationStack {
-    /// The stack as the JSON value of its `Codable` encoding: `{"screens": […]}`.
+    /// The stack as the JSON value of its `Codable` encoding:
+    /// `{"entries": [{"screen": …, "data": …}, …], "screens": […]}`.
     public var jsonValue: JSONValue {
-        .object(["screens": .array(screens.map(JSONValue.string))])
+        .object([
+            "entries": .array(entries.map(\.jsonValue)),
+            "screens": .array(entries.map { .string($0.screen) }),
+        ])
     }
 
-    /// The stack a JSON value of its `Codable` encoding stands for.
+    /// The stack a JSON value of its `Codable` encoding stands for: `entries` when present, else
+    /// the first format's `screens` (entries without data).
     ///
-    /// - Throws: ``JSONShapeError`` when `screens` is missing or not an array of strings.
+    /// - Throws: ``JSONShapeError`` when neither `entries` (an array of `{"screen", "data"}`
+    ///   objects) nor `screens` (an array of strings) is there in its shape.
     public init(jsonValue: JSONValue) throws(JSONShapeError) {
         let members = try JSONShape.object(jsonValue, at: [])
-        self.init(screens: try JSONShape.strings(try JSONShape.member("screens", of: members, at: []), at: ["screens"]))
+        if let value = members["entries"] {
+            let items = try JSONShape.array(value, at: ["entries"])
+            var entries: [NavigationEntry] = []
+            entries.reserveCapacity(items.count)
+            for (index, item) in items.enumerated() {
+                entries.append(try NavigationEntry(jsonValue: item, at: ["entries", String(index)]))
+            }
+            self.init(entries: entries)
+        } else {
+            self.init(screens: try JSONShape.strings(try JSONShape.member("screens", of: members, at: []), at: ["screens"]))
+        }
     }
 }

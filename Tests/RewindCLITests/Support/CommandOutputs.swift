@@ -1,4 +1,5 @@
 import Foundation
+import Rewind
 
 /// The JSON the commands print, decoded as the tests read it.
 enum CommandOutputs {
@@ -21,6 +22,8 @@ enum CommandOutputs {
         var source: [String]
         var target: [String]
         var navigation: [String]
+        /// The stack after the version: entries with their data.
+        var stack: [NavigationEntry]
     }
 
     /// `rewind state --json`, and each step of `rewind replay --json`.
@@ -33,7 +36,7 @@ enum CommandOutputs {
         var configuration: [String]
         var activeStates: [String]
         var navigation: [String]
-        var navigationStack: [String]
+        var navigationStack: [NavigationEntry]
     }
 
     /// `rewind diff --json`.
@@ -43,10 +46,18 @@ enum CommandOutputs {
         var exited: [String]
         var entered: [String]
         var stateData: [String]
-        var popped: [String]
-        var pushed: [String]
-        var navigationBefore: [String]
-        var navigationAfter: [String]
+        var popped: [NavigationEntry]
+        var pushed: [NavigationEntry]
+        var navigationBefore: [NavigationEntry]
+        var navigationAfter: [NavigationEntry]
+    }
+
+    /// How the text outputs show a stack: `all › detail {"character":"日"}` (an entry's data as
+    /// compact JSON with sorted keys, after its screen, when it has some).
+    static func stackText(_ entries: [NavigationEntry]) throws -> String {
+        try entries.map { entry in
+            entry.data.isNull ? entry.screen : "\(entry.screen) \(String(decoding: try entry.data.encoded(), as: UTF8.self))"
+        }.joined(separator: " › ")
     }
 
     /// A row of `rewind verify --json`.

@@ -28,9 +28,9 @@ struct TmuxSession {
     /// Runs `body` with `command` started in a new session, then ends the session whatever
     /// `body` did.
     static func with<Result>(
-        tmux: URL, command: String, _ body: (TmuxSession) async throws -> Result
+        tmux: URL, command: String, width: Int = 120, _ body: (TmuxSession) async throws -> Result
     ) async throws -> Result {
-        let session = try await TmuxSession(tmux: tmux, command: command)
+        let session = try await TmuxSession(tmux: tmux, command: command, width: width)
         do {
             let result = try await body(session)
             await session.close()

@@ -30,6 +30,68 @@ struct NavigationProjectionTests {
         #expect(try engine.navigationStacks.stack(of: try SessionID("nobody")) == nil)
     }
 
+    /// Detail(日) → List(日本) → Detail(本) → back → back: the projection, inline and caught up
+    /// from the log, holds the entries with their data as the live session does.
+    @Test func entriesCarryTheirDataInlineAndWhenCaughtUpFromTheLog() async throws {
+        let fixture = try EngineFixture()
+        defer { fixture.remove() }
+        do {
+            let engine = try fixture.open(registering: [try KanjiNavigation.machine()]) {
+                $0.durability = .noSync
+                $0.projections = [NavigationProjection()]
+            }
+            defer { engine.close() }
+            let session = try await engine.startSession(id: "user", machine: KanjiNavigation.name)
+            var seen = [try #require(try engine.navigationStacks.stack(of: session.id)).entries]
+            try await session.enter("detail", data: KanjiNavigation.day)
+            seen.append(try #require(try engine.navigationStacks.stack(of: session.id)).entries)
+            try await session.enter("list", data: KanjiNavigation.japan)
+            seen.append(try #require(try engine.navigationStacks.stack(of: session.id)).entries)
+            try await session.enter("detail", data: KanjiNavigation.book)
+            seen.append(try #require(try engine.navigationStacks.stack(of: session.id)).entries)
+            for _ in 0..<2 {
+                try await session.send("back")
+                seen.append(try #require(try engine.navigationStacks.stack(of: session.id)).entries)
+                #expect(seen.last == session.navigationStack.entries)
+            }
+            #expect(seen == KanjiNavigation.stacks)
+        }
+        // A store without the projection: registered afterwards, it folds the whole log.
+        let other = try EngineFixture()
+        defer { other.remove() }
+        let engine = try other.open(registering: [try KanjiNavigation.machine()])
+        defer { engine.close() }
+        try await KanjiNavigation.walk("user", in: engine)
+        try engine.register(NavigationProjection(), mode: .catchUp)
+        #expect(try engine.navigationStacks.stack(of: try SessionID("user"))?.entries == KanjiNavigation.stacks[5])
+        #expect(try engine.navigationStacks.depthStatistics().maximum == 2)
+    }
+
+    /// State data the projection's coder cannot read stops the projection at that record, with
+    /// the reason, and loses nothing before it.
+    @Test func undecodableStateDataStopsTheProjectionAtThatRecord() async throws {
+        let fixture = try EngineFixture()
+        defer { fixture.remove() }
+        let engine = try fixture.open(registering: [])
+        defer { engine.close() }
+        let id = try SessionID("odd")
+        _ = try engine.store.write { transaction in
+            try transaction.append([
+                ProjectionFixtures.transition(event: "rewind.start", to: "a", navigation: [.setRoot("a")], at: 1),
+                Transition(
+                    timestamp: Timestamp(microsecondsSince1970: 2), machine: "bulk", definition: "v1", event: "go",
+                    source: ["a"], target: ["b"], navigation: [.push("b")], stateData: Array("{not json".utf8)),
+            ], to: id)
+        }
+        #expect(throws: ProjectionError.self) { try engine.register(NavigationProjection(), mode: .catchUp) }
+        let status = try #require(try engine.projectionStatus(named: NavigationProjection().name))
+        #expect(status.checkpoint == 1)
+        #expect(status.failure?.sequence == 2)
+        #expect(status.failure?.session == id)
+        #expect(status.failure?.reason.isEmpty == false)
+        #expect(try engine.navigationStacks.stack(of: id)?.entries == [NavigationEntry(screen: "a")])
+    }
+
     @Test func depthStatisticsCountEverySessionsStack() async throws {
         let directory = try TemporaryDirectory()
         defer { directory.remove() }
@@ -65,9 +127,12 @@ struct NavigationProjectionTests {
     @Test func theBinaryEncodingRoundTrips() throws {
         let projection = NavigationProjection()
         let navigation = NavigationProjection.SessionNavigation(
-            machine: "kanji", stack: NavigationStack(screens: ["all", "detail", "日本"]))
+            machine: "kanji", stack: NavigationStack(entries: [
+                NavigationEntry(screen: "all"), NavigationEntry(screen: "detail", data: ["character": "日", "n": 1.5]),
+                NavigationEntry(screen: "日本", data: "word"),
+            ]))
         var bytes: [UInt8] = []
-        projection.encode(navigation, into: &bytes)
+        try projection.encode(navigation, into: &bytes)
         #expect(try bytes.withUnsafeBytes { try projection.decode($0) } == navigation)
         #expect(throws: (any Error).self) { try bytes.dropLast().withUnsafeBytes { try projection.decode($0) } }
     }

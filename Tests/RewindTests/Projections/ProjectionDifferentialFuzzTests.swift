@@ -53,11 +53,11 @@ struct FaultyNavigation: Projection {
 
     func apply(_ record: TransitionRecord, to state: inout NavigationProjection.SessionNavigation?) throws {
         try fault.check(record)
-        NavigationProjection(name: name).apply(record, to: &state)
+        try NavigationProjection(name: name).apply(record, to: &state)
     }
 
-    func encode(_ state: NavigationProjection.SessionNavigation, into buffer: inout [UInt8]) {
-        NavigationProjection(name: name).encode(state, into: &buffer)
+    func encode(_ state: NavigationProjection.SessionNavigation, into buffer: inout [UInt8]) throws {
+        try NavigationProjection(name: name).encode(state, into: &buffer)
     }
 
     func decode(_ bytes: UnsafeRawBufferPointer) throws -> NavigationProjection.SessionNavigation {
@@ -880,7 +880,7 @@ final class ProjectionFuzz {
         var stacks: [[UInt8]: [UInt8]] = [:]
         try ProjectionReader(store: store, projection: NavigationProjection(name: "nav.inline")).forEachState { key, stack in
             var bytes: [UInt8] = []
-            NavigationProjection().encode(stack, into: &bytes)
+            try NavigationProjection().encode(stack, into: &bytes)
             stacks[Array(key.utf8)] = bytes
             return .next
         }
@@ -1030,13 +1030,13 @@ final class ProjectionFuzz {
             if let old = flowBytes[key] { flowHash &-= Self.hash(key, old) }
             if let old = stackBytes[key] { stackHash &-= Self.hash(key, old) }
             flowProjection.apply(record, to: &flows[key])
-            navigationProjection.apply(record, to: &stacks[key])
+            try navigationProjection.apply(record, to: &stacks[key])
             var bytes: [UInt8] = []
             flowProjection.encode(flows[key]!, into: &bytes)
             flowBytes[key] = bytes
             flowHash &+= Self.hash(key, bytes)
             bytes = []
-            navigationProjection.encode(stacks[key]!, into: &bytes)
+            try navigationProjection.encode(stacks[key]!, into: &bytes)
             stackBytes[key] = bytes
             stackHash &+= Self.hash(key, bytes)
             flowHashes.insert(flowHash)

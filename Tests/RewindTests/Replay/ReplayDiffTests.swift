@@ -38,16 +38,16 @@ struct ReplayDiffTests {
         let toSettings = try fixture.engine.diff(id, from: 3, to: 4)
         #expect(toSettings.exited == ["browse", "feed", "post", "postComments"])
         #expect(toSettings.entered == ["settings"])
-        #expect(toSettings.navigation.pushed == ["settings"])
+        #expect(toSettings.navigation.pushed.map(\.screen) == ["settings"])
         #expect(toSettings.navigation.popped.isEmpty)
 
         let toProfile = try fixture.engine.diff(id, from: 3, to: 8)
         #expect(toProfile.exited == ["feed", "post", "postComments"])
         #expect(toProfile.entered == ["profile"])
-        #expect(toProfile.navigation.before == ["feedList", "post", "postComments"])
-        #expect(toProfile.navigation.after == ["profile"])
-        #expect(toProfile.navigation.popped == ["postComments", "post", "feedList"])
-        #expect(toProfile.navigation.pushed == ["profile"])
+        #expect(toProfile.navigation.before.map(\.screen) == ["feedList", "post", "postComments"])
+        #expect(toProfile.navigation.after.map(\.screen) == ["profile"])
+        #expect(toProfile.navigation.popped.map(\.screen) == ["postComments", "post", "feedList"])
+        #expect(toProfile.navigation.pushed.map(\.screen) == ["profile"])
     }
 
     @Test func diffShowsContextChanges() async throws {

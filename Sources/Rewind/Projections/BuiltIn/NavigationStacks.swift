@@ -32,7 +32,7 @@ public struct NavigationStacks: Sendable {
         var histogram: [Int: Int] = [:]
         try reader.forEachState { _, navigation in
             if machine == nil || navigation.machine == machine {
-                histogram[navigation.stack.screens.count, default: 0] += 1
+                histogram[navigation.stack.count, default: 0] += 1
             }
             return .next
         }
