@@ -374,10 +374,10 @@ struct ResumeReplayDifferentialTests {
             let session = session ?? id
             let registered = definitionVersion
             guard let recorded = try recordedDefinition(of: session, in: engine), recorded != registered else {
-                return try engine.session(session)
+                return try engine.session(session, policy: .strict)
             }
             do {
-                _ = try engine.session(session)
+                _ = try engine.session(session, policy: .strict)
                 throw fail("a strict resume of '\(session)' recorded under \(recorded.prefix(12)) took \(registered.prefix(12))")
             } catch EngineError.definitionMismatch(session, machine.definition.name, recorded, registered) {
                 return try engine.session(session, policy: .replayWithRegistered)
@@ -656,10 +656,17 @@ struct ResumeReplayDifferentialTests {
             }
             // Verification against the registered machine, and against the subject's own after
             // migrations (each definition reproduces every record, whichever it was written under).
+            // Against another definition than the last migration record's, that record's state may
+            // name a state only the variant has (its history memory): an incompatibility there.
             for candidate in Set([current, migrations > 0 ? 0 : current]).sorted().compactMap({ compiled[$0]?.machine }) {
                 let report = try engine.verify(id, against: candidate)
+                if let divergence = report.divergence, candidate.definition.contentVersion != definitionVersion,
+                   case .incompatible = divergence.kind, divergence.version == report.firstVersion {
+                    continue
+                }
                 if !report.isClean { throw fail("verification: \(report)") }
-                try expectEqual(report.verifiedRecords, session.version, "the records verified")
+                // From the last migration record on (they are written since migrations are).
+                try expectEqual(report.verifiedRecords, session.version - report.firstVersion + 1, "the records verified")
             }
             // A fresh engine resumes the session.
             let fresh = try Self.open(
