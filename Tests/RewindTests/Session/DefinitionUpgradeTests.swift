@@ -205,6 +205,12 @@ struct DefinitionUpgradeTests {
         #expect(record.definition == changed.definition.contentVersion)
         #expect(record.source == ["cart"])
         #expect(record.target == configuration)
+        // Its navigation operations turn the recorded stack into the migrated one, for readers
+        // that fold operations (the navigation projection).
+        var stack = try #require(recorded[7]).navigation
+        stack.apply(record.navigation)
+        #expect(stack == migrated.navigation, "\(row)")
+        #expect(record.navigation.isEmpty == (row.renamed.isEmpty), "\(row)")
         var cursor = try engine.replayCursor(for: session.id, bindings: Self.bindings)
         let point = try cursor.seek(to: 8)
         #expect(point.event == StepRecording.migrateEvent)
@@ -228,6 +234,31 @@ struct DefinitionUpgradeTests {
         defer { reopened.close() }
         #expect(try reopened.session("user", policy: .strict).snapshot == session.snapshot)
         try expectReplays(reopened, live: live, head: head, against: changed, from: 8, row)
+    }
+
+    /// The records after the latest snapshot are re-run with the definition they were written
+    /// under; when it names a guard the app no longer binds, with the registered definition
+    /// (still checked to reach every recorded target).
+    @Test func recordsOfADefinitionWhoseGuardsAreGoneAreReRunWithTheRegisteredOne() async throws {
+        let fixture = try EngineFixture(snapshotInterval: 0)  // no snapshot: every record re-runs
+        defer { fixture.remove() }
+        do {
+            let engine = try fixture.open(registering: [try Self.machine()])
+            defer { engine.close() }
+            let session = try await engine.startSession(id: "user", machine: "shop")
+            for event in Self.recordedEvents { try await session.send(event) }
+        }
+        // The new checkout guard is a condition on the state, with no named guard to bind.
+        var definition = Self.shop(.addState)
+        definition.states[0].transitions[1].condition = .inState("catalog")
+        let engine = try fixture.open(registering: [try Machine(definition)])
+        defer { engine.close() }
+        let session = try engine.session("user")
+        #expect(session.configuration == ["cart"])
+        #expect(session.state.history == ["checkout.history": ["payment"]])
+        try await session.send("back")
+        try await session.send("wish")
+        #expect(session.configuration == ["wishlist"])
     }
 
     @Test func appsCannotSendTheMigrationEventName() async throws {
