@@ -261,6 +261,96 @@ struct DefinitionUpgradeTests {
         #expect(session.configuration == ["wishlist"])
     }
 
+    /// Changes to an editor with parallel regions and history, resumed in the regions or in the
+    /// settings (where the history remembers the regions).
+    enum EditorChange: String, CaseIterable, CustomStringConvertible, Sendable {
+        case none, addRegion, deepHistory, moveRemembered, settingsBecomesCompound
+
+        var description: String { rawValue }
+
+        var definition: MachineDefinition {
+            let work = ParallelNode("work") {
+                StateNode("text", initial: "draft") {
+                    StateNode("draft") { On("type", to: "typing") }
+                    StateNode("typing")
+                }
+                StateNode("panel", initial: "closed") {
+                    StateNode("closed")
+                    StateNode("open")
+                }
+                if self == .addRegion { StateNode("status") { StateNode("idle") } }
+                On("away", to: "settings")
+            }
+            return MachineDefinition("editor") {
+                StateNode("app", initial: self == .moveRemembered ? "home" : "work") {
+                    HistoryNode("app.history", self == .deepHistory ? .deep : .shallow)
+                    if self == .moveRemembered { StateNode("home") } else { work }
+                }
+                StateNode("settings") {
+                    On("return", to: "app.history")
+                    if self == .settingsBecomesCompound {
+                        StateNode("general")
+                        StateNode("privacy")
+                    }
+                }
+                if self == .moveRemembered { work }
+            }
+        }
+    }
+
+    @Test(arguments: [
+        (EditorChange.addRegion, false, [
+            DefinitionIncompatibility(state: "status", role: .active, problem: .notEntered(parallel: "work")),
+        ]),
+        (EditorChange.addRegion, true, []),
+        (EditorChange.deepHistory, true, [
+            DefinitionIncompatibility(
+                state: "app.history", role: .history,
+                problem: .changedKind(from: "history(shallow)", to: "history(deep)")),
+        ]),
+        (EditorChange.moveRemembered, true, [
+            DefinitionIncompatibility(
+                state: "work", role: .remembered(by: "app.history"), problem: .moved(from: ["app"], to: [])),
+        ]),
+        (EditorChange.settingsBecomesCompound, true, [
+            DefinitionIncompatibility(
+                state: "settings", role: .active, problem: .changedKind(from: "atomic", to: "compound")),
+        ]),
+    ])
+    func regionsHistoryAndKindsAreChecked(
+        _ change: EditorChange, inSettings: Bool, problems: [DefinitionIncompatibility]
+    ) async throws {
+        let fixture = try EngineFixture(snapshotInterval: 2)
+        defer { fixture.remove() }
+        do {
+            let engine = try fixture.open(registering: [try Machine(EditorChange.none.definition)])
+            defer { engine.close() }
+            let session = try await engine.startSession(id: "user", machine: "editor")
+            try await session.send("type")
+            if inSettings {
+                try await session.send("away")
+                #expect(session.state.history == ["app.history": ["work"]])
+            }
+        }
+        let changed = try Machine(change.definition)
+        let engine = try fixture.open(registering: [changed])
+        defer { engine.close() }
+        guard problems.isEmpty else {
+            do {
+                _ = try engine.session("user")
+                Issue.record("\(change): the resume should have been refused")
+            } catch let EngineError.incompatibleDefinition(_, _, _, registered, found) {
+                #expect(registered == changed.definition.contentVersion)
+                #expect(found == problems, "\(change)")
+            }
+            return
+        }
+        // Compatible: the history restores the regions, the added one entered by default.
+        let session = try engine.session("user")
+        try await session.send("return")
+        #expect(session.configuration == ["app", "work", "text", "draft", "panel", "closed", "status", "idle"])
+    }
+
     @Test func appsCannotSendTheMigrationEventName() async throws {
         let fixture = try EngineFixture()
         defer { fixture.remove() }
