@@ -56,7 +56,7 @@ public final class Engine: @unchecked Sendable {
     let notifier: HeadNotifier
     /// The registered projections (see `Engine+Projections.swift`).
     let projections: ProjectionRegistry
-    /// Guards `machines`; every other property is immutable.
+    /// Guards `machines` and `migrations`; every other property is immutable.
     private let lock = NSLock()
     private var machines: [String: StepRecording] = [:]
     private var migrations: [String: [DefinitionMigration]] = [:]
