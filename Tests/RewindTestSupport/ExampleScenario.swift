@@ -23,7 +23,7 @@ public struct ExampleScenario: Sendable, CustomStringConvertible {
         switch opening {
         case .start(let context):
             return try await engine.startSession(id: id, machine: name, context: context)
-        case .enter, .send, .deliverDue:
+        case .enter, .send, .deliverDue, .migrate:
             let session = try engine.makeSession(id: try SessionID(id), machine: name)
             try await session.run(opening)
             return session
@@ -92,7 +92,9 @@ public struct ExampleScenario: Sendable, CustomStringConvertible {
 
 extension Session {
     /// Makes `request` through the public API (`send`, `enter`, `deliverDueSends`); a `.start`
-    /// request is refused with ``EngineError/sessionExists(_:)`` (start sessions with the engine).
+    /// request is refused with ``EngineError/sessionExists(_:)`` (start sessions with the engine),
+    /// a `.migrate` one with ``EngineError/reservedEventName(_:)`` (the engine records migrations
+    /// itself, when a session resumes under another definition).
     @discardableResult
     public func run(_ request: StepRecording.Request) async throws -> Step {
         switch request {
@@ -108,6 +110,8 @@ extension Session {
                     event: event.name, atMilliseconds: Timestamp.now().microsecondsSince1970 / 1000)
             }
             return step
+        case .migrate:
+            throw EngineError.reservedEventName(StepRecording.migrateEvent)
         }
     }
 }

@@ -3,17 +3,31 @@ import RewindMachine
 import RewindStore
 
 /// What `session(_:policy:)` does when a session's records were written under another
-/// definition of its machine than the one registered now.
+/// definition of its machine than the one registered now (a session whose last record names the
+/// registered definition resumes the same way under every policy).
+///
+/// Under ``upgradeWhenCompatible`` and ``replayWithRegistered`` the move to the registered
+/// definition is appended as a `rewind.migrate` record (``RecordedMigration``) together with the
+/// session's next record, so replay, diff, history and verify show it (see *Durable sessions*,
+/// "Upgrades").
 public enum ResumePolicy: Sendable, Hashable {
     /// Refuse with ``EngineError/definitionMismatch(session:machine:recorded:registered:)``.
     case strict
-    /// Migrate: re-run every recorded event through the registered definition (from version 1,
-    /// ignoring snapshots) and continue under it, when the session's last record names another
-    /// definition (else, when the session was migrated before, resume as ``strict`` does); fails with
+    /// The default: continue under the registered definition from the session's latest state
+    /// (its latest snapshot and the records after it, re-run with the definition they were
+    /// written under), when that state means the same there: every state of its configuration,
+    /// history memory, state data and navigation stack exists in the registered definition under
+    /// the same ancestors (and with the same kind where that matters). The registered
+    /// ``DefinitionMigration``s that apply run first (renames, transforms). States, transitions,
+    /// guards or actions added or changed elsewhere need nothing. Otherwise it throws
+    /// ``EngineError/incompatibleDefinition(session:machine:recorded:registered:problems:)``
+    /// naming each state that is missing or moved.
+    case upgradeWhenCompatible
+    /// Migrate by replay: re-run every recorded event through the registered definition (from
+    /// version 1, ignoring snapshots) and continue from what it computes; fails with
     /// ``EngineError/replayDivergence(session:version:event:recorded:computed:)`` or
     /// ``EngineError/replayFailed(session:version:event:reason:)`` when the new definition does not
-    /// reproduce the recording. Replay re-creates the migration where the records' definition
-    /// changes, so it shows the migrated state after it (see *Durable sessions*, "Resume").
+    /// reproduce the recording.
     case replayWithRegistered
 }
 
@@ -42,9 +56,10 @@ public final class Engine: @unchecked Sendable {
     let notifier: HeadNotifier
     /// The registered projections (see `Engine+Projections.swift`).
     let projections: ProjectionRegistry
-    /// Guards `machines`; every other property is immutable.
+    /// Guards `machines` and `migrations`; every other property is immutable.
     private let lock = NSLock()
     private var machines: [String: StepRecording] = [:]
+    private var migrations: [String: [DefinitionMigration]] = [:]
 
     /// Opens (creating it when needed) the store in `directory`.
     ///
@@ -120,8 +135,13 @@ public final class Engine: @unchecked Sendable {
     /// (the JSON interchange document, keyed by name and content version) so tools can read its
     /// sessions without the app's code.
     ///
+    /// `migrations` move sessions recorded under earlier definitions that this one cannot take as
+    /// they stand (a renamed, removed or moved state) forward when they resume (see
+    /// ``DefinitionMigration`` and ``ResumePolicy/upgradeWhenCompatible``); registering the same
+    /// definition again replaces them.
+    ///
     /// - Throws: ``EngineError/machineAlreadyRegistered(_:)`` when another definition has that name.
-    public func register(_ machine: Machine, as name: String? = nil) throws {
+    public func register(_ machine: Machine, as name: String? = nil, migrations: [DefinitionMigration] = []) throws {
         try ensureOpen()
         let name = name ?? machine.definition.name
         let version = machine.definition.contentVersion
@@ -131,6 +151,7 @@ public final class Engine: @unchecked Sendable {
                 throw EngineError.machineAlreadyRegistered(name)
             }
             machines[name] = recording
+            self.migrations[name] = migrations
         }
         let key = Self.definitionKey(name: name, version: version)
         let stored = try store.read { try $0.value(forKey: key, in: .definitions) }
@@ -149,6 +170,11 @@ public final class Engine: @unchecked Sendable {
     /// registered definition's content version, computed once at registration), if any.
     func registeredRecording(named name: String) -> StepRecording? {
         lock.withLock { machines[name] }
+    }
+
+    /// The migrations registered with the machine registered as `name`, in order.
+    func registeredMigrations(named name: String) -> [DefinitionMigration] {
+        lock.withLock { migrations[name] ?? [] }
     }
 
     /// The stored definition of machine `name` at content version `version` (as named by records).
@@ -231,21 +257,29 @@ public final class Engine: @unchecked Sendable {
     /// Resumes an existing session: its full interpreter state (configuration, history memory,
     /// context, state data, navigation stack) from its latest snapshot plus the records after it.
     ///
+    /// When its records were written under another definition of its machine than the registered
+    /// one, `policy` says what happens (by default the session continues under the registered
+    /// definition when its state means the same there; see ``ResumePolicy``). Nothing is written
+    /// here: the move's `rewind.migrate` record is appended with the session's next record.
+    ///
     /// - Throws: ``EngineError/unknownSession(_:)``, ``EngineError/unknownMachine(_:)``,
+    ///   ``EngineError/incompatibleDefinition(session:machine:recorded:registered:problems:)`` and
+    ///   ``EngineError/migrationFailed(session:migration:reason:)`` (under
+    ///   ``ResumePolicy/upgradeWhenCompatible``),
     ///   ``EngineError/definitionMismatch(session:machine:recorded:registered:)`` (under
     ///   ``ResumePolicy/strict``), replay and store errors.
-    public func session(_ id: SessionID, policy: ResumePolicy = .strict) throws -> Session {
+    public func session(_ id: SessionID, policy: ResumePolicy = .upgradeWhenCompatible) throws -> Session {
         try ensureOpen()
         guard let info = try store.sessionInfo(for: id) else { throw EngineError.unknownSession(id) }
         let recording = try recording(for: info.machine)
-        let snapshot = try loadSnapshot(of: id, recording: recording, policy: policy)
+        let resumed = try loadSnapshot(of: id, recording: recording, policy: policy)
         return Session(
-            id: id, machineName: info.machine, recording: recording, engine: self, snapshot: snapshot,
+            id: id, machineName: info.machine, recording: recording, engine: self, resumed: resumed,
             resumePolicy: policy)
     }
 
     /// Resumes an existing session by its plain string id.
-    public func session(_ id: String, policy: ResumePolicy = .strict) throws -> Session {
+    public func session(_ id: String, policy: ResumePolicy = .upgradeWhenCompatible) throws -> Session {
         try session(try SessionID(id), policy: policy)
     }
 
@@ -255,10 +289,11 @@ public final class Engine: @unchecked Sendable {
         return try store.sessions()
     }
 
-    /// The session's state at its head, rebuilt from the store.
+    /// The session's state at its head, rebuilt from the store, moved to `recording`'s definition
+    /// as `policy` says when its head names another one.
     func loadSnapshot(
-        of id: SessionID, recording: StepRecording, policy: ResumePolicy = .strict
-    ) throws -> SessionSnapshot {
+        of id: SessionID, recording: StepRecording, policy: ResumePolicy
+    ) throws -> ResumedState {
         try ensureOpen()
         return try store.read { transaction in
             guard let info = try transaction.sessionInfo(for: id) else { throw EngineError.unknownSession(id) }
@@ -266,27 +301,49 @@ public final class Engine: @unchecked Sendable {
                 throw EngineError.unknownSession(id)
             }
             if head.definition != recording.definition {
-                guard policy == .replayWithRegistered else {
+                switch policy {
+                case .strict:
                     throw EngineError.definitionMismatch(
                         session: id, machine: info.machine, recorded: head.definition,
                         registered: recording.definition)
+                case .upgradeWhenCompatible:
+                    let recorded = try recordedState(
+                        of: id, at: info.headVersion, registered: recording, in: transaction)
+                    return try upgrade(recorded, of: id, to: recording)
+                case .replayWithRegistered:
+                    let migrated = try recording.migrated(id, in: transaction)
+                    let record = RecordedMigration(
+                        from: head.definition, to: recording.definition, replayed: true, state: migrated.state,
+                        navigation: migrated.navigation)
+                    return ResumedState(
+                        snapshot: migrated,
+                        migration: try recording.transition(
+                            for: record, source: head.target, navigation: migrated.navigation))
                 }
-                return try recording.migrated(id, in: transaction)
             }
-            // The head names the registered definition (the session may have been migrated to it
-            // before: a migration now would compute what the latest snapshot under it holds).
+            // The head names the registered definition (the session may have moved to it before).
             var snapshot = try SessionSnapshot.latest(of: id, atOrBefore: info.headVersion, in: transaction)
                 ?? .empty(definition: recording.definition)
-            if snapshot.definition != recording.definition {
-                // Written before a migration: rebuild from the records instead.
+            var start = snapshot.version + 1
+            let next = try transaction.records(of: id, from: start, limit: 1).first
+            if snapshot.definition != recording.definition || (next.map { $0.definition != recording.definition } ?? false) {
+                // Records from before the move follow: continue from the move's `rewind.migrate`
+                // record (its payload holds the state after it), or, in a log written before those
+                // records existed, rebuild from the records re-run through this definition.
+                var move: UInt64?
+                try transaction.forEachRecord(of: id, from: start) { record in
+                    if record.event == StepRecording.migrateEvent { move = record.version }
+                    return .next
+                }
                 snapshot = .empty(definition: recording.definition)
+                start = move ?? 1
             }
-            try transaction.forEachRecord(of: id, from: snapshot.version + 1) { record in
+            try transaction.forEachRecord(of: id, from: start) { record in
                 snapshot = try recording.replay(record, on: snapshot).1
                 return .next
             }
             snapshot.definition = recording.definition
-            return snapshot
+            return ResumedState(snapshot: snapshot, migration: nil)
         }
     }
 

@@ -19,9 +19,21 @@ public enum EngineError: Error, Sendable, Hashable, CustomStringConvertible {
     /// A different machine definition with the same name is already registered.
     case machineAlreadyRegistered(String)
     /// The session's records were written under another definition of its machine than the one
-    /// registered now. Resume with ``ResumePolicy/replayWithRegistered`` to migrate (its events are
-    /// re-run through the registered definition), or verify the session with the replay tools.
+    /// registered now, and it was resumed with ``ResumePolicy/strict``. Resume with
+    /// ``ResumePolicy/upgradeWhenCompatible`` (the default) to continue under the registered
+    /// definition, or with ``ResumePolicy/replayWithRegistered`` to re-run its events through it.
     case definitionMismatch(session: SessionID, machine: String, recorded: String, registered: String)
+    /// The session's recorded state (configuration, history memory, state data, navigation
+    /// screens), after the registered ``DefinitionMigration``s that apply, names states the
+    /// registered definition does not have in the same place: `problems` lists each one and
+    /// where it was. Declare a migration (a rename map or a transform) for it, or resume with
+    /// ``ResumePolicy/replayWithRegistered``. Nothing was written.
+    case incompatibleDefinition(
+        session: SessionID, machine: String, recorded: String, registered: String,
+        problems: [DefinitionIncompatibility])
+    /// The transform of the declared migration named `migration` threw while moving the session
+    /// to the registered definition (`reason` is its error). Nothing was written.
+    case migrationFailed(session: SessionID, migration: String, reason: String)
     /// Re-running a recorded event gave a different result from the one recorded (resume or
     /// migration).
     case replayDivergence(session: SessionID, version: UInt64, event: String, recorded: [String], computed: [String])
@@ -60,7 +72,15 @@ public enum EngineError: Error, Sendable, Hashable, CustomStringConvertible {
             return "a different definition of machine '\(name)' is already registered with this engine"
         case let .definitionMismatch(session, machine, recorded, registered):
             return "session '\(session)' ran under definition \(recorded.prefix(12)) of machine '\(machine)', "
-                + "but \(registered.prefix(12)) is registered; migrate (replayWithRegistered) or verify it"
+                + "but \(registered.prefix(12)) is registered (resumed strictly); resume with upgradeWhenCompatible "
+                + "or replayWithRegistered, or verify it"
+        case let .incompatibleDefinition(session, machine, recorded, registered, problems):
+            return "session '\(session)' cannot continue under definition \(registered.prefix(12)) of machine "
+                + "'\(machine)' (recorded under \(recorded.prefix(12))): "
+                + problems.map(\.description).joined(separator: "; ")
+                + "; declare a DefinitionMigration for it, or resume with replayWithRegistered"
+        case let .migrationFailed(session, migration, reason):
+            return "the migration '\(migration)' of session '\(session)' failed: \(reason); nothing was written"
         case let .replayDivergence(session, version, event, recorded, computed):
             return "session '\(session)' version \(version) (event '\(event)'): recorded target \(recorded) "
                 + "but the machine computes \(computed)"

@@ -141,11 +141,11 @@ public final class ReplayPlayer {
     /// Before any record was played there is nothing to fork: `newSession` is then a new, empty
     /// session of the same machine (``Engine/makeSession(id:machine:)``).
     ///
-    /// - Throws: the errors of `fork(_:at:as:)` and of `session(_:policy:)`
-    ///   (``EngineError/definitionMismatch(session:machine:recorded:registered:)`` when the
-    ///   records played were written under another definition than the registered one and
-    ///   `policy` is ``ResumePolicy/strict``).
-    public func handOver(as newSession: SessionID, policy: ResumePolicy = .strict) async throws -> Session {
+    /// - Throws: the errors of `fork(_:at:as:)` and of `session(_:policy:)` (when the records
+    ///   played were written under another definition than the registered one, what `policy`
+    ///   throws then: ``EngineError/definitionMismatch(session:machine:recorded:registered:)``
+    ///   under ``ResumePolicy/strict``, say).
+    public func handOver(as newSession: SessionID, policy: ResumePolicy = .upgradeWhenCompatible) async throws -> Session {
         let live: Session
         if version == 0 {
             live = try engine.makeSession(id: newSession, machine: machineName)
@@ -170,7 +170,9 @@ public final class ReplayPlayer {
         }
         let (step, after) = try recording.replay(record, on: previous)
         snapshot = after
-        hooks.run(step, of: recording.machine, previous: previous.state)
+        // A step that moved nothing (a migration record, a delivered send that changed nothing)
+        // runs no hook, as in the live session.
+        if !step.microsteps.isEmpty { hooks.run(step, of: recording.machine, previous: previous.state) }
         return step
     }
 }

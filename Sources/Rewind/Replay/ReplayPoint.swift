@@ -13,7 +13,9 @@ public struct ReplayPoint: Sendable, Hashable {
     /// When the record of this version was written (`nil` at version 0).
     public var timestamp: Timestamp?
     /// The event of the record of this version (`nil` at version 0); ``StepRecording/startEvent``
-    /// for a start and ``StepRecording/enterEvent`` for a direct move.
+    /// for a start, ``StepRecording/enterEvent`` for a direct move and
+    /// ``StepRecording/migrateEvent`` for a move to another definition (its ``payload`` is then a
+    /// ``RecordedMigration``'s, read with ``RecordedMigration/init(payload:)``).
     public var event: String?
     /// The event's payload (`null` when it had none, and at version 0).
     public var payload: JSONValue

@@ -1,3 +1,4 @@
+import Foundation
 import RewindMachine
 import RewindStore
 
@@ -13,6 +14,9 @@ public struct Divergence: Sendable, Hashable, CustomStringConvertible {
         /// The machine rejects the recorded event (`error` is the machine's error, e.g.
         /// `MachineError.invalidTransition` for an event it no longer handles).
         case rejected(MachineError)
+        /// The state a `rewind.migrate` record moved the session to is not a state of the machine
+        /// (see ``ResumePolicy/upgradeWhenCompatible``): what it names that the machine lacks.
+        case incompatible([DefinitionIncompatibility])
     }
 
     /// The version of the first record not reproduced.
@@ -42,6 +46,9 @@ public struct Divergence: Sendable, Hashable, CustomStringConvertible {
             return "\(prefix): recorded navigation \(recorded) but the machine computes \(computed)"
         case let .rejected(error):
             return "\(prefix): the machine rejects the event: \(error)"
+        case let .incompatible(problems):
+            return "\(prefix): the migrated state does not fit the machine: "
+                + problems.map(\.description).joined(separator: "; ")
         }
     }
 }
@@ -53,15 +60,23 @@ public struct VerificationReport: Sendable, Hashable, CustomStringConvertible {
     public var session: SessionID
     /// The content version of the machine definition verified against.
     public var definition: String
-    /// How many records were reproduced before the divergence (all of them when clean).
+    /// The version verification started at: 1, or the session's last `rewind.migrate` record
+    /// (the records before it were written under earlier definitions, which the migration left).
+    public var firstVersion: UInt64
+    /// How many records were reproduced before the divergence (all of them from ``firstVersion``
+    /// when clean).
     public var verifiedRecords: UInt64
     /// The first record not reproduced, or `nil` when the machine reproduces the whole session.
     public var divergence: Divergence?
 
     /// Creates a report.
-    public init(session: SessionID, definition: String, verifiedRecords: UInt64, divergence: Divergence?) {
+    public init(
+        session: SessionID, definition: String, firstVersion: UInt64 = 1, verifiedRecords: UInt64,
+        divergence: Divergence?
+    ) {
         self.session = session
         self.definition = definition
+        self.firstVersion = firstVersion
         self.verifiedRecords = verifiedRecords
         self.divergence = divergence
     }
@@ -74,7 +89,8 @@ public struct VerificationReport: Sendable, Hashable, CustomStringConvertible {
         if let divergence {
             return "session '\(session)' diverges from definition \(definition.prefix(12)) at \(divergence)"
         }
-        return "session '\(session)': all \(verifiedRecords) records reproduced by definition \(definition.prefix(12))"
+        let from = firstVersion > 1 ? " from its migration at version \(firstVersion)" : ""
+        return "session '\(session)': all \(verifiedRecords) records\(from) reproduced by definition \(definition.prefix(12))"
     }
 }
 
@@ -83,6 +99,13 @@ extension Engine {
     /// snapshots and the definitions the records name) and reports the first record it does not
     /// reproduce: another target configuration, other navigation operations, or a rejection.
     /// Typically `machine` is a newer definition about to be shipped.
+    ///
+    /// A session that moved to another definition (a `rewind.migrate` record, see
+    /// ``ResumePolicy``) is verified from its last such record: the state it recorded must be a
+    /// state of `machine` (else the divergence is ``Divergence/Kind/incompatible(_:)``), and the
+    /// records after it are re-run from that state. The records before it were written under
+    /// earlier definitions and are not re-run (``VerificationReport/firstVersion`` says where
+    /// verification started).
     ///
     /// - Throws: ``EngineError/unknownSession(_:)``, ``EngineError/corruptedEntry(what:reason:)``
     ///   for an undecodable payload, the store's errors. A divergence is a result, not an error.
@@ -95,8 +118,27 @@ extension Engine {
             var state = MachineState()
             var verified: UInt64 = 0
             var divergence: Divergence?
+            var first: UInt64 = 1
             try transaction.forEachRecord(of: session, from: 1) { record in
+                if record.event == StepRecording.migrateEvent { first = record.version }
+                return .next
+            }
+            try transaction.forEachRecord(of: session, from: first) { record in
                 let request = try recording.request(of: record)
+                if case .migrate(let migration) = request {
+                    let problems = try incompatibilities(
+                        of: migration, recordedUnder: record.definition, machine: info.machine, with: machine,
+                        in: transaction)
+                    if !problems.isEmpty {
+                        divergence = Divergence(
+                            version: record.version, event: record.event, source: record.source,
+                            kind: .incompatible(problems))
+                        return .stop
+                    }
+                    state = migration.state
+                    verified += 1
+                    return .next
+                }
                 let step: Step
                 do {
                     step = try recording.evaluate(request, in: state, at: record.timestamp)
@@ -124,8 +166,27 @@ extension Engine {
                 return .next
             }
             return VerificationReport(
-                session: session, definition: recording.definition, verifiedRecords: verified, divergence: divergence)
+                session: session, definition: recording.definition, firstVersion: first, verifiedRecords: verified,
+                divergence: divergence)
         }
+    }
+
+    /// What the state `migration` moved a session to (under the definition `definition` of
+    /// `machineName`) names that `machine` does not have in the same place; nothing when
+    /// `machine` is that definition.
+    private func incompatibilities(
+        of migration: RecordedMigration, recordedUnder definition: String, machine machineName: String,
+        with machine: Machine, in transaction: StoreReadTransaction
+    ) throws -> [DefinitionIncompatibility] {
+        guard machine.definition.contentVersion != definition else { return [] }
+        let former = try transaction.value(
+            forKey: Self.definitionKey(name: machineName, version: definition), in: .definitions)
+            .flatMap { try? MachineDefinition(jsonDocument: Data($0)) }
+        let snapshot = SessionSnapshot(
+            version: 0, definition: definition, state: migration.state, navigation: migration.navigation,
+            timestamp: nil)
+        return DefinitionOutline(machine.definition).incompatibilities(
+            of: snapshot, former: former.map(DefinitionOutline.init), formerID: { $0 }, renamed: { $0 })
     }
 
     /// Verifies every session of the machine registered (or recorded) as `machineName` against

@@ -28,9 +28,12 @@ public final class Session: @unchecked Sendable {
     /// to its engine must keep using it.
     private let engine: Engine
     private let gate = AsyncGate()
-    /// Guards `current`, `queued`, `deferred`, `deliveries` and `hooks`' registration.
+    /// Guards `current`, `migration`, `queued`, `deferred`, `deliveries` and `hooks`' registration.
     private let lock = NSLock()
     private var current: SessionSnapshot
+    /// The `rewind.migrate` record to append before the session's next record, when it resumed
+    /// under another definition than its records name (its timestamp is set when appended).
+    private var migration: Transition?
     private var queued: [StepRecording.Request] = []
     private var deferred: [any Error] = []
     /// How many `deliverDueSends()` loops run now (the automatic delivery after a step waits
@@ -40,13 +43,13 @@ public final class Session: @unchecked Sendable {
     private let hooks = StepHooks()
 
     /// How ``reload()`` treats records written under another definition: as the session was
-    /// resumed (a session migrated with ``ResumePolicy/replayWithRegistered`` reloads the same way
-    /// until its first record under the new definition).
+    /// resumed (a session moved to the registered definition reloads the same way until its first
+    /// record under it).
     let resumePolicy: ResumePolicy
 
     init(
         id: SessionID, machineName: String, recording: StepRecording, engine: Engine, snapshot: SessionSnapshot,
-        resumePolicy: ResumePolicy = .strict
+        resumePolicy: ResumePolicy = .upgradeWhenCompatible
     ) {
         self.id = id
         self.resumePolicy = resumePolicy
@@ -54,6 +57,17 @@ public final class Session: @unchecked Sendable {
         self.recording = recording
         self.engine = engine
         self.current = snapshot
+    }
+
+    /// A session resumed at `resumed` (with the migration record it still has to append, if any).
+    convenience init(
+        id: SessionID, machineName: String, recording: StepRecording, engine: Engine, resumed: ResumedState,
+        resumePolicy: ResumePolicy
+    ) {
+        self.init(
+            id: id, machineName: machineName, recording: recording, engine: engine, snapshot: resumed.snapshot,
+            resumePolicy: resumePolicy)
+        migration = resumed.migration
     }
 
     // MARK: State
@@ -252,16 +266,20 @@ public final class Session: @unchecked Sendable {
 
     /// Reloads the session from the store (after a version conflict: another engine or process
     /// changed it), keeping the hooks. It resumes as `session(_:policy:)` did with the policy this
-    /// session was resumed with: a session migrated with ``ResumePolicy/replayWithRegistered``
-    /// migrates again while its last record still names the old definition.
+    /// session was resumed with: a session moved to the registered definition moves again while
+    /// its last record still names the old one.
     ///
     /// - Throws: ``EngineError/definitionMismatch(session:machine:recorded:registered:)`` when
     ///   another writer appended under another definition (and this session was resumed with
-    ///   ``ResumePolicy/strict``), replay and store errors; the session is then unchanged.
+    ///   ``ResumePolicy/strict``), the errors of the other policies, replay and store errors; the
+    ///   session is then unchanged.
     public func reload() async throws {
         try await withGateThenQueued {
-            let snapshot = try engine.loadSnapshot(of: id, recording: recording, policy: resumePolicy)
-            lock.withLock { current = snapshot }
+            let resumed = try engine.loadSnapshot(of: id, recording: recording, policy: resumePolicy)
+            lock.withLock {
+                current = resumed.snapshot
+                migration = resumed.migration
+            }
         }
     }
 
@@ -326,19 +344,24 @@ public final class Session: @unchecked Sendable {
     /// first.
     private func runStep(_ request: StepRecording.Request) async throws -> [Step] {
         try engine.ensureOpen()
-        let before = snapshot
+        let (before, migration) = lock.withLock { (current, self.migration) }
         var latest = before
         var steps: [Step] = []
         steps.reserveCapacity(1)
         var transitions: [Transition] = []
         transitions.reserveCapacity(1)
         var writes: [AppendRequest.AuxiliaryWrite] = []
+        if let migration { try prepend(migration, advancing: &latest, transitions: &transitions, snapshots: &writes) }
         try evaluate(request, advancing: &latest, steps: &steps, transitions: &transitions, snapshots: &writes)
         try evaluateDueSends(advancing: &latest, steps: &steps, transitions: &transitions, snapshots: &writes)
-        // No transition: an explicitly ignored event; nothing happened, nothing is recorded.
-        if transitions.isEmpty { return steps }
+        // No transition: an explicitly ignored event; nothing happened, nothing is recorded (not
+        // even a pending migration: it goes with the first record under the new definition).
+        if transitions.count == (migration == nil ? 0 : 1) { return steps }
         try await append(transitions, after: before, writes: writes)
-        lock.withLock { current = latest }
+        lock.withLock {
+            current = latest
+            self.migration = nil
+        }
         runHooks(of: steps, from: before.state)
         return steps
     }
@@ -347,13 +370,14 @@ public final class Session: @unchecked Sendable {
     /// `send(contentsOf:)`; `runStep` is the one-request case).
     private func runSteps(_ requests: [StepRecording.Request]) async throws -> [Step] {
         try engine.ensureOpen()
-        let before = snapshot
+        let (before, migration) = lock.withLock { (current, self.migration) }
         var latest = before
         var steps: [Step] = []
         steps.reserveCapacity(requests.count)
         var transitions: [Transition] = []
         transitions.reserveCapacity(requests.count)
         var writes: [AppendRequest.AuxiliaryWrite] = []
+        if let migration { try prepend(migration, advancing: &latest, transitions: &transitions, snapshots: &writes) }
         // Where each request's own step is among `steps` (the deliveries of due sends go between).
         var requested: [Int] = []
         requested.reserveCapacity(requests.count)
@@ -363,9 +387,12 @@ public final class Session: @unchecked Sendable {
             try evaluateDueSends(advancing: &latest, steps: &steps, transitions: &transitions, snapshots: &writes)
         }
         let requestSteps = requested.count == steps.count ? steps : requested.map { steps[$0] }
-        if transitions.isEmpty { return requestSteps }
+        if transitions.count == (migration == nil ? 0 : 1) { return requestSteps }
         try await append(transitions, after: before, writes: writes)
-        lock.withLock { current = latest }
+        lock.withLock {
+            current = latest
+            self.migration = nil
+        }
         runHooks(of: steps, from: before.state)
         return requestSteps
     }
@@ -448,6 +475,19 @@ public final class Session: @unchecked Sendable {
         }
         steps.append(step)
         transitions.append(transition)
+    }
+
+    /// Puts the pending `rewind.migrate` record first among `transitions`, stamped now, and moves
+    /// `latest` (already the migrated state) one version on, to its version.
+    private func prepend(
+        _ migration: Transition, advancing latest: inout SessionSnapshot, transitions: inout [Transition],
+        snapshots: inout [AppendRequest.AuxiliaryWrite]
+    ) throws {
+        var migration = migration
+        migration.timestamp = engine.configuration.clock()
+        transitions.append(migration)
+        // The snapshot's stack is the migrated one already: the record's operations only tell log readers.
+        try advance(&latest, navigation: [], microsteps: [], at: migration.timestamp, snapshots: &snapshots)
     }
 
     /// Moves `snapshot`, whose state is already the step's, one version on: `navigation` applied

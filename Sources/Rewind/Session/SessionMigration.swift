@@ -1,15 +1,22 @@
+import RewindMachine
 import RewindStore
 
-/// A migration (``ResumePolicy/replayWithRegistered``): the session resumed under another
-/// definition of its machine than the one its records were written under. The engine re-runs
-/// every recorded request from the start through the new definition and continues from what that
-/// computes; the records it appends from then on name the new definition.
+/// Moving a session to another definition of its machine: the session resumed under another
+/// definition than the one its records were written under.
 ///
-/// The log shows a migration where a record names another definition than the record before it
-/// (the engine writes under one definition per session, and resuming under another one is refused
-/// unless the caller migrates). Replay re-creates it there, with the same computation, so a
-/// replayed state after a migration is the live one even where the new definition computes
-/// another context, state data, history memory or pending sends for the old events.
+/// With ``ResumePolicy/upgradeWhenCompatible`` the session continues from its state at its head
+/// (the declared ``DefinitionMigration``s applied), checked to be a state of the new definition;
+/// with ``ResumePolicy/replayWithRegistered`` the engine re-runs every recorded request from the
+/// start through the new definition and continues from what that computes. Either way the move
+/// is appended as a `rewind.migrate` record (``StepRecording/migrateEvent``, a
+/// ``RecordedMigration``) before the session's first record under the new definition, in the
+/// same commit, and replay takes the state after it from that record.
+///
+/// Logs written before migration records existed show a migration (``ResumePolicy/replayWithRegistered``
+/// only) where a record names another definition than the record before it. Replay re-creates it
+/// there, with the same computation, so a replayed state after it is the live one even where the
+/// new definition computes another context, state data, history memory or pending sends for the
+/// old events.
 extension StepRecording {
     /// The session as a migration to this recording's definition leaves it: the records `records`
     /// hands to its visitor (the session's first versions, in order) re-run from the start
@@ -43,9 +50,134 @@ extension StepRecording {
     }
 
     /// Whether `record`, re-run on `snapshot` (the session's state at the version before it), is
-    /// the first record after a migration: it names another definition than the records before
-    /// it.
+    /// the first record after a migration that left no `rewind.migrate` record (a log written
+    /// before those existed): it names another definition than the records before it and is not
+    /// itself a migration record.
     static func isFirstAfterMigration(_ record: TransitionRecord, on snapshot: SessionSnapshot) -> Bool {
-        snapshot.version > 0 && snapshot.definition != record.definition
+        snapshot.version > 0 && snapshot.definition != record.definition && record.event != migrateEvent
+    }
+}
+
+extension StepRecording {
+    /// The `rewind.migrate` record (``migrateEvent``) of `migration` under this recording's
+    /// definition, from the configuration `source` and the navigation stack `navigation` before
+    /// it. Its timestamp is set when it is appended.
+    ///
+    /// - Throws: ``EngineError/payloadEncoding(event:reason:)`` when the payload cannot be encoded.
+    func transition(
+        for migration: RecordedMigration, source: [String], navigation: NavigationStack
+    ) throws -> Transition {
+        let payload: [UInt8]
+        do {
+            payload = try coder.encode(migration.payload)
+        } catch {
+            throw EngineError.payloadEncoding(event: Self.migrateEvent, reason: String(describing: error))
+        }
+        return Transition(
+            timestamp: Timestamp(microsecondsSince1970: 0), machine: machineName, definition: definition,
+            event: Self.migrateEvent, source: source, target: migration.state.configuration,
+            navigation: RecordedMigration.operations(from: navigation, to: migration.navigation), payload: payload)
+    }
+}
+
+/// Where a resumed session stands: its state, and the `rewind.migrate` record to append before its
+/// next record when it resumed under another definition than its records name.
+struct ResumedState {
+    var snapshot: SessionSnapshot
+    var migration: Transition?
+}
+
+extension Engine {
+    /// The state of session `id` at version `head` as recorded: the latest snapshot at or before
+    /// it and the records after it re-run, each with the definition it was written under (the
+    /// registered machine's when it is that one, else the stored definition compiled with the
+    /// registered machine's bindings; when that does not compile, with the registered machine,
+    /// still checked to reach every recorded target).
+    func recordedState(
+        of id: SessionID, at head: UInt64, registered: StepRecording, in transaction: StoreReadTransaction
+    ) throws -> SessionSnapshot {
+        var snapshot = try SessionSnapshot.latest(of: id, atOrBefore: head, in: transaction) ?? .empty(definition: "")
+        guard snapshot.version < head else { return snapshot }
+        var machines = ReplayMachines(
+            engine: self, machineName: registered.machineName, bindings: registered.machine.bindings)
+        try transaction.forEachRecord(of: id, from: snapshot.version + 1) { record in
+            guard record.version <= head else { return .stop }
+            let recording: StepRecording
+            do {
+                recording = try machines.recording(for: record.definition)
+            } catch is ReplayError {
+                recording = registered
+            }
+            let before = try machines.state(before: record, from: snapshot, in: transaction)
+            snapshot = try recording.replay(record, on: before).1
+            return .next
+        }
+        guard snapshot.version == head else {
+            throw EngineError.corruptedEntry(
+                what: "the session index of '\(id)'", reason: "version \(snapshot.version + 1) is missing")
+        }
+        return snapshot
+    }
+
+    /// The session `id`, recorded as `recorded` (its state at its head), moved to the registered
+    /// definition of `registered` (``ResumePolicy/upgradeWhenCompatible``): the registered
+    /// migrations that apply to its definition run in order (renames, then transform); the result
+    /// must be a state of the registered definition with every state where the recorded one had
+    /// it. Returns the moved state and its `rewind.migrate` record.
+    ///
+    /// - Throws: ``EngineError/incompatibleDefinition(session:machine:recorded:registered:problems:)``,
+    ///   ``EngineError/migrationFailed(session:migration:reason:)``,
+    ///   ``EngineError/payloadEncoding(event:reason:)``.
+    func upgrade(_ recorded: SessionSnapshot, of id: SessionID, to registered: StepRecording) throws -> ResumedState {
+        let from = recorded.definition
+        var migrated = recorded
+        var applied: [String] = []
+        var maps: [[String: String]] = []
+        var transformed = false
+        for migration in registeredMigrations(named: registered.machineName) where migration.applies(to: from) {
+            migrated = migration.renaming(migrated)
+            if let transform = migration.transform {
+                var changed = migrated
+                do {
+                    try transform(&changed)
+                } catch {
+                    throw EngineError.migrationFailed(session: id, migration: migration.name, reason: String(describing: error))
+                }
+                migrated.state = changed.state
+                migrated.navigation = changed.navigation
+                transformed = true
+            }
+            applied.append(migration.name)
+            maps.append(migration.renamed)
+        }
+        func renamed(_ id: String) -> String { maps.reduce(id) { $1[$0] ?? $0 } }
+        let state = recorded.state
+        var recordedIDs = state.configuration + state.data.keys + recorded.navigation.screens
+        for (history, memory) in state.history { recordedIDs += [history] + memory }
+        let formerIDs = Dictionary(recordedIDs.map { (renamed($0), $0) }, uniquingKeysWith: { first, _ in first })
+
+        let outline = DefinitionOutline(registered.machine.definition)
+        migrated.state.configuration = outline.inDocumentOrder(migrated.state.configuration)
+        migrated.state.history = migrated.state.history.mapValues(outline.inDocumentOrder)
+        // Where each state was is known from the stored definition, unless a transform rewrote the
+        // state: then only whether it is a state of the registered definition is checked.
+        let former = transformed ? nil : (try? storedDefinition(name: registered.machineName, version: from))
+            .flatMap { $0.map(DefinitionOutline.init) }
+        let problems = outline.incompatibilities(
+            of: migrated, former: former, formerID: { formerIDs[$0] ?? $0 }, renamed: renamed)
+        guard problems.isEmpty else {
+            throw EngineError.incompatibleDefinition(
+                session: id, machine: registered.machineName, recorded: from, registered: registered.definition,
+                problems: problems)
+        }
+        migrated.definition = registered.definition
+        var composite: [String: String] = [:]
+        for old in Set(maps.flatMap(\.keys)) where renamed(old) != old { composite[old] = renamed(old) }
+        let record = RecordedMigration(
+            from: from, to: registered.definition, renamed: composite, migrations: applied, replayed: false,
+            state: migrated.state, navigation: migrated.navigation)
+        return ResumedState(
+            snapshot: migrated,
+            migration: try registered.transition(for: record, source: state.configuration, navigation: recorded.navigation))
     }
 }

@@ -7,11 +7,12 @@ import RewindStore
 /// One record is written per macrostep (one `send`, `enter` or start): its `source` and `target`
 /// are the full active configurations before and after, `navigation` the macrostep's navigation
 /// operations in order, `payload` the event's payload and `stateData` the data carried by the
-/// states the step entered (a JSON object by state id), both through the store's coder. Three event
+/// states the step entered (a JSON object by state id), both through the store's coder. Four event
 /// names are reserved: ``startEvent`` (the first entry; its payload is the initial context),
-/// ``enterEvent`` (a direct move; its payload is `{"state": id, "data": data}`) and ``dueEvent``
+/// ``enterEvent`` (a direct move; its payload is `{"state": id, "data": data}`), ``dueEvent``
 /// (the delivery of a delayed send, SCXML `<send>`; its payload is
-/// `{"event": name, "payload": payload}`).
+/// `{"event": name, "payload": payload}`) and ``migrateEvent`` (the session's move to another
+/// definition of its machine; its payload is a ``RecordedMigration``).
 public struct StepRecording: Sendable {
     /// The event name of the first record of a session started normally.
     public static let startEvent = "rewind.start"
@@ -20,6 +21,10 @@ public struct StepRecording: Sendable {
     /// The event name of the delivery of a delayed send (SCXML `<send>`, with or without a delay):
     /// the machine takes the next pending send from its state and processes its event.
     public static let dueEvent = "rewind.due"
+    /// The event name of a session's move to another definition of its machine (an upgrade or a
+    /// migration when it resumed, see ``ResumePolicy``): the record names the new definition and
+    /// its payload is a ``RecordedMigration``, the state the session continued from.
+    public static let migrateEvent = "rewind.migrate"
 
     /// The machine the steps belong to.
     public let machine: Machine
@@ -48,6 +53,8 @@ public struct StepRecording: Sendable {
         case enter(state: String, data: JSONValue)
         /// Deliver the session's next pending send, whose event is this one, now due.
         case deliverDue(Event)
+        /// Continue under another definition from the state the migration describes.
+        case migrate(RecordedMigration)
 
         /// The event name recorded for the request.
         public var eventName: String {
@@ -56,6 +63,7 @@ public struct StepRecording: Sendable {
             case .send(let event): return event.name
             case .enter: return StepRecording.enterEvent
             case .deliverDue: return StepRecording.dueEvent
+            case .migrate: return StepRecording.migrateEvent
             }
         }
 
@@ -66,21 +74,25 @@ public struct StepRecording: Sendable {
             case .send(let event): return event.payload
             case .enter(let state, let data): return ["state": .string(state), "data": data]
             case .deliverDue(let event): return ["event": .string(event.name), "payload": event.payload]
+            // A state that has no exact JSON value was refused when its record was written.
+            case .migrate(let migration): return migration.payload
             }
         }
 
         /// Whether the request is recorded even when its step changes no configuration: a
-        /// delivered send always leaves the pending sends changed.
+        /// delivered send always leaves the pending sends changed, a migration the definition.
         var isAlwaysRecorded: Bool {
-            if case .deliverDue = self { return true }
-            return false
+            switch self {
+            case .deliverDue, .migrate: return true
+            case .start, .send, .enter: return false
+            }
         }
     }
 
     /// Whether `name` is one of the event names the engine records itself (``startEvent``,
-    /// ``enterEvent``, ``dueEvent``), which apps may not send.
+    /// ``enterEvent``, ``dueEvent``, ``migrateEvent``), which apps may not send.
     static func isReserved(_ name: String) -> Bool {
-        name == enterEvent || name == startEvent || name == dueEvent
+        name == enterEvent || name == startEvent || name == dueEvent || name == migrateEvent
     }
 
     /// Evaluates `request` against `state` purely.
@@ -102,6 +114,11 @@ public struct StepRecording: Sendable {
                   let step = try machine.sendNextDue(in: state, now: now)
             else { throw EngineError.delayedSendNotDue(event: event.name, atMilliseconds: now) }
             return step
+        case .migrate(let migration):
+            // No machine step: the session continues from the migration's state.
+            return Step(
+                event: nil, source: state.configuration, target: migration.state.configuration, microsteps: [],
+                state: migration.state)
         }
     }
 
@@ -174,6 +191,14 @@ public struct StepRecording: Sendable {
                     reason: "its payload names no event")
             }
             return .deliverDue(Event(name, payload: payload["payload"] ?? .null))
+        case Self.migrateEvent:
+            do {
+                return .migrate(try RecordedMigration(payload: payload))
+            } catch {
+                throw EngineError.corruptedEntry(
+                    what: "the migration record of '\(record.session)' version \(record.version)",
+                    reason: String(describing: error))
+            }
         default:
             return .send(Event(record.event, payload: payload))
         }
@@ -194,6 +219,9 @@ public struct StepRecording: Sendable {
     public func replay(
         _ record: TransitionRecord, request: Request, on snapshot: SessionSnapshot
     ) throws -> (Step, SessionSnapshot) {
+        if case .migrate(let migration) = request {
+            return try replay(record, migration: migration)
+        }
         var step: Step
         do {
             step = try evaluate(request, in: snapshot.state, at: record.timestamp)
@@ -214,6 +242,27 @@ public struct StepRecording: Sendable {
         let next = SessionSnapshot(
             version: record.version, definition: record.definition, state: step.state,
             navigation: navigation, timestamp: record.timestamp)
+        return (step, next)
+    }
+
+    /// The step and state of the migration record `record`, whose payload is `migration`: the
+    /// state it recorded, checked against the record's target and definition.
+    private func replay(_ record: TransitionRecord, migration: RecordedMigration) throws -> (Step, SessionSnapshot) {
+        guard migration.to == record.definition else {
+            throw EngineError.corruptedEntry(
+                what: "the migration record of '\(record.session)' version \(record.version)",
+                reason: "it names definition \(record.definition.prefix(12)) but migrates to \(migration.to.prefix(12))")
+        }
+        guard migration.state.configuration == record.target else {
+            throw EngineError.replayDivergence(
+                session: record.session, version: record.version, event: record.event,
+                recorded: record.target, computed: migration.state.configuration)
+        }
+        let step = Step(
+            event: nil, source: record.source, target: record.target, microsteps: [], state: migration.state)
+        let next = SessionSnapshot(
+            version: record.version, definition: record.definition, state: migration.state,
+            navigation: migration.navigation, timestamp: record.timestamp)
         return (step, next)
     }
 }

@@ -47,6 +47,9 @@ public struct Machine: Sendable {
     public let warnings: [ValidationWarning]
     /// The machine's options.
     public let options: Options
+    /// The guards and actions the machine was compiled with: what compiles another definition
+    /// of the same machine (an earlier version stored with its sessions) the way this one was.
+    public let bindings: Bindings
     let chart: CompiledChart
     /// The table of precomputed outcomes behind prepared events.
     let preparedTable: PreparedTable
@@ -62,6 +65,7 @@ public struct Machine: Sendable {
         self.definition = definition
         self.warnings = warnings
         self.options = options
+        self.bindings = bindings
         self.chart = chart
         self.preparedTable = PreparedTable(chart: chart, microstepLimit: options.microstepLimit)
     }

@@ -3,8 +3,9 @@ import Rewind
 import RewindTestSupport
 import Testing
 
-/// Resuming a session recorded under another definition of its machine: refused by default,
-/// migrated by replay when the registered definition reproduces the recording.
+/// Resuming a session recorded under another definition of its machine: refused under
+/// ``ResumePolicy/strict``, migrated by replay when the registered definition reproduces the
+/// recording (the upgrade policy, the default, is tested in `DefinitionUpgradeTests`).
 struct DefinitionMismatchTests {
     typealias Onboarding = ExampleMachines.Onboarding
 
@@ -41,7 +42,7 @@ struct DefinitionMismatchTests {
         return (fixture, session.snapshot)
     }
 
-    @Test func resumingUnderAChangedDefinitionThrowsDefinitionMismatch() async throws {
+    @Test func resumingStrictlyUnderAChangedDefinitionThrowsDefinitionMismatch() async throws {
         let (fixture, live) = try await recordOriginal()
         defer { fixture.remove() }
         let changed = try Machine(Self.extendedOnboarding)
@@ -52,7 +53,7 @@ struct DefinitionMismatchTests {
             session: try SessionID("user"), machine: "onboarding", recorded: live.definition,
             registered: changed.definition.contentVersion)
         ) {
-            try engine.session("user")
+            try engine.session("user", policy: .strict)
         }
         #expect(try engine.store.headSequence() == 3)
     }
@@ -67,11 +68,13 @@ struct DefinitionMismatchTests {
         #expect(migrated.snapshot.navigation == live.navigation)
         #expect(migrated.version == live.version)
         #expect(migrated.snapshot.definition == changed.definition.contentVersion)
-        // The new definition's route works, and is recorded under the new definition.
+        // The new definition's route works, and is recorded under the new definition, after the
+        // migration's record.
         try await migrated.send("help")
         #expect(migrated.configuration == ["greeting"])
-        let last = try #require(try engine.store.records(of: migrated.id).last)
-        #expect(last.definition == changed.definition.contentVersion)
+        let records = try engine.store.records(of: migrated.id)
+        #expect(records.map(\.event) == ["rewind.start", "launch", "start", "rewind.migrate", "help"])
+        #expect(records.suffix(2).allSatisfy { $0.definition == changed.definition.contentVersion })
         engine.close()
 
         // From now on the session resumes strictly under the new definition.

@@ -7,7 +7,7 @@ import Testing
 /// one definition, resumed under another that reaches the same configurations for the old events
 /// but computes another state for them (pending sends, or context), then continued. Every replay
 /// path must show, at each version, the state the live session had there: the old definition's
-/// before the migration, the migrated one's after it.
+/// before the migration, the migrated one's at its `rewind.migrate` record and after it.
 struct MigrationReplayTests {
     /// Two definitions of one machine, the bindings both need, and the events sent under each.
     struct Pair: CustomStringConvertible, Sendable {
@@ -63,8 +63,9 @@ struct MigrationReplayTests {
     }()
 
     /// Records `pair`'s session: its events under the old definition, a migration, its events under
-    /// the new one. Returns the fixture and the live snapshot at every version (the one after the
-    /// migration's version is the old definition's: what the user saw at that version).
+    /// the new one. Returns the fixture and the live snapshot at every version (the one at the
+    /// last version under the old definition is the old definition's: what the user saw there;
+    /// the migration record's is the migrated state).
     func record(_ pair: Pair) async throws -> (EngineFixture, [UInt64: SessionSnapshot]) {
         let fixture = try EngineFixture(snapshotInterval: 4)
         var live: [UInt64: SessionSnapshot] = [:]
@@ -85,10 +86,17 @@ struct MigrationReplayTests {
         let before = try #require(live[session.version])
         #expect(session.snapshot.state.configuration == before.state.configuration)
         #expect(session.snapshot.state != before.state)
+        var migrated = session.snapshot
         for event in pair.eventsAfter {
             try await session.send(event)
             live[session.version] = session.snapshot
         }
+        // The migration record went with the first event, one version before it.
+        migrated.version += 1
+        let record = try #require(try engine.store.records(of: session.id, versions: migrated.version...migrated.version).first)
+        #expect(record.event == StepRecording.migrateEvent)
+        migrated.timestamp = record.timestamp
+        live[migrated.version] = migrated
         return (fixture, live)
     }
 
@@ -98,7 +106,7 @@ struct MigrationReplayTests {
         defer { fixture.remove() }
         let engine = try fixture.open(registering: [try pair.machine(pair.new)])
         defer { engine.close() }
-        let head = UInt64(1 + pair.eventsBefore.count + pair.eventsAfter.count)
+        let head = UInt64(1 + pair.eventsBefore.count + 1 + pair.eventsAfter.count)
         var seeking = try engine.replayCursor(for: "user", bindings: pair.bindings)
         var stepping = try engine.replayCursor(for: "user", bindings: pair.bindings)
         let playing = try engine.player(for: "user", bindings: pair.bindings)
@@ -115,7 +123,7 @@ struct MigrationReplayTests {
             try skipping.skip(to: version)
             #expect(skipping.snapshot == expected, "skipping to \(version)")
         }
-        // Stepping back over the migration and forward again.
+        // Stepping back over the migration record and forward again.
         let first = UInt64(1 + pair.eventsBefore.count) + 1
         try stepping.seek(to: first)
         #expect(try stepping.stepBack()?.state == live[first - 1]?.state)
