@@ -43,6 +43,14 @@ public final class SessionModel {
     /// path (or the view controllers above a `UINavigationController`'s root) shows.
     public var path: [String] { Array(navigationStack.screens.dropFirst()) }
 
+    /// The entries above the stack's root decoded as the app's route values, ready for
+    /// `SwiftUI.NavigationStack(path:)` (see ``NavigationStack/navigationPath(as:)``).
+    ///
+    /// - Throws: ``NavigationRouteError`` naming the first entry that does not decode.
+    public func navigationPath<Route: Decodable>(as type: Route.Type = Route.self) throws(NavigationRouteError) -> [Route] {
+        try navigationStack.navigationPath(as: type)
+    }
+
     /// Publishes `session`'s state now, and after each of its commits.
     public init(session: Session) {
         self.session = session

@@ -82,6 +82,16 @@ struct SessionModelTests {
         try await model.enter(Kanji.State.list, data: ["word": "日本"])
         #expect(model.path == ["detail", "list"])
         #expect(contextChanges.current == 0)
+
+        // The typed path: each entry above the root with the data it was entered with.
+        struct Route: Decodable, Equatable {
+            var screen: String
+            var data: JSONValue
+        }
+        #expect(try model.navigationPath(as: Route.self) == [
+            Route(screen: "detail", data: ["character": "日", "meanings": ["day"]]),
+            Route(screen: "list", data: ["word": "日本"]),
+        ])
     }
 
     /// A commit the model did not request (here another task sends on the session itself) is
