@@ -49,7 +49,7 @@ let package = Package(
         .testTarget(name: "RewindStoreTests", dependencies: ["RewindStore", "RewindLMDB", "CLMDB", "RewindTestSupport"]),
         .testTarget(name: "RewindMachineTests", dependencies: ["RewindMachine", "RewindTestSupport"]),
         .testTarget(name: "RewindTests", dependencies: ["Rewind", "RewindTestSupport"]),
-        .testTarget(name: "RewindCLITests", dependencies: ["RewindTestSupport"]),
+        .testTarget(name: "RewindCLITests", dependencies: ["Rewind", "RewindTestSupport"]),
         // Crashes, full disks, concurrent processes and hostile input (see RELIABILITY.md).
         .testTarget(name: "ReliabilityTests", dependencies: ["Rewind", "RewindTestSupport"]),
         // A second process for the engine's multi-process tests (built with the tests).
