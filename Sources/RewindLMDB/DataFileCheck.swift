@@ -106,7 +106,13 @@ enum DataFileCheck {
         let (pages, overflow) = current.lastPage.addingReportingOverflow(1)
         let (required, overflow2) = pages.multipliedReportingOverflow(by: UInt64(pageSize))
         let size = fileSize(fd)
-        if overflow || overflow2 || UInt64(size) < required {
+        // LMDB may leave the last pages unwritten when they are free (allocated and released in
+        // the transaction that committed, without a writable map): the file is then shorter than
+        // the meta's last page, and LMDB never reads those pages. Anything else is a truncation.
+        if overflow || overflow2
+            || (UInt64(size) < required
+                && !FreePages(fd: fd, pageSize: pageSize, filePages: UInt64(size) / UInt64(pageSize))
+                    .listsAll(from: UInt64(size) / UInt64(pageSize), through: current.lastPage, root: current.freeRoot)) {
             let requiredText = overflow || overflow2 ? "a page count that fits (last page \(current.lastPage))" : "\(required)"
             throw fail(
                 "at least \(requiredText) bytes (pages 0…\(current.lastPage) of \(pageSize) bytes, as meta page "
@@ -127,22 +133,33 @@ enum DataFileCheck {
     /// file) and whether they are all zeros (or none).
     private static func readMeta(_ fd: Int32, at offset: off_t, path: String) throws -> (bytes: [UInt8], isBlank: Bool) {
         var bytes = [UInt8](repeating: 0, count: metaBytes)
-        var count = 0
-        while count < metaBytes {
-            let read = bytes.withUnsafeMutableBytes { buffer in
-                pread(fd, buffer.baseAddress! + count, metaBytes - count, offset + off_t(count))
-            }
-            if read < 0 {
-                if errno == EINTR { continue }
-                let code = errno
-                throw LMDBError(code: code, operation: "reading the meta page at \(offset) of '\(path)'",
-                                message: String(cString: strerror(code)))
-            }
-            if read == 0 { break }
-            count += read
+        let count = readFully(fd, into: &bytes, at: offset)
+        if count < 0 {
+            throw LMDBError(code: -Int32(count), operation: "reading the meta page at \(offset) of '\(path)'",
+                            message: String(cString: strerror(-Int32(count))))
         }
         bytes.removeSubrange(count...)
         return (bytes, bytes.allSatisfy { $0 == 0 })
+    }
+
+    /// Reads `bytes.count` bytes (fewer at the end of the file) at `offset` into `bytes`; returns
+    /// how many, or the negated `errno`.
+    static func readFully(_ fd: Int32, into bytes: inout [UInt8], at offset: off_t) -> Int {
+        let length = bytes.count
+        return bytes.withUnsafeMutableBytes { buffer -> Int in
+            guard let base = buffer.baseAddress else { return 0 }
+            var done = 0
+            while done < length {
+                let read = pread(fd, base + done, length - done, offset + off_t(done))
+                if read < 0 {
+                    if errno == EINTR { continue }
+                    return -Int(errno)
+                }
+                if read == 0 { break }
+                done += read
+            }
+            return done
+        }
     }
 
     /// The fields of one meta page this check needs.
@@ -150,6 +167,8 @@ enum DataFileCheck {
         var pageSize: UInt32
         var lastPage: UInt64
         var transactionID: UInt64
+        /// The root page of the free database (`mm_dbs[FREE_DBI].md_root`; all ones when empty).
+        var freeRoot: UInt64
 
         init(_ bytes: [UInt8], page: Int, fail: (String, String) -> DataFileError) throws {
             let flags = UInt16(bytes[10]) | UInt16(bytes[11]) << 8
@@ -165,6 +184,7 @@ enum DataFileCheck {
             pageSize = Self.uint32(bytes, at: pageHeaderSize + 24)
             lastPage = Self.uint64(bytes, at: pageHeaderSize + 120)
             transactionID = Self.uint64(bytes, at: pageHeaderSize + 128)
+            freeRoot = Self.uint64(bytes, at: pageHeaderSize + 24 + 40)
         }
 
         static func uint32(_ bytes: [UInt8], at offset: Int) -> UInt32 {
@@ -173,6 +193,77 @@ enum DataFileCheck {
 
         static func uint64(_ bytes: [UInt8], at offset: Int) -> UInt64 {
             (0..<8).reduce(UInt64(0)) { $0 | UInt64(bytes[offset + $1]) << (8 * $1) }
+        }
+    }
+
+    /// The pages the free database lists, read with `pread` (nothing is mapped): its B-tree of
+    /// transaction id → page number lists (`MDB_IDL`: a count, then the page numbers), walked
+    /// only on the pages within the file.
+    private struct FreePages {
+        let fd: Int32
+        let pageSize: Int
+        /// The whole pages the file holds.
+        let filePages: UInt64
+
+        static let branch: UInt16 = 0x01
+        static let leaf: UInt16 = 0x02
+        static let bigData: UInt16 = 0x01
+
+        /// Whether pages `first…last` are all listed as free (and the free database's pages are
+        /// all within the file).
+        func listsAll(from first: UInt64, through last: UInt64, root: UInt64) -> Bool {
+            guard first <= last, last - first < 1 << 20, root != UInt64.max else { return false }
+            var free = Set<UInt64>()
+            var pending = [root]
+            var visited = 0
+            while let pgno = pending.popLast() {
+                visited += 1
+                guard visited <= Int(clamping: filePages), let page = read(pages: pgno, count: 1) else { return false }
+                let flags = UInt16(page[10]) | UInt16(page[11]) << 8
+                let lower = Int(UInt16(page[12]) | UInt16(page[13]) << 8)
+                guard lower >= pageHeaderSize, lower <= pageSize else { return false }
+                for slot in 0..<(lower - pageHeaderSize) / 2 {
+                    let at = pageHeaderSize + 2 * slot
+                    let offset = Int(UInt16(page[at]) | UInt16(page[at + 1]) << 8)
+                    guard offset + 8 <= pageSize else { return false }
+                    let low = UInt64(UInt16(page[offset]) | UInt16(page[offset + 1]) << 8)
+                    let high = UInt64(UInt16(page[offset + 2]) | UInt16(page[offset + 3]) << 8)
+                    let nodeFlags = UInt16(page[offset + 4]) | UInt16(page[offset + 5]) << 8
+                    let keySize = Int(UInt16(page[offset + 6]) | UInt16(page[offset + 7]) << 8)
+                    if flags & Self.branch != 0 {
+                        pending.append(low | high << 16 | UInt64(nodeFlags) << 32)
+                        continue
+                    }
+                    guard flags & Self.leaf != 0 else { return false }
+                    let dataAt = offset + 8 + keySize
+                    let dataSize = Int(low | high << 16)
+                    let data: [UInt8]
+                    if nodeFlags & Self.bigData != 0 {
+                        guard dataAt + 8 <= pageSize else { return false }
+                        let overflow = Meta.uint64(page, at: dataAt)
+                        let count = (pageHeaderSize + dataSize + pageSize - 1) / pageSize
+                        guard let pages = read(pages: overflow, count: count) else { return false }
+                        data = Array(pages[pageHeaderSize..<(pageHeaderSize + dataSize)])
+                    } else {
+                        guard dataAt + dataSize <= pageSize else { return false }
+                        data = Array(page[dataAt..<(dataAt + dataSize)])
+                    }
+                    guard data.count >= 8 else { continue }
+                    let listed = Meta.uint64(data, at: 0)
+                    guard listed <= UInt64(data.count / 8 - 1) else { return false }
+                    for index in 0..<Int(listed) {
+                        free.insert(Meta.uint64(data, at: 8 * (index + 1)))
+                    }
+                }
+            }
+            return (first...last).allSatisfy { free.contains($0) }
+        }
+
+        /// `count` whole pages from page `pgno`, or `nil` when they are not all in the file.
+        private func read(pages pgno: UInt64, count: Int) -> [UInt8]? {
+            guard count > 0, pgno < filePages, UInt64(count) <= filePages - pgno else { return nil }
+            var bytes = [UInt8](repeating: 0, count: count * pageSize)
+            return readFully(fd, into: &bytes, at: off_t(pgno) * off_t(pageSize)) == bytes.count ? bytes : nil
         }
     }
 }

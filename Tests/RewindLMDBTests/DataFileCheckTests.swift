@@ -109,3 +109,76 @@ struct DataFileCheckTests {
         #expect(try FileManager.default.contentsOfDirectory(atPath: empty.path).isEmpty)
     }
 }
+
+extension DataFileCheckTests {
+    /// The pages `mdb_stat -fff` lists as free in the environment `directory`, or `nil` when
+    /// the tool is not installed.
+    private func freePages(_ directory: TestDirectory) throws -> Set<Int>? {
+        guard let tool = ["/usr/bin/mdb_stat", "/usr/local/bin/mdb_stat", "/opt/homebrew/bin/mdb_stat"]
+            .first(where: { FileManager.default.isExecutableFile(atPath: $0) }) else { return nil }
+        let process = Process()
+        process.executableURL = URL(fileURLWithPath: tool)
+        process.arguments = ["-fff", directory.path]
+        let pipe = Pipe()
+        process.standardOutput = pipe
+        try process.run()
+        let output = String(decoding: pipe.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
+        process.waitUntilExit()
+        var free = Set<Int>()
+        // "  Transaction 2, 198 pages, maxspan 196" then lines "     8[196]" (8…203) or "   204".
+        for line in output.split(separator: "\n").prefix(while: { !$0.hasPrefix("Status of Main DB") }) {
+            let text = line.trimmingCharacters(in: .whitespaces)
+            guard let first = text.first, first.isNumber else { continue }
+            let parts = text.split(whereSeparator: { $0 == "[" || $0 == "]" })
+            guard let start = Int(parts[0]) else { continue }
+            let count = parts.count > 1 ? Int(parts[1]) ?? 1 : 1
+            free.formUnion(start..<(start + count))
+        }
+        return free
+    }
+
+    /// LMDB never reads free pages, so a file that ends within pages its free database lists
+    /// (LMDB's `mm_last_pg` comment: "the file may be shorter if the freeDB lists the final
+    /// pages") opens; one that ends a page earlier, within a page in use, does not.
+    @Test func aFileEndingWithinFreePagesOpensAndOneEndingWithinUsedPagesDoesNot() throws {
+        let directory = try TestDirectory("datafile")
+        defer { directory.remove() }
+        let env = try Environment(directory: directory.path)
+        let db = try env.database(named: "things")
+        try env.write { txn in
+            for n in 1..<600 as Range<UInt64> {
+                try txn.put([UInt8](repeating: 7, count: 900), forKey: n.key, in: db)
+            }
+        }
+        try env.write { txn in
+            for n in 1..<600 as Range<UInt64> { _ = try txn.delete(n.key, in: db) }
+            try txn.put([1], forKey: UInt64(0).key, in: db)
+        }
+        // Later writes reuse low free pages and free the high ones the delete wrote.
+        for n in 1000..<1003 as Range<UInt64> {
+            try env.write { txn in try txn.put([2], forKey: n.key, in: db) }
+        }
+        let statistics = try env.statistics()
+        let lastPage = statistics.usedPages - 1
+        let pageSize = statistics.pageSize
+        env.close()
+        guard let free = try freePages(directory) else {
+            print("free pages test skipped: mdb_stat (lmdb-utils) is not installed")
+            return
+        }
+        var end = lastPage + 1
+        while free.contains(end - 1) { end -= 1 }
+        try #require(end <= lastPage, "the last page is in use: nothing to cut (free pages \(free.sorted()))")
+        try truncate(directory, to: end * pageSize)
+        do {
+            let reopened = try Environment(directory: directory.path)
+            defer { reopened.close() }
+            let things = try reopened.database(named: "things", create: false)
+            #expect(try reopened.read { try $0.get(UInt64(0).key, in: things) } == [1])
+            #expect(try reopened.read { try $0.get(UInt64(1002).key, in: things) } == [2])
+        }
+        try truncate(directory, to: (end - 1) * pageSize)
+        let error = #expect(throws: DataFileError.self) { _ = try Environment(directory: directory.path) }
+        #expect(error?.found == "\((end - 1) * pageSize) bytes: the file is truncated")
+    }
+}
