@@ -242,6 +242,8 @@ enum DataFileCheck {
                         guard dataAt + 8 <= pageSize else { return false }
                         let overflow = Meta.uint64(page, at: dataAt)
                         let count = (pageHeaderSize + dataSize + pageSize - 1) / pageSize
+                        // A free list of more than 64 Ki pages of ids is no list of this file's.
+                        guard count <= 1 << 16 else { return false }
                         guard let pages = read(pages: overflow, count: count) else { return false }
                         data = Array(pages[pageHeaderSize..<(pageHeaderSize + dataSize)])
                     } else {
