@@ -56,8 +56,8 @@ public struct EnvironmentOptions: OptionSet, Sendable, Hashable {
     /// created. When the directory's lock file (`lock.mdb`) exists and can be written, reads take
     /// part in LMDB's locking, so a process writing at the same time never reuses the pages they
     /// read. Without one (read-only media, read-only files, or no lock file) they read lock-free
-    /// (`MDB_NOLOCK`): correct while nobody writes the environment, which nobody can through
-    /// that lock file.
+    /// (`MDB_NOLOCK`): correct while nobody writes the environment (nobody can on read-only
+    /// media; with read-only files only a user who can write them could).
     public static let readOnly = EnvironmentOptions(rawValue: 1 << 2)
     /// `MDB_NORDAHEAD`: turn off OS read-ahead (helps random reads on databases larger than RAM).
     public static let noReadAhead = EnvironmentOptions(rawValue: 1 << 3)
