@@ -11,12 +11,13 @@ struct RewindCommand: AsyncParsableCommand {
         discussion: """
             Every command takes --json for machine-readable output, and every one but bench (which \
             runs on a temporary store) takes --store PATH (default: ./\(StoreOptions.defaultDirectory), \
-            the demo store). Exit status: 0 success, 1 `verify` found \
-            a divergence, 2 an error (one line on standard error), 64 a usage error.
+            the demo store). Commands that only read open the store read-only: they create and change \
+            nothing, and work on read-only media. Exit status: 0 success, 1 `verify` found a \
+            divergence or `check` a problem, 2 an error (one line on standard error), 64 a usage error.
             """,
         subcommands: [
             Demo.self, Sessions.self, History.self, State.self, Diff.self, Replay.self, Verify.self,
-            Export.self, Import.self, Fork.self, Graph.self, Projections.self, Stats.self, Bench.self,
+            Export.self, Import.self, Fork.self, Graph.self, Projections.self, Stats.self, Check.self, Bench.self,
         ]
     )
 

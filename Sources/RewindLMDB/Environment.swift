@@ -41,8 +41,13 @@ public final class Environment: @unchecked Sendable {
 
     /// Opens (creating its files if needed) the environment in `directory`, which must exist.
     ///
-    /// Stale reader slots left by dead processes are cleared (`mdb_reader_check`).
-    /// - Throws: ``LMDBError`` when the directory does not exist or LMDB cannot open it.
+    /// The data file is checked against LMDB's meta pages before anything maps it: a truncated
+    /// or damaged file throws ``DataFileError`` (naming the file, what was expected and what was
+    /// found) instead of crashing the process. With ``EnvironmentOptions/readOnly`` nothing is
+    /// created or written. Stale reader slots left by dead processes are cleared
+    /// (`mdb_reader_check`).
+    /// - Throws: ``DataFileError`` for a damaged data file (or, read-only, a missing or empty
+    ///   one); ``LMDBError`` when the directory does not exist or LMDB cannot open it.
     public init(directory: String, configuration: EnvironmentConfiguration = EnvironmentConfiguration()) throws {
         let path = try canonicalPath(directory)
         shared = try EnvironmentRegistry.shared.acquire(path: path, configuration: configuration)
@@ -204,6 +209,10 @@ public final class Environment: @unchecked Sendable {
     /// transaction that cannot be repeated.
     public func write<R>(_ body: (WriteTransaction) throws -> R) throws -> R {
         try ensureOpen("beginning a write transaction")
+        if shared.isReadOnly {
+            throw LMDBError(code: LMDBError.Code.readOnly, operation: "beginning a write transaction in '\(path)'",
+                            message: "the environment is open read-only")
+        }
         if shared.writeDepth.value > 0 {
             // LMDB's writer mutex is not re-entrant: a nested write would deadlock.
             throw LMDBError.misuse("beginning a write transaction in '\(path)'",
@@ -250,7 +259,10 @@ public final class Environment: @unchecked Sendable {
                     failedMapSize = shared.currentMapSize()
                     return .mapFull
                 }
-                try LMDBError.check(commitCode, "mdb_txn_commit in '\(path)'")
+                if commitCode != 0 {
+                    throw shared.diskFullError(commitCode, operation: "mdb_txn_commit in '\(path)'")
+                        ?? LMDBError(code: commitCode, operation: "mdb_txn_commit in '\(path)'")
+                }
                 return .done(result)
             }
             switch outcome {

@@ -49,7 +49,15 @@ public struct EnvironmentOptions: OptionSet, Sendable, Hashable {
     /// `MDB_NOMETASYNC`: commits flush data but not the meta page; a crash may lose the last
     /// transaction (the database stays consistent).
     public static let noMetaSync = EnvironmentOptions(rawValue: 1 << 1)
-    /// `MDB_RDONLY`: open read-only; write transactions fail.
+    /// `MDB_RDONLY`: open read-only; write transactions fail (``LMDBError/Code/readOnly``).
+    ///
+    /// A read-only open creates and changes nothing: the data file must exist and hold its meta
+    /// pages (else ``DataFileError``), the map is never reserved or grown, and no lock file is
+    /// created. When the directory's lock file (`lock.mdb`) exists and can be written, reads take
+    /// part in LMDB's locking, so a process writing at the same time never reuses the pages they
+    /// read. Without one (read-only media, read-only files, or no lock file) they read lock-free
+    /// (`MDB_NOLOCK`): correct while nobody writes the environment (nobody can on read-only
+    /// media; with read-only files only a user who can write them could).
     public static let readOnly = EnvironmentOptions(rawValue: 1 << 2)
     /// `MDB_NORDAHEAD`: turn off OS read-ahead (helps random reads on databases larger than RAM).
     public static let noReadAhead = EnvironmentOptions(rawValue: 1 << 3)

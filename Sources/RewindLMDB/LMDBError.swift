@@ -32,6 +32,9 @@ public struct LMDBError: Error, Sendable, Hashable, CustomStringConvertible {
 
     /// Whether the map (the database's maximum size) is full (`MDB_MAP_FULL`).
     public var isMapFull: Bool { code == Code.mapFull }
+    /// Whether the disk is full (`ENOSPC`): a commit, or a growth of the map, found no room on
+    /// the disk; nothing of it was written.
+    public var isDiskFull: Bool { code == Code.diskFull }
     /// Whether a key was not found (`MDB_NOTFOUND`).
     public var isNotFound: Bool { code == Code.notFound }
     /// Whether a key already exists and overwriting was not allowed (`MDB_KEYEXIST`).
@@ -57,6 +60,10 @@ public struct LMDBError: Error, Sendable, Hashable, CustomStringConvertible {
         public static let invalid: Int32 = MDB_INVALID
         /// `MDB_VERSION_MISMATCH`: the file was written by an incompatible LMDB version.
         public static let versionMismatch: Int32 = MDB_VERSION_MISMATCH
+        /// `ENOSPC`: the disk is full (see ``LMDBError/isDiskFull``).
+        public static let diskFull: Int32 = 28
+        /// `EACCES`: a write transaction asked of an environment opened read-only.
+        public static let readOnly: Int32 = 13
         /// `EINVAL`: used by this layer for misuse (a closed environment, a finished transaction).
         public static let invalidArgument: Int32 = 22
     }

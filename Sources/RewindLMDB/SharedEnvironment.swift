@@ -32,9 +32,32 @@ final class SharedEnvironment: @unchecked Sendable {
     var isClosed = false
 
     /// Opens the environment in the existing directory `path` (already canonical).
+    ///
+    /// The data file is checked against its meta pages first (``DataFileCheck``), before LMDB maps
+    /// it and before the writable map's reservation grows it: a truncated file throws
+    /// ``DataFileError`` instead of crashing the process when a page past its end is read. A
+    /// read-only open also needs an existing, non-empty data file, and takes part in LMDB's
+    /// locking only when it can write the lock file (see ``EnvironmentOptions/readOnly``).
     init(path: String, configuration: EnvironmentConfiguration) throws {
         var options = configuration.options
-        if !MapReservation.isSupported || options.contains(.readOnly) { options.remove(.writeMap) }
+        let state = try DataFileCheck.check(directory: path)
+        if options.contains(.readOnly) {
+            options.remove(.writeMap)
+            let dataFile = path + "/data.mdb"
+            switch state {
+            case .absent:
+                throw DataFileError(path: dataFile, expected: "an LMDB data file", found: "no file")
+            case .blank:
+                throw DataFileError(path: dataFile, expected: "LMDB's two meta pages",
+                                    found: "an empty file, or zeros where they belong")
+            case .valid:
+                break
+            }
+            // Without a writable lock file (read-only media or files, or none at all: no process
+            // has the store open for writing) read without LMDB's locks, creating nothing.
+            if access(path + "/lock.mdb", W_OK) != 0 { options.insert(.noLock) }
+        }
+        if !MapReservation.isSupported { options.remove(.writeMap) }
         var env = try Self.open(path: path, configuration: configuration, options: options)
         if options.contains(.writeMap) && MapReservation.reserve(env, bytes: Self.mapSize(of: env)) != 0 {
             // No room on the disk for the whole map: a writable map over a sparse file would crash
@@ -45,6 +68,7 @@ final class SharedEnvironment: @unchecked Sendable {
         }
         self.pointer = env
         self.usesWriteMap = options.contains(.writeMap)
+        self.isReadOnly = options.contains(.readOnly)
         self.serial = SharedEnvironment.nextSerial()
         self.path = path
         self.configuration = configuration
@@ -53,6 +77,8 @@ final class SharedEnvironment: @unchecked Sendable {
     /// Whether this process writes through a writable map (``EnvironmentOptions/writeMap``, with
     /// the whole map reserved on disk).
     let usesWriteMap: Bool
+    /// Whether the environment is open read-only (``EnvironmentOptions/readOnly``).
+    let isReadOnly: Bool
     /// Set (under exclusive access) when a map grown by another process could not be reserved on
     /// disk: writes refuse until it can be (read under shared access).
     var mapUnreserved = false
@@ -192,6 +218,26 @@ final class SharedEnvironment: @unchecked Sendable {
         var status = stat()
         guard mdb_env_get_fd(pointer, &fd) == 0, fd >= 0, fstat(fd, &status) == 0 else { return 0 }
         return Int(status.st_size)
+    }
+
+    /// The error for a commit that failed with `code` because the disk is full, or `nil` when
+    /// the disk is not: `ENOSPC`, or `EIO` (LMDB's answer to a short write, which a full disk
+    /// causes) while the data file's file system has no free block. The transaction was not
+    /// committed: the store is as it was before it.
+    func diskFullError(_ code: Int32, operation: String) -> LMDBError? {
+        guard code == ENOSPC || code == EIO else { return nil }
+        var fd: mdb_filehandle_t = -1
+        var fileSystem = statvfs()
+        guard mdb_env_get_fd(pointer, &fd) == 0, fd >= 0, fstatvfs(fd, &fileSystem) == 0 else {
+            return nil
+        }
+        let available = Int(fileSystem.f_bavail) * Int(fileSystem.f_frsize)
+        // A full disk keeps a few blocks back at most; a page free is not room for a commit.
+        guard code == ENOSPC || available < 64 << 10 else { return nil }
+        return LMDBError(
+            code: ENOSPC, operation: operation,
+            message: "the disk is full (\(available) bytes free on the file system of '\(path)'); the transaction "
+                + "was not committed and the store is as it was before it: free space and try again")
     }
 
     /// Adopts the map size another process set (after `MDB_MAP_RESIZED`).

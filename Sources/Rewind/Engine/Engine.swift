@@ -61,10 +61,13 @@ public final class Engine: @unchecked Sendable {
     private var machines: [String: StepRecording] = [:]
     private var migrations: [String: [DefinitionMigration]] = [:]
 
-    /// Opens (creating it when needed) the store in `directory`.
+    /// Opens (creating it when needed) the store in `directory`; with
+    /// ``EngineConfiguration/readOnly`` opens an existing store without creating or changing
+    /// anything (its sessions, records and projections can be read; sends and writes throw).
     ///
     /// - Throws: `StoreError.notAStore` for a directory that is not a Rewind store,
-    ///   `StoreError.unsupportedFormat`, LMDB's errors.
+    ///   `StoreError.unsupportedFormat`, `DataFileError` for a truncated or damaged data file,
+    ///   LMDB's errors.
     public init(directory: String, configuration: EngineConfiguration = EngineConfiguration()) throws {
         var storeConfiguration = configuration.store
         switch configuration.durability {
@@ -95,7 +98,8 @@ public final class Engine: @unchecked Sendable {
                 try projections.add(projection.runner(mode: .inline))
             }
             do {
-                try catchUpProjections()
+                // A read-only engine reads the projections as stored (their checkpoints may lag).
+                if !configuration.readOnly { try catchUpProjections() }
             } catch is ProjectionError {
                 // Recorded in the projection's status; the log and the other projections are fine.
             }
@@ -133,7 +137,7 @@ public final class Engine: @unchecked Sendable {
 
     /// Registers `machine` under its definition's name (or `name`), and stores its definition
     /// (the JSON interchange document, keyed by name and content version) so tools can read its
-    /// sessions without the app's code.
+    /// sessions without the app's code (not by a read-only engine, which writes nothing).
     ///
     /// `migrations` move sessions recorded under earlier definitions that this one cannot take as
     /// they stand (a renamed, removed or moved state) forward when they resume (see
@@ -155,7 +159,7 @@ public final class Engine: @unchecked Sendable {
         }
         let key = Self.definitionKey(name: name, version: version)
         let stored = try store.read { try $0.value(forKey: key, in: .definitions) }
-        if stored == nil {
+        if stored == nil && !configuration.readOnly {  // a read-only engine only reads
             let document = Array(machine.definition.jsonDocument())
             try store.write { try $0.put(document, forKey: key, in: .definitions) }
         }

@@ -43,6 +43,16 @@ public struct EngineConfiguration: Sendable {
     /// sets the sync options from ``durability``.
     public var store: StoreConfiguration
 
+    /// Whether the engine opens its store read-only (``StoreConfiguration/readOnly``): for tools
+    /// that inspect a store, also on read-only media. Nothing is created or written: registering
+    /// a machine does not store its definition, the projections are not caught up (their states
+    /// and checkpoints are read as stored), and sends, imports and other writes throw. Default
+    /// `false`.
+    public var readOnly: Bool {
+        get { store.readOnly }
+        set { store.readOnly = newValue }
+    }
+
     /// Projections registered (in ``ProjectionMode/inline`` mode) and caught up when the engine
     /// opens, before it serves anything; a projection failing on a record does not stop the
     /// engine from opening (see ``Engine/projectionStatus(named:)``). Default none.

@@ -50,6 +50,7 @@ extension SessionArchive {
             start = index + 1
         }
         let hasFragment = start < bytes.count
+        try checkLineLengths(lines, fragment: hasFragment ? start..<bytes.count : nil)
         func missing(_ number: Int, _ what: String) -> SessionArchiveError {
             if hasFragment, number == lines.count + 1 {
                 return .truncated(line: number, reason: "the line is cut short (it has no newline)")
@@ -201,10 +202,11 @@ extension Engine {
         return info
     }
 
-    /// Imports the session archive in the file at `url` (see ``importSession(_:as:)``).
+    /// Imports the session archive in the file at `url` (see ``importSession(_:as:)``), read by
+    /// ``SessionArchive/read(from:)`` (a line over ``SessionArchive/maximumLineBytes`` stops it).
     @discardableResult
     public func importSession(from url: URL, as id: SessionID? = nil) async throws -> SessionInfo {
-        try await importSession(try Data(contentsOf: url), as: id)
+        try await importSession(try SessionArchive.read(from: url), as: id)
     }
 
     /// Snapshots of an imported session every `snapshotInterval` versions, for as long as its

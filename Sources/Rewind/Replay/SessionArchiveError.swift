@@ -16,6 +16,9 @@ public enum SessionArchiveError: Error, Sendable, Hashable, CustomStringConverti
     case versionGap(line: Int, expected: UInt64, found: UInt64)
     /// The trailer (line `line`) does not match the lines before it.
     case trailerMismatch(line: Int, reason: String)
+    /// Line `line` is longer than `limit` bytes (``SessionArchive/maximumLineBytes``); the file
+    /// was read no further.
+    case lineTooLong(line: Int, limit: Int)
     /// Exporting: the definition the records name is not in the store.
     case missingDefinition(machine: String, version: String)
 
@@ -23,7 +26,7 @@ public enum SessionArchiveError: Error, Sendable, Hashable, CustomStringConverti
     public var line: Int? {
         switch self {
         case .truncated(let line, _), .checksumMismatch(let line, _, _), .malformedLine(let line, _),
-             .versionGap(let line, _, _), .trailerMismatch(let line, _):
+             .versionGap(let line, _, _), .trailerMismatch(let line, _), .lineTooLong(let line, _):
             return line
         case .unsupportedFormat:
             return 1
@@ -50,6 +53,8 @@ public enum SessionArchiveError: Error, Sendable, Hashable, CustomStringConverti
                 + "nothing was imported"
         case let .trailerMismatch(line, reason):
             return "session archive trailer (line \(line)) does not match the archive: \(reason); nothing was imported"
+        case let .lineTooLong(line, limit):
+            return "session archive line \(line) is longer than \(limit) bytes: not a session archive; nothing was imported"
         case let .missingDefinition(machine, version):
             return "cannot export: the definition \(version.prefix(12)) of machine '\(machine)' is not in the store"
         }

@@ -64,7 +64,7 @@ struct Import: AsyncParsableCommand {
             defer { engine.close() }
             info = try await engine.importSession(data, as: id)
         } else {
-            let engine = try storeOptions.openEngine()
+            let engine = try storeOptions.openEngine(writing: true)
             defer { engine.close() }
             info = try await engine.importSession(try readFile(), as: try newID.map { try SessionID($0) })
         }
@@ -80,7 +80,9 @@ struct Import: AsyncParsableCommand {
     /// - Throws: ``CLIError/unreadableFile(_:reason:)`` when it is missing or unreadable.
     private func readFile() throws -> Data {
         do {
-            return try Data(contentsOf: URL(fileURLWithPath: file))
+            return try SessionArchive.read(from: URL(fileURLWithPath: file))
+        } catch let error as SessionArchiveError {
+            throw error
         } catch {
             throw CLIError.unreadableFile(file, reason: "it does not exist or is not readable")
         }
@@ -105,7 +107,7 @@ struct Fork: AsyncParsableCommand {
     var newID: String?
 
     func run() async throws {
-        let engine = try storeOptions.openEngine()
+        let engine = try storeOptions.openEngine(writing: true)
         defer { engine.close() }
         let info = try engine.existingSession(session)
         let version = try parseVersion(at, head: info.headVersion)

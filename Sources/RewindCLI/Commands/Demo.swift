@@ -20,7 +20,7 @@ struct Demo: AsyncParsableCommand {
     @Option(help: "The seed of the simulated users' choices.")
     var seed: UInt64 = 2026
 
-    @Flag(help: "Delete the store first and start over.")
+    @Flag(help: "Delete the store first and start over (only a Rewind store: anything else is refused and left untouched).")
     var fresh = false
 
     struct Summary: Encodable {
@@ -45,9 +45,8 @@ struct Demo: AsyncParsableCommand {
     }
 
     func run() async throws {
-        let fileManager = FileManager.default
-        if fresh, fileManager.fileExists(atPath: storeOptions.store) {
-            try fileManager.removeItem(atPath: storeOptions.store)
+        if fresh {
+            try StoreRemoval.remove(storeOptions.store)
         }
         let created = storeOptions.namesNoStore
         let engine = try ExampleCatalog.engine(directory: storeOptions.store, durability: .durable)

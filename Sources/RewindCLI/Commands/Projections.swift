@@ -54,7 +54,7 @@ struct Projections: AsyncParsableCommand {
         var name: String
 
         func run() async throws {
-            let engine = try storeOptions.openEngine()
+            let engine = try storeOptions.openEngine(writing: true)
             defer { engine.close() }
             let head = try engine.store.headSequence()
             let bar = output.json ? nil : ProgressBar(title: "rebuilding \(name)", total: Int(clamping: head))

@@ -15,7 +15,10 @@ struct Stats: AsyncParsableCommand {
         var records: UInt64
         var sessions: Int
         var machines: [String: Int]
+        /// The data file's apparent size (its length).
         var fileBytes: UInt64
+        /// The disk space the data file takes (less than its length when it is sparse).
+        var allocatedBytes: UInt64
         var mapBytes: Int
         var usedBytes: Int
         var oldest: String?
@@ -40,22 +43,27 @@ struct Stats: AsyncParsableCommand {
             return (head, sessions, machines, oldest, newest)
         }
         let file = URL(fileURLWithPath: storeOptions.store).appendingPathComponent("data.mdb").path
-        let fileBytes = ((try? FileManager.default.attributesOfItem(atPath: file))?[.size] as? NSNumber)?.uint64Value ?? 0
+        var status = stat()
+        let found = stat(file, &status) == 0
+        let fileBytes = found ? UInt64(status.st_size) : 0
+        let allocatedBytes = found ? UInt64(status.st_blocks) * 512 : 0
         let report = Report(
             store: engine.store.path, records: head, sessions: sessions, machines: machines,
-            fileBytes: fileBytes, mapBytes: statistics.mapSize, usedBytes: statistics.usedPages * statistics.pageSize,
+            fileBytes: fileBytes, allocatedBytes: allocatedBytes, mapBytes: statistics.mapSize, usedBytes: statistics.usedPages * statistics.pageSize,
             oldest: oldest?.description, newest: newest?.description)
         if output.json {
             try Terminal.printJSON(report)
             return
         }
+        // A data file may be sparse (its map not reserved): its length is not what it takes.
+        let sparse = report.allocatedBytes < report.fileBytes ? " (data file \(Self.bytes(report.fileBytes)) long, sparse)" : ""
         let usage = report.mapBytes == 0 ? 0 : 100 * Double(report.usedBytes) / Double(report.mapBytes)
         print("""
             store     \(report.store)
             records   \(report.records)
             sessions  \(report.sessions)
             machines  \(report.machines.sorted { $0.key < $1.key }.map { "\($0.key) (\($0.value))" }.joined(separator: ", "))
-            size      \(Self.bytes(report.fileBytes)) on disk; map \(Self.bytes(UInt64(report.mapBytes))), \
+            size      \(Self.bytes(report.allocatedBytes)) on disk\(sparse); map \(Self.bytes(UInt64(report.mapBytes))), \
             \(String(format: "%.1f", usage))% used
             oldest    \(report.oldest ?? "-")
             newest    \(report.newest ?? "-")

@@ -9,6 +9,8 @@ enum CLIError: Error, CustomStringConvertible {
     case unreadableFile(String, reason: String)
     /// A machine definition file that is not a valid machine: its problems, each one line.
     case invalidDefinition(String, problems: [String])
+    /// `demo --fresh` on a path that is not a store: it was left untouched.
+    case notRemovable(String, reason: String)
 
     var description: String {
         switch self {
@@ -25,6 +27,9 @@ enum CLIError: Error, CustomStringConvertible {
             return "cannot read '\(path)': \(reason)"
         case let .invalidDefinition(path, problems):
             return "'\(path)' is not a valid machine: " + problems.joined(separator: "; ")
+        case let .notRemovable(path, reason):
+            return "refusing to delete '\(path)': \(reason); only a Rewind store is removed by --fresh, "
+                + "and nothing was deleted"
         }
     }
 }

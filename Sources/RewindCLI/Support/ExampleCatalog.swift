@@ -17,8 +17,10 @@ enum ExampleCatalog {
 
     /// Opens (creating) the store in `directory` with every example machine and the built-in
     /// projections (screen flows, navigation stacks) registered; the projections run inline.
-    static func engine(directory: String, durability: Durability = .durable) throws -> Engine {
+    /// With `readOnly` the existing store is opened read-only: nothing is created or written.
+    static func engine(directory: String, durability: Durability = .durable, readOnly: Bool = false) throws -> Engine {
         var configuration = EngineConfiguration(durability: durability)
+        configuration.readOnly = readOnly
         configuration.projections = [ScreenFlowProjection(), NavigationProjection()]
         let engine = try Engine(directory: directory, configuration: configuration)
         for machine in try machines().values {

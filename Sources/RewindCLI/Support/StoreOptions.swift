@@ -10,17 +10,19 @@ struct StoreOptions: ParsableArguments {
     @Option(name: .long, help: "The store's directory.")
     var store: String = StoreOptions.defaultDirectory
 
-    /// Opens the existing store with the example machines registered; with `creating`, creates it
-    /// first when the directory is missing or empty (`rewind import --create`).
+    /// Opens the existing store with the example machines registered: read-only unless `writing`
+    /// (a read command neither creates nor changes a store, and reads one on read-only media);
+    /// with `creating`, creates it first when the directory is missing or empty
+    /// (`rewind import --create`).
     ///
     /// Without `creating`, a missing directory, a file, and an empty directory (or one holding only
     /// LMDB's lock file) are no store and are left as they are: a mistyped `--store` is reported,
     /// not made into a new store.
     /// - Throws: ``CLIError/noStore(_:)`` when there is no store to open, and the store's errors
     ///   (not a store, newer format) otherwise.
-    func openEngine(durability: Durability = .durable, creating: Bool = false) throws -> Engine {
+    func openEngine(durability: Durability = .durable, writing: Bool = false, creating: Bool = false) throws -> Engine {
         if !creating, namesNoStore { throw CLIError.noStore(store) }
-        return try ExampleCatalog.engine(directory: store, durability: durability)
+        return try ExampleCatalog.engine(directory: store, durability: durability, readOnly: !writing && !creating)
     }
 
     /// Whether `--store` names no store: a missing path, a file, or an empty directory (or one

@@ -12,6 +12,16 @@ public struct StoreConfiguration: Sendable {
     /// records. 0 writes every append's entry with it. Processes sharing a store may differ.
     public var maximumSessionTail: Int
 
+    /// Whether the store is opened read-only (``EnvironmentOptions/readOnly`` of
+    /// ``environment``): nothing is created, migrated or written, writes throw, and a store on
+    /// read-only media or with read-only files can be read. Default `false`.
+    public var readOnly: Bool {
+        get { environment.options.contains(.readOnly) }
+        set {
+            if newValue { environment.options.insert(.readOnly) } else { environment.options.remove(.readOnly) }
+        }
+    }
+
     /// Creates a configuration: durable by default, JSON payloads, entries at most 256 records behind.
     public init(environment: EnvironmentConfiguration = EnvironmentConfiguration(),
                 coder: any PayloadCoder = JSONPayloadCoder(), maximumSessionTail: Int = 256) {

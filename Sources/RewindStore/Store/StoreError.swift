@@ -12,6 +12,9 @@ public enum StoreError: Error, Sendable, Hashable, CustomStringConvertible {
     case unsupportedFormat(found: UInt32, supported: UInt32)
     /// The directory is not a Rewind store (and was left untouched).
     case notAStore(path: String, reason: String)
+    /// The store cannot be opened read-only as it is (an older format, databases not created
+    /// yet): a read-write open would change it first. Nothing was changed.
+    case needsWriteAccess(path: String, reason: String)
     /// A session id is invalid (empty, too long or containing a NUL character).
     case invalidSessionID(String, reason: String)
     /// The transition at `index` of an append to `session` is invalid; nothing was written.
@@ -33,6 +36,8 @@ public enum StoreError: Error, Sendable, Hashable, CustomStringConvertible {
             return "unsupported store format \(found): this version of Rewind reads formats up to \(supported)"
         case let .notAStore(path, reason):
             return "'\(path)' is not a Rewind store: \(reason)"
+        case let .needsWriteAccess(path, reason):
+            return "'\(path)' cannot be read without writing it first: \(reason)"
         case let .invalidSessionID(id, reason):
             return "invalid session id \(id.debugDescription): \(reason)"
         case let .invalidTransition(session, index, reason):

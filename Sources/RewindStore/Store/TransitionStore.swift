@@ -40,10 +40,32 @@ public final class TransitionStore: Sendable {
     /// - Throws: ``StoreError/notAStore(path:reason:)`` when the directory has files but is not a
     ///   Rewind store (nothing is changed in it); ``StoreError/unsupportedFormat(found:supported:)``
     ///   when a newer format wrote it; `LMDBError` when LMDB fails.
+    ///
+    /// With ``StoreConfiguration/readOnly`` nothing is created or written: the directory must hold
+    /// a store of the current format, and writes throw.
+    ///
+    /// A data file too short for the pages its meta pages name (a truncated copy) throws
+    /// `DataFileError` before anything maps it.
     public init(directory: String, configuration: StoreConfiguration = StoreConfiguration()) throws {
         var configuration = configuration
         configuration.environment.maxDatabases = max(configuration.environment.maxDatabases,
                                                      StoreLayout.minimumDatabases)
+        if configuration.readOnly {
+            let environment = try Self.openReadOnly(directory, configuration: configuration.environment)
+            do {
+                let (databases, format, storeID) = try Self.readOnlyDatabases(environment, path: directory)
+                self.environment = environment
+                self.databases = databases
+                self.path = environment.path
+                self.storeID = storeID
+                self.formatVersion = format
+                self.configuration = configuration
+            } catch {
+                environment.close()
+                throw error
+            }
+            return
+        }
         // Every process opens a store the same way (LMDB asks that processes sharing an
         // environment agree on MDB_WRITEMAP): commits write into the map, no page copies and, in
         // no-sync mode, no system call per commit. Durable commits stay msync-then-meta; the map
@@ -99,6 +121,57 @@ public final class TransitionStore: Sendable {
     }
 
     // MARK: Opening
+
+    /// Opens the environment of an existing store read-only.
+    private static func openReadOnly(_ directory: String, configuration: EnvironmentConfiguration) throws -> Environment {
+        var isDirectory: ObjCBool = false
+        guard FileManager.default.fileExists(atPath: directory, isDirectory: &isDirectory) else {
+            throw StoreError.notAStore(path: directory, reason: "it does not exist (a read-only open creates nothing)")
+        }
+        guard isDirectory.boolValue else {
+            throw StoreError.notAStore(path: directory, reason: "it is not a directory")
+        }
+        guard FileManager.default.fileExists(atPath: (directory as NSString).appendingPathComponent("data.mdb")) else {
+            throw StoreError.notAStore(path: directory, reason: "it has no LMDB data file (data.mdb)")
+        }
+        do {
+            return try Environment(directory: directory, configuration: configuration)
+        } catch let error as LMDBError where error.code == LMDBError.Code.invalid {
+            throw StoreError.notAStore(path: directory, reason: "LMDB cannot read it as a store (\(error.message))")
+        }
+    }
+
+    /// The databases, format and id of a store opened read-only: all must exist, in the current
+    /// format (an older store is migrated by its first read-write open).
+    private static func readOnlyDatabases(
+        _ environment: Environment, path: String
+    ) throws -> (StoreDatabases, UInt32, UUID) {
+        let meta: Database
+        do {
+            meta = try environment.database(named: StoreLayout.meta, create: false)
+        } catch let error as LMDBError where error.isNotFound {
+            throw StoreError.notAStore(path: path, reason: "it has no '\(StoreLayout.meta)' database")
+        }
+        let (format, storeID) = try environment.read { txn -> (UInt32, UUID) in
+            if try txn.statistics(of: meta).entries == 0 {
+                throw StoreError.notAStore(path: path, reason: "its metadata is not written yet (a store being created)")
+            }
+            let format = try readFormat(txn, meta: meta, path: path)
+            return (format, try readStoreID(txn, meta: meta))
+        }
+        guard format == StoreLayout.formatVersion else {
+            throw StoreError.needsWriteAccess(
+                path: path, reason: "it is in store format \(format); open it for writing once to migrate it to format "
+                    + "\(StoreLayout.formatVersion)")
+        }
+        do {
+            let databases = try StoreDatabases(environment.databases(named: StoreLayout.allDatabases, create: false))
+            return (databases, format, storeID)
+        } catch let error as LMDBError where error.isNotFound {
+            throw StoreError.needsWriteAccess(
+                path: path, reason: "some of its databases do not exist yet; open it for writing once to create them")
+        }
+    }
 
     /// Creates the directory when it is missing; returns whether the store is new. Throws
     /// ``StoreError/notAStore(path:reason:)`` for a non-store, having changed nothing.
@@ -244,12 +317,17 @@ public final class TransitionStore: Sendable {
         if format < StoreLayout.formatVersion {
             format = try StoreMigration.migrate(txn, databases: databases, from: format)
         }
+        return (format, try readStoreID(txn, meta: meta))
+    }
+
+    /// The store id in `meta`.
+    private static func readStoreID(_ txn: ReadTransaction, meta: Database) throws -> UUID {
         guard let idBytes = try txn.get(StoreLayout.storeIDKey, in: meta), idBytes.count == 16 else {
             throw StoreError.corruptedEntry(database: StoreLayout.meta, key: "'store-id'", reason: "missing or not 16 bytes")
         }
         var uuid: uuid_t = (0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0)
         withUnsafeMutableBytes(of: &uuid) { $0.copyBytes(from: idBytes) }
-        return (format, UUID(uuid: uuid))
+        return UUID(uuid: uuid)
     }
 
     // MARK: Transactions

@@ -1,0 +1,154 @@
+import RewindMachine
+import RewindStore
+
+extension Engine {
+    /// Walks the whole store in one read transaction and reports the first inconsistency with
+    /// its location (`rewind check`): everything ``TransitionStore/check(progress:)`` checks
+    /// (every record decodes and its checksum matches, the sequence is gap-free, the session
+    /// entries and the index agree with the log), then every snapshot decodes, names the version
+    /// of its key and equals a replay of its session's records up to that version, and every
+    /// projection checkpoint decodes and is at or before the log's head.
+    ///
+    /// Sessions whose stored definitions need bindings the engine does not have (guards or
+    /// actions of app code, with the machine not registered) cannot be replayed: their snapshots
+    /// are checked as decoded only. Reads only: works on an engine opened read-only.
+    ///
+    /// - Throws: LMDB's errors; inconsistencies are the report's ``StoreCheckReport/problem``.
+    public func checkStore(progress: (StoreCheckProgress) -> Void = { _ in }) throws -> StoreCheckReport {
+        try ensureOpen()
+        return try store.read { transaction in
+            var report = try transaction.checkLogAndSessions(progress: progress)
+            if report.problem != nil { return report }
+            let head = report.records
+            if let problem = try checkSnapshots(in: transaction, report: &report, progress: progress) {
+                report.problem = problem
+                return report
+            }
+            var problem: StoreProblem?
+            try transaction.forEach(in: .checkpoints) { key, value in
+                let name = String(decoding: key, as: UTF8.self)
+                let location = "checkpoint of projection '\(name)'"
+                do {
+                    let status = try CheckpointCodec.decode(value, name: name)
+                    guard status.checkpoint <= head else {
+                        problem = StoreProblem(
+                            location: location,
+                            reason: "it is at sequence \(status.checkpoint), beyond the log's head at sequence \(head)")
+                        return .stop
+                    }
+                } catch {
+                    problem = StoreProblem(location: location, reason: "it does not decode: \(error)")
+                    return .stop
+                }
+                report.checkpoints += 1
+                return .next
+            }
+            report.problem = problem
+            return report
+        }
+    }
+
+    /// Decodes every snapshot and compares it with a replay of its session; returns the first
+    /// problem.
+    private func checkSnapshots(
+        in transaction: StoreReadTransaction, report: inout StoreCheckReport,
+        progress: (StoreCheckProgress) -> Void
+    ) throws -> StoreProblem? {
+        // The snapshots, by session: decoded, and naming the version of their key.
+        var snapshots: [SessionID: [SessionSnapshot]] = [:]
+        var problem: StoreProblem?
+        try transaction.forEach(in: .snapshots) { key, value in
+            guard let (name, version) = StoreKey.splitCompound(key), let session = try? SessionID(name) else {
+                problem = StoreProblem(
+                    location: "database '\(AuxiliaryDatabase.snapshots.name)' key of \(key.count) bytes",
+                    reason: "it is not a session id, a NUL and an 8-byte version")
+                return .stop
+            }
+            let location = "snapshot of '\(session)' at version \(version)"
+            let snapshot: SessionSnapshot
+            do {
+                snapshot = try SessionSnapshot.decode(value, session: session)
+            } catch {
+                problem = StoreProblem(location: location, reason: "it does not decode: \(error)")
+                return .stop
+            }
+            guard snapshot.version == version else {
+                problem = StoreProblem(location: location, reason: "it holds version \(snapshot.version)")
+                return .stop
+            }
+            snapshots[session, default: []].append(snapshot)
+            report.snapshots += 1
+            return .next
+        }
+        if let problem { return problem }
+
+        // Each session with snapshots replayed from version 1 through its last snapshot.
+        var heads: [SessionID: SessionInfo] = [:]
+        for session in snapshots.keys {
+            guard let info = try transaction.sessionInfo(for: session) else {
+                return StoreProblem(
+                    location: "snapshot of '\(session)' at version \(snapshots[session]?.first?.version ?? 0)",
+                    reason: "the session has no records in the log")
+            }
+            heads[session] = info
+        }
+        let total = snapshots.values.reduce(UInt64(0)) { $0 + ($1.last?.version ?? 0) }
+        var done: UInt64 = 0
+        for session in snapshots.keys.sorted() {
+            guard let stored = snapshots[session], let info = heads[session], let last = stored.last else { continue }
+            guard last.version <= info.headVersion else {
+                return StoreProblem(
+                    location: "snapshot of '\(session)' at version \(last.version)",
+                    reason: "it is beyond the session's head version \(info.headVersion)")
+            }
+            var machines = ReplayMachines(engine: self, machineName: info.machine, bindings: Bindings())
+            var state = SessionSnapshot.empty(definition: "")
+            var pending = stored[...]
+            var failure: StoreProblem?
+            do {
+                try transaction.forEachRecord(of: session, from: 1) { record in
+                    let recording = try machines.recording(for: record.definition)
+                    let request = try recording.request(of: record)
+                    let before = try machines.state(before: record, from: state, in: transaction)
+                    state = try recording.replay(record, request: request, on: before).1
+                    done += 1
+                    if done % 4096 == 0 { progress(StoreCheckProgress(stage: .snapshots, done: done, total: total)) }
+                    while let next = pending.first, next.version <= record.version {
+                        pending.removeFirst()
+                        if next.version == record.version, let difference = Self.difference(next, state) {
+                            failure = StoreProblem(
+                                location: "snapshot of '\(session)' at version \(next.version)",
+                                reason: "it does not match a replay of the log at that version (\(difference))")
+                            return .stop
+                        }
+                    }
+                    return pending.isEmpty ? .stop : .next
+                }
+            } catch ReplayError.definitionNeedsBindings {
+                continue  // app code needed to replay it: its snapshots are checked as decoded only
+            } catch let error as StoreError {
+                return StoreProblem(error, context: "session '\(session)'")
+            } catch {
+                return StoreProblem(
+                    location: "session '\(session)' version \(state.version + 1)",
+                    reason: "its records cannot be replayed: \(error)")
+            }
+            if let failure { return failure }
+        }
+        progress(StoreCheckProgress(stage: .snapshots, done: total, total: total))
+        return nil
+    }
+
+    /// What differs between a stored snapshot and the replayed state, or `nil`.
+    private static func difference(_ stored: SessionSnapshot, _ replayed: SessionSnapshot) -> String? {
+        if stored.state.configuration != replayed.state.configuration {
+            return "its configuration \(stored.state.configuration.sorted()) is \(replayed.state.configuration.sorted()) in the replay"
+        }
+        if stored.state != replayed.state { return "its data or history differ from the replay's" }
+        if stored.navigation != replayed.navigation { return "its navigation stack differs from the replay's" }
+        if stored.definition != replayed.definition {
+            return "it names definition \(stored.definition.prefix(12)), the replay \(replayed.definition.prefix(12))"
+        }
+        return nil
+    }
+}

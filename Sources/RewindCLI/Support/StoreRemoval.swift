@@ -1,0 +1,74 @@
+import Foundation
+import Rewind
+
+/// `rewind demo --fresh`: removing a store, and nothing but a store.
+///
+/// A store is a directory holding LMDB's `data.mdb` (a regular file starting with an LMDB meta
+/// page, and a Rewind store when LMDB can open it) and possibly its `lock.mdb`, nothing else.
+/// Only those two files are removed (never recursively, never the directory itself, which may be
+/// `.`), so a mistyped `--store` naming a directory of the user's files, a plain file or the
+/// current directory is refused and left untouched.
+enum StoreRemoval {
+    /// LMDB's meta page magic (0xBEEFC0DE, little-endian) after the 16-byte page header.
+    private static let lmdbMagic: [UInt8] = [0xDE, 0xC0, 0xEF, 0xBE]
+
+    /// Removes the store at `path`; does nothing when `path` does not exist or is an empty
+    /// directory.
+    ///
+    /// - Throws: ``CLIError/notRemovable(_:reason:)`` when `path` is anything but a store (nothing
+    ///   is removed); the file system's errors.
+    static func remove(_ path: String) throws {
+        let files = FileManager.default
+        var isDirectory: ObjCBool = false
+        guard files.fileExists(atPath: path, isDirectory: &isDirectory) else { return }
+        guard isDirectory.boolValue else {
+            throw CLIError.notRemovable(path, reason: "it is a file, not a store directory")
+        }
+        let contents = try files.contentsOfDirectory(atPath: path)
+        if contents.isEmpty { return }
+        let others = contents.filter { $0 != "data.mdb" && $0 != "lock.mdb" }
+        guard others.isEmpty else {
+            let listed = others.sorted().prefix(3).map { "'\($0)'" }.joined(separator: ", ")
+            throw CLIError.notRemovable(
+                path, reason: "it holds files a store does not have (\(listed)\(others.count > 3 ? ", …" : ""))")
+        }
+        let directory = URL(fileURLWithPath: path)
+        let dataFile = directory.appendingPathComponent("data.mdb").path
+        if contents.contains("data.mdb") {
+            try checkDataFile(dataFile, store: path)
+        }
+        for name in ["data.mdb", "lock.mdb"] where contents.contains(name) {
+            try files.removeItem(atPath: directory.appendingPathComponent(name).path)
+        }
+    }
+
+    /// Throws unless `path` is a regular LMDB data file of a Rewind store (or one too damaged to
+    /// open, whose meta page is still LMDB's).
+    private static func checkDataFile(_ path: String, store: String) throws {
+        let attributes = try FileManager.default.attributesOfItem(atPath: path)
+        guard attributes[.type] as? FileAttributeType == .typeRegular else {
+            throw CLIError.notRemovable(store, reason: "its data.mdb is not a regular file")
+        }
+        guard let handle = FileHandle(forReadingAtPath: path) else {
+            throw CLIError.notRemovable(store, reason: "its data.mdb cannot be read")
+        }
+        let head = (try? handle.read(upToCount: 20)) ?? Data()
+        try? handle.close()
+        if head.isEmpty { return }  // an empty data file: a store whose creation was cut short
+        guard head.count == 20, Array(head.suffix(4)) == lmdbMagic else {
+            throw CLIError.notRemovable(store, reason: "its data.mdb is not an LMDB data file")
+        }
+        do {
+            var configuration = StoreConfiguration()
+            configuration.readOnly = true
+            let opened = try TransitionStore(directory: store, configuration: configuration)
+            opened.close()
+        } catch let error as StoreError {
+            if case .notAStore(_, let reason) = error {
+                throw CLIError.notRemovable(store, reason: "it is an LMDB environment but not a Rewind store (\(reason))")
+            }
+        } catch {
+            // Damaged (truncated, unreadable): still LMDB's file of a store; starting over is the point.
+        }
+    }
+}
