@@ -50,28 +50,56 @@ public final class TransitionStore: Sendable {
         var configuration = configuration
         configuration.environment.maxDatabases = max(configuration.environment.maxDatabases,
                                                      StoreLayout.minimumDatabases)
-        if configuration.readOnly {
-            let environment = try Self.openReadOnly(directory, configuration: configuration.environment)
-            do {
-                let (databases, format, storeID) = try Self.readOnlyDatabases(environment, path: directory)
-                self.environment = environment
-                self.databases = databases
-                self.path = environment.path
-                self.storeID = storeID
-                self.formatVersion = format
-                self.configuration = configuration
-            } catch {
-                environment.close()
-                throw error
-            }
-            return
+        let opened = configuration.readOnly
+            ? try Self.openReadOnlyStore(directory, configuration: configuration.environment)
+            : try Self.openWritableStore(directory, configuration: &configuration)
+        self.environment = opened.environment
+        self.databases = opened.databases
+        self.path = opened.environment.path
+        self.storeID = opened.storeID
+        self.formatVersion = opened.format
+        self.configuration = configuration
+    }
+
+    /// Releases the store's environment handle; the environment closes once every handle of the
+    /// directory in this process is closed. Later calls on this store throw.
+    public func close() {
+        environment.close()
+    }
+
+    // MARK: Opening
+
+    /// An open environment with the store's databases, format and id.
+    private struct OpenedStore {
+        var environment: Environment
+        var databases: StoreDatabases
+        var format: UInt32
+        var storeID: UUID
+    }
+
+    /// Opens an existing store of the current format without creating or writing anything.
+    private static func openReadOnlyStore(_ directory: String, configuration: EnvironmentConfiguration) throws -> OpenedStore {
+        let environment = try openReadOnly(directory, configuration: configuration)
+        do {
+            let (databases, format, storeID) = try readOnlyDatabases(environment, path: directory)
+            return OpenedStore(environment: environment, databases: databases, format: format, storeID: storeID)
+        } catch {
+            environment.close()
+            throw error
         }
+    }
+
+    /// Opens the store in `directory` for writing, creating it when the directory does not exist
+    /// or is empty, and migrating an older format.
+    private static func openWritableStore(
+        _ directory: String, configuration: inout StoreConfiguration
+    ) throws -> OpenedStore {
         // Every process opens a store the same way (LMDB asks that processes sharing an
         // environment agree on MDB_WRITEMAP): commits write into the map, no page copies and, in
         // no-sync mode, no system call per commit. Durable commits stay msync-then-meta; the map
         // is reserved on disk, so a full disk fails a write instead of crashing (Linux only).
         configuration.environment.options.insert(.writeMap)
-        let isNew = try Self.prepareDirectory(directory)
+        let isNew = try prepareDirectory(directory)
         let environment: Environment
         do {
             environment = try Environment(directory: directory, configuration: configuration.environment)
@@ -87,7 +115,7 @@ public final class TransitionStore: Sendable {
                 do {
                     metaDatabase = try environment.database(named: StoreLayout.meta, create: false)
                 } catch let error as LMDBError where error.isNotFound {
-                    guard try Self.isBeingCreated(environment) else {
+                    guard try isBeingCreated(environment) else {
                         throw StoreError.notAStore(path: directory, reason: "it has no '\(StoreLayout.meta)' database")
                     }
                     metaDatabase = try environment.database(named: StoreLayout.meta, create: true)
@@ -95,32 +123,19 @@ public final class TransitionStore: Sendable {
                 _ = try environment.read { txn in
                     // An empty `meta`: a store another process is creating (see prepareDirectory).
                     if try txn.statistics(of: metaDatabase).entries == 0 { return StoreLayout.formatVersion }
-                    return try Self.readFormat(txn, meta: metaDatabase, path: directory)
+                    return try readFormat(txn, meta: metaDatabase, path: directory)
                 }
             }
             let databases = try StoreDatabases(environment.databases(named: StoreLayout.allDatabases, create: true))
             let (format, storeID) = try environment.write { txn in
-                try Self.initializeMetadata(txn, databases: databases, path: directory)
+                try initializeMetadata(txn, databases: databases, path: directory)
             }
-            self.environment = environment
-            self.databases = databases
-            self.path = environment.path
-            self.storeID = storeID
-            self.formatVersion = format
-            self.configuration = configuration
+            return OpenedStore(environment: environment, databases: databases, format: format, storeID: storeID)
         } catch {
             environment.close()
             throw error
         }
     }
-
-    /// Releases the store's environment handle; the environment closes once every handle of the
-    /// directory in this process is closed. Later calls on this store throw.
-    public func close() {
-        environment.close()
-    }
-
-    // MARK: Opening
 
     /// Opens the environment of an existing store read-only.
     private static func openReadOnly(_ directory: String, configuration: EnvironmentConfiguration) throws -> Environment {
