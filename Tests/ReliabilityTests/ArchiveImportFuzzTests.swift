@@ -59,7 +59,7 @@ struct ArchiveImportFuzzTests {
     }
 
     // The limit catches hangs; it is generous for sanitizer builds (about 10x slower).
-    @Test(.timeLimit(.minutes(3)))
+    @Test(.hangGuard)
     func mutatedArchivesAreRefusedWithTheirLineAndWriteNothing() async throws {
         let fixture = try EngineFixture()
         defer { fixture.remove() }

@@ -20,7 +20,7 @@ struct FullDiskTests {
         var testDescription: String { name }
     }
 
-    @Test(.timeLimit(.minutes(1)), arguments: [
+    @Test(.hangGuard, arguments: [
         DiskCase(name: "pwrite", initialMap: 8 << 20, diskMegabytes: 2, filler: 768 << 10),
         DiskCase(name: "reserved map", initialMap: 256 << 10, diskMegabytes: 3, filler: 1 << 20),
     ])

@@ -26,7 +26,7 @@ struct MachineInterchangeFuzzTests {
     }
 
     // The limit catches hangs; it is generous for sanitizer builds (about 10x slower).
-    @Test(.timeLimit(.minutes(3)))
+    @Test(.hangGuard)
     func mutatedSCXMLIsImportedOrRefusedWithATypedErrorNeverACrash() async {
         let seeds = Self.examples.map { Array($0.scxml().utf8) }
         var mutator = Mutator(seed: 0x5C8_3101)
@@ -62,7 +62,7 @@ struct MachineInterchangeFuzzTests {
     }
 
     // The limit catches hangs; it is generous for sanitizer builds (about 10x slower).
-    @Test(.timeLimit(.minutes(3)))
+    @Test(.hangGuard)
     func mutatedMachineJSONIsDecodedOrRefusedWithATypedErrorNeverACrash() async throws {
         let seeds = Self.examples.map { Array($0.jsonDocument()) }
         var mutator = Mutator(seed: 0x150_0001)

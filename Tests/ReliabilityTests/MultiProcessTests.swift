@@ -15,7 +15,7 @@ struct MultiProcessTests {
         var detail: String?
     }
 
-    @Test(.timeLimit(.minutes(2)))
+    @Test(.hangGuard)
     func fourProcessesOnManySessionsSomeSharedLoseAndDuplicateNothing() async throws {
         let fixture = try EngineFixture()
         defer { fixture.remove() }
@@ -97,7 +97,7 @@ struct MultiProcessTests {
         #expect(try store.headSequence() == 0)
     }
 
-    @Test(.timeLimit(.minutes(1)))
+    @Test(.hangGuard)
     func aReaderKilledMidReadLeavesNoStaleSlotBehind() async throws {
         let fixture = try EngineFixture()
         defer { fixture.remove() }

@@ -1,5 +1,6 @@
 import Foundation
 import Rewind
+import RewindTestSupport
 import Testing
 
 /// Promise 5 for stored records: a corrupted record is a typed error naming its sequence, never a
@@ -32,7 +33,7 @@ struct RecordDecoderFuzzTests {
     }
 
     // The limit catches hangs; it is generous for sanitizer builds (about 10x slower).
-    @Test(.timeLimit(.minutes(3)))
+    @Test(.hangGuard)
     func mutatedRecordsDecodeToTheSameBytesOrThrowCorruptedRecordNamingTheirSequence() async throws {
         let seeds = try Self.seeds()
         var mutator = Mutator(seed: 0xDEC0_DE01)

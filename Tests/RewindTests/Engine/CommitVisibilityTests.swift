@@ -7,7 +7,7 @@ import Testing
 /// While a step's append waits for its commit, the session still shows the previous state and
 /// no hook has run; the store shows nothing of it to readers.
 struct CommitVisibilityTests {
-    @Test(.timeLimit(.minutes(1)))
+    @Test(.hangGuard)
     func theNewStateIsVisibleOnlyOnceTheCommitReturned() async throws {
         let fixture = try EngineFixture()
         defer { fixture.remove() }

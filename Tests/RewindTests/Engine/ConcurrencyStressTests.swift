@@ -8,7 +8,7 @@ import Testing
 /// returns, every acknowledged record is in the log once, in order, and the subscription sees
 /// each record once.
 struct ConcurrencyStressTests {
-    @Test(.timeLimit(.minutes(2)), arguments: [CommitGathering.acknowledgedSenders, .immediate])
+    @Test(.hangGuard, arguments: [CommitGathering.acknowledgedSenders, .immediate])
     func mixedLoneAndGroupSendersNeverHangOrLoseARecord(gathering: CommitGathering) async throws {
         let fixture = try EngineFixture()
         defer { fixture.remove() }
@@ -58,7 +58,7 @@ struct ConcurrencyStressTests {
     /// Closing the engine while senders (alone and together) and subscriptions run: every send
     /// returns, acknowledged or with `EngineError.closed`; every subscription ends; what was
     /// acknowledged is in the log when it is opened again.
-    @Test(.timeLimit(.minutes(2)), arguments: 0..<8)
+    @Test(.hangGuard, arguments: 0..<8)
     func closingWhileSendingAndFollowingEndsEverythingAndKeepsWhatWasAcknowledged(seed: Int) async throws {
         let fixture = try EngineFixture()
         defer { fixture.remove() }
@@ -112,7 +112,7 @@ struct ConcurrencyStressTests {
 
     /// An append that arrives while a lone session commits on its own thread waits, and the
     /// commit thread takes it once that commit is done (the hand-over).
-    @Test(.timeLimit(.minutes(1)))
+    @Test(.hangGuard)
     func anAppendArrivingDuringAnInlineCommitIsHandedToTheCommitThread() async throws {
         let fixture = try EngineFixture()
         defer { fixture.remove() }

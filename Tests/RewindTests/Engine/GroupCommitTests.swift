@@ -65,7 +65,7 @@ struct GroupCommitTests {
         #expect(statistics.commits < statistics.appends)
     }
 
-    @Test(.timeLimit(.minutes(2)))
+    @Test(.hangGuard)
     func sixtyFourSessionsTimesAThousandDurableTransitions() async throws {
         let start = ContinuousClock.now
         let (engine, fixture, acknowledged) = try await run(sessions: 64, transitions: 1_000, durability: .durable)

@@ -233,7 +233,7 @@ struct HookOutsideStepTests {
         #expect(try engine.store.headSequence() == 2)
     }
 
-    @Test(.timeLimit(.minutes(1)))
+    @Test(.hangGuard)
     func aTransitionRequestedOutsideAnyStepRunsOnItsOwn() async throws {
         let fixture = try EngineFixture()
         defer { fixture.remove() }

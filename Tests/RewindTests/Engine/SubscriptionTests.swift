@@ -20,7 +20,7 @@ struct SubscriptionTests {
         }
     }
 
-    @Test(.timeLimit(.minutes(1)))
+    @Test(.hangGuard)
     func aSubscriptionStartedMidStreamSeesEveryRecordOnceInOrder() async throws {
         let fixture = try EngineFixture()
         defer { fixture.remove() }
@@ -43,7 +43,7 @@ struct SubscriptionTests {
         #expect(received == (try engine.store.records(from: start)))
     }
 
-    @Test(.timeLimit(.minutes(1)))
+    @Test(.hangGuard)
     func aSubscriptionFromTheStartReadsTheLogThenFollowsNewCommits() async throws {
         let fixture = try EngineFixture()
         defer { fixture.remove() }
@@ -66,7 +66,7 @@ struct SubscriptionTests {
         #expect(try await reader.value == Array(1...20))
     }
 
-    @Test(.timeLimit(.minutes(1)))
+    @Test(.hangGuard)
     func cancellingTheTaskEndsTheIteration() async throws {
         let fixture = try EngineFixture()
         defer { fixture.remove() }
@@ -90,7 +90,7 @@ struct SubscriptionTests {
         #expect(seen.current == 2)
     }
 
-    @Test(.timeLimit(.minutes(1)))
+    @Test(.hangGuard)
     func cancellingTheTaskEndsTheIterationWithinABatch() async throws {
         let fixture = try EngineFixture()
         defer { fixture.remove() }
@@ -111,7 +111,7 @@ struct SubscriptionTests {
         #expect(afterCancel == nil)
     }
 
-    @Test(.timeLimit(.minutes(1)))
+    @Test(.hangGuard)
     func closingTheEngineEndsAWaitingIteration() async throws {
         let fixture = try EngineFixture()
         defer { fixture.remove() }
@@ -144,7 +144,7 @@ struct SubscriptionTests {
         #expect(try await iterator.next() == nil)
     }
 
-    @Test(.timeLimit(.minutes(1)))
+    @Test(.hangGuard)
     func aLongCatchUpCrossesReadBatchesWithoutGapOrDuplicate() async throws {
         let fixture = try EngineFixture()
         defer { fixture.remove() }
@@ -220,7 +220,7 @@ struct ExternalCommitSubscriptionTests {
         try await body(a, session, seen)
     }
 
-    @Test(.timeLimit(.minutes(1)))
+    @Test(.hangGuard)
     func anotherWritersCommitsReachACaughtUpSubscription() async throws {
         // Engine A never commits.
         try await withAnotherWriter(pollingEvery: .milliseconds(20)) { _, session, seen in
@@ -232,7 +232,7 @@ struct ExternalCommitSubscriptionTests {
         }
     }
 
-    @Test(.timeLimit(.minutes(1)))
+    @Test(.hangGuard)
     func withPollingOffTheyArriveAtThisEnginesNextCommit() async throws {
         try await withAnotherWriter(pollingEvery: nil) { a, _, seen in
             // Long enough for a poll of the other test's interval many times over.

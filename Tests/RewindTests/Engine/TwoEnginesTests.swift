@@ -38,7 +38,7 @@ struct TwoEnginesTests {
         #expect(try engineB.session("user").snapshot == sessionA.snapshot)
     }
 
-    @Test(.timeLimit(.minutes(1)))
+    @Test(.hangGuard)
     func concurrentWritersThroughTwoEnginesLoseAndDuplicateNothing() async throws {
         let fixture = try EngineFixture(snapshotInterval: 8)
         defer { fixture.remove() }

@@ -42,7 +42,7 @@ struct TwoProcessesTests {
         }
     }
 
-    @Test(.timeLimit(.minutes(1)))
+    @Test(.hangGuard)
     func twoProcessesAppendingToSharedAndOwnSessionsProduceConflictsNeverLostOrDuplicatedRecords() async throws {
         guard let helper = Self.helperURL() else {
             Issue.record("RewindTestHelper was not found next to the test bundle: build it with `swift build --build-tests`")
@@ -120,7 +120,7 @@ struct TwoProcessesTests {
         print("two processes: \(conflicts) conflicts on the shared session")
     }
 
-    @Test(.timeLimit(.minutes(1)))
+    @Test(.hangGuard)
     func twoProcessesCreatingOneNewStoreAtOnceBothOpenIt() async throws {
         guard let helper = Self.helperURL() else {
             Issue.record("RewindTestHelper was not found next to the test bundle: build it with `swift build --build-tests`")

@@ -23,7 +23,7 @@ struct QueuedRequestTests {
         })
     }
 
-    @Test(.timeLimit(.minutes(1)), arguments: FailingCall.allCases)
+    @Test(.hangGuard, arguments: FailingCall.allCases)
     func aRequestQueuedWhileAFailingStepHoldsTheSessionStillRuns(_ call: FailingCall) async throws {
         let fixture = try EngineFixture()
         defer { fixture.remove() }
@@ -61,7 +61,7 @@ struct QueuedRequestTests {
 /// Requests queued outside any step run in the order they were queued, even when each starts a
 /// task of its own.
 struct QueuedRequestOrderTests {
-    @Test(.timeLimit(.minutes(2)))
+    @Test(.hangGuard)
     func requestsQueuedOutsideAnyStepRunInOrder() async throws {
         let fixture = try EngineFixture()
         defer { fixture.remove() }

@@ -1,0 +1,11 @@
+import Testing
+
+extension Trait where Self == TimeLimitTrait {
+    /// A deadline that only a hang reaches: ten minutes, for tests whose work takes seconds.
+    ///
+    /// The tests wait on events (a commit, a record, a process's output), never on wall-clock
+    /// limits; this guard only stops a test that would otherwise wait forever. It is generous
+    /// because a loaded 2-core machine (several builds, the ThreadSanitizer run) can make a
+    /// two-second test take two minutes.
+    public static var hangGuard: Self { .timeLimit(.minutes(10)) }
+}
