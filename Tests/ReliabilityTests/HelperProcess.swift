@@ -72,7 +72,7 @@ final class HelperProcess: Sendable {
 
     /// Waits until a line satisfying `predicate` was written (or the helper ended, or `timeout`
     /// passed); returns it.
-    func waitForLine(timeout: Duration = .seconds(20), where predicate: (String) -> Bool) async throws -> String? {
+    func waitForLine(timeout: Duration = .seconds(180), where predicate: (String) -> Bool) async throws -> String? {
         let clock = ContinuousClock()
         let deadline = clock.now + timeout
         while clock.now < deadline {
@@ -89,7 +89,7 @@ final class HelperProcess: Sendable {
     }
 
     /// Waits until the helper ended and its stdout is read to the end; returns how it ended.
-    func waitForExit(timeout: Duration = .seconds(60)) async throws -> (reason: Process.TerminationReason, code: Int32) {
+    func waitForExit(timeout: Duration = .seconds(300)) async throws -> (reason: Process.TerminationReason, code: Int32) {
         let clock = ContinuousClock()
         let deadline = clock.now + timeout
         while clock.now < deadline {

@@ -30,7 +30,7 @@ struct MultiProcessTests {
         }
         var reports: [String: [Report]] = [:]
         for (writer, child) in zip(writers, children) {
-            let status = try await child.waitForExit(timeout: .seconds(90))
+            let status = try await child.waitForExit(timeout: .seconds(300))
             #expect(status.reason == .exit && status.code == 0, "\(writer): \(child.lines.suffix(3))")
             reports[writer] = try child.lines.map { try JSONDecoder().decode(Report.self, from: Data($0.utf8)) }
         }

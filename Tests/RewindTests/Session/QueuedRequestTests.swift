@@ -48,7 +48,7 @@ struct QueuedRequestTests {
         held.release()
         await #expect(throws: InjectedFault.self) { try await failing.value }
 
-        let deadline = ContinuousClock.now + .seconds(5)
+        let deadline = ContinuousClock.now + .seconds(120)  // a hang guard: the loop ends at the commit
         while session.version < 2, ContinuousClock.now < deadline {
             try await Task.sleep(for: .milliseconds(1))
         }
