@@ -168,6 +168,12 @@ struct SessionModelTests {
         #expect(model.path == ["detail"])
         #expect(model.data["detail"] == ["character": "月"])
         #expect(model.version == 4)
+        // The SwiftUI section's path: the entries above the root as `Route`s, with their data.
+        struct Route: Decodable, Hashable {
+            var screen: String
+            var data: JSONValue
+        }
+        #expect((try? model.navigationPath(as: Route.self)) ?? [] == [Route(screen: "detail", data: ["character": "月"])])
     }
 
     /// Main-actor code (an app's launch code, top-level code) passes `startSession` and
