@@ -56,8 +56,19 @@ public struct SessionSnapshot: Sendable, Hashable, Codable {
     /// The snapshot stored as `bytes` (by ``encoded()`` or by `JSONEncoder`): parsed by hand, or by
     /// `JSONDecoder` when the text is JSON but not of the shape the fast path reads exactly.
     static func decode(_ bytes: UnsafeRawBufferPointer, session: SessionID) throws -> SessionSnapshot {
+        try decodeStored(bytes, session: session).snapshot
+    }
+
+    /// The snapshot stored as `bytes`, and whether its navigation entries hold all their data: a
+    /// snapshot of the first format (`{"screens": […]}`, written before entries had data) knows
+    /// only the top entry's data (``firstFormat(_:showing:)``).
+    static func decodeStored(
+        _ bytes: UnsafeRawBufferPointer, session: SessionID
+    ) throws -> (snapshot: SessionSnapshot, hasEntryData: Bool) {
         do {
-            return try SessionSnapshot(jsonValue: try JSONValue(jsonBytes: bytes))
+            let value = try JSONValue(jsonBytes: bytes)
+            let snapshot = try SessionSnapshot(jsonValue: value)
+            return (snapshot, value["navigation"]?["entries"] != nil || snapshot.navigation.count <= 1)
         } catch let error as JSONParseError {
             throw EngineError.corruptedEntry(
                 what: "the snapshot of session '\(session)'", reason: String(describing: error))
@@ -65,11 +76,18 @@ public struct SessionSnapshot: Sendable, Hashable, Codable {
             // Well-formed JSON the fast path does not read exactly: let `Codable` judge it.
         }
         do {
-            return try JSONDecoder().decode(SessionSnapshot.self, from: Data(bytes))
+            let snapshot = try JSONDecoder().decode(SessionSnapshot.self, from: Data(bytes))
+            let probe = try JSONDecoder().decode(NavigationProbe.self, from: Data(bytes))
+            return (snapshot, probe.navigation.entries != nil || snapshot.navigation.count <= 1)
         } catch {
             throw EngineError.corruptedEntry(
                 what: "the snapshot of session '\(session)'", reason: String(describing: error))
         }
+    }
+
+    /// Whether a stored snapshot's stack has `entries`.
+    private struct NavigationProbe: Decodable {
+        var navigation: EntriesProbe
     }
 
     /// The snapshot as the JSON value of its `Codable` encoding.
@@ -167,11 +185,15 @@ public struct SessionSnapshot: Sendable, Hashable, Codable {
             guard let split = StoreKey.splitCompound(key), split.number <= version else { return .next }
             // Snapshots are a cache of what the log says: one that cannot be read (or that is not
             // the version its key names) is passed over for an older one, or for a replay from
-            // version 1, so a damaged snapshot never makes a session unreadable.
-            guard let snapshot = try? decode(value, session: session), snapshot.version == split.number else {
+            // version 1, so a damaged snapshot never makes a session unreadable. So is one of the
+            // first format whose stack has entries below the top: it lacks their data, which the
+            // records before it hold (a replay restores it, and the next snapshot keeps it).
+            guard let stored = try? decodeStored(value, session: session), stored.snapshot.version == split.number,
+                stored.hasEntryData
+            else {
                 return .next
             }
-            found = snapshot
+            found = stored.snapshot
             return .stop
         }
         return found

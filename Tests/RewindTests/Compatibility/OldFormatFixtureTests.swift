@@ -98,6 +98,16 @@ struct OldFormatFixtureTests {
         }
     }
 
+    @Test func anOldStorePassesTheStoreCheck() throws {
+        let (engine, directory) = try Self.openCopy()
+        defer { directory.remove() }
+        defer { engine.close() }
+        let report = try engine.checkStore()
+        #expect(report.problem == nil, "\(report)")
+        #expect(report.snapshots > 0)
+        #expect(report.sessions == Self.sessions.count)
+    }
+
     @Test func oldArchivesImportAndReplayAsBefore() async throws {
         let expected = try Self.expected()
         let fixture = try EngineFixture(snapshotInterval: 2)

@@ -22,9 +22,10 @@ struct OldStoreNavigationEntriesTests {
         NavigationEntry(screen: screen, data: data)
     }
 
-    /// From an old snapshot the entries below the top have no data (it was not stored) and the top
-    /// has the data of the state it shows; records replayed after a snapshot add entries with data.
-    @Test func theOldStoreResumesAndReplaysWithTheBestDataItHolds() throws {
+    /// An old snapshot holds no data for the entries below its top: such a snapshot is passed
+    /// over for the records before it, so every version (and the resumed session) has every
+    /// entry's data, as the log says.
+    @Test func theOldStoreResumesAndReplaysWithEveryEntrysData() throws {
         // A copy: opening a store may write to it.
         let directory = try TemporaryDirectory(prefix: "rewind-old-store")
         defer { directory.remove() }
@@ -39,9 +40,10 @@ struct OldStoreNavigationEntriesTests {
         var cursor = try engine.replayCursor(for: "kanji-nav")
         let expected: [[NavigationEntry]] = [
             [Self.entry("all")],                                                   // no snapshot: from the start
-            [Self.entry("all"), Self.entry("detail", Self.day)],                   // old snapshot 2: its top
-            [Self.entry("all"), Self.entry("detail", Self.day), Self.entry("list", Self.japan)],  // 2 + record 3
-            [Self.entry("all"), Self.entry("detail"), Self.entry("list"), Self.entry("detail", Self.book)],  // old snapshot 4
+            // Old snapshots 2 and 4 have entries below their tops: replayed from the records.
+            [Self.entry("all"), Self.entry("detail", Self.day)],
+            [Self.entry("all"), Self.entry("detail", Self.day), Self.entry("list", Self.japan)],
+            [Self.entry("all"), Self.entry("detail", Self.day), Self.entry("list", Self.japan), Self.entry("detail", Self.book)],
             [Self.entry("all")],
             [Self.entry("all"), Self.entry("detail", Self.emoji)],
         ]

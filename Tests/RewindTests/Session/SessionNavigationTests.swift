@@ -100,10 +100,10 @@ struct SessionNavigationTests {
         let engine = try fixture.open(registering: [try KanjiNavigation.machine()])
         defer { engine.close() }
         let resumed = try engine.session("user")
-        // The stack's screens are right; the data of entries the old snapshot did not hold is
-        // unknown, so going back to them restores none.
+        // The old snapshot lacks the data of the entries below its top, so resuming passes it over
+        // for the records, which hold that data: going back restores it.
         #expect(resumed.navigationStack.screens == ["all", "detail"])
-        #expect(resumed.navigationStack.entries == [KanjiNavigation.entry("all"), KanjiNavigation.entry("detail")])
+        #expect(resumed.navigationStack.entries == [KanjiNavigation.entry("all"), KanjiNavigation.entry("detail", KanjiNavigation.day)])
         #expect(resumed.state.configuration == ["detail"])
         try await resumed.enter("list", data: KanjiNavigation.japan)
         #expect(resumed.navigationStack.top == KanjiNavigation.entry("list", KanjiNavigation.japan))
