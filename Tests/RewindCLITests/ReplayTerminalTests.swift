@@ -168,6 +168,8 @@ struct ReplayTerminalTests {
         let setup = try await Setup.make()
         defer { setup.demo.remove() }
         try await TmuxSession.with(tmux: tmux, command: setup.command(prefix: "env LC_ALL=C"), width: 200, height: 30) { terminal in
+            // Keys sent before the replay is on screen are flushed when it switches the terminal to raw mode.
+            _ = try await terminal.waitForScreen { Self.timelineVersion($0)?.version == 1 }
             try await terminal.send("Right")
             let screen = try await terminal.waitForScreen { Self.timelineVersion($0)?.version == 2 }
             #expect(screen.hasPrefix("rewind replay | \(setup.session) (kanji) | version 2 of"), "\(screen)")
