@@ -53,7 +53,7 @@ struct ReplayTerminalTests {
         return numbers.count == 3 ? (numbers[0], numbers[1], numbers[2]) : nil
     }
 
-    @Test(.timeLimit(.minutes(1)), .enabled(if: TmuxSession.executable != nil, "tmux is not installed"))
+    @Test(.timeLimit(.minutes(3)), .enabled(if: TmuxSession.executable != nil, "tmux is not installed"))
     func keysThatAreNotTheReplaysDoNothingAndDoNotQuit() async throws {
         let tmux = try requireTmux()
         let setup = try await Setup.make()
@@ -79,7 +79,7 @@ struct ReplayTerminalTests {
         }
     }
 
-    @Test(.timeLimit(.minutes(1)), .enabled(if: TmuxSession.executable != nil, "tmux is not installed"))
+    @Test(.timeLimit(.minutes(3)), .enabled(if: TmuxSession.executable != nil, "tmux is not installed"))
     func aSmallTerminalKeepsHeaderAndTimelineAndPagesTheStateAndAResizeRedraws() async throws {
         let tmux = try requireTmux()
         let setup = try await Setup.make()
@@ -127,7 +127,7 @@ struct ReplayTerminalTests {
         }
     }
 
-    @Test(.timeLimit(.minutes(1)), .enabled(if: TmuxSession.executable != nil, "tmux is not installed"))
+    @Test(.timeLimit(.minutes(3)), .enabled(if: TmuxSession.executable != nil, "tmux is not installed"))
     func ctrlCRestoresTheCursorTheModesAndTheScreen() async throws {
         let tmux = try requireTmux()
         let setup = try await Setup.make()
@@ -145,7 +145,7 @@ struct ReplayTerminalTests {
         }
     }
 
-    @Test(.timeLimit(.minutes(1)), .enabled(if: TmuxSession.executable != nil, "tmux is not installed"))
+    @Test(.timeLimit(.minutes(3)), .enabled(if: TmuxSession.executable != nil, "tmux is not installed"))
     func sigtermRestoresTheTerminal() async throws {
         let tmux = try requireTmux()
         let setup = try await Setup.make()
@@ -162,7 +162,7 @@ struct ReplayTerminalTests {
         }
     }
 
-    @Test(.timeLimit(.minutes(1)), .enabled(if: TmuxSession.executable != nil, "tmux is not installed"))
+    @Test(.timeLimit(.minutes(3)), .enabled(if: TmuxSession.executable != nil, "tmux is not installed"))
     func aNonUTF8LocaleGetsASCII() async throws {
         let tmux = try requireTmux()
         let setup = try await Setup.make()
@@ -183,7 +183,7 @@ struct ReplayTerminalTests {
         }
     }
 
-    @Test(.timeLimit(.minutes(1)), .enabled(if: TmuxSession.executable != nil, "tmux is not installed"))
+    @Test(.timeLimit(.minutes(3)), .enabled(if: TmuxSession.executable != nil, "tmux is not installed"))
     func theGoToPromptShowsWhatIsTypedAndRefusesLetters() async throws {
         let tmux = try requireTmux()
         let setup = try await Setup.make()
