@@ -259,6 +259,8 @@ struct ArchiveCommandTests {
         #expect(text.contains("as \(row.session)-fork-3"))
         expectOneLineError(try await demo.tool.run(["fork", row.session, "--at", "0"]), containing: ["bad version '0'"])
         expectOneLineError(try await demo.tool.run(["fork", "nobody", "--at", "1"]), containing: ["unknown session 'nobody'"])
-        expectOneLineError(try await demo.tool.run(["fork", row.session, "--at", "2", "--as", "branch"]), containing: ["branch"])
+        let taken = try await demo.tool.run(["fork", row.session, "--at", "2", "--as", "branch"])
+        expectOneLineError(taken, containing: ["'branch' already exists", "fork under another id with --as NEWID"])
+        #expect(!taken.stderr.contains("engine."), "no library API in a CLI error: \(taken.stderr)")
     }
 }

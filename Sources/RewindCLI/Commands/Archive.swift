@@ -126,7 +126,7 @@ struct Import: AsyncParsableCommand {
         do {
             return try await body()
         } catch EngineError.sessionExists(let id) {
-            throw CLIError.sessionExists(id.rawValue)
+            throw CLIError.sessionExists(id.rawValue, command: "import")
         }
     }
 
@@ -168,7 +168,12 @@ struct Fork: AsyncParsableCommand {
         let info = try engine.existingSession(session)
         let version = try parseVersion(at, head: info.headVersion)
         let id = try SessionID(newID ?? "\(info.session)-fork-\(version)")
-        let fork = try await engine.fork(info.session, at: version, as: id)
+        let fork: SessionInfo
+        do {
+            fork = try await engine.fork(info.session, at: version, as: id)
+        } catch EngineError.sessionExists(let taken) {
+            throw CLIError.sessionExists(taken.rawValue, command: "fork")
+        }
         if output.json {
             try Terminal.printJSON(ForkReport(
                 session: fork.session.rawValue, origin: "\(info.session)@\(version)", version: fork.headVersion))

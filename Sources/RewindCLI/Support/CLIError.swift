@@ -9,8 +9,8 @@ enum CLIError: Error, CustomStringConvertible {
     case unknownMachine(String, known: [String])
     /// A projection name that is not registered; `known` lists the valid names.
     case unknownProjection(String, known: [String])
-    /// An import whose session id is taken in the store.
-    case sessionExists(String)
+    /// An import or fork whose session id is taken in the store; `command` is `import` or `fork`.
+    case sessionExists(String, command: String)
     /// A file that cannot be written, and why.
     case unwritableFile(String, reason: String)
     /// Options that cannot be used together, or an option that cannot apply; says what to do.
@@ -35,8 +35,8 @@ enum CLIError: Error, CustomStringConvertible {
                 + known.sorted().joined(separator: ", ") + "), or a .json/.scxml file"
         case let .unknownProjection(name, known):
             return "unknown projection '\(name)': the projections are " + known.sorted().joined(separator: ", ")
-        case .sessionExists(let id):
-            return "session '\(id)' already exists in the store: import it under another id with --as NEWID"
+        case let .sessionExists(id, command):
+            return "session '\(id)' already exists in the store: \(command) under another id with --as NEWID"
         case let .unwritableFile(path, reason):
             return "cannot write '\(path)': \(reason)"
         case .conflictingOptions(let explanation):
