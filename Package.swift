@@ -63,7 +63,7 @@ let package = Package(
                 .product(name: "PropertyBased", package: "swift-property-based"),
             ]
         ),
-        .testTarget(name: "RewindCLITests", dependencies: ["Rewind", "RewindTestSupport"]),
+        .testTarget(name: "RewindCLITests", dependencies: ["RewindCLI", "Rewind", "RewindTestSupport"]),
         // Crashes, full disks, concurrent processes and hostile input (see RELIABILITY.md).
         .testTarget(name: "ReliabilityTests", dependencies: ["Rewind", "RewindTestSupport"]),
         // A second process for the engine's multi-process tests (built with the tests).

@@ -15,11 +15,15 @@ struct RewindCommand: AsyncParsableCommand {
             nothing, and work on read-only media. Exit status: 0 success, 1 `verify` found a \
             divergence or `check` a problem, 2 an error (one line on standard error), 64 a usage error.
             """,
+        version: RewindCommand.version,
         subcommands: [
             Demo.self, Sessions.self, History.self, State.self, Diff.self, Replay.self, Verify.self,
             Export.self, Import.self, Fork.self, Graph.self, Projections.self, Stats.self, Check.self, Bench.self,
         ]
     )
+
+    /// What `rewind --version` prints: the tool's version and the formats it reads and writes.
+    static let version = "rewind 0.1.0 (store format \(StoreLayout.formatVersion), session archive format \(SessionArchive.formatVersion))"
 
     /// Runs the command; errors of the store, the engine and the tool itself exit with status 2
     /// after one `Error: …` line, so scripts can tell them from `verify`'s divergence (status 1).

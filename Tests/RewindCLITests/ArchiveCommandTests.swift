@@ -1,4 +1,6 @@
 import Foundation
+import Rewind
+import RewindTestSupport
 import Testing
 
 /// `rewind export`, `rewind import` and `rewind fork`: sessions out to a file, back in (all or
@@ -113,13 +115,69 @@ struct ArchiveCommandTests {
         }
     }
 
+    @Test func exportToStandardOutputPipesIntoImportFromStandardInput() async throws {
+        let demo = try await DemoStore.make()
+        defer { demo.remove() }
+        let row = try await Self.longestKanji(in: demo)
+        let exported = try await demo.tool.run(["export", row.session, "-o", "-"])
+        #expect(exported.status == 0, "\(exported)")
+        #expect(exported.stdout.hasPrefix(#"{"crc32c":""#), "the archive is on standard output: \(exported.stdout.prefix(200))")
+        #expect(exported.stderr.contains("exported \(row.session)"), "the summary is on standard error")
+        let file = demo.file("session.ndjson")
+        _ = try await demo.tool.text(["export", row.session, "-o", file])
+        #expect(Data(exported.stdout.utf8) == (try Data(contentsOf: URL(fileURLWithPath: file))))
+
+        let imported = try await demo.tool.run(["import", "-", "--as", "piped", "--json"], stdin: Data(exported.stdout.utf8))
+        #expect(imported.status == 0, "\(imported)")
+        let report = try JSONDecoder().decode(CommandOutputs.Archive.self, from: Data(imported.stdout.utf8))
+        #expect(report.session == "piped" && report.machine == "kanji" && report.records == row.version)
+        let original = try await demo.tool.json([CommandOutputs.HistoryRow].self, ["history", row.session])
+        let copy = try await demo.tool.json([CommandOutputs.HistoryRow].self, ["history", "piped"])
+        #expect(Self.steps(copy) == Self.steps(original))
+        expectOneLineError(try await demo.tool.run(["export", row.session, "-o", "-", "--json"]), containing: ["-o -"])
+    }
+
+    @Test func exportToADirectoryOrAMissingFolderSaysWhyWithoutFoundationsError() async throws {
+        let demo = try await DemoStore.make()
+        defer { demo.remove() }
+        let row = try await Self.longestKanji(in: demo)
+        let directory = demo.directory.url.path
+        let intoDirectory = try await demo.tool.run(["export", row.session, "-o", directory])
+        expectOneLineError(intoDirectory, containing: ["cannot write '\(directory)'", "is a directory"])
+        let missing = demo.file("no/such/folder/a.rewind")
+        let intoMissing = try await demo.tool.run(["export", row.session, "-o", missing])
+        expectOneLineError(intoMissing, containing: ["cannot write '\(missing)'", "does not exist"])
+        for output in [intoDirectory, intoMissing] {
+            #expect(!output.stderr.contains("Error Domain") && !output.stderr.contains("(null)"), "\(output.stderr)")
+        }
+    }
+
+    @Test func aOneRecordSessionIsOneRecord() async throws {
+        let scratch = try TemporaryDirectory(prefix: "rewind-cli")
+        defer { scratch.remove() }
+        let store = scratch.url.appendingPathComponent("store").path
+        do {
+            let engine = try Engine(directory: store, configuration: EngineConfiguration(durability: .noSync))
+            defer { engine.close() }
+            try engine.register(try ExampleMachines.Kanji.machine())
+            _ = try await engine.startSession(id: "single", machine: "kanji")
+        }
+        let tool = try RewindTool(store: store)
+        let exported = try await tool.text(["export", "single", "-o", scratch.url.appendingPathComponent("a.rewind").path])
+        #expect(exported.contains("(1 record)"), "\(exported)")
+        let imported = try await tool.text(["import", scratch.url.appendingPathComponent("a.rewind").path, "--as", "again"])
+        #expect(imported.contains("(kanji, 1 record)"), "\(imported)")
+    }
+
     @Test func importingOverAnExistingSessionIsRefusedAndImportsNothing() async throws {
         let demo = try await DemoStore.make()
         defer { demo.remove() }
         let row = try await Self.longestKanji(in: demo)
         let file = demo.file("session.ndjson")
         _ = try await demo.tool.text(["export", row.session, "-o", file])
-        expectOneLineError(try await demo.tool.run(["import", file]), containing: ["'\(row.session)'"])
+        let refused = try await demo.tool.run(["import", file])
+        expectOneLineError(refused, containing: ["'\(row.session)' already exists", "--as NEWID"])
+        #expect(!refused.stderr.contains("engine."), "no library API in a CLI error: \(refused.stderr)")
         let sessions = try await demo.tool.json([CommandOutputs.SessionRow].self, ["sessions"])
         #expect(sessions.count == demo.summary.totalSessions)
         #expect(sessions.first { $0.session == row.session }?.version == row.version)
@@ -201,6 +259,8 @@ struct ArchiveCommandTests {
         #expect(text.contains("as \(row.session)-fork-3"))
         expectOneLineError(try await demo.tool.run(["fork", row.session, "--at", "0"]), containing: ["bad version '0'"])
         expectOneLineError(try await demo.tool.run(["fork", "nobody", "--at", "1"]), containing: ["unknown session 'nobody'"])
-        expectOneLineError(try await demo.tool.run(["fork", row.session, "--at", "2", "--as", "branch"]), containing: ["branch"])
+        let taken = try await demo.tool.run(["fork", row.session, "--at", "2", "--as", "branch"])
+        expectOneLineError(taken, containing: ["'branch' already exists", "fork under another id with --as NEWID"])
+        #expect(!taken.stderr.contains("engine."), "no library API in a CLI error: \(taken.stderr)")
     }
 }

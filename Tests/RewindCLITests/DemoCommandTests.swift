@@ -1,4 +1,5 @@
 import Foundation
+import Rewind
 import RewindTestSupport
 import Testing
 
@@ -74,6 +75,47 @@ struct DemoCommandTests {
             Dictionary(uniqueKeysWithValues: rows.map { ($0.session, "\($0.version) \($0.states)") })
         }
         #expect(versions(a) == versions(b))
+    }
+
+    @Test func jsonCarriesTheFunnelsAndStacksTheTextShows() async throws {
+        let directory = try TemporaryDirectory(prefix: "rewind-cli")
+        defer { directory.remove() }
+        let tool = try RewindTool(store: directory.path)
+        struct Report: Decodable {
+            struct Funnel: Decodable {
+                struct Step: Decodable { var state: String; var reached: Int; var stopped: Int }
+                var machine: String
+                var sessions: Int
+                var steps: [Step]
+            }
+            struct Stacks: Decodable {
+                struct Deepest: Decodable { var session: String; var stack: [NavigationEntry] }
+                var machine: String
+                var sessions: Int
+                var deepest: Int
+                var meanDepth: Double
+                var deepestStacks: [Deepest]
+            }
+            var funnels: [Funnel]
+            var navigation: Stacks
+        }
+        let report = try await tool.json(Report.self, ["demo", "--sessions", "30"])
+        #expect(Set(report.funnels.map(\.machine)) == ["onboarding", "map", "kanji"])
+        let sessions = try await tool.json([CommandOutputs.SessionRow].self, ["sessions"])
+        for funnel in report.funnels {
+            let rows = sessions.filter { $0.machine == funnel.machine }
+            #expect(funnel.sessions == rows.count, "\(funnel.machine)")
+            for step in funnel.steps {
+                #expect(step.stopped == rows.filter { $0.states.contains(step.state) }.count, "\(funnel.machine).\(step.state)")
+            }
+        }
+        #expect(report.navigation.sessions == sessions.filter { $0.machine == "kanji" }.count)
+        #expect(!report.navigation.deepestStacks.isEmpty)
+        for deepest in report.navigation.deepestStacks {
+            let state = try await tool.json(CommandOutputs.Point.self, ["state", deepest.session])
+            #expect(state.navigationStack == deepest.stack, "\(deepest.session)")
+            #expect(deepest.stack.count <= report.navigation.deepest)
+        }
     }
 
     @Test func theDemoFunnelsAreConsistentWithTheSessionsOfTheStore() async throws {

@@ -1,4 +1,6 @@
 import Foundation
+import Rewind
+import RewindTestSupport
 import Testing
 
 /// `rewind diff SESSION A B`: what changed between two versions.
@@ -28,6 +30,22 @@ struct DiffCommandTests {
         }
         let text = try await demo.tool.text(["diff", row.session, "1", String(row.version)])
         #expect(text.hasPrefix("diff 1 → \(row.version)"))
+    }
+
+    @Test func jsonChangesAreStructuredWithPathBeforeAndAfter() async throws {
+        let scratch = try TemporaryDirectory(prefix: "rewind-cli")
+        defer { scratch.remove() }
+        let store = scratch.url.appendingPathComponent("store").path
+        try await LongKanjiSession.write(id: "long", versions: 6, into: store)
+        let tool = try RewindTool(store: store)
+        // Versions 2 and 4 are both the detail screen, entered with meanings ["day", "v2"] and ["day", "v4"].
+        let diff = try await tool.json(CommandOutputs.Diff.self, ["diff", "long", "2", "4"])
+        let change = try #require(diff.stateData.first { $0.before == .string("v2") }, "\(diff.stateData)")
+        #expect(change.change == "changed")
+        #expect(change.after == .string("v4"))
+        #expect(change.path.contains("meanings"), "\(change.path)")
+        let text = try await tool.text(["diff", "long", "2", "4"])
+        #expect(text.contains("~ \(change.path): \"v2\" → \"v4\""), "\(text)")
     }
 
     @Test func diffWithABadVersionIsAOneLineError() async throws {

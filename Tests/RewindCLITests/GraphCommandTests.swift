@@ -86,11 +86,31 @@ struct GraphCommandTests {
     @Test func anUnknownMachineOrMissingFileIsAOneLineError() async throws {
         let demo = try await DemoStore.make()
         defer { demo.remove() }
-        expectOneLineError(try await demo.tool.run(["graph", "nothing"]), containing: ["unknown machine 'nothing'"])
+        // The valid names are listed.
+        expectOneLineError(try await demo.tool.run(["graph", "nothing"]),
+                           containing: ["unknown machine 'nothing'", "kanji", "onboarding", "map"])
         expectOneLineError(try await demo.tool.run(["graph", demo.file("missing.scxml")]), containing: ["missing.scxml"])
         let garbage = demo.file("garbage.scxml")
         try Data("<scxml".utf8).write(to: URL(fileURLWithPath: garbage))
         expectOneLineError(try await demo.tool.run(["graph", garbage]), containing: [])
+    }
+
+    @Test func optionsThatCannotApplyAreRefusedNotIgnored() async throws {
+        let demo = try await DemoStore.make()
+        defer { demo.remove() }
+        let sessions = try await demo.tool.json([CommandOutputs.SessionRow].self, ["sessions", "--machine", "kanji"])
+        let row = try #require(sessions.first)
+        expectOneLineError(try await demo.tool.run(["graph", "kanji", "--at", "2"]), containing: ["--at needs --session"])
+        let file = demo.file("kanji.json")
+        let document = try await demo.tool.run(["graph", "kanji", "--format", "json"])
+        try Data(document.stdout.utf8).write(to: URL(fileURLWithPath: file))
+        expectOneLineError(try await demo.tool.run(["graph", file, "--session", row.session]),
+                           containing: ["--session cannot apply to a definition file"])
+        expectOneLineError(try await demo.tool.run(["graph", "kanji", "--json", "--format", "dot"]),
+                           containing: ["--json conflicts with --format dot"])
+        // --json with --format json agrees.
+        let agreed = try await demo.tool.run(["graph", "kanji", "--json", "--format", "json"])
+        #expect(agreed.status == 0, "\(agreed)")
     }
 
     @Test func anInvalidDefinitionFileIsRefusedWithItsProblemsButUnboundActionsAreDrawn() async throws {

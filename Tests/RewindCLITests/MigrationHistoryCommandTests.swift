@@ -48,7 +48,7 @@ struct MigrationHistoryCommandTests {
         let definition = directory.url.appendingPathComponent("shop-v2.json")
         try Self.shop(renamed: true).jsonDocument().write(to: definition)
         let rows = try await tool.json(
-            [CommandOutputs.VerifyRow].self, ["verify", "user", "--definition", definition.path])
+            CommandOutputs.Verify.self, ["verify", "user", "--definition", definition.path]).sessions
         #expect(rows.map(\.verifiedRecords) == [2])
         #expect(rows.map(\.divergence) == [nil])
     }

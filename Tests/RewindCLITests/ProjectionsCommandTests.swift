@@ -21,6 +21,7 @@ struct ProjectionsCommandTests {
             #expect(rebuilt.name == row.name)
             #expect(rebuilt.checkpoint == demo.summary.totalRecords)
             #expect(rebuilt.failure == nil)
+            #expect((rebuilt.seconds ?? -1) >= 0, "rebuild --json carries the time taken")
             let text = try await demo.tool.text(["projections", "rebuild", row.name])
             #expect(text.contains("rebuilt \(row.name) over \(demo.summary.totalRecords) records"))
         }
@@ -33,5 +34,8 @@ struct ProjectionsCommandTests {
         let demo = try await DemoStore.make()
         defer { demo.remove() }
         expectOneLineError(try await demo.tool.run(["projections", "rebuild", "nothing"]), containing: ["nothing"])
+        // A name without its namespace lists the valid names.
+        expectOneLineError(try await demo.tool.run(["projections", "rebuild", "screen-flows"]),
+                           containing: ["unknown projection 'screen-flows'", "rewind.screen-flows", "rewind.navigation"])
     }
 }

@@ -38,6 +38,35 @@ struct SessionsCommandTests {
         #expect(kanji.map(\.session).sorted() == all.filter { $0.machine == "kanji" }.map(\.session).sorted())
         let none = try await demo.tool.json([CommandOutputs.SessionRow].self, ["sessions", "--machine", "nothing"])
         #expect(none.isEmpty)
+        // The text says there are no sessions of that machine (not that the store is empty).
+        let text = try await demo.tool.text(["sessions", "--machine", "nothing"])
+        #expect(text.contains("no sessions of machine 'nothing'"), "\(text)")
+        #expect(text.contains("kanji") && text.contains("onboarding"), "\(text)")
+    }
+
+    /// The id's prefix and number: `kanji-27` is ("kanji-", 27).
+    private static func key(_ session: String) -> (String, Int) {
+        let digits = session.reversed().prefix { $0.isNumber }
+        return (String(session.dropLast(digits.count)), Int(String(digits.reversed())) ?? -1)
+    }
+
+    @Test func sessionsAreSortedNaturallyAndLimited() async throws {
+        let demo = try await DemoStore.make()
+        defer { demo.remove() }
+        let rows = try await demo.tool.json([CommandOutputs.SessionRow].self, ["sessions"])
+        let natural = rows.map(\.session).sorted { Self.key($0) < Self.key($1) }
+        #expect(rows.map(\.session) == natural)
+        // kanji-3 before kanji-12 (as text they sort the other way).
+        let kanji = rows.map(\.session).filter { $0.hasPrefix("kanji-") }
+        #expect(kanji.prefix(2) == ["kanji-3", "kanji-6"], "\(kanji)")
+        let text = try await demo.tool.text(["sessions"])
+        #expect(text.split(separator: "\n").dropFirst().map { String($0.split(separator: " ")[0]) } == natural)
+
+        let limited = try await demo.tool.json([CommandOutputs.SessionRow].self, ["sessions", "--limit", "4"])
+        #expect(limited.map(\.session) == Array(natural.prefix(4)))
+        let limitedText = try await demo.tool.text(["sessions", "--limit", "4"])
+        #expect(limitedText.contains("(4 of \(rows.count) sessions; --limit N shows more)"), "\(limitedText)")
+        expectOneLineError(try await demo.tool.run(["sessions", "--limit", "0"]), containing: ["--limit"])
     }
 
     @Test func anEmptyStoreHasNoSessions() async throws {

@@ -41,6 +41,29 @@ struct StateCommandTests {
         #expect(text.contains("active      \(point.activeStates.joined(separator: ", "))"))
     }
 
+    @Test func negativeVersionsGetTheBadVersionMessageNotAUsageError() async throws {
+        let demo = try await DemoStore.make()
+        defer { demo.remove() }
+        let sessions = try await demo.tool.json([CommandOutputs.SessionRow].self, ["sessions"])
+        let row = try #require(sessions.first)
+        for command in [["state", row.session, "--at", "-1"], ["replay", row.session, "--at", "-1"],
+                        ["fork", row.session, "--at", "-1"], ["graph", row.machine, "--session", row.session, "--at", "-1"]] {
+            expectOneLineError(try await demo.tool.run(command), containing: ["bad version '-1'", "from 1 to \(row.version)"])
+        }
+    }
+
+    @Test func jsonCarriesTheMachineAndVersionCountTheTextShows() async throws {
+        let demo = try await DemoStore.make()
+        defer { demo.remove() }
+        let sessions = try await demo.tool.json([CommandOutputs.SessionRow].self, ["sessions"])
+        let row = try #require(sessions.first)
+        struct State: Decodable { var machine: String; var versions: UInt64; var version: UInt64 }
+        let state = try await demo.tool.json(State.self, ["state", row.session, "--at", "1"])
+        #expect(state.machine == row.machine && state.versions == row.version && state.version == 1)
+        let text = try await demo.tool.text(["state", row.session])
+        #expect(text.contains("(\(row.machine)), \(row.version) versions"))
+    }
+
     @Test func badVersionsAndUnknownSessionsAreOneLineErrors() async throws {
         let demo = try await DemoStore.make()
         defer { demo.remove() }

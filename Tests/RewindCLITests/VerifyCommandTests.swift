@@ -30,15 +30,24 @@ struct VerifyCommandTests {
     @Test func theDemoSessionsVerifyCleanlyAgainstTheirOwnMachines() async throws {
         let demo = try await DemoStore.make()
         defer { demo.remove() }
-        let rows = try await demo.tool.json([CommandOutputs.VerifyRow].self, ["verify"])
+        let report = try await demo.tool.json(CommandOutputs.Verify.self, ["verify"])
+        let rows = report.sessions
         #expect(rows.count == demo.summary.totalSessions)
+        // The totals the text shows.
+        #expect(report.verifiedSessions == demo.summary.totalSessions)
+        #expect(report.verifiedRecords == demo.summary.totalRecords)
+        #expect(report.diverged == 0)
         #expect(rows.allSatisfy { $0.divergence == nil })
         #expect(rows.reduce(0) { $0 + $1.verifiedRecords } == demo.summary.totalRecords)
+        // Piped (standard error is a file here), progress still shows, as lines on standard error.
+        let piped = try await demo.tool.run(["verify"])
+        #expect(piped.stderr.contains("verifying: \(demo.summary.totalSessions)/\(demo.summary.totalSessions) sessions"), "\(piped)")
+        #expect(!piped.stdout.contains("verifying:"))
         let text = try await demo.tool.text(["verify"])
         #expect(text.contains("verified \(demo.summary.totalSessions) sessions, \(demo.summary.totalRecords) records: 0 diverged"))
 
         let one = try #require(rows.first)
-        let single = try await demo.tool.json([CommandOutputs.VerifyRow].self, ["verify", one.session])
+        let single = try await demo.tool.json(CommandOutputs.Verify.self, ["verify", one.session]).sessions
         #expect(single.map(\.session) == [one.session])
         #expect(single.first?.verifiedRecords == one.verifiedRecords)
     }
@@ -75,7 +84,9 @@ struct VerifyCommandTests {
         let (session, version) = try #require(expected.first)
         let json = try await demo.tool.run(["verify", session, "--definition", definition, "--json"])
         #expect(json.status == 1)
-        let rows = try JSONDecoder().decode([CommandOutputs.VerifyRow].self, from: Data(json.stdout.utf8))
+        let report = try JSONDecoder().decode(CommandOutputs.Verify.self, from: Data(json.stdout.utf8))
+        #expect(report.diverged == 1 && report.verifiedSessions == 1)
+        let rows = report.sessions
         #expect(rows.count == 1)
         #expect(rows.first?.verifiedRecords == version - 1)
         #expect(rows.first?.divergence?.contains("version \(version)") == true, "\(rows)")

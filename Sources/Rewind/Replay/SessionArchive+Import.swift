@@ -70,9 +70,11 @@ extension SessionArchive {
         // Line 1: the header and the definitions.
         guard !lines.isEmpty else { throw missing(1, "the header") }
         let header = try decode(Header.self, line: 1)
-        guard header.format == format, header.formatVersion == formatVersion else {
+        guard header.format == format, readableFormatVersions.contains(header.formatVersion) else {
             throw SessionArchiveError.unsupportedFormat(format: header.format, version: header.formatVersion)
         }
+        // The record lines are read as the header's format version wrote them.
+        decoder.userInfo[formatVersionKey] = header.formatVersion
         guard header.records > 0 else {
             throw SessionArchiveError.malformedLine(line: 1, reason: "it announces no records")
         }
@@ -155,14 +157,10 @@ extension SessionArchive {
         guard !record.event.isEmpty else { throw malformed("its event name is empty") }
         guard !record.target.isEmpty else { throw malformed("its target configuration is empty") }
         if let origin = record.origin, origin.version == 0 { throw malformed("its origin's version is 0") }
-        guard let payload = Data(base64Encoded: record.payload) else { throw malformed("its payload is not base64") }
-        guard let stateData = Data(base64Encoded: record.stateData) else {
-            throw malformed("its state data is not base64")
-        }
         return Transition(
             timestamp: Timestamp(microsecondsSince1970: record.timestamp), machine: record.machine,
             definition: record.definition, event: record.event, source: record.source, target: record.target,
-            navigation: record.navigation, payload: Array(payload), stateData: Array(stateData),
+            navigation: record.navigation, payload: record.payload, stateData: record.stateData,
             origin: record.origin)
     }
 }

@@ -5,8 +5,9 @@ import RewindStore
 /// The self-contained file a session is exported to: NDJSON, one JSON object per line.
 ///
 /// ```
-/// {"crc32c":"…","body":{"definitions":[…],"format":"rewind.session","formatVersion":1,"machine":"onboarding","records":4,"session":"user-42"}}
-/// {"crc32c":"…","body":{"definition":"…","event":"rewind.start","machine":"onboarding","navigation":[],…,"version":1}}
+/// {"crc32c":"…","body":{"definitions":[…],"format":"rewind.session","formatVersion":2,"machine":"kanji","records":4,"session":"user-42"}}
+/// {"crc32c":"…","body":{"definition":"…","event":"rewind.start","machine":"kanji","navigation":[{"setRoot":"all"}],…,"version":1}}
+/// {"crc32c":"…","body":{…,"event":"select","navigation":[{"push":"detail"}],"payload":{"character":"日"},"stateData":{…},"version":2}}
 /// …one line per record, versions 1…N…
 /// {"crc32c":"…","body":{"checksum":"…","end":"rewind.session","records":4}}
 /// ```
@@ -15,15 +16,24 @@ import RewindStore
 /// CRC-32C of the body's exact bytes. The header (line 1) names the session and its machine and
 /// carries the machine's definitions (the JSON interchange documents of every definition the
 /// records were written under, with their content versions); each record line carries all the
-/// record's fields (payload and state data bytes in base64); the trailer repeats the record
+/// record's fields (since format version 2 the payload and the state data as JSON values and the
+/// navigation operations as `"pop"` or `{"push":"detail"}`; format version 1 wrote them in
+/// base64 and Swift's synthesized `{"push":{"_0":"detail"}}`, and is still read); the trailer
+/// repeats the record
 /// count and holds the CRC-32C of all the lines before it, newlines included. An import checks
 /// everything (checksums, format, versions without gaps, definitions against their content
 /// versions, the trailer) before writing anything.
 public enum SessionArchive {
     /// The header's `format`.
     public static let format = "rewind.session"
-    /// The format version this code writes and reads.
-    public static let formatVersion = 1
+    /// The format version this code writes.
+    public static let formatVersion = 2
+    /// The format versions this code reads: 1 (payloads and data in base64) and 2.
+    public static let readableFormatVersions: ClosedRange<Int> = 1...2
+
+    /// The `JSONDecoder.userInfo` key under which a record line's decoder finds the archive's
+    /// format version.
+    static let formatVersionKey = CodingUserInfoKey(rawValue: "rewind.session.formatVersion")!
 
     // MARK: Line bodies
 
@@ -42,6 +52,12 @@ public enum SessionArchive {
         var records: UInt64
     }
 
+    /// A record line. Format version 2 writes the payload and state data bytes as the JSON
+    /// values they hold (`payload`, `stateData`; absent when there are no bytes) when the value
+    /// writes back to exactly those bytes, else in base64 (`payloadBase64`, `stateDataBase64`),
+    /// so an import stores the very bytes that were exported; navigation operations are
+    /// ``ArchiveNavigation``. Format version 1 (read only) had base64 strings in `payload` and
+    /// `stateData` and synthesized navigation operations.
     struct Record: Codable {
         var version: UInt64
         var sequence: UInt64
@@ -52,9 +68,84 @@ public enum SessionArchive {
         var source: [String]
         var target: [String]
         var navigation: [NavigationOperation]
-        var payload: String
-        var stateData: String
+        var payload: [UInt8]
+        var stateData: [UInt8]
         var origin: RecordOrigin?
+
+        enum CodingKeys: String, CodingKey {
+            case version, sequence, timestamp, machine, definition, event, source, target, navigation
+            case payload, stateData, origin, payloadBase64, stateDataBase64
+        }
+
+        init(from decoder: any Decoder) throws {
+            let container = try decoder.container(keyedBy: CodingKeys.self)
+            version = try container.decode(UInt64.self, forKey: .version)
+            sequence = try container.decode(UInt64.self, forKey: .sequence)
+            timestamp = try container.decode(Int64.self, forKey: .timestamp)
+            machine = try container.decode(String.self, forKey: .machine)
+            definition = try container.decode(String.self, forKey: .definition)
+            event = try container.decode(String.self, forKey: .event)
+            source = try container.decode([String].self, forKey: .source)
+            target = try container.decode([String].self, forKey: .target)
+            origin = try container.decodeIfPresent(RecordOrigin.self, forKey: .origin)
+            let formatVersion = decoder.userInfo[SessionArchive.formatVersionKey] as? Int ?? SessionArchive.formatVersion
+            if formatVersion == 1 {
+                navigation = try container.decode([NavigationOperation].self, forKey: .navigation)
+                payload = try Self.base64(container, .payload)
+                stateData = try Self.base64(container, .stateData)
+            } else {
+                navigation = try container.decode([ArchiveNavigation].self, forKey: .navigation).map(\.operation)
+                payload = try Self.bytes(container, json: .payload, base64: .payloadBase64)
+                stateData = try Self.bytes(container, json: .stateData, base64: .stateDataBase64)
+            }
+        }
+
+        func encode(to encoder: any Encoder) throws {
+            var container = encoder.container(keyedBy: CodingKeys.self)
+            try container.encode(version, forKey: .version)
+            try container.encode(sequence, forKey: .sequence)
+            try container.encode(timestamp, forKey: .timestamp)
+            try container.encode(machine, forKey: .machine)
+            try container.encode(definition, forKey: .definition)
+            try container.encode(event, forKey: .event)
+            try container.encode(source, forKey: .source)
+            try container.encode(target, forKey: .target)
+            try container.encode(navigation.map(ArchiveNavigation.init), forKey: .navigation)
+            try container.encodeIfPresent(origin, forKey: .origin)
+            try Self.encode(payload, into: &container, json: .payload, base64: .payloadBase64)
+            try Self.encode(stateData, into: &container, json: .stateData, base64: .stateDataBase64)
+        }
+
+        /// `bytes` as the JSON value they hold when it writes back to exactly them, else in base64;
+        /// nothing for no bytes.
+        private static func encode(
+            _ bytes: [UInt8], into container: inout KeyedEncodingContainer<CodingKeys>, json: CodingKeys, base64: CodingKeys
+        ) throws {
+            guard !bytes.isEmpty else { return }
+            if let value = try? JSONValue(jsonBytes: bytes), (try? value.jsonBytes()) == bytes {
+                try container.encode(value, forKey: json)
+            } else {
+                try container.encode(Data(bytes).base64EncodedString(), forKey: base64)
+            }
+        }
+
+        private static func bytes(
+            _ container: KeyedDecodingContainer<CodingKeys>, json: CodingKeys, base64: CodingKeys
+        ) throws -> [UInt8] {
+            if container.contains(json) {
+                // `contains` first: a JSON null is a value here (the bytes `null`), not "absent".
+                return try container.decode(JSONValue.self, forKey: json).jsonBytes()
+            }
+            return container.contains(base64) ? try Self.base64(container, base64) : []
+        }
+
+        private static func base64(_ container: KeyedDecodingContainer<CodingKeys>, _ key: CodingKeys) throws -> [UInt8] {
+            let text = try container.decode(String.self, forKey: key)
+            guard let data = Data(base64Encoded: text) else {
+                throw DecodingError.dataCorruptedError(forKey: key, in: container, debugDescription: "it is not base64")
+            }
+            return Array(data)
+        }
 
         init(_ record: TransitionRecord) {
             version = record.version
@@ -66,8 +157,8 @@ public enum SessionArchive {
             source = record.source
             target = record.target
             navigation = record.navigation
-            payload = Data(record.payload).base64EncodedString()
-            stateData = Data(record.stateData).base64EncodedString()
+            payload = record.payload
+            stateData = record.stateData
             origin = record.origin
         }
     }

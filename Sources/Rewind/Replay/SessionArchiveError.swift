@@ -47,7 +47,8 @@ public enum SessionArchiveError: Error, Sendable, Hashable, CustomStringConverti
             return "session archive line \(line) is malformed: \(reason); nothing was imported"
         case let .unsupportedFormat(format, version):
             return "unsupported session archive '\(format)' version \(version) at line 1: this Rewind reads "
-                + "'\(SessionArchive.format)' version \(SessionArchive.formatVersion); nothing was imported"
+                + "'\(SessionArchive.format)' versions \(SessionArchive.readableFormatVersions.lowerBound) to "
+                + "\(SessionArchive.readableFormatVersions.upperBound); nothing was imported"
         case let .versionGap(line, expected, found):
             return "session archive line \(line) holds version \(found) where version \(expected) belongs; "
                 + "nothing was imported"

@@ -13,18 +13,62 @@ struct Export: AsyncParsableCommand {
     @Argument(help: "The session id.")
     var session: String
 
-    @Option(name: [.customShort("o"), .customLong("output")], help: "The file to write.")
+    @Option(name: [.customShort("o"), .customLong("output")], help: "The file to write; - writes to standard output.")
     var file: String
 
     func run() async throws {
+        let toStandardOutput = file == "-"
+        if toStandardOutput, output.json {
+            throw CLIError.conflictingOptions("--json conflicts with -o -: standard output carries the archive")
+        }
         let engine = try storeOptions.openEngine()
         defer { engine.close() }
         let info = try engine.existingSession(session)
-        try engine.exportSession(info.session, to: URL(fileURLWithPath: file))
+        let archive = try engine.exportSession(info.session)
+        let summary = "exported \(info.session) (\(records(info.headVersion)))"
+        if toStandardOutput {
+            FileHandle.standardOutput.write(archive)
+            FileHandle.standardError.write(Data("\(summary) to standard output\n".utf8))
+            return
+        }
+        try write(archive, to: file)
         if output.json {
-            try Terminal.printJSON(ArchiveReport(session: info.session.rawValue, records: info.headVersion, file: file))
+            try Terminal.printJSON(ArchiveReport(
+                session: info.session.rawValue, machine: info.machine, records: info.headVersion, file: file))
         } else {
-            print("exported \(info.session) (\(info.headVersion) records) to \(file)")
+            print("\(summary) to \(file)")
+        }
+    }
+
+    /// Writes `archive` to `path` atomically.
+    ///
+    /// - Throws: ``CLIError/unwritableFile(_:reason:)`` saying why (a directory, a missing
+    ///   folder, no permission, a full disk) instead of Foundation's error.
+    private func write(_ archive: Data, to path: String) throws {
+        var isDirectory: ObjCBool = false
+        if FileManager.default.fileExists(atPath: path, isDirectory: &isDirectory), isDirectory.boolValue {
+            throw CLIError.unwritableFile(path, reason: "it is a directory; give a file path such as \(path)/\(session).rewind, or - for standard output")
+        }
+        let folder = URL(fileURLWithPath: path).deletingLastPathComponent().path
+        var folderIsDirectory: ObjCBool = false
+        guard FileManager.default.fileExists(atPath: folder, isDirectory: &folderIsDirectory),
+              folderIsDirectory.boolValue else {
+            throw CLIError.unwritableFile(path, reason: "its folder '\(folder)' does not exist")
+        }
+        do {
+            try archive.write(to: URL(fileURLWithPath: path), options: .atomic)
+        } catch let error as CocoaError {
+            let reason: String
+            switch error.code {
+            case .fileWriteOutOfSpace: reason = "the disk is full"
+            case .fileWriteVolumeReadOnly: reason = "the volume is read-only"
+            default:
+                reason = FileManager.default.isWritableFile(atPath: folder)
+                    ? "it could not be written" : "permission denied in '\(folder)'"
+            }
+            throw CLIError.unwritableFile(path, reason: reason)
+        } catch {
+            throw CLIError.unwritableFile(path, reason: "it could not be written")
         }
     }
 }
@@ -44,7 +88,7 @@ struct Import: AsyncParsableCommand {
     @OptionGroup var storeOptions: StoreOptions
     @OptionGroup var output: OutputOptions
 
-    @Argument(help: "The file to import.")
+    @Argument(help: "The file to import; - reads standard input.")
     var file: String
 
     @Option(name: .customLong("as"), help: "Import under this session id (default: the exported one).")
@@ -62,16 +106,27 @@ struct Import: AsyncParsableCommand {
             try SessionArchive.validate(data, as: id)
             let engine = try storeOptions.openEngine(creating: true)
             defer { engine.close() }
-            info = try await engine.importSession(data, as: id)
+            info = try await Self.importing { try await engine.importSession(data, as: id) }
         } else {
             let engine = try storeOptions.openEngine(writing: true)
             defer { engine.close() }
-            info = try await engine.importSession(try readFile(), as: try newID.map { try SessionID($0) })
+            let data = try readFile()
+            let id = try newID.map { try SessionID($0) }
+            info = try await Self.importing { try await engine.importSession(data, as: id) }
         }
         if output.json {
-            try Terminal.printJSON(ArchiveReport(session: info.session.rawValue, records: info.headVersion))
+            try Terminal.printJSON(ArchiveReport(session: info.session.rawValue, machine: info.machine, records: info.headVersion))
         } else {
-            print("imported \(info.session) (\(info.machine), \(info.headVersion) records)")
+            print("imported \(info.session) (\(info.machine), \(records(info.headVersion)))")
+        }
+    }
+
+    /// Runs the import, saying which flag to use when the session id is taken.
+    private static func importing(_ body: () async throws -> SessionInfo) async throws -> SessionInfo {
+        do {
+            return try await body()
+        } catch EngineError.sessionExists(let id) {
+            throw CLIError.sessionExists(id.rawValue, command: "import")
         }
     }
 
@@ -80,7 +135,8 @@ struct Import: AsyncParsableCommand {
     /// - Throws: ``CLIError/unreadableFile(_:reason:)`` when it is missing or unreadable.
     private func readFile() throws -> Data {
         do {
-            return try SessionArchive.read(from: URL(fileURLWithPath: file))
+            // `-`: standard input, read the same way (with the same line limit) as a file.
+            return try SessionArchive.read(from: URL(fileURLWithPath: file == "-" ? "/dev/stdin" : file))
         } catch let error as SessionArchiveError {
             throw error
         } catch {
@@ -100,7 +156,7 @@ struct Fork: AsyncParsableCommand {
     @Argument(help: "The session to fork.")
     var session: String
 
-    @Option(help: "The version to fork at.")
+    @Option(parsing: .unconditional, help: "The version to fork at.")
     var at: String
 
     @Option(name: .customLong("as"), help: "The new session's id (default: SESSION-fork-VERSION).")
@@ -112,7 +168,12 @@ struct Fork: AsyncParsableCommand {
         let info = try engine.existingSession(session)
         let version = try parseVersion(at, head: info.headVersion)
         let id = try SessionID(newID ?? "\(info.session)-fork-\(version)")
-        let fork = try await engine.fork(info.session, at: version, as: id)
+        let fork: SessionInfo
+        do {
+            fork = try await engine.fork(info.session, at: version, as: id)
+        } catch EngineError.sessionExists(let taken) {
+            throw CLIError.sessionExists(taken.rawValue, command: "fork")
+        }
         if output.json {
             try Terminal.printJSON(ForkReport(
                 session: fork.session.rawValue, origin: "\(info.session)@\(version)", version: fork.headVersion))
@@ -125,8 +186,14 @@ struct Fork: AsyncParsableCommand {
 /// What `export --json` and `import --json` print.
 struct ArchiveReport: Encodable {
     var session: String
+    var machine: String
     var records: UInt64
     var file: String?
+}
+
+/// "1 record", "2 records".
+func records(_ count: UInt64) -> String {
+    count == 1 ? "1 record" : "\(count) records"
 }
 
 /// What `fork --json` prints.

@@ -33,6 +33,10 @@ struct Demo: AsyncParsableCommand {
         var averageBatch: Double
         var totalSessions: Int
         var totalRecords: UInt64
+        /// The funnel of each flow, as the text output's funnels show.
+        var funnels: [DemoReport.Funnel]
+        /// The Kanji navigation stacks, as the text output shows them.
+        var navigation: DemoReport.Stacks
     }
 
     func validate() throws {
@@ -67,7 +71,8 @@ struct Demo: AsyncParsableCommand {
             transitionsAdded: transitions, seconds: seconds,
             transitionsPerSecond: seconds > 0 ? Double(transitions) / seconds : 0,
             averageBatch: engine.commitStatistics.averageBatch,
-            totalSessions: try engine.sessions().count, totalRecords: try engine.store.headSequence())
+            totalSessions: try engine.sessions().count, totalRecords: try engine.store.headSequence(),
+            funnels: try DemoReport(engine: engine).funnels(), navigation: try DemoReport(engine: engine).stacks())
         if output.json {
             try Terminal.printJSON(summary)
             return

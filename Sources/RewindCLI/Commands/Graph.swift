@@ -18,16 +18,38 @@ struct Graph: AsyncParsableCommand {
     @Argument(help: "A machine name (of the store or an example) or a .json / .scxml file.")
     var machine: String
 
-    @Option(help: "dot, mermaid, scxml or json.")
-    var format: Format = .mermaid
+    @Option(help: "dot, mermaid, scxml or json (default: mermaid).")
+    var format: Format?
 
     @Option(help: "Highlight the states active in this session (at its head, or at --at).")
     var session: String?
 
-    @Option(help: "With --session: the version whose active states are highlighted.")
+    @Option(parsing: .unconditional, help: "With --session: the version whose active states are highlighted.")
     var at: String?
 
+    /// Refuses options that would be ignored: `--at` without `--session`, `--session` on a
+    /// definition file (it belongs to no store), and `--json` with another `--format`.
+    func refuseInapplicableOptions() throws {
+        if at != nil, session == nil {
+            throw CLIError.conflictingOptions("--at needs --session: it is the version of that session whose states are highlighted")
+        }
+        if session != nil, Self.isDefinitionFile(machine) {
+            throw CLIError.conflictingOptions(
+                "--session cannot apply to a definition file ('\(machine)'): name the session's machine instead")
+        }
+        if output.json, let format, format != .json {
+            throw CLIError.conflictingOptions("--json conflicts with --format \(format.rawValue): give one of them")
+        }
+    }
+
+    /// Whether `path` names a .json or .scxml definition file rather than a machine.
+    static func isDefinitionFile(_ path: String) -> Bool {
+        let lowered = path.lowercased()
+        return lowered.hasSuffix(".json") || lowered.hasSuffix(".scxml")
+    }
+
     func run() async throws {
+        try refuseInapplicableOptions()
         var highlighted: Set<String> = []
         let definition: MachineDefinition
         if let fromFile = try Self.definition(fromFile: machine) {
@@ -46,7 +68,7 @@ struct Graph: AsyncParsableCommand {
                 highlighted = Set(record?.target ?? [])
             }
         }
-        switch output.json ? .json : format {
+        switch output.json ? .json : format ?? .mermaid {
         case .dot: print(definition.dotDiagram(highlighting: highlighted), terminator: "")
         case .mermaid: print(definition.mermaidDiagram(highlighting: highlighted), terminator: "")
         case .scxml: print(definition.scxml(), terminator: "")
@@ -56,8 +78,8 @@ struct Graph: AsyncParsableCommand {
 
     /// The definition in `path` when it names a .json or .scxml file.
     static func definition(fromFile path: String) throws -> MachineDefinition? {
+        guard isDefinitionFile(path) else { return nil }
         let lowered = path.lowercased()
-        guard lowered.hasSuffix(".json") || lowered.hasSuffix(".scxml") else { return nil }
         let url = URL(fileURLWithPath: path)
         let data: Data
         do {
@@ -101,6 +123,6 @@ struct Graph: AsyncParsableCommand {
     /// The definition of the machine called `name`: the newest stored in the store, else the example.
     static func definition(named name: String, in engine: Engine) throws -> MachineDefinition {
         if let registered = engine.machine(named: name) { return registered.definition }
-        throw CLIError.unknownMachine(name)
+        throw CLIError.unknownMachine(name, known: ExampleCatalog.knownMachineNames(in: engine))
     }
 }

@@ -56,13 +56,14 @@ struct History: AsyncParsableCommand {
             try Terminal.printJSON(rows)
             return
         }
-        print("session \(info.session) · machine \(info.machine) · \(info.headVersion) versions")
+        let dot = Glyphs.current.dot
+        print("session \(info.session) \(dot) machine \(info.machine) \(dot) \(info.headVersion) versions")
         print(Terminal.table(
             ["VERSION", "TIME", "EVENT", "TRANSITION", "NAVIGATION", "STACK"],
             rows.map { row in
                 let source = row.source.isEmpty ? "∅" : row.source.joined(separator: ",")
                 return [String(row.version), row.time, row.event,
-                        "\(source) → \(row.target.joined(separator: ","))",
+                        "\(source) \(Glyphs.current.arrow) \(row.target.joined(separator: ","))",
                         row.navigation.isEmpty ? "-" : row.navigation.joined(separator: " "),
                         row.stack.isEmpty ? "-" : row.stack.stackText]
             }))

@@ -14,6 +14,8 @@ struct Projections: AsyncParsableCommand {
         var checkpoint: UInt64
         var head: UInt64
         var failure: String?
+        /// How long `rebuild` took, in seconds (absent in `list`).
+        var seconds: Double?
     }
 
     static func row(_ status: ProjectionStatus, head: UInt64) -> Row {
@@ -57,6 +59,9 @@ struct Projections: AsyncParsableCommand {
             let engine = try storeOptions.openEngine(writing: true)
             defer { engine.close() }
             let head = try engine.store.headSequence()
+            guard engine.registeredProjections.contains(name) else {
+                throw CLIError.unknownProjection(name, known: engine.registeredProjections)
+            }
             let bar = output.json ? nil : ProgressBar(title: "rebuilding \(name)", total: Int(clamping: head))
             let started = ContinuousClock.now
             let status = try engine.rebuildProjection(named: name) { progress in
@@ -65,7 +70,9 @@ struct Projections: AsyncParsableCommand {
             bar?.finish()
             let seconds = (ContinuousClock.now - started).seconds
             if output.json {
-                try Terminal.printJSON(Projections.row(status, head: head))
+                var row = Projections.row(status, head: head)
+                row.seconds = seconds
+                try Terminal.printJSON(row)
             } else {
                 Swift.print("rebuilt \(name) over \(status.checkpoint) records in "
                     + "\(String(format: "%.2f", seconds)) s (\(Int(Double(status.checkpoint) / max(seconds, 1e-9))) records/s)")

@@ -4,7 +4,7 @@ import Rewind
 /// `rewind replay SESSION`: time travel through a session in the terminal.
 struct Replay: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
-        abstract: "Step through a session in the terminal: ←/→ step, Home/End, g to go to a version, q to quit.",
+        abstract: "Step through a session in the terminal: ←/→ step, ↑/↓ PgUp/PgDn scroll, Home/End, g to go to a version, q or Ctrl-C to quit.",
         discussion: "Without a terminal it prints every step with what changed.")
 
     @OptionGroup var storeOptions: StoreOptions
@@ -13,7 +13,7 @@ struct Replay: AsyncParsableCommand {
     @Argument(help: "The session id.")
     var session: String
 
-    @Option(help: "The version to start at (default: 1).")
+    @Option(parsing: .unconditional, help: "The version to start at (default: 1).")
     var at: String?
 
     func run() async throws {
@@ -40,7 +40,7 @@ struct Replay: AsyncParsableCommand {
             if output.json {
                 steps.append(report)
             } else {
-                print(Self.timeline(version: point.version, head: info.headVersion))
+                print(ReplayScreen.timeline(version: point.version, head: info.headVersion))
                 print(report.text)
                 if let diff { print(diff.text) }
                 print()
@@ -52,75 +52,94 @@ struct Replay: AsyncParsableCommand {
         if output.json { try Terminal.printJSON(steps) }
     }
 
+    /// Steps through the session on the terminal until `q`, Ctrl-C, SIGTERM or the end of input;
+    /// the terminal is restored on every way out, and a signal exits with 128 + its number.
     private func interact(_ cursor: inout ReplayCursor, info: SessionInfo, start: UInt64, terminal: RawTerminal) throws {
-        var point = try cursor.seek(to: start)
+        defer { terminal.restore() }
+        let glyphs = Glyphs.current
         var previous: ReplayPoint? = start > 1 ? try cursor.seek(to: start - 1) : nil
-        point = try cursor.seek(to: start)
+        var point = try cursor.seek(to: start)
         var typed: String?
-        var message = ""
+        var message: String?
+        var scroll = 0
+        var size = terminal.size
         while true {
-            var screen = "rewind replay · \(info.session) (\(info.machine)) · version \(point.version) of \(info.headVersion)\n"
-            screen += Self.timeline(version: point.version, head: info.headVersion) + "\n\n"
-            screen += PointReport(point).text + "\n\n"
-            if let previous { screen += "what changed:\n" + DiffReport(ReplayDiff(from: previous, to: point)).text + "\n" }
-            screen += "\n←/→ step · Home/End first/last · g go to version · q quit"
-            if let typed { screen += "\ngo to version: \(typed)" } else if !message.isEmpty { screen += "\n\(message)" }
-            terminal.draw(screen)
-            guard let key = terminal.readKey() else { return }
-            message = ""
-            if var entry = typed {
-                switch key {
-                case .enter:
-                    typed = nil
-                    if let version = UInt64(entry), version >= 1, version <= info.headVersion {
-                        previous = version > 1 ? try cursor.seek(to: version - 1) : nil
-                        point = try cursor.seek(to: version)
-                    } else {
-                        message = "no version \(entry): versions run from 1 to \(info.headVersion)"
-                    }
-                case .escape: typed = nil
-                case .backspace:
-                    if !entry.isEmpty { entry.removeLast() }
-                    typed = entry
-                case .character(let character) where character.isNumber:
-                    entry.append(character)
-                    typed = entry
-                default: break
-                }
-                continue
+            var body = PointReport(point).text.split(separator: "\n", omittingEmptySubsequences: false).map(String.init)
+            if let previous {
+                body += ["", "what changed:"]
+                body += DiffReport(ReplayDiff(from: previous, to: point)).text.split(separator: "\n").map(String.init)
             }
-            switch key {
-            case .right:
-                if let next = try cursor.stepForward() {
-                    previous = point
-                    point = next
+            let dot = " \(glyphs.dot) "
+            let full = "rewind replay\(dot)\(info.session) (\(info.machine))\(dot)version \(point.version) of \(info.headVersion)"
+            let header = full.terminalWidth <= size.columns
+                ? full : "version \(point.version) of \(info.headVersion)\(dot)\(info.session) (\(info.machine))"
+            var screen = ReplayScreen(
+                header: header, version: point.version, head: info.headVersion, body: body,
+                status: typed.map { "go to version: \($0)" + (message.map { " \($0)" } ?? "") } ?? message, scroll: scroll, glyphs: glyphs)
+            scroll = min(scroll, screen.maximumScroll(columns: size.columns, rows: size.rows))
+            screen.scroll = scroll
+            terminal.draw(screen.lines(columns: size.columns, rows: size.rows))
+            let page = max(1, ReplayScreen.bodyRows(rows: size.rows) - 1)
+            for event in terminal.nextEvents() {
+                switch event {
+                case .endOfInput: return
+                case .signal(let number): throw ExitCode(128 + number)
+                case .resized: size = terminal.size
+                case .key(let key):
+                    if let entry = typed {
+                        // The `g` prompt: digits, Backspace, Enter to go, Escape to cancel.
+                        message = nil
+                        switch key {
+                        case .enter:
+                            typed = nil
+                            if let version = UInt64(entry), version >= 1, version <= info.headVersion {
+                                previous = version > 1 ? try cursor.seek(to: version - 1) : nil
+                                point = try cursor.seek(to: version)
+                            } else {
+                                message = "no version \(entry): versions run from 1 to \(info.headVersion)"
+                            }
+                        case .escape: typed = nil
+                        case .backspace: typed = String(entry.dropLast())
+                        case .character(let character) where character.isASCII && character.isNumber:
+                            typed = entry + String(character)
+                        case .character(let character):
+                            typed = entry
+                            message = "('\(character)' is not a digit)"
+                        case .interrupt: throw ExitCode(130)
+                        default: break
+                        }
+                        continue
+                    }
+                    message = nil
+                    switch key {
+                    case .arrow(.right, modifiers: 0):
+                        if let next = try cursor.stepForward() {
+                            previous = point
+                            point = next
+                        }
+                    case .arrow(.left, modifiers: 0):
+                        if point.version > 1 {
+                            let target = point.version - 1
+                            previous = target > 1 ? try cursor.seek(to: target - 1) : nil
+                            point = try cursor.seek(to: target)
+                        }
+                    case .home:
+                        previous = nil
+                        point = try cursor.seek(to: 1)
+                    case .end:
+                        previous = info.headVersion > 1 ? try cursor.seek(to: info.headVersion - 1) : nil
+                        point = try cursor.seek(to: info.headVersion)
+                    case .arrow(.up, modifiers: 0): scroll = max(0, scroll - 1)
+                    case .arrow(.down, modifiers: 0): scroll += 1
+                    case .pageUp: scroll = max(0, scroll - page)
+                    case .pageDown: scroll += page
+                    case .character("g"): typed = ""
+                    case .character("q"): return
+                    case .interrupt: throw ExitCode(130)
+                    default: break  // other keys (Delete, Escape, modified arrows…) do nothing
+                    }
                 }
-            case .left:
-                if point.version > 1 {
-                    let target = point.version - 1
-                    previous = target > 1 ? try cursor.seek(to: target - 1) : nil
-                    point = try cursor.seek(to: target)
-                }
-            case .home:
-                previous = nil
-                point = try cursor.seek(to: 1)
-            case .end:
-                previous = info.headVersion > 1 ? try cursor.seek(to: info.headVersion - 1) : nil
-                point = try cursor.seek(to: info.headVersion)
-            case .character("g"): typed = ""
-            case .character("q"), .escape: return
-            default: break
             }
         }
-    }
-
-    /// A bar of the session with the current version marked: `[━━━━━●───────] 5/12`.
-    static func timeline(version: UInt64, head: UInt64, width: Int = 40) -> String {
-        let cells = max(1, min(width, Int(head)))
-        // Integer arithmetic: the floating-point ratio fell one cell short for some versions
-        // (16 of 23, 32 of 40), marking two versions in one cell and none in the next.
-        let position = head <= 1 ? 0 : Int((version - 1) * UInt64(cells - 1) / (head - 1))
-        let bar = (0..<cells).map { $0 < position ? "━" : $0 == position ? "●" : "─" }.joined()
-        return "[\(bar)] \(version)/\(head)"
     }
 }

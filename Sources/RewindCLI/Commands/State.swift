@@ -12,7 +12,7 @@ struct State: AsyncParsableCommand {
     @Argument(help: "The session id.")
     var session: String
 
-    @Option(help: "The version to show (default: the head).")
+    @Option(parsing: .unconditional, help: "The version to show (default: the head).")
     var at: String?
 
     func run() async throws {
@@ -21,7 +21,7 @@ struct State: AsyncParsableCommand {
         let info = try engine.existingSession(session)
         let version = try at.map { try parseVersion($0, head: info.headVersion) } ?? info.headVersion
         var cursor = try engine.replayCursor(for: info.session)
-        let report = PointReport(try cursor.seek(to: version))
+        let report = PointReport(try cursor.seek(to: version), machine: info.machine, versions: info.headVersion)
         if output.json {
             try Terminal.printJSON(report)
             return

@@ -25,6 +25,14 @@ struct Verify: AsyncParsableCommand {
         var divergence: String?
     }
 
+    /// What `verify --json` prints: every session's row and the totals the text shows.
+    struct Report: Encodable {
+        var sessions: [Row]
+        var verifiedSessions: Int
+        var verifiedRecords: UInt64
+        var diverged: Int
+    }
+
     func run() async throws {
         let engine = try storeOptions.openEngine()
         defer { engine.close() }
@@ -41,11 +49,12 @@ struct Verify: AsyncParsableCommand {
             targets = try engine.sessions()
             if let override { targets = targets.filter { $0.machine == override.definition.name } }
         }
-        let progress = output.json ? nil : ProgressBar(title: "verifying", total: targets.count)
+        // On a terminal a bar; piped, a line now and then (a long run is not silent).
+        let progress = output.json ? nil : ProgressBar(title: "verifying", total: targets.count, unit: "sessions")
         var rows: [Row] = []
         for (index, info) in targets.enumerated() {
             guard let machine = override ?? engine.machine(named: info.machine) else {
-                throw CLIError.unknownMachine(info.machine)
+                throw CLIError.unknownMachine(info.machine, known: ExampleCatalog.knownMachineNames(in: engine))
             }
             let report = try engine.verify(info.session, against: machine)
             rows.append(Row(
@@ -55,14 +64,16 @@ struct Verify: AsyncParsableCommand {
         }
         progress?.finish()
         let diverged = rows.filter { $0.divergence != nil }
+        let verifiedRecords = rows.reduce(0) { $0 + $1.verifiedRecords }
         if output.json {
-            try Terminal.printJSON(rows)
+            try Terminal.printJSON(Report(
+                sessions: rows, verifiedSessions: rows.count, verifiedRecords: verifiedRecords, diverged: diverged.count))
         } else {
             for row in diverged {
                 print("\(row.session) (\(row.machine)): \(row.divergence ?? "")")
             }
             print("verified \(rows.count) session\(rows.count == 1 ? "" : "s"), "
-                + "\(rows.reduce(0) { $0 + $1.verifiedRecords }) records: \(diverged.count) diverged")
+                + "\(records(verifiedRecords)): \(diverged.count) diverged")
         }
         if !diverged.isEmpty { throw ExitCode(1) }
     }

@@ -13,46 +13,89 @@ struct DemoReport {
         ("kanji", ["all", "detail", "list"]),
     ]
 
-    func print() throws {
-        Swift.print("\nScreen-flow funnels (sessions that reached each screen · sessions that are there now):")
-        for flow in Self.flows {
+    /// A flow's funnel: how many sessions reached each screen and how many stopped there.
+    struct Funnel: Encodable {
+        /// One screen of the flow.
+        struct Step: Encodable {
+            var state: String
+            var reached: Int
+            var stopped: Int
+        }
+        var machine: String
+        var sessions: Int
+        var steps: [Step]
+    }
+
+    /// The Kanji sessions' navigation stacks: depth statistics and the deepest three.
+    struct Stacks: Encodable {
+        /// A session's stack, root first.
+        struct Deepest: Encodable {
+            var session: String
+            var stack: [NavigationEntry]
+        }
+        var machine: String
+        var sessions: Int
+        var deepest: Int
+        var meanDepth: Double
+        var deepestStacks: [Deepest]
+    }
+
+    /// The funnel of every demo flow with sessions (screen-flows projection).
+    func funnels() throws -> [Funnel] {
+        try Self.flows.compactMap { flow in
             let funnel = try engine.screenFlows.funnel(machine: flow.machine)
-            guard funnel.sessions > 0 else { continue }
-            Swift.print("  \(flow.machine), \(funnel.sessions) sessions")
-            for step in funnel.steps(along: flow.states) {
+            guard funnel.sessions > 0 else { return nil }
+            return Funnel(machine: flow.machine, sessions: funnel.sessions, steps: funnel.steps(along: flow.states).map {
+                Funnel.Step(state: $0.state, reached: $0.reached, stopped: $0.stopped)
+            })
+        }
+    }
+
+    /// The Kanji navigation stacks (navigation projection).
+    func stacks() throws -> Stacks {
+        let stacks = try engine.navigationStacks.all()
+            .filter { $0.key.rawValue.hasPrefix("kanji-") }
+            .sorted { ($0.value.count, $1.key) > ($1.value.count, $0.key) }
+        let depth = try engine.navigationStacks.depthStatistics(machine: "kanji")
+        return Stacks(
+            machine: "kanji", sessions: depth.sessions, deepest: depth.maximum, meanDepth: depth.mean,
+            deepestStacks: stacks.prefix(3).map { Stacks.Deepest(session: $0.key.rawValue, stack: $0.value.entries) })
+    }
+
+    func print() throws {
+        Swift.print("\nScreen-flow funnels (sessions that reached each screen \(Glyphs.current.dot) sessions that are there now):")
+        for funnel in try funnels() {
+            Swift.print("  \(funnel.machine), \(funnel.sessions) sessions")
+            for step in funnel.steps {
                 let share = Double(step.reached) / Double(funnel.sessions)
-                let bar = String(repeating: "█", count: Int((share * 30).rounded()))
+                let bar = String(repeating: Glyphs.current.progressDone, count: Int((share * 30).rounded()))
                 Swift.print("    \(step.state.padding(toLength: 11, withPad: " ", startingAt: 0))"
                     + "\(String(step.reached).leftPadded(5)) \(bar.padding(toLength: 30, withPad: " ", startingAt: 0))"
                     + " stopped here: \(step.stopped)")
             }
         }
 
-        let stacks = try engine.navigationStacks.all()
-            .filter { $0.key.rawValue.hasPrefix("kanji-") }
-            .sorted { ($0.value.count, $1.key) > ($1.value.count, $0.key) }
-        let depth = try engine.navigationStacks.depthStatistics(machine: "kanji")
-        Swift.print("\nNavigation stacks (kanji: \(depth.sessions) sessions, deepest \(depth.maximum), "
-            + "mean depth \(String(format: "%.2f", depth.mean))):")
-        for (session, stack) in stacks.prefix(3) {
-            Swift.print("  \(session): \(stack.entries.stackText)")
+        let navigation = try stacks()
+        Swift.print("\nNavigation stacks (kanji: \(navigation.sessions) sessions, deepest \(navigation.deepest), "
+            + "mean depth \(String(format: "%.2f", navigation.meanDepth))):")
+        for deepest in navigation.deepestStacks {
+            Swift.print("  \(deepest.session): \(deepest.stack.stackText)")
         }
-
-        guard let (session, _) = stacks.first, let id = try? SessionID(session.rawValue),
+        guard let session = navigation.deepestStacks.first?.session, let id = try? SessionID(session),
               let info = try engine.store.sessionInfo(for: id) else { return }
         Swift.print("\nReplay of \(session) (`rewind replay \(session)` steps through it):")
         var cursor = try engine.replayCursor(for: id)
         var point = try cursor.seek(to: 1)
         var points = [point]
-        Swift.print("  v\(point.version) \(point.event ?? "")  → \(point.activeStates.joined(separator: ","))"
-            + "  [\(point.navigation.screens.joined(separator: " › "))]")
+        Swift.print("  v\(point.version) \(point.event ?? "")  \(Glyphs.current.arrow) \(point.activeStates.joined(separator: ","))"
+            + "  [\(point.navigation.screens.joined(separator: " \(Glyphs.current.stackSeparator) "))]")
         while let next = try cursor.stepForward() {
             point = next
             points.append(point)
             let data = point.stateData.sorted { $0.key < $1.key }.map { "\($0.key)=\($0.value.compactJSON)" }
             Swift.print("  v\(point.version) \(point.event ?? "") \(point.activeStates.joined(separator: ","))"
                 + (data.isEmpty ? "" : " \(data.joined(separator: " "))")
-                + "  [\(point.navigation.screens.joined(separator: " › "))]")
+                + "  [\(point.navigation.screens.joined(separator: " \(Glyphs.current.stackSeparator) "))]")
         }
         if points.count >= 3 {
             let from = points[1], to = points[points.count - 1]

@@ -5,7 +5,16 @@ enum CLIError: Error, CustomStringConvertible {
     case noStore(String)
     case unknownSession(String)
     case badVersion(String, head: UInt64)
-    case unknownMachine(String)
+    /// A machine name that is no machine of the store nor an example; `known` lists the valid names.
+    case unknownMachine(String, known: [String])
+    /// A projection name that is not registered; `known` lists the valid names.
+    case unknownProjection(String, known: [String])
+    /// An import or fork whose session id is taken in the store; `command` is `import` or `fork`.
+    case sessionExists(String, command: String)
+    /// A file that cannot be written, and why.
+    case unwritableFile(String, reason: String)
+    /// Options that cannot be used together, or an option that cannot apply; says what to do.
+    case conflictingOptions(String)
     case unreadableFile(String, reason: String)
     /// A machine definition file that is not a valid machine: its problems, each one line.
     case invalidDefinition(String, problems: [String])
@@ -21,8 +30,17 @@ enum CLIError: Error, CustomStringConvertible {
             return "unknown session '\(id)': `rewind sessions` lists the sessions of the store"
         case let .badVersion(text, head):
             return "bad version '\(text)': versions of this session run from 1 to \(head)"
-        case .unknownMachine(let name):
-            return "unknown machine '\(name)': give a machine of the store, an example name, or a .json/.scxml file"
+        case let .unknownMachine(name, known):
+            return "unknown machine '\(name)': give a machine of the store or an example ("
+                + known.sorted().joined(separator: ", ") + "), or a .json/.scxml file"
+        case let .unknownProjection(name, known):
+            return "unknown projection '\(name)': the projections are " + known.sorted().joined(separator: ", ")
+        case let .sessionExists(id, command):
+            return "session '\(id)' already exists in the store: \(command) under another id with --as NEWID"
+        case let .unwritableFile(path, reason):
+            return "cannot write '\(path)': \(reason)"
+        case .conflictingOptions(let explanation):
+            return explanation
         case let .unreadableFile(path, reason):
             return "cannot read '\(path)': \(reason)"
         case let .invalidDefinition(path, problems):

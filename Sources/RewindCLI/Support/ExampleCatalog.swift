@@ -15,6 +15,20 @@ enum ExampleCatalog {
         return Dictionary(uniqueKeysWithValues: all.map { ($0.definition.name, $0) })
     }
 
+    /// The machine names a command accepts: the examples' and those of the store's sessions.
+    static func knownMachineNames(in engine: Engine?) -> [String] {
+        var names = Set((try? machines().keys).map(Array.init) ?? [])
+        if let engine {
+            _ = try? engine.store.read { transaction in
+                try transaction.forEachSession { info in
+                    names.insert(info.machine)
+                    return .next
+                }
+            }
+        }
+        return names.sorted()
+    }
+
     /// Opens (creating) the store in `directory` with every example machine and the built-in
     /// projections (screen flows, navigation stacks) registered; the projections run inline.
     /// With `readOnly` the existing store is opened read-only: nothing is created or written.

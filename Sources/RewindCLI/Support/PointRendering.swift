@@ -15,8 +15,14 @@ struct PointReport: Encodable {
     var navigation: [String]
     /// The stack after the step, root first: `{"screen": …, "data": …}` per entry.
     var navigationStack: [NavigationEntry]
+    /// The session's machine (`state`; absent in `replay`'s steps).
+    var machine: String?
+    /// How many versions the session has (`state`; absent in `replay`'s steps).
+    var versions: UInt64?
 
-    init(_ point: ReplayPoint) {
+    init(_ point: ReplayPoint, machine: String? = nil, versions: UInt64? = nil) {
+        self.machine = machine
+        self.versions = versions
         session = point.session.rawValue
         version = point.version
         time = point.timestamp?.description
@@ -34,7 +40,7 @@ struct PointReport: Encodable {
     /// The point as aligned lines.
     var text: String {
         var lines = [
-            "version     \(version)\(time.map { " · \($0)" } ?? "")",
+            "version     \(version)\(time.map { " \(Glyphs.current.dot) \($0)" } ?? "")",
             "event       \(event ?? "(before the first record)")\(payload.isNull ? "" : " \(payload.compactJSON)")",
             "active      \(activeStates.joined(separator: ", "))",
             "navigation  \(navigationStack.isEmpty ? "(empty)" : navigationStack.stackText)"
@@ -48,14 +54,44 @@ struct PointReport: Encodable {
     }
 }
 
+/// One change of a JSON value between two versions: its path, and the value before and after
+/// (`before` absent when it was added, `after` when it was removed).
+struct ChangeReport: Encodable {
+    /// `added`, `removed` or `changed`.
+    var change: String
+    /// Where, as the text shows it (`ready.title`, `items[2]`).
+    var path: String
+    var before: JSONValue?
+    var after: JSONValue?
+
+    init(_ change: JSONChange) {
+        path = change.path.description
+        switch change.kind {
+        case .added(let value): self.change = "added"; after = value
+        case .removed(let value): self.change = "removed"; before = value
+        case .changed(let from, let to): self.change = "changed"; before = from; after = to
+        }
+    }
+
+    /// `+ path: value`, `- path: value`, `~ path: before → after`.
+    var text: String {
+        switch change {
+        case "added": return "+ \(path): \(after?.compactJSON ?? "null")"
+        case "removed": return "- \(path): \(before?.compactJSON ?? "null")"
+        default:
+            return "~ \(path): \(before?.compactJSON ?? "null") \(Glyphs.current.arrow) \(after?.compactJSON ?? "null")"
+        }
+    }
+}
+
 struct DiffReport: Encodable {
     var from: UInt64
     var to: UInt64
     var exited: [String]
     var entered: [String]
-    var stateData: [String]
-    var context: [String]
-    var payload: [String]
+    var stateData: [ChangeReport]
+    var context: [ChangeReport]
+    var payload: [ChangeReport]
     var popped: [NavigationEntry]
     var pushed: [NavigationEntry]
     var navigationBefore: [NavigationEntry]
@@ -66,9 +102,9 @@ struct DiffReport: Encodable {
         to = diff.toVersion
         exited = diff.exited
         entered = diff.entered
-        stateData = diff.stateData.map(\.description)
-        context = diff.context.map(\.description)
-        payload = diff.payload.map(\.description)
+        stateData = diff.stateData.map(ChangeReport.init)
+        context = diff.context.map(ChangeReport.init)
+        payload = diff.payload.map(ChangeReport.init)
         popped = diff.navigation.popped
         pushed = diff.navigation.pushed
         navigationBefore = diff.navigation.before
@@ -76,14 +112,14 @@ struct DiffReport: Encodable {
     }
 
     var text: String {
-        var lines = ["diff \(from) → \(to)"]
+        var lines = ["diff \(from) \(Glyphs.current.arrow) \(to)"]
         if !exited.isEmpty { lines.append("  exited    \(exited.joined(separator: ", "))") }
         if !entered.isEmpty { lines.append("  entered   \(entered.joined(separator: ", "))") }
-        for change in stateData { lines.append("  data      \(change)") }
-        for change in context { lines.append("  context   \(change)") }
-        for change in payload { lines.append("  payload   \(change)") }
+        for change in stateData { lines.append("  data      \(change.text)") }
+        for change in context { lines.append("  context   \(change.text)") }
+        for change in payload { lines.append("  payload   \(change.text)") }
         if !popped.isEmpty || !pushed.isEmpty {
-            lines.append("  stack     \(navigationBefore.stackText) ⇒ \(navigationAfter.stackText)")
+            lines.append("  stack     \(navigationBefore.stackText) \(Glyphs.current.doubleArrow) \(navigationAfter.stackText)")
         }
         if lines.count == 1 { lines.append("  no change") }
         return lines.joined(separator: "\n")
@@ -101,6 +137,6 @@ extension NavigationEntry {
 extension [NavigationEntry] {
     /// The entries in one line, root first: `all › detail {"character":"日"} › list {"word":"日本"}`.
     var stackText: String {
-        map(\.text).joined(separator: " › ")
+        map(\.text).joined(separator: " \(Glyphs.current.stackSeparator) ")
     }
 }

@@ -1,3 +1,4 @@
+import Dispatch
 import Foundation
 #if canImport(Glibc)
 import Glibc
@@ -5,31 +6,93 @@ import Glibc
 import Darwin
 #endif
 
-/// The terminal in raw mode (keys arrive one by one, unechoed) for as long as it lives.
+/// The terminal in raw mode (keys arrive one by one, unechoed) on the alternate screen, with the
+/// cursor hidden, until ``restore()``; it also reports resizes and SIGINT/SIGTERM as events, so
+/// every way out goes through ``restore()``.
 final class RawTerminal {
-    /// A key press.
-    enum Key: Equatable {
-        case left, right, home, end, enter, backspace, escape
-        case character(Character)
+    /// What happened on the terminal.
+    enum Event: Equatable {
+        /// A key was pressed.
+        case key(Key)
+        /// The window changed size (SIGWINCH).
+        case resized
+        /// SIGINT or SIGTERM arrived: restore the terminal and exit.
+        case signal(Int32)
+        /// Standard input ended.
+        case endOfInput
+    }
+
+    /// A terminal's size in character cells.
+    struct Size: Equatable {
+        var columns: Int
+        var rows: Int
     }
 
     private var original: termios
+    private var restored = false
+    /// The self-pipe the signal sources write the signal's number to.
+    private let signalPipe: (read: Int32, write: Int32)
+    private var sources: [any DispatchSourceSignal] = []
+    private static let handledSignals: [Int32] = [SIGWINCH, SIGINT, SIGTERM]
+    /// Bytes of an escape sequence or UTF-8 character a read cut in two.
+    private var pending: [UInt8] = []
 
     /// Switches standard input to raw mode; `nil` when standard input or output is not a terminal.
     init?() {
         var saved = termios()
         guard isatty(STDIN_FILENO) != 0, isatty(STDOUT_FILENO) != 0,
               tcgetattr(STDIN_FILENO, &saved) == 0 else { return nil }
+        var descriptors: [Int32] = [-1, -1]
+        guard pipe(&descriptors) == 0 else { return nil }
+        signalPipe = (descriptors[0], descriptors[1])
         var raw = saved
+        // ISIG stays: Ctrl-C is SIGINT, handled below like SIGTERM.
         raw.c_lflag &= ~tcflag_t(ECHO | ICANON)
-        guard tcsetattr(STDIN_FILENO, TCSAFLUSH, &raw) == 0 else { return nil }
+        guard tcsetattr(STDIN_FILENO, TCSAFLUSH, &raw) == 0 else {
+            close(descriptors[0])
+            close(descriptors[1])
+            return nil
+        }
         original = saved
-        write("\u{1B}[?25l")  // hide the cursor
+        let writeEnd = signalPipe.write
+        for number in Self.handledSignals {
+            // The default action would end the process with the terminal still raw.
+            signal(number, SIG_IGN)
+            let source = DispatchSource.makeSignalSource(signal: number, queue: .global())
+            source.setEventHandler {
+                var byte = UInt8(truncatingIfNeeded: number)
+                _ = systemWrite(writeEnd, &byte, 1)
+            }
+            source.resume()
+            sources.append(source)
+        }
+        // The alternate screen keeps the user's scrollback; then hide the cursor.
+        write("\u{1B}[?1049h\u{1B}[?25l")
     }
 
-    deinit {
-        write("\u{1B}[?25h\n")
+    deinit { restore() }
+
+    /// Shows the cursor, leaves the alternate screen and puts the terminal's modes and the signals'
+    /// default actions back. Safe to call more than once.
+    func restore() {
+        guard !restored else { return }
+        restored = true
+        write("\u{1B}[?25h\u{1B}[?1049l")
         tcsetattr(STDIN_FILENO, TCSAFLUSH, &original)
+        for source in sources { source.cancel() }
+        for number in Self.handledSignals { signal(number, SIG_DFL) }
+        close(signalPipe.read)
+        close(signalPipe.write)
+    }
+
+    /// The terminal's size (80×24 when it cannot be read).
+    var size: Size {
+        var window = winsize()
+        let status = withUnsafeMutablePointer(to: &window) { ioctl(STDOUT_FILENO, UInt(TIOCGWINSZ), $0) }
+        guard status == 0, window.ws_col > 0, window.ws_row > 0 else {
+            return Size(columns: 80, rows: 24)
+        }
+        return Size(columns: Int(window.ws_col), rows: Int(window.ws_row))
     }
 
     /// Writes text as is.
@@ -37,53 +100,59 @@ final class RawTerminal {
         FileHandle.standardOutput.write(Data(text.utf8))
     }
 
-    /// Clears the screen and draws `text` from the top.
-    func draw(_ text: String) {
-        write("\u{1B}[H\u{1B}[2J" + text.replacingOccurrences(of: "\n", with: "\r\n"))
+    /// Draws `lines` from the top, one per row, each clearing the rest of its row and the rows
+    /// below the last (nothing scrolls: no line is followed by a newline).
+    func draw(_ lines: [String]) {
+        var output = "\u{1B}[H"
+        for (index, line) in lines.enumerated() {
+            output += "\u{1B}[\(index + 1);1H" + line + "\u{1B}[K"
+        }
+        output += "\u{1B}[J"
+        write(output)
     }
 
-    /// Waits for the next key; `nil` at end of input.
-    func readKey() -> Key? {
-        guard let byte = readByte() else { return nil }
-        switch byte {
-        case 0x1B:
-            // An arrow or Home/End key sends its escape sequence at once; a lone Escape press is
-            // followed by nothing. Waiting for another byte would swallow the next key press.
-            guard let next = readByte(within: Self.escapeSequenceWait) else { return .escape }
-            guard next == UInt8(ascii: "[") || next == UInt8(ascii: "O") else { return .escape }
-            guard let code = readByte() else { return .escape }
-            switch code {
-            case UInt8(ascii: "C"): return .right
-            case UInt8(ascii: "D"): return .left
-            case UInt8(ascii: "H"): return .home
-            case UInt8(ascii: "F"): return .end
-            case UInt8(ascii: "1"), UInt8(ascii: "7"):
-                _ = readByte()
-                return .home
-            case UInt8(ascii: "4"), UInt8(ascii: "8"):
-                _ = readByte()
-                return .end
-            default: return .escape
+    /// Waits for what happens next: keys (all those of one read), a resize, a signal or the end
+    /// of input. Unknown keys are left out.
+    func nextEvents() -> [Event] {
+        while true {
+            var descriptors = [
+                pollfd(fd: signalPipe.read, events: Int16(POLLIN), revents: 0),
+                pollfd(fd: STDIN_FILENO, events: Int16(POLLIN), revents: 0),
+            ]
+            guard poll(&descriptors, 2, -1) > 0 else {
+                if errno == EINTR { continue }
+                return [.endOfInput]
             }
-        case 0x0A, 0x0D: return .enter
-        case 0x7F, 0x08: return .backspace
-        default: return .character(Character(Unicode.Scalar(byte)))
+            if descriptors[0].revents & Int16(POLLIN) != 0 {
+                var byte: UInt8 = 0
+                guard read(signalPipe.read, &byte, 1) == 1 else { continue }
+                let number = Int32(byte)
+                return [number == SIGWINCH ? .resized : .signal(number)]
+            }
+            if descriptors[1].revents & Int16(POLLIN | POLLHUP | POLLERR) != 0 {
+                var buffer = [UInt8](repeating: 0, count: 256)
+                let count = read(STDIN_FILENO, &buffer, buffer.count)
+                guard count > 0 else { return [.endOfInput] }
+                pending += buffer[0..<count]
+                // A read that ends inside a sequence: its rest is on the way (a terminal writes a
+                // key's bytes together), so wait briefly for it; a lone Escape is not waited for.
+                var decoded = KeyDecoder.decode(pending, final: false)
+                if decoded.consumed < pending.count, waitForInput(milliseconds: 50) { continue }
+                if decoded.consumed < pending.count { decoded = KeyDecoder.decode(pending, final: true) }
+                pending.removeFirst(decoded.consumed)
+                let keys = decoded.keys.filter { $0 != .unknown }
+                if !keys.isEmpty { return keys.map(Event.key) }
+            }
         }
     }
 
-    /// How long the rest of an escape sequence may take to arrive after its Escape byte, in
-    /// milliseconds.
-    private static let escapeSequenceWait: Int32 = 50
-
-    /// The next byte if one arrives within `milliseconds`, else `nil`.
-    private func readByte(within milliseconds: Int32) -> UInt8? {
+    private func waitForInput(milliseconds: Int32) -> Bool {
         var descriptor = pollfd(fd: STDIN_FILENO, events: Int16(POLLIN), revents: 0)
-        guard poll(&descriptor, 1, milliseconds) == 1 else { return nil }
-        return readByte()
+        return poll(&descriptor, 1, milliseconds) == 1
     }
+}
 
-    private func readByte() -> UInt8? {
-        var byte: UInt8 = 0
-        return read(STDIN_FILENO, &byte, 1) == 1 ? byte : nil
-    }
+/// The C library's `write(2)` (the name `write` is the terminal's method inside the class).
+private func systemWrite(_ descriptor: Int32, _ bytes: UnsafeRawPointer, _ count: Int) -> Int {
+    write(descriptor, bytes, count)
 }

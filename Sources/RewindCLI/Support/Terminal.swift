@@ -38,30 +38,50 @@ enum Terminal {
     }
 }
 
-/// A one-line progress bar on standard error, drawn only when it is a terminal.
+/// A one-line progress bar on standard error when it is a terminal; with a `unit`, when standard
+/// error is not a terminal, a plain line (`verifying: 1200/100000 sessions`) every few seconds
+/// and at the end, so a long run that is piped or logged shows it is moving.
 final class ProgressBar {
     private let title: String
     private let total: Int
     private let enabled: Bool
+    private let unit: String?
     private var lastDrawn = Date.distantPast
-    private let started = Date()
+    private var lastLine: Date
+    private let started: Date
 
-    init(title: String, total: Int) {
+    /// How often the piped progress line is written.
+    static let lineInterval: TimeInterval = 2
+
+    init(title: String, total: Int, unit: String? = nil) {
         self.title = title
         self.total = max(total, 1)
         self.enabled = Terminal.errorIsTerminal
+        self.unit = unit
+        let now = Date()
+        started = now
+        lastLine = now
     }
 
     /// Shows `done` out of the total (at most ten redraws a second).
     func update(_ done: Int) {
-        guard enabled else { return }
+        guard enabled else {
+            guard let unit else { return }
+            let now = Date()
+            if done >= total || now.timeIntervalSince(lastLine) >= Self.lineInterval {
+                lastLine = now
+                FileHandle.standardError.write(Data("\(title): \(done)/\(total) \(unit)\n".utf8))
+            }
+            return
+        }
         let now = Date()
         guard done >= total || now.timeIntervalSince(lastDrawn) > 0.1 else { return }
         lastDrawn = now
         let width = 30
         let filled = min(width, width * done / total)
         let rate = Double(done) / max(now.timeIntervalSince(started), 0.001)
-        let bar = String(repeating: "█", count: filled) + String(repeating: "░", count: width - filled)
+        let bar = String(repeating: Glyphs.current.progressDone, count: filled)
+            + String(repeating: Glyphs.current.progressRest, count: width - filled)
         let line = "\r\(title) \(bar) \(done)/\(total)  \(Int(rate))/s"
         FileHandle.standardError.write(Data(line.utf8))
     }

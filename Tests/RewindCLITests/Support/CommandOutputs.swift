@@ -40,12 +40,22 @@ enum CommandOutputs {
     }
 
     /// `rewind diff --json`.
+    /// A JSON change of `diff --json`.
+    struct Change: Decodable, Sendable, Equatable {
+        var change: String
+        var path: String
+        var before: JSONValue?
+        var after: JSONValue?
+    }
+
     struct Diff: Decodable, Sendable {
         var from: UInt64
         var to: UInt64
         var exited: [String]
         var entered: [String]
-        var stateData: [String]
+        var stateData: [Change]
+        var context: [Change]
+        var payload: [Change]
         var popped: [NavigationEntry]
         var pushed: [NavigationEntry]
         var navigationBefore: [NavigationEntry]
@@ -68,9 +78,18 @@ enum CommandOutputs {
         var divergence: String?
     }
 
+    /// `rewind verify --json`: the rows and the totals.
+    struct Verify: Decodable, Sendable {
+        var sessions: [VerifyRow]
+        var verifiedSessions: Int
+        var verifiedRecords: UInt64
+        var diverged: Int
+    }
+
     /// `rewind export --json` and `rewind import --json`.
     struct Archive: Decodable, Sendable {
         var session: String
+        var machine: String
         var records: UInt64
         var file: String?
     }
@@ -89,6 +108,8 @@ enum CommandOutputs {
         var checkpoint: UInt64
         var head: UInt64
         var failure: String?
+        /// `rebuild` only: how long it took.
+        var seconds: Double?
     }
 
     /// `rewind stats --json`.

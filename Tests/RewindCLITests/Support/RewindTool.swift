@@ -32,9 +32,13 @@ struct RewindTool: Sendable {
         self.store = store
     }
 
-    /// Runs `rewind ARGUMENTS --store STORE`.
-    func run(_ arguments: [String], stdin: Data? = nil) async throws -> ProcessOutput {
-        try await runProcess(executable, arguments: arguments + ["--store", store], stdin: stdin)
+    /// Runs `rewind ARGUMENTS --store STORE` under a UTF-8 locale (the text outputs' `›`, `→`
+    /// and bars are ASCII under another), or under `locale` (`LC_ALL`).
+    func run(_ arguments: [String], stdin: Data? = nil, locale: String = "C.UTF-8") async throws -> ProcessOutput {
+        var environment = ProcessInfo.processInfo.environment
+        environment["LC_ALL"] = locale
+        return try await runProcess(
+            executable, arguments: arguments + ["--store", store], stdin: stdin, environment: environment)
     }
 
     /// Runs `rewind ARGUMENTS --store STORE --json`, expects success, and decodes its output.

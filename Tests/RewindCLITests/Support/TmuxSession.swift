@@ -28,9 +28,9 @@ struct TmuxSession {
     /// Runs `body` with `command` started in a new session, then ends the session whatever
     /// `body` did.
     static func with<Result>(
-        tmux: URL, command: String, width: Int = 120, _ body: (TmuxSession) async throws -> Result
+        tmux: URL, command: String, width: Int = 120, height: Int = 30, _ body: (TmuxSession) async throws -> Result
     ) async throws -> Result {
-        let session = try await TmuxSession(tmux: tmux, command: command, width: width)
+        let session = try await TmuxSession(tmux: tmux, command: command, width: width, height: height)
         do {
             let result = try await body(session)
             await session.close()
@@ -46,6 +46,22 @@ struct TmuxSession {
         try await run(["send-keys", "-t", name] + keys)
     }
 
+    /// Types `text` as is (bytes of escape sequences included).
+    func sendLiteral(_ text: String) async throws {
+        try await run(["send-keys", "-t", name, "-l", text])
+    }
+
+    /// Resizes the terminal to `width`×`height` (the program gets SIGWINCH).
+    func resize(width: Int, height: Int) async throws {
+        try await run(["resize-window", "-t", name, "-x", String(width), "-y", String(height)])
+    }
+
+    /// A tmux format of the pane (`#{cursor_flag}`, `#{alternate_on}`…).
+    func display(_ format: String) async throws -> String {
+        try await run(["display-message", "-p", "-t", name, format]).stdout
+            .trimmingCharacters(in: .whitespacesAndNewlines)
+    }
+
     /// The visible screen.
     func screen() async throws -> String {
         try await run(["capture-pane", "-p", "-t", name]).stdout
@@ -53,7 +69,7 @@ struct TmuxSession {
 
     /// Polls the screen until `condition` holds (returning it) or `timeout` passes (returning the
     /// last screen, which then fails the caller's check).
-    func waitForScreen(timeout: Duration = .seconds(10), until condition: (String) -> Bool) async throws -> String {
+    func waitForScreen(timeout: Duration = .seconds(30), until condition: (String) -> Bool) async throws -> String {
         let clock = ContinuousClock()
         let deadline = clock.now + timeout
         var last = ""

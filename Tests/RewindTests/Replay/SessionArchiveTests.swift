@@ -70,6 +70,88 @@ struct SessionArchiveTests {
         #expect(try target.engine.sessions().isEmpty)
     }
 
+    /// Format version 2: payloads and state data are JSON values, navigation operations
+    /// `{"push": SCREEN}` or `"pop"`, not base64 and Swift's synthesized `{"push":{"_0":…}}`.
+    @Test func recordLinesAreReadableJSON() async throws {
+        let source = try ReplayFixture()
+        let ids = try await source.recordAllExamples()
+        var sawPush = false, sawPayload = false, sawStateData = false
+        for id in ids {
+            let lines = lines(try source.engine.exportSession(id))
+            #expect(lines[0].contains(#""formatVersion":2"#))
+            for line in lines.dropFirst().dropLast() {
+                #expect(!line.contains(#""_0""#), "\(line)")
+                #expect(!line.contains("Base64"), "a JSON payload or data went out in base64: \(line)")
+                let body = try #require(
+                    try JSONSerialization.jsonObject(with: Data(line.utf8.dropFirst(28).dropLast())) as? [String: Any])
+                for operation in try #require(body["navigation"] as? [Any]) {
+                    if let name = operation as? String {
+                        #expect(["none", "pop", "popToRoot"].contains(name))
+                    } else {
+                        let object = try #require(operation as? [String: String], "\(operation)")
+                        #expect(object.count == 1)
+                        sawPush = sawPush || object["push"] != nil
+                    }
+                }
+                if body["payload"] != nil { sawPayload = true }
+                if body["stateData"] is [String: Any] { sawStateData = true }
+            }
+        }
+        #expect(sawPush && sawPayload && sawStateData)
+    }
+
+    /// Bytes that are not JSON the value writes back exactly (say a coder's own format) go out in
+    /// base64 and come back as the same bytes.
+    @Test func payloadBytesThatAreNotExactJSONRoundTripInBase64() async throws {
+        let source = try ReplayFixture()
+        try await source.record("loading-view", as: "v")
+        let lines = lines(try source.engine.exportSession(try SessionID("v")))
+        // Rewrite record 2's payload as bytes with a space (valid JSON, but not as written back).
+        let spaced = Data(#"{ "a": 1 }"#.utf8).base64EncodedString()
+        let archive = try forged(lines) { index, body in
+            if index == 2 {
+                body["payload"] = nil
+                body["payloadBase64"] = spaced
+            }
+        }
+        let target = try ReplayFixture(registering: [])
+        let info = try await target.engine.importSession(archive)
+        let record = try #require(try target.engine.store.read { try $0.records(of: info.session, from: 2, limit: 1).first })
+        #expect(record.payload == Array(#"{ "a": 1 }"#.utf8))
+        let again = self.lines(try target.engine.exportSession(info.session))
+        #expect(again[2].contains(#""payloadBase64":"\#(spaced)""#), "\(again[2])")
+    }
+
+    /// An archive written by format version 1 (base64, synthesized navigation) still imports.
+    @Test func aFormatVersion1ArchiveImportsLikeTheOriginal() async throws {
+        let source = try ReplayFixture()
+        let ids = try await source.recordAllExamples()
+        let target = try ReplayFixture(registering: [])
+        for id in ids {
+            let lines = lines(try source.engine.exportSession(id))
+            let old = try forged(lines) { index, body in
+                if index == 0 { body["formatVersion"] = 1 }
+                guard index > 0, index < lines.count - 1 else { return }
+                for key in ["payload", "stateData"] {
+                    let value = body[key]
+                    let bytes = value.map { (try? JSONSerialization.data(withJSONObject: $0, options: [.fragmentsAllowed, .sortedKeys, .withoutEscapingSlashes])) ?? Data() } ?? Data()
+                    body[key] = bytes.base64EncodedString()
+                }
+                body["navigation"] = (body["navigation"] as? [Any] ?? []).map { operation -> Any in
+                    if let name = operation as? String { return [name: [String: Any]()] }
+                    guard let (name, screen) = (operation as? [String: String])?.first else { return operation }
+                    return [name: ["_0": screen]]
+                }
+            }
+            let info = try await target.engine.importSession(old)
+            let (originals, imported) = (
+                try source.engine.store.read { try $0.records(of: id) },
+                try target.engine.store.read { try $0.records(of: info.session) })
+            #expect(imported.map(\.transition.navigation) == originals.map(\.transition.navigation))
+            #expect(imported.map(\.transition.target) == originals.map(\.transition.target))
+        }
+    }
+
     @Test func exportThenImportIntoAnotherStoreEqualsTheOriginal() async throws {
         let source = try ReplayFixture()
         let ids = try await source.recordAllExamples()
