@@ -1,4 +1,5 @@
 import Foundation
+import RewindTestSupport
 import Testing
 
 /// `rewind replay SESSION` on a terminal (a tmux pane): ←/→ step, Home/End, `g` + digits +
@@ -35,7 +36,7 @@ struct InteractiveReplayTests {
         }
     }
 
-    @Test(.timeLimit(.minutes(3)), .enabled(if: TmuxSession.executable != nil, "tmux is not installed (apt-get install tmux)"))
+    @Test(.hangGuard, .enabled(if: TmuxSession.executable != nil, "tmux is not installed (apt-get install tmux)"))
     func keysStepJumpAndQuitShowingTheRightVersionTimelineAndStack() async throws {
         guard let tmux = TmuxSession.executable else {
             Issue.record("tmux disappeared")
@@ -83,14 +84,15 @@ struct InteractiveReplayTests {
             try await expectScreen(at: 2, after: ["Left"])
             try await terminal.send("End")
             try await expectScreen(at: head, after: ["End"])
-            try await terminal.send("Right")  // past the head: stays
-            try await Task.sleep(for: .milliseconds(200))
-            try await expectScreen(at: head, after: ["End", "Right"])
+            // Past the head it stays at the head: Right then Left lands one before the head (keys
+            // are read in order, so the screen after Left shows what Right did, without a sleep).
+            try await terminal.send("Right", "Left")
+            try await expectScreen(at: head - 1, after: ["End", "Right", "Left"])
             try await terminal.send("Home")
             try await expectScreen(at: 1, after: ["Home"])
-            try await terminal.send("Left")  // before the first: stays
-            try await Task.sleep(for: .milliseconds(200))
-            try await expectScreen(at: 1, after: ["Home", "Left"])
+            // Before the first it stays at the first: Left then Right lands on version 2.
+            try await terminal.send("Left", "Right")
+            try await expectScreen(at: 2, after: ["Home", "Left", "Right"])
 
             try await terminal.send("g", "3")
             let typing = try await terminal.waitForScreen { $0.contains("go to version: 3") }
@@ -111,7 +113,7 @@ struct InteractiveReplayTests {
         }
     }
 
-    @Test(.timeLimit(.minutes(3)), .enabled(if: TmuxSession.executable != nil, "tmux is not installed (apt-get install tmux)"))
+    @Test(.hangGuard, .enabled(if: TmuxSession.executable != nil, "tmux is not installed (apt-get install tmux)"))
     func escapeCancelsTheGoToPromptWithoutWaitingForAnotherKey() async throws {
         guard let tmux = TmuxSession.executable else {
             Issue.record("tmux disappeared")

@@ -1,4 +1,5 @@
 import Foundation
+import RewindTestSupport
 import Testing
 
 /// `rewind replay` on terminals of different sizes (tmux panes): keys that are not the replay's
@@ -53,7 +54,7 @@ struct ReplayTerminalTests {
         return numbers.count == 3 ? (numbers[0], numbers[1], numbers[2]) : nil
     }
 
-    @Test(.timeLimit(.minutes(3)), .enabled(if: TmuxSession.executable != nil, "tmux is not installed"))
+    @Test(.hangGuard, .enabled(if: TmuxSession.executable != nil, "tmux is not installed"))
     func keysThatAreNotTheReplaysDoNothingAndDoNotQuit() async throws {
         let tmux = try requireTmux()
         let setup = try await Setup.make()
@@ -79,7 +80,7 @@ struct ReplayTerminalTests {
         }
     }
 
-    @Test(.timeLimit(.minutes(3)), .enabled(if: TmuxSession.executable != nil, "tmux is not installed"))
+    @Test(.hangGuard, .enabled(if: TmuxSession.executable != nil, "tmux is not installed"))
     func aSmallTerminalKeepsHeaderAndTimelineAndPagesTheStateAndAResizeRedraws() async throws {
         let tmux = try requireTmux()
         let setup = try await Setup.make()
@@ -127,7 +128,7 @@ struct ReplayTerminalTests {
         }
     }
 
-    @Test(.timeLimit(.minutes(3)), .enabled(if: TmuxSession.executable != nil, "tmux is not installed"))
+    @Test(.hangGuard, .enabled(if: TmuxSession.executable != nil, "tmux is not installed"))
     func ctrlCRestoresTheCursorTheModesAndTheScreen() async throws {
         let tmux = try requireTmux()
         let setup = try await Setup.make()
@@ -145,7 +146,7 @@ struct ReplayTerminalTests {
         }
     }
 
-    @Test(.timeLimit(.minutes(3)), .enabled(if: TmuxSession.executable != nil, "tmux is not installed"))
+    @Test(.hangGuard, .enabled(if: TmuxSession.executable != nil, "tmux is not installed"))
     func sigtermRestoresTheTerminal() async throws {
         let tmux = try requireTmux()
         let setup = try await Setup.make()
@@ -162,7 +163,7 @@ struct ReplayTerminalTests {
         }
     }
 
-    @Test(.timeLimit(.minutes(3)), .enabled(if: TmuxSession.executable != nil, "tmux is not installed"))
+    @Test(.hangGuard, .enabled(if: TmuxSession.executable != nil, "tmux is not installed"))
     func aNonUTF8LocaleGetsASCII() async throws {
         let tmux = try requireTmux()
         let setup = try await Setup.make()
@@ -183,7 +184,7 @@ struct ReplayTerminalTests {
         }
     }
 
-    @Test(.timeLimit(.minutes(3)), .enabled(if: TmuxSession.executable != nil, "tmux is not installed"))
+    @Test(.hangGuard, .enabled(if: TmuxSession.executable != nil, "tmux is not installed"))
     func theGoToPromptShowsWhatIsTypedAndRefusesLetters() async throws {
         let tmux = try requireTmux()
         let setup = try await Setup.make()
