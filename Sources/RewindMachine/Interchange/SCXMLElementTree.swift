@@ -62,11 +62,24 @@ final class SCXMLElementTreeReader: NSObject, XMLParserDelegate {
     private var root: SCXMLElement?
     private var failure: SCXMLImportError?
 
+    /// The size of the document, to tell the parser's size limit from other internal errors.
+    private let documentSize: Int
+
+    private init(documentSize: Int) {
+        self.documentSize = documentSize
+    }
+
     /// Parses `data` and returns the root element.
+    ///
+    /// The parser reads the bytes from a stream, in chunks: given them all at once, libxml2
+    /// (under `XMLParser` on Linux) refuses a document over 10 MB ("huge input lookup") unless
+    /// `XML_PARSE_HUGE` is set, which `XMLParser` does not expose. Read in chunks, only a single
+    /// token over ``SCXMLImportError/parserTokenLimit`` is refused
+    /// (``SCXMLImportError/Reason/sizeLimitExceeded(limit:)``).
     static func read(_ data: Data) throws(SCXMLImportError) -> SCXMLElement {
         try screen(data)
-        let parser = XMLParser(data: data)
-        let reader = SCXMLElementTreeReader()
+        let parser = XMLParser(stream: InputStream(data: data))
+        let reader = SCXMLElementTreeReader(documentSize: data.count)
         parser.delegate = reader
         parser.shouldProcessNamespaces = false
         parser.shouldReportNamespacePrefixes = false
@@ -75,12 +88,37 @@ final class SCXMLElementTreeReader: NSObject, XMLParserDelegate {
         if let failure = reader.failure { throw failure }
         if !succeeded || parser.parserError != nil {
             let code = (parser.parserError as NSError?)?.code ?? -1
-            throw SCXMLImportError(.malformedXML(code: code), line: parser.lineNumber, column: parser.columnNumber)
+            throw SCXMLImportError(
+                reader.reason(forParserError: code), line: max(1, parser.lineNumber), column: Self.column(parser))
         }
-        guard let root = reader.root else {
-            throw SCXMLImportError(.malformedXML(code: -1), line: parser.lineNumber, column: parser.columnNumber)
-        }
+        guard let root = reader.root else { throw SCXMLImportError(.emptyDocument) }
         return root
+    }
+
+    /// The parser's column, `nil` before it has read anything (libxml2 counts from 1).
+    private static func column(_ parser: XMLParser) -> Int? {
+        parser.columnNumber > 0 ? parser.columnNumber : nil
+    }
+
+    /// The error of the parser's `code` in words, from what the reader has seen so far: the
+    /// common libxml2 codes (the same numbers as `XMLParser.ErrorCode`) get reasons of their own.
+    private func reason(forParserError code: Int) -> SCXMLImportError.Reason {
+        switch code {
+        case 1 where documentSize >= SCXMLImportError.parserTokenLimit:
+            return .sizeLimitExceeded(limit: SCXMLImportError.parserTokenLimit)
+        case 4:
+            return .emptyDocument
+        case 5, 77:
+            if let open = stack.last { return .unclosedElement(open.name.qualified) }
+            return root == nil ? .emptyDocument : .contentAfterRootElement
+        case 42:
+            return .duplicateAttribute
+        case 76, 85:
+            if let open = stack.last { return .mismatchedTag(expected: open.name.qualified) }
+            return .malformedXML(code: code)
+        default:
+            return .malformedXML(code: code)
+        }
     }
 
     private static func screen(_ data: Data) throws(SCXMLImportError) {
@@ -118,7 +156,7 @@ final class SCXMLElementTreeReader: NSObject, XMLParserDelegate {
 
     private func fail(_ reason: SCXMLImportError.Reason, _ parser: XMLParser) {
         guard failure == nil else { return }
-        failure = SCXMLImportError(reason, line: parser.lineNumber, column: parser.columnNumber)
+        failure = SCXMLImportError(reason, line: max(1, parser.lineNumber), column: Self.column(parser))
         parser.abortParsing()
     }
 
@@ -219,9 +257,9 @@ final class SCXMLElementTreeReader: NSObject, XMLParserDelegate {
     func parser(_ parser: XMLParser, parseErrorOccurred parseError: Error) {
         guard failure == nil else { return }
         failure = SCXMLImportError(
-            .malformedXML(code: (parseError as NSError).code),
-            line: parser.lineNumber,
-            column: parser.columnNumber
+            reason(forParserError: (parseError as NSError).code),
+            line: max(1, parser.lineNumber),
+            column: Self.column(parser)
         )
     }
 }

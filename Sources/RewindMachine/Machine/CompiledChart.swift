@@ -36,12 +36,14 @@ final class CompiledChart: Sendable {
         }
     }
 
-    enum Action: Sendable {
+    indirect enum Action: Sendable {
         case raise(Event)
         case send(Event, delayMilliseconds: Int64, id: String?)
         case cancel(String)
         case log(String)
         case custom(String, CustomAction)
+        /// `<if>`/`<elseif>`/`<else>`: the branches in document order, `nil` for `<else>`.
+        case conditional([(condition: Guard?, actions: [Action])])
     }
 
     struct Transition: Sendable {
