@@ -33,7 +33,9 @@ struct SCXMLElement {
     var children: [SCXMLElement]
     /// Whether the element contained non-whitespace character data.
     var hasText: Bool
+    /// The 1-based line of the `<` that opens the element's start tag.
     var line: Int
+    /// The 1-based column, in characters, of the `<` that opens the element's start tag.
     var column: Int
 
     /// The value of the unprefixed attribute `local`.
@@ -62,11 +64,54 @@ final class SCXMLElementTreeReader: NSObject, XMLParserDelegate {
     private var root: SCXMLElement?
     private var failure: SCXMLImportError?
 
-    /// The size of the document, to tell the parser's size limit from other internal errors.
-    private let documentSize: Int
+    /// The document's bytes, to find where an element's start tag begins.
+    private let bytes: [UInt8]
+    /// The byte offset where each line starts (line 1 at index 0).
+    private let lineStarts: [Int]
+    /// The most bytes in a row without `<` or `>`: the longest text, attribute value or comment
+    /// is at most this long. Over ``SCXMLImportError/parserTokenLimit``, a parser failure is
+    /// reported as the parser's size limit (libxml2 reports it under several codes).
+    private let longestRunWithoutMarkup: Int
 
-    private init(documentSize: Int) {
-        self.documentSize = documentSize
+    private init(_ data: Data) {
+        bytes = [UInt8](data)
+        var starts = [0]
+        var longest = 0
+        var runStart = 0
+        for (offset, byte) in bytes.enumerated() {
+            if byte == 0x0A { starts.append(offset + 1) }
+            if byte == UInt8(ascii: "<") || byte == UInt8(ascii: ">") {
+                longest = max(longest, offset - runStart)
+                runStart = offset + 1
+            }
+        }
+        longestRunWithoutMarkup = max(longest, bytes.count - runStart)
+        lineStarts = starts
+    }
+
+    /// The line and column (1-based, in characters) of the `<` that opens the start tag the
+    /// parser has just read. The parser reports the position of the tag's end (its `>` or `/>`),
+    /// possibly lines after the `<`; an attribute value cannot hold a `<`, so the nearest one
+    /// before that position opens the tag. Returns the parser's position when it cannot be
+    /// followed back.
+    private func startOfTag(line: Int, column: Int) -> (line: Int, column: Int) {
+        guard line >= 1, line <= lineStarts.count, column >= 1 else { return (line, column) }
+        let lineEnd = line < lineStarts.count ? lineStarts[line] : bytes.count
+        var offset = lineStarts[line - 1]
+        var characters = 1
+        while characters < column, offset < lineEnd {
+            offset += 1
+            while offset < lineEnd, bytes[offset] & 0xC0 == 0x80 { offset += 1 }
+            characters += 1
+        }
+        var start = min(offset, bytes.count - 1)
+        while start >= 0, bytes[start] != UInt8(ascii: "<") { start -= 1 }
+        guard start >= 0 else { return (line, column) }
+        var startLine = line
+        while startLine > 1, lineStarts[startLine - 1] > start { startLine -= 1 }
+        var startColumn = 1
+        for byte in bytes[lineStarts[startLine - 1]..<start] where byte & 0xC0 != 0x80 { startColumn += 1 }
+        return (startLine, startColumn)
     }
 
     /// Parses `data` and returns the root element.
@@ -79,7 +124,7 @@ final class SCXMLElementTreeReader: NSObject, XMLParserDelegate {
     static func read(_ data: Data) throws(SCXMLImportError) -> SCXMLElement {
         try screen(data)
         let parser = XMLParser(stream: InputStream(data: data))
-        let reader = SCXMLElementTreeReader(documentSize: data.count)
+        let reader = SCXMLElementTreeReader(data)
         parser.delegate = reader
         parser.shouldProcessNamespaces = false
         parser.shouldReportNamespacePrefixes = false
@@ -103,9 +148,10 @@ final class SCXMLElementTreeReader: NSObject, XMLParserDelegate {
     /// The error of the parser's `code` in words, from what the reader has seen so far: the
     /// common libxml2 codes (the same numbers as `XMLParser.ErrorCode`) get reasons of their own.
     private func reason(forParserError code: Int) -> SCXMLImportError.Reason {
-        switch code {
-        case 1 where documentSize >= SCXMLImportError.parserTokenLimit:
+        if longestRunWithoutMarkup >= SCXMLImportError.parserTokenLimit {
             return .sizeLimitExceeded(limit: SCXMLImportError.parserTokenLimit)
+        }
+        switch code {
         case 4:
             return .emptyDocument
         case 5, 77:
@@ -213,14 +259,15 @@ final class SCXMLElementTreeReader: NSObject, XMLParserDelegate {
         where key != "xmlns" && !key.hasPrefix("xmlns:") {
             resolved.append((resolve(key, isAttribute: true), value))
         }
+        let position = startOfTag(line: parser.lineNumber, column: parser.columnNumber)
         stack.append(
             SCXMLElement(
                 name: resolve(elementName, isAttribute: false),
                 attributes: resolved,
                 children: [],
                 hasText: false,
-                line: parser.lineNumber,
-                column: parser.columnNumber
+                line: position.line,
+                column: position.column
             )
         )
     }
