@@ -73,16 +73,19 @@ final class SCXMLElementTreeReader: NSObject, XMLParserDelegate {
     /// reported as the parser's size limit (libxml2 reports it under several codes).
     private let longestRunWithoutMarkup: Int
 
-    private init(_ data: Data) {
-        bytes = [UInt8](data)
+    private init(_ bytes: [UInt8]) {
+        self.bytes = bytes
         var starts = [0]
         var longest = 0
         var runStart = 0
-        for (offset, byte) in bytes.enumerated() {
-            if byte == 0x0A { starts.append(offset + 1) }
-            if byte == UInt8(ascii: "<") || byte == UInt8(ascii: ">") {
-                longest = max(longest, offset - runStart)
-                runStart = offset + 1
+        bytes.withUnsafeBufferPointer { buffer in
+            for offset in 0..<buffer.count {
+                let byte = buffer[offset]
+                if byte == 0x0A { starts.append(offset + 1) }
+                if byte == UInt8(ascii: "<") || byte == UInt8(ascii: ">") {
+                    longest = max(longest, offset - runStart)
+                    runStart = offset + 1
+                }
             }
         }
         longestRunWithoutMarkup = max(longest, bytes.count - runStart)
@@ -122,9 +125,10 @@ final class SCXMLElementTreeReader: NSObject, XMLParserDelegate {
     /// token over ``SCXMLImportError/parserTokenLimit`` is refused
     /// (``SCXMLImportError/Reason/sizeLimitExceeded(limit:)``).
     static func read(_ data: Data) throws(SCXMLImportError) -> SCXMLElement {
-        try screen(data)
+        let bytes = [UInt8](data)
+        try screen(bytes)
         let parser = XMLParser(stream: InputStream(data: data))
-        let reader = SCXMLElementTreeReader(data)
+        let reader = SCXMLElementTreeReader(bytes)
         parser.delegate = reader
         parser.shouldProcessNamespaces = false
         parser.shouldReportNamespacePrefixes = false
@@ -167,37 +171,37 @@ final class SCXMLElementTreeReader: NSObject, XMLParserDelegate {
         }
     }
 
-    private static func screen(_ data: Data) throws(SCXMLImportError) {
-        let invalidUTF8 = transcode(
-            data.makeIterator(), from: UTF8.self, to: UTF32.self, stoppingOnError: true, into: { _ in }
-        )
-        guard !invalidUTF8 else { throw SCXMLImportError(.notUTF8) }
-        let marker = Array("<!DOCTYPE".utf8)
-        let instruction = Array("<?".utf8)
-        // The XML declaration, allowed only at the very start (after an optional byte order mark).
-        let bom: [UInt8] = [0xEF, 0xBB, 0xBF]
-        let declarationStart = data.starts(with: bom) ? data.startIndex + bom.count : data.startIndex
-        let declaration = Array("<?xml".utf8)
-        var line = 1
-        var index = data.startIndex
-        while index < data.endIndex {
-            let byte = data[index]
-            if byte == 0x0A { line += 1 }
-            if byte == UInt8(ascii: "<") {
-                if data[index...].starts(with: marker) {
-                    throw SCXMLImportError(.documentTypeDeclaration, line: line, column: nil)
-                }
-                if data[index...].starts(with: instruction) {
-                    let isDeclaration = index == declarationStart && data[index...].starts(with: declaration)
-                        && data.index(index, offsetBy: declaration.count) < data.endIndex
-                        && [0x20, 0x09, 0x0A, 0x0D].contains(data[data.index(index, offsetBy: declaration.count)])
-                    if !isDeclaration {
-                        throw SCXMLImportError(.processingInstruction, line: line, column: nil)
+    private static func screen(_ bytes: [UInt8]) throws(SCXMLImportError) {
+        // Foundation's own decoder: the stdlib's generic `transcode` runs unoptimised in debug
+        // builds, seconds for a large document.
+        guard String(bytes: bytes, encoding: .utf8) != nil else { throw SCXMLImportError(.notUTF8) }
+        let failure: SCXMLImportError? = bytes.withUnsafeBufferPointer { buffer in
+            // The XML declaration, allowed only at the very start (after an optional byte order mark).
+            let declarationStart = buffer.starts(with: [0xEF, 0xBB, 0xBF]) ? 3 : 0
+            var line = 1
+            var index = 0
+            let count = buffer.count
+            while index < count {
+                let byte = buffer[index]
+                if byte == 0x0A { line += 1 }
+                if byte == UInt8(ascii: "<"), index + 1 < count {
+                    let rest = UnsafeBufferPointer(rebasing: buffer[index...])
+                    if rest.starts(with: "<!DOCTYPE".utf8) {
+                        return SCXMLImportError(.documentTypeDeclaration, line: line, column: nil)
+                    }
+                    if buffer[index + 1] == UInt8(ascii: "?") {
+                        let isDeclaration = index == declarationStart && rest.starts(with: "<?xml".utf8)
+                            && rest.count > 5 && [0x20, 0x09, 0x0A, 0x0D].contains(rest[5])
+                        if !isDeclaration {
+                            return SCXMLImportError(.processingInstruction, line: line, column: nil)
+                        }
                     }
                 }
+                index += 1
             }
-            index += 1
+            return nil
         }
+        if let failure { throw failure }
     }
 
     private func fail(_ reason: SCXMLImportError.Reason, _ parser: XMLParser) {

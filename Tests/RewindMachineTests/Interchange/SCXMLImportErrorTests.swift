@@ -121,6 +121,12 @@ struct SCXMLImportErrorTests {
         #expect(conditional.line == 4)
     }
 
+    @Test(arguments: [[0xED, 0xA0, 0x80], [0xC0, 0xAF], [0xF8, 0x88, 0x80, 0x80, 0x80], [0xE2, 0x82]] as [[UInt8]])
+    func invalidUTF8IsRefusedBeforeParsing(sequence: [UInt8]) throws {
+        let bytes = Array((Self.open + "<!-- ").utf8) + sequence + Array(" --><state id=\"a\"/></scxml>".utf8)
+        #expect(importError(Data(bytes))?.reason == .notUTF8)
+    }
+
     @Test func aDocumentWithoutStatesIsRefused() throws {
         let error = try #require(importError(Self.open + "</scxml>"))
         #expect(error.reason == .noStates)
