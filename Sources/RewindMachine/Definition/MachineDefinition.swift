@@ -189,7 +189,7 @@ public indirect enum GuardDefinition: Hashable, Sendable {
 
 /// Executable content, as data (SCXML's `<raise>`, `<send>`, `<cancel>`, `<log>`, `<if>`, plus
 /// named custom actions).
-public enum ActionDefinition: Hashable, Sendable {
+public indirect enum ActionDefinition: Hashable, Sendable {
     /// Raises an internal event, processed before the next external event (SCXML `<raise>`).
     case raise(event: String)
     /// Sends an event to the machine's external queue, after `delayMilliseconds` measured by the

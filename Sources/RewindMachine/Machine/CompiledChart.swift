@@ -36,7 +36,7 @@ final class CompiledChart: Sendable {
         }
     }
 
-    enum Action: Sendable {
+    indirect enum Action: Sendable {
         case raise(Event)
         case send(Event, delayMilliseconds: Int64, id: String?)
         case cancel(String)
