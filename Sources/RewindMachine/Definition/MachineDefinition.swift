@@ -189,6 +189,7 @@ public indirect enum GuardDefinition: Hashable, Sendable {
 
 /// Executable content, as data (SCXML's `<raise>`, `<send>`, `<cancel>`, `<log>`, `<if>`, plus
 /// named custom actions).
+// `indirect` because `conditional` nests actions; see `CompiledChart.Action` for why it stays.
 public indirect enum ActionDefinition: Hashable, Sendable {
     /// Raises an internal event, processed before the next external event (SCXML `<raise>`).
     case raise(event: String)
