@@ -189,8 +189,9 @@ public indirect enum GuardDefinition: Hashable, Sendable {
 
 /// Executable content, as data (SCXML's `<raise>`, `<send>`, `<cancel>`, `<log>`, `<if>`, plus
 /// named custom actions).
-// `indirect` because `conditional` nests actions; see `CompiledChart.Action` for why it stays.
 public indirect enum ActionDefinition: Hashable, Sendable {
+    // `indirect` because `conditional` nests actions; see `CompiledChart.Action` for why it stays.
+
     /// Raises an internal event, processed before the next external event (SCXML `<raise>`).
     case raise(event: String)
     /// Sends an event to the machine's external queue, after `delayMilliseconds` measured by the

@@ -36,10 +36,11 @@ final class CompiledChart: Sendable {
         }
     }
 
-    // `indirect`: `conditional` nests actions. Without it (the nesting being through arrays)
-    // the Swift 6 toolchain on Linux built code that crashed in a reference-count decrement
-    // (tests of this module, run in parallel); keep it, with `ActionDefinition`'s.
     indirect enum Action: Sendable {
+        // `indirect`: `conditional` nests actions. Without it (the nesting being through
+        // arrays) the Swift 6 toolchain on Linux built code that crashed in a reference-count
+        // decrement (tests of this module, run in parallel); keep it, with `ActionDefinition`'s.
+
         case raise(Event)
         case send(Event, delayMilliseconds: Int64, id: String?)
         case cancel(String)
