@@ -1,5 +1,7 @@
 # The two set-up commands of the README. Each installs LMDB first when it is missing.
 CONFORMANCE_DIR ?= ../shared/conformance/scxml-test-framework
+# Rewind's own cases (delays, <cancel>, internal and external event order, <if>, undeliverable sends).
+OWN_CONFORMANCE_DIR := Tests/ConformanceCases
 
 .PHONY: demo test deps build conformance
 
@@ -13,14 +15,16 @@ build: deps
 demo: deps
 	swift run rewind demo
 
-## make test: the whole test suite, then the SCXML conformance cases when the folder exists.
+## make test: the whole test suite, then the SCXML conformance cases: Rewind's own, and the shared
+## ones when their folder exists.
 test: deps
 	swift test
-	@if [ -d "$(CONFORMANCE_DIR)" ]; then \
-		swift run rewind-conformance "$(CONFORMANCE_DIR)"; \
-	else \
-		echo "conformance: skipped, $(CONFORMANCE_DIR) not found"; \
-	fi
+	@$(MAKE) --no-print-directory conformance
 
 conformance: deps
-	swift run rewind-conformance "$(CONFORMANCE_DIR)"
+	@if [ -d "$(CONFORMANCE_DIR)" ]; then \
+		swift run rewind-conformance "$(CONFORMANCE_DIR)" "$(OWN_CONFORMANCE_DIR)"; \
+	else \
+		echo "conformance: $(CONFORMANCE_DIR) not found, running Rewind's own cases only"; \
+		swift run rewind-conformance "$(OWN_CONFORMANCE_DIR)"; \
+	fi

@@ -13,18 +13,23 @@ struct ConformanceCase {
         case failed(String)
     }
 
-    private struct Script: Decodable {
+    /// The case's script: the expected atomic configuration after start, then steps. A step
+    /// waits `after` milliseconds of the machine's clock (delivering the machine's own sends as
+    /// they come due), then sends `event` (when there is one), and expects `nextConfiguration`.
+    struct Script: Decodable {
         struct Step: Decodable {
             struct Named: Decodable { let name: String }
-            let event: Named
+            let after: Int64?
+            let event: Named?
             let nextConfiguration: [String]
         }
         let initialConfiguration: [String]
         let events: [Step]
     }
 
-    /// Every `*.scxml` file under `root` with a `*.json` beside it, sorted by name.
-    static func find(in root: URL) -> [ConformanceCase] {
+    /// Every `*.scxml` file under `root` with a `*.json` beside it, sorted by name (relative to
+    /// `root`, after `prefix`).
+    static func find(in root: URL, prefix: String = "") -> [ConformanceCase] {
         guard let enumerator = FileManager.default.enumerator(at: root, includingPropertiesForKeys: nil) else { return [] }
         let rootPath = root.standardizedFileURL.path
         var cases: [ConformanceCase] = []
@@ -34,12 +39,13 @@ struct ConformanceCase {
             var name = url.deletingPathExtension().standardizedFileURL.path
             if name.hasPrefix(rootPath) { name = String(name.dropFirst(rootPath.count)) }
             while name.hasPrefix("/") { name.removeFirst() }
-            cases.append(ConformanceCase(name: name, document: url, script: script))
+            cases.append(ConformanceCase(name: prefix + name, document: url, script: script))
         }
         return cases.sorted { $0.name < $1.name }
     }
 
-    /// Imports, starts, and compares the atomic configuration after start and after each event.
+    /// Imports and starts the document, then compares the atomic configuration after start and
+    /// after each step of the script.
     func run() -> Outcome {
         let expected: Script
         do {
@@ -54,30 +60,9 @@ struct ConformanceCase {
         } catch {
             return .failed("cannot load document: \(error)")
         }
-        do {
-            var state = try machine.start().state
-            if let mismatch = compare(machine, state, expected.initialConfiguration, after: "start") {
-                return .failed(mismatch)
-            }
-            for (position, step) in expected.events.enumerated() {
-                // A finished machine takes no more events and keeps its configuration.
-                if !state.isFinished { state = try machine.send(Event(step.event.name), in: state).state }
-                let label = "event #\(position + 1) '\(step.event.name)'"
-                if let mismatch = compare(machine, state, step.nextConfiguration, after: label) {
-                    return .failed(mismatch)
-                }
-            }
-        } catch {
-            return .failed("\(error)")
-        }
-        return .passed
+        return ConformanceDriver(machine: machine).run(expected)
     }
 
-    private func compare(_ machine: Machine, _ state: MachineState, _ expected: [String], after label: String) -> String? {
-        let actual = machine.atomicStates(of: state.configuration)
-        if Set(actual) == Set(expected) { return nil }
-        return "after \(label): expected [\(expected.sorted().joined(separator: ", "))], got [\(actual.sorted().joined(separator: ", "))]"
-    }
 }
 
 /// Cases whose expected configurations follow SCION's semantics where Rewind follows the W3C

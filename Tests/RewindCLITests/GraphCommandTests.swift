@@ -122,11 +122,12 @@ struct GraphCommandTests {
               <state id="a"><transition event="go" target="nowhere"/></state>
             </scxml>
             """.utf8).write(to: URL(fileURLWithPath: broken))
+        // The SCXML import itself refuses the unknown target, with the transition's position.
         expectOneLineError(try await demo.tool.run(["graph", broken]), containing: [
-            "'\(broken)' is not a valid machine", "unknown target 'nowhere'"])
+            "line 2, column 17", "target 'nowhere' is not a state"])
         // `verify --definition` says the same.
         expectOneLineError(try await demo.tool.run(["verify", "--definition", broken]), containing: [
-            "'\(broken)' is not a valid machine", "unknown target 'nowhere'"])
+            "line 2, column 17", "target 'nowhere' is not a state"])
 
         // A custom action is the app's code: without it the machine still draws.
         let document = """

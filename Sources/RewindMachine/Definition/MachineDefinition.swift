@@ -187,8 +187,11 @@ public indirect enum GuardDefinition: Hashable, Sendable {
     case any([GuardDefinition])
 }
 
-/// Executable content, as data (SCXML's `<raise>`, `<send>`, `<log>`, plus named custom actions).
-public enum ActionDefinition: Hashable, Sendable {
+/// Executable content, as data (SCXML's `<raise>`, `<send>`, `<cancel>`, `<log>`, `<if>`, plus
+/// named custom actions).
+public indirect enum ActionDefinition: Hashable, Sendable {
+    // `indirect` because `conditional` nests actions; see `CompiledChart.Action` for why it stays.
+
     /// Raises an internal event, processed before the next external event (SCXML `<raise>`).
     case raise(event: String)
     /// Sends an event to the machine's external queue, after `delayMilliseconds` measured by the
@@ -202,6 +205,49 @@ public enum ActionDefinition: Hashable, Sendable {
     /// A custom action registered under this name with the machine's builder. It may change the
     /// machine's context and raise events; it must be deterministic (it is re-run on replay).
     case custom(String)
+    /// SCXML's `<if>` / `<elseif>` / `<else>`: runs the actions of the first branch whose condition
+    /// holds (a branch without a condition, `<else>`, always holds), in document order, against
+    /// the configuration at the moment it runs. No branch holding runs nothing.
+    case conditional([ConditionalBranch])
+    /// A `<send>` the machine cannot deliver: to a `target` it cannot reach or of an event I/O
+    /// processor `type` it does not support. Running it sends nothing and places an error event on
+    /// the internal queue instead, as the W3C algorithm does (SCXML §6.2.4): `error.execution`
+    /// for an unsupported `type` or a target that is not an SCXML session address,
+    /// `error.communication` for an SCXML session address (`#_parent`, `#_scxml_…`, `#_…`) that
+    /// no session answers to. ``Machine/warnings`` names every such send. The other fields are
+    /// kept so the `<send>` exports as it was written.
+    case undeliverableSend(event: String, target: String?, type: String?, delayMilliseconds: Int = 0, id: String? = nil)
+}
+
+extension ActionDefinition {
+    /// The error event an ``undeliverableSend(event:target:type:delayMilliseconds:id:)`` with
+    /// this `target` and `type` raises: `error.execution` for an unsupported type or a target
+    /// that is not an SCXML session address, `error.communication` otherwise.
+    public static func undeliverableSendError(target: String?, type: String?) -> String {
+        if let type, !isSCXMLEventProcessor(type) { return "error.execution" }
+        if let target, target.hasPrefix("#_") { return "error.communication" }
+        return "error.execution"
+    }
+
+    /// Whether `type` names the SCXML event I/O processor (its URI or the short name `scxml`).
+    static func isSCXMLEventProcessor(_ type: String) -> Bool {
+        type == "http://www.w3.org/TR/scxml/#SCXMLEventProcessor" || type == "scxml"
+    }
+}
+
+/// One branch of a ``ActionDefinition/conditional(_:)`` action: SCXML's `<if cond>`,
+/// `<elseif cond>` or `<else>` and the executable content up to the next branch.
+public struct ConditionalBranch: Hashable, Sendable {
+    /// The branch's condition; `nil` for `<else>` (always holds).
+    public var condition: GuardDefinition?
+    /// The actions run when this branch is the first whose condition holds.
+    public var actions: [ActionDefinition]
+
+    /// Creates a branch.
+    public init(condition: GuardDefinition?, actions: [ActionDefinition]) {
+        self.condition = condition
+        self.actions = actions
+    }
 }
 
 /// What entering a state (or taking a transition) does to the navigation stack of the session.

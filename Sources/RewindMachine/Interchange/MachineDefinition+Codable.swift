@@ -133,12 +133,14 @@ extension GuardDefinition: Codable {
 }
 
 extension ActionDefinition: Codable {
-    private static let cases: Set<String> = ["raise", "send", "cancel", "log", "custom"]
+    private static let cases: Set<String> = ["raise", "send", "cancel", "log", "custom", "if", "undeliverableSend"]
 
     /// Decodes an action from its tagged form: `{"raise": {"event": "e"}}`,
     /// `{"send": {"event": "e", "delayMilliseconds": 500, "id": "t"}}`,
-    /// `{"cancel": {"sendID": "t"}}`, `{"log": {"label": "l", "message": "m"}}` or
-    /// `{"custom": {"name": "x"}}`.
+    /// `{"cancel": {"sendID": "t"}}`, `{"log": {"label": "l", "message": "m"}}`,
+    /// `{"custom": {"name": "x"}}`, `{"if": {"branches": [{"condition": guard, "actions": [...]},
+    /// {"actions": [...]}]}}` or `{"undeliverableSend": {"event": "e", "target": "#_parent",
+    /// "type": "…", "delayMilliseconds": 500, "id": "t"}}`.
     public init(from decoder: any Decoder) throws {
         let container = try decoder.container(keyedBy: InterchangeCodingKey.self)
         let key = try container.singleCase(of: Self.cases, for: "action")
@@ -162,6 +164,18 @@ extension ActionDefinition: Codable {
             self = .log(
                 label: try fields.decodeIfPresent(String.self, forKey: "label"),
                 message: try fields.decodeIfPresent(String.self, forKey: "message")
+            )
+        case "if":
+            try fields.rejectUnknownKeys(["branches"])
+            self = .conditional(try fields.decode([ConditionalBranch].self, forKey: "branches"))
+        case "undeliverableSend":
+            try fields.rejectUnknownKeys(["event", "target", "type", "delayMilliseconds", "id"])
+            self = .undeliverableSend(
+                event: try fields.decode(String.self, forKey: "event"),
+                target: try fields.decodeIfPresent(String.self, forKey: "target"),
+                type: try fields.decodeIfPresent(String.self, forKey: "type"),
+                delayMilliseconds: try fields.decodeIfPresent(Int.self, forKey: "delayMilliseconds") ?? 0,
+                id: try fields.decodeIfPresent(String.self, forKey: "id")
             )
         default:
             try fields.rejectUnknownKeys(["name"])
@@ -191,7 +205,37 @@ extension ActionDefinition: Codable {
         case .custom(let name):
             var fields = container.nestedContainer(keyedBy: InterchangeCodingKey.self, forKey: "custom")
             try fields.encode(name, forKey: "name")
+        case .conditional(let branches):
+            var fields = container.nestedContainer(keyedBy: InterchangeCodingKey.self, forKey: "if")
+            try fields.encode(branches, forKey: "branches")
+        case .undeliverableSend(let event, let target, let type, let delayMilliseconds, let id):
+            var fields = container.nestedContainer(keyedBy: InterchangeCodingKey.self, forKey: "undeliverableSend")
+            try fields.encode(event, forKey: "event")
+            try fields.encodeIfPresent(target, forKey: "target")
+            try fields.encodeIfPresent(type, forKey: "type")
+            if delayMilliseconds != 0 { try fields.encode(delayMilliseconds, forKey: "delayMilliseconds") }
+            try fields.encodeIfPresent(id, forKey: "id")
         }
+    }
+}
+
+extension ConditionalBranch: Codable {
+    /// Decodes a branch: `{"condition": guard, "actions": [...]}`, the condition absent for
+    /// `<else>` and the actions absent when there are none.
+    public init(from decoder: any Decoder) throws {
+        let container = try decoder.container(keyedBy: InterchangeCodingKey.self)
+        try container.rejectUnknownKeys(["condition", "actions"])
+        self.init(
+            condition: try container.decodeIfPresent(GuardDefinition.self, forKey: "condition"),
+            actions: try container.decodeList([ActionDefinition].self, forKey: "actions")
+        )
+    }
+
+    /// Encodes a branch, omitting a missing condition and an empty action list.
+    public func encode(to encoder: any Encoder) throws {
+        var container = encoder.container(keyedBy: InterchangeCodingKey.self)
+        try container.encodeIfPresent(condition, forKey: "condition")
+        try container.encodeList(actions, forKey: "actions")
     }
 }
 

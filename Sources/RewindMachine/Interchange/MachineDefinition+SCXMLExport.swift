@@ -191,6 +191,55 @@ struct SCXMLWriter {
         case .custom(let name):
             usesRewindNamespace = true
             line(depth, "<\(Self.rewind)action\(Self.attribute("name", name))/>")
+        case .conditional(let branches):
+            writeConditional(branches, depth: depth)
+        case .undeliverableSend(let event, let target, let type, let delayMilliseconds, let id):
+            var attributes = Self.attribute("event", event)
+            if let target { attributes += Self.attribute("target", target) }
+            if let type { attributes += Self.attribute("type", type) }
+            if delayMilliseconds != 0 {
+                attributes += Self.attribute("delay", SCXMLValueSyntax.delay(milliseconds: delayMilliseconds))
+            }
+            if let id { attributes += Self.attribute("id", id) }
+            line(depth, "<send\(attributes)/>")
         }
+    }
+
+    /// Writes `<if>`, its `<elseif>`s and `<else>`: a branch's condition as `cond` when it has an
+    /// SCXML form, else as `rewind:guard`. A first branch without a condition (possible in a
+    /// definition built in code) is written as `<if cond="true">`'s equivalent in Rewind's
+    /// syntax, `rewind:guard="all()"`; an `<else>` with branches after it likewise as an
+    /// `<elseif rewind:guard="all()">`, so every branch keeps its place.
+    private mutating func writeConditional(_ branches: [ConditionalBranch], depth: Int) {
+        guard !branches.isEmpty else {
+            usesRewindNamespace = true
+            line(depth, "<if\(rewindAttribute("guard", "any()"))/>")
+            return
+        }
+        for (position, branch) in branches.enumerated() {
+            let isLast = position == branches.count - 1
+            let element: String
+            var attributes = ""
+            if let condition = branch.condition {
+                element = position == 0 ? "if" : "elseif"
+                if let text = GuardExpression.condition(for: condition) {
+                    attributes = Self.attribute("cond", text)
+                } else {
+                    attributes = rewindAttribute("guard", GuardExpression.expression(for: condition))
+                }
+            } else if position > 0, isLast {
+                element = "else"
+            } else {
+                element = position == 0 ? "if" : "elseif"
+                attributes = rewindAttribute("guard", "all()")
+            }
+            if position == 0 {
+                line(depth, "<if\(attributes)>")
+            } else {
+                line(depth + 1, "<\(element)\(attributes)/>")
+            }
+            for action in branch.actions { write(action, depth: depth + 1) }
+        }
+        line(depth, "</if>")
     }
 }

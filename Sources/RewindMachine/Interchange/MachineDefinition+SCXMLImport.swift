@@ -62,8 +62,8 @@ struct SCXMLImporter {
     /// SCXML elements Rewind knows but refuses, because they need a data model, scripts or
     /// external services.
     private static let unsupportedElements: Set<String> = [
-        "datamodel", "data", "script", "assign", "invoke", "finalize", "if", "elseif", "else",
-        "foreach", "param", "content", "donedata",
+        "datamodel", "data", "script", "assign", "invoke", "finalize", "foreach", "param", "content",
+        "donedata",
     ]
 
     /// The elements that declare states (and so may carry an `id`).
@@ -92,11 +92,14 @@ struct SCXMLImporter {
                 throw importer.placementError(child, parent: root)
             }
         }
-        return MachineDefinition(
+        guard !states.isEmpty else { throw error(.noStates, at: root) }
+        let definition = MachineDefinition(
             name: name ?? root.attribute("name") ?? fallbackName,
             initial: root.attribute("initial").map(SCXMLValueSyntax.list) ?? [],
             states: states
         )
+        try ReferenceCheck(definition: definition).check(root: root)
+        return definition
     }
 
     // MARK: - Elements
@@ -125,7 +128,7 @@ struct SCXMLImporter {
     /// The SCXML elements Rewind supports, to tell a misplaced element from an unknown one.
     private static let knownElements: Set<String> = [
         "scxml", "state", "parallel", "final", "history", "initial", "transition", "onentry", "onexit",
-        "raise", "send", "cancel", "log",
+        "raise", "send", "cancel", "log", "if", "elseif", "else",
     ]
 
     private func placementError(_ element: SCXMLElement, parent: SCXMLElement) -> SCXMLImportError {
@@ -337,12 +340,21 @@ struct SCXMLImporter {
             }
             transition.kind = kind
         }
+        transition.condition = try condition(of: element)
+        transition.navigation = try navigation(element)
+        transition.actions = try actions(in: element)
+        return transition
+    }
+
+    /// The condition of a `<transition>`, `<if>` or `<elseif>`: its `cond` (`In('id')` or
+    /// `!In('id')`) or its `rewind:guard`, `nil` when it has neither.
+    private func condition(of element: SCXMLElement) throws(SCXMLImportError) -> GuardDefinition? {
         switch (element.attribute("cond"), element.rewindAttribute("guard")) {
         case (let condition?, nil):
             guard let parsed = GuardExpression.parseCondition(condition) else {
                 throw error(.unsupportedCondition(condition), at: element)
             }
-            transition.condition = parsed
+            return parsed
         case (nil, let expression?):
             guard let parsed = GuardExpression.parseExpression(expression) else {
                 throw invalid(
@@ -352,15 +364,12 @@ struct SCXMLImporter {
                     expected: "named('x'), inState('x'), not(g), all(g, ...) or any(g, ...)"
                 )
             }
-            transition.condition = parsed
+            return parsed
         case (_?, _?):
-            throw error(.unsupportedAttribute(element: "transition", attribute: "rewind:guard"), at: element)
+            throw error(.unsupportedAttribute(element: element.name.qualified, attribute: "rewind:guard"), at: element)
         case (nil, nil):
-            break
+            return nil
         }
-        transition.navigation = try navigation(element)
-        transition.actions = try actions(in: element)
-        return transition
     }
 
     // MARK: - Executable content
@@ -390,6 +399,8 @@ struct SCXMLImporter {
             return .raise(event: try eventName(element))
         case "send":
             return try send(element)
+        case "if":
+            return try conditional(element)
         case "cancel":
             try checkAttributes(element, allowed: ["sendid"])
             try requireNoChildren(element)
@@ -406,14 +417,40 @@ struct SCXMLImporter {
         }
     }
 
-    private static let scxmlEventProcessor = "http://www.w3.org/TR/scxml/#SCXMLEventProcessor"
+    /// `<if cond>` with its `<elseif cond>`s and `<else>`: each branch holds the executable
+    /// content up to the next one. `<else>` comes last.
+    private func conditional(_ element: SCXMLElement) throws(SCXMLImportError) -> ActionDefinition {
+        try checkAttributes(element, allowed: ["cond"], allowedRewind: ["guard"])
+        guard let first = try condition(of: element) else {
+            throw error(.missingAttribute(element: "if", attribute: "cond"), at: element)
+        }
+        var branches = [ConditionalBranch(condition: first, actions: [])]
+        var sawElse = false
+        for child in element.children where try isRelevant(child) {
+            if isSCXML(child), child.name.local == "elseif" || child.name.local == "else" {
+                guard !sawElse else { throw error(.misplacedElement(child.name.local, parent: "if"), at: child) }
+                try requireNoChildren(child)
+                if child.name.local == "else" {
+                    try checkAttributes(child, allowed: [])
+                    sawElse = true
+                    branches.append(ConditionalBranch(condition: nil, actions: []))
+                } else {
+                    try checkAttributes(child, allowed: ["cond"], allowedRewind: ["guard"])
+                    guard let condition = try condition(of: child) else {
+                        throw error(.missingAttribute(element: "elseif", attribute: "cond"), at: child)
+                    }
+                    branches.append(ConditionalBranch(condition: condition, actions: []))
+                }
+                continue
+            }
+            branches[branches.count - 1].actions.append(try action(child, parent: element))
+        }
+        return .conditional(branches)
+    }
 
     private func send(_ element: SCXMLElement) throws(SCXMLImportError) -> ActionDefinition {
         try checkAttributes(element, allowed: ["event", "delay", "target", "id", "type"])
         try requireNoChildren(element)
-        if let type = element.attribute("type"), type != Self.scxmlEventProcessor, type != "scxml" {
-            throw invalid(element, "type", type, expected: "the SCXML event processor (\(Self.scxmlEventProcessor))")
-        }
         let event = try eventName(element)
         var delay = 0
         if let text = element.attribute("delay") {
@@ -421,6 +458,12 @@ struct SCXMLImporter {
                 throw invalid(element, "delay", text, expected: "a duration such as '1s', '1.5s' or '500ms'")
             }
             delay = milliseconds
+        }
+        let type = element.attribute("type")
+        if let type, !ActionDefinition.isSCXMLEventProcessor(type) {
+            return .undeliverableSend(
+                event: event, target: element.attribute("target"), type: type, delayMilliseconds: delay,
+                id: element.attribute("id"))
         }
         switch element.attribute("target") {
         case nil:
@@ -431,7 +474,8 @@ struct SCXMLImporter {
             }
             return .raise(event: event)
         case let target?:
-            throw invalid(element, "target", target, expected: "no target (the machine itself) or '#_internal'")
+            return .undeliverableSend(
+                event: event, target: target, type: type, delayMilliseconds: delay, id: element.attribute("id"))
         }
     }
 

@@ -33,7 +33,9 @@ struct SCXMLElement {
     var children: [SCXMLElement]
     /// Whether the element contained non-whitespace character data.
     var hasText: Bool
+    /// The 1-based line of the `<` that opens the element's start tag.
     var line: Int
+    /// The 1-based column, in characters, of the `<` that opens the element's start tag.
     var column: Int
 
     /// The value of the unprefixed attribute `local`.
@@ -62,11 +64,71 @@ final class SCXMLElementTreeReader: NSObject, XMLParserDelegate {
     private var root: SCXMLElement?
     private var failure: SCXMLImportError?
 
+    /// The document's bytes, to find where an element's start tag begins.
+    private let bytes: [UInt8]
+    /// The byte offset where each line starts (line 1 at index 0).
+    private let lineStarts: [Int]
+    /// The most bytes in a row without `<` or `>`: the longest text, attribute value or comment
+    /// is at most this long. Over ``SCXMLImportError/parserTokenLimit``, a parser failure is
+    /// reported as the parser's size limit (libxml2 reports it under several codes).
+    private let longestRunWithoutMarkup: Int
+
+    private init(_ bytes: [UInt8]) {
+        self.bytes = bytes
+        var starts = [0]
+        var longest = 0
+        var runStart = 0
+        bytes.withUnsafeBufferPointer { buffer in
+            for offset in 0..<buffer.count {
+                let byte = buffer[offset]
+                if byte == 0x0A { starts.append(offset + 1) }
+                if byte == UInt8(ascii: "<") || byte == UInt8(ascii: ">") {
+                    longest = max(longest, offset - runStart)
+                    runStart = offset + 1
+                }
+            }
+        }
+        longestRunWithoutMarkup = max(longest, bytes.count - runStart)
+        lineStarts = starts
+    }
+
+    /// The line and column (1-based, in characters) of the `<` that opens the start tag the
+    /// parser has just read. The parser reports the position of the tag's end (its `>` or `/>`),
+    /// possibly lines after the `<`; an attribute value cannot hold a `<`, so the nearest one
+    /// before that position opens the tag. Returns the parser's position when it cannot be
+    /// followed back.
+    private func startOfTag(line: Int, column: Int) -> (line: Int, column: Int) {
+        guard line >= 1, line <= lineStarts.count, column >= 1 else { return (line, column) }
+        let lineEnd = line < lineStarts.count ? lineStarts[line] : bytes.count
+        var offset = lineStarts[line - 1]
+        var characters = 1
+        while characters < column, offset < lineEnd {
+            offset += 1
+            while offset < lineEnd, bytes[offset] & 0xC0 == 0x80 { offset += 1 }
+            characters += 1
+        }
+        var start = min(offset, bytes.count - 1)
+        while start >= 0, bytes[start] != UInt8(ascii: "<") { start -= 1 }
+        guard start >= 0 else { return (line, column) }
+        var startLine = line
+        while startLine > 1, lineStarts[startLine - 1] > start { startLine -= 1 }
+        var startColumn = 1
+        for byte in bytes[lineStarts[startLine - 1]..<start] where byte & 0xC0 != 0x80 { startColumn += 1 }
+        return (startLine, startColumn)
+    }
+
     /// Parses `data` and returns the root element.
+    ///
+    /// The parser reads the bytes from a stream, in chunks: given them all at once, libxml2
+    /// (under `XMLParser` on Linux) refuses a document over 10 MB ("huge input lookup") unless
+    /// `XML_PARSE_HUGE` is set, which `XMLParser` does not expose. Read in chunks, only a single
+    /// token over ``SCXMLImportError/parserTokenLimit`` is refused
+    /// (``SCXMLImportError/Reason/sizeLimitExceeded(limit:)``).
     static func read(_ data: Data) throws(SCXMLImportError) -> SCXMLElement {
-        try screen(data)
-        let parser = XMLParser(data: data)
-        let reader = SCXMLElementTreeReader()
+        let bytes = [UInt8](data)
+        try screen(bytes)
+        let parser = XMLParser(stream: InputStream(data: data))
+        let reader = SCXMLElementTreeReader(bytes)
         parser.delegate = reader
         parser.shouldProcessNamespaces = false
         parser.shouldReportNamespacePrefixes = false
@@ -75,50 +137,76 @@ final class SCXMLElementTreeReader: NSObject, XMLParserDelegate {
         if let failure = reader.failure { throw failure }
         if !succeeded || parser.parserError != nil {
             let code = (parser.parserError as NSError?)?.code ?? -1
-            throw SCXMLImportError(.malformedXML(code: code), line: parser.lineNumber, column: parser.columnNumber)
+            throw SCXMLImportError(
+                reader.reason(forParserError: code), line: max(1, parser.lineNumber), column: Self.column(parser))
         }
-        guard let root = reader.root else {
-            throw SCXMLImportError(.malformedXML(code: -1), line: parser.lineNumber, column: parser.columnNumber)
-        }
+        guard let root = reader.root else { throw SCXMLImportError(.emptyDocument) }
         return root
     }
 
-    private static func screen(_ data: Data) throws(SCXMLImportError) {
-        let invalidUTF8 = transcode(
-            data.makeIterator(), from: UTF8.self, to: UTF32.self, stoppingOnError: true, into: { _ in }
-        )
-        guard !invalidUTF8 else { throw SCXMLImportError(.notUTF8) }
-        let marker = Array("<!DOCTYPE".utf8)
-        let instruction = Array("<?".utf8)
-        // The XML declaration, allowed only at the very start (after an optional byte order mark).
-        let bom: [UInt8] = [0xEF, 0xBB, 0xBF]
-        let declarationStart = data.starts(with: bom) ? data.startIndex + bom.count : data.startIndex
-        let declaration = Array("<?xml".utf8)
-        var line = 1
-        var index = data.startIndex
-        while index < data.endIndex {
-            let byte = data[index]
-            if byte == 0x0A { line += 1 }
-            if byte == UInt8(ascii: "<") {
-                if data[index...].starts(with: marker) {
-                    throw SCXMLImportError(.documentTypeDeclaration, line: line, column: nil)
-                }
-                if data[index...].starts(with: instruction) {
-                    let isDeclaration = index == declarationStart && data[index...].starts(with: declaration)
-                        && data.index(index, offsetBy: declaration.count) < data.endIndex
-                        && [0x20, 0x09, 0x0A, 0x0D].contains(data[data.index(index, offsetBy: declaration.count)])
-                    if !isDeclaration {
-                        throw SCXMLImportError(.processingInstruction, line: line, column: nil)
+    /// The parser's column, `nil` before it has read anything (libxml2 counts from 1).
+    private static func column(_ parser: XMLParser) -> Int? {
+        parser.columnNumber > 0 ? parser.columnNumber : nil
+    }
+
+    /// The error of the parser's `code` in words, from what the reader has seen so far: the
+    /// common libxml2 codes (the same numbers as `XMLParser.ErrorCode`) get reasons of their own.
+    private func reason(forParserError code: Int) -> SCXMLImportError.Reason {
+        if longestRunWithoutMarkup >= SCXMLImportError.parserTokenLimit {
+            return .sizeLimitExceeded(limit: SCXMLImportError.parserTokenLimit)
+        }
+        switch code {
+        case 4:
+            return .emptyDocument
+        case 5, 77:
+            if let open = stack.last { return .unclosedElement(open.name.qualified) }
+            return root == nil ? .emptyDocument : .contentAfterRootElement
+        case 42:
+            return .duplicateAttribute
+        case 76, 85:
+            if let open = stack.last { return .mismatchedTag(expected: open.name.qualified) }
+            return .malformedXML(code: code)
+        default:
+            return .malformedXML(code: code)
+        }
+    }
+
+    private static func screen(_ bytes: [UInt8]) throws(SCXMLImportError) {
+        // Foundation's own decoder: the stdlib's generic `transcode` runs unoptimised in debug
+        // builds, seconds for a large document.
+        guard String(bytes: bytes, encoding: .utf8) != nil else { throw SCXMLImportError(.notUTF8) }
+        let failure: SCXMLImportError? = bytes.withUnsafeBufferPointer { buffer in
+            // The XML declaration, allowed only at the very start (after an optional byte order mark).
+            let declarationStart = buffer.starts(with: [0xEF, 0xBB, 0xBF]) ? 3 : 0
+            var line = 1
+            var index = 0
+            let count = buffer.count
+            while index < count {
+                let byte = buffer[index]
+                if byte == 0x0A { line += 1 }
+                if byte == UInt8(ascii: "<"), index + 1 < count {
+                    let rest = UnsafeBufferPointer(rebasing: buffer[index...])
+                    if rest.starts(with: "<!DOCTYPE".utf8) {
+                        return SCXMLImportError(.documentTypeDeclaration, line: line, column: nil)
+                    }
+                    if buffer[index + 1] == UInt8(ascii: "?") {
+                        let isDeclaration = index == declarationStart && rest.starts(with: "<?xml".utf8)
+                            && rest.count > 5 && [0x20, 0x09, 0x0A, 0x0D].contains(rest[5])
+                        if !isDeclaration {
+                            return SCXMLImportError(.processingInstruction, line: line, column: nil)
+                        }
                     }
                 }
+                index += 1
             }
-            index += 1
+            return nil
         }
+        if let failure { throw failure }
     }
 
     private func fail(_ reason: SCXMLImportError.Reason, _ parser: XMLParser) {
         guard failure == nil else { return }
-        failure = SCXMLImportError(reason, line: parser.lineNumber, column: parser.columnNumber)
+        failure = SCXMLImportError(reason, line: max(1, parser.lineNumber), column: Self.column(parser))
         parser.abortParsing()
     }
 
@@ -175,14 +263,15 @@ final class SCXMLElementTreeReader: NSObject, XMLParserDelegate {
         where key != "xmlns" && !key.hasPrefix("xmlns:") {
             resolved.append((resolve(key, isAttribute: true), value))
         }
+        let position = startOfTag(line: parser.lineNumber, column: parser.columnNumber)
         stack.append(
             SCXMLElement(
                 name: resolve(elementName, isAttribute: false),
                 attributes: resolved,
                 children: [],
                 hasText: false,
-                line: parser.lineNumber,
-                column: parser.columnNumber
+                line: position.line,
+                column: position.column
             )
         )
     }
@@ -219,9 +308,9 @@ final class SCXMLElementTreeReader: NSObject, XMLParserDelegate {
     func parser(_ parser: XMLParser, parseErrorOccurred parseError: Error) {
         guard failure == nil else { return }
         failure = SCXMLImportError(
-            .malformedXML(code: (parseError as NSError).code),
-            line: parser.lineNumber,
-            column: parser.columnNumber
+            reason(forParserError: (parseError as NSError).code),
+            line: max(1, parser.lineNumber),
+            column: Self.column(parser)
         )
     }
 }

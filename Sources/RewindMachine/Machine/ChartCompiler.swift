@@ -5,6 +5,8 @@ struct ChartCompiler {
     let bindings: Bindings
 
     private var errors: [ValidationError] = []
+    /// Warnings found while compiling executable content (undeliverable sends), in document order.
+    private var actionWarnings: [ValidationWarning] = []
     private var definitions: [StateDefinition?] = [nil]  // index 0: the root
     private var ids: [String] = [""]
     private var index: [String: Int] = [:]
@@ -170,7 +172,7 @@ struct ChartCompiler {
             transitions: transitions, stateTransitions: stateTransitions, onEntry: onEntry,
             onExit: onExit, navigation: navigation, validNextStates: validNextStates,
             ignoredEvents: ignoredEvents)
-        return (chart, Self.warnings(for: chart))
+        return (chart, Self.warnings(for: chart) + actionWarnings)
     }
 
     /// `"a.*"` and `"a."` mean the same as `"a"`.
@@ -213,7 +215,7 @@ struct ChartCompiler {
         return resolved
     }
 
-    private mutating func compile(_ condition: GuardDefinition, in state: String, transition: Int) -> CompiledChart.Guard {
+    private mutating func compile(_ condition: GuardDefinition, in state: String, transition: Int?) -> CompiledChart.Guard {
         switch condition {
         case .named(let name):
             if let predicate = bindings.guards[name] { return .named(name, predicate) }
@@ -221,7 +223,7 @@ struct ChartCompiler {
             return .all([])
         case .inState(let id):
             if let position = index[id] { return .inState(position) }
-            errors.append(ValidationError(state: state, transition: transition, problem: .unknownTarget(id)))
+            errors.append(ValidationError(state: state, transition: transition, problem: .unknownStateInCondition(id)))
             return .all([])
         case .not(let inner):
             return .not(compile(inner, in: state, transition: transition))
@@ -247,6 +249,15 @@ struct ChartCompiler {
                 if let code = bindings.actions[name] { return .custom(name, code) }
                 errors.append(ValidationError(state: state, problem: .unboundAction(name)))
                 return nil
+            case .conditional(let branches):
+                return .conditional(branches.map { branch in
+                    (branch.condition.map { compile($0, in: state, transition: nil) }, compile(branch.actions, in: state))
+                })
+            case .undeliverableSend(let event, let target, let type, _, _):
+                let error = ActionDefinition.undeliverableSendError(target: target, type: type)
+                actionWarnings.append(ValidationWarning(
+                    state: state, problem: .undeliverableSend(event: event, target: target, type: type, raises: error)))
+                return .raise(Event(error))
             }
         }
     }

@@ -36,12 +36,18 @@ final class CompiledChart: Sendable {
         }
     }
 
-    enum Action: Sendable {
+    indirect enum Action: Sendable {
+        // `indirect`: `conditional` nests actions. Without it (the nesting being through
+        // arrays) the Swift 6 toolchain on Linux built code that crashed in a reference-count
+        // decrement (tests of this module, run in parallel); keep it, with `ActionDefinition`'s.
+
         case raise(Event)
         case send(Event, delayMilliseconds: Int64, id: String?)
         case cancel(String)
         case log(String)
         case custom(String, CustomAction)
+        /// `<if>`/`<elseif>`/`<else>`: the branches in document order, `nil` for `<else>`.
+        case conditional([(condition: Guard?, actions: [Action])])
     }
 
     struct Transition: Sendable {

@@ -504,6 +504,11 @@ struct Evaluation {
                 context = scope.context
                 internalQueue.append(contentsOf: scope.raised)
                 for (event, delay) in scope.sent { schedule(event, delay: delay, id: nil) }
+            case .conditional(let branches):
+                for branch in branches where branch.condition.map({ holds($0, currentEvent) }) ?? true {
+                    try run(branch.actions, in: state)
+                    break
+                }
             }
         }
     }

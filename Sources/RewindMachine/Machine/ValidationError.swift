@@ -25,6 +25,9 @@ public struct ValidationError: Error, Hashable, Sendable, CustomStringConvertibl
         case historyDefaultLoop
         /// An empty state id.
         case emptyID
+        /// A condition (`In('id')`, ``GuardDefinition/inState(_:)``) names a state that does not
+        /// exist.
+        case unknownStateInCondition(String)
     }
 
     /// The id of the state at fault (`""` for the machine's own `initial`).
@@ -60,6 +63,7 @@ public struct ValidationError: Error, Hashable, Sendable, CustomStringConvertibl
         case .historyDefaultLoop:
             return "\(location): the history's default entry leads back to the history itself"
         case .emptyID: return "\(location): empty state id"
+        case .unknownStateInCondition(let id): return "\(location): the condition In('\(id)') names no state"
         }
     }
 }

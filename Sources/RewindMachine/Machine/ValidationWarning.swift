@@ -7,6 +7,11 @@ public struct ValidationWarning: Hashable, Sendable, CustomStringConvertible {
         case unreachableState
         /// An earlier transition of the same state (or an unguarded eventless one) always wins.
         case transitionNeverTaken
+        /// A `<send>` to a target the machine cannot reach or of a type it does not support
+        /// (``ActionDefinition/undeliverableSend(event:target:type:delayMilliseconds:id:)``): each
+        /// time it runs it sends nothing and raises `raises` (`error.execution` or
+        /// `error.communication`) instead.
+        case undeliverableSend(event: String, target: String?, type: String?, raises: String)
     }
 
     /// The state concerned.
@@ -29,6 +34,12 @@ public struct ValidationWarning: Hashable, Sendable, CustomStringConvertible {
         case .unreachableState: return "state '\(state)' is unreachable"
         case .transitionNeverTaken:
             return "state '\(state)', transition #\(transition ?? 0) can never be taken (an earlier transition always wins)"
+        case .undeliverableSend(let event, let target, let type, let raises):
+            var what: [String] = []
+            if let target { what.append("target '\(target)'") }
+            if let type { what.append("type '\(type)'") }
+            return "state '\(state)': <send event=\"\(event)\"> cannot be delivered (\(what.joined(separator: ", "))); "
+                + "it raises \(raises) when it runs"
         }
     }
 }

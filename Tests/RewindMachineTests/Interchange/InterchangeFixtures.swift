@@ -31,7 +31,7 @@ enum InterchangeFixtures {
                                 navigation: .push(screen: "reviewScreen")
                             ),
                             TransitionDefinition(events: ["*"], kind: .internal, condition: .inState("card")),
-                            TransitionDefinition(events: ["back"], targets: ["cart"], condition: .not(.inState("x")), navigation: .popToRoot),
+                            TransitionDefinition(events: ["back"], targets: ["cart"], condition: .not(.inState("review")), navigation: .popToRoot),
                             TransitionDefinition(events: ["any"], condition: .any([]), navigation: .pop),
                         ],
                         navigation: .replace(screen: "cardScreen"),
