@@ -392,6 +392,8 @@ final class EnvironmentRegistry: @unchecked Sendable {
         // A weaker level than before may apply now. From inside a transaction of this
         // environment it cannot change: the stronger level stays until the next open or close.
         if !closed && !environment.accessLock.isHeldSharedByCurrentThread {
+            // Only `mdb_env_set_flags` runs when the level drops (it fails only for flags LMDB
+            // cannot change, which these are not); a failure would leave the stronger level.
             try? environment.applyStrongestSync()
         }
     }

@@ -37,8 +37,8 @@ public enum Durability: Sendable, Hashable {
     case lastCommitMayRollBack
     /// Commits are not flushed (LMDB's `MDB_NOSYNC`): for tests, imports and benchmarks. A
     /// killed process loses nothing acknowledged (its writes are in the OS's cache), but an OS
-    /// crash or power loss may lose the recent commits **and may corrupt the store** (LMDB's
-    /// documentation: nothing makes the disk write the data before the meta page naming it).
+    /// crash or power loss may lose the recent commits **and may corrupt the store**, as LMDB's
+    /// documentation warns (nothing makes the disk write the data before the meta page naming it).
     /// ``Engine/flush()`` makes everything so far durable.
     case noSync
 }
