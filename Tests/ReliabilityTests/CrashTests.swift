@@ -36,7 +36,9 @@ struct CrashTests {
         (.durable, "durable"), (.lastCommitMayRollBack, "lastCommitMayRollBack"), (.noSync, "noSync"),
     ]
 
-    @Test(.timeLimit(.minutes(3)), arguments: levels)
+    // One level after the other: each run is a stream of helper processes, and three at once
+    // starve the rest of the suite on a small machine.
+    @Test(.serialized, .timeLimit(.minutes(3)), arguments: levels)
     func everyAcknowledgementSurvivesSIGKILLAndTheLogStaysWhole(durability: Durability, name: String) async throws {
         let fixture = try EngineFixture(snapshotInterval: Self.snapshotInterval)
         defer { fixture.remove() }
