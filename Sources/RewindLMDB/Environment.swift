@@ -17,7 +17,12 @@ import CLMDB
 /// **One environment per directory per process.** LMDB forbids opening an environment twice in
 /// one process, so every `Environment` of the same directory (by canonical path) shares one
 /// `MDB_env`, reference counted; the last ``close()`` (or deinit) closes it. Later opens share the
-/// first open's configuration.
+/// first open's configuration, except how commits flush (LMDB's flags are per `MDB_env`): the
+/// strongest level any open, writable handle asks for applies to every commit of the process —
+/// durable (no option) over ``EnvironmentOptions/noMetaSync`` over ``EnvironmentOptions/noSync``
+/// — so each handle gets at least the durability it asked for; when the handle asking for the
+/// strongest closes, the others' strongest applies again (``syncOptions``). Other processes have
+/// flags of their own.
 ///
 /// **Threads.** The environment is opened with `MDB_NOTLS`, so read transactions may be used from
 /// any thread; a write closure is synchronous and runs begin…commit on the calling thread, as
@@ -36,6 +41,8 @@ public final class Environment: @unchecked Sendable {
     let shared: SharedEnvironment
     /// Whether this handle holds a reference in the process-wide registry (inspection handles don't).
     private let isRegistered: Bool
+    /// The sync level this handle asked for (`nil`: read-only, or not registered).
+    private let syncRequest: SyncLevel?
     private let closeLock = Mutex()
     private var isClosed = false
 
@@ -46,17 +53,26 @@ public final class Environment: @unchecked Sendable {
     /// found) instead of crashing the process. With ``EnvironmentOptions/readOnly`` nothing is
     /// created or written. Stale reader slots left by dead processes are cleared
     /// (`mdb_reader_check`).
+    ///
+    /// When this process has the directory open already, the handle shares that environment; if
+    /// `configuration` asks for commits that flush more (see ``syncOptions``), every commit of
+    /// the environment flushes that much from now on, and what was committed so far is flushed
+    /// first.
     /// - Throws: ``DataFileError`` for a damaged data file (or, read-only, a missing or empty
-    ///   one); ``LMDBError`` when the directory does not exist or LMDB cannot open it.
+    ///   one); ``LMDBError`` when the directory does not exist or LMDB cannot open it, or when a
+    ///   stronger sync level is asked for from inside a transaction of the open environment.
     public init(directory: String, configuration: EnvironmentConfiguration = EnvironmentConfiguration()) throws {
         let path = try canonicalPath(directory)
-        shared = try EnvironmentRegistry.shared.acquire(path: path, configuration: configuration)
+        let sync = configuration.options.contains(.readOnly) ? nil : SyncLevel(configuration.options)
+        shared = try EnvironmentRegistry.shared.acquire(path: path, configuration: configuration, sync: sync)
+        syncRequest = sync
         isRegistered = true
     }
 
     init(shared: SharedEnvironment, isRegistered: Bool) {
         self.shared = shared
         self.isRegistered = isRegistered
+        self.syncRequest = nil
     }
 
     deinit {
@@ -69,11 +85,26 @@ public final class Environment: @unchecked Sendable {
     /// The configuration the environment was opened with (the first open's, when shared).
     public var configuration: EnvironmentConfiguration { shared.configuration }
 
+    /// How this process's commits of the environment flush now, read from LMDB's flags: empty
+    /// (durable: data, then the meta page), ``EnvironmentOptions/noMetaSync`` or
+    /// ``EnvironmentOptions/noSync``. The strongest level asked for by the open, writable
+    /// handles of the directory in this process (see "One environment per directory per
+    /// process" above), so it can be stronger than this handle's configuration.
+    public var syncOptions: EnvironmentOptions {
+        get throws {
+            try ensureOpen("mdb_env_get_flags")
+            return try shared.accessLock.withSharedAccess {
+                try ensureEnvironmentOpen("mdb_env_get_flags")
+                return shared.currentSyncOptions()
+            }
+        }
+    }
+
     /// Whether another `Environment` of the same directory is open in this process.
     public static func isOpen(directory: String) -> Bool {
         guard let path = try? canonicalPath(directory),
               let shared = EnvironmentRegistry.shared.acquireIfOpen(path: path) else { return false }
-        EnvironmentRegistry.shared.release(shared)
+        EnvironmentRegistry.shared.release(shared, sync: nil)
         return true
     }
 
@@ -85,7 +116,7 @@ public final class Environment: @unchecked Sendable {
             return !isClosed
         }
         if wasOpen && isRegistered {
-            EnvironmentRegistry.shared.release(shared)
+            EnvironmentRegistry.shared.release(shared, sync: syncRequest)
         }
     }
 

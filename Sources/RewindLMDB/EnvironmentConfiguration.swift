@@ -43,11 +43,19 @@ public struct EnvironmentOptions: OptionSet, Sendable, Hashable {
     /// Creates options from raw bits.
     public init(rawValue: UInt32) { self.rawValue = rawValue }
 
-    /// `MDB_NOSYNC`: commits do not flush to disk; a crash may lose the last transactions (the
-    /// database stays consistent). Call ``Environment/sync(force:)`` to flush.
+    /// `MDB_NOSYNC`: commits do not flush to disk. A killed process loses nothing (its writes are
+    /// in the OS's page cache), but an OS crash or power loss may lose the last transactions **or
+    /// corrupt the database**: nothing orders the meta page after the data pages it names (LMDB
+    /// promises integrity only without ``writeMap`` on a file system that keeps write order).
+    /// Call ``Environment/sync(force:)`` to flush. Wins over ``noMetaSync`` when both are set.
     public static let noSync = EnvironmentOptions(rawValue: 1 << 0)
-    /// `MDB_NOMETASYNC`: commits flush data but not the meta page; a crash may lose the last
-    /// transaction (the database stays consistent).
+    /// `MDB_NOMETASYNC`: a commit flushes its data pages (one `fdatasync`, or `msync` of the map
+    /// with ``writeMap``) and writes the meta page without flushing it; the next commit's data
+    /// flush (or ``Environment/sync(force:)``, or the OS's own writeback) takes it to disk. A
+    /// killed process loses nothing; an OS crash or power loss may undo the last committed
+    /// transaction, never more and never corrupting the database (the meta page reaches the disk
+    /// only after the data it names, and LMDB keeps the previous transaction's pages until the
+    /// one after next).
     public static let noMetaSync = EnvironmentOptions(rawValue: 1 << 1)
     /// `MDB_RDONLY`: open read-only; write transactions fail (``LMDBError/Code/readOnly``).
     ///
@@ -82,6 +90,10 @@ public struct EnvironmentOptions: OptionSet, Sendable, Hashable {
     /// Linux only (where blocks can be reserved); ignored elsewhere and with ``readOnly``.
     public static let writeMap = EnvironmentOptions(rawValue: 1 << 4)
 
+    /// The options that say when commits flush (``noSync``, ``noMetaSync``); none of them is a
+    /// durable commit (data flushed, then the meta page).
+    public static let syncOptions: EnvironmentOptions = [.noSync, .noMetaSync]
+
     /// `MDB_NOLOCK` — internal: inspection of a directory without creating its lock file.
     static let noLock = EnvironmentOptions(rawValue: 1 << 16)
 
@@ -97,4 +109,47 @@ public struct EnvironmentOptions: OptionSet, Sendable, Hashable {
         if contains(.noLock) { flags |= UInt32(MDB_NOLOCK) }
         return flags
     }
+}
+
+/// How often an environment's commits flush, weakest first: the order in which handles of one
+/// directory asking for different levels are reconciled (the strongest wins).
+enum SyncLevel: Int, Comparable, Sendable {
+    /// `MDB_NOSYNC`: no flush.
+    case none
+    /// `MDB_NOMETASYNC`: the data pages are flushed, the meta page is not.
+    case data
+    /// Neither option: data pages flushed, then the meta page flushed.
+    case full
+
+    /// The level `options` ask for (``EnvironmentOptions/noSync`` wins over
+    /// ``EnvironmentOptions/noMetaSync``, as in LMDB).
+    init(_ options: EnvironmentOptions) {
+        if options.contains(.noSync) {
+            self = .none
+        } else if options.contains(.noMetaSync) {
+            self = .data
+        } else {
+            self = .full
+        }
+    }
+
+    /// The LMDB flags of this level.
+    var lmdbFlags: UInt32 {
+        switch self {
+        case .none: UInt32(MDB_NOSYNC)
+        case .data: UInt32(MDB_NOMETASYNC)
+        case .full: 0
+        }
+    }
+
+    /// The options of this level.
+    var options: EnvironmentOptions {
+        switch self {
+        case .none: .noSync
+        case .data: .noMetaSync
+        case .full: []
+        }
+    }
+
+    static func < (lhs: SyncLevel, rhs: SyncLevel) -> Bool { lhs.rawValue < rhs.rawValue }
 }

@@ -30,6 +30,12 @@ final class SharedEnvironment: @unchecked Sendable {
     var referenceCount = 0
     /// Written under `accessLock`'s exclusive access, read under its shared access.
     var isClosed = false
+    /// Guards `syncRequests` and `appliedSync` (taken after `accessLock`, never before it).
+    private let syncLock = Mutex()
+    /// How many open handles asked for each sync level (read-only handles ask for none).
+    private var syncRequests: [SyncLevel: Int] = [:]
+    /// The sync level LMDB applies now (its flags); changed only under exclusive access.
+    private var appliedSync: SyncLevel
 
     /// Opens the environment in the existing directory `path` (already canonical).
     ///
@@ -67,6 +73,7 @@ final class SharedEnvironment: @unchecked Sendable {
             env = try Self.open(path: path, configuration: configuration, options: options)
         }
         self.pointer = env
+        self.appliedSync = SyncLevel(options)
         self.usesWriteMap = options.contains(.writeMap)
         self.isReadOnly = options.contains(.readOnly)
         self.serial = SharedEnvironment.nextSerial()
@@ -139,6 +146,64 @@ final class SharedEnvironment: @unchecked Sendable {
             lastSerial += 1
             return lastSerial
         }
+    }
+
+    // MARK: Sync level
+
+    /// Records that a handle asks for `level` (`nil`: a handle that does not write).
+    func addSyncRequest(_ level: SyncLevel?) {
+        guard let level else { return }
+        syncLock.withLock { syncRequests[level, default: 0] += 1 }
+    }
+
+    /// Records that a handle asking for `level` was released.
+    func removeSyncRequest(_ level: SyncLevel?) {
+        guard let level else { return }
+        syncLock.withLock {
+            let count = (syncRequests[level] ?? 0) - 1
+            syncRequests[level] = count > 0 ? count : nil
+        }
+    }
+
+    /// The strongest level an open handle asks for (`nil` when none asks).
+    private var strongestRequest: SyncLevel? { syncRequests.keys.max() }
+
+    /// Makes LMDB apply the strongest sync level the open handles ask for (when none asks, the
+    /// level stays as it is). One process's handles of a directory share one `MDB_env`, whose
+    /// flags say how every commit of the process flushes: so each handle gets at least the
+    /// durability it asked for. Going to a stronger level first flushes everything committed so
+    /// far (`mdb_env_sync`), so the store is as durable as the new level promises from then on.
+    ///
+    /// Waits until no transaction of this environment is open in the process (LMDB's flags must
+    /// not change under a commit); a thread inside one gets an error instead of a deadlock.
+    func applyStrongestSync() throws {
+        if syncLock.withLock({ strongestRequest.map { $0 == appliedSync } ?? true }) { return }
+        try accessLock.withExclusiveAccess(orThrow: { nestingError("changing how commits flush") }) {
+            if isClosed || isReadOnly { return }
+            try syncLock.withLock {
+                guard let wanted = strongestRequest, wanted != appliedSync else { return }
+                let all = SyncLevel.none.lmdbFlags | SyncLevel.data.lmdbFlags
+                try LMDBError.check(mdb_env_set_flags(pointer, all, 0), "mdb_env_set_flags(off) for '\(path)'")
+                if wanted.lmdbFlags != 0 {
+                    try LMDBError.check(
+                        mdb_env_set_flags(pointer, wanted.lmdbFlags, 1), "mdb_env_set_flags(on) for '\(path)'")
+                }
+                if wanted > appliedSync {
+                    try LMDBError.check(mdb_env_sync(pointer, 1), "mdb_env_sync for '\(path)'")
+                }
+                appliedSync = wanted
+            }
+        }
+    }
+
+    /// The sync options LMDB applies now (read from its flags).
+    func currentSyncOptions() -> EnvironmentOptions {
+        var flags: UInt32 = 0
+        mdb_env_get_flags(pointer, &flags)
+        var options: EnvironmentOptions = []
+        if flags & UInt32(MDB_NOSYNC) != 0 { options.insert(.noSync) }
+        if flags & UInt32(MDB_NOMETASYNC) != 0 { options.insert(.noMetaSync) }
+        return options
     }
 
     /// Closes the environment; waits until no transaction is open.
@@ -283,30 +348,53 @@ final class EnvironmentRegistry: @unchecked Sendable {
     private var environments: [String: SharedEnvironment] = [:]
 
     /// The shared environment of `path`, opened (with `configuration`) if this process has not
-    /// opened it yet. A later open of the same directory shares the first one's configuration.
-    func acquire(path: String, configuration: EnvironmentConfiguration) throws -> SharedEnvironment {
-        try lock.withLock {
+    /// opened it yet, asking for the sync level `sync` (`nil` for a handle that does not write).
+    /// A later open of the same directory shares the first one's configuration, except how
+    /// commits flush: the strongest level an open handle asks for applies (see
+    /// ``SharedEnvironment/applyStrongestSync()``).
+    func acquire(path: String, configuration: EnvironmentConfiguration, sync: SyncLevel?) throws -> SharedEnvironment {
+        let environment = try lock.withLock {
             if let existing = environments[path] {
                 existing.referenceCount += 1
+                existing.addSyncRequest(sync)
                 return existing
             }
             let environment = try SharedEnvironment(path: path, configuration: configuration)
             environment.referenceCount = 1
+            environment.addSyncRequest(sync)
             environments[path] = environment
             return environment
         }
+        do {
+            try environment.applyStrongestSync()
+        } catch {
+            release(environment, sync: sync)
+            throw error
+        }
+        return environment
     }
 
-    /// Releases one reference; the last one closes the environment.
-    func release(_ environment: SharedEnvironment) {
-        lock.withLock {
+    /// Releases one reference that asked for the sync level `sync`; the last one closes the
+    /// environment, and otherwise the others' strongest level applies from now on.
+    func release(_ environment: SharedEnvironment, sync: SyncLevel?) {
+        let closed = lock.withLock { () -> Bool in
             environment.referenceCount -= 1
+            environment.removeSyncRequest(sync)
             // Released from inside one of its own transactions: keep it registered and open (a
             // later open reuses it) instead of closing memory that is still in use.
             if environment.referenceCount == 0 && !environment.accessLock.isHeldSharedByCurrentThread {
                 environments[environment.path] = nil
                 environment.close()
+                return true
             }
+            return false
+        }
+        // A weaker level than before may apply now. From inside a transaction of this
+        // environment it cannot change: the stronger level stays until the next open or close.
+        if !closed && !environment.accessLock.isHeldSharedByCurrentThread {
+            // Only `mdb_env_set_flags` runs when the level drops (it fails only for flags LMDB
+            // cannot change, which these are not); a failure would leave the stronger level.
+            try? environment.applyStrongestSync()
         }
     }
 

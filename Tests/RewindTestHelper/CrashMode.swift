@@ -1,9 +1,10 @@
 import Foundation
 import Rewind
 
-/// `RewindTestHelper crash <store> <round> <tasks> <sessions-per-task> <snapshot-interval>`
+/// `RewindTestHelper crash <store> <round> <tasks> <sessions-per-task> <snapshot-interval> [<durability>]`
 ///
-/// The child the crash tests SIGKILL. Opens a durable engine on `<store>` with the built-in
+/// The child the crash tests SIGKILL. Opens an engine on `<store>` with `<durability>`
+/// (`durable`, the default, `lastCommitMayRollBack` or `noSync`) and the built-in
 /// projections inline, then `<tasks>` concurrent tasks (so group commit batches them) each send
 /// `tick` (payload `{"round": <round>, "n": i}`) round-robin to its `<sessions-per-task>`
 /// sessions `t<task>-s<index>` (started, or resumed when an earlier round made them) until it is
@@ -17,12 +18,13 @@ enum CrashMode {
     static let name = "crash"
 
     static func run(arguments: [String]) async throws {
-        guard arguments.count == 5, let round = Int(arguments[1]), let tasks = Int(arguments[2]),
-              let perTask = Int(arguments[3]), let interval = UInt64(arguments[4])
+        guard arguments.count == 5 || arguments.count == 6, let round = Int(arguments[1]),
+              let tasks = Int(arguments[2]), let perTask = Int(arguments[3]), let interval = UInt64(arguments[4]),
+              let durability = durability(named: arguments.count == 6 ? arguments[5] : "durable")
         else {
-            throw HelperFailure(message: "usage: RewindTestHelper crash <store> <round> <tasks> <sessions-per-task> <snapshot-interval>")
+            throw HelperFailure(message: "usage: RewindTestHelper crash <store> <round> <tasks> <sessions-per-task> <snapshot-interval> [durable|lastCommitMayRollBack|noSync]")
         }
-        var configuration = EngineConfiguration(durability: .durable, snapshotInterval: interval)
+        var configuration = EngineConfiguration(durability: durability, snapshotInterval: interval)
         configuration.projections = [ScreenFlowProjection(), NavigationProjection()]
         let engine = try Engine(directory: arguments[0], configuration: configuration)
         defer { engine.close() }
@@ -54,6 +56,16 @@ enum CrashMode {
                 }
             }
             try await group.waitForAll()
+        }
+    }
+
+    /// The level named like its case.
+    static func durability(named name: String) -> Durability? {
+        switch name {
+        case "durable": .durable
+        case "lastCommitMayRollBack": .lastCommitMayRollBack
+        case "noSync": .noSync
+        default: nil
         }
     }
 

@@ -1,7 +1,7 @@
 // rewind-test-helper: a second process for the engine's multi-process tests.
 //
-// Modes for the reliability tests (see each mode's file): `crash` (durable sends acknowledged on
-// stdout until SIGKILLed), `many` (several processes × many sessions, some shared), `readers`
+// Modes for the reliability tests (see each mode's file): `crash` (sends at a durability level,
+// acknowledged on stdout until SIGKILLed), `many` (several processes × many sessions, some shared), `readers`
 // (reader slots held until killed, or all taken at once), `open` (opens a store with a given
 // map size and closes it) and `grow` (holds an environment open, then grows its map). Without a mode name:
 //

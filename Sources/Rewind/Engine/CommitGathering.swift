@@ -10,9 +10,9 @@
 /// `Benchmarks/README.md`: 8 senders 0.6× the time per transition, 64 senders 0.75–0.95×, 256 no
 /// change).
 public enum CommitGathering: Sendable, Hashable {
-    /// ``acknowledgedSenders`` when commits are synced (``Durability/durable``), ``immediate``
-    /// otherwise (a commit that is not synced is cheap, and waiting would only idle it). The
-    /// default.
+    /// ``acknowledgedSenders`` when commits are synced (``Durability/durable``,
+    /// ``Durability/lastCommitMayRollBack``), ``immediate`` otherwise (a commit that is not
+    /// synced is cheap, and waiting would only idle it). The default.
     case automatic
     /// Each commit takes what is waiting as soon as the previous one is done.
     case immediate
@@ -29,7 +29,7 @@ extension CommitGathering {
     /// Whether the commit thread waits, for an engine with `durability`.
     func gathers(for durability: Durability) -> Bool {
         switch self {
-        case .automatic: durability == .durable
+        case .automatic: durability.flushesEachCommit
         case .immediate: false
         case .acknowledgedSenders: true
         }

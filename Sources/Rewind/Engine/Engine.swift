@@ -70,12 +70,8 @@ public final class Engine: @unchecked Sendable {
     ///   LMDB's errors.
     public init(directory: String, configuration: EngineConfiguration = EngineConfiguration()) throws {
         var storeConfiguration = configuration.store
-        switch configuration.durability {
-        case .durable:
-            storeConfiguration.environment.options.remove(.noSync)
-        case .noSync:
-            storeConfiguration.environment.options.insert(.noSync)
-        }
+        storeConfiguration.environment.options.subtract(EnvironmentOptions.syncOptions)
+        storeConfiguration.environment.options.formUnion(configuration.durability.environmentOptions)
         let store = try TransitionStore(directory: directory, configuration: storeConfiguration)
         self.store = store
         self.configuration = configuration
@@ -115,10 +111,24 @@ public final class Engine: @unchecked Sendable {
         store.close()
     }
 
-    /// Makes every commit so far durable (needed only with ``Durability/noSync``).
+    /// Makes every commit so far durable: flushes what ``Durability/noSync`` left unflushed, or
+    /// the last commit's meta page that ``Durability/lastCommitMayRollBack`` did not flush (so an
+    /// OS crash or power loss after it undoes nothing). Needless with ``Durability/durable``.
     public func flush() throws {
         try ensureOpen()
         try store.sync(force: true)
+    }
+
+    /// The durability this engine's commits get now: its configured
+    /// ``EngineConfiguration/durability``, or a stronger level that another engine (or store)
+    /// of this process on the same directory asked for. LMDB's flags are per process and
+    /// directory, so the strongest level asked for applies to all of them; it drops back when
+    /// that engine closes.
+    public var effectiveDurability: Durability {
+        get throws {
+            try ensureOpen()
+            return Durability(try store.syncOptions)
+        }
     }
 
     /// Whether ``close()`` was called.

@@ -1,19 +1,79 @@
 import RewindStore
 
-/// When an appended transition is on disk.
+/// When an appended transition is on disk: what a `send` that returned has survived.
+///
+/// | level | flushes per commit | process killed | OS crash, power loss |
+/// | --- | --- | --- | --- |
+/// | ``durable`` | 2 | nothing lost | nothing lost |
+/// | ``lastCommitMayRollBack`` | 1 | nothing lost | the last commit may be undone; never corrupted |
+/// | ``noSync`` | 0 | nothing lost | recent commits lost, **the store may be corrupted** |
+///
+/// A commit is one LMDB write transaction: a group commit holds the appends of every session
+/// that sent meanwhile. "Nothing lost" means every transition whose `send` returned is in the
+/// store after a restart. See RELIABILITY.md, "Durability levels", for how each level follows
+/// from LMDB's design and what the kill -9 suite proves.
+///
+/// LMDB's flags are per process: the engines of one process on one directory share them, and
+/// the strongest level any of them asks for applies to all (``Engine/effectiveDurability``).
+/// Processes sharing a store each flush as they asked; on an OS crash or power loss the store
+/// gets the guarantee of the weakest level that wrote to it since its last flush.
 public enum Durability: Sendable, Hashable {
-    /// Every commit is synced before `send` returns (the default): an acknowledged transition
-    /// survives a crash or power loss.
+    /// Every commit is flushed to disk before `send` returns, twice (the data pages, then the
+    /// meta page that makes them the store's state): an acknowledged transition survives a
+    /// killed process, an OS crash and a power loss. The default.
     case durable
-    /// Commits are not synced (LMDB's `MDB_NOSYNC`): fast, for tests, imports and benchmarks. A
-    /// crash may lose the most recent commits (never corrupting older ones); call
-    /// ``Engine/flush()`` to make everything so far durable.
+    /// Every commit flushes its data pages before `send` returns, but not the meta page that
+    /// makes them the store's state (LMDB's `MDB_NOMETASYNC`): one flush per commit instead of
+    /// two. A killed process loses nothing acknowledged. An OS crash or power loss may undo the
+    /// **last commit** (the transitions of every session in it; the one before it is on disk),
+    /// never more, and never corrupts the store: it reopens at the commit before, and the
+    /// sessions resume there. The next commit (or ``Engine/flush()``, or the OS writing its
+    /// caches out) makes it durable: call ``Engine/flush()`` where losing it would matter, when
+    /// the app moves to the background, say.
+    ///
+    /// This is the closest LMDB comes to SQLite's WAL with `synchronous=NORMAL` (GRDB's
+    /// default), which flushes on checkpoints rather than per commit; LMDB cannot give that
+    /// guarantee without a flush per commit (see RELIABILITY.md).
+    case lastCommitMayRollBack
+    /// Commits are not flushed (LMDB's `MDB_NOSYNC`): for tests, imports and benchmarks. A
+    /// killed process loses nothing acknowledged (its writes are in the OS's cache), but an OS
+    /// crash or power loss may lose the recent commits **and may corrupt the store**, as LMDB's
+    /// documentation warns (nothing makes the disk write the data before the meta page naming it).
+    /// ``Engine/flush()`` makes everything so far durable.
     case noSync
+}
+
+extension Durability {
+    /// The sync options of the store's environment for this level.
+    var environmentOptions: EnvironmentOptions {
+        switch self {
+        case .durable: []
+        case .lastCommitMayRollBack: .noMetaSync
+        case .noSync: .noSync
+        }
+    }
+
+    /// The level of the environment's sync `options` (``EnvironmentOptions/noSync`` wins, as in
+    /// LMDB).
+    init(_ options: EnvironmentOptions) {
+        if options.contains(.noSync) {
+            self = .noSync
+        } else if options.contains(.noMetaSync) {
+            self = .lastCommitMayRollBack
+        } else {
+            self = .durable
+        }
+    }
+
+    /// Whether each commit flushes before it is acknowledged.
+    var flushesEachCommit: Bool { self != .noSync }
 }
 
 /// How an ``Engine`` runs.
 public struct EngineConfiguration: Sendable {
-    /// When appended transitions are on disk. Default ``Durability/durable``.
+    /// When appended transitions are on disk. Default ``Durability/durable``. Another engine of
+    /// this process on the same directory asking for a stronger level makes this one's commits
+    /// that strong too (``Engine/effectiveDurability``).
     public var durability: Durability
 
     /// A snapshot of a session's full interpreter state is written every this many versions, in

@@ -6,7 +6,7 @@ import Rewind
 /// with raw LMDB and SQLite is the `Benchmarks/` package.)
 struct Bench: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
-        abstract: "Measure transition throughput on a temporary store: durable, group commit, no-sync.")
+        abstract: "Measure transition latency and throughput on a temporary store at each durability level, alone and in group commits.")
 
     @OptionGroup var output: OutputOptions
 
@@ -33,9 +33,13 @@ struct Bench: AsyncParsableCommand {
     }
 
     func run() async throws {
+        // One commit per transition (a session alone), then group commits, at each level.
         let runs: [(String, Durability, Int)] = [
             ("durable, 1 session", .durable, 1),
+            ("lastCommitMayRollBack, 1 session", .lastCommitMayRollBack, 1),
+            ("no-sync, 1 session", .noSync, 1),
             ("durable, group commit", .durable, sessions),
+            ("lastCommitMayRollBack, group commit", .lastCommitMayRollBack, sessions),
             ("no-sync, group commit", .noSync, sessions),
         ]
         var results: [Result] = []

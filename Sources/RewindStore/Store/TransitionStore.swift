@@ -429,6 +429,13 @@ public final class TransitionStore: Sendable {
         try environment.sync(force: force)
     }
 
+    /// How this process's commits of the store flush now (`Environment.syncOptions`): the
+    /// strongest level asked for by the writable opens of the directory in this process, which
+    /// can be stronger than ``configuration`` asks for.
+    public var syncOptions: EnvironmentOptions {
+        get throws { try environment.syncOptions }
+    }
+
     /// The LMDB environment's statistics (map size, used pages).
     public func statistics() throws -> EnvironmentStatistics {
         try environment.statistics()

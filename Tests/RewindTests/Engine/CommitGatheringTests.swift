@@ -124,8 +124,10 @@ struct CommitGatheringTests {
 
     @Test(arguments: [
         (CommitGathering.automatic, Durability.durable, true),
+        (.automatic, .lastCommitMayRollBack, true),
         (.automatic, .noSync, false),
         (.immediate, .durable, false),
+        (.immediate, .lastCommitMayRollBack, false),
         (.immediate, .noSync, false),
         (.acknowledgedSenders, .durable, true),
         (.acknowledgedSenders, .noSync, true),
