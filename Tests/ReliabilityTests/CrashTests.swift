@@ -38,7 +38,7 @@ struct CrashTests {
 
     // One level after the other: each run is a stream of helper processes, and three at once
     // starve the rest of the suite on a small machine.
-    @Test(.serialized, .timeLimit(.minutes(3)), arguments: levels)
+    @Test(.serialized, .hangGuard, arguments: levels)
     func everyAcknowledgementSurvivesSIGKILLAndTheLogStaysWhole(durability: Durability, name: String) async throws {
         let fixture = try EngineFixture(snapshotInterval: Self.snapshotInterval)
         defer { fixture.remove() }
