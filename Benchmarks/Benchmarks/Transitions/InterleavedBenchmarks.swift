@@ -9,30 +9,35 @@ import Rewind
 func registerInterleavedBenchmarks() {
     let rewind = nanoseconds("Rewind ns/transition")
     let raw = nanoseconds("raw LMDB ns/transition")
-    let grdb = nanoseconds("GRDB ns/transition")
+    let grdb = nanoseconds("GRDB FULL ns/transition")
+    let grdbNormal = nanoseconds("GRDB NORMAL ns/transition")
+    let grdbWriters = nanoseconds("GRDB FULL 64 writers ns/transition")
     let ceiling = nanoseconds("ceiling ns/transition")
 
-    // Items 2 and 5, one transition per commit.
-    let box = FixtureBox<(engine: EngineFixture, raw: RawLMDBLog, grdb: GRDBLog)>()
+    // Items 2 and 5, one transition per commit: GRDB at FULL (Rewind's durability) and at NORMAL.
+    let box = FixtureBox<(engine: EngineFixture, raw: RawLMDBLog, grdb: GRDBLog, grdbNormal: GRDBLog)>()
     Benchmark(
-        "7 interleaved durable one per commit: Rewind, raw LMDB, GRDB",
-        configuration: .init(metrics: [rewind, raw, grdb], maxDuration: .seconds(6), maxIterations: 3_000),
+        "7 interleaved durable one per commit: Rewind, raw LMDB, GRDB FULL, GRDB NORMAL",
+        configuration: .init(metrics: [rewind, raw, grdb, grdbNormal], maxDuration: .seconds(6), maxIterations: 3_000),
         closure: { benchmark in
-            guard let (engine, rawLog, grdbLog) = box.value else { return benchmark.error("no fixture") }
+            guard let (engine, rawLog, grdbLog, normalLog) = box.value else { return benchmark.error("no fixture") }
             do {
                 let clock = ContinuousClock()
-                for turn in 0..<3 {
+                for turn in 0..<4 {
                     let start = clock.now
-                    switch (benchmark.currentIteration + turn) % 3 {
+                    switch (benchmark.currentIteration + turn) % 4 {
                     case 0:
                         try await engine.step(0)
                         benchmark.measurement(rewind, clock.now.nanoseconds(since: start))
                     case 1:
                         try rawLog.append(batch: 1)
                         benchmark.measurement(raw, clock.now.nanoseconds(since: start))
-                    default:
+                    case 2:
                         try grdbLog.append(count: 1)
                         benchmark.measurement(grdb, clock.now.nanoseconds(since: start))
+                    default:
+                        try normalLog.append(count: 1)
+                        benchmark.measurement(grdbNormal, clock.now.nanoseconds(since: start))
                     }
                 }
             } catch {
@@ -44,26 +49,30 @@ func registerInterleavedBenchmarks() {
             box.value = (
                 try await EngineFixture(durability: .durable, sessions: 1),
                 try RawLMDBLog(recordSize: sample.encodedSize, noSync: false),
-                try GRDBLog(sample: sample.record))
+                try GRDBLog(sample: sample.record, configuration: .grdbFull),
+                try GRDBLog(sample: sample.record, configuration: .grdbNormal))
         },
         teardown: {
             box.value?.engine.close()
             box.value?.raw.close()
             try box.value?.grdb.close()
+            try box.value?.grdbNormal.close()
         })
 
     // Items 3–5 with concurrent sessions: the baselines replay the batch Rewind reached in the
-    // same iteration. At 64 durable sessions also the async ceiling (see `TaskFedRawLog`): raw
-    // LMDB commits fed by 64 tasks, which reach their own batch (all of them).
+    // same iteration. At 64 durable sessions also GRDB FULL at the same batch, GRDB FULL written
+    // by 64 concurrent tasks each committing its own row (no batch: SQLite serializes them), and
+    // the async ceiling (see `TaskFedRawLog`): raw LMDB commits fed by 64 tasks, which reach their
+    // own batch (all of them).
     for (sessions, durability) in [(8, Durability.durable), (64, .durable), (256, .durable), (1, .noSync), (64, .noSync)] {
         let withGRDB = sessions == 64 && durability == .durable
         let label = durability == .durable ? "durable group commit" : "no-sync"
         let groupBox = FixtureBox<(engine: EngineFixture, raw: RawLMDBLog, grdb: GRDBLog?, ceiling: TaskFedRawLog?)>()
         Benchmark(
             "7 interleaved \(label) \(sessions) sessions: Rewind, raw LMDB same batch"
-                + (withGRDB ? ", GRDB, raw LMDB fed by 64 tasks" : ""),
+                + (withGRDB ? ", GRDB FULL, GRDB FULL 64 writers, raw LMDB fed by 64 tasks" : ""),
             configuration: .init(
-                metrics: withGRDB ? [rewind, raw, grdb, ceiling, batchMetric] : [rewind, raw, batchMetric],
+                metrics: withGRDB ? [rewind, raw, grdb, grdbWriters, ceiling, batchMetric] : [rewind, raw, batchMetric],
                 maxDuration: .seconds(8), maxIterations: durability == .durable ? 12 : 40),
             closure: { benchmark in
                 guard let (engine, rawLog, grdbLog, ceilingLog) = groupBox.value else { return benchmark.error("no fixture") }
@@ -85,6 +94,9 @@ func registerInterleavedBenchmarks() {
                         start = clock.now
                         try grdbLog.append(rows: count, batch: batch)
                         benchmark.measurement(grdb, clock.now.nanoseconds(since: start) / count)
+                        start = clock.now
+                        try await grdbLog.appendConcurrently(rows: count, writers: sessions)
+                        benchmark.measurement(grdbWriters, clock.now.nanoseconds(since: start) / count)
                     }
                     if let ceilingLog {
                         start = clock.now
@@ -100,7 +112,7 @@ func registerInterleavedBenchmarks() {
                 groupBox.value = (
                     try await EngineFixture(durability: durability, sessions: sessions),
                     try RawLMDBLog(recordSize: sample.encodedSize, noSync: durability == .noSync),
-                    withGRDB ? try GRDBLog(sample: sample.record) : nil,
+                    withGRDB ? try GRDBLog(sample: sample.record, configuration: .grdbFull) : nil,
                     withGRDB ? try TaskFedRawLog(recordSize: sample.encodedSize) : nil)
             },
             teardown: {

@@ -11,6 +11,8 @@ final class RawLMDBLog {
     private var nextKey: UInt64 = 1
     private var value: [UInt8]
     let directory: ScratchDirectory
+    /// The durability this log was opened with and checked against (its environment's flags).
+    let configuration: BaselineConfiguration
 
     init(recordSize: Int, noSync: Bool, writeMap: Bool = false) throws {
         directory = try ScratchDirectory("raw-lmdb")
@@ -22,6 +24,8 @@ final class RawLMDBLog {
         if noSync { flags |= UInt32(MDB_NOSYNC) }
         if writeMap { flags |= UInt32(MDB_WRITEMAP) }
         try Self.check(mdb_env_open(environment, directory.path, flags, 0o644), "mdb_env_open")
+        configuration = noSync ? .rawLMDBNoSync : .rawLMDBSynced
+        try configuration.verify(environment: environment, writeMap: writeMap)
         var transaction: OpaquePointer?
         try Self.check(mdb_txn_begin(environment, nil, 0, &transaction), "mdb_txn_begin")
         try Self.check(mdb_dbi_open(transaction, "log", UInt32(MDB_CREATE), &database), "mdb_dbi_open")

@@ -1,0 +1,98 @@
+import CLMDBBench
+import GRDB
+import Rewind
+
+/// The durability each row of the suite claims, and the one place that checks a baseline is
+/// configured as its row says. Every fixture calls ``check(_:)`` (through the `verify…` functions)
+/// in its set-up, after the library under it has finished configuring itself: a default that
+/// changes under a row (GRDB's `DatabasePool` resets `synchronous` to `NORMAL` after the
+/// connection's `prepareDatabase`, for one) fails the run with a ``BaselineConfigurationError``
+/// instead of silently measuring something weaker.
+enum BaselineConfiguration: String, Sendable, CaseIterable {
+    /// Rewind, `Durability.durable`: every commit synced before `send` returns.
+    case rewindDurable
+    /// Rewind, `Durability.noSync`: commits not synced (a crash of the OS may lose the last ones).
+    case rewindNoSync
+    /// Raw LMDB without `MDB_NOSYNC` / `MDB_NOMETASYNC`: data and meta page synced per commit.
+    case rawLMDBSynced
+    /// Raw LMDB with `MDB_NOSYNC`: nothing synced.
+    case rawLMDBNoSync
+    /// GRDB `DatabasePool`, WAL, `synchronous = FULL`: the WAL synced at every commit.
+    case grdbFull
+    /// GRDB `DatabasePool`, WAL, `synchronous = NORMAL` (GRDB's default): survives an app crash,
+    /// may lose the last commits on power loss (the WAL is synced only at checkpoints).
+    case grdbNormal
+
+    /// The durability label of the row (`summarize.py` prints the same labels, keep them equal).
+    var label: String {
+        switch self {
+        case .rewindDurable: "durable: synced per commit"
+        case .rewindNoSync: "no sync: OS crash may lose last commits"
+        case .rawLMDBSynced: "synced: data + meta per commit"
+        case .rawLMDBNoSync: "MDB_NOSYNC: OS crash may lose last commits"
+        case .grdbFull: "WAL FULL: synced per commit"
+        case .grdbNormal: "WAL NORMAL: app crash safe, power loss may lose last commits"
+        }
+    }
+
+    /// Fails unless `observed` (read back from the running baseline) is what the row claims.
+    func check(_ condition: Bool, _ observed: @autoclosure () -> String) throws {
+        guard condition else {
+            let error = BaselineConfigurationError(configuration: self, observed: observed())
+            // Loud on purpose: the benchmark tool would report a failed set-up, but a run
+            // that keeps going must not be read as if this row were measured.
+            print("BASELINE CONFIGURATION CHECK FAILED: \(error)")
+            throw error
+        }
+    }
+
+    /// Checks an engine's configured durability against this row.
+    func verify(engine: Engine) throws {
+        let durability = engine.configuration.durability
+        switch self {
+        case .rewindDurable: try check(durability == .durable, "engine durability \(durability)")
+        case .rewindNoSync: try check(durability == .noSync, "engine durability \(durability)")
+        default: try check(false, "an engine checked against a non-engine row")
+        }
+    }
+
+    /// Checks a raw LMDB environment's flags (`mdb_env_get_flags`) against this row: `MDB_NOSYNC`
+    /// set exactly for ``rawLMDBNoSync``, `MDB_NOMETASYNC` never, `MDB_WRITEMAP` as asked.
+    func verify(environment: OpaquePointer?, writeMap: Bool) throws {
+        var flags: UInt32 = 0
+        let code = mdb_env_get_flags(environment, &flags)
+        try check(code == 0, "mdb_env_get_flags failed (\(code))")
+        let noSync = flags & UInt32(MDB_NOSYNC) != 0
+        let noMetaSync = flags & UInt32(MDB_NOMETASYNC) != 0
+        let hasWriteMap = flags & UInt32(MDB_WRITEMAP) != 0
+        let description = "MDB_NOSYNC \(noSync), MDB_NOMETASYNC \(noMetaSync), MDB_WRITEMAP \(hasWriteMap)"
+        switch self {
+        case .rawLMDBSynced: try check(!noSync && !noMetaSync && hasWriteMap == writeMap, description)
+        case .rawLMDBNoSync: try check(noSync && !noMetaSync && hasWriteMap == writeMap, description)
+        default: try check(false, "a raw LMDB environment checked against a non-LMDB row")
+        }
+    }
+
+    /// Checks, on the connection that writes, that the database is in WAL mode with this row's
+    /// `synchronous` level (2 = FULL, 1 = NORMAL).
+    func verify(pool: DatabasePool) throws {
+        let (journalMode, synchronous) = try pool.write { db in
+            (try String.fetchOne(db, sql: "PRAGMA journal_mode"), try Int.fetchOne(db, sql: "PRAGMA synchronous"))
+        }
+        let description = "journal_mode \(journalMode ?? "nil"), synchronous \(synchronous.map(String.init) ?? "nil")"
+        switch self {
+        case .grdbFull: try check(journalMode == "wal" && synchronous == 2, description)
+        case .grdbNormal: try check(journalMode == "wal" && synchronous == 1, description)
+        default: try check(false, "a GRDB pool checked against a non-GRDB row")
+        }
+    }
+}
+
+/// A baseline is not configured as its row says: the run must not report it.
+struct BaselineConfigurationError: Error, CustomStringConvertible {
+    let configuration: BaselineConfiguration
+    let observed: String
+    var description: String {
+        "baseline \(configuration.rawValue) claims \"\(configuration.label)\" but reads back \(observed)"
+    }
+}
