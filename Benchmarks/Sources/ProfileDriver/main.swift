@@ -88,13 +88,14 @@ case "flat":
     var state = try machine.send(Event("launch"), in: try machine.start().state).state
     for index in 0..<count { state = try machine.send(cycle[index % cycle.count], in: state).state }
     print(state.configuration)
-case "flatprepared", "hierarchicalprepared":
+case "flatprepared", "hierarchicalprepared", "parallelprepared":
     // The prepared-event path (`Machine.prepare`, `send(_:in: &state)`), flat or three levels deep.
     let isFlat = mode == "flatprepared"
-    let machine = try Machine(isFlat ? flat : BenchMachines.hierarchical)
+    let isParallel = mode == "parallelprepared"
+    let machine = try Machine(isFlat ? flat : isParallel ? BenchMachines.parallel : BenchMachines.hierarchical)
     var state = try machine.start().state
     if isFlat { state = try machine.send(Event("launch"), in: state).state }
-    let events = isFlat ? cycle : BenchMachines.hierarchicalCycle
+    let events = isFlat ? cycle : isParallel ? BenchMachines.parallelCycle : BenchMachines.hierarchicalCycle
     let prepared = events.map { machine.prepare($0) }
     // In a function, not at top level: top-level variables are globals (exclusivity checks).
     func drive(_ state: inout MachineState) throws -> Duration {
