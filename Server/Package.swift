@@ -1,0 +1,54 @@
+// swift-tools-version:6.1
+import PackageDescription
+
+// The fleet server: its own package, so the library's users never resolve its dependencies
+// (hummingbird, postgres-nio). Build and test it with `make server-test` from the root.
+let package = Package(
+    name: "RewindServer",
+    platforms: [.macOS(.v15)],
+    products: [
+        .executable(name: "rewind-server", targets: ["RewindServerApp"]),
+    ],
+    dependencies: [
+        .package(name: "Rewind", path: ".."),
+        .package(url: "https://github.com/hummingbird-project/hummingbird", from: "2.28.1"),
+        .package(url: "https://github.com/vapor/postgres-nio", from: "1.33.2"),
+        .package(url: "https://github.com/swift-server/swift-service-lifecycle", from: "2.13.0"),
+        .package(url: "https://github.com/apple/swift-log", from: "1.16.2"),
+        .package(url: "https://github.com/apple/swift-argument-parser", from: "1.8.2"),
+        // SHA-256 of key secrets and definition documents (postgres-nio depends on it already).
+        .package(url: "https://github.com/apple/swift-crypto", from: "4.5.2"),
+    ],
+    targets: [
+        // The server as a library: configuration, migrations, keys, ingestion, routes.
+        .target(
+            name: "RewindServer",
+            dependencies: [
+                .product(name: "RewindStore", package: "Rewind"),
+                .product(name: "Hummingbird", package: "hummingbird"),
+                .product(name: "PostgresNIO", package: "postgres-nio"),
+                .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
+                .product(name: "Logging", package: "swift-log"),
+                .product(name: "Crypto", package: "swift-crypto"),
+            ]
+        ),
+        // `rewind-server`: flags and environment, `serve` and `create-app`.
+        .executableTarget(
+            name: "RewindServerApp",
+            dependencies: [
+                "RewindServer",
+                .product(name: "ArgumentParser", package: "swift-argument-parser"),
+            ]
+        ),
+        .testTarget(
+            name: "RewindServerTests",
+            dependencies: [
+                "RewindServer",
+                .product(name: "Rewind", package: "Rewind"),
+                .product(name: "PostgresNIO", package: "postgres-nio"),
+                .product(name: "Crypto", package: "swift-crypto"),
+            ]
+        ),
+    ],
+    swiftLanguageModes: [.v6]
+)

@@ -1,0 +1,279 @@
+import Crypto
+import Foundation
+import Logging
+import PostgresNIO
+import RewindStore
+
+/// What an accepted batch did.
+public struct IngestionResult: Sendable, Equatable, Codable {
+    /// The device store.
+    public var storeID: UUID
+    /// The global sequence the server expects next from this store (one past the last it holds).
+    public var nextSequence: UInt64
+    /// How many of the batch's records were stored now.
+    public var stored: Int
+    /// How many the server held already (the same bytes, sent again).
+    public var alreadyHeld: Int
+}
+
+/// Checks batches and stores them in PostgreSQL: each batch all or nothing, in one transaction,
+/// under a row lock on its store (so uploads of one store take turns).
+public struct Ingestion: Sendable {
+    let client: PostgresClient
+    let logger: Logger
+
+    /// Ingestion into `client`'s database.
+    public init(client: PostgresClient, logger: Logger) {
+        self.client = client
+        self.logger = logger
+    }
+
+    /// A record of a batch, checked and decoded.
+    struct CheckedRecord {
+        var bytes: [UInt8]
+        var record: TransitionRecord
+        var sequence: Int64
+        var version: Int64
+    }
+
+    /// Checks a batch without the database: framing, every record's checksum and fields (decoded
+    /// with the sequence its place gives it), every definition's content version.
+    ///
+    /// - Throws: ``APIError`` 400 naming the byte offset, the record index and sequence, or the
+    ///   definition at fault.
+    static func check(_ body: some Collection<UInt8>) throws(APIError) -> (IngestionBatch, [CheckedRecord]) {
+        let batch: IngestionBatch
+        do {
+            batch = try IngestionBatch(decoding: body)
+        } catch {
+            throw APIError(.badRequest, error.description, details: ["offset": .integer(Int64(error.offset))])
+        }
+        let (last, overflow) = batch.firstSequence.addingReportingOverflow(UInt64(batch.records.count))
+        guard !overflow, last <= UInt64(Int64.max) else {
+            throw APIError(.badRequest, "the batch's sequences pass \(Int64.max)")
+        }
+        for (index, definition) in batch.definitions.enumerated() {
+            let digest = APIKey.hex(Array(SHA256.hash(data: definition.document)))
+            guard digest == definition.contentVersion else {
+                throw APIError(.badRequest,
+                    "definition \(index) (\(definition.machine)) claims content version \(definition.contentVersion) but its document's SHA-256 is \(digest)",
+                    details: ["definitionIndex": .integer(Int64(index))])
+            }
+            guard !definition.machine.isEmpty, !definition.machine.utf8.contains(0) else {
+                throw APIError(.badRequest, "definition \(index) has an empty machine name or one with a NUL character",
+                               details: ["definitionIndex": .integer(Int64(index))])
+            }
+        }
+        var checked: [CheckedRecord] = []
+        checked.reserveCapacity(batch.records.count)
+        for (index, bytes) in batch.records.enumerated() {
+            let sequence = batch.firstSequence + UInt64(index)
+            let details: [String: APIError.Detail] = ["recordIndex": .integer(Int64(index)), "sequence": .integer(Int64(sequence))]
+            let record: TransitionRecord
+            do {
+                record = try RecordCodec.decode(bytes, sequence: sequence)
+            } catch {
+                throw APIError(.badRequest, "record \(index) (sequence \(sequence)) is invalid: \(error)", details: details)
+            }
+            // PostgreSQL's text cannot hold NUL; the record's bytes could, but its columns cannot.
+            for (field, text) in [("machine", record.machine), ("definition", record.definition), ("event", record.event)]
+            where text.utf8.contains(0) {
+                throw APIError(.badRequest, "record \(index) (sequence \(sequence)) has a NUL character in its \(field)", details: details)
+            }
+            guard let version = Int64(exactly: record.version) else {
+                throw APIError(.badRequest, "record \(index) (sequence \(sequence)) has version \(record.version), past \(Int64.max)", details: details)
+            }
+            checked.append(CheckedRecord(bytes: bytes, record: record, sequence: Int64(sequence), version: version))
+        }
+        return (batch, checked)
+    }
+
+    /// Checks `body` and stores its records and definitions for `storeID` of app `appID`.
+    ///
+    /// A batch that starts past the server's next sequence is a 409 carrying `nextSequence`; records
+    /// the server holds already must be byte-identical (else 409) and are acknowledged, not stored
+    /// again; the rest are stored with their definitions and the sessions' heads in one
+    /// transaction. Any error stores nothing.
+    public func ingest(body: some Collection<UInt8>, storeID: UUID, appID: Int64) async throws -> IngestionResult {
+        let (batch, records) = try Self.check(body)
+        let logger = self.logger
+        return try await client.transaction(logger: logger) { connection -> IngestionResult in
+            try await connection.query("""
+                INSERT INTO stores (app_id, store_id) VALUES (\(appID), \(storeID)) ON CONFLICT DO NOTHING
+                """, logger: logger)
+            var next: Int64 = 1
+            for try await value in try await connection.query("""
+                SELECT next_sequence FROM stores WHERE app_id = \(appID) AND store_id = \(storeID) FOR UPDATE
+                """, logger: logger).decode(Int64.self) {
+                next = value
+            }
+            let first = Int64(batch.firstSequence)
+            guard first <= next else {
+                throw APIError(.conflict, "the batch starts at sequence \(first) but the server holds this store's records up to \(next - 1)",
+                               details: ["nextSequence": .integer(next)])
+            }
+            let heldCount = Int(min(Int64(records.count), next - first))
+            if heldCount > 0 {
+                try await Self.checkHeld(records[..<heldCount], appID: appID, storeID: storeID, next: next,
+                                         connection: connection, logger: logger)
+            }
+            let fresh = records[heldCount...]
+            guard !fresh.isEmpty else {
+                return IngestionResult(storeID: storeID, nextSequence: UInt64(next), stored: 0, alreadyHeld: heldCount)
+            }
+            try await Self.storeDefinitions(batch.definitions, for: fresh, appID: appID, connection: connection, logger: logger)
+            try await Self.insertRecords(fresh, appID: appID, storeID: storeID, connection: connection, logger: logger)
+            try await Self.updateSessions(fresh, appID: appID, storeID: storeID, connection: connection, logger: logger)
+            let newNext = first + Int64(records.count)
+            try await connection.query("""
+                UPDATE stores SET next_sequence = \(newNext), updated_at = now()
+                WHERE app_id = \(appID) AND store_id = \(storeID)
+                """, logger: logger)
+            logger.info("stored batch", metadata: [
+                "app": "\(appID)", "store": "\(storeID)", "first": "\(first + Int64(heldCount))",
+                "count": "\(fresh.count)", "next": "\(newNext)",
+            ])
+            return IngestionResult(storeID: storeID, nextSequence: UInt64(newNext), stored: fresh.count, alreadyHeld: heldCount)
+        }
+    }
+
+    /// Checks that records the server holds already are the ones sent again, byte for byte.
+    private static func checkHeld(
+        _ records: ArraySlice<CheckedRecord>, appID: Int64, storeID: UUID, next: Int64,
+        connection: PostgresConnection, logger: Logger
+    ) async throws {
+        guard let first = records.first?.sequence, let last = records.last?.sequence else { return }
+        var stored: [Int64: ByteBuffer] = [:]
+        for try await (sequence, bytes) in try await connection.query("""
+            SELECT sequence, record FROM records
+            WHERE app_id = \(appID) AND store_id = \(storeID) AND sequence BETWEEN \(first) AND \(last)
+            """, logger: logger).decode((Int64, ByteBuffer).self) {
+            stored[sequence] = bytes
+        }
+        for (index, record) in zip(records.indices, records) {
+            guard let held = stored[record.sequence], Array(buffer: held) == record.bytes else {
+                throw APIError(.conflict,
+                    "record \(index) (sequence \(record.sequence)) differs from the record the server holds at that sequence",
+                    details: ["nextSequence": .integer(next), "recordIndex": .integer(Int64(index)), "sequence": .integer(record.sequence)])
+            }
+        }
+    }
+
+    /// Stores the batch's definitions and checks that every definition the new records name is in
+    /// the batch or held already.
+    private static func storeDefinitions(
+        _ definitions: [IngestionBatch.Definition], for records: ArraySlice<CheckedRecord>, appID: Int64,
+        connection: PostgresConnection, logger: Logger
+    ) async throws {
+        struct Name: Hashable { var machine: String; var version: String }
+        let sent = Set(definitions.map { Name(machine: $0.machine, version: $0.contentVersion) })
+        var needed: [Name: (index: Int, sequence: Int64)] = [:]
+        for (index, record) in zip(records.indices, records) {
+            let name = Name(machine: record.record.machine, version: record.record.definition)
+            if !sent.contains(name), needed[name] == nil { needed[name] = (index, record.sequence) }
+        }
+        for (name, place) in needed.sorted(by: { $0.value.index < $1.value.index }) {
+            let rows = try await connection.query("""
+                SELECT 1 FROM definitions WHERE app_id = \(appID) AND machine = \(name.machine) AND content_version = \(name.version)
+                """, logger: logger)
+            var found = false
+            for try await _ in rows { found = true }
+            guard found else {
+                throw APIError(.badRequest,
+                    "record \(place.index) (sequence \(place.sequence)) names definition \(name.machine)@\(name.version), which neither the batch nor the server holds",
+                    details: ["recordIndex": .integer(Int64(place.index)), "sequence": .integer(place.sequence)])
+            }
+        }
+        for definition in definitions {
+            try await connection.query("""
+                INSERT INTO definitions (app_id, machine, content_version, document)
+                VALUES (\(appID), \(definition.machine), \(definition.contentVersion), \(ByteBuffer(bytes: definition.document)))
+                ON CONFLICT DO NOTHING
+                """, logger: logger)
+        }
+    }
+
+    /// Inserts the records, several rows per statement (every value a bound parameter).
+    private static func insertRecords(
+        _ records: ArraySlice<CheckedRecord>, appID: Int64, storeID: UUID,
+        connection: PostgresConnection, logger: Logger
+    ) async throws {
+        let columns = 11
+        let rowsPerStatement = 500  // 5,500 parameters, under PostgreSQL's 65,535
+        var start = records.startIndex
+        while start < records.endIndex {
+            let end = min(start + rowsPerStatement, records.endIndex)
+            var sql = """
+                INSERT INTO records (app_id, store_id, sequence, session_id, version, machine, definition, event, \
+                recorded_at_us, record, received_at) VALUES
+                """
+            var binds = PostgresBindings(capacity: (end - start) * (columns - 1))
+            for (row, record) in records[start..<end].enumerated() {
+                let base = row * (columns - 1)
+                sql += row == 0 ? " (" : ", ("
+                sql += (1...(columns - 1)).map { "$\(base + $0)" }.joined(separator: ", ")
+                sql += ", now())"
+                binds.append(appID)
+                binds.append(storeID)
+                binds.append(record.sequence)
+                binds.append(record.record.session.rawValue)
+                binds.append(record.version)
+                binds.append(record.record.machine)
+                binds.append(record.record.definition)
+                binds.append(record.record.event)
+                binds.append(record.record.timestamp.microsecondsSince1970)
+                binds.append(ByteBuffer(bytes: record.bytes))
+            }
+            try await connection.query(PostgresQuery(unsafeSQL: sql, binds: binds), logger: logger)
+            start = end
+        }
+    }
+
+    /// Moves each session's head to its last record of the batch.
+    private static func updateSessions(
+        _ records: ArraySlice<CheckedRecord>, appID: Int64, storeID: UUID,
+        connection: PostgresConnection, logger: Logger
+    ) async throws {
+        struct Head {
+            var last: CheckedRecord
+            var count: Int64
+            var firstRecordedAt: Int64
+        }
+        var heads: [SessionID: Head] = [:]
+        var order: [SessionID] = []
+        for record in records {
+            if var head = heads[record.record.session] {
+                head.last = record
+                head.count += 1
+                heads[record.record.session] = head
+            } else {
+                heads[record.record.session] = Head(last: record, count: 1, firstRecordedAt: record.record.timestamp.microsecondsSince1970)
+                order.append(record.record.session)
+            }
+        }
+        for session in order {
+            guard let head = heads[session] else { continue }
+            let last = head.last.record
+            try await connection.query("""
+                INSERT INTO sessions (app_id, store_id, session_id, machine, definition, head_version, head_sequence,
+                    record_count, first_recorded_at_us, last_recorded_at_us, last_event)
+                VALUES (\(appID), \(storeID), \(session.rawValue), \(last.machine), \(last.definition), \(head.last.version),
+                    \(head.last.sequence), \(head.count), \(head.firstRecordedAt), \(last.timestamp.microsecondsSince1970), \(last.event))
+                ON CONFLICT (app_id, store_id, session_id) DO UPDATE SET
+                    machine = EXCLUDED.machine, definition = EXCLUDED.definition,
+                    head_version = EXCLUDED.head_version, head_sequence = EXCLUDED.head_sequence,
+                    record_count = sessions.record_count + EXCLUDED.record_count,
+                    last_recorded_at_us = EXCLUDED.last_recorded_at_us, last_event = EXCLUDED.last_event
+                """, logger: logger)
+        }
+    }
+
+    /// The next sequence the server expects from `storeID` of app `appID` (1 when it holds none).
+    public func position(storeID: UUID, appID: Int64) async throws -> UInt64 {
+        let rows = try await client.query("""
+            SELECT next_sequence FROM stores WHERE app_id = \(appID) AND store_id = \(storeID)
+            """, logger: logger)
+        for try await next in rows.decode(Int64.self) { return UInt64(next) }
+        return 1
+    }
+}

@@ -1,0 +1,69 @@
+import Hummingbird
+import Logging
+import PostgresNIO
+import ServiceLifecycle
+
+/// The fleet server: a PostgreSQL client, the schema migrations (applied before it listens) and
+/// the HTTP API, run as one `ServiceGroup` that shuts down gracefully.
+public struct RewindServer: Sendable {
+    /// The configuration it runs with.
+    public let configuration: ServerConfiguration
+    let logger: Logger
+
+    /// A server for `configuration`, logging to `logger`.
+    public init(configuration: ServerConfiguration, logger: Logger) {
+        self.configuration = configuration
+        self.logger = logger
+    }
+
+    /// Connects to PostgreSQL, applies the migrations the database has not had, then listens
+    /// until the task is cancelled or (when `gracefulShutdownSignals` is not empty) one of those
+    /// signals arrives; requests in flight finish first.
+    ///
+    /// - Parameter onListening: called once listening, with the port (the one the system chose
+    ///   when the configuration says `0`).
+    public func run(
+        gracefulShutdownSignals: [UnixSignal] = [.sigterm, .sigint],
+        onListening: @escaping @Sendable (Int) async -> Void = { _ in }
+    ) async throws {
+        let client = PostgresClient(
+            configuration: configuration.database.clientConfiguration(maximumConnections: configuration.maximumDatabaseConnections),
+            backgroundLogger: logger)
+        let routes = Routes(
+            client: client, keys: KeyRegistry(client: client, logger: logger),
+            ingestion: Ingestion(client: client, logger: logger),
+            maximumBodyBytes: configuration.maximumBodyBytes, logger: logger)
+        let logger = self.logger
+        let database = configuration.database
+        var application = Application(
+            router: routes.router(),
+            configuration: ApplicationConfiguration(
+                address: .hostname(configuration.host, port: configuration.port), serverName: "rewind-server"),
+            services: [client],
+            onServerRunning: { channel in
+                let port = channel.localAddress?.port ?? 0
+                logger.info("listening", metadata: ["port": "\(port)"])
+                await onListening(port)
+            },
+            logger: logger)
+        application.beforeServerStarts {
+            logger.info("applying schema migrations", metadata: ["database": "\(database)"])
+            try await Migrations.apply(to: client, logger: logger)
+        }
+        let group = ServiceGroup(configuration: ServiceGroupConfiguration(
+            services: [application], gracefulShutdownSignals: gracefulShutdownSignals, logger: logger))
+        try await group.run()
+    }
+
+    /// Runs `body` with a client of `database` running (for the admin commands), then stops it.
+    public static func withClient<R: Sendable>(
+        _ database: DatabaseURL, logger: Logger, _ body: @Sendable (PostgresClient) async throws -> R
+    ) async throws -> R {
+        let client = PostgresClient(configuration: database.clientConfiguration(maximumConnections: 2), backgroundLogger: logger)
+        return try await withThrowingTaskGroup(of: Void.self) { group in
+            group.addTask { await client.run() }
+            defer { group.cancelAll() }
+            return try await body(client)
+        }
+    }
+}

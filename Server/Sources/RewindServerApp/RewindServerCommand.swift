@@ -1,0 +1,112 @@
+import ArgumentParser
+import Foundation
+import Logging
+import RewindServer
+
+/// `rewind-server`: the fleet server (`serve`, the default) and its admin commands.
+@main
+struct RewindServerCommand: AsyncParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "rewind-server",
+        abstract: "Gathers Rewind stores' records from many devices in PostgreSQL.",
+        subcommands: [Serve.self, CreateApp.self],
+        defaultSubcommand: Serve.self)
+}
+
+/// The options every subcommand shares.
+struct DatabaseOptions: ParsableArguments {
+    @Option(name: .customLong("database-url"),
+            help: "postgres://user[:password]@host[:port]/database (default: $DATABASE_URL).")
+    var databaseURL: String?
+
+    @Option(name: .customLong("log-level"), help: "trace, debug, info, notice, warning, error or critical (default: $LOG_LEVEL or info).")
+    var logLevel: String?
+
+    func database() throws -> DatabaseURL {
+        guard let text = databaseURL ?? ProcessInfo.processInfo.environment["DATABASE_URL"] else {
+            throw ValidationError("no database: pass --database-url or set DATABASE_URL")
+        }
+        do {
+            return try DatabaseURL(text)
+        } catch {
+            throw ValidationError(error.description)
+        }
+    }
+
+    func level() throws -> Logger.Level {
+        let text = logLevel ?? ProcessInfo.processInfo.environment["LOG_LEVEL"] ?? "info"
+        guard let level = Logger.Level(rawValue: text) else {
+            throw ValidationError("unknown log level \(text.debugDescription)")
+        }
+        return level
+    }
+
+    func logger() throws -> Logger {
+        LoggingSystem.bootstrap { label in StreamLogHandler.standardError(label: label) }
+        var logger = Logger(label: "rewind-server")
+        logger.logLevel = try level()
+        return logger
+    }
+}
+
+/// Runs the server until SIGTERM or SIGINT.
+struct Serve: AsyncParsableCommand {
+    static let configuration = CommandConfiguration(
+        abstract: "Apply the schema migrations, then serve the API until SIGTERM or SIGINT.")
+
+    @OptionGroup var options: DatabaseOptions
+
+    @Option(help: "The address to listen on (default: $REWIND_SERVER_HOST or 127.0.0.1).")
+    var host: String?
+
+    @Option(help: "The port to listen on (default: $REWIND_SERVER_PORT or 8080; 0 picks a free one).")
+    var port: Int?
+
+    @Option(name: .customLong("max-body-bytes"), help: "The largest request body accepted (default: $REWIND_SERVER_MAX_BODY_BYTES or 8 MiB).")
+    var maximumBodyBytes: Int?
+
+    func run() async throws {
+        let environment = ProcessInfo.processInfo.environment
+        let port = try port ?? environment["REWIND_SERVER_PORT"].map { text in
+            guard let port = Int(text) else { throw ValidationError("REWIND_SERVER_PORT is not a number: \(text)") }
+            return port
+        } ?? 8080
+        let maximumBodyBytes = try maximumBodyBytes ?? environment["REWIND_SERVER_MAX_BODY_BYTES"].map { text in
+            guard let bytes = Int(text) else { throw ValidationError("REWIND_SERVER_MAX_BODY_BYTES is not a number: \(text)") }
+            return bytes
+        } ?? ServerConfiguration.defaultMaximumBodyBytes
+        guard (0...65535).contains(port) else { throw ValidationError("the port must be from 0 to 65535") }
+        guard maximumBodyBytes > 0 else { throw ValidationError("--max-body-bytes must be positive") }
+        let logger = try options.logger()
+        let configuration = ServerConfiguration(
+            database: try options.database(), host: host ?? environment["REWIND_SERVER_HOST"] ?? "127.0.0.1",
+            port: port, maximumBodyBytes: maximumBodyBytes, logLevel: logger.logLevel)
+        try await RewindServer(configuration: configuration, logger: logger).run()
+        logger.info("stopped")
+    }
+}
+
+/// Creates an app and prints its first ingestion and read keys.
+struct CreateApp: AsyncParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "create-app",
+        abstract: "Create an app with one ingestion key and one read key, and print the keys (shown only once).")
+
+    @OptionGroup var options: DatabaseOptions
+
+    @Argument(help: "The app's name (unique).")
+    var name: String
+
+    func run() async throws {
+        let logger = try options.logger()
+        let database = try options.database()
+        let name = self.name
+        let created = try await RewindServer.withClient(database, logger: logger) { client in
+            try await Migrations.apply(to: client, logger: logger)
+            return try await KeyRegistry(client: client, logger: logger).createApp(named: name)
+        }
+        print("app \(created.name) (id \(created.appID))")
+        print("ingest key: \(created.ingestKey.token)")
+        print("read key:   \(created.readKey.token)")
+    }
+}

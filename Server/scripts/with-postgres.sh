@@ -1,0 +1,63 @@
+#!/usr/bin/env bash
+# Runs CMD... with a throwaway PostgreSQL cluster, for the server's tests:
+#   bash Server/scripts/with-postgres.sh swift test --skip-build
+# The cluster is made by initdb in a temporary directory, listens on 127.0.0.1 only (its unix
+# socket in that directory too), and is stopped and removed when CMD ends, however it ends.
+# CMD gets its URL in REWIND_TEST_DATABASE_URL (user postgres, trust authentication, database
+# postgres; each test creates a database of its own). Debian's postgresql is installed when no
+# initdb is found. PostgreSQL refuses to run as root, so as root the cluster runs as the
+# `postgres` system user (created when missing).
+set -euo pipefail
+
+find_bin() {
+    local initdb
+    initdb=$(command -v initdb 2>/dev/null || true)
+    if [ -z "$initdb" ]; then
+        initdb=$(ls -d /usr/lib/postgresql/*/bin/initdb 2>/dev/null | sort -V | tail -n 1 || true)
+    fi
+    if [ -n "$initdb" ]; then dirname "$(readlink -f "$initdb")"; fi
+}
+
+PG_BIN=$(find_bin)
+if [ -z "$PG_BIN" ]; then
+    echo "with-postgres: installing Debian's postgresql" >&2
+    apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq postgresql >/dev/null
+    PG_BIN=$(find_bin)
+fi
+if [ -z "$PG_BIN" ] || [ ! -x "$PG_BIN/pg_ctl" ] || [ ! -x "$PG_BIN/postgres" ]; then
+    echo "with-postgres: no initdb, pg_ctl and postgres found" >&2
+    exit 1
+fi
+
+TMP=$(mktemp -d /tmp/rewind-postgres.XXXXXX)
+RUN_AS=()
+if [ "$(id -u)" = 0 ]; then
+    if ! id postgres >/dev/null 2>&1; then
+        useradd --system --user-group --home-dir /nonexistent --shell /usr/sbin/nologin postgres
+    fi
+    chown postgres: "$TMP"
+    RUN_AS=(runuser -u postgres --)
+fi
+
+# A free port on 127.0.0.1 (nothing answers a connection to it).
+PORT=""
+for candidate in $(seq 54329 54420); do
+    if ! (exec 3<>"/dev/tcp/127.0.0.1/$candidate") 2>/dev/null; then PORT=$candidate; break; fi
+done
+if [ -z "$PORT" ]; then echo "with-postgres: no free port in 54329-54420" >&2; exit 1; fi
+
+stop() {
+    "${RUN_AS[@]}" "$PG_BIN/pg_ctl" -D "$TMP/data" -m fast -w stop >/dev/null 2>&1 || true
+    rm -rf "$TMP"
+}
+trap stop EXIT
+
+"${RUN_AS[@]}" "$PG_BIN/initdb" -D "$TMP/data" -U postgres -A trust -E UTF8 --locale=C --no-sync >"$TMP/initdb.log" 2>&1 \
+    || { cat "$TMP/initdb.log" >&2; exit 1; }
+"${RUN_AS[@]}" "$PG_BIN/pg_ctl" -D "$TMP/data" -l "$TMP/postgres.log" -w \
+    -o "-c listen_addresses=127.0.0.1 -p $PORT -k $TMP -c fsync=off -c synchronous_commit=off -c max_connections=300" \
+    start >/dev/null || { cat "$TMP/postgres.log" >&2; exit 1; }
+
+export REWIND_TEST_DATABASE_URL="postgres://postgres@127.0.0.1:$PORT/postgres"
+echo "with-postgres: $("$PG_BIN/postgres" --version) on 127.0.0.1:$PORT ($TMP)" >&2
+"$@"
