@@ -14,6 +14,14 @@ public struct IngestionResult: Sendable, Equatable, Codable {
     public var stored: Int
     /// How many the server held already (the same bytes, sent again).
     public var alreadyHeld: Int
+
+    /// A result from its parts.
+    public init(storeID: UUID, nextSequence: UInt64, stored: Int, alreadyHeld: Int) {
+        self.storeID = storeID
+        self.nextSequence = nextSequence
+        self.stored = stored
+        self.alreadyHeld = alreadyHeld
+    }
 }
 
 /// Checks batches and stores them in PostgreSQL: each batch all or nothing, in one transaction,

@@ -91,7 +91,7 @@ public struct IngestionBatch: Sendable, Equatable {
     ///   record count of more records than bytes, or bytes after the last record.
     public init(decoding body: some Collection<UInt8>) throws(FramingError) {
         var reader = Reader(bytes: Array(body))
-        guard try reader.take(4, what: "the magic") == Self.magic else {
+        guard try reader.take(4, what: "the magic").elementsEqual(Self.magic) else {
             throw FramingError(offset: 0, reason: "it does not start with RWB1 (not a Rewind batch)")
         }
         firstSequence = try reader.integer(UInt64.self, what: "the first sequence")

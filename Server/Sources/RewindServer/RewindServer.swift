@@ -2,6 +2,7 @@ import Hummingbird
 import Logging
 import PostgresNIO
 import ServiceLifecycle
+import UnixSignals
 
 /// The fleet server: a PostgreSQL client, the schema migrations (applied before it listens) and
 /// the HTTP API, run as one `ServiceGroup` that shuts down gracefully.
@@ -56,6 +57,7 @@ public struct RewindServer: Sendable {
     }
 
     /// Runs `body` with a client of `database` running (for the admin commands), then stops it.
+    @discardableResult
     public static func withClient<R: Sendable>(
         _ database: DatabaseURL, logger: Logger, _ body: @Sendable (PostgresClient) async throws -> R
     ) async throws -> R {

@@ -9,7 +9,7 @@ extension PostgresClient {
         logger: Logger, _ body: (PostgresConnection) async throws -> Result
     ) async throws -> Result {
         do {
-            return try await withTransaction(logger: logger, body)
+            return try await withTransaction(logger: logger) { connection in try await body(connection) }
         } catch let error as PostgresTransactionError {
             if let closureError = error.closureError, error.rollbackError == nil { throw closureError }
             throw error
