@@ -1,0 +1,105 @@
+import Foundation
+import RewindServer
+import Testing
+
+/// The built `rewind-server`: `create-app` prints working keys; `serve` migrates, listens,
+/// answers and stops gracefully on SIGTERM.
+@Suite struct ExecutableTests {
+    static func executable() throws -> URL {
+        var directories: [URL] = []
+        if let executable = Bundle.main.executableURL { directories.append(executable.deletingLastPathComponent()) }
+        directories.append(Bundle.main.bundleURL.deletingLastPathComponent())
+        directories.append(URL(fileURLWithPath: CommandLine.arguments[0]).deletingLastPathComponent())
+        let found = directories.map { $0.appendingPathComponent("rewind-server") }
+            .first { FileManager.default.isExecutableFile(atPath: $0.path) }
+        return try #require(found, "rewind-server is built next to the tests (swift build --build-tests)")
+    }
+
+    @Test func createAppPrintsKeysThatWork() async throws {
+        let database = try await TestDatabase.make()
+        let process = Process()
+        process.executableURL = try Self.executable()
+        process.arguments = ["create-app", "shop's app; DROP TABLE apps", "--database-url", "\(Self.url(database))"]
+        let output = Pipe()
+        process.standardOutput = output
+        process.standardError = FileHandle.nullDevice
+        try process.run()
+        let printed = String(decoding: output.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
+        process.waitUntilExit()
+        #expect(process.terminationStatus == 0, "\(printed)")
+        let tokens = printed.split(whereSeparator: \.isWhitespace).filter { $0.hasPrefix("rewind_") }.map(String.init)
+        let keys = tokens.compactMap(APIKey.init(token:))
+        #expect(keys.map(\.kind) == [.ingest, .read])
+        #expect(printed.contains("shop's app; DROP TABLE apps"))
+
+        let server = try await TestServer.start(database: database)
+        let device = try Device()
+        try await device.runOnboarding(["cli"])
+        #expect(try await server.upload(try device.batch(), store: device.storeID, key: keys[0]).status == 200)
+        #expect(try await server.position(store: device.storeID, key: keys[1]) == 5)
+        #expect(try await server.request("GET", "/v1/sessions", key: keys[0]).status == 403)
+        try await server.stop()
+    }
+
+    @Test func serveStopsGracefullyOnSIGTERM() async throws {
+        let database = try await TestDatabase.make()
+        let process = Process()
+        process.executableURL = try Self.executable()
+        process.arguments = ["serve", "--port", "0"]
+        process.environment = ["DATABASE_URL": Self.url(database), "LOG_LEVEL": "info"]
+        let errors = Pipe()
+        process.standardError = errors
+        process.standardOutput = FileHandle.nullDevice
+        let lines = LineReader(errors.fileHandleForReading)
+        try process.run()
+        var port: Int?
+        var iterator = lines.stream.makeAsyncIterator()
+        while port == nil, let line = await iterator.next() {
+            if line.contains("listening"), let range = line.range(of: #"port=\d+"#, options: .regularExpression) {
+                port = Int(line[range].dropFirst("port=".count))
+            }
+        }
+        let listening = try #require(port)
+        let health = try await RawHTTP.exchange(port: listening, bytes: Array("GET /health HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n".utf8))
+        #expect(health.status == 200)
+        process.terminate()  // SIGTERM
+        var stopped = false
+        while let line = await iterator.next() {
+            if line.contains("stopped") { stopped = true }
+        }
+        process.waitUntilExit()
+        #expect(stopped)
+        #expect(process.terminationReason == .exit)
+        #expect(process.terminationStatus == 0)
+        #expect(try await database.count("schema_migrations") == Migrations.all.count)
+    }
+
+    static func url(_ database: TestDatabase) -> String {
+        let url = database.url
+        return "postgres://\(url.username)@\(url.host ?? "127.0.0.1"):\(url.port)/\(url.database)"
+    }
+}
+
+/// The lines a pipe delivers, read on a thread of its own, as an async stream (ends at EOF).
+final class LineReader: Sendable {
+    let stream: AsyncStream<String>
+
+    init(_ handle: FileHandle) {
+        let (stream, continuation) = AsyncStream.makeStream(of: String.self)
+        self.stream = stream
+        Thread {
+            var pending = Data()
+            while true {
+                let data = handle.availableData
+                if data.isEmpty { break }
+                pending.append(data)
+                while let newline = pending.firstIndex(of: 10) {
+                    continuation.yield(String(decoding: pending[pending.startIndex..<newline], as: UTF8.self))
+                    pending = Data(pending[(newline + 1)...])
+                }
+            }
+            if !pending.isEmpty { continuation.yield(String(decoding: pending, as: UTF8.self)) }
+            continuation.finish()
+        }.start()
+    }
+}

@@ -1,0 +1,84 @@
+import Foundation
+import Rewind
+import RewindServer
+
+/// A device: a real Rewind store in a temporary directory, written by the engine with the
+/// example machines, and the batches it would upload (its records in the store's own encoding,
+/// read with the store's public read API, and the definitions they name).
+final class Device: @unchecked Sendable {
+    let directory: String
+    let engine: Engine
+
+    /// A new store with the onboarding and kanji examples registered (and `extra`, under the names
+    /// given).
+    init(extra: [(name: String, machine: Machine)] = []) throws {
+        directory = NSTemporaryDirectory() + "rewind-server-device-" + UUID().uuidString
+        try FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true)
+        var configuration = EngineConfiguration()
+        configuration.durability = .noSync
+        engine = try Engine(directory: directory, configuration: configuration)
+        try engine.register(ExampleMachines.Onboarding.machine())
+        try engine.register(ExampleMachines.Kanji.machine())
+        for (name, machine) in extra { try engine.register(machine, as: name) }
+    }
+
+    deinit {
+        engine.close()
+        try? FileManager.default.removeItem(atPath: directory)
+    }
+
+    var storeID: UUID { engine.store.storeID }
+
+    /// The onboarding flow to its end for each of `sessions` (4 records each).
+    func runOnboarding(_ sessions: [String]) async throws {
+        for id in sessions {
+            let session = try await engine.startSession(id: id, machine: ExampleMachines.Onboarding.definition.name)
+            for event in ExampleMachines.Onboarding.Event.allCases { _ = try await session.send(event) }
+        }
+    }
+
+    /// Every record of the log, decoded.
+    func records() throws -> [TransitionRecord] {
+        try engine.store.records()
+    }
+
+    /// The batch of up to `limit` records from `sequence` on, with every definition they name.
+    func batch(from sequence: UInt64 = 1, limit: Int = .max) throws -> IngestionBatch {
+        let records = try engine.store.records(from: sequence, limit: limit)
+        let named = Set(records.map { "\($0.machine)\u{0}\($0.definition)" })
+        var definitions: [IngestionBatch.Definition] = []
+        try engine.store.read { transaction in
+            try transaction.forEach(in: .definitions) { key, value in
+                let name = Array(key)
+                if let zero = name.firstIndex(of: 0) {
+                    let machine = String(decoding: name[..<zero], as: UTF8.self)
+                    let version = String(decoding: name[(zero + 1)...], as: UTF8.self)
+                    if named.contains("\(machine)\u{0}\(version)") {
+                        definitions.append(.init(machine: machine, contentVersion: version, document: Array(value)))
+                    }
+                }
+                return .next
+            }
+        }
+        return IngestionBatch(firstSequence: sequence, records: records.map(RecordCodec.encode), definitions: definitions)
+    }
+}
+
+/// CRC-32C (Castagnoli), bit by bit: for tests that forge records with a valid checksum around
+/// invalid content.
+func crc32c(_ bytes: some Sequence<UInt8>) -> UInt32 {
+    var crc: UInt32 = 0xFFFF_FFFF
+    for byte in bytes {
+        crc ^= UInt32(byte)
+        for _ in 0..<8 { crc = (crc >> 1) ^ (0x82F6_3B78 & (0 &- (crc & 1))) }
+    }
+    return ~crc
+}
+
+/// `bytes` with its last four bytes replaced by the CRC-32C of the others (a record's checksum).
+func resealed(_ bytes: [UInt8]) -> [UInt8] {
+    var copy = bytes
+    let checksum = crc32c(copy[..<(copy.count - 4)])
+    withUnsafeBytes(of: checksum.littleEndian) { copy.replaceSubrange((copy.count - 4)..., with: $0) }
+    return copy
+}
