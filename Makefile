@@ -3,7 +3,7 @@ CONFORMANCE_DIR ?= ../shared/conformance/scxml-test-framework
 # Rewind's own cases (delays, <cancel>, internal and external event order, <if>, undeliverable sends).
 OWN_CONFORMANCE_DIR := Tests/ConformanceCases
 
-.PHONY: demo test deps build conformance
+.PHONY: demo test deps build conformance server-test
 
 deps:
 	@bash scripts/ensure-lmdb.sh
@@ -28,3 +28,9 @@ conformance: deps
 		echo "conformance: $(CONFORMANCE_DIR) not found, running Rewind's own cases only"; \
 		swift run rewind-conformance "$(OWN_CONFORMANCE_DIR)"; \
 	fi
+
+## make server-test: the fleet server's package (Server/): build it once with its tests, then run
+## them against a throwaway PostgreSQL cluster (Server/scripts/with-postgres.sh).
+server-test: deps
+	cd Server && swift build --build-tests
+	bash Server/scripts/with-postgres.sh sh -c 'cd Server && swift test --skip-build'
