@@ -48,6 +48,7 @@ let package = Package(
                 .product(name: "Rewind", package: "Rewind"),
                 .product(name: "PostgresNIO", package: "postgres-nio"),
                 .product(name: "Crypto", package: "swift-crypto"),
+                .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
             ]
         ),
     ],

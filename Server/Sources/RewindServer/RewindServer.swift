@@ -27,6 +27,14 @@ public struct RewindServer: Sendable {
         gracefulShutdownSignals: [UnixSignal] = [.sigterm, .sigint],
         onListening: @escaping @Sendable (Int) async -> Void = { _ in }
     ) async throws {
+        let group = ServiceGroup(configuration: ServiceGroupConfiguration(
+            services: [service(onListening: onListening)], gracefulShutdownSignals: gracefulShutdownSignals, logger: logger))
+        try await group.run()
+    }
+
+    /// The server as a `Service` (PostgreSQL client, migrations before listening, HTTP), for a
+    /// `ServiceGroup` of the caller's: its graceful shutdown lets requests in flight finish.
+    public func service(onListening: @escaping @Sendable (Int) async -> Void = { _ in }) -> some Service {
         let client = PostgresClient(
             configuration: configuration.database.clientConfiguration(maximumConnections: configuration.maximumDatabaseConnections),
             backgroundLogger: logger)
@@ -51,9 +59,7 @@ public struct RewindServer: Sendable {
             logger.info("applying schema migrations", metadata: ["database": "\(database)"])
             try await Migrations.apply(to: client, logger: logger)
         }
-        let group = ServiceGroup(configuration: ServiceGroupConfiguration(
-            services: [application], gracefulShutdownSignals: gracefulShutdownSignals, logger: logger))
-        try await group.run()
+        return application
     }
 
     /// Runs `body` with a client of `database` running (for the admin commands), then stops it.

@@ -1,14 +1,15 @@
 import Foundation
 import Logging
 import RewindServer
-import Synchronization
+import ServiceLifecycle
 
 /// A real `RewindServer` on a free port of 127.0.0.1 and a test database, with an app and its
-/// keys; stopped by ``stop()`` (task cancellation: the graceful shutdown path).
+/// keys; stopped by ``stop()`` (a graceful shutdown, as on SIGTERM).
 final class TestServer: Sendable {
     let database: TestDatabase
     let port: Int
     let app: CreatedApp
+    private let group: ServiceGroup
     private let task: Task<Void, any Error>
 
     /// Starts a server on `database` (a new one by default) and creates an app.
@@ -19,10 +20,12 @@ final class TestServer: Sendable {
         let configuration = ServerConfiguration(
             database: database.url, host: "127.0.0.1", port: 0, maximumBodyBytes: maximumBodyBytes, logLevel: .warning)
         let (ports, continuation) = AsyncStream.makeStream(of: Int.self)
+        let group = ServiceGroup(configuration: ServiceGroupConfiguration(
+            services: [RewindServer(configuration: configuration, logger: testLogger).service { port in continuation.yield(port) }],
+            logger: testLogger))
         let task = Task {
             defer { continuation.finish() }
-            try await RewindServer(configuration: configuration, logger: testLogger)
-                .run(gracefulShutdownSignals: []) { port in continuation.yield(port) }
+            try await group.run()
         }
         var iterator = ports.makeAsyncIterator()
         guard let port = await iterator.next() else {
@@ -33,15 +36,16 @@ final class TestServer: Sendable {
         let app = try await database.withClient { client in
             try await KeyRegistry(client: client, logger: testLogger).createApp(named: "app-\(UUID().uuidString)")
         }
-        return TestServer(database: database, port: port, app: app, task: task)
+        return TestServer(database: database, port: port, app: app, group: group, task: task)
     }
 
     struct StartError: Error {}
 
-    private init(database: TestDatabase, port: Int, app: CreatedApp, task: Task<Void, any Error>) {
+    private init(database: TestDatabase, port: Int, app: CreatedApp, group: ServiceGroup, task: Task<Void, any Error>) {
         self.database = database
         self.port = port
         self.app = app
+        self.group = group
         self.task = task
     }
 
@@ -54,7 +58,7 @@ final class TestServer: Sendable {
 
     /// Shuts the server down and waits until it has stopped.
     func stop() async throws {
-        task.cancel()
+        await group.triggerGracefulShutdown()
         try await task.value
     }
 
