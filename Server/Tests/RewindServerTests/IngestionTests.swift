@@ -233,6 +233,22 @@ import Testing
         #expect(try await server.database.count("definitions") == 1)
         try await server.stop()
     }
+
+    @Test func aStoreWrittenByAnEarlierVersionUploadsWhole() async throws {
+        // The store committed in Tests/Fixtures, written by main at e1a963d.
+        let fixture = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
+            .deletingLastPathComponent().deletingLastPathComponent()
+            .appendingPathComponent("Tests/Fixtures/store-e1a963d/store").path
+        let server = try await TestServer.start()
+        let device = try Device(copying: fixture)
+        let records = try device.records()
+        #expect(!records.isEmpty)
+        let response = try await server.upload(try device.batch(), store: device.storeID)
+        #expect(response.status == 200, "\(response.text)")
+        #expect(try response.json(IngestionResult.self).nextSequence == UInt64(records.count) + 1)
+        #expect(try await server.database.records(store: device.storeID).map(\.bytes) == records.map(RecordCodec.encode))
+        try await server.stop()
+    }
 }
 
 /// The body of `GET /v1/sessions`.

@@ -22,6 +22,16 @@ final class Device: @unchecked Sendable {
         for (name, machine) in extra { try engine.register(machine, as: name) }
     }
 
+    /// A copy of the store in `path` (such as a fixture written by an earlier version), opened by
+    /// the engine with nothing registered.
+    init(copying path: String) throws {
+        directory = NSTemporaryDirectory() + "rewind-server-device-" + UUID().uuidString
+        try FileManager.default.copyItem(atPath: path, toPath: directory)
+        var configuration = EngineConfiguration()
+        configuration.durability = .noSync
+        engine = try Engine(directory: directory, configuration: configuration)
+    }
+
     deinit {
         engine.close()
         try? FileManager.default.removeItem(atPath: directory)
