@@ -9,6 +9,7 @@ let package = Package(
         .library(name: "RewindMachine", targets: ["RewindMachine"]),
         .library(name: "RewindStore", targets: ["RewindStore"]),
         .library(name: "RewindLMDB", targets: ["RewindLMDB"]),
+        .library(name: "RewindViewer", targets: ["RewindViewer"]),
         .executable(name: "rewind", targets: ["RewindCLI"]),
         .executable(name: "rewind-conformance", targets: ["RewindConformance"]),
     ],
@@ -35,11 +36,12 @@ let package = Package(
         .target(name: "RewindStore", dependencies: ["RewindLMDB", "RewindMachine", "CRC32CHardware"]),
         // Layer 3: engine, projections, replay.
         .target(name: "Rewind", dependencies: ["RewindStore", "RewindMachine"]),
-        // Layer 4: tools.
+        // Layer 4: tools. The viewer draws statecharts and sessions (SVG, HTML).
+        .target(name: "RewindViewer", dependencies: ["Rewind"]),
         .executableTarget(
             name: "RewindCLI",
             dependencies: [
-                "Rewind",
+                "Rewind", "RewindViewer",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
             ]
         ),
@@ -63,6 +65,7 @@ let package = Package(
                 .product(name: "PropertyBased", package: "swift-property-based"),
             ]
         ),
+        .testTarget(name: "RewindViewerTests", dependencies: ["RewindViewer", "Rewind", "RewindTestSupport"]),
         .testTarget(name: "RewindCLITests", dependencies: ["RewindCLI", "Rewind", "RewindTestSupport"]),
         .testTarget(name: "RewindConformanceTests", dependencies: ["RewindConformance", "RewindMachine"]),
         // Crashes, full disks, concurrent processes and hostile input (see RELIABILITY.md).
