@@ -66,7 +66,7 @@ let package = Package(
             ]
         ),
         .testTarget(name: "RewindViewerTests", dependencies: ["RewindViewer", "Rewind", "RewindTestSupport"]),
-        .testTarget(name: "RewindCLITests", dependencies: ["RewindCLI", "Rewind", "RewindTestSupport"]),
+        .testTarget(name: "RewindCLITests", dependencies: ["RewindCLI", "Rewind", "RewindViewer", "RewindTestSupport"]),
         .testTarget(name: "RewindConformanceTests", dependencies: ["RewindConformance", "RewindMachine"]),
         // Crashes, full disks, concurrent processes and hostile input (see RELIABILITY.md).
         .testTarget(name: "ReliabilityTests", dependencies: ["Rewind", "RewindTestSupport"]),

@@ -315,7 +315,9 @@ struct LayeredLayout: Sendable {
         for layer in ranks where !layer.isEmpty {
             let height = layer.map { vertices[$0].height }.max() ?? 0
             for vertex in layer {
-                vertices[vertex].y = y + height / 2
+                // Boxes hang from the top of their rank, so a short box beside a tall one reads
+                // as one row.
+                vertices[vertex].y = y + vertices[vertex].height / 2
                 vertices[vertex].bandTop = y
                 vertices[vertex].bandBottom = y + height
             }
