@@ -141,11 +141,6 @@ struct StatechartDiagramTests {
     @Test func theThirtyStateMachineStaysReadable() throws {
         let diagram = StatechartDiagram(HierarchicalMachine.definition)
         let drawn = try DrawnDiagram(diagram.svg)
-        if let directory = ProcessInfo.processInfo.environment["DEBUG_DIAGRAMS"] {
-            for (name, definition) in Self.definitions {
-                try Data(StatechartDiagram(definition).svg.utf8).write(to: URL(fileURLWithPath: directory + "/" + name + ".svg"))
-            }
-        }
         #expect(HierarchicalMachine.stateIDs.count >= 30)
         #expect(drawn.states.count == HierarchicalMachine.stateIDs.count)
         // About a laptop screen or two: not a strip of boxes, not a poster.
@@ -179,6 +174,39 @@ struct StatechartDiagramTests {
         #expect(drawn.transitions.map(\.labels) == [["go<&>"], [DiagramLabels.transition(guarded)]])
         #expect(DrawnDiagram.elements("title", in: drawn.root).first?.stringValue == "odd <&> \"name\"")
         #expect(!diagram.svg.contains("<b>") && !diagram.svg.contains("\u{1}"))
+    }
+
+    /// Definitions a machine would refuse, and unusual shapes, still draw a well-formed diagram:
+    /// what can be placed is, an unknown target is left out.
+    @Test func oddShapesAndInvalidDefinitionsStillDraw() throws {
+        let definition = MachineDefinition(name: "odd", states: [
+            StateDefinition(id: "outer", children: [
+                StateDefinition(id: "h", kind: .history, initialTransition: TransitionDefinition(targets: ["inner"])),
+                StateDefinition(id: "inner", transitions: [
+                    TransitionDefinition(events: ["up"], targets: ["outer"]),
+                    TransitionDefinition(events: ["lost"], targets: ["nowhere"]),
+                    TransitionDefinition(condition: .named("ready")),
+                ]),
+            ], transitions: [TransitionDefinition(events: ["again"], targets: ["outer"])]),
+            StateDefinition(id: "both", kind: .parallel, children: [
+                StateDefinition(id: "left", children: [
+                    StateDefinition(id: "l1", transitions: [TransitionDefinition(events: ["cross"], targets: ["r1"])]),
+                ]),
+                StateDefinition(id: "right", children: [StateDefinition(id: "r1")]),
+            ], transitions: [TransitionDefinition(events: ["reset"], targets: ["l1"])]),
+            StateDefinition(id: "outer"),
+        ])
+        let diagram = StatechartDiagram(definition)
+        let drawn = try DrawnDiagram(diagram.svg)
+        #expect(drawn.states.map(\.id) == ["outer", "h", "inner", "both", "left", "l1", "right", "r1", "outer"])
+        #expect(drawn.transitions.count == 7 && diagram.transitions.count == 7)
+        let lost = try #require(drawn.transitions.first { $0.event == "lost" })
+        #expect(lost.paths.isEmpty)
+        for transition in drawn.transitions where transition.event != "lost" {
+            #expect(!transition.paths.isEmpty, "\(transition.event)")
+        }
+        let empty = try DrawnDiagram(StatechartDiagram(MachineDefinition(name: "empty", states: [])).svg)
+        #expect(empty.states.isEmpty && empty.transitions.isEmpty && empty.width > 0)
     }
 
     @Test func theSameDefinitionGivesTheSameBytes() throws {
