@@ -49,6 +49,9 @@ let package = Package(
 
         // Tests mirror Sources/.
         .target(name: "RewindTestSupport", dependencies: ["Rewind"], path: "Tests/RewindTestSupport"),
+        // Stand-ins for SwiftUI's names (`Environment`, `Transition`, …) on every platform: an app
+        // file importing both must compile without qualifying them (RewindTests/API).
+        .target(name: "SwiftUIStandIn", path: "Tests/SwiftUIStandIn"),
         .testTarget(name: "RewindLMDBTests", dependencies: ["RewindLMDB", "CLMDB"]),
         .testTarget(name: "RewindStoreTests", dependencies: ["RewindStore", "RewindLMDB", "CLMDB", "RewindTestSupport"]),
         .testTarget(
@@ -61,17 +64,17 @@ let package = Package(
         .testTarget(
             name: "RewindTests",
             dependencies: [
-                "Rewind", "RewindTestSupport",
+                "Rewind", "RewindLMDB", "RewindTestSupport", "SwiftUIStandIn",
                 .product(name: "PropertyBased", package: "swift-property-based"),
             ]
         ),
         .testTarget(name: "RewindViewerTests", dependencies: ["RewindViewer", "Rewind", "RewindTestSupport"]),
-        .testTarget(name: "RewindCLITests", dependencies: ["RewindCLI", "Rewind", "RewindViewer", "RewindTestSupport"]),
+        .testTarget(name: "RewindCLITests", dependencies: ["RewindCLI", "Rewind", "RewindLMDB", "RewindViewer", "RewindTestSupport"]),
         .testTarget(name: "RewindConformanceTests", dependencies: ["RewindConformance", "RewindMachine"]),
         // Crashes, full disks, concurrent processes and hostile input (see RELIABILITY.md).
-        .testTarget(name: "ReliabilityTests", dependencies: ["Rewind", "RewindTestSupport"]),
+        .testTarget(name: "ReliabilityTests", dependencies: ["Rewind", "RewindLMDB", "RewindTestSupport"]),
         // A second process for the engine's multi-process tests (built with the tests).
-        .executableTarget(name: "RewindTestHelper", dependencies: ["Rewind"], path: "Tests/RewindTestHelper"),
+        .executableTarget(name: "RewindTestHelper", dependencies: ["Rewind", "RewindLMDB"], path: "Tests/RewindTestHelper"),
     ],
     swiftLanguageModes: [.v6]
 )

@@ -202,7 +202,7 @@ public final class Environment: @unchecked Sendable {
                 try ensureEnvironmentOpen("mdb_txn_begin (read)")
                 var pointer: OpaquePointer?
                 let code = mdb_txn_begin(shared.pointer, nil, UInt32(MDB_RDONLY), &pointer)
-                if code == LMDBError.Code.mapResized { return .mapResized }
+                if code == LMDBError.Code.mapResized.rawValue { return .mapResized }
                 try LMDBError.check(code, "mdb_txn_begin (read) in '\(path)'")
                 guard let pointer else {
                     throw LMDBError.misuse("mdb_txn_begin (read) in '\(path)'", "LMDB returned no transaction")
@@ -256,7 +256,7 @@ public final class Environment: @unchecked Sendable {
                 if shared.mapUnreserved { return .mapUnreserved }
                 var pointer: OpaquePointer?
                 let code = mdb_txn_begin(shared.pointer, nil, 0, &pointer)
-                if code == LMDBError.Code.mapResized { return .mapResized }
+                if code == LMDBError.Code.mapResized.rawValue { return .mapResized }
                 try LMDBError.check(code, "mdb_txn_begin (write) in '\(path)'")
                 guard let pointer else {
                     throw LMDBError.misuse("mdb_txn_begin (write) in '\(path)'", "LMDB returned no transaction")
@@ -286,7 +286,7 @@ public final class Environment: @unchecked Sendable {
                     return .mapFull
                 }
                 let commitCode = mdb_txn_commit(pointer)  // frees the transaction, even on failure
-                if commitCode == LMDBError.Code.mapFull {
+                if commitCode == LMDBError.Code.mapFull.rawValue {
                     failedMapSize = shared.currentMapSize()
                     return .mapFull
                 }

@@ -1,5 +1,5 @@
 import Testing
-import RewindStore
+@_spi(Internals) import RewindStore
 import RewindTestSupport
 
 @Suite("CRC32C")

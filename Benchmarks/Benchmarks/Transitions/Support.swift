@@ -2,6 +2,7 @@ import Benchmark
 import BenchmarkMachines
 import Foundation
 import Rewind
+@_spi(Internals) import RewindStore
 import Synchronization
 
 /// A fresh directory under the system's temporary directory, removed by ``remove()``.

@@ -133,7 +133,7 @@ case "storeappend":
         defer { store.close() }
         let screens = ["greeting", "login", "home"]
         let transitions = (0..<64).map { index in
-            Transition(machine: "onboarding-cycle", definition: "0123456789abcdef", event: cycle[index % 3].name,
+            TransitionDraft(machine: "onboarding-cycle", definition: "0123456789abcdef", event: cycle[index % 3].name,
                        source: [screens[index % 3]], target: [screens[(index + 1) % 3]],
                        navigation: [.push(screens[(index + 1) % 3])])
         }

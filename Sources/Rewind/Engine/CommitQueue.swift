@@ -13,7 +13,7 @@ struct AppendRequest: Sendable {
 
     var session: SessionID
     var expectedVersion: ExpectedVersion
-    var transitions: [Transition]
+    var transitions: [TransitionDraft]
     var auxiliaryWrites: [AuxiliaryWrite]
 }
 

@@ -26,7 +26,7 @@ public enum ResumePolicy: Sendable, Hashable {
     /// Migrate by replay: re-run every recorded event through the registered definition (from
     /// version 1, ignoring snapshots) and continue from what it computes; fails with
     /// ``EngineError/replayDivergence(session:version:event:recorded:computed:)`` or
-    /// ``EngineError/replayFailed(session:version:event:reason:)`` when the new definition does not
+    /// ``EngineError/replayFailed(session:version:event:cause:)`` when the new definition does not
     /// reproduce the recording.
     case replayWithRegistered
 }
@@ -47,7 +47,9 @@ public enum ResumePolicy: Sendable, Hashable {
 /// processes) work too: LMDB serialises their writes and a session changed elsewhere surfaces as
 /// `StoreError.versionConflict` on the next send.
 public final class Engine: @unchecked Sendable {
-    /// The store the engine writes to.
+    /// The store the engine writes to (a constant: the engine never swaps it). Read the log from
+    /// it (`records(of:)`, `read {}`); write through sessions, so that hooks, snapshots and
+    /// projections follow.
     public let store: TransitionStore
     /// How the engine runs.
     public let configuration: EngineConfiguration
@@ -193,14 +195,14 @@ public final class Engine: @unchecked Sendable {
 
     /// The stored definition of machine `name` at content version `version` (as named by records).
     ///
-    /// - Throws: ``EngineError/corruptedEntry(what:reason:)`` when it cannot be decoded.
+    /// - Throws: ``EngineError/corruptedEntry(what:reason:cause:)`` when it cannot be decoded.
     public func storedDefinition(name: String, version: String) throws -> MachineDefinition? {
         guard let bytes = try store.read({ try $0.value(forKey: Self.definitionKey(name: name, version: version), in: .definitions) })
         else { return nil }
         do {
             return try MachineDefinition(jsonDocument: Data(bytes))
         } catch {
-            throw EngineError.corruptedEntry(what: "the stored definition \(name)@\(version)", reason: "\(error)")
+            throw EngineError.corruptedEntry(what: "the stored definition \(name)@\(version)", reason: String(describing: error), cause: ErrorCause(error))
         }
     }
 
@@ -278,7 +280,7 @@ public final class Engine: @unchecked Sendable {
     ///
     /// - Throws: ``EngineError/unknownSession(_:)``, ``EngineError/unknownMachine(_:)``,
     ///   ``EngineError/incompatibleDefinition(session:machine:recorded:registered:problems:)`` and
-    ///   ``EngineError/migrationFailed(session:migration:reason:)`` (under
+    ///   ``EngineError/migrationFailed(session:migration:cause:)`` (under
     ///   ``ResumePolicy/upgradeWhenCompatible``),
     ///   ``EngineError/definitionMismatch(session:machine:recorded:registered:)`` (under
     ///   ``ResumePolicy/strict``), replay and store errors.

@@ -114,8 +114,8 @@ final class ProjectionRegistry: @unchecked Sendable {
     }
 
     private static func failure(of error: ProjectionError, records: some Collection<TransitionRecord>) -> ProjectionFailure {
-        if case let .applyFailed(_, sequence, session, reason) = error {
-            return ProjectionFailure(sequence: sequence, session: session, reason: reason)
+        if case let .applyFailed(_, sequence, session, cause) = error {
+            return ProjectionFailure(sequence: sequence, session: session, reason: cause.description)
         }
         // Not tied to one record (a state that cannot be read or written): stop before the batch.
         let first = records.first
@@ -124,10 +124,7 @@ final class ProjectionRegistry: @unchecked Sendable {
             reason: error.description)
     }
 
-    private static let placeholderSession: SessionID = {
-        guard let id = try? SessionID("-") else { preconditionFailure("'-' is a valid session id") }
-        return id
-    }()
+    private static let placeholderSession: SessionID = "-"
 
     // MARK: Catch-up
 
@@ -141,7 +138,7 @@ final class ProjectionRegistry: @unchecked Sendable {
     /// records, rebuilding it from scratch first when its stored version differs (or it has no
     /// checkpoint) and retrying from its checkpoint when it had failed.
     ///
-    /// - Throws: ``ProjectionError/applyFailed(projection:sequence:session:reason:)`` (after
+    /// - Throws: ``ProjectionError/applyFailed(projection:sequence:session:cause:)`` (after
     ///   committing the states before the failing record and a checkpoint carrying the failure),
     ///   other ``ProjectionError``s, the store's errors.
     @discardableResult

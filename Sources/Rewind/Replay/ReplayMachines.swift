@@ -20,7 +20,7 @@ struct ReplayMachines: Sendable {
     ///
     /// - Throws: ``ReplayError/missingDefinition(machine:version:)``,
     ///   ``ReplayError/definitionNeedsBindings(machine:version:guards:actions:)``,
-    ///   ``ReplayError/invalidStoredDefinition(machine:version:reason:)``.
+    ///   ``ReplayError/invalidStoredDefinition(machine:version:cause:)``.
     mutating func recording(for definition: String) throws -> StepRecording {
         if let cached = cache[definition] { return cached }
         let machine: Machine
@@ -59,7 +59,7 @@ struct ReplayMachines: Sendable {
                     machine: name, version: version, guards: guards, actions: actions)
             }
             throw ReplayError.invalidStoredDefinition(
-                machine: name, version: version, reason: MachineError.invalidDefinition(problems).description)
+                machine: name, version: version, cause: ErrorCause(MachineError.invalidDefinition(problems)))
         }
     }
 

@@ -23,7 +23,7 @@ extension Engine {
                 throw ReplayError.versionOutOfRange(session: session, requested: version, head: info.headVersion)
             }
             if try transaction.sessionInfo(for: newSession) != nil { throw EngineError.sessionExists(newSession) }
-            var transitions: [Transition] = []
+            var transitions: [TransitionDraft] = []
             transitions.reserveCapacity(Int(clamping: version))
             try transaction.forEachRecord(of: session, from: 1) { record in
                 guard record.version <= version else { return .stop }

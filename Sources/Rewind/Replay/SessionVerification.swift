@@ -107,7 +107,7 @@ extension Engine {
     /// earlier definitions and are not re-run (``VerificationReport/firstVersion`` says where
     /// verification started).
     ///
-    /// - Throws: ``EngineError/unknownSession(_:)``, ``EngineError/corruptedEntry(what:reason:)``
+    /// - Throws: ``EngineError/unknownSession(_:)``, ``EngineError/corruptedEntry(what:reason:cause:)``
     ///   for an undecodable payload, the store's errors. A divergence is a result, not an error.
     public func verify(_ session: SessionID, against machine: Machine) throws -> VerificationReport {
         try store.read { transaction in

@@ -33,7 +33,7 @@ public final class Session: @unchecked Sendable {
     private var current: SessionSnapshot
     /// The `rewind.migrate` record to append before the session's next record, when it resumed
     /// under another definition than its records name (its timestamp is set when appended).
-    private var migration: Transition?
+    private var migration: TransitionDraft?
     private var queued: [StepRecording.Request] = []
     private var deferred: [any Error] = []
     /// How many `deliverDueSends()` loops run now (the automatic delivery after a step waits
@@ -41,6 +41,8 @@ public final class Session: @unchecked Sendable {
     private var deliveries = 0
     /// Registered under `lock`; run only while holding `gate`.
     private let hooks = StepHooks()
+    /// Whether a `@MainActor` hook is registered (under `lock`): the hooks then run on the main actor.
+    private var hooksOnMainActor = false
 
     /// How ``reload()`` treats records written under another definition: as the session was
     /// resumed (a session moved to the registered definition reloads the same way until its first
@@ -118,7 +120,7 @@ public final class Session: @unchecked Sendable {
 
     /// Sends a typed event with a `Codable` payload.
     ///
-    /// - Throws: ``EngineError/payloadEncoding(event:reason:)`` when the payload cannot be encoded.
+    /// - Throws: ``EngineError/payloadEncoding(event:cause:)`` when the payload cannot be encoded.
     @discardableResult
     public func send<Name: RawRepresentable<String>>(_ name: Name, payload: some Encodable) async throws -> Step {
         let value = try Self.jsonValue(of: payload, event: name.rawValue)
@@ -164,12 +166,12 @@ public final class Session: @unchecked Sendable {
         return try await perform(.enter(state: id.rawValue, data: value))
     }
 
-    /// The app's `Encodable` value as a `JSONValue`, or ``EngineError/payloadEncoding(event:reason:)``.
+    /// The app's `Encodable` value as a `JSONValue`, or ``EngineError/payloadEncoding(event:cause:)``.
     static func jsonValue(of value: some Encodable, event: String) throws -> JSONValue {
         do {
             return try JSONValue(encoding: value)
         } catch {
-            throw EngineError.payloadEncoding(event: event, reason: String(describing: error))
+            throw EngineError.payloadEncoding(event: event, cause: ErrorCause(error))
         }
     }
 
@@ -259,7 +261,11 @@ public final class Session: @unchecked Sendable {
     public func update(deltaTime: Double) async {
         await gate.withGate {
             let state = self.state
-            hooks.update(deltaTime: deltaTime, in: state)
+            if lock.withLock({ hooksOnMainActor }) {
+                await MainActor.run { hooks.update(deltaTime: deltaTime, in: state) }
+            } else {
+                hooks.update(deltaTime: deltaTime, in: state)
+            }
         }
         await drainQueued()
     }
@@ -317,6 +323,15 @@ public final class Session: @unchecked Sendable {
         lock.withLock { hooks.onTransition(hook) }
     }
 
+    /// Registers a hook that must run on the main actor (Session+MainActorHooks.swift): from now
+    /// on the session runs its hooks there.
+    func registerMainActorHook(_ register: (StepHooks) -> Void) {
+        lock.withLock {
+            hooksOnMainActor = true
+            register(hooks)
+        }
+    }
+
     // MARK: Steps
 
     /// Runs `request` and then whatever its hooks queued.
@@ -348,7 +363,7 @@ public final class Session: @unchecked Sendable {
         var latest = before
         var steps: [Step] = []
         steps.reserveCapacity(1)
-        var transitions: [Transition] = []
+        var transitions: [TransitionDraft] = []
         transitions.reserveCapacity(1)
         var writes: [AppendRequest.AuxiliaryWrite] = []
         if let migration { try prepend(migration, advancing: &latest, transitions: &transitions, snapshots: &writes) }
@@ -362,7 +377,7 @@ public final class Session: @unchecked Sendable {
             current = latest
             self.migration = nil
         }
-        runHooks(of: steps, from: before.state)
+        await runHooks(of: steps, from: before.state)
         return steps
     }
 
@@ -374,7 +389,7 @@ public final class Session: @unchecked Sendable {
         var latest = before
         var steps: [Step] = []
         steps.reserveCapacity(requests.count)
-        var transitions: [Transition] = []
+        var transitions: [TransitionDraft] = []
         transitions.reserveCapacity(requests.count)
         var writes: [AppendRequest.AuxiliaryWrite] = []
         if let migration { try prepend(migration, advancing: &latest, transitions: &transitions, snapshots: &writes) }
@@ -393,15 +408,25 @@ public final class Session: @unchecked Sendable {
             current = latest
             self.migration = nil
         }
-        runHooks(of: steps, from: before.state)
+        await runHooks(of: steps, from: before.state)
         return requestSteps
     }
 
     /// Runs the hooks of `steps` in order, each step's previous state the one the step before it
     /// reached (the first's `previous`); steps that moved nothing run none.
-    private func runHooks(of steps: [Step], from previous: MachineState) {
+    /// With a `@MainActor` hook registered, all of them run on the main actor.
+    private func runHooks(of steps: [Step], from previous: MachineState) async {
         // No hook registered: none runs, so none can register another (the usual case).
         if hooks.isEmpty { return }
+        if lock.withLock({ hooksOnMainActor }) {
+            await MainActor.run { runHooksHere(of: steps, from: previous) }
+        } else {
+            runHooksHere(of: steps, from: previous)
+        }
+    }
+
+    /// `runHooks(of:from:)` on the current thread.
+    private func runHooksHere(of steps: [Step], from previous: MachineState) {
         var previous = previous
         for step in steps {
             if !step.microsteps.isEmpty { hooks.run(step, of: machine, previous: previous) }
@@ -414,7 +439,7 @@ public final class Session: @unchecked Sendable {
     /// events, as consecutive `send` calls would.
     private func evaluateDueSends(
         advancing latest: inout SessionSnapshot, steps: inout [Step],
-        transitions: inout [Transition], snapshots: inout [AppendRequest.AuxiliaryWrite]
+        transitions: inout [TransitionDraft], snapshots: inout [AppendRequest.AuxiliaryWrite]
     ) throws {
         var delivered = 0
         while let due = dueSend(in: latest.state) {
@@ -440,7 +465,7 @@ public final class Session: @unchecked Sendable {
     /// On error `latest` may be half-changed: the caller drops it.
     private func evaluate(
         _ request: StepRecording.Request, advancing latest: inout SessionSnapshot, steps: inout [Step],
-        transitions: inout [Transition], snapshots: inout [AppendRequest.AuxiliaryWrite]
+        transitions: inout [TransitionDraft], snapshots: inout [AppendRequest.AuxiliaryWrite]
     ) throws {
         let time = engine.configuration.clock()
         // The table's outcome, when it holds one: the state changed in place, the step's arrays
@@ -480,7 +505,7 @@ public final class Session: @unchecked Sendable {
     /// Puts the pending `rewind.migrate` record first among `transitions`, stamped now, and moves
     /// `latest` (already the migrated state) one version on, to its version.
     private func prepend(
-        _ migration: Transition, advancing latest: inout SessionSnapshot, transitions: inout [Transition],
+        _ migration: TransitionDraft, advancing latest: inout SessionSnapshot, transitions: inout [TransitionDraft],
         snapshots: inout [AppendRequest.AuxiliaryWrite]
     ) throws {
         var migration = migration
@@ -517,7 +542,7 @@ public final class Session: @unchecked Sendable {
     /// Appends `transitions` (and `writes`) after the session's version in `before`, through the
     /// engine's group commit; returns once they are committed.
     private func append(
-        _ transitions: [Transition], after before: SessionSnapshot, writes: [AppendRequest.AuxiliaryWrite]
+        _ transitions: [TransitionDraft], after before: SessionSnapshot, writes: [AppendRequest.AuxiliaryWrite]
     ) async throws {
         let expected: ExpectedVersion = before.version == 0 ? .noStream : .exact(before.version)
         do {

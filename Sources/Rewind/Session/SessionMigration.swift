@@ -22,7 +22,7 @@ extension StepRecording {
     /// hands to its visitor (the session's first versions, in order) re-run from the start
     /// through this definition, each checked to reach its recorded target.
     ///
-    /// - Throws: ``EngineError/replayFailed(session:version:event:reason:)`` or
+    /// - Throws: ``EngineError/replayFailed(session:version:event:cause:)`` or
     ///   ``EngineError/replayDivergence(session:version:event:recorded:computed:)`` when this
     ///   definition does not reproduce a record; what `records` throws.
     func migrated(
@@ -63,17 +63,17 @@ extension StepRecording {
     /// definition, from the configuration `source` and the navigation stack `navigation` before
     /// it. Its timestamp is set when it is appended.
     ///
-    /// - Throws: ``EngineError/payloadEncoding(event:reason:)`` when the payload cannot be encoded.
+    /// - Throws: ``EngineError/payloadEncoding(event:cause:)`` when the payload cannot be encoded.
     func transition(
         for migration: RecordedMigration, source: [String], navigation: NavigationStack
-    ) throws -> Transition {
+    ) throws -> TransitionDraft {
         let payload: [UInt8]
         do {
             payload = try coder.encode(migration.payload)
         } catch {
-            throw EngineError.payloadEncoding(event: Self.migrateEvent, reason: String(describing: error))
+            throw EngineError.payloadEncoding(event: Self.migrateEvent, cause: ErrorCause(error))
         }
-        return Transition(
+        return TransitionDraft(
             timestamp: Timestamp(microsecondsSince1970: 0), machine: machineName, definition: definition,
             event: Self.migrateEvent, source: source, target: migration.state.configuration,
             navigation: RecordedMigration.operations(from: navigation, to: migration.navigation), payload: payload)
@@ -84,7 +84,7 @@ extension StepRecording {
 /// next record when it resumed under another definition than its records name.
 struct ResumedState {
     var snapshot: SessionSnapshot
-    var migration: Transition?
+    var migration: TransitionDraft?
 }
 
 extension Engine {
@@ -126,8 +126,8 @@ extension Engine {
     /// it. Returns the moved state and its `rewind.migrate` record.
     ///
     /// - Throws: ``EngineError/incompatibleDefinition(session:machine:recorded:registered:problems:)``,
-    ///   ``EngineError/migrationFailed(session:migration:reason:)``,
-    ///   ``EngineError/payloadEncoding(event:reason:)``.
+    ///   ``EngineError/migrationFailed(session:migration:cause:)``,
+    ///   ``EngineError/payloadEncoding(event:cause:)``.
     func upgrade(_ recorded: SessionSnapshot, of id: SessionID, to registered: StepRecording) throws -> ResumedState {
         let from = recorded.definition
         var migrated = recorded
@@ -141,7 +141,7 @@ extension Engine {
                 do {
                     try transform(&changed)
                 } catch {
-                    throw EngineError.migrationFailed(session: id, migration: migration.name, reason: String(describing: error))
+                    throw EngineError.migrationFailed(session: id, migration: migration.name, cause: ErrorCause(error))
                 }
                 migrated.state = changed.state
                 migrated.navigation = changed.navigation

@@ -34,7 +34,7 @@ extension Machine {
     ///
     /// - Throws: ``MachineError/invalidTransition(from:event:)`` for an unhandled event when the
     ///   machine rejects those, as `send` does; `state` is then unchanged.
-    public func sendFromTable(_ event: Event, in state: inout MachineState) throws -> TableStep? {
+    package func sendFromTable(_ event: Event, in state: inout MachineState) throws -> TableStep? {
         guard state.isStarted, !state.isFinished else { return nil }
         return try tableStep(event, in: &state, rejectUnhandled: options.unhandledEvents == .reject)
     }

@@ -5,7 +5,7 @@
 /// The ``Step`` that ``Machine/send(_:in:now:)-(Event,_,_)`` returns for the same event and state is
 /// `Step(event: event, source: source, target: state.configuration, microsteps: microsteps,
 /// state: state)`, with `state` the state after the call.
-public struct TableStep: Hashable, Sendable {
+package struct TableStep: Hashable, Sendable {
     /// The full active configuration before the step (the state's own array, taken over).
     public var source: [String]
     /// The microsteps taken, in order; empty for an ignored event (nothing changed).

@@ -16,7 +16,7 @@
 /// | payload, state data | 2 bytes fields |
 /// | origin (if flagged) | string session, varint version |
 /// | checksum | 4 bytes, CRC-32C of every byte before it |
-public enum RecordCodec {
+@_spi(Internals) public enum RecordCodec {
     /// The record format this code writes and the newest it reads.
     public static let formatVersion: UInt8 = 1
 
@@ -24,7 +24,7 @@ public enum RecordCodec {
 
     /// Appends the encoding of a record to `buffer` (which the caller clears and reuses).
     static func encode(
-        sequence: UInt64, session: SessionID, version: UInt64, transition: Transition,
+        sequence: UInt64, session: SessionID, version: UInt64, transition: TransitionDraft,
         into buffer: inout [UInt8]
     ) {
         let start = buffer.count
@@ -37,7 +37,7 @@ public enum RecordCodec {
     }
 
     /// The size of a record's encoding, checksum included.
-    static func encodedSize(sequence: UInt64, session: SessionID, version: UInt64, transition: Transition) -> Int {
+    static func encodedSize(sequence: UInt64, session: SessionID, version: UInt64, transition: TransitionDraft) -> Int {
         var counter = ByteCounter()
         putFields(sequence: sequence, session: session, version: version, transition: transition, to: &counter)
         return counter.count + 4
@@ -47,7 +47,7 @@ public enum RecordCodec {
     /// bytes (e.g. the space LMDB reserved for it in its map), checksum included.
     @inline(__always)  // so the store's append passes the transition where it holds it, uncopied
     static func encode(
-        sequence: UInt64, session: SessionID, version: UInt64, transition: Transition,
+        sequence: UInt64, session: SessionID, version: UInt64, transition: TransitionDraft,
         into destination: UnsafeMutableRawBufferPointer
     ) {
         precondition(destination.count >= 4, "a record's encoding is more than 4 bytes")
@@ -63,7 +63,7 @@ public enum RecordCodec {
     /// Puts every field of a record but the checksum, in format 1's order.
     @inline(__always)
     private static func putFields<Sink: ByteSink>(
-        sequence: UInt64, session: SessionID, version: UInt64, transition: Transition, to sink: inout Sink
+        sequence: UInt64, session: SessionID, version: UInt64, transition: TransitionDraft, to sink: inout Sink
     ) {
         sink.put(formatVersion)
         sink.put(transition.origin == nil ? 0 : originFlag)

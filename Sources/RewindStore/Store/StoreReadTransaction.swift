@@ -1,3 +1,5 @@
+import RewindLMDB
+
 /// A read transaction of a ``TransitionStore``: one consistent LMDB snapshot of the log, the
 /// sessions and the auxiliary databases. Handed to the closure of ``TransitionStore/read(_:)``;
 /// usable only inside it.

@@ -1,4 +1,5 @@
 import Foundation
+import RewindLMDB
 
 /// The durable transition log: one LMDB environment (a directory) holding every session's
 /// transitions in one gap-free global sequence, a per-session index, session metadata and the
@@ -6,8 +7,8 @@ import Foundation
 ///
 /// ```swift
 /// let store = try TransitionStore(directory: "./rewind-store")
-/// let session = try SessionID("user-42")
-/// try store.append([Transition(machine: "onboarding", definition: "v1", event: "start",
+/// let session = SessionID("user-42")
+/// try store.append([TransitionDraft(machine: "onboarding", definition: "v1", event: "start",
 ///                              source: [], target: ["greeting"])],
 ///                  to: session, expectedVersion: .noStream)
 /// let history = try store.read { try $0.records(of: session) }
@@ -106,7 +107,8 @@ public final class TransitionStore: Sendable {
         } catch let error as LMDBError where error.code == LMDBError.Code.invalid {
             // A data file whose first page is blank but that nobody is creating (see
             // `metaPagesAreBlank`): not an LMDB environment after all.
-            throw StoreError.notAStore(path: directory, reason: "LMDB cannot read it as a store (\(error.message))")
+            throw StoreError.notAStore(path: directory, reason: "LMDB cannot read it as a store (\(error.message))",
+                cause: ErrorCause(error))
         }
         do {
             if !isNew {
@@ -152,7 +154,8 @@ public final class TransitionStore: Sendable {
         do {
             return try Environment(directory: directory, configuration: configuration)
         } catch let error as LMDBError where error.code == LMDBError.Code.invalid {
-            throw StoreError.notAStore(path: directory, reason: "LMDB cannot read it as a store (\(error.message))")
+            throw StoreError.notAStore(path: directory, reason: "LMDB cannot read it as a store (\(error.message))",
+                cause: ErrorCause(error))
         }
     }
 
@@ -245,7 +248,8 @@ public final class TransitionStore: Sendable {
                 }
             }
         } catch let error as LMDBError {
-            throw StoreError.notAStore(path: directory, reason: "LMDB cannot read it as a store (\(error.message))")
+            throw StoreError.notAStore(path: directory, reason: "LMDB cannot read it as a store (\(error.message))",
+                cause: ErrorCause(error))
         }
     }
 
@@ -377,7 +381,7 @@ public final class TransitionStore: Sendable {
     /// ``StoreWriteTransaction/append(_:to:expectedVersion:)``).
     @discardableResult
     public func append(
-        _ transitions: [Transition], to session: SessionID, expectedVersion: ExpectedVersion = .any
+        _ transitions: [TransitionDraft], to session: SessionID, expectedVersion: ExpectedVersion = .any
     ) throws -> AppendResult {
         try write { try $0.append(transitions, to: session, expectedVersion: expectedVersion) }
     }

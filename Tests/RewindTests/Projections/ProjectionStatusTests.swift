@@ -6,7 +6,7 @@ struct ProjectionStatusTests {
         let plain = ProjectionStatus(name: "p", version: 7, checkpoint: 1 << 40)
         let failed = ProjectionStatus(
             name: "p", version: 1, checkpoint: 41,
-            failure: ProjectionFailure(sequence: 42, session: try SessionID("s-1"), reason: "bad ✗"))
+            failure: ProjectionFailure(sequence: 42, session: SessionID("s-1"), reason: "bad ✗"))
         for status in [plain, failed] {
             let bytes = CheckpointCodec.encode(status)
             #expect(try bytes.withUnsafeBytes { try CheckpointCodec.decode($0, name: "p") } == status)

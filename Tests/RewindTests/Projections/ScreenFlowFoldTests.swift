@@ -1,6 +1,7 @@
 import Foundation
 import Testing
 @testable import Rewind
+import RewindLMDB
 import RewindTestSupport
 
 /// The built-in ``ScreenFlowProjection``'s fold over record views must store exactly the bytes the
@@ -16,12 +17,12 @@ struct ScreenFlowFoldTests {
                          "日", "b", "a"]
     static let events = ["start", "loggedIn", "logout", "a-rather-long-event-name", "ëvent", "e\u{308}vent"]
 
-    static func randomTransition(using random: inout SeededRandom) -> Transition {
+    static func randomTransition(using random: inout SeededRandom) -> TransitionDraft {
         func pick(_ strings: [String]) -> String { strings[Int.random(in: 0..<strings.count, using: &random)] }
         let target = (0..<Int.random(in: 1...3, using: &random)).map { _ in pick(states) }  // may repeat
         let stateData: [UInt8] = random.chance(0.4)
             ? [] : (0..<Int.random(in: 1...24, using: &random)).map { _ in UInt8.random(in: 0...3, using: &random) }
-        return Transition(
+        return TransitionDraft(
             timestamp: Timestamp(microsecondsSince1970: Int64.random(in: 0...1_000_000_000, using: &random)),
             machine: pick(machines), definition: "v1", event: pick(events),
             source: [pick(states)], target: target, navigation: [], payload: [], stateData: stateData)

@@ -2,6 +2,7 @@ import Foundation
 import RewindTestSupport
 import Testing
 @testable import Rewind
+@_spi(Internals) import RewindStore
 
 /// Steps read from the machine's table (`Machine.sendFromTable`, the session's fast path) against
 /// the general `send` (`stepsFromTable` off): seeded random walks over the example machines and a

@@ -88,7 +88,7 @@ final class ScreenFlowFold: ProjectionFolding {
                 return try states.load(key, bytes: bytes, from: transaction, decode: projection.decode)
             } catch let error as ProjectionError {
                 throw ProjectionError.applyFailed(
-                    projection: states.name, sequence: sequence, session: session(), reason: error.description)
+                    projection: states.name, sequence: sequence, session: session(), cause: ErrorCause(error))
             }
         }
     }

@@ -1,6 +1,9 @@
-/// A transition to append: everything a ``TransitionRecord`` holds except what the store assigns
-/// (the global sequence, the session and the session version).
-public struct Transition: Sendable, Hashable, Codable {
+/// A transition to append, not yet a record: everything a ``TransitionRecord`` holds except what
+/// the store assigns (the global sequence, the session and the session version).
+///
+/// It was named `Transition` before; the name left room for SwiftUI's `Transition` in app code
+/// that imports both.
+public struct TransitionDraft: Sendable, Hashable, Codable {
     /// The wall-clock time of the transition.
     public var timestamp: Timestamp
     /// The machine's name.
