@@ -269,21 +269,10 @@ package struct RecordView {
         }
 
         @inline(__always)
-        mutating func varint() -> Int {
-            var result = 0
-            var shift = 0
-            while true {
-                let byte = body[offset]
-                offset += 1
-                result |= Int(byte & 0x7F) << shift
-                if byte & 0x80 == 0 { return result }
-                shift += 7
-            }
-        }
-
-        @inline(__always)
         mutating func field() -> Range<Int> {
-            let count = varint()
+            // The view's initialiser read this length already (with the same decoder), so it
+            // cannot fail here.
+            let count = Int(truncatingIfNeeded: (try? Varint.read(body, at: &offset)) ?? 0)
             defer { offset += count }
             return offset..<offset + count
         }
