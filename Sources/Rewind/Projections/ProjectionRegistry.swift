@@ -1,4 +1,3 @@
-import Dispatch
 import Foundation
 import RewindStore
 
@@ -146,16 +145,16 @@ final class ProjectionRegistry: @unchecked Sendable {
         _ runner: any ProjectionRunning, store: TransitionStore, batchSize: Int? = nil,
         progress: (ProjectionProgress) -> Void
     ) throws -> ProjectionStatus {
-        let started = DispatchTime.now().uptimeNanoseconds
+        let clock = ContinuousClock()
+        let started = clock.now
         var fold: (any ProjectionFolding)?
         var total: UInt64?
         var done: UInt64 = 0
         let batchSize = UInt64(max(1, batchSize ?? self.batchSize))
         func report() {
-            let elapsed = Double(DispatchTime.now().uptimeNanoseconds - started) / 1e9
             progress(ProjectionProgress(
                 projection: runner.name, recordsDone: done, recordsTotal: max(total ?? 0, done),
-                elapsedSeconds: elapsed))
+                elapsedSeconds: (clock.now - started).seconds))
         }
         while true {
             let outcome = try store.write { transaction -> BatchOutcome in

@@ -200,10 +200,7 @@ public final class Session: @unchecked Sendable {
     /// representable timestamp (a delay of thousands of centuries) reports that timestamp.
     public var nextDueSend: Timestamp? {
         lock.withLock {
-            current.state.pendingSends.first.map { send in
-                let (micros, overflow) = send.dueMilliseconds.multipliedReportingOverflow(by: 1000)
-                return Timestamp(microsecondsSince1970: overflow ? (send.dueMilliseconds > 0 ? .max : .min) : micros)
-            }
+            current.state.pendingSends.first.map { Timestamp(millisecondsSince1970: $0.dueMilliseconds) }
         }
     }
 
@@ -246,7 +243,7 @@ public final class Session: @unchecked Sendable {
     /// due order), if any.
     private func dueSend(in state: MachineState) -> ScheduledEvent? {
         guard let first = state.pendingSends.first,
-              first.dueMilliseconds <= engine.configuration.clock().microsecondsSince1970 / 1000
+              first.dueMilliseconds <= engine.configuration.clock().millisecondsSince1970
         else { return nil }
         return first
     }

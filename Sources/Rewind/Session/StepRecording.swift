@@ -100,7 +100,7 @@ package struct StepRecording: Sendable {
     /// - Throws: ``EngineError/reservedEventName(_:)`` for an event sent under a reserved name,
     ///   the machine's errors.
     public func evaluate(_ request: Request, in state: MachineState, at time: Timestamp) throws -> Step {
-        let now = time.microsecondsSince1970 / 1000
+        let now = time.millisecondsSince1970
         switch request {
         case .start(let context):
             return try machine.start(context: context, now: now)

@@ -12,7 +12,7 @@
 /// | timestamp | 8 bytes, Int64 microseconds since 1970 |
 /// | session, machine, definition, event | 4 strings |
 /// | source, target | each a varint count then strings |
-/// | navigation | a varint count, then per operation a 1 byte tag (0 none, 1 push, 2 pop, 3 popToRoot, 4 popTo, 5 replace, 6 setRoot) and a string screen for tags 1, 4, 5, 6 |
+/// | navigation | a varint count, then per operation a 1 byte tag (``NavigationTag``: 0 none, 1 push, 2 pop, 3 popToRoot, 4 popTo, 5 replace, 6 setRoot) and a string screen for tags 1, 4, 5, 6 |
 /// | payload, state data | 2 bytes fields |
 /// | origin (if flagged) | string session, varint version |
 /// | checksum | 4 bytes, CRC-32C of every byte before it |
@@ -80,15 +80,8 @@
         for path in transition.target { sink.putString(path) }
         sink.putVarint(UInt64(transition.navigation.count))
         for operation in transition.navigation {
-            switch operation {
-            case .none: sink.put(0)
-            case .push(let screen): sink.put(1); sink.putString(screen)
-            case .pop: sink.put(2)
-            case .popToRoot: sink.put(3)
-            case .popTo(let screen): sink.put(4); sink.putString(screen)
-            case .replace(let screen): sink.put(5); sink.putString(screen)
-            case .setRoot(let screen): sink.put(6); sink.putString(screen)
-            }
+            sink.put(NavigationTag(operation).rawValue)
+            if let screen = operation.screen { sink.putString(screen) }
         }
         sink.putBytes(transition.payload)
         sink.putBytes(transition.stateData)

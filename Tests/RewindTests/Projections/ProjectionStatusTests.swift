@@ -1,5 +1,6 @@
 import Testing
 @testable import Rewind
+import RewindStore
 
 struct ProjectionStatusTests {
     @Test func checkpointsRoundTripWithAndWithoutAFailure() throws {
@@ -51,6 +52,34 @@ struct ProjectionStatusTests {
             #expect(try reader.data() == [0, 255])
             try reader.expectEnd()
             #expect(throws: StateDecodingError.self) { try reader.byte() }
+        }
+    }
+}
+
+/// The projections' state coding uses the store's varint codec: the same bytes, the same checks.
+struct StateCodingVarintTests {
+    @Test func stateVarintsAreTheStoresBytes() throws {
+        for value: UInt64 in [0, 127, 128, 1 << 14, .max] {
+            var writer = StateWriter()
+            writer.varint(value)
+            var expected: [UInt8] = []
+            Varint.append(value, to: &expected)
+            #expect(writer.bytes == expected)
+            try writer.bytes.withUnsafeBytes { buffer in
+                var reader = StateReader(buffer)
+                #expect(try reader.varint() == value)
+                try reader.expectEnd()
+            }
+        }
+    }
+
+    @Test func truncatedAndOverlongStateVarintsAreRejected() {
+        let cases: [[UInt8]] = [[], [0x80], [0x80, 0x00], Array(repeating: 0xFF, count: 9) + [0x02]]
+        for bytes in cases {
+            bytes.withUnsafeBytes { buffer in
+                var reader = StateReader(buffer)
+                #expect(throws: StateDecodingError.self, "\(bytes)") { try reader.varint() }
+            }
         }
     }
 }
