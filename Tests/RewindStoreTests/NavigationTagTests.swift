@@ -1,5 +1,5 @@
 import Testing
-@testable import RewindStore
+@_spi(Internals) @testable import RewindStore
 
 /// The one table of navigation tags (``NavigationTag``): every operation's byte as record format 1
 /// has it, both ways, and the record check and decoder reading the same table.
@@ -24,7 +24,7 @@ struct NavigationTagTests {
     @Test func aRecordCarriesEachTagAndItsScreen() throws {
         for (operation, byte) in Self.onDisk {
             let record = TransitionRecord(
-                sequence: 1, session: try SessionID("s"), version: 1, timestamp: Timestamp(microsecondsSince1970: 0),
+                sequence: 1, session: SessionID("s"), version: 1, timestamp: Timestamp(microsecondsSince1970: 0),
                 machine: "m", definition: "d", event: "e", source: [], target: ["t"], navigation: [operation],
                 payload: [], stateData: [], origin: nil)
             let bytes = RecordCodec.encode(record)
@@ -38,7 +38,7 @@ struct NavigationTagTests {
 
     @Test func aTagBeyondTheTableIsACorruptedRecord() throws {
         let record = TransitionRecord(
-            sequence: 1, session: try SessionID("s"), version: 1, timestamp: Timestamp(microsecondsSince1970: 0),
+            sequence: 1, session: SessionID("s"), version: 1, timestamp: Timestamp(microsecondsSince1970: 0),
             machine: "m", definition: "d", event: "e", source: [], target: ["t"], navigation: [.pop],
             payload: [], stateData: [], origin: nil)
         var bytes = RecordCodec.encode(record)

@@ -154,7 +154,7 @@ struct ScreenFlowFoldTests {
                        source: ["b", "a"], target: ["e\u{301}tat"]),
             Transition(timestamp: at(3), machine: "other", definition: "v1", event: "x",
                        source: ["e\u{301}tat"], target: ["\u{E9}tat", "a"], stateData: [3]),
-        ], to: try SessionID("s"))
+        ], to: SessionID("s"))
         let projection = ScreenFlowProjection()
         var fromRecords: ScreenFlowProjection.Flow?
         var fromViews: ScreenFlowProjection.Flow?
