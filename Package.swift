@@ -26,13 +26,16 @@ let package = Package(
         ),
         // Layer 1: a small safe Swift layer over LMDB's C API.
         .target(name: "RewindLMDB", dependencies: ["CLMDB"]),
-        // Layer 1': pure, in-memory statecharts (no storage; Foundation only).
-        .target(name: "RewindMachine"),
-        // Layer 2: the durable transition log. It records machine steps, so it speaks the
-        // machine's vocabulary (navigation operations) but never runs a machine.
+        // Layer 1': the values the store and the machine share (JSONValue and its exact numbers,
+        // NavigationOperation; Foundation only).
+        .target(name: "RewindValues"),
+        // Layer 2': pure, in-memory statecharts (no storage; Foundation only).
+        .target(name: "RewindMachine", dependencies: ["RewindValues"]),
+        // Layer 2: the durable transition log. It records machine steps in the shared values'
+        // words (navigation operations, JSON payloads) but never runs a machine.
         // CRC-32C with the CPU's instruction (SSE 4.2 / ARMv8 CRC), for RewindStore's checksums.
         .target(name: "CRC32CHardware"),
-        .target(name: "RewindStore", dependencies: ["RewindLMDB", "RewindMachine", "CRC32CHardware"]),
+        .target(name: "RewindStore", dependencies: ["RewindLMDB", "RewindValues", "CRC32CHardware"]),
         // Layer 3: engine, projections, replay.
         .target(name: "Rewind", dependencies: ["RewindStore", "RewindMachine"]),
         // Layer 4: tools.
@@ -48,6 +51,13 @@ let package = Package(
         // Tests mirror Sources/.
         .target(name: "RewindTestSupport", dependencies: ["Rewind"], path: "Tests/RewindTestSupport"),
         .testTarget(name: "RewindLMDBTests", dependencies: ["RewindLMDB", "CLMDB"]),
+        .testTarget(
+            name: "RewindValuesTests",
+            dependencies: [
+                "RewindValues", "RewindTestSupport",
+                .product(name: "PropertyBased", package: "swift-property-based"),
+            ]
+        ),
         .testTarget(name: "RewindStoreTests", dependencies: ["RewindStore", "RewindLMDB", "CLMDB", "RewindTestSupport"]),
         .testTarget(
             name: "RewindMachineTests",
