@@ -31,6 +31,8 @@ let package = Package(
         .target(name: "RewindValues"),
         // Layer 2': pure, in-memory statecharts (no storage; Foundation only).
         .target(name: "RewindMachine", dependencies: ["RewindValues"]),
+        // The seeds' example machines (package access: the CLI's demo and the tests use them).
+        .target(name: "RewindExamples", dependencies: ["RewindMachine"]),
         // Layer 2: the durable transition log. It records machine steps in the shared values'
         // words (navigation operations, JSON payloads) but never runs a machine.
         // CRC-32C with the CPU's instruction (SSE 4.2 / ARMv8 CRC), for RewindStore's checksums.
@@ -42,14 +44,14 @@ let package = Package(
         .executableTarget(
             name: "RewindCLI",
             dependencies: [
-                "Rewind",
+                "Rewind", "RewindExamples",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
             ]
         ),
         .executableTarget(name: "RewindConformance", dependencies: ["RewindMachine"]),
 
         // Tests mirror Sources/.
-        .target(name: "RewindTestSupport", dependencies: ["Rewind"], path: "Tests/RewindTestSupport"),
+        .target(name: "RewindTestSupport", dependencies: ["Rewind", "RewindExamples"], path: "Tests/RewindTestSupport"),
         .testTarget(name: "RewindLMDBTests", dependencies: ["RewindLMDB", "CLMDB"]),
         .testTarget(
             name: "RewindValuesTests",
@@ -62,7 +64,7 @@ let package = Package(
         .testTarget(
             name: "RewindMachineTests",
             dependencies: [
-                "RewindMachine", "RewindTestSupport",
+                "RewindMachine", "RewindExamples", "RewindTestSupport",
                 .product(name: "PropertyBased", package: "swift-property-based"),
             ]
         ),
