@@ -51,20 +51,31 @@ let package = Package(
         .executableTarget(name: "RewindConformance", dependencies: ["RewindMachine"]),
 
         // Tests mirror Sources/.
-        .target(name: "RewindTestSupport", dependencies: ["Rewind", "RewindExamples"], path: "Tests/RewindTestSupport"),
+        // Test support per layer: each layer's tests link only that layer and the support below.
+        // Files, locks, randomness, random JSON, subprocesses (no Rewind layer but the values).
+        .target(name: "RewindBaseTestSupport", dependencies: ["RewindValues"], path: "Tests/RewindBaseTestSupport"),
+        // Machine fixtures.
+        .target(
+            name: "RewindMachineTestSupport", dependencies: ["RewindMachine"], path: "Tests/RewindMachineTestSupport"),
+        // The engine's fixtures; re-exports the two above and the examples.
+        .target(
+            name: "RewindTestSupport",
+            dependencies: ["Rewind", "RewindExamples", "RewindBaseTestSupport", "RewindMachineTestSupport"],
+            path: "Tests/RewindTestSupport"
+        ),
         .testTarget(name: "RewindLMDBTests", dependencies: ["RewindLMDB", "CLMDB"]),
         .testTarget(
             name: "RewindValuesTests",
             dependencies: [
-                "RewindValues", "RewindTestSupport",
+                "RewindValues", "RewindBaseTestSupport",
                 .product(name: "PropertyBased", package: "swift-property-based"),
             ]
         ),
-        .testTarget(name: "RewindStoreTests", dependencies: ["RewindStore", "RewindLMDB", "CLMDB", "RewindTestSupport"]),
+        .testTarget(name: "RewindStoreTests", dependencies: ["RewindStore", "RewindLMDB", "CLMDB", "RewindBaseTestSupport"]),
         .testTarget(
             name: "RewindMachineTests",
             dependencies: [
-                "RewindMachine", "RewindExamples", "RewindTestSupport",
+                "RewindMachine", "RewindExamples", "RewindBaseTestSupport", "RewindMachineTestSupport",
                 .product(name: "PropertyBased", package: "swift-property-based"),
             ]
         ),

@@ -1,6 +1,6 @@
 import Testing
 import RewindStore
-import RewindTestSupport
+import RewindBaseTestSupport
 
 @Suite("CRC32C")
 struct CRC32CTests {

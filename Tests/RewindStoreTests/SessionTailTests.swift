@@ -1,6 +1,6 @@
 import Foundation
 import RewindLMDB
-import RewindTestSupport
+import RewindBaseTestSupport
 import Testing
 @testable import RewindStore
 
