@@ -10,4 +10,4 @@
 @_exported import struct RewindLMDB.LMDBError  // thrown by every store operation
 @_exported import struct RewindLMDB.DataFileError  // thrown when a store's data file is truncated
 // The machine's navigation vocabulary (records say what each step did to the navigation stack).
-@_exported import enum RewindMachine.NavigationOperation
+@_exported import enum RewindValues.NavigationOperation

@@ -1,5 +1,7 @@
 import Foundation
-import RewindTestSupport
+import RewindBaseTestSupport
+import RewindMachineTestSupport
+import RewindExamples
 import Testing
 @testable import RewindMachine
 

@@ -1,6 +1,6 @@
 import Testing
 @_spi(Internals) import RewindStore
-import RewindTestSupport
+import RewindBaseTestSupport
 
 @Suite("CRC32C")
 struct CRC32CTests {

@@ -1,6 +1,6 @@
 import Testing
 @_spi(Internals) import RewindStore
-import RewindTestSupport
+import RewindBaseTestSupport
 
 @Suite("Record views")
 struct RecordViewTests {

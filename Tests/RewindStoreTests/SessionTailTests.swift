@@ -1,6 +1,6 @@
 import Foundation
 import RewindLMDB
-import RewindTestSupport
+import RewindBaseTestSupport
 import Testing
 @_spi(Internals) @testable import RewindStore
 

@@ -1,4 +1,5 @@
 import Rewind
+import RewindExamples
 
 /// One example machine walked through a scenario: how its session begins (a start with a context,
 /// or GKStateMachine's first `enter`), the requests before a restart, and the requests after it.

@@ -36,7 +36,7 @@ public enum ResumePolicy: Sendable, Hashable {
 ///
 /// ```swift
 /// let engine = try Engine(directory: "./rewind-store")
-/// try engine.register(try ExampleMachines.Onboarding.machine())
+/// try engine.register(try Machine(onboarding))   // a MachineDefinition named "onboarding"
 /// let session = try await engine.startSession(id: "user-42", machine: "onboarding")
 /// try await session.send("launch")      // durable when it returns
 /// // … after a restart:

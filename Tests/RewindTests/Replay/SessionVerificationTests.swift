@@ -1,4 +1,5 @@
 import Rewind
+import RewindExamples
 import Testing
 
 @Suite("Verify against a machine")

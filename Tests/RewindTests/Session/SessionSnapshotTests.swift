@@ -1,6 +1,7 @@
 import Foundation
 import Testing
 @testable import Rewind
+import RewindExamples
 
 struct SessionSnapshotTests {
     private static func codableBytes(_ snapshot: SessionSnapshot) throws -> [UInt8] {

@@ -1,3 +1,5 @@
+import RewindMachine
+
 extension ExampleMachines {
     /// Deep history: a `browse` area with a feed (list, and a post with body and comments) and a
     /// profile; opening `settings` leaves it, and closing settings returns through the deep history
@@ -11,9 +13,9 @@ extension ExampleMachines {
     ///      │          └─ profile
     ///      └─ settings
     /// ```
-    public enum Browser {
+    package enum Browser {
         /// The definition.
-        public static var definition: MachineDefinition {
+        package static var definition: MachineDefinition {
             MachineDefinition("browser") {
                 StateNode("app", initial: "browse") {
                     StateNode("browse", initial: "feed") {
@@ -41,7 +43,7 @@ extension ExampleMachines {
         }
 
         /// The compiled machine.
-        public static func machine() throws -> Machine {
+        package static func machine() throws -> Machine {
             try Machine(definition)
         }
     }

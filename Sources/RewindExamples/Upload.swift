@@ -1,3 +1,5 @@
+import RewindMachine
+
 extension ExampleMachines {
     /// Parallel regions: `uploading` sends a file and renders its thumbnail at the same time. Each
     /// region ends in a final state; when both have, `done.state.uploading` moves to `complete`.
@@ -8,9 +10,9 @@ extension ExampleMachines {
     ///                         ╚═ thumbnail: rendering ─rendered→ thumbnailReady (final)
     ///          done.state.uploading → complete;  cancel → idle
     /// ```
-    public enum Upload {
+    package enum Upload {
         /// The definition.
-        public static var definition: MachineDefinition {
+        package static var definition: MachineDefinition {
             MachineDefinition("upload") {
                 StateNode("idle") { On("start", to: "uploading") }
                 ParallelNode("uploading") {
@@ -30,7 +32,7 @@ extension ExampleMachines {
         }
 
         /// The compiled machine.
-        public static func machine() throws -> Machine {
+        package static func machine() throws -> Machine {
             try Machine(definition)
         }
     }

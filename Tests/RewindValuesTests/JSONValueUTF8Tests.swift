@@ -1,7 +1,7 @@
-import RewindTestSupport
+import RewindBaseTestSupport
 import Foundation
 import Testing
-import RewindMachine
+import RewindValues
 
 struct JSONValueUTF8Tests {
     private func parse(_ text: String) throws(JSONParseError) -> JSONValue {

@@ -1,6 +1,6 @@
 import Foundation
 import Testing
-@testable import RewindMachine
+@testable import RewindValues
 
 struct JSONValueTests {
     struct Sample: Codable, Equatable {

@@ -1,9 +1,11 @@
+import RewindMachine
+
 extension ExampleMachines {
     /// The GKStateMachine map demo: start → preview → navigation, moved with
     /// `enter(_:data:in:now:)`; each state declares its valid next states.
-    public enum Map {
+    package enum Map {
         /// The states.
-        public enum State: String, CaseIterable, Sendable {
+        package enum State: String, CaseIterable, Sendable {
             /// Searching: the map shows the user's location.
             case start
             /// A route is previewed.
@@ -14,14 +16,14 @@ extension ExampleMachines {
 
         /// Valid next states: start → preview; preview → start (clear) or navigation (go);
         /// navigation → start (clear).
-        public static let validNextStates: [State: [State]] = [
+        package static let validNextStates: [State: [State]] = [
             .start: [.preview],
             .preview: [.start, .navigation],
             .navigation: [.start],
         ]
 
         /// The definition.
-        public static var definition: MachineDefinition {
+        package static var definition: MachineDefinition {
             MachineDefinition("map") {
                 for state in State.allCases {
                     StateNode(state, validNextStates: validNextStates[state] ?? [])
@@ -30,7 +32,7 @@ extension ExampleMachines {
         }
 
         /// The compiled machine.
-        public static func machine() throws -> Machine {
+        package static func machine() throws -> Machine {
             try Machine(definition)
         }
     }

@@ -1,7 +1,8 @@
-import RewindTestSupport
+import RewindBaseTestSupport
 import Foundation
 import Testing
 import RewindMachine
+import RewindExamples
 
 struct MachineStateJSONValueTests {
     private func sortedJSON(_ value: some Encodable) throws -> [UInt8] {

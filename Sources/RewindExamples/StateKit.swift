@@ -1,10 +1,12 @@
+import RewindMachine
+
 extension ExampleMachines {
     /// The StateKit chart: `root` enters `loading`; the API's answer (handled by `root`, so it
     /// bubbles up from any child) moves to `regularView` or `errorView` without leaving `root`;
     /// `errorView` handles retry.
-    public enum StateKit {
+    package enum StateKit {
         /// The states.
-        public enum State: String, CaseIterable, Sendable {
+        package enum State: String, CaseIterable, Sendable {
             /// The chart's root.
             case root
             /// Fetching data, spinner shown.
@@ -16,7 +18,7 @@ extension ExampleMachines {
         }
 
         /// The events.
-        public enum Event: String, CaseIterable, Sendable {
+        package enum Event: String, CaseIterable, Sendable {
             /// The API answered with data.
             case apiRespondedSuccessfully
             /// The API failed.
@@ -26,7 +28,7 @@ extension ExampleMachines {
         }
 
         /// The definition.
-        public static var definition: MachineDefinition {
+        package static var definition: MachineDefinition {
             MachineDefinition("statekit") {
                 StateNode(State.root, initial: .loading) {
                     StateNode(State.loading)
@@ -43,7 +45,7 @@ extension ExampleMachines {
         }
 
         /// The compiled machine.
-        public static func machine() throws -> Machine {
+        package static func machine() throws -> Machine {
             try Machine(definition)
         }
     }

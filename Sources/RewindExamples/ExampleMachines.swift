@@ -1,4 +1,7 @@
-/// The seeds' machines, ready to use: by the tests, the demo and the benchmarks.
+import RewindMachine
+
+/// The seeds' machines, ready to use: by the tests and the CLI's demo (package access: they are
+/// not part of any product).
 ///
 /// Each example is a namespace with its typed names (`Screen`, `Event`), its ``MachineDefinition``
 /// and a compiled ``Machine``:
@@ -9,4 +12,4 @@
 /// - ``LoadingView``: StateViewController's loading / ready(model) / error.
 /// - ``Browser``: deep history (leave a nested screen, come back to it).
 /// - ``Upload``: parallel regions, final states and `done.state.<id>`.
-public enum ExampleMachines {}
+package enum ExampleMachines {}

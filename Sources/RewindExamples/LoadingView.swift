@@ -1,10 +1,12 @@
+import RewindMachine
+
 extension ExampleMachines {
     /// StateViewController's view state: `loading`, `ready(model)` (the model travels as the
     /// payload of `loaded` and becomes ready's data), `error(message)`; `reload` and `retry` go back
     /// to loading.
-    public enum LoadingView {
+    package enum LoadingView {
         /// The states.
-        public enum State: String, CaseIterable, Sendable {
+        package enum State: String, CaseIterable, Sendable {
             /// Loading the model.
             case loading
             /// Showing the model (carried as state data).
@@ -14,7 +16,7 @@ extension ExampleMachines {
         }
 
         /// The events.
-        public enum Event: String, CaseIterable, Sendable {
+        package enum Event: String, CaseIterable, Sendable {
             /// The model arrived (payload: the model).
             case loaded
             /// Loading failed (payload: the error message).
@@ -26,21 +28,21 @@ extension ExampleMachines {
         }
 
         /// A model the ready state can carry.
-        public struct Model: Codable, Hashable, Sendable {
+        package struct Model: Codable, Hashable, Sendable {
             /// The title shown.
-            public var title: String
+            package var title: String
             /// The items listed.
-            public var items: [String]
+            package var items: [String]
 
             /// Creates a model.
-            public init(title: String, items: [String]) {
+            package init(title: String, items: [String]) {
                 self.title = title
                 self.items = items
             }
         }
 
         /// The definition.
-        public static var definition: MachineDefinition {
+        package static var definition: MachineDefinition {
             MachineDefinition("loading-view") {
                 StateNode(State.loading) {
                     On(Event.loaded, to: State.ready)
@@ -56,7 +58,7 @@ extension ExampleMachines {
         }
 
         /// The compiled machine.
-        public static func machine() throws -> Machine {
+        package static func machine() throws -> Machine {
             try Machine(definition)
         }
     }

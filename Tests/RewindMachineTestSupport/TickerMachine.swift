@@ -1,4 +1,4 @@
-import Rewind
+import RewindMachine
 
 /// The smallest machine that takes any number of events: one state, `idle`, whose `tick` event
 /// re-enters it. Tests tag each tick's payload to find it again in the log; the multi-process

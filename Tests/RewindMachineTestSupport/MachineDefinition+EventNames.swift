@@ -1,4 +1,4 @@
-import Rewind
+import RewindMachine
 
 extension MachineDefinition {
     /// Every event name the chart's transitions and ignored lists mention, once each, in order:

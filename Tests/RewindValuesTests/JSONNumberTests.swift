@@ -1,6 +1,6 @@
 import Foundation
 import PropertyBased
-import RewindMachine
+import RewindValues
 import Testing
 
 /// Numbers keep the value the app gave them: through `JSONValue(encoding:)`, the canonical text,

@@ -1,11 +1,10 @@
-import RewindTestSupport
-import RewindMachine
-
+import RewindValues
 
 /// Random `JSONValue`s that exercise the writer and parser: awkward strings (controls, quotes,
 /// slashes, non-BMP scalars), integers, decimals and arbitrary finite doubles, nesting.
-enum RandomJSON {
-    static func value(depth: Int = 0, using generator: inout SeededRandom) -> JSONValue {
+public enum RandomJSON {
+    /// A random value, nested at most four levels below `depth`.
+    public static func value(depth: Int = 0, using generator: inout SeededRandom) -> JSONValue {
         let kind = Int.random(in: depth >= 4 ? 0...3 : 0...5, using: &generator)
         switch kind {
         case 0: return Bool.random(using: &generator) ? .null : .bool(Bool.random(using: &generator))
@@ -25,7 +24,7 @@ enum RandomJSON {
     }
 
     /// A random object (a container, so every strict prefix of its text is incomplete).
-    static func object(using generator: inout SeededRandom) -> JSONValue {
+    public static func object(using generator: inout SeededRandom) -> JSONValue {
         var members: [String: JSONValue] = [:]
         for _ in 0..<Int.random(in: 1...6, using: &generator) {
             members[string(using: &generator)] = value(depth: 1, using: &generator)
@@ -33,7 +32,8 @@ enum RandomJSON {
         return .object(members)
     }
 
-    static func number(using generator: inout SeededRandom) -> Double {
+    /// A random finite `Double`.
+    public static func number(using generator: inout SeededRandom) -> Double {
         switch Int.random(in: 0...4, using: &generator) {
         case 0: return Double(Int.random(in: -1000...1000, using: &generator))
         case 1: return Double(Int64.random(in: -(1 << 53)...(1 << 53), using: &generator))
@@ -47,7 +47,8 @@ enum RandomJSON {
         }
     }
 
-    static func string(using generator: inout SeededRandom) -> String {
+    /// A random string of awkward characters.
+    public static func string(using generator: inout SeededRandom) -> String {
         let pieces: [String] = ["a", "Z", "/", "\"", "\\", "\n", "\t", "\u{0}", "\u{1F}", "\u{7F}", "é", "日本", "😀", "\u{2028}", " ", "\u{FFFF}"]
         var string = ""
         for _ in 0..<Int.random(in: 0...8, using: &generator) {

@@ -1,10 +1,12 @@
+import RewindMachine
+
 extension ExampleMachines {
     /// The GKStateMachine Kanji navigation: all kanji / detail(kanji) / list(word). States carry
     /// data (the kanji, the word); entering All pops the navigation stack to its root (it is the
     /// root on the first entry, when there is no previous state); Detail and List push.
-    public enum Kanji {
+    package enum Kanji {
         /// The states.
-        public enum State: String, CaseIterable, Sendable {
+        package enum State: String, CaseIterable, Sendable {
             /// The list of all kanji.
             case all
             /// One kanji's detail; carries a ``Kanji/Character``.
@@ -14,32 +16,32 @@ extension ExampleMachines {
         }
 
         /// The data of `detail`.
-        public struct Character: Codable, Hashable, Sendable {
+        package struct Character: Codable, Hashable, Sendable {
             /// The kanji itself, such as "日".
-            public var character: String
+            package var character: String
             /// Its meanings.
-            public var meanings: [String]
+            package var meanings: [String]
 
             /// Creates a kanji.
-            public init(character: String, meanings: [String]) {
+            package init(character: String, meanings: [String]) {
                 self.character = character
                 self.meanings = meanings
             }
         }
 
         /// The data of `list`.
-        public struct Word: Codable, Hashable, Sendable {
+        package struct Word: Codable, Hashable, Sendable {
             /// The word, such as "日本".
-            public var word: String
+            package var word: String
 
             /// Creates a word.
-            public init(word: String) {
+            package init(word: String) {
                 self.word = word
             }
         }
 
         /// The definition.
-        public static var definition: MachineDefinition {
+        package static var definition: MachineDefinition {
             MachineDefinition("kanji") {
                 StateNode(State.all, navigation: .popToRoot, validNextStates: [.detail])
                 StateNode(State.detail, navigation: .push(), validNextStates: [.all, .list])
@@ -48,7 +50,7 @@ extension ExampleMachines {
         }
 
         /// The compiled machine.
-        public static func machine() throws -> Machine {
+        package static func machine() throws -> Machine {
             try Machine(definition)
         }
     }

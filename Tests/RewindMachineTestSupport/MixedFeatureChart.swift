@@ -1,4 +1,4 @@
-import Rewind
+import RewindMachine
 
 /// A chart using every feature that makes a step's outcome dynamic next to ones the machine's
 /// table precomputes: the machine of the equivalence walks of the prepared and table paths
