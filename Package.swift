@@ -9,6 +9,7 @@ let package = Package(
         .library(name: "RewindMachine", targets: ["RewindMachine"]),
         .library(name: "RewindStore", targets: ["RewindStore"]),
         .library(name: "RewindLMDB", targets: ["RewindLMDB"]),
+        .library(name: "RewindViewer", targets: ["RewindViewer"]),
         .executable(name: "rewind", targets: ["RewindCLI"]),
         .executable(name: "rewind-conformance", targets: ["RewindConformance"]),
     ],
@@ -35,11 +36,12 @@ let package = Package(
         .target(name: "RewindStore", dependencies: ["RewindLMDB", "RewindMachine", "CRC32CHardware"]),
         // Layer 3: engine, projections, replay.
         .target(name: "Rewind", dependencies: ["RewindStore", "RewindMachine"]),
-        // Layer 4: tools.
+        // Layer 4: tools. The browser viewer: one self-contained HTML page per session or machine.
+        .target(name: "RewindViewer", dependencies: ["Rewind"]),
         .executableTarget(
             name: "RewindCLI",
             dependencies: [
-                "Rewind",
+                "Rewind", "RewindViewer",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
             ]
         ),
@@ -64,6 +66,8 @@ let package = Package(
             ]
         ),
         .testTarget(name: "RewindCLITests", dependencies: ["RewindCLI", "Rewind", "RewindTestSupport"]),
+        // Real-browser tests of the viewer's pages (headless Chromium through WebDriver).
+        .testTarget(name: "RewindViewerTests", dependencies: ["RewindViewer", "Rewind", "RewindTestSupport"]),
         .testTarget(name: "RewindConformanceTests", dependencies: ["RewindConformance", "RewindMachine"]),
         // Crashes, full disks, concurrent processes and hostile input (see RELIABILITY.md).
         .testTarget(name: "ReliabilityTests", dependencies: ["Rewind", "RewindTestSupport"]),
