@@ -39,18 +39,19 @@ public struct MachinePage: Sendable {
         let flows = engine.screenFlows
         let funnel = try flows.funnel(machine: machine)
         var redaction = redaction
+        redaction.protect(definition)
         var writer = PageJSONWriter()
         writer.raw(#"{"kind":"machine","machine":"#)
         writer.string(machine)
         writer.key("sessions")
         var position: [String: Int] = [:]
-        writer.raw("[")
+        var encodings: [SessionEncoding] = []
         for (index, info) in infos.enumerated() {
-            if index > 0 { writer.raw(",") }
             position[info.session.rawValue] = index
-            try SessionPage.encoding(of: info, in: engine, diagram: diagram, redaction: &redaction).write(to: &writer)
+            encodings.append(try SessionPage.encoding(of: info, in: engine, diagram: diagram, redaction: &redaction))
         }
-        writer.raw("]")
+        let swept = redaction
+        writer.array(encodings) { writer, encoding in encoding.write(to: &writer, sweep: swept.sweep) }
         writer.key("funnel")
         writer.raw("{")
         writer.key("sessions", first: true); writer.integer(funnel.sessions)

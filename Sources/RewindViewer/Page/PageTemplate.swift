@@ -18,12 +18,15 @@ enum PageTemplate {
         add(#"<script type="application/json" id="rw-data">"#)
         out.append(contentsOf: data)
         add("</script>")
+        // The code before the archive: the page is drawn while the parser still reads the
+        // archive (most of a long session's bytes), which only the download button needs.
+        add("<script>\(ViewerScript.javascript)</script>")
         if let archive {
             add(#"<script type="text/plain" id="rw-archive" data-name="\#(StatechartDiagram.escape(archiveName))">"#)
             for byte in archive { out.append(byte == UInt8(ascii: "<") ? 0x01 : byte) }
             add("</script>")
         }
-        add("<script>\(ViewerScript.javascript)</script></body></html>\n")
+        add("</body></html>\n")
         return Data(out)
     }
 

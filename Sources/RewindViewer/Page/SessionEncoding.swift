@@ -120,15 +120,19 @@ struct SessionEncoding {
         if let transition { taken.append(contentsOf: [version, transition]) }
     }
 
-    /// Writes the encoding as one JSON object.
-    func write(to writer: inout PageJSONWriter, extra: (inout PageJSONWriter) -> Void = { _ in }) {
+    /// Writes the encoding as one JSON object, each value of the table passed through `sweep`
+    /// (``Redaction/sweep(_:)``).
+    func write(
+        to writer: inout PageJSONWriter, sweep: (JSONValue) -> JSONValue = { $0 },
+        extra: (inout PageJSONWriter) -> Void = { _ in }
+    ) {
         writer.raw("{")
         writer.key("session", first: true); writer.string(session)
         writer.key("machine"); writer.string(machine)
         writer.key("head"); writer.integer(head)
         writer.key("t0"); writer.integer(firstTime ?? 0)
         writer.key("strings"); writer.array(strings) { $0.string($1) }
-        writer.key("values"); writer.array(values) { $0.value($1) }
+        writer.key("values"); writer.array(values) { $0.value(sweep($1)) }
         writer.key("configs"); writer.array(configs) { writer, config in
             writer.array(config) { $0.integers($1) }
         }

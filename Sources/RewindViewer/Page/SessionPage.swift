@@ -47,22 +47,28 @@ public struct SessionPage: Sendable {
     public func html() throws -> Data {
         guard let info = try engine.store.sessionInfo(for: session) else { throw EngineError.unknownSession(session) }
         var redaction = redaction
-        let diagram = StatechartDiagram(try SessionPage.definition(of: info, in: engine))
+        let definition = try SessionPage.definition(of: info, in: engine)
+        redaction.protect(definition)
+        let diagram = StatechartDiagram(definition)
+        // The session's values first: the strings the rules replace in its context are then
+        // known when the archive is swept.
+        let encoding = try SessionPage.encoding(of: info, in: engine, diagram: diagram, redaction: &redaction)
         var archive: Data?
         if embedsArchive {
             archive = try redaction.apply(toArchive: try engine.exportSession(session))
         }
-        let encoding = try SessionPage.encoding(of: info, in: engine, diagram: diagram, redaction: &redaction)
+        let swept = redaction
         let verification = try verifyingAgainst.map { try engine.verify(session, against: $0) }
         var writer = PageJSONWriter()
         writer.raw(#"{"kind":"session","machine":"#)
         writer.string(info.machine)
         writer.key("sessions")
         writer.raw("[")
-        encoding.write(to: &writer) { writer in
+        encoding.write(to: &writer, sweep: swept.sweep) { writer in
             SessionPage.writeVerification(verification, to: &writer)
         }
         writer.raw("]")
+        writer.key("archive"); writer.raw(archive == nil ? "false" : "true")
         SessionPage.writeRedaction(redaction, to: &writer)
         writer.raw("}")
         return PageTemplate.html(

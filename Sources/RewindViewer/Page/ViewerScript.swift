@@ -263,7 +263,7 @@ function openSession(i, ver) {
   $('#rw-title').textContent = M.raw.session + ' · ' + M.raw.machine + ' · ' + M.n + ' versions';
   $('#rw-session-view').hidden = false; $('#rw-machine-view').hidden = true;
   $('#rw-back').hidden = P.kind !== 'machine';
-  $('#rw-download').hidden = !$('#rw-archive');
+  $('#rw-download').hidden = !P.archive;
   var banner = $('#rw-verify'), ver_ = M.raw.verification;
   banner.hidden = !ver_; banner.textContent = '';
   if (ver_) {

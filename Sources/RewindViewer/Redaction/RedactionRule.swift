@@ -61,17 +61,17 @@ public struct RedactionRule: Sendable, Hashable, CustomStringConvertible {
     }
 
     /// `value` (the whole value under ``root``) with what the rule matches replaced by
-    /// ``placeholder``; `found` receives the concrete path of each replaced value.
-    public func apply(to value: JSONValue, found: (String) -> Void = { _ in }) -> JSONValue {
+    /// ``placeholder``; `found` receives the concrete path and the original of each replaced value.
+    public func apply(to value: JSONValue, found: (String, JSONValue) -> Void = { _, _ in }) -> JSONValue {
         Self.apply(segments[...], to: value, path: root.rawValue, found: found)
     }
 
     private static func apply(
-        _ segments: ArraySlice<Segment>, to value: JSONValue, path: String, found: (String) -> Void
+        _ segments: ArraySlice<Segment>, to value: JSONValue, path: String, found: (String, JSONValue) -> Void
     ) -> JSONValue {
         guard let segment = segments.first else {
             if value == placeholder { return value }
-            found(path)
+            found(path, value)
             return placeholder
         }
         let rest = segments.dropFirst()

@@ -6,8 +6,8 @@ import Testing
 
 /// A 100,000-version session's page works in the browser. How long it takes to open is measured
 /// and printed (see README's viewer section), not asserted: speed depends on the machine.
-@Suite(.enabled(if: WebDriver.executables != nil, "needs chromium and chromedriver (make test installs them)"), .hangGuard)
-struct LargeSessionBrowserTests {
+extension BrowserTests {
+@Suite struct LargeSessionBrowserTests {
     static let versions = 100_000
 
     @Test func aHundredThousandVersionSessionOpensAndMoves() async throws {
@@ -65,4 +65,5 @@ struct LargeSessionBrowserTests {
         }
         await driver.quit()
     }
+}
 }

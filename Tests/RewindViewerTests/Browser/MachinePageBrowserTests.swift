@@ -5,8 +5,8 @@ import Testing
 
 /// `rewind view --machine NAME`: the funnel equals the screen-flow projection's, a bar lists the
 /// sessions stopped there, and a session opens in the same page.
-@Suite(.enabled(if: WebDriver.executables != nil, "needs chromium and chromedriver (make test installs them)"), .hangGuard)
-struct MachinePageBrowserTests {
+extension BrowserTests {
+@Suite struct MachinePageBrowserTests {
     struct Bar: Decodable {
         var state: String
         var reached: Int
@@ -62,4 +62,5 @@ struct MachinePageBrowserTests {
         }
         await driver.quit()
     }
+}
 }

@@ -5,8 +5,8 @@ import Testing
 
 /// `rewind view SESSION` pages of the demo's store in headless Chromium (networking disabled):
 /// what they show after key presses and clicks is what `rewind state --at V --json` says.
-@Suite(.enabled(if: WebDriver.executables != nil, "needs chromium and chromedriver (make test installs them)"), .hangGuard)
-struct SessionPageBrowserTests {
+extension BrowserTests {
+@Suite struct SessionPageBrowserTests {
     /// The demo's longest session's page, written by `rewind view`.
     static func page(_ demo: DemoPages, arguments: [String] = [], name: String) async throws -> (URL, SessionInfo) {
         let info = try #require(try demo.sessions().first { $0.machine == "kanji" } ?? demo.sessions().first)
@@ -133,4 +133,5 @@ struct SessionPageBrowserTests {
             await driver.quit()
         }
     }
+}
 }

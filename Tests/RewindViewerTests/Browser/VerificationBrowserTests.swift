@@ -4,8 +4,8 @@ import RewindTestSupport
 import Testing
 
 /// `rewind view SESSION --verify [--definition FILE]`: the page marks the first divergence.
-@Suite(.enabled(if: WebDriver.executables != nil, "needs chromium and chromedriver (make test installs them)"), .hangGuard)
-struct VerificationBrowserTests {
+extension BrowserTests {
+@Suite struct VerificationBrowserTests {
     @Test func theFirstDivergenceIsMarkedAndReachable() async throws {
         let demo = try await DemoPages.shared.value
         let info = try #require(try demo.sessions().first { $0.machine == "onboarding" } ?? demo.sessions().first)
@@ -44,4 +44,5 @@ struct VerificationBrowserTests {
         }
         await driver.quit()
     }
+}
 }

@@ -1,14 +1,13 @@
 import Foundation
-#if canImport(FoundationNetworking)
-import FoundationNetworking
-#endif
 import RewindTestSupport
 
-/// A small WebDriver client (W3C protocol, JSON over HTTP) driving Debian's headless Chromium
+/// A small WebDriver client (W3C protocol, JSON over HTTP/1.1 on a plain socket) driving Debian's headless Chromium
 /// through `chromedriver` on a free 127.0.0.1 port.
 ///
 /// The project's own rather than Python's selenium: the tests stay in Swift and `swift test`, need
-/// nothing from PyPI, and use a dozen endpoints of the protocol.
+/// nothing from PyPI, and use a dozen endpoints of the protocol. (Plain sockets rather than
+/// `URLSession`: FoundationNetworking's curl-based session failed chromedriver's replies with
+/// "Failed writing header" on Linux.)
 ///
 /// The browser runs with networking disabled (every proxied request goes to a closed port and
 /// every host name resolves to nothing), so a page that needed the network would fail to work.
@@ -54,20 +53,24 @@ final class WebDriver: @unchecked Sendable {
             seen.append(chunk)
         }
         let base = URL(string: "http://127.0.0.1:\(port)")!
+        // Headless windows are at least 500 px wide: a phone's width is emulated instead.
+        var options: [String: Any] = [:]
+        if width < 500 {
+            options["mobileEmulation"] = ["deviceMetrics": ["width": width, "height": height, "pixelRatio": 1.0] as [String: Any]]
+        }
+        options["binary"] = executables.browser.path
+        options["args"] = [
+            "--headless=new", "--no-sandbox", "--disable-gpu", "--disable-dev-shm-usage",
+            "--window-size=\(max(width, 500)),\(height)", "--hide-scrollbars",
+            "--proxy-server=127.0.0.1:9", "--host-resolver-rules=MAP * ~NOTFOUND",
+            "--no-first-run", "--disable-extensions", "--disable-background-networking",
+        ]
         let capabilities: [String: Any] = [
             "capabilities": [
                 "alwaysMatch": [
                     "browserName": "chrome",
                     "pageLoadStrategy": "normal",
-                    "goog:chromeOptions": [
-                        "binary": executables.browser.path,
-                        "args": [
-                            "--headless=new", "--no-sandbox", "--disable-gpu", "--disable-dev-shm-usage",
-                            "--window-size=\(width),\(height)", "--hide-scrollbars",
-                            "--proxy-server=127.0.0.1:9", "--host-resolver-rules=MAP * ~NOTFOUND",
-                            "--no-first-run", "--disable-extensions", "--disable-background-networking",
-                        ],
-                    ] as [String: Any],
+                    "goog:chromeOptions": options,
                 ] as [String: Any],
             ],
         ]
@@ -80,7 +83,8 @@ final class WebDriver: @unchecked Sendable {
             _ = try await driver.command("POST", "timeouts", ["script": 60_000, "pageLoad": 60_000])
             return driver
         } catch {
-            process.terminate()
+            kill(process.processIdentifier, SIGKILL)
+            process.waitUntilExit()
             throw error
         }
     }
@@ -94,7 +98,7 @@ final class WebDriver: @unchecked Sendable {
     /// Ends the browser session and chromedriver.
     func quit() async {
         _ = try? await command("DELETE", "", nil)
-        driver.terminate()
+        kill(driver.processIdentifier, SIGKILL)
         driver.waitUntilExit()
     }
 
@@ -171,14 +175,15 @@ final class WebDriver: @unchecked Sendable {
     }
 
     private static func request(_ method: String, _ url: URL, _ body: [String: Any]?) async throws -> Any? {
-        var request = URLRequest(url: url)
-        request.httpMethod = method
-        request.timeoutInterval = 300
-        if let body {
-            request.httpBody = try JSONSerialization.data(withJSONObject: body)
-            request.setValue("application/json", forHTTPHeaderField: "Content-Type")
+        let payload = try body.map { try JSONSerialization.data(withJSONObject: $0) }
+        let port = url.port ?? 80
+        let path = url.path.isEmpty ? "/" : url.path
+        // Blocking socket I/O on a thread of its own, off Swift's cooperative pool.
+        let data: Data = try await withCheckedThrowingContinuation { continuation in
+            Thread.detachNewThread {
+                continuation.resume(with: Result { try HTTP.exchange(method: method, port: port, path: path, body: payload) })
+            }
         }
-        let (data, _) = try await URLSession.shared.data(for: request)
         let object = try JSONSerialization.jsonObject(with: data, options: [.fragmentsAllowed])
         guard let reply = object as? [String: Any] else { throw Failure(description: "unexpected reply \(object)") }
         let value = reply["value"]

@@ -68,7 +68,7 @@ struct SessionPageTests {
         _ = try await session.send(TickerMachine.tick, payload: ["html": "</script><script>alert(1)</script><!--"])
         let text = String(decoding: try SessionPage(engine: engine, session: try SessionID("script-user")).html(), as: UTF8.self)
         #expect(!text.contains("alert(1)</script>"))
-        #expect(text.components(separatedBy: "</script>").count == 4, "three scripts: data, archive, code")
+        #expect(text.components(separatedBy: "</script>").count == 4, "three scripts: data, code, archive")
         #expect(Self.embeddedArchive(Data(text.utf8)) == (try engine.exportSession(try SessionID("script-user"))))
     }
 
