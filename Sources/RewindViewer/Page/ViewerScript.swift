@@ -295,7 +295,7 @@ function buildFunnel() {
     bar.appendChild(el('span', null, step.state));
     var fill = el('span', 'rw-fill'); fill.style.width = (100 * step.reached / total) + '%';
     var stopPart = el('span', 'rw-stop'); stopPart.style.width = (step.reached ? 100 * step.stopped / step.reached : 0) + '%'; fill.appendChild(stopPart);
-    var track = el('span'); track.appendChild(fill); bar.appendChild(track);
+    var track = el('span', 'rw-track'); track.appendChild(fill); bar.appendChild(track);
     bar.appendChild(el('span', 'rw-meta', step.reached + ' reached · ' + step.stopped + ' stopped'));
     bar.addEventListener('click', function () {
       host.querySelectorAll('.rw-bar').forEach(function (b) { b.setAttribute('aria-pressed', 'false'); }); bar.setAttribute('aria-pressed', 'true');
@@ -309,6 +309,7 @@ function sessionTable(host, indexes, title) {
   host.textContent = ''; host.appendChild(el('h2', null, title + ' (' + indexes.length + ')'));
   var table = el('table', 'rw-sessions'), head = el('tr');
   ['session', 'versions', 'last event', 'now in'].forEach(function (h) { head.appendChild(el('th', null, h)); }); table.appendChild(head);
+  indexes = indexes.slice().sort(function (a, b) { return P.sessions[a].session.localeCompare(P.sessions[b].session, undefined, { numeric: true }); });
   indexes.forEach(function (i) {
     var s = P.sessions[i], tr = el('tr'), td = el('td'), a = el('a', null, s.session); a.setAttribute('data-session', s.session); a.tabIndex = 0;
     a.addEventListener('click', function () { openSession(i); }); a.addEventListener('keydown', function (e) { if (e.key === 'Enter') openSession(i); });

@@ -50,8 +50,10 @@ details.rw-section{margin-bottom:6px}details.rw-section>summary{cursor:pointer;f
 .rw-diff li{padding:1px 0;word-break:break-word}.rw-add{color:var(--add)}.rw-del{color:var(--del)}.rw-chg{color:var(--chg)}
 .rw-funnel{display:flex;flex-direction:column;gap:4px;max-width:900px}
 .rw-bar{display:grid;grid-template-columns:minmax(90px,180px) 1fr auto;gap:8px;align-items:center;background:none;border:1px solid transparent;text-align:left;padding:2px 4px}
-.rw-bar .rw-fill{height:18px;border-radius:4px;background:var(--bar);position:relative}
-.rw-bar .rw-stop{position:absolute;right:0;top:0;bottom:0;background:var(--accent);border-radius:0 4px 4px 0}
+.rw-bar .rw-track{display:block;background:var(--bg);border-radius:4px}
+.rw-bar .rw-fill{display:block;height:18px;border-radius:4px;background:var(--bar);position:relative;min-width:2px}
+#rw-stopped h2,#rw-all h2{margin-top:14px}
+.rw-bar .rw-stop{display:block;position:absolute;right:0;top:0;bottom:0;background:var(--accent);border-radius:0 4px 4px 0}
 .rw-bar[aria-pressed=true]{border-color:var(--accent)}
 .rw-sessions{margin-top:12px;border-collapse:collapse;font-size:13px}
 .rw-sessions td,.rw-sessions th{padding:3px 10px 3px 0;text-align:left;border-bottom:1px solid var(--line)}

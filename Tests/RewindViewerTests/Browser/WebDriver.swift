@@ -53,11 +53,13 @@ final class WebDriver: @unchecked Sendable {
             seen.append(chunk)
         }
         let base = URL(string: "http://127.0.0.1:\(port)")!
-        // Headless windows are at least 500 px wide: a phone's width is emulated instead.
+        // The viewport is set exactly by device metrics (a headless window's size includes its
+        // frame, and a window is at least 500 px wide); below 500 px as a touch phone.
         var options: [String: Any] = [:]
-        if width < 500 {
-            options["mobileEmulation"] = ["deviceMetrics": ["width": width, "height": height, "pixelRatio": 1.0] as [String: Any]]
-        }
+        let phone = width < 500
+        options["mobileEmulation"] = ["deviceMetrics": [
+            "width": width, "height": height, "pixelRatio": 1.0, "mobile": phone, "touch": phone,
+        ] as [String: Any]]
         options["binary"] = executables.browser.path
         options["args"] = [
             "--headless=new", "--no-sandbox", "--disable-gpu", "--disable-dev-shm-usage",
