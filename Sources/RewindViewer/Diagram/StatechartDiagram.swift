@@ -58,7 +58,7 @@ public struct StatechartDiagram: Sendable {
         let width = 420
         let stateRows = depths.count
         let height = (stateRows + transitions.count) * rowHeight + 40
-        var out = #"<svg class="rw-diagram" viewBox="0 0 \#(width) \#(height)" width="\#(width)" height="\#(height)" role="img" aria-label="statechart of \#(Self.escape(definition.name))">"#
+        var out = #"<svg class="rw-diagram" viewBox="0 0 \#(width) \#(height)" width="\#(width)" height="\#(height)" role="img" aria-label="statechart of \#(HTMLText.escape(definition.name))">"#
         out += """
             <style>.rw-diagram text{font:12px system-ui,sans-serif;fill:currentColor}\
             .rw-diagram .rw-state rect{fill:none;stroke:currentColor;stroke-opacity:.5;rx:5}\
@@ -70,30 +70,16 @@ public struct StatechartDiagram: Sendable {
             let x = 4 + state.depth * 16
             let y = 4 + row * rowHeight
             let marker = state.kind == .final ? " ◉" : state.kind == .parallel ? " ∥" : state.kind == .history ? " Ⓗ" : ""
-            out += #"<g class="rw-state rw-\#(state.kind.rawValue)" data-state="\#(Self.escape(state.id))">"#
+            out += #"<g class="rw-state rw-\#(state.kind.rawValue)" data-state="\#(HTMLText.escape(state.id))">"#
             out += #"<rect x="\#(x)" y="\#(y)" width="\#(width - x - 4)" height="\#(rowHeight - 4)"/>"#
-            out += #"<text x="\#(x + 8)" y="\#(y + 16)">\#(Self.escape(state.id + marker))</text></g>"#
+            out += #"<text x="\#(x + 8)" y="\#(y + 16)">\#(HTMLText.escape(state.id + marker))</text></g>"#
         }
         for transition in transitions {
             let y = 24 + (stateRows + transition.index) * rowHeight
             let label = "\(transition.source) —\(transition.event ?? "")→ \(transition.targets.joined(separator: ", "))"
-            out += #"<g class="rw-transition" data-transition="\#(transition.index)"><text x="8" y="\#(y)">\#(Self.escape(label))</text></g>"#
+            out += #"<g class="rw-transition" data-transition="\#(transition.index)"><text x="8" y="\#(y)">\#(HTMLText.escape(label))</text></g>"#
         }
         return out + "</svg>"
-    }
-
-    static func escape(_ text: String) -> String {
-        var out = ""
-        for character in text {
-            switch character {
-            case "&": out += "&amp;"
-            case "<": out += "&lt;"
-            case ">": out += "&gt;"
-            case "\"": out += "&quot;"
-            default: out.append(character)
-            }
-        }
-        return out
     }
 }
 

@@ -6,7 +6,7 @@ import Testing
 
 /// A 100,000-version session's page works in the browser. How long it takes to open is measured
 /// and printed (see README's viewer section), not asserted: speed depends on the machine.
-extension BrowserTests {
+extension ViewerBrowserTests {
 @Suite struct LargeSessionBrowserTests {
     static let versions = 100_000
 

@@ -5,7 +5,7 @@ import Testing
 
 /// `rewind view --machine NAME`: the funnel equals the screen-flow projection's, a bar lists the
 /// sessions stopped there, and a session opens in the same page.
-extension BrowserTests {
+extension ViewerBrowserTests {
 @Suite struct MachinePageBrowserTests {
     struct Bar: Decodable {
         var state: String

@@ -6,7 +6,7 @@ import Testing
 
 /// `--redact`: the page lists what was redacted and shows placeholders; the embedded archive
 /// downloads as a file `rewind import` takes.
-extension BrowserTests {
+extension ViewerBrowserTests {
 @Suite struct RedactionBrowserTests {
     @Test func aRedactedPageShowsPlaceholdersAndItsArchiveImports() async throws {
         let demo = try await DemoPages.shared.value

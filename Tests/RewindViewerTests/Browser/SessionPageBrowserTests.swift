@@ -5,7 +5,7 @@ import Testing
 
 /// `rewind view SESSION` pages of the demo's store in headless Chromium (networking disabled):
 /// what they show after key presses and clicks is what `rewind state --at V --json` says.
-extension BrowserTests {
+extension ViewerBrowserTests {
 @Suite struct SessionPageBrowserTests {
     /// The demo's longest session's page, written by `rewind view`.
     static func page(_ demo: DemoPages, arguments: [String] = [], name: String) async throws -> (URL, SessionInfo) {

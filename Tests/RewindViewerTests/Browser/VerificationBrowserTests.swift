@@ -4,7 +4,7 @@ import RewindTestSupport
 import Testing
 
 /// `rewind view SESSION --verify [--definition FILE]`: the page marks the first divergence.
-extension BrowserTests {
+extension ViewerBrowserTests {
 @Suite struct VerificationBrowserTests {
     @Test func theFirstDivergenceIsMarkedAndReachable() async throws {
         let demo = try await DemoPages.shared.value

@@ -4,4 +4,4 @@ import Testing
 /// chromedriver and browser; several at once starve a two-core machine). Skipped, with the
 /// reason, where chromium or chromedriver is missing.
 @Suite(.serialized, .enabled(if: WebDriver.executables != nil, "needs chromium and chromedriver (make test installs them)"), .hangGuard)
-enum BrowserTests {}
+enum ViewerBrowserTests {}
