@@ -3,10 +3,14 @@ CONFORMANCE_DIR ?= ../shared/conformance/scxml-test-framework
 # Rewind's own cases (delays, <cancel>, internal and external event order, <if>, undeliverable sends).
 OWN_CONFORMANCE_DIR := Tests/ConformanceCases
 
-.PHONY: demo test deps build conformance
+.PHONY: demo test deps browser build conformance
 
 deps:
 	@bash scripts/ensure-lmdb.sh
+
+## The viewer's browser tests need headless Chromium and chromedriver (Debian's chromium, chromium-driver).
+browser:
+	@bash scripts/ensure-chromium.sh
 
 build: deps
 	swift build
@@ -15,9 +19,9 @@ build: deps
 demo: deps
 	swift run rewind demo
 
-## make test: the whole test suite, then the SCXML conformance cases: Rewind's own, and the shared
+## make test: installs Chromium for the viewer's browser tests when missing; the whole test suite, then the SCXML conformance cases: Rewind's own, and the shared
 ## ones when their folder exists.
-test: deps
+test: deps browser
 	swift test
 	@$(MAKE) --no-print-directory conformance
 

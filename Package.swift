@@ -41,7 +41,7 @@ let package = Package(
         .target(name: "RewindStore", dependencies: ["RewindLMDB", "RewindValues", "CRC32CHardware"]),
         // Layer 3: engine, projections, replay.
         .target(name: "Rewind", dependencies: ["RewindStore", "RewindMachine"]),
-        // Layer 4: tools. The viewer draws statecharts and sessions (SVG, HTML).
+        // Layer 4: tools. The viewer: statecharts as SVG, a session or a machine as one self-contained HTML page.
         .target(name: "RewindViewer", dependencies: ["Rewind"]),
         .executableTarget(
             name: "RewindCLI",
