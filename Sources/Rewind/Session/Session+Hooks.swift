@@ -1,0 +1,60 @@
+import Foundation
+import RewindMachine
+import RewindStore
+
+/// A session's hooks: their registration (GKState and StateViewController style),
+/// `update(deltaTime:)`, and running them after a committed step.
+extension Session {
+    /// Forwards `update(deltaTime:)` to the hooks of the active states (GKState's `update`).
+    public func update(deltaTime: Double) async {
+        await gate.withGate {
+            let state = self.state
+            hooks.update(deltaTime: deltaTime, in: state)
+        }
+        await drainQueued()
+    }
+
+    /// Runs `hook` each time `state` is entered (GKState's `didEnter(from:)`).
+    public func onDidEnter(_ state: String, _ hook: @escaping @Sendable (StateChange) -> Void) {
+        lock.withLock { hooks.onDidEnter(state, hook) }
+    }
+
+    /// Runs `hook` each time `state` is exited (GKState's `willExit(to:)`).
+    public func onWillExit(_ state: String, _ hook: @escaping @Sendable (StateChange) -> Void) {
+        lock.withLock { hooks.onWillExit(state, hook) }
+    }
+
+    /// Runs `hook` on ``update(deltaTime:)`` while `state` is active.
+    public func onUpdate(_ state: String, _ hook: @escaping @Sendable (_ deltaTime: Double) -> Void) {
+        lock.withLock { hooks.onUpdate(state, hook) }
+    }
+
+    /// Runs `hook` before each step's exits (StateViewController's `willTransition(to:)`); the
+    /// change's `data` is the next state's data (see `StateChange.data`).
+    public func onWillTransition(_ hook: @escaping @Sendable (StateChange) -> Void) {
+        lock.withLock { hooks.onWillTransition(hook) }
+    }
+
+    /// Runs `hook` after each step's entries (StateViewController's `didTransition(from:)`); the
+    /// change's `data` is the next state's data (see `StateChange.data`).
+    public func onDidTransition(_ hook: @escaping @Sendable (StateChange) -> Void) {
+        lock.withLock { hooks.onDidTransition(hook) }
+    }
+
+    /// Runs `hook` for each microstep between its exits and its entries (transition actions).
+    public func onTransition(_ hook: @escaping @Sendable (Microstep) -> Void) {
+        lock.withLock { hooks.onTransition(hook) }
+    }
+
+    /// Runs the hooks of `steps` in order, each step's previous state the one the step before it
+    /// reached (the first's `previous`); steps that moved nothing run none.
+    func runHooks(of steps: [Step], from previous: MachineState) {
+        // No hook registered: none runs, so none can register another (the usual case).
+        if hooks.isEmpty { return }
+        var previous = previous
+        for step in steps {
+            if !step.microsteps.isEmpty { hooks.run(step, of: machine, previous: previous) }
+            previous = step.state
+        }
+    }
+}
