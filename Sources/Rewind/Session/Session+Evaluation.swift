@@ -5,49 +5,30 @@ import RewindStore
 /// Evaluating a request on the session's latest state, purely: its step, its record and the
 /// snapshot due at its version (nothing is written here).
 extension Session {
-    /// Whether steps of payload-free events are read from the machine's table of precomputed
-    /// outcomes (``Machine/sendFromTable(_:in:)``) rather than returned by the general `send`:
-    /// the same steps, records, snapshots and errors (tests turn it off to compare both paths).
-    var stepsFromTable = true
-
     /// Evaluates `request` on `latest` (purely: nothing is written) and appends its step to
     /// `steps`; when the step changed something (not an explicitly ignored event), also appends
     /// its transition to `transitions`, moves `latest` one version on (the step's state, its
     /// navigation applied) and adds the write of a snapshot due at that version to `snapshots`.
     /// On error `latest` may be half-changed: the caller drops it.
+    ///
+    /// The step comes from the one evaluation entry point, `StepRecording.evaluate(_:in:at:)`
+    /// with `latest.state` changed in place (the machine reads it from its table of precomputed
+    /// outcomes when it can: no copy of the state, the step's arrays shared with the table).
     func evaluate(
         _ request: StepRecording.Request, advancing latest: inout SessionSnapshot, steps: inout [Step],
         transitions: inout [Transition], snapshots: inout [AppendRequest.AuxiliaryWrite]
     ) throws {
         let time = engine.configuration.clock()
-        // The table's outcome, when it holds one: the state changed in place, the step's arrays
-        // shared with the table, no `Step` built by the machine and taken apart again.
-        if stepsFromTable, case .send(let event) = request, !StepRecording.isReserved(event.name),
-           let taken = try machine.sendFromTable(event, in: &latest.state)
-        {
-            if taken.microsteps.isEmpty {
-                steps.append(taken.step(of: event, reaching: latest.state))
-                return
-            }
-            transitions.append(try recording.transition(
-                request: request, source: taken.source, target: latest.state.configuration,
-                microsteps: taken.microsteps, navigation: taken.navigation, at: time))
-            try advance(
-                &latest, navigation: taken.navigation, microsteps: taken.microsteps, at: time, snapshots: &snapshots)
-            // After `advance`: the step shows the state data an uncovered entry restored.
-            steps.append(taken.step(of: event, reaching: latest.state))
-            return
-        }
-        var step = try recording.evaluate(request, in: latest.state, at: time)
+        var step = try recording.evaluate(request, in: &latest.state, at: time)
         if step.microsteps.isEmpty && !request.isAlwaysRecorded {
             steps.append(step)
             return
         }
         let transition = try recording.transition(for: step, request: request, at: time)
-        latest.state = step.state
         if try advance(
             &latest, navigation: transition.navigation, microsteps: step.microsteps, at: time, snapshots: &snapshots)
         {
+            // The step shows the state data an uncovered entry restored.
             step.state = latest.state
         }
         steps.append(step)
