@@ -142,10 +142,10 @@ extension Engine {
                 snapshot = .empty(definition: recording.definition)
                 start = move ?? 1
             }
-            try transaction.forEachRecord(of: id, from: start) { record in
-                snapshot = try recording.replay(record, on: snapshot).1
-                return .next
-            }
+            snapshot = try SessionSnapshot.rebuilt(
+                id, at: info.headVersion, from: snapshot, firstVersion: start,
+                records: SessionSnapshot.records(of: id, in: transaction)
+            ) { record, before in try recording.replay(record, on: before).1 }
             snapshot.definition = recording.definition
             return ResumedState(snapshot: snapshot, migration: nil)
         }
