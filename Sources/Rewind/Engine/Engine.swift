@@ -58,6 +58,8 @@ public final class Engine: @unchecked Sendable {
         self.commits = CommitQueue(
             store: store, gathers: configuration.commitGathering.gathers(for: configuration.durability),
             wantsRecords: { projections.hasInlineProjections },
+            // Asked per lone append: another engine of this process may have made commits sync.
+            commitsSync: { (try? store.syncOptions).map { !$0.contains(.noSync) } ?? true },
             beforeCommit: { try projections.applyInline($1, in: $0) },
             didCommit: { notifier.advance(to: $0) })
         do {
