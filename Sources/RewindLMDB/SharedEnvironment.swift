@@ -1,4 +1,5 @@
 import CLMDB
+import Synchronization
 
 #if canImport(Glibc)
 import Glibc
@@ -16,6 +17,8 @@ import Darwin
 /// the final close, because `mdb_env_set_mapsize` and `mdb_env_close` need that no transaction of
 /// this process is open. `databaseLock` guards `databases` and serialises `mdb_dbi_open`, which
 /// LMDB forbids from concurrent transactions. `referenceCount` is guarded by the registry's lock.
+/// (`@unchecked Sendable`: those locks guard the mutable properties, which the compiler cannot
+/// see; `syncLock` guards the sync level's.)
 final class SharedEnvironment: @unchecked Sendable {
     let pointer: OpaquePointer
     let path: String
@@ -24,14 +27,14 @@ final class SharedEnvironment: @unchecked Sendable {
     /// another (or an earlier) environment is detected instead of reaching LMDB.
     let serial: UInt64
     let accessLock = ReadWriteLock()
-    let databaseLock = Mutex()
+    let databaseLock = Mutex(())
     var databases: [String: Database] = [:]
     var mainDatabase: Database?
     var referenceCount = 0
     /// Written under `accessLock`'s exclusive access, read under its shared access.
     var isClosed = false
     /// Guards `syncRequests` and `appliedSync` (taken after `accessLock`, never before it).
-    private let syncLock = Mutex()
+    private let syncLock = Mutex(())
     /// How many open handles asked for each sync level (read-only handles ask for none).
     private var syncRequests: [SyncLevel: Int] = [:]
     /// The sync level LMDB applies now (its flags); changed only under exclusive access.
@@ -138,13 +141,12 @@ final class SharedEnvironment: @unchecked Sendable {
         return info.me_mapsize
     }
 
-    private static let serialLock = Mutex()
-    nonisolated(unsafe) private static var lastSerial: UInt64 = 0  // guarded by serialLock
+    private static let lastSerial = Mutex<UInt64>(0)
 
     private static func nextSerial() -> UInt64 {
-        serialLock.withLock {
-            lastSerial += 1
-            return lastSerial
+        lastSerial.withLock { last in
+            last += 1
+            return last
         }
     }
 
@@ -153,13 +155,13 @@ final class SharedEnvironment: @unchecked Sendable {
     /// Records that a handle asks for `level` (`nil`: a handle that does not write).
     func addSyncRequest(_ level: SyncLevel?) {
         guard let level else { return }
-        syncLock.withLock { syncRequests[level, default: 0] += 1 }
+        syncLock.withLock { _ in syncRequests[level, default: 0] += 1 }
     }
 
     /// Records that a handle asking for `level` was released.
     func removeSyncRequest(_ level: SyncLevel?) {
         guard let level else { return }
-        syncLock.withLock {
+        syncLock.withLock { _ in
             let count = (syncRequests[level] ?? 0) - 1
             syncRequests[level] = count > 0 ? count : nil
         }
@@ -177,10 +179,10 @@ final class SharedEnvironment: @unchecked Sendable {
     /// Waits until no transaction of this environment is open in the process (LMDB's flags must
     /// not change under a commit); a thread inside one gets an error instead of a deadlock.
     func applyStrongestSync() throws {
-        if syncLock.withLock({ strongestRequest.map { $0 == appliedSync } ?? true }) { return }
+        if syncLock.withLock({ _ in strongestRequest.map { $0 == appliedSync } ?? true }) { return }
         try accessLock.withExclusiveAccess(orThrow: { nestingError("changing how commits flush") }) {
             if isClosed || isReadOnly { return }
-            try syncLock.withLock {
+            try syncLock.withLock { _ in
                 guard let wanted = strongestRequest, wanted != appliedSync else { return }
                 let all = SyncLevel.none.lmdbFlags | SyncLevel.data.lmdbFlags
                 try LMDBError.check(mdb_env_set_flags(pointer, all, 0), "mdb_env_set_flags(off) for '\(path)'")
@@ -340,12 +342,11 @@ final class SharedEnvironment: @unchecked Sendable {
 }
 
 /// The process-wide table of open environments, by canonical directory path.
-final class EnvironmentRegistry: @unchecked Sendable {
+final class EnvironmentRegistry: Sendable {
     static let shared = EnvironmentRegistry()
 
-    /// Guards `environments` and every `referenceCount`.
-    private let lock = Mutex()
-    private var environments: [String: SharedEnvironment] = [:]
+    /// The open environments by path; its lock also guards every `referenceCount`.
+    private let environments = Mutex<[String: SharedEnvironment]>([:])
 
     /// The shared environment of `path`, opened (with `configuration`) if this process has not
     /// opened it yet, asking for the sync level `sync` (`nil` for a handle that does not write).
@@ -353,7 +354,7 @@ final class EnvironmentRegistry: @unchecked Sendable {
     /// commits flush: the strongest level an open handle asks for applies (see
     /// ``SharedEnvironment/applyStrongestSync()``).
     func acquire(path: String, configuration: EnvironmentConfiguration, sync: SyncLevel?) throws -> SharedEnvironment {
-        let environment = try lock.withLock {
+        let environment = try environments.withLock { environments in
             if let existing = environments[path] {
                 existing.referenceCount += 1
                 existing.addSyncRequest(sync)
@@ -377,7 +378,7 @@ final class EnvironmentRegistry: @unchecked Sendable {
     /// Releases one reference that asked for the sync level `sync`; the last one closes the
     /// environment, and otherwise the others' strongest level applies from now on.
     func release(_ environment: SharedEnvironment, sync: SyncLevel?) {
-        let closed = lock.withLock { () -> Bool in
+        let closed = environments.withLock { environments -> Bool in
             environment.referenceCount -= 1
             environment.removeSyncRequest(sync)
             // Released from inside one of its own transactions: keep it registered and open (a
@@ -400,7 +401,7 @@ final class EnvironmentRegistry: @unchecked Sendable {
 
     /// The environment already open for `path`, if any, with one more reference.
     func acquireIfOpen(path: String) -> SharedEnvironment? {
-        lock.withLock {
+        environments.withLock { environments in
             guard let existing = environments[path] else { return nil }
             existing.referenceCount += 1
             return existing

@@ -1,6 +1,7 @@
 import Foundation
 import RewindMachine
 import RewindStore
+import Synchronization
 
 /// The durable state engine: machines registered by name, sessions whose every transition is in
 /// the LMDB log before its effects run, group commit, snapshots and catch-up subscriptions.
@@ -17,7 +18,7 @@ import RewindStore
 /// One engine per store directory and process is the normal use; several (and several
 /// processes) work too: LMDB serialises their writes and a session changed elsewhere surfaces as
 /// `StoreError.versionConflict` on the next send.
-public final class Engine: @unchecked Sendable {
+public final class Engine: Sendable {
     /// The store the engine writes to.
     public let store: TransitionStore
     /// How the engine runs.
@@ -27,10 +28,15 @@ public final class Engine: @unchecked Sendable {
     let notifier: HeadNotifier
     /// The registered projections (see `Engine+Projections.swift`).
     let projections: ProjectionRegistry
-    /// Guards `machines` and `migrations`; every other property is immutable.
-    private let lock = NSLock()
-    private var machines: [String: StepRecording] = [:]
-    private var migrations: [String: [DefinitionMigration]] = [:]
+    /// The registered machines (their step ↔ record mappings) and their migrations, by name;
+    /// every other property is immutable.
+    private let registry = Mutex(Registry())
+
+    /// What ``register(_:as:migrations:)`` registered.
+    private struct Registry {
+        var machines: [String: StepRecording] = [:]
+        var migrations: [String: [DefinitionMigration]] = [:]
+    }
 
     /// Opens (creating it when needed) the store in `directory`; with
     /// ``EngineConfiguration/readOnly`` opens an existing store without creating or changing
@@ -133,12 +139,12 @@ public final class Engine: @unchecked Sendable {
         let name = name ?? machine.definition.name
         let version = machine.definition.contentVersion
         let recording = StepRecording(machine: machine, machineName: name, definition: version, coder: store.coder)
-        try lock.withLock {
-            if let existing = machines[name], existing.definition != version {
+        try registry.withLock { registry in
+            if let existing = registry.machines[name], existing.definition != version {
                 throw EngineError.machineAlreadyRegistered(name)
             }
-            machines[name] = recording
-            self.migrations[name] = migrations
+            registry.machines[name] = recording
+            registry.migrations[name] = migrations
         }
         let key = Self.definitionKey(name: name, version: version)
         let stored = try store.read { try $0.value(forKey: key, in: .definitions) }
@@ -150,18 +156,18 @@ public final class Engine: @unchecked Sendable {
 
     /// The machine registered under `name`, if any.
     public func machine(named name: String) -> Machine? {
-        lock.withLock { machines[name]?.machine }
+        registry.withLock { $0.machines[name]?.machine }
     }
 
     /// The step ↔ record mapping of the machine registered as `name` (its `definition` is the
     /// registered definition's content version, computed once at registration), if any.
     func registeredRecording(named name: String) -> StepRecording? {
-        lock.withLock { machines[name] }
+        registry.withLock { $0.machines[name] }
     }
 
     /// The migrations registered with the machine registered as `name`, in order.
     func registeredMigrations(named name: String) -> [DefinitionMigration] {
-        lock.withLock { migrations[name] ?? [] }
+        registry.withLock { $0.migrations[name] ?? [] }
     }
 
     /// The stored definition of machine `name` at content version `version` (as named by records).
@@ -185,7 +191,7 @@ public final class Engine: @unchecked Sendable {
     ///
     /// - Throws: ``EngineError/unknownMachine(_:)``.
     func recording(for name: String) throws -> StepRecording {
-        guard let recording = lock.withLock({ machines[name] }) else { throw EngineError.unknownMachine(name) }
+        guard let recording = registry.withLock({ $0.machines[name] }) else { throw EngineError.unknownMachine(name) }
         return recording
     }
 

@@ -9,7 +9,7 @@ extension Session {
     /// pending: schedule a timer for it and call ``deliverDueSends()``. A send due past the last
     /// representable timestamp (a delay of thousands of centuries) reports that timestamp.
     public var nextDueSend: Timestamp? {
-        lock.withLock {
+        lock.withLock { _ in
             current.state.pendingSends.first.map { send in
                 let (micros, overflow) = send.dueMilliseconds.multipliedReportingOverflow(by: 1000)
                 return Timestamp(microsecondsSince1970: overflow ? (send.dueMilliseconds > 0 ? .max : .min) : micros)
@@ -32,8 +32,8 @@ extension Session {
     ///   step's append throws (that delivery is not written; the send stays pending).
     @discardableResult
     public func deliverDueSends() async throws -> [Step] {
-        lock.withLock { deliveries += 1 }
-        defer { lock.withLock { deliveries -= 1 } }
+        lock.withLock { _ in deliveries += 1 }
+        defer { lock.withLock { _ in deliveries -= 1 } }
         var delivered: [Step] = []
         // Each round delivers what is due in one append; hooks may queue requests that make more due.
         while let steps = try await withGateThenQueued({ try await runDueStep() }) {
@@ -49,7 +49,7 @@ extension Session {
 
     /// Whether a pending send is due now.
     var hasDueSend: Bool {
-        lock.withLock { dueSend(in: current.state) != nil }
+        lock.withLock { _ in dueSend(in: current.state) != nil }
     }
 
     /// The pending send of `state` that is due by the engine's clock (the first: they are kept in
@@ -63,7 +63,7 @@ extension Session {
 
     /// Delivers the pending sends that are due, holding the gate; `nil` when none is.
     func runDueStep() async throws -> [Step]? {
-        guard let due = lock.withLock({ dueSend(in: current.state) }) else { return nil }
+        guard let due = lock.withLock({ _ in dueSend(in: current.state) }) else { return nil }
         return try await runStep(.deliverDue(due.event))
     }
 

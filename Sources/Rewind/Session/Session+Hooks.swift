@@ -16,34 +16,34 @@ extension Session {
 
     /// Runs `hook` each time `state` is entered (GKState's `didEnter(from:)`).
     public func onDidEnter(_ state: String, _ hook: @escaping @Sendable (StateChange) -> Void) {
-        lock.withLock { hooks.onDidEnter(state, hook) }
+        lock.withLock { _ in hooks.onDidEnter(state, hook) }
     }
 
     /// Runs `hook` each time `state` is exited (GKState's `willExit(to:)`).
     public func onWillExit(_ state: String, _ hook: @escaping @Sendable (StateChange) -> Void) {
-        lock.withLock { hooks.onWillExit(state, hook) }
+        lock.withLock { _ in hooks.onWillExit(state, hook) }
     }
 
     /// Runs `hook` on ``update(deltaTime:)`` while `state` is active.
     public func onUpdate(_ state: String, _ hook: @escaping @Sendable (_ deltaTime: Double) -> Void) {
-        lock.withLock { hooks.onUpdate(state, hook) }
+        lock.withLock { _ in hooks.onUpdate(state, hook) }
     }
 
     /// Runs `hook` before each step's exits (StateViewController's `willTransition(to:)`); the
     /// change's `data` is the next state's data (see `StateChange.data`).
     public func onWillTransition(_ hook: @escaping @Sendable (StateChange) -> Void) {
-        lock.withLock { hooks.onWillTransition(hook) }
+        lock.withLock { _ in hooks.onWillTransition(hook) }
     }
 
     /// Runs `hook` after each step's entries (StateViewController's `didTransition(from:)`); the
     /// change's `data` is the next state's data (see `StateChange.data`).
     public func onDidTransition(_ hook: @escaping @Sendable (StateChange) -> Void) {
-        lock.withLock { hooks.onDidTransition(hook) }
+        lock.withLock { _ in hooks.onDidTransition(hook) }
     }
 
     /// Runs `hook` for each microstep between its exits and its entries (transition actions).
     public func onTransition(_ hook: @escaping @Sendable (Microstep) -> Void) {
-        lock.withLock { hooks.onTransition(hook) }
+        lock.withLock { _ in hooks.onTransition(hook) }
     }
 
     /// Runs the hooks of `steps` in order, each step's previous state the one the step before it

@@ -34,13 +34,13 @@ extension Session {
             await drainQueued()
             return result
         } catch {
-            if lock.withLock({ !queued.isEmpty }) { await drainQueued() }
+            if lock.withLock({ _ in !queued.isEmpty }) { await drainQueued() }
             throw error
         }
     }
 
     func enqueue(_ request: StepRecording.Request) {
-        lock.withLock { queued.append(request) }
+        lock.withLock { _ in queued.append(request) }
         if !gate.isHeld {
             Task { await self.drainQueued() }
         }
@@ -54,21 +54,21 @@ extension Session {
     /// (each request queued outside any step starts one), and one that took a request before
     /// waiting for the gate could be overtaken by another with a later one.
     func drainQueued() async {
-        while lock.withLock({ !queued.isEmpty }) {
+        while lock.withLock({ _ in !queued.isEmpty }) {
             do {
                 _ = try await gate.withGate { () -> [Step] in
-                    guard let request = lock.withLock({ queued.isEmpty ? nil : queued.removeFirst() }) else { return [] }
+                    guard let request = lock.withLock({ _ in queued.isEmpty ? nil : queued.removeFirst() }) else { return [] }
                     return try await runStep(request)
                 }
             } catch {
-                lock.withLock { deferred.append(error) }
+                lock.withLock { _ in deferred.append(error) }
             }
         }
-        guard lock.withLock({ deliveries == 0 && dueSend(in: current.state) != nil }) else { return }
+        guard lock.withLock({ _ in deliveries == 0 && dueSend(in: current.state) != nil }) else { return }
         do {
             try await deliverDueSends()
         } catch {
-            lock.withLock { deferred.append(error) }
+            lock.withLock { _ in deferred.append(error) }
         }
     }
 }

@@ -10,7 +10,7 @@ extension Session {
     /// first.
     func runStep(_ request: StepRecording.Request) async throws -> [Step] {
         try engine.ensureOpen()
-        let (before, migration) = lock.withLock { (current, self.migration) }
+        let (before, migration) = lock.withLock { _ in (current, self.migration) }
         var latest = before
         var steps: [Step] = []
         steps.reserveCapacity(1)
@@ -24,7 +24,7 @@ extension Session {
         // even a pending migration: it goes with the first record under the new definition).
         if transitions.count == (migration == nil ? 0 : 1) { return steps }
         try await append(transitions, after: before, writes: writes)
-        lock.withLock {
+        lock.withLock { _ in
             current = latest
             self.migration = nil
         }
@@ -36,7 +36,7 @@ extension Session {
     /// `send(contentsOf:)`; `runStep` is the one-request case).
     func runSteps(_ requests: [StepRecording.Request]) async throws -> [Step] {
         try engine.ensureOpen()
-        let (before, migration) = lock.withLock { (current, self.migration) }
+        let (before, migration) = lock.withLock { _ in (current, self.migration) }
         var latest = before
         var steps: [Step] = []
         steps.reserveCapacity(requests.count)
@@ -55,7 +55,7 @@ extension Session {
         let requestSteps = requested.count == steps.count ? steps : requested.map { steps[$0] }
         if transitions.count == (migration == nil ? 0 : 1) { return requestSteps }
         try await append(transitions, after: before, writes: writes)
-        lock.withLock {
+        lock.withLock { _ in
             current = latest
             self.migration = nil
         }

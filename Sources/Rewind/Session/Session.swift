@@ -1,6 +1,7 @@
 import Foundation
 import RewindMachine
 import RewindStore
+import Synchronization
 
 /// One running, persisted session of a machine: a stream of records in the store.
 ///
@@ -16,6 +17,9 @@ import RewindStore
 /// `startSession(id:machine:context:isolation:configure:)`). Hooks run on the task that made the
 /// request.
 public final class Session: @unchecked Sendable {
+    // Concurrency (`@unchecked Sendable`): `lock` guards the mutable state and the hooks'
+    // registration, `gate` orders the requests and the hooks' runs; the rest is immutable.
+
     /// The session's id.
     public let id: SessionID
     /// The name the machine is registered under.
@@ -29,7 +33,7 @@ public final class Session: @unchecked Sendable {
     let engine: Engine
     let gate = AsyncGate()
     /// Guards `current`, `migration`, `queued`, `deferred`, `deliveries` and `hooks`' registration.
-    let lock = NSLock()
+    let lock = Mutex(())
     var current: SessionSnapshot
     /// The `rewind.migrate` record to append before the session's next record, when it resumed
     /// under another definition than its records name (its timestamp is set when appended).
@@ -73,7 +77,7 @@ public final class Session: @unchecked Sendable {
     // MARK: State
 
     /// The session at its latest committed version.
-    public var snapshot: SessionSnapshot { lock.withLock { current } }
+    public var snapshot: SessionSnapshot { lock.withLock { _ in current } }
     /// The interpreter's state at the latest committed version.
     public var state: MachineState { snapshot.state }
     /// The latest committed version (0 before the first record).
@@ -86,7 +90,7 @@ public final class Session: @unchecked Sendable {
     /// with (see ``NavigationStack`` and ``navigationPath(as:)``).
     public var navigationStack: NavigationStack { snapshot.navigation }
     /// Errors thrown by requests queued from hooks (they cannot reach the hook's caller).
-    public var deferredErrors: [any Error] { lock.withLock { deferred } }
+    public var deferredErrors: [any Error] { lock.withLock { _ in deferred } }
 
     /// Whether `enter(id)` would be accepted now (GKStateMachine's `canEnterState`).
     public func canEnter(_ id: String) -> Bool {
@@ -191,7 +195,7 @@ public final class Session: @unchecked Sendable {
     public func reload() async throws {
         try await withGateThenQueued {
             let resumed = try engine.loadSnapshot(of: id, recording: recording, policy: resumePolicy)
-            lock.withLock {
+            lock.withLock { _ in
                 current = resumed.snapshot
                 migration = resumed.migration
             }
