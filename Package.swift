@@ -3,7 +3,8 @@ import PackageDescription
 
 let package = Package(
     name: "Rewind",
-    platforms: [.macOS(.v14), .iOS(.v17)],
+    // macOS 15 / iOS 18: the standard library's `Synchronization.Mutex`, the package's one lock.
+    platforms: [.macOS(.v15), .iOS(.v18)],
     products: [
         .library(name: "Rewind", targets: ["Rewind"]),
         .library(name: "RewindMachine", targets: ["RewindMachine"]),

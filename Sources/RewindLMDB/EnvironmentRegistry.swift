@@ -1,4 +1,5 @@
 import CLMDB
+import Synchronization
 
 #if canImport(Glibc)
 import Glibc
@@ -9,12 +10,11 @@ import Darwin
 #endif
 
 /// The process-wide table of open environments, by canonical directory path.
-final class EnvironmentRegistry: @unchecked Sendable {
+final class EnvironmentRegistry: Sendable {
     static let shared = EnvironmentRegistry()
 
-    /// Guards `environments` and every `referenceCount`.
-    private let lock = Mutex()
-    private var environments: [String: SharedEnvironment] = [:]
+    /// The open environments by path; its lock also guards every `referenceCount`.
+    private let environments = Mutex<[String: SharedEnvironment]>([:])
 
     /// The shared environment of `path`, opened (with `configuration`) if this process has not
     /// opened it yet, asking for the sync level `sync` (`nil` for a handle that does not write).
@@ -22,7 +22,7 @@ final class EnvironmentRegistry: @unchecked Sendable {
     /// commits flush: the strongest level an open handle asks for applies (see
     /// ``SharedEnvironment/applyStrongestSync()``).
     func acquire(path: String, configuration: EnvironmentConfiguration, sync: SyncLevel?) throws -> SharedEnvironment {
-        let environment = try lock.withLock {
+        let environment = try environments.withLock { environments in
             if let existing = environments[path] {
                 existing.referenceCount += 1
                 existing.addSyncRequest(sync)
@@ -46,7 +46,7 @@ final class EnvironmentRegistry: @unchecked Sendable {
     /// Releases one reference that asked for the sync level `sync`; the last one closes the
     /// environment, and otherwise the others' strongest level applies from now on.
     func release(_ environment: SharedEnvironment, sync: SyncLevel?) {
-        let closed = lock.withLock { () -> Bool in
+        let closed = environments.withLock { environments -> Bool in
             environment.referenceCount -= 1
             environment.removeSyncRequest(sync)
             // Released from inside one of its own transactions: keep it registered and open (a
@@ -69,7 +69,7 @@ final class EnvironmentRegistry: @unchecked Sendable {
 
     /// The environment already open for `path`, if any, with one more reference.
     func acquireIfOpen(path: String) -> SharedEnvironment? {
-        lock.withLock {
+        environments.withLock { environments in
             guard let existing = environments[path] else { return nil }
             existing.referenceCount += 1
             return existing

@@ -1,4 +1,5 @@
 import CLMDB
+import Synchronization
 
 #if canImport(Glibc)
 import Glibc
@@ -13,13 +14,13 @@ extension SharedEnvironment {
     /// Records that a handle asks for `level` (`nil`: a handle that does not write).
     func addSyncRequest(_ level: SyncLevel?) {
         guard let level else { return }
-        syncLock.withLock { syncRequests[level, default: 0] += 1 }
+        syncLock.withLock { _ in syncRequests[level, default: 0] += 1 }
     }
 
     /// Records that a handle asking for `level` was released.
     func removeSyncRequest(_ level: SyncLevel?) {
         guard let level else { return }
-        syncLock.withLock {
+        syncLock.withLock { _ in
             let count = (syncRequests[level] ?? 0) - 1
             syncRequests[level] = count > 0 ? count : nil
         }
@@ -37,10 +38,10 @@ extension SharedEnvironment {
     /// Waits until no transaction of this environment is open in the process (LMDB's flags must
     /// not change under a commit); a thread inside one gets an error instead of a deadlock.
     func applyStrongestSync() throws {
-        if syncLock.withLock({ strongestRequest.map { $0 == appliedSync } ?? true }) { return }
+        if syncLock.withLock({ _ in strongestRequest.map { $0 == appliedSync } ?? true }) { return }
         try accessLock.withExclusiveAccess(orThrow: { nestingError("changing how commits flush") }) {
             if isClosed || isReadOnly { return }
-            try syncLock.withLock {
+            try syncLock.withLock { _ in
                 guard let wanted = strongestRequest, wanted != appliedSync else { return }
                 let all = SyncLevel.none.lmdbFlags | SyncLevel.data.lmdbFlags
                 try LMDBError.check(mdb_env_set_flags(pointer, all, 0), "mdb_env_set_flags(off) for '\(path)'")

@@ -1,4 +1,5 @@
 import CLMDB
+import Synchronization
 
 #if canImport(Glibc)
 import Glibc
@@ -16,6 +17,8 @@ import Darwin
 /// the final close, because `mdb_env_set_mapsize` and `mdb_env_close` need that no transaction of
 /// this process is open. `databaseLock` guards `databases` and serialises `mdb_dbi_open`, which
 /// LMDB forbids from concurrent transactions. `referenceCount` is guarded by the registry's lock.
+/// (`@unchecked Sendable`: those locks guard the mutable properties, which the compiler cannot
+/// see; `syncLock` guards the sync level's.)
 final class SharedEnvironment: @unchecked Sendable {
     let pointer: OpaquePointer
     let path: String
@@ -24,14 +27,14 @@ final class SharedEnvironment: @unchecked Sendable {
     /// another (or an earlier) environment is detected instead of reaching LMDB.
     let serial: UInt64
     let accessLock = ReadWriteLock()
-    let databaseLock = Mutex()
+    let databaseLock = Mutex(())
     var databases: [String: Database] = [:]
     var mainDatabase: Database?
     var referenceCount = 0
     /// Written under `accessLock`'s exclusive access, read under its shared access.
     var isClosed = false
     /// Guards `syncRequests` and `appliedSync` (taken after `accessLock`, never before it).
-    let syncLock = Mutex()
+    let syncLock = Mutex(())
     /// How many open handles asked for each sync level (read-only handles ask for none).
     var syncRequests: [SyncLevel: Int] = [:]
     /// The sync level LMDB applies now (its flags); changed only under exclusive access.
@@ -138,13 +141,12 @@ final class SharedEnvironment: @unchecked Sendable {
         return info.me_mapsize
     }
 
-    private static let serialLock = Mutex()
-    nonisolated(unsafe) private static var lastSerial: UInt64 = 0  // guarded by serialLock
+    private static let lastSerial = Mutex<UInt64>(0)
 
     private static func nextSerial() -> UInt64 {
-        serialLock.withLock {
-            lastSerial += 1
-            return lastSerial
+        lastSerial.withLock { last in
+            last += 1
+            return last
         }
     }
 

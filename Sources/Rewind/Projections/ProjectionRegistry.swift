@@ -1,5 +1,6 @@
 import Foundation
 import RewindStore
+import Synchronization
 
 /// The projections registered with an ``Engine``: runs them inline (inside the group commit's
 /// write transaction) and catches them up from their checkpoints.
@@ -9,10 +10,9 @@ import RewindStore
 /// memory between transactions: an inline update and a catch-up batch (both LMDB writes, so
 /// serialised) always see each other's results, and a write closure re-run after map growth starts
 /// from what is committed.
-final class ProjectionRegistry: @unchecked Sendable {
-    /// Guards `runners`.
-    private let lock = NSLock()
-    private var runners: [any ProjectionRunning] = []
+final class ProjectionRegistry: Sendable {
+    /// The registered projections' runners, in registration order.
+    private let runners = Mutex<[any ProjectionRunning]>([])
 
     /// Records per catch-up write transaction.
     let batchSize: Int
@@ -25,18 +25,18 @@ final class ProjectionRegistry: @unchecked Sendable {
         self.batchSize = batchSize
     }
 
-    var all: [any ProjectionRunning] { lock.withLock { runners } }
+    var all: [any ProjectionRunning] { runners.withLock { $0 } }
 
     /// Whether any projection runs inline (the commit queue then hands it each commit's records).
-    var hasInlineProjections: Bool { lock.withLock { runners.contains { $0.mode == .inline } } }
+    var hasInlineProjections: Bool { runners.withLock { $0.contains { $0.mode == .inline } } }
 
     func runner(named name: String) -> (any ProjectionRunning)? {
-        lock.withLock { runners.first { $0.name == name } }
+        runners.withLock { $0.first { $0.name == name } }
     }
 
     func add(_ runner: any ProjectionRunning) throws {
         try ProjectionKeys.validate(name: runner.name)
-        try lock.withLock {
+        try runners.withLock { runners in
             guard !runners.contains(where: { $0.name == runner.name }) else {
                 throw ProjectionError.alreadyRegistered(runner.name)
             }

@@ -240,10 +240,12 @@ extension Engine {
             let record = TransitionRecord(sequence: 0, session: session, version: version, transition: transition)
             if StepRecording.isFirstAfterMigration(record, on: snapshot) {
                 // The state the migration left, as the live session (and replay) continued from it.
-                let migrated = try? recording.migrated { visit in
-                    for (earlier, transition) in contents.transitions[..<offset].enumerated() {
-                        try visit(TransitionRecord(
-                            sequence: 0, session: session, version: UInt64(earlier + 1), transition: transition))
+                let migrated = try? recording.migrated(session, through: UInt64(offset)) { first, visit in
+                    for (earlier, transition) in contents.transitions[..<offset].enumerated()
+                    where UInt64(earlier + 1) >= first {
+                        let record = TransitionRecord(
+                            sequence: 0, session: session, version: UInt64(earlier + 1), transition: transition)
+                        if try !visit(record) { return }
                     }
                 }
                 guard let migrated else { break }

@@ -18,35 +18,33 @@ import RewindStore
 /// new definition computes another context, state data, history memory or pending sends for the
 /// old events.
 extension StepRecording {
-    /// The session as a migration to this recording's definition leaves it: the records `records`
-    /// hands to its visitor (the session's first versions, in order) re-run from the start
-    /// through this definition, each checked to reach its recorded target.
+    /// The session `session` as a migration to this recording's definition leaves it: its records
+    /// through version `last` (all of them when `nil`), read by `records`, re-run from the start
+    /// through this definition (`SessionSnapshot.rebuilt`), each checked to reach its recorded
+    /// target.
     ///
     /// - Throws: ``EngineError/replayFailed(session:version:event:cause:)`` or
     ///   ``EngineError/replayDivergence(session:version:event:recorded:computed:)`` when this
-    ///   definition does not reproduce a record; what `records` throws.
+    ///   definition does not reproduce a record, ``EngineError/corruptedEntry(what:reason:)``
+    ///   when a version is missing; what `records` throws.
     func migrated(
-        replaying records: (_ visit: (TransitionRecord) throws -> Void) throws -> Void
+        _ session: SessionID, through last: UInt64?, records: SessionSnapshot.RecordReader
     ) throws -> SessionSnapshot {
-        var snapshot = SessionSnapshot.empty(definition: definition)
-        try records { record in snapshot = try replay(record, on: snapshot).1 }
+        var snapshot = try SessionSnapshot.rebuilt(
+            session, at: last, from: .empty(definition: definition), records: records
+        ) { record, before in try replay(record, on: before).1 }
         snapshot.definition = definition
         return snapshot
     }
 
     /// The session `session` as a migration to this recording's definition leaves it, from its
     /// records in `transaction` before version `end` (all of them when `nil`); see
-    /// ``migrated(replaying:)``.
+    /// ``migrated(_:through:records:)``.
     func migrated(
         _ session: SessionID, before end: UInt64? = nil, in transaction: StoreReadTransaction
     ) throws -> SessionSnapshot {
-        try migrated { visit in
-            try transaction.forEachRecord(of: session, from: 1) { record in
-                if let end, record.version >= end { return .stop }
-                try visit(record)
-                return .next
-            }
-        }
+        try migrated(
+            session, through: end.map { $0 - 1 }, records: SessionSnapshot.records(of: session, in: transaction))
     }
 
     /// Whether `record`, re-run on `snapshot` (the session's state at the version before it), is
@@ -96,12 +94,9 @@ extension Engine {
     func recordedState(
         of id: SessionID, at head: UInt64, registered: StepRecording, in transaction: StoreReadTransaction
     ) throws -> SessionSnapshot {
-        var snapshot = try SessionSnapshot.latest(of: id, atOrBefore: head, in: transaction) ?? .empty(definition: "")
-        guard snapshot.version < head else { return snapshot }
         var machines = ReplayMachines(
             engine: self, machineName: registered.machineName, bindings: registered.machine.bindings)
-        try transaction.forEachRecord(of: id, from: snapshot.version + 1) { record in
-            guard record.version <= head else { return .stop }
+        return try SessionSnapshot.rebuilt(id, at: head, in: transaction) { record, snapshot in
             let recording: StepRecording
             do {
                 recording = try machines.recording(for: record.definition)
@@ -109,14 +104,8 @@ extension Engine {
                 recording = registered
             }
             let before = try machines.state(before: record, from: snapshot, in: transaction)
-            snapshot = try recording.replay(record, on: before).1
-            return .next
+            return try recording.replay(record, on: before).1
         }
-        guard snapshot.version == head else {
-            throw EngineError.corruptedEntry(
-                what: "the session index of '\(id)'", reason: "version \(snapshot.version + 1) is missing")
-        }
-        return snapshot
     }
 
     /// The session `id`, recorded as `recorded` (its state at its head), moved to the registered

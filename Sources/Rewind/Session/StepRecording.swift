@@ -100,26 +100,41 @@ package struct StepRecording: Sendable {
     /// - Throws: ``EngineError/reservedEventName(_:)`` for an event sent under a reserved name,
     ///   the machine's errors.
     public func evaluate(_ request: Request, in state: MachineState, at time: Timestamp) throws -> Step {
+        var state = state
+        return try evaluate(request, in: &state, at: time)
+    }
+
+    /// Evaluates `request` against `state` in place: `state` becomes the step's state (unchanged
+    /// when the call throws). The session's one evaluation entry point: an event goes to the
+    /// machine's in-place `send`, which reads the step from its table of precomputed outcomes
+    /// when it holds one (no copy of the state, the step's arrays shared with the table).
+    ///
+    /// - Throws: ``EngineError/reservedEventName(_:)`` for an event sent under a reserved name,
+    ///   the machine's errors.
+    func evaluate(_ request: Request, in state: inout MachineState, at time: Timestamp) throws -> Step {
         let now = time.millisecondsSince1970
+        let step: Step
         switch request {
-        case .start(let context):
-            return try machine.start(context: context, now: now)
         case .send(let event):
             if Self.isReserved(event.name) { throw EngineError.reservedEventName(event.name) }
-            return try machine.send(event, in: state, now: now)
+            return try machine.send(event, in: &state, now: now)
+        case .start(let context):
+            step = try machine.start(context: context, now: now)
         case .enter(let id, let data):
-            return try machine.enter(id, data: data, in: state, now: now)
+            step = try machine.enter(id, data: data, in: state, now: now)
         case .deliverDue(let event):
             guard state.pendingSends.first?.event.name == event.name,
-                  let step = try machine.sendNextDue(in: state, now: now)
+                  let due = try machine.sendNextDue(in: state, now: now)
             else { throw EngineError.delayedSendNotDue(event: event.name, atMilliseconds: now) }
-            return step
+            step = due
         case .migrate(let migration):
             // No machine step: the session continues from the migration's state.
-            return Step(
+            step = Step(
                 event: nil, source: state.configuration, target: migration.state.configuration, microsteps: [],
                 state: migration.state)
         }
+        state = step.state
+        return step
     }
 
     /// The transition to append for `step`, made by `request` at `time`.

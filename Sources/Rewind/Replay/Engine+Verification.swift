@@ -115,7 +115,6 @@ extension Engine {
             let recording = StepRecording(
                 machine: machine, machineName: info.machine, definition: machine.definition.contentVersion,
                 coder: store.coder)
-            var state = MachineState()
             var verified: UInt64 = 0
             var divergence: Divergence?
             var first: UInt64 = 1
@@ -123,47 +122,50 @@ extension Engine {
                 if record.event == StepRecording.migrateEvent { first = record.version }
                 return .next
             }
-            try transaction.forEachRecord(of: session, from: first) { record in
-                let request = try recording.request(of: record)
-                if case .migrate(let migration) = request {
-                    let problems = try incompatibilities(
-                        of: migration, recordedUnder: record.definition, machine: info.machine, with: machine,
-                        in: transaction)
-                    if !problems.isEmpty {
-                        divergence = Divergence(
-                            version: record.version, event: record.event, source: record.source,
-                            kind: .incompatible(problems))
-                        return .stop
+            /// Ends the re-run at the first record the machine does not reproduce.
+            struct Diverged: Error {
+                var divergence: Divergence
+            }
+            do {
+                _ = try SessionSnapshot.rebuilt(
+                    session, at: info.headVersion, from: .empty(definition: recording.definition), firstVersion: first,
+                    records: SessionSnapshot.records(of: session, in: transaction)
+                ) { record, before in
+                    func diverged(_ kind: Divergence.Kind) -> Diverged {
+                        Diverged(divergence: Divergence(
+                            version: record.version, event: record.event, source: record.source, kind: kind))
                     }
-                    state = migration.state
+                    var after = before
+                    after.version = record.version
+                    let request = try recording.request(of: record)
+                    if case .migrate(let migration) = request {
+                        let problems = try incompatibilities(
+                            of: migration, recordedUnder: record.definition, machine: info.machine, with: machine,
+                            in: transaction)
+                        if !problems.isEmpty { throw diverged(.incompatible(problems)) }
+                        after.state = migration.state
+                        verified += 1
+                        return after
+                    }
+                    let step: Step
+                    do {
+                        step = try recording.evaluate(request, in: before.state, at: record.timestamp)
+                    } catch {
+                        throw diverged(.rejected(error as? MachineError
+                            ?? .actionFailed(action: "(replay)", state: nil, message: String(describing: error))))
+                    }
+                    if step.target != record.target {
+                        throw diverged(.targetMismatch(recorded: record.target, computed: step.target))
+                    }
+                    if step.navigation != record.navigation {
+                        throw diverged(.navigationMismatch(recorded: record.navigation, computed: step.navigation))
+                    }
+                    after.state = step.state
                     verified += 1
-                    return .next
+                    return after
                 }
-                let step: Step
-                do {
-                    step = try recording.evaluate(request, in: state, at: record.timestamp)
-                } catch {
-                    let machineError = error as? MachineError
-                        ?? .actionFailed(action: "(replay)", state: nil, message: String(describing: error))
-                    divergence = Divergence(
-                        version: record.version, event: record.event, source: record.source, kind: .rejected(machineError))
-                    return .stop
-                }
-                if step.target != record.target {
-                    divergence = Divergence(
-                        version: record.version, event: record.event, source: record.source,
-                        kind: .targetMismatch(recorded: record.target, computed: step.target))
-                    return .stop
-                }
-                if step.navigation != record.navigation {
-                    divergence = Divergence(
-                        version: record.version, event: record.event, source: record.source,
-                        kind: .navigationMismatch(recorded: record.navigation, computed: step.navigation))
-                    return .stop
-                }
-                state = step.state
-                verified += 1
-                return .next
+            } catch let stop as Diverged {
+                divergence = stop.divergence
             }
             return VerificationReport(
                 session: session, definition: recording.definition, firstVersion: first, verifiedRecords: verified,
