@@ -1,6 +1,6 @@
 import Foundation
 import RewindMachine
-import RewindStore
+@_spi(Internals) import RewindStore
 
 extension SessionArchive {
     /// The values of one record line that ``rewritten(_:changing:)`` lets a caller change.

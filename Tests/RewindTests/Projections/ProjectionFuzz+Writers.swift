@@ -17,7 +17,7 @@ extension ProjectionFuzz {
         defer { store.close() }
         let screens = ["home", "list", "detail", "settings"]
         func screen() -> String { screens[Int.random(in: 0..<screens.count, using: &random)] }
-        var planned: [(model: ModelSession, transitions: [Transition])] = []
+        var planned: [(model: ModelSession, transitions: [TransitionDraft])] = []
         for _ in 0..<Int.random(in: 1...2, using: &random) {
             let external = sessions.filter(\.external)
             let model: ModelSession
@@ -30,7 +30,7 @@ extension ProjectionFuzz {
             }
             guard !planned.contains(where: { $0.model === model }) else { continue }
             var stack = model.history.last?.navigation ?? NavigationStack()
-            var transitions: [Transition] = []
+            var transitions: [TransitionDraft] = []
             for _ in 0..<Int.random(in: 1...3, using: &random) {
                 let operations: [NavigationOperation] = (0..<Int.random(in: 0...2, using: &random)).map { _ in
                     switch Int.random(in: 0..<6, using: &random) {

@@ -128,7 +128,7 @@ final class ProjectionFuzz {
     func isInjected(_ error: any Error) -> Bool {
         if case let ProjectionError.applyFailed(projection, sequence, _, reason) = error,
            slots.contains(where: { $0.name == projection && $0.fault != nil }),
-           reason == FaultSwitch.Injected(sequence: sequence).description
+           reason.description == FaultSwitch.Injected(sequence: sequence).description
         {
             count("faultHit")
             return true

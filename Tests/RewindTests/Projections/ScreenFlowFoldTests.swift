@@ -148,11 +148,11 @@ struct ScreenFlowFoldTests {
         defer { store.close() }
         func at(_ microseconds: Int64) -> Timestamp { Timestamp(microsecondsSince1970: microseconds) }
         try store.append([
-            Transition(timestamp: at(1), machine: "m\u{E4}schine", definition: "v1", event: "\u{EB}vent",
+            TransitionDraft(timestamp: at(1), machine: "m\u{E4}schine", definition: "v1", event: "\u{EB}vent",
                        source: [], target: ["b", "a"], stateData: [1, 2]),
-            Transition(timestamp: at(2), machine: "ma\u{308}schine", definition: "v1", event: "e\u{308}vent",
+            TransitionDraft(timestamp: at(2), machine: "ma\u{308}schine", definition: "v1", event: "e\u{308}vent",
                        source: ["b", "a"], target: ["e\u{301}tat"]),
-            Transition(timestamp: at(3), machine: "other", definition: "v1", event: "x",
+            TransitionDraft(timestamp: at(3), machine: "other", definition: "v1", event: "x",
                        source: ["e\u{301}tat"], target: ["\u{E9}tat", "a"], stateData: [3]),
         ], to: SessionID("s"))
         let projection = ScreenFlowProjection()

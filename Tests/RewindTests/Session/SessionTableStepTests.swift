@@ -1,5 +1,6 @@
 import Foundation
 import RewindTestSupport
+@_spi(Internals) import RewindStore
 import Testing
 @testable import Rewind
 @testable import RewindMachine

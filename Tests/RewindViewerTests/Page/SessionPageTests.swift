@@ -32,13 +32,13 @@ struct SessionPageTests {
     @Test func thePageIsOneFileWithNoURLAndTheExactArchive() async throws {
         let (fixture, engine) = try await Self.engineWithSession()
         defer { fixture.remove(); engine.close() }
-        let page = try SessionPage(engine: engine, session: try SessionID("kanji-1")).html()
+        let page = try SessionPage(engine: engine, session: SessionID("kanji-1")).html()
         let text = String(decoding: page, as: UTF8.self)
         for forbidden in ["http://", "https://", "src=", "<link", "@import", "url(", "//cdn", "ftp:"] {
             #expect(!text.contains(forbidden), "the page holds \(forbidden)")
         }
         #expect(text.hasPrefix("<!doctype html>"))
-        #expect(Self.embeddedArchive(page) == (try engine.exportSession(try SessionID("kanji-1"))))
+        #expect(Self.embeddedArchive(page) == (try engine.exportSession(SessionID("kanji-1"))))
         // The diagram follows the contract: one group per state, one per transition.
         for state in ["all", "detail", "list"] { #expect(text.contains(#"data-state="\#(state)""#)) }
     }
@@ -46,10 +46,10 @@ struct SessionPageTests {
     @Test func redactedValuesAppearNowhereInTheFile() async throws {
         let (fixture, engine) = try await Self.engineWithSession()
         defer { fixture.remove(); engine.close() }
-        let plain = String(decoding: try SessionPage(engine: engine, session: try SessionID("ticker-1")).html(), as: UTF8.self)
+        let plain = String(decoding: try SessionPage(engine: engine, session: SessionID("ticker-1")).html(), as: UTF8.self)
         #expect(plain.contains("person3@example.org") && plain.contains("secret-token-XYZ"))
         let rules = try Redaction(paths: ["payload.email", "context.token"])
-        let page = try SessionPage(engine: engine, session: try SessionID("ticker-1"), redacting: rules).html()
+        let page = try SessionPage(engine: engine, session: SessionID("ticker-1"), redacting: rules).html()
         let text = String(decoding: page, as: UTF8.self)
         for index in 0..<12 { #expect(!text.contains("person\(index)@example.org")) }
         #expect(!text.contains("example.org"))
@@ -66,10 +66,10 @@ struct SessionPageTests {
         defer { engine.close() }
         let session = try await engine.openSession(id: "script-user", machine: TickerMachine.name)
         _ = try await session.send(TickerMachine.tick, payload: ["html": "</script><script>alert(1)</script><!--"])
-        let text = String(decoding: try SessionPage(engine: engine, session: try SessionID("script-user")).html(), as: UTF8.self)
+        let text = String(decoding: try SessionPage(engine: engine, session: SessionID("script-user")).html(), as: UTF8.self)
         #expect(!text.contains("alert(1)</script>"))
         #expect(text.components(separatedBy: "</script>").count == 4, "three scripts: data, code, archive")
-        #expect(Self.embeddedArchive(Data(text.utf8)) == (try engine.exportSession(try SessionID("script-user"))))
+        #expect(Self.embeddedArchive(Data(text.utf8)) == (try engine.exportSession(SessionID("script-user"))))
     }
 
     @Test func anUnknownSessionIsATypedError() throws {
@@ -77,7 +77,7 @@ struct SessionPageTests {
         defer { fixture.remove() }
         let engine = try fixture.open(registering: [try TickerMachine.machine()])
         defer { engine.close() }
-        #expect(throws: EngineError.unknownSession(try SessionID("nobody"))) { try SessionPage(engine: engine, session: try SessionID("nobody")).html() }
+        #expect(throws: EngineError.unknownSession(SessionID("nobody"))) { try SessionPage(engine: engine, session: SessionID("nobody")).html() }
         #expect(throws: ViewerError.noSessions(machine: "ticker")) { try MachinePage(engine: engine, machine: "ticker").html() }
     }
 }

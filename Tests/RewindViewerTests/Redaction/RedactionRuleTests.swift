@@ -44,7 +44,7 @@ struct RedactionRuleTests {
         for index in 0..<5 {
             _ = try await session.send(TickerMachine.tick, payload: ["card": ["number": .string("4111-0000-\(index)")], "n": .number(JSONNumber(index))])
         }
-        let archive = try engine.exportSession(try SessionID("card-user"))
+        let archive = try engine.exportSession(SessionID("card-user"))
         #expect(String(decoding: archive, as: UTF8.self).contains("4111-0000-3"))
         var redaction = try Redaction(paths: ["payload.card.*"])
         let redacted = try redaction.apply(toArchive: archive)
