@@ -92,8 +92,16 @@ public final class StoreWriteTransaction: StoreReadTransaction {
         let log = databases.log
         try transitions.withUnsafeBufferPointer { transitions in
             for offset in transitions.indices {
+                // Encoded straight into the space LMDB reserves in its page: no buffer, no copy.
                 let version = head.info.headVersion + 1
-                try putRecord(transitions[offset], sequence: sequence, session: session, version: version, in: log)
+                let size = RecordCodec.encodedSize(
+                    sequence: sequence, session: session, version: version, transition: transitions[offset])
+                try withUnsafeBytes(of: sequence.bigEndian) { key in
+                    try writeTransaction.put(reserving: size, forKey: key, in: log, flags: .append) { value in
+                        RecordCodec.encode(sequence: sequence, session: session, version: version,
+                                           transition: transitions[offset], into: value)
+                    }
+                }
                 if head.advance(sequence: sequence, machine: transitions[offset].machine,
                                 timestamp: transitions[offset].timestamp)
                 {
@@ -107,25 +115,6 @@ public final class StoreWriteTransaction: StoreReadTransaction {
         return AppendResult(
             session: session, firstVersion: before + 1, lastVersion: head.info.headVersion,
             firstSequence: firstSequence, lastSequence: sequence - 1)
-    }
-
-    /// Writes one record to the log under `sequence`, encoded straight into the space LMDB
-    /// reserves in its page: no buffer, no copy.
-    ///
-    /// Its own function, not inlined into the append's loop: `transition` is then a borrowed
-    /// parameter that the encoding closure captures as it is. Written inline, the closure read
-    /// the transition out of the array and copied it for every record (ten retains and releases
-    /// of its strings and arrays: 5 % of a bulk append's instructions, callgrind, issue 23).
-    @inline(never)
-    private func putRecord(
-        _ transition: Transition, sequence: UInt64, session: SessionID, version: UInt64, in log: Database
-    ) throws {
-        let size = RecordCodec.encodedSize(sequence: sequence, session: session, version: version, transition: transition)
-        try withUnsafeBytes(of: sequence.bigEndian) { key in
-            try writeTransaction.put(reserving: size, forKey: key, in: log, flags: .append) { value in
-                RecordCodec.encode(sequence: sequence, session: session, version: version, transition: transition, into: value)
-            }
-        }
     }
 
     /// Writes the session tail out when it is longer than `maximumLength` records: every head in
