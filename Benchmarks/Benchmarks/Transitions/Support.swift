@@ -59,7 +59,7 @@ final class EngineFixture: @unchecked Sendable {
         default: break
         }
         engine = try Engine(directory: directory.path, configuration: configuration)
-        try (durability == .durable ? BaselineConfiguration.rewindDurable : .rewindNoSync).verify(engine: engine)
+        try BaselineConfiguration.rewind(durability).verify(engine: engine)
         try engine.register(try Machine(BenchMachines.flat))
         let engine = self.engine
         sessions = try await withThrowingTaskGroup(of: Session.self) { group in
