@@ -10,6 +10,8 @@ let package = Package(
         .library(name: "RewindMachine", targets: ["RewindMachine"]),
         .library(name: "RewindStore", targets: ["RewindStore"]),
         .library(name: "RewindLMDB", targets: ["RewindLMDB"]),
+        // The seeds' machines as samples (and the fuzzer's seed corpus).
+        .library(name: "RewindExamples", targets: ["RewindExamples"]),
         .library(name: "RewindViewer", targets: ["RewindViewer"]),
         .executable(name: "rewind", targets: ["RewindCLI"]),
         .executable(name: "rewind-conformance", targets: ["RewindConformance"]),
@@ -33,7 +35,8 @@ let package = Package(
         .target(name: "RewindValues"),
         // Layer 2': pure, in-memory statecharts (no storage; Foundation only).
         .target(name: "RewindMachine", dependencies: ["RewindValues"]),
-        // The seeds' example machines (package access: the CLI's demo and the tests use them).
+        // The seeds' example machines (their definitions and machines public; for the CLI's demo,
+        // the tests, the fuzzer and as samples).
         .target(name: "RewindExamples", dependencies: ["RewindMachine"]),
         // Layer 2: the durable transition log. It records machine steps in the shared values'
         // words (navigation operations, JSON payloads) but never runs a machine.

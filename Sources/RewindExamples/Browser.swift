@@ -13,9 +13,9 @@ extension ExampleMachines {
     ///      │          └─ profile
     ///      └─ settings
     /// ```
-    package enum Browser {
+    public enum Browser {
         /// The definition.
-        package static var definition: MachineDefinition {
+        public static var definition: MachineDefinition {
             MachineDefinition("browser") {
                 StateNode("app", initial: "browse") {
                     StateNode("browse", initial: "feed") {
@@ -43,7 +43,7 @@ extension ExampleMachines {
         }
 
         /// The compiled machine.
-        package static func machine() throws -> Machine {
+        public static func machine() throws -> Machine {
             try Machine(definition)
         }
     }

@@ -1,7 +1,8 @@
 import RewindMachine
 
-/// The seeds' machines, ready to use: by the tests and the CLI's demo (package access: they are
-/// not part of any product).
+/// The seeds' machines, ready to use (the `RewindExamples` product): by the tests, the CLI's demo
+/// and the fuzzer, and as samples for an app. Each one's definition and compiled machine are
+/// public; their typed names and payload types stay package-internal.
 ///
 /// Each example is a namespace with its typed names (`Screen`, `Event`), its ``MachineDefinition``
 /// and a compiled ``Machine``:
@@ -12,4 +13,4 @@ import RewindMachine
 /// - ``LoadingView``: StateViewController's loading / ready(model) / error.
 /// - ``Browser``: deep history (leave a nested screen, come back to it).
 /// - ``Upload``: parallel regions, final states and `done.state.<id>`.
-package enum ExampleMachines {}
+public enum ExampleMachines {}

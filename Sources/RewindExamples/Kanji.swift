@@ -4,7 +4,7 @@ extension ExampleMachines {
     /// The GKStateMachine Kanji navigation: all kanji / detail(kanji) / list(word). States carry
     /// data (the kanji, the word); entering All pops the navigation stack to its root (it is the
     /// root on the first entry, when there is no previous state); Detail and List push.
-    package enum Kanji {
+    public enum Kanji {
         /// The states.
         package enum State: String, CaseIterable, Sendable {
             /// The list of all kanji.
@@ -41,7 +41,7 @@ extension ExampleMachines {
         }
 
         /// The definition.
-        package static var definition: MachineDefinition {
+        public static var definition: MachineDefinition {
             MachineDefinition("kanji") {
                 StateNode(State.all, navigation: .popToRoot, validNextStates: [.detail])
                 StateNode(State.detail, navigation: .push(), validNextStates: [.all, .list])
@@ -50,7 +50,7 @@ extension ExampleMachines {
         }
 
         /// The compiled machine.
-        package static func machine() throws -> Machine {
+        public static func machine() throws -> Machine {
             try Machine(definition)
         }
     }

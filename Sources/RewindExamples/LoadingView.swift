@@ -4,7 +4,7 @@ extension ExampleMachines {
     /// StateViewController's view state: `loading`, `ready(model)` (the model travels as the
     /// payload of `loaded` and becomes ready's data), `error(message)`; `reload` and `retry` go back
     /// to loading.
-    package enum LoadingView {
+    public enum LoadingView {
         /// The states.
         package enum State: String, CaseIterable, Sendable {
             /// Loading the model.
@@ -42,7 +42,7 @@ extension ExampleMachines {
         }
 
         /// The definition.
-        package static var definition: MachineDefinition {
+        public static var definition: MachineDefinition {
             MachineDefinition("loading-view") {
                 StateNode(State.loading) {
                     On(Event.loaded, to: State.ready)
@@ -58,7 +58,7 @@ extension ExampleMachines {
         }
 
         /// The compiled machine.
-        package static func machine() throws -> Machine {
+        public static func machine() throws -> Machine {
             try Machine(definition)
         }
     }

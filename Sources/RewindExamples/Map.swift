@@ -3,7 +3,7 @@ import RewindMachine
 extension ExampleMachines {
     /// The GKStateMachine map demo: start → preview → navigation, moved with
     /// `enter(_:data:in:now:)`; each state declares its valid next states.
-    package enum Map {
+    public enum Map {
         /// The states.
         package enum State: String, CaseIterable, Sendable {
             /// Searching: the map shows the user's location.
@@ -23,7 +23,7 @@ extension ExampleMachines {
         ]
 
         /// The definition.
-        package static var definition: MachineDefinition {
+        public static var definition: MachineDefinition {
             MachineDefinition("map") {
                 for state in State.allCases {
                     StateNode(state, validNextStates: validNextStates[state] ?? [])
@@ -32,7 +32,7 @@ extension ExampleMachines {
         }
 
         /// The compiled machine.
-        package static func machine() throws -> Machine {
+        public static func machine() throws -> Machine {
             try Machine(definition)
         }
     }

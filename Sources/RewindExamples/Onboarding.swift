@@ -9,7 +9,7 @@ extension ExampleMachines {
     /// var state = try machine.start().state                            // initial
     /// state = try machine.send(Event(Onboarding.Event.launch), in: state).state  // greeting
     /// ```
-    package enum Onboarding {
+    public enum Onboarding {
         /// The screens (states).
         package enum Screen: String, CaseIterable, Sendable {
             /// Before launch.
@@ -52,7 +52,7 @@ extension ExampleMachines {
         ]
 
         /// The definition built from ``routes``.
-        package static var definition: MachineDefinition {
+        public static var definition: MachineDefinition {
             MachineDefinition(
                 name: "onboarding", initial: Screen.initial.rawValue, routes: routes,
                 navigation: Dictionary(uniqueKeysWithValues: navigation.map { ($0.key.rawValue, $0.value) }))
@@ -64,7 +64,7 @@ extension ExampleMachines {
         }
 
         /// The compiled machine.
-        package static func machine() throws -> Machine {
+        public static func machine() throws -> Machine {
             try Machine(definition)
         }
     }

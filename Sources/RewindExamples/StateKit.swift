@@ -4,7 +4,7 @@ extension ExampleMachines {
     /// The StateKit chart: `root` enters `loading`; the API's answer (handled by `root`, so it
     /// bubbles up from any child) moves to `regularView` or `errorView` without leaving `root`;
     /// `errorView` handles retry.
-    package enum StateKit {
+    public enum StateKit {
         /// The states.
         package enum State: String, CaseIterable, Sendable {
             /// The chart's root.
@@ -28,7 +28,7 @@ extension ExampleMachines {
         }
 
         /// The definition.
-        package static var definition: MachineDefinition {
+        public static var definition: MachineDefinition {
             MachineDefinition("statekit") {
                 StateNode(State.root, initial: .loading) {
                     StateNode(State.loading)
@@ -45,7 +45,7 @@ extension ExampleMachines {
         }
 
         /// The compiled machine.
-        package static func machine() throws -> Machine {
+        public static func machine() throws -> Machine {
             try Machine(definition)
         }
     }

@@ -10,9 +10,9 @@ extension ExampleMachines {
     ///                         ╚═ thumbnail: rendering ─rendered→ thumbnailReady (final)
     ///          done.state.uploading → complete;  cancel → idle
     /// ```
-    package enum Upload {
+    public enum Upload {
         /// The definition.
-        package static var definition: MachineDefinition {
+        public static var definition: MachineDefinition {
             MachineDefinition("upload") {
                 StateNode("idle") { On("start", to: "uploading") }
                 ParallelNode("uploading") {
@@ -32,7 +32,7 @@ extension ExampleMachines {
         }
 
         /// The compiled machine.
-        package static func machine() throws -> Machine {
+        public static func machine() throws -> Machine {
             try Machine(definition)
         }
     }

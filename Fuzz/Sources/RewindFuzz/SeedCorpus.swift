@@ -1,5 +1,6 @@
 import Foundation
 import Rewind
+import RewindExamples
 @_spi(Internals) import RewindStore
 
 /// Valid inputs for every ``FuzzTarget`` (each prefixed with its target byte), written to the
