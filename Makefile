@@ -3,10 +3,14 @@ CONFORMANCE_DIR ?= ../shared/conformance/scxml-test-framework
 # Rewind's own cases (delays, <cancel>, internal and external event order, <if>, undeliverable sends).
 OWN_CONFORMANCE_DIR := Tests/ConformanceCases
 
-.PHONY: demo test deps build conformance server-test
+.PHONY: demo test deps browser build conformance server-test
 
 deps:
 	@bash scripts/ensure-lmdb.sh
+
+## The viewer's browser tests need headless Chromium and chromedriver (Debian's chromium, chromium-driver).
+browser:
+	@bash scripts/ensure-chromium.sh
 
 build: deps
 	swift build
@@ -15,11 +19,13 @@ build: deps
 demo: deps
 	swift run rewind demo
 
-## make test: the whole test suite, then the SCXML conformance cases: Rewind's own, and the shared
-## ones when their folder exists.
-test: deps
+## make test: every test. Installs Chromium for the viewer's browser tests when missing; the
+## package's whole suite, the SCXML conformance cases (Rewind's own, and the shared ones when
+## their folder exists), then the fleet server's tests on a throwaway PostgreSQL (server-test).
+test: deps browser
 	swift test
 	@$(MAKE) --no-print-directory conformance
+	@$(MAKE) --no-print-directory server-test
 
 conformance: deps
 	@if [ -d "$(CONFORMANCE_DIR)" ]; then \

@@ -3,12 +3,16 @@ import PackageDescription
 
 let package = Package(
     name: "Rewind",
-    platforms: [.macOS(.v14), .iOS(.v17)],
+    // macOS 15 / iOS 18: the standard library's `Synchronization.Mutex`, the package's one lock.
+    platforms: [.macOS(.v15), .iOS(.v18)],
     products: [
         .library(name: "Rewind", targets: ["Rewind"]),
         .library(name: "RewindMachine", targets: ["RewindMachine"]),
         .library(name: "RewindStore", targets: ["RewindStore"]),
         .library(name: "RewindLMDB", targets: ["RewindLMDB"]),
+        // The seeds' machines as samples (and the fuzzer's seed corpus).
+        .library(name: "RewindExamples", targets: ["RewindExamples"]),
+        .library(name: "RewindViewer", targets: ["RewindViewer"]),
         .executable(name: "rewind", targets: ["RewindCLI"]),
         .executable(name: "rewind-conformance", targets: ["RewindConformance"]),
     ],
@@ -26,49 +30,78 @@ let package = Package(
         ),
         // Layer 1: a small safe Swift layer over LMDB's C API.
         .target(name: "RewindLMDB", dependencies: ["CLMDB"]),
-        // Layer 1': pure, in-memory statecharts (no storage; Foundation only).
-        .target(name: "RewindMachine"),
-        // Layer 2: the durable transition log. It records machine steps, so it speaks the
-        // machine's vocabulary (navigation operations) but never runs a machine.
+        // Layer 1': the values the store and the machine share (JSONValue and its exact numbers,
+        // NavigationOperation; Foundation only).
+        .target(name: "RewindValues"),
+        // Layer 2': pure, in-memory statecharts (no storage; Foundation only).
+        .target(name: "RewindMachine", dependencies: ["RewindValues"]),
+        // The seeds' example machines (their definitions and machines public; for the CLI's demo,
+        // the tests, the fuzzer and as samples).
+        .target(name: "RewindExamples", dependencies: ["RewindMachine"]),
+        // Layer 2: the durable transition log. It records machine steps in the shared values'
+        // words (navigation operations, JSON payloads) but never runs a machine.
         // CRC-32C with the CPU's instruction (SSE 4.2 / ARMv8 CRC), for RewindStore's checksums.
         .target(name: "CRC32CHardware"),
-        .target(name: "RewindStore", dependencies: ["RewindLMDB", "RewindMachine", "CRC32CHardware"]),
+        .target(name: "RewindStore", dependencies: ["RewindLMDB", "RewindValues", "CRC32CHardware"]),
         // Layer 3: engine, projections, replay.
         .target(name: "Rewind", dependencies: ["RewindStore", "RewindMachine"]),
-        // Layer 4: tools.
+        // Layer 4: tools. The viewer: statecharts as SVG, a session or a machine as one self-contained HTML page.
+        .target(name: "RewindViewer", dependencies: ["Rewind"]),
         .executableTarget(
             name: "RewindCLI",
             dependencies: [
-                "Rewind",
+                "Rewind", "RewindViewer", "RewindExamples",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
             ]
         ),
         .executableTarget(name: "RewindConformance", dependencies: ["RewindMachine"]),
 
         // Tests mirror Sources/.
-        .target(name: "RewindTestSupport", dependencies: ["Rewind"], path: "Tests/RewindTestSupport"),
+        // Test support per layer: each layer's tests link only that layer and the support below.
+        // Files, locks, randomness, random JSON, subprocesses (no Rewind layer but the values).
+        .target(name: "RewindBaseTestSupport", dependencies: ["RewindValues"], path: "Tests/RewindBaseTestSupport"),
+        // Machine fixtures.
+        .target(
+            name: "RewindMachineTestSupport", dependencies: ["RewindMachine"], path: "Tests/RewindMachineTestSupport"),
+        // The engine's fixtures; re-exports the two above and the examples.
+        .target(
+            name: "RewindTestSupport",
+            dependencies: ["Rewind", "RewindExamples", "RewindBaseTestSupport", "RewindMachineTestSupport"],
+            path: "Tests/RewindTestSupport"
+        ),
+        // Stand-ins for SwiftUI's names (`Environment`, `Transition`, …) on every platform: an app
+        // file importing both must compile without qualifying them (RewindTests/API).
+        .target(name: "SwiftUIStandIn", path: "Tests/SwiftUIStandIn"),
         .testTarget(name: "RewindLMDBTests", dependencies: ["RewindLMDB", "CLMDB"]),
-        .testTarget(name: "RewindStoreTests", dependencies: ["RewindStore", "RewindLMDB", "CLMDB", "RewindTestSupport"]),
+        .testTarget(
+            name: "RewindValuesTests",
+            dependencies: [
+                "RewindValues", "RewindBaseTestSupport",
+                .product(name: "PropertyBased", package: "swift-property-based"),
+            ]
+        ),
+        .testTarget(name: "RewindStoreTests", dependencies: ["RewindStore", "RewindLMDB", "CLMDB", "RewindBaseTestSupport"]),
         .testTarget(
             name: "RewindMachineTests",
             dependencies: [
-                "RewindMachine", "RewindTestSupport",
+                "RewindMachine", "RewindExamples", "RewindBaseTestSupport", "RewindMachineTestSupport",
                 .product(name: "PropertyBased", package: "swift-property-based"),
             ]
         ),
         .testTarget(
             name: "RewindTests",
             dependencies: [
-                "Rewind", "RewindTestSupport",
+                "Rewind", "RewindLMDB", "RewindTestSupport", "SwiftUIStandIn",
                 .product(name: "PropertyBased", package: "swift-property-based"),
             ]
         ),
-        .testTarget(name: "RewindCLITests", dependencies: ["RewindCLI", "Rewind", "RewindTestSupport"]),
+        .testTarget(name: "RewindViewerTests", dependencies: ["RewindViewer", "Rewind", "RewindTestSupport"]),
+        .testTarget(name: "RewindCLITests", dependencies: ["RewindCLI", "Rewind", "RewindLMDB", "RewindViewer", "RewindTestSupport"]),
         .testTarget(name: "RewindConformanceTests", dependencies: ["RewindConformance", "RewindMachine"]),
         // Crashes, full disks, concurrent processes and hostile input (see RELIABILITY.md).
-        .testTarget(name: "ReliabilityTests", dependencies: ["Rewind", "RewindTestSupport"]),
+        .testTarget(name: "ReliabilityTests", dependencies: ["Rewind", "RewindLMDB", "RewindTestSupport"]),
         // A second process for the engine's multi-process tests (built with the tests).
-        .executableTarget(name: "RewindTestHelper", dependencies: ["Rewind"], path: "Tests/RewindTestHelper"),
+        .executableTarget(name: "RewindTestHelper", dependencies: ["Rewind", "RewindLMDB"], path: "Tests/RewindTestHelper"),
     ],
     swiftLanguageModes: [.v6]
 )

@@ -35,7 +35,7 @@ let package = Package(
         // The same paths without the harness, for perf and valgrind (see README.md).
         .executableTarget(
             name: "ProfileDriver",
-            dependencies: ["BenchmarkMachines", .product(name: "Rewind", package: "Rewind")]
+            dependencies: ["BenchmarkMachines", "CLMDBBench", .product(name: "Rewind", package: "Rewind")]
         ),
     ],
     swiftLanguageModes: [.v6]

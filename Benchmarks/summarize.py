@@ -49,11 +49,14 @@ def parse(text):
 LABELS = {
     "memory": "in memory",
     "rewindDurable": "durable: synced per commit",
+    "rewindLastCommitMayRollBack": "data synced per commit: power loss may undo the last commit",
     "rewindNoSync": "no sync: OS crash may lose last commits",
     "rawLMDBSynced": "synced: data + meta per commit",
+    "rawLMDBNoMetaSync": "MDB_NOMETASYNC: data synced per commit, power loss may undo the last",
     "rawLMDBNoSync": "MDB_NOSYNC: OS crash may lose last commits",
     "grdbFull": "WAL FULL: synced per commit",
     "grdbNormal": "WAL NORMAL: app crash safe, power loss may lose last commits",
+    "grdbOff": "WAL OFF: app crash safe, OS crash may lose commits or corrupt",
 }
 
 
@@ -65,16 +68,22 @@ def durability(name):
         return LABELS["memory"]
     if name.startswith("6 "):
         return "– (reads)"
+    if "GRDB OFF" in name:
+        return LABELS["grdbOff"]
     if "GRDB NORMAL" in name:
         return LABELS["grdbNormal"]
     if "GRDB FULL" in name:
         return LABELS["grdbFull"]
+    if "raw LMDB NOMETASYNC" in name:
+        return LABELS["rawLMDBNoMetaSync"]
     if "raw LMDB NOSYNC" in name:
         return LABELS["rawLMDBNoSync"]
     if "raw LMDB" in name:
         return LABELS["rawLMDBSynced"]
-    if "no-sync" in name:
+    if "no-sync" in name or "noSync" in name:
         return LABELS["rewindNoSync"]
+    if "lastCommitMayRollBack" in name:
+        return LABELS["rewindLastCommitMayRollBack"]
     return LABELS["rewindDurable"]
 
 
@@ -100,6 +109,7 @@ def main():
     results = parse(sys.stdin.read())
     separate(results)
     interleaved(results)
+    levels(results)
 
 
 def separate(results):
@@ -182,6 +192,8 @@ def interleaved(results):
             continue
         rewind, raw, ceiling = own["Rewind"], own.get("raw LMDB"), own.get("ceiling")
         row = name[len("7 interleaved "):].split(":")[0]
+        if row.startswith(("lastCommitMayRollBack", "noSync")):
+            continue  # the durability-level rows: their own table below
         raw_label = LABELS["rawLMDBNoSync"] if row.startswith("no-sync") else LABELS["rawLMDBSynced"]
         rewind_label = LABELS["rewindNoSync"] if row.startswith("no-sync") else LABELS["rewindDurable"]
         cells = [row, f"{rewind_label} / {raw_label}", f"{duration(rewind[0])} / {duration(rewind[1])}",
@@ -197,6 +209,46 @@ def interleaved(results):
         print("| " + " | ".join(cells) + " |")
     print()
     print("Durability of the GRDB columns: FULL = " + LABELS["grdbFull"] + "; NORMAL = " + LABELS["grdbNormal"] + ".")
+
+
+# Issue 23 §2: each durability level, one transition per commit, against SQLite (GRDB) at the
+# matching level and raw LMDB with the same sync flags, interleaved: (level, row name prefix,
+# Rewind's label, SQLite side, its label, raw LMDB side, its label).
+LEVELS = [
+    ("durable", "7 interleaved durable one per commit:", "rewindDurable", "GRDB FULL", "grdbFull",
+     "raw LMDB", "rawLMDBSynced"),
+    ("lastCommitMayRollBack", "7 interleaved lastCommitMayRollBack one per commit:",
+     "rewindLastCommitMayRollBack", "GRDB NORMAL", "grdbNormal", "raw LMDB NOMETASYNC", "rawLMDBNoMetaSync"),
+    ("noSync", "7 interleaved noSync one per commit:", "rewindNoSync", "GRDB OFF", "grdbOff",
+     "raw LMDB NOSYNC", "rawLMDBNoSync"),
+]
+
+
+def levels(results):
+    print()
+    print("Durability levels, one transition per commit, interleaved (latency p50 / p99 per commit; "
+          "throughput = 1 / p50; ratio = Rewind's throughput ÷ the other's):")
+    print()
+    header = ["Level", "Rewind durability", "Rewind p50 / p99", "Rewind throughput", "SQLite (GRDB) at the matching level",
+              "its p50 / p99", "its throughput", "Rewind ÷ SQLite", "raw LMDB, same flags, p50 / p99",
+              "Rewind ÷ raw LMDB", "Target"]
+    print("| " + " | ".join(header) + " |")
+    print("|" + "---|" * len(header))
+    for level, prefix, rewind_label, sqlite, sqlite_label, raw, raw_label in LEVELS:
+        own = next((values for name, values in results.items() if name.startswith(prefix)), None)
+        if own is None or "Rewind" not in own:
+            print(f"| {level} | {LABELS[rewind_label]} | not measured | | {sqlite}: {LABELS[sqlite_label]} "
+                  f"| | | | | | ≥ 1.0× |")
+            continue
+        rewind, other, base = own["Rewind"], own.get(sqlite), own.get(raw)
+        cells = [level, LABELS[rewind_label], f"{duration(rewind[0])} / {duration(rewind[1])}", rate(1 / rewind[0]),
+                 f"{sqlite}: {LABELS[sqlite_label]}"]
+        cells += [f"{duration(other[0])} / {duration(other[1])}", rate(1 / other[0]), f"{other[0] / rewind[0]:.2f}×"] \
+            if other else ["–", "–", "–"]
+        cells += [f"{duration(base[0])} / {duration(base[1])} ({LABELS[raw_label]})", f"{base[0] / rewind[0]:.2f}×"] \
+            if base else ["–", "–"]
+        cells.append("≥ 1.0×")
+        print("| " + " | ".join(cells) + " |")
 
 
 if __name__ == "__main__":

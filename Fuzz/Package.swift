@@ -15,7 +15,13 @@ let package = Package(
         .package(name: "Rewind", path: ".."),
     ],
     targets: [
-        .executableTarget(name: "RewindFuzz", dependencies: [.product(name: "Rewind", package: "Rewind")]),
+        .executableTarget(
+            name: "RewindFuzz",
+            dependencies: [
+                .product(name: "Rewind", package: "Rewind"),
+                .product(name: "RewindExamples", package: "Rewind"),
+            ]
+        ),
     ],
     swiftLanguageModes: [.v6]
 )

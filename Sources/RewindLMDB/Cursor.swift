@@ -29,7 +29,7 @@ public final class Cursor {
                                    "the cursor has ended (it was used outside its closure)")
         }
         let code = mdb_cursor_get(pointer, &key, &value, operation)
-        if code == LMDBError.Code.notFound {
+        if code == LMDBError.Code.notFound.rawValue {
             isPositioned = false
             return false
         }

@@ -1,4 +1,5 @@
 import CLMDB
+import Synchronization
 
 /// An open LMDB environment: one directory holding `data.mdb` and `lock.mdb`, with its named
 /// databases.
@@ -35,16 +36,16 @@ import CLMDB
 /// ``EnvironmentConfiguration/maximumMapSize``) once no transaction is open, and the **whole
 /// write closure runs again**: write closures must be safe to run more than once. A write that
 /// does not fit in the maximum size throws an ``LMDBError`` with code `MDB_MAP_FULL`.
-public final class Environment: @unchecked Sendable {
+public final class Environment: Sendable {
     // Concurrency: `shared` is immutable and internally synchronised (see SharedEnvironment);
-    // `isClosed` is guarded by `closeLock`.
+    // `isClosed` is a mutex.
     let shared: SharedEnvironment
     /// Whether this handle holds a reference in the process-wide registry (inspection handles don't).
     private let isRegistered: Bool
     /// The sync level this handle asked for (`nil`: read-only, or not registered).
     private let syncRequest: SyncLevel?
-    private let closeLock = Mutex()
-    private var isClosed = false
+    /// Whether ``close()`` was called.
+    private let isClosed = Mutex(false)
 
     /// Opens (creating its files if needed) the environment in `directory`, which must exist.
     ///
@@ -111,9 +112,9 @@ public final class Environment: @unchecked Sendable {
     /// Releases this handle; the last handle of a directory closes the environment, after every
     /// open transaction has finished. Later use of this handle throws. Calling it twice is harmless.
     public func close() {
-        let wasOpen = closeLock.withLock {
-            defer { isClosed = true }
-            return !isClosed
+        let wasOpen = isClosed.withLock { closed in
+            defer { closed = true }
+            return !closed
         }
         if wasOpen && isRegistered {
             EnvironmentRegistry.shared.release(shared, sync: syncRequest)
@@ -121,7 +122,7 @@ public final class Environment: @unchecked Sendable {
     }
 
     private func ensureOpen(_ operation: @autoclosure () -> String) throws {
-        let closed = closeLock.withLock { isClosed }
+        let closed = isClosed.withLock { $0 }
         if closed {
             throw LMDBError.misuse(operation(), "the environment of '\(path)' is closed")
         }
@@ -145,7 +146,7 @@ public final class Environment: @unchecked Sendable {
     ///   false, `MDB_DBS_FULL` when ``EnvironmentConfiguration/maxDatabases`` is reached.
     public func database(named name: String?, create: Bool = true) throws -> Database {
         try ensureOpen("opening database '\(name ?? "main")'")
-        return try shared.databaseLock.withLock {
+        return try shared.databaseLock.withLock { _ in
             if let name, let cached = shared.databases[name] { return cached }
             if name == nil, let cached = shared.mainDatabase { return cached }
             let database: Database
@@ -163,7 +164,7 @@ public final class Environment: @unchecked Sendable {
     /// missing) in a single transaction. Handles are cached like those of ``database(named:create:)``.
     public func databases(named names: [String], create: Bool = true) throws -> [String: Database] {
         try ensureOpen("opening databases \(names)")
-        return try shared.databaseLock.withLock {
+        return try shared.databaseLock.withLock { _ in
             let missing = names.filter { shared.databases[$0] == nil }
             if !missing.isEmpty {
                 let opened: [Database]
@@ -202,7 +203,7 @@ public final class Environment: @unchecked Sendable {
                 try ensureEnvironmentOpen("mdb_txn_begin (read)")
                 var pointer: OpaquePointer?
                 let code = mdb_txn_begin(shared.pointer, nil, UInt32(MDB_RDONLY), &pointer)
-                if code == LMDBError.Code.mapResized { return .mapResized }
+                if code == LMDBError.Code.mapResized.rawValue { return .mapResized }
                 try LMDBError.check(code, "mdb_txn_begin (read) in '\(path)'")
                 guard let pointer else {
                     throw LMDBError.misuse("mdb_txn_begin (read) in '\(path)'", "LMDB returned no transaction")
@@ -256,7 +257,7 @@ public final class Environment: @unchecked Sendable {
                 if shared.mapUnreserved { return .mapUnreserved }
                 var pointer: OpaquePointer?
                 let code = mdb_txn_begin(shared.pointer, nil, 0, &pointer)
-                if code == LMDBError.Code.mapResized { return .mapResized }
+                if code == LMDBError.Code.mapResized.rawValue { return .mapResized }
                 try LMDBError.check(code, "mdb_txn_begin (write) in '\(path)'")
                 guard let pointer else {
                     throw LMDBError.misuse("mdb_txn_begin (write) in '\(path)'", "LMDB returned no transaction")
@@ -286,7 +287,7 @@ public final class Environment: @unchecked Sendable {
                     return .mapFull
                 }
                 let commitCode = mdb_txn_commit(pointer)  // frees the transaction, even on failure
-                if commitCode == LMDBError.Code.mapFull {
+                if commitCode == LMDBError.Code.mapFull.rawValue {
                     failedMapSize = shared.currentMapSize()
                     return .mapFull
                 }

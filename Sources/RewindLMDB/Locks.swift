@@ -6,32 +6,11 @@ import Musl
 import Darwin
 #endif
 
-/// A mutual-exclusion lock over `pthread_mutex_t` (heap-allocated so its address is stable).
-final class Mutex: @unchecked Sendable {
-    private let mutex: UnsafeMutablePointer<pthread_mutex_t>
-
-    init() {
-        mutex = .allocate(capacity: 1)
-        mutex.initialize(to: pthread_mutex_t())
-        pthread_mutex_init(mutex, nil)
-    }
-
-    deinit {
-        pthread_mutex_destroy(mutex)
-        mutex.deinitialize(count: 1)
-        mutex.deallocate()
-    }
-
-    /// Runs `body` while holding the lock.
-    func withLock<R>(_ body: () throws -> R) rethrows -> R {
-        pthread_mutex_lock(mutex)
-        defer { pthread_mutex_unlock(mutex) }
-        return try body()
-    }
-}
-
 /// A per-thread counter (a `pthread_key_t` holding an integer), e.g. how deeply the current thread
 /// is nested in a lock.
+///
+/// `@unchecked Sendable`: the key is written once, in `init`; each thread reads and writes only
+/// its own value (the platform's thread-specific storage).
 final class ThreadLocalCounter: @unchecked Sendable {
     private var key = pthread_key_t()
 
@@ -57,6 +36,10 @@ final class ThreadLocalCounter: @unchecked Sendable {
 /// queue behind a waiting exclusive request, which would deadlock on writer-preferring
 /// platforms), and a thread that holds shared access cannot ask for exclusive access: that
 /// request throws instead of deadlocking.
+///
+/// `@unchecked Sendable`: the `pthread_rwlock_t` guards itself (its pointer is written once, in
+/// `init`), and `sharedDepth` is per thread. (The standard library has no readers/writer lock;
+/// plain mutual exclusion in the package is `Synchronization.Mutex`.)
 final class ReadWriteLock: @unchecked Sendable {
     private let lock: UnsafeMutablePointer<pthread_rwlock_t>
     private let sharedDepth = ThreadLocalCounter()

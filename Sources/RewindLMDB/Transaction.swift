@@ -66,7 +66,7 @@ public class ReadTransaction {
         var keyValue = MDB_val(mv_size: key.count, mv_data: UnsafeMutableRawPointer(mutating: key.baseAddress))
         var value = MDB_val()
         let code = mdb_get(pointer, database.handle, &keyValue, &value)
-        if code == LMDBError.Code.notFound { return nil }
+        if code == LMDBError.Code.notFound.rawValue { return nil }
         try LMDBError.check(code, "mdb_get in database \(database) of '\(environmentPath)'")
         return try body(UnsafeRawBufferPointer(value))
     }
@@ -152,7 +152,7 @@ public final class WriteTransaction: ReadTransaction {
     private(set) var hitMapFull = false
 
     private func check(_ code: Int32, _ operation: @autoclosure () -> String) throws {
-        if code == LMDBError.Code.mapFull { hitMapFull = true }
+        if code == LMDBError.Code.mapFull.rawValue { hitMapFull = true }
         try LMDBError.check(code, operation())
     }
 
@@ -204,7 +204,7 @@ public final class WriteTransaction: ReadTransaction {
         try ensureUsable(database, "mdb_del in database \(database)")
         var keyValue = MDB_val(mv_size: key.count, mv_data: UnsafeMutableRawPointer(mutating: key.baseAddress))
         let code = mdb_del(pointer, database.handle, &keyValue, nil)
-        if code == LMDBError.Code.notFound { return false }
+        if code == LMDBError.Code.notFound.rawValue { return false }
         try check(code, "mdb_del in database \(database) of '\(environmentPath)'")
         return true
     }

@@ -1,4 +1,13 @@
-// The store's API uses RewindLMDB's configuration, iteration and error types, and the machine's
-// navigation vocabulary (records say what each step did to the navigation stack).
-@_exported import RewindLMDB
-@_exported import enum RewindMachine.NavigationOperation
+// What `import RewindStore` (and so `import Rewind`) brings of the layers below: only the types
+// the store's public API names. RewindLMDB's `Environment`, `Database`, `Cursor` and transactions
+// stay in RewindLMDB (`import RewindLMDB` to use them), so they never meet an app's SwiftUI
+// `Environment` or GRDB `Database`.
+@_exported import struct RewindLMDB.EnvironmentConfiguration  // StoreConfiguration.environment
+@_exported import struct RewindLMDB.EnvironmentOptions  // TransitionStore.syncOptions
+@_exported import struct RewindLMDB.EnvironmentStatistics  // TransitionStore.statistics()
+@_exported import enum RewindLMDB.IterationControl  // forEach… closures
+@_exported import enum RewindLMDB.IterationDirection  // TransitionStore.forEachRecord(direction:)
+@_exported import struct RewindLMDB.LMDBError  // thrown by every store operation
+@_exported import struct RewindLMDB.DataFileError  // thrown when a store's data file is truncated
+// The machine's navigation vocabulary (records say what each step did to the navigation stack).
+@_exported import enum RewindValues.NavigationOperation

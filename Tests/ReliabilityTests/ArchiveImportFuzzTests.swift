@@ -1,5 +1,6 @@
 import Foundation
 import Rewind
+@_spi(Internals) import RewindStore
 import RewindTestSupport
 import Testing
 
@@ -136,7 +137,7 @@ struct ArchiveImportFuzzTests {
             lines[0] = lines[0].replacingOccurrences(of: #""records":2"#, with: "\"records\":\(claim)")
             let tampered = Self.resealed(Array((lines.joined(separator: "\n") + "\n").utf8))
             await #expect(throws: SessionArchiveError.self, "records: \(claim)") {
-                try await engine.importSession(Data(tampered), as: try SessionID("absurd"))
+                try await engine.importSession(Data(tampered), as: SessionID("absurd"))
             }
             lines = archive.split(separator: UInt8(ascii: "\n")).map { String(decoding: $0, as: UTF8.self) }
         }

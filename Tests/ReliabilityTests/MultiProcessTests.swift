@@ -1,5 +1,6 @@
 import Foundation
 import Rewind
+import RewindLMDB
 import RewindTestSupport
 import Testing
 

@@ -1,5 +1,6 @@
 import Foundation
 import Rewind
+@_spi(Internals) import RewindStore
 import RewindTestSupport
 import Testing
 
@@ -19,7 +20,7 @@ struct RecordDecoderFuzzTests {
                 event: index == 0 ? "rewind.start" : "event-\(index)", source: index == 0 ? [] : ["root", "s\(index)"],
                 target: ["root", "t\(index)"], navigation: navigation[index % navigation.count],
                 payload: Array("{\"n\":\(index),\"text\":\"é\"}".utf8), stateData: index % 3 == 0 ? [] : Array("[1,2]".utf8),
-                origin: index % 4 == 0 ? RecordOrigin(session: try SessionID("parent"), version: 7) : nil)
+                origin: index % 4 == 0 ? RecordOrigin(session: SessionID("parent"), version: 7) : nil)
         }
     }
 

@@ -2,6 +2,7 @@
 import Foundation
 import Glibc
 import Rewind
+import RewindLMDB
 import RewindTestSupport
 import Testing
 
@@ -21,7 +22,7 @@ struct WriteMapSharingTests {
         let payload = [UInt8](repeating: 0x5A, count: 2_000)
         try store.write { transaction in
             for index in first..<(first + count) {
-                let transition = Transition(
+                let transition = TransitionDraft(
                     machine: "m", definition: "d", event: "e", source: ["a"], target: ["b"], navigation: [],
                     payload: payload, stateData: [])
                 try transaction.append([transition], to: try SessionID("s\(index % 7)"))

@@ -1,5 +1,6 @@
 import Testing
 @testable import RewindMachine
+import RewindExamples
 
 struct BuilderTests {
     enum Screen: String { case list, detail }

@@ -1,5 +1,6 @@
 import Testing
 @testable import RewindMachine
+import RewindExamples
 
 /// GKStateMachine's model: valid next states, `enter`, `canEnter`.
 struct DirectMoveTests {

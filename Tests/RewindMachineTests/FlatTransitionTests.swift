@@ -1,5 +1,6 @@
 import Testing
 @testable import RewindMachine
+import RewindExamples
 
 /// Flat machines take precomputed steps; they must equal what the general algorithm computes.
 struct FlatTransitionTests {

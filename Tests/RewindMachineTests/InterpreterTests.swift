@@ -1,6 +1,7 @@
 import Foundation
 import Testing
 @testable import RewindMachine
+import RewindExamples
 
 /// Hooks, queued requests, persistence veto, update forwarding, delayed sends.
 struct InterpreterTests {

@@ -1,6 +1,7 @@
 import Foundation
 import Testing
 @testable import RewindMachine
+import RewindExamples
 
 /// The interpreter's whole state is a value that encodes and restores exactly.
 struct MachineStateTests {

@@ -1,5 +1,6 @@
 import Testing
 @testable import RewindMachine
+import RewindExamples
 
 /// Parallel regions, document order, conflicts, final states and `done.state.<id>`.
 struct ParallelTests {

@@ -1,10 +1,12 @@
 import Foundation
-import RewindTestSupport
+import RewindBaseTestSupport
+import RewindMachineTestSupport
+import RewindExamples
 import Testing
 @testable import RewindMachine
 
 /// Prepared events (``Machine/prepare(_:)`` and the in-place `send`), the general `send`'s
-/// precomputed steps and the recorders' table lookup (``Machine/sendFromTable(_:in:)``) against
+/// precomputed steps, the in-place `send` of the recorders and a machine without precomputed steps against
 /// the SCXML algorithm itself: seeded random walks over every example machine, the benchmarks'
 /// machines, a chart using every dynamic feature and the SCXML conformance documents must give
 /// the same state after every event, the same errors, and the same steps (exits, entries,
@@ -111,6 +113,7 @@ struct PreparedEventTests {
     @discardableResult
     static func walk(_ subject: Subject, seed: UInt64, steps: Int) throws -> WalkCounts {
         let machine = subject.machine
+        let algorithm = machine.withoutPrecomputedSteps()
         var random = SeededRandom(seed: seed)
         let prepared = subject.events.map { machine.prepare($0) }
         var general = try machine.start(context: subject.context).state
@@ -157,21 +160,25 @@ struct PreparedEventTests {
                 publicResult = .failure(error)
             }
             #expect(publicResult == generalResult, "\(subject.name), seed \(seed), event \(event.name)")
-            // The recorders' lookup (`sendFromTable`): when the table holds the outcome, the same
-            // step, navigation and errors; otherwise the state untouched.
-            var tableState = general
+            // The recorders' in-place `send` (the table's step sharing the state's arrays): the same
+            // step and errors, the state changed to the step's (untouched on error); and a machine
+            // without precomputed steps gives the same too.
+            var inPlace = general
             do {
-                if let taken = try machine.sendFromTable(event, in: &tableState) {
-                    let step = taken.step(of: event, reaching: tableState)
-                    #expect(.success(step) == publicResult, "\(subject.name), seed \(seed), table \(event.name)")
-                    #expect(taken.navigation == step.navigation, "\(subject.name), seed \(seed), table \(event.name)")
-                } else {
-                    #expect(tableState == general, "\(subject.name), seed \(seed), table \(event.name)")
-                }
+                let step = try machine.send(event, in: &inPlace, now: 0)
+                #expect(.success(step) == publicResult, "\(subject.name), seed \(seed), in place \(event.name)")
+                #expect(inPlace == step.state, "\(subject.name), seed \(seed), in place \(event.name)")
             } catch let error as MachineError {
-                #expect(.failure(error) == publicResult, "\(subject.name), seed \(seed), table \(event.name)")
-                #expect(tableState == general, "\(subject.name), seed \(seed), table \(event.name)")
+                #expect(.failure(error) == publicResult, "\(subject.name), seed \(seed), in place \(event.name)")
+                #expect(inPlace == general, "\(subject.name), seed \(seed), in place \(event.name)")
             }
+            let withoutTable: Result<Step, MachineError>
+            do {
+                withoutTable = .success(try algorithm.send(event, in: general))
+            } catch let error as MachineError {
+                withoutTable = .failure(error)
+            }
+            #expect(withoutTable == generalResult, "\(subject.name), seed \(seed), without table \(event.name)")
             let fastResult: Result<StepSummary, MachineError>
             do {
                 fastResult = .success(try machine.send(prepared[choice], in: &fast))

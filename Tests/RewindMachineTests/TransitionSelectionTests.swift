@@ -1,5 +1,6 @@
 import Testing
 @testable import RewindMachine
+import RewindExamples
 
 /// Routes-table and StateKit semantics: unhandled events, bubbling, least common ancestor.
 struct TransitionSelectionTests {

@@ -1,5 +1,6 @@
 import Testing
 @testable import RewindMachine
+import RewindExamples
 
 /// `enum Screen: String` / `enum Event: String` work wherever strings do.
 struct TypedNamesTests {

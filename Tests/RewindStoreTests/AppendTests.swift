@@ -1,6 +1,6 @@
 import Testing
 import RewindStore
-import RewindTestSupport
+import RewindBaseTestSupport
 
 @Suite("Appends")
 struct AppendTests {

@@ -1,6 +1,6 @@
 import Testing
-import RewindStore
-import RewindTestSupport
+@_spi(Internals) import RewindStore
+import RewindBaseTestSupport
 
 @Suite("CRC32C")
 struct CRC32CTests {

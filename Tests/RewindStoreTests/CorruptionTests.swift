@@ -1,5 +1,6 @@
 import Testing
 import RewindStore
+import RewindLMDB
 
 @Suite("Corruption")
 struct CorruptionTests {

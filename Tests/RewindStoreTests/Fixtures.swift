@@ -39,15 +39,15 @@ func session(_ id: String) throws -> SessionID { try SessionID(id) }
 func step(
     _ event: String, from source: [String], to target: [String], navigation: [NavigationOperation] = [],
     payload: [UInt8] = [], stateData: [UInt8] = [], at micros: Int64 = 1_700_000_000_000_000
-) -> Transition {
-    Transition(
+) -> TransitionDraft {
+    TransitionDraft(
         timestamp: Timestamp(microsecondsSince1970: micros), machine: "onboarding",
         definition: "3f2a9c", event: event, source: source, target: target, navigation: navigation,
         payload: payload, stateData: stateData)
 }
 
 /// Three steps of the onboarding flow.
-let onboarding: [Transition] = [
+let onboarding: [TransitionDraft] = [
     step("start", from: [], to: ["greeting"], navigation: [.setRoot("Greeting")]),
     step("continue", from: ["greeting"], to: ["login"], navigation: [.push("Login")]),
     step("loggedIn", from: ["login"], to: ["home"], navigation: [.setRoot("Home")]),

@@ -1,6 +1,6 @@
 import Foundation
 import Testing
-import RewindMachine
+import RewindValues
 import RewindStore
 
 @Suite("Payload coder")

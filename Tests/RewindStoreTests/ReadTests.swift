@@ -123,6 +123,8 @@ struct ReadTests {
 }
 
 /// A mutable box for handing a value back from another thread (synchronised by a semaphore).
+/// `@unchecked Sendable`: the thread writes `value` before signalling the semaphore the reader
+/// waits on, and nobody touches it meanwhile.
 final class Box<Value>: @unchecked Sendable {
     var value: Value
     init(_ value: Value) { self.value = value }

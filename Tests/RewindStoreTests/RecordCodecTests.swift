@@ -1,5 +1,5 @@
 import Testing
-import RewindStore
+@_spi(Internals) import RewindStore
 
 @Suite("Record encoding")
 struct RecordCodecTests {
@@ -9,7 +9,7 @@ struct RecordCodecTests {
         origin: RecordOrigin? = nil
     ) throws -> TransitionRecord {
         TransitionRecord(
-            sequence: sequence, session: try SessionID("session-ü-1"), version: 12,
+            sequence: sequence, session: SessionID("session-ü-1"), version: 12,
             timestamp: Timestamp(microsecondsSince1970: -1_234_567), machine: "onboarding",
             definition: "sha256:abcdef", event: "continue", source: ["main.greeting", "side.idle"],
             target: ["main.login", "side.busy", "ünïcødé"], navigation: navigation,
@@ -21,7 +21,7 @@ struct RecordCodecTests {
         [.setRoot("D")], [.push("A"), .replace("B"), .popToRoot, .setRoot("C")],
     ])
     func everyFieldRoundTrips(navigation: [NavigationOperation]) throws {
-        let original = try record(navigation: navigation, origin: RecordOrigin(session: try SessionID("parent"), version: 4))
+        let original = try record(navigation: navigation, origin: RecordOrigin(session: SessionID("parent"), version: 4))
         let decoded = try RecordCodec.decode(RecordCodec.encode(original), sequence: 77)
         #expect(decoded == original)
     }
@@ -38,7 +38,7 @@ struct RecordCodecTests {
     }
 
     @Test func everyTruncationThrowsACorruptedRecordNamingTheSequence() throws {
-        let bytes = RecordCodec.encode(try record(origin: RecordOrigin(session: try SessionID("p"), version: 1)))
+        let bytes = RecordCodec.encode(try record(origin: RecordOrigin(session: SessionID("p"), version: 1)))
         for length in 0..<bytes.count {
             let error = #expect(throws: StoreError.self) { _ = try RecordCodec.decode(Array(bytes[..<length]), sequence: 77) }
             guard case .corruptedRecord(let sequence, _)? = error else {
@@ -107,7 +107,7 @@ extension RecordCodecTests {
     @Test func theEncodingIsByteForByteFormat1() throws {
         let record = try record(
             sequence: 300, navigation: [.push("Login"), .pop, .setRoot("Ü")],
-            origin: RecordOrigin(session: try SessionID("parent"), version: 129))
+            origin: RecordOrigin(session: SessionID("parent"), version: 129))
         let golden = [
             "1,1,ac,2,c,79,29,ed,ff,ff,ff,ff,ff,c,73,65,73,73,69,6f,6e,2d,c3,bc,2d,31,a,6f,6e,62,6f,",
             "61,72,64,69,6e,67,d,73,68,61,32,35,36,3a,61,62,63,64,65,66,8,63,6f,6e,74,69,6e,75,65,2,",

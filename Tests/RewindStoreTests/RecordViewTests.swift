@@ -1,6 +1,6 @@
 import Testing
-import RewindStore
-import RewindTestSupport
+@_spi(Internals) import RewindStore
+import RewindBaseTestSupport
 
 @Suite("Record views")
 struct RecordViewTests {
@@ -123,10 +123,10 @@ struct RecordViewTests {
                       "ünïcødé-q"])
     func invalidUTF8InAnyStringUnderAValidChecksumIsRejected(field: String) throws {
         let record = TransitionRecord(
-            sequence: 3, session: try SessionID("session-q"), version: 1, timestamp: Timestamp(microsecondsSince1970: 0),
+            sequence: 3, session: SessionID("session-q"), version: 1, timestamp: Timestamp(microsecondsSince1970: 0),
             machine: "machine-q", definition: "definition-q", event: "event-q", source: ["source-q"],
             target: ["target-q", "ünïcødé-q"], navigation: [.push("screen-q")], payload: [0xFF], stateData: [],
-            origin: RecordOrigin(session: try SessionID("parent-q"), version: 2))
+            origin: RecordOrigin(session: SessionID("parent-q"), version: 2))
         let bytes = try corrupt(RecordCodec.encode(record), text: field, with: 0xFF)
         let (view, decode) = errors(bytes, sequence: 3)
         #expect(view?.description.contains("is not valid UTF-8") == true)
@@ -135,7 +135,7 @@ struct RecordViewTests {
 
     @Test func aSessionIDWithANULUnderAValidChecksumIsRejected() throws {
         let record = TransitionRecord(
-            sequence: 3, session: try SessionID("session-q"), version: 1, timestamp: Timestamp(microsecondsSince1970: 0),
+            sequence: 3, session: SessionID("session-q"), version: 1, timestamp: Timestamp(microsecondsSince1970: 0),
             machine: "m", definition: "d", event: "e", source: [], target: [], navigation: [], payload: [],
             stateData: [], origin: nil)
         let bytes = try corrupt(RecordCodec.encode(record), text: "session-q", with: 0)
@@ -158,9 +158,9 @@ struct RecordViewTests {
 
     @Test func anEmptySessionIDUnderAValidChecksumIsRejected() throws {
         let record = TransitionRecord(
-            sequence: 3, session: try SessionID("session-q"), version: 1, timestamp: Timestamp(microsecondsSince1970: 0),
+            sequence: 3, session: SessionID("session-q"), version: 1, timestamp: Timestamp(microsecondsSince1970: 0),
             machine: "m", definition: "d", event: "e", source: [], target: [], navigation: [], payload: [],
-            stateData: [], origin: RecordOrigin(session: try SessionID("parent-q"), version: 2))
+            stateData: [], origin: RecordOrigin(session: SessionID("parent-q"), version: 2))
         let bytes = RecordCodec.encode(record)
         // Format, flags, sequence 3, version 1 (one byte each), the 8-byte timestamp: the session.
         let sessionOffset = 12

@@ -1,5 +1,5 @@
 import Foundation
-import RewindTestSupport
+import RewindBaseTestSupport
 import Testing
 import RewindStore
 

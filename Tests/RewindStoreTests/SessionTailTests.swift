@@ -1,8 +1,8 @@
 import Foundation
 import RewindLMDB
-import RewindTestSupport
+import RewindBaseTestSupport
 import Testing
-@testable import RewindStore
+@_spi(Internals) @testable import RewindStore
 
 /// Session entries that lag the log (store format 3): a session's head is its `sessions` entry
 /// advanced by its records after the `sessions-through` mark. Every read must equal a store that

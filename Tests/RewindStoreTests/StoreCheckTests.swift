@@ -1,6 +1,7 @@
 import Foundation
 import Testing
 import RewindStore
+import RewindLMDB
 
 /// `TransitionStore.check`: the first inconsistency of the log, the sessions or the index, with
 /// its location; a consistent store's counts.

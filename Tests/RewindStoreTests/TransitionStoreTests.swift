@@ -1,6 +1,7 @@
 import Foundation
 import Testing
 import RewindStore
+import RewindLMDB
 
 @Suite("Opening and reopening a store")
 struct TransitionStoreTests {
@@ -52,7 +53,7 @@ struct TransitionStoreTests {
         try Data("hello".utf8).write(to: URL(fileURLWithPath: directory.path + "/notes.txt"))
         let before = try directory.files()
         let error = #expect(throws: StoreError.self) { _ = try TransitionStore(directory: directory.path) }
-        guard case .notAStore(let path, _)? = error else {
+        guard case .notAStore(let path, _, _)? = error else {
             Issue.record("expected notAStore, got \(String(describing: error))")
             return
         }
@@ -67,7 +68,7 @@ struct TransitionStoreTests {
         defer { directory.remove() }
         try Data(count: 8192).write(to: URL(fileURLWithPath: directory.path + "/data.mdb"))
         let error = #expect(throws: StoreError.self) { _ = try TransitionStore(directory: directory.path) }
-        guard case .notAStore(let path, _)? = error else {
+        guard case .notAStore(let path, _, _)? = error else {
             Issue.record("expected notAStore, got \(String(describing: error))")
             return
         }

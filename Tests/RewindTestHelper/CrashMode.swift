@@ -1,5 +1,6 @@
 import Foundation
 import Rewind
+import Synchronization
 
 /// `RewindTestHelper crash <store> <round> <tasks> <sessions-per-task> <snapshot-interval> [<durability>]`
 ///
@@ -80,15 +81,14 @@ enum CrashMode {
 
 /// Writes whole lines to stdout, each in one `write(2)` (so a SIGKILL never leaves half a line
 /// that looks complete), from any task.
-final class LineWriter: @unchecked Sendable {
-    /// Guards `lines` and serialises the writes.
-    private let lock = NSLock()
-    private var lines = 0
+final class LineWriter: Sendable {
+    /// How many lines were written; its lock serialises the writes.
+    private let lines = Mutex(0)
 
     /// Writes `line` (ending in a newline); returns how many lines were written so far.
     @discardableResult
     func write(_ line: String) -> Int {
-        lock.withLock {
+        lines.withLock { lines in
             let bytes = Array(line.utf8)
             var offset = 0
             while offset < bytes.count {

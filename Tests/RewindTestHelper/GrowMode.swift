@@ -1,5 +1,6 @@
 import Foundation
 import Rewind
+import RewindLMDB
 
 /// `RewindTestHelper grow <environment> <map-size> <go-file>`
 ///

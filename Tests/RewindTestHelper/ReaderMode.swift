@@ -1,5 +1,6 @@
 import Foundation
 import Rewind
+import Synchronization
 
 /// `RewindTestHelper readers <hold|take> <store> <count> <max-readers>`
 ///
@@ -60,11 +61,9 @@ enum ReaderMode {
 }
 
 /// The errors of the reader threads.
-final class FailureList: @unchecked Sendable {
-    /// Guards `failures`.
-    private let lock = NSLock()
-    private var failures: [String] = []
+final class FailureList: Sendable {
+    private let failures = Mutex<[String]>([])
 
-    func add(_ failure: String) { lock.withLock { failures.append(failure) } }
-    var first: String? { lock.withLock { failures.first } }
+    func add(_ failure: String) { failures.withLock { $0.append(failure) } }
+    var first: String? { failures.withLock { $0.first } }
 }

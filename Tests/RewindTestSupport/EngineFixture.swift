@@ -1,4 +1,5 @@
 import Rewind
+import RewindBaseTestSupport
 
 /// A temporary store directory and the engines opened on it.
 public final class EngineFixture: Sendable {

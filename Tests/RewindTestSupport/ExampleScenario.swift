@@ -1,4 +1,5 @@
 import Rewind
+import RewindExamples
 
 /// One example machine walked through a scenario: how its session begins (a start with a context,
 /// or GKStateMachine's first `enter`), the requests before a restart, and the requests after it.
@@ -9,11 +10,11 @@ public struct ExampleScenario: Sendable, CustomStringConvertible {
     public var machine: @Sendable () throws -> Machine
     /// The first request: `.start(context:)` (``Engine/startSession(id:machine:context:isolation:configure:)``)
     /// or `.enter(state:data:)` (``Engine/makeSession(id:machine:)`` then ``Session/enter(_:data:)``).
-    public var opening: StepRecording.Request
+    package var opening: StepRecording.Request
     /// The requests made before the restart.
-    public var steps: [StepRecording.Request]
+    package var steps: [StepRecording.Request]
     /// The requests made after the restart (on the resumed session and on its twin).
-    public var continuation: [StepRecording.Request]
+    package var continuation: [StepRecording.Request]
 
     /// The scenario's name.
     public var description: String { name }
@@ -96,7 +97,7 @@ extension Session {
     /// a `.migrate` one with ``EngineError/reservedEventName(_:)`` (the engine records migrations
     /// itself, when a session resumes under another definition).
     @discardableResult
-    public func run(_ request: StepRecording.Request) async throws -> Step {
+    package func run(_ request: StepRecording.Request) async throws -> Step {
         switch request {
         case .start:
             throw EngineError.sessionExists(id)

@@ -8,6 +8,9 @@ import Rewind
 ///
 /// Tests use it to set up an interleaving explicitly (a commit in flight while another sender
 /// arrives) instead of relying on timing.
+///
+/// `@unchecked Sendable`: `condition` (a condition variable, which `Synchronization.Mutex` has no
+/// equivalent of) guards `holding`, `released` and `done`.
 public final class HeldCommit: @unchecked Sendable {
     private let condition = NSCondition()
     private let sessions: [String]?

@@ -1,4 +1,5 @@
 import Rewind
+import RewindExamples
 
 /// The Kanji navigation of issue 18 with a way back: all / detail(kanji) / list(word) as in
 /// ``ExampleMachines/Kanji`` (entering All pops to the root, Detail and List push), plus `back`
@@ -35,7 +36,7 @@ public enum KanjiNavigation {
 
     /// The routes of the app: one per screen above the root, with the screen's data, decoded
     /// from a navigation entry's `{"screen": …, "data": …}`.
-    public enum Route: Hashable, Decodable, Sendable {
+    package enum Route: Hashable, Decodable, Sendable {
         /// A kanji's detail.
         case detail(ExampleMachines.Kanji.Character)
         /// A word's kanji.
@@ -44,7 +45,7 @@ public enum KanjiNavigation {
         private enum CodingKeys: String, CodingKey { case screen, data }
 
         /// Decodes `{"screen": "detail" | "list", "data": …}`.
-        public init(from decoder: any Decoder) throws {
+        package init(from decoder: any Decoder) throws {
             let entry = try decoder.container(keyedBy: CodingKeys.self)
             switch try entry.decode(String.self, forKey: .screen) {
             case "detail": self = .detail(try entry.decode(ExampleMachines.Kanji.Character.self, forKey: .data))

@@ -23,7 +23,7 @@ struct ReadmeExampleTests {
         defer { engine.close() }
         try engine.register(try Machine(kanji))
         let session = try await engine.openSession(id: "user-42", machine: "kanji") { session in
-            session.onDidEnter("detail") { change in shown.append(change.data) }
+            session.onDidEnter(Screen.detail) { change in shown.append(change.data) }
         }
         printed.append("\(session.activeStates) \(session.navigationStack.screens)")
         if session.activeStates == ["detail"] { try await session.enter(Screen.all) }

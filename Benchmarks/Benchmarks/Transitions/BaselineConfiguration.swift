@@ -11,10 +11,15 @@ import Rewind
 enum BaselineConfiguration: String, Sendable, CaseIterable {
     /// Rewind, `Durability.durable`: every commit synced before `send` returns.
     case rewindDurable
+    /// Rewind, `Durability.lastCommitMayRollBack`: the data synced per commit, the meta page not
+    /// (`MDB_NOMETASYNC`): an OS crash or power loss may undo the last commit, never corrupts.
+    case rewindLastCommitMayRollBack
     /// Rewind, `Durability.noSync`: commits not synced (a crash of the OS may lose the last ones).
     case rewindNoSync
     /// Raw LMDB without `MDB_NOSYNC` / `MDB_NOMETASYNC`: data and meta page synced per commit.
     case rawLMDBSynced
+    /// Raw LMDB with `MDB_NOMETASYNC`: the data synced per commit, the meta page not.
+    case rawLMDBNoMetaSync
     /// Raw LMDB with `MDB_NOSYNC`: nothing synced.
     case rawLMDBNoSync
     /// GRDB `DatabasePool`, WAL, `synchronous = FULL`: the WAL synced at every commit.
@@ -22,16 +27,22 @@ enum BaselineConfiguration: String, Sendable, CaseIterable {
     /// GRDB `DatabasePool`, WAL, `synchronous = NORMAL` (GRDB's default): survives an app crash,
     /// may lose the last commits on power loss (the WAL is synced only at checkpoints).
     case grdbNormal
+    /// GRDB `DatabasePool`, WAL, `synchronous = OFF`: nothing synced, not even at checkpoints
+    /// (an OS crash or power loss may lose commits and, SQLite warns, corrupt the database).
+    case grdbOff
 
     /// The durability label of the row (`summarize.py` prints the same labels, keep them equal).
     var label: String {
         switch self {
         case .rewindDurable: "durable: synced per commit"
+        case .rewindLastCommitMayRollBack: "data synced per commit: power loss may undo the last commit"
         case .rewindNoSync: "no sync: OS crash may lose last commits"
         case .rawLMDBSynced: "synced: data + meta per commit"
+        case .rawLMDBNoMetaSync: "MDB_NOMETASYNC: data synced per commit, power loss may undo the last"
         case .rawLMDBNoSync: "MDB_NOSYNC: OS crash may lose last commits"
         case .grdbFull: "WAL FULL: synced per commit"
         case .grdbNormal: "WAL NORMAL: app crash safe, power loss may lose last commits"
+        case .grdbOff: "WAL OFF: app crash safe, OS crash may lose commits or corrupt"
         }
     }
 
@@ -46,18 +57,32 @@ enum BaselineConfiguration: String, Sendable, CaseIterable {
         }
     }
 
-    /// Checks an engine's configured durability against this row.
+    /// The Rewind row of an engine at `durability`.
+    static func rewind(_ durability: Durability) -> BaselineConfiguration {
+        switch durability {
+        case .durable: .rewindDurable
+        case .lastCommitMayRollBack: .rewindLastCommitMayRollBack
+        case .noSync: .rewindNoSync
+        }
+    }
+
+    /// Checks an engine's configured durability, and the level its commits actually get
+    /// (`effectiveDurability`: another engine of the process on the directory could raise it),
+    /// against this row.
     func verify(engine: Engine) throws {
-        let durability = engine.configuration.durability
+        let configured = engine.configuration.durability
+        let effective = try engine.effectiveDurability
+        let description = "engine durability \(configured), effective \(effective)"
         switch self {
-        case .rewindDurable: try check(durability == .durable, "engine durability \(durability)")
-        case .rewindNoSync: try check(durability == .noSync, "engine durability \(durability)")
+        case .rewindDurable, .rewindLastCommitMayRollBack, .rewindNoSync:
+            try check(Self.rewind(configured) == self && Self.rewind(effective) == self, description)
         default: try check(false, "an engine checked against a non-engine row")
         }
     }
 
     /// Checks a raw LMDB environment's flags (`mdb_env_get_flags`) against this row: `MDB_NOSYNC`
-    /// set exactly for ``rawLMDBNoSync``, `MDB_NOMETASYNC` never, `MDB_WRITEMAP` as asked.
+    /// set exactly for ``rawLMDBNoSync``, `MDB_NOMETASYNC` exactly for ``rawLMDBNoMetaSync``,
+    /// `MDB_WRITEMAP` as asked.
     func verify(environment: OpaquePointer?, writeMap: Bool) throws {
         var flags: UInt32 = 0
         let code = mdb_env_get_flags(environment, &flags)
@@ -68,13 +93,23 @@ enum BaselineConfiguration: String, Sendable, CaseIterable {
         let description = "MDB_NOSYNC \(noSync), MDB_NOMETASYNC \(noMetaSync), MDB_WRITEMAP \(hasWriteMap)"
         switch self {
         case .rawLMDBSynced: try check(!noSync && !noMetaSync && hasWriteMap == writeMap, description)
+        case .rawLMDBNoMetaSync: try check(!noSync && noMetaSync && hasWriteMap == writeMap, description)
         case .rawLMDBNoSync: try check(noSync && !noMetaSync && hasWriteMap == writeMap, description)
         default: try check(false, "a raw LMDB environment checked against a non-LMDB row")
         }
     }
 
+    /// The `PRAGMA synchronous` level of a GRDB row.
+    var synchronousLevel: String {
+        switch self {
+        case .grdbFull: "FULL"
+        case .grdbOff: "OFF"
+        default: "NORMAL"
+        }
+    }
+
     /// Checks, on the connection that writes, that the database is in WAL mode with this row's
-    /// `synchronous` level (2 = FULL, 1 = NORMAL).
+    /// `synchronous` level (2 = FULL, 1 = NORMAL, 0 = OFF).
     func verify(pool: DatabasePool) throws {
         let (journalMode, synchronous) = try pool.write { db in
             (try String.fetchOne(db, sql: "PRAGMA journal_mode"), try Int.fetchOne(db, sql: "PRAGMA synchronous"))
@@ -83,6 +118,7 @@ enum BaselineConfiguration: String, Sendable, CaseIterable {
         switch self {
         case .grdbFull: try check(journalMode == "wal" && synchronous == 2, description)
         case .grdbNormal: try check(journalMode == "wal" && synchronous == 1, description)
+        case .grdbOff: try check(journalMode == "wal" && synchronous == 0, description)
         default: try check(false, "a GRDB pool checked against a non-GRDB row")
         }
     }

@@ -6,7 +6,8 @@ import Synchronization
 /// What a Swift developer would build instead: the same transition log in SQLite through GRDB
 /// (a `DatabasePool`, WAL), one table with the record's columns and an index per session, at
 /// `synchronous = FULL` (``BaselineConfiguration/grdbFull``: the WAL synced at every commit, the
-/// durability of Rewind's `.durable`) or GRDB's own `NORMAL` (``BaselineConfiguration/grdbNormal``).
+/// durability of Rewind's `.durable`), GRDB's own `NORMAL` (``BaselineConfiguration/grdbNormal``,
+/// against `.lastCommitMayRollBack`) or `OFF` (``BaselineConfiguration/grdbOff``, against `.noSync`).
 ///
 /// FULL is set on the writer connection after the pool is open: GRDB 7.10.0's `DatabasePool.init`
 /// runs `setUpWALMode()` after the configuration's `prepareDatabase`, and that executes
@@ -30,8 +31,9 @@ final class GRDBLog: Sendable {
         self.configuration = configuration
         pool = try DatabasePool(path: directory.path + "/log.sqlite")
         // After the pool's own set-up (see above), on the one connection that writes.
-        let level = configuration == .grdbFull ? "FULL" : "NORMAL"
-        try pool.writeWithoutTransaction { db in try db.execute(sql: "PRAGMA synchronous = \(level)") }
+        try pool.writeWithoutTransaction { db in
+            try db.execute(sql: "PRAGMA synchronous = \(configuration.synchronousLevel)")
+        }
         try configuration.verify(pool: pool)
         try pool.write { db in
             try db.execute(sql: """

@@ -3,8 +3,8 @@ import Foundation
 
 /// The physical limit: LMDB's C API called directly, appending values of a record's size under
 /// 8-byte big-endian keys with `MDB_APPEND`, `batch` puts per write transaction. Opened like the
-/// store's environment (`MDB_NOTLS`, a named database), optionally with `MDB_NOSYNC` and
-/// `MDB_WRITEMAP` (the store itself opens with a writable map on Linux).
+/// store's environment (`MDB_NOTLS`, a named database), optionally with `MDB_NOSYNC` or
+/// `MDB_NOMETASYNC`, and `MDB_WRITEMAP` (the store itself opens with a writable map on Linux).
 final class RawLMDBLog {
     private var environment: OpaquePointer?
     private var database: MDB_dbi = 0
@@ -14,17 +14,19 @@ final class RawLMDBLog {
     /// The durability this log was opened with and checked against (its environment's flags).
     let configuration: BaselineConfiguration
 
-    init(recordSize: Int, noSync: Bool, writeMap: Bool = false) throws {
+    /// `noMetaSync`: `MDB_NOMETASYNC` (the data synced per commit, not the meta page; ignored with
+    /// `noSync`, which LMDB lets win).
+    init(recordSize: Int, noSync: Bool, noMetaSync: Bool = false, writeMap: Bool = false) throws {
         directory = try ScratchDirectory("raw-lmdb")
         value = (0..<recordSize).map { UInt8(truncatingIfNeeded: $0 &* 31) }
         try Self.check(mdb_env_create(&environment), "mdb_env_create")
         try Self.check(mdb_env_set_mapsize(environment, 8 << 30), "mdb_env_set_mapsize")
         try Self.check(mdb_env_set_maxdbs(environment, 16), "mdb_env_set_maxdbs")
         var flags = UInt32(MDB_NOTLS)
-        if noSync { flags |= UInt32(MDB_NOSYNC) }
+        if noSync { flags |= UInt32(MDB_NOSYNC) } else if noMetaSync { flags |= UInt32(MDB_NOMETASYNC) }
         if writeMap { flags |= UInt32(MDB_WRITEMAP) }
         try Self.check(mdb_env_open(environment, directory.path, flags, 0o644), "mdb_env_open")
-        configuration = noSync ? .rawLMDBNoSync : .rawLMDBSynced
+        configuration = noSync ? .rawLMDBNoSync : noMetaSync ? .rawLMDBNoMetaSync : .rawLMDBSynced
         try configuration.verify(environment: environment, writeMap: writeMap)
         var transaction: OpaquePointer?
         try Self.check(mdb_txn_begin(environment, nil, 0, &transaction), "mdb_txn_begin")

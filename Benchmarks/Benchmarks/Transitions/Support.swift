@@ -2,6 +2,7 @@ import Benchmark
 import BenchmarkMachines
 import Foundation
 import Rewind
+@_spi(Internals) import RewindStore
 import Synchronization
 
 /// A fresh directory under the system's temporary directory, removed by ``remove()``.
@@ -58,7 +59,7 @@ final class EngineFixture: @unchecked Sendable {
         default: break
         }
         engine = try Engine(directory: directory.path, configuration: configuration)
-        try (durability == .durable ? BaselineConfiguration.rewindDurable : .rewindNoSync).verify(engine: engine)
+        try BaselineConfiguration.rewind(durability).verify(engine: engine)
         try engine.register(try Machine(BenchMachines.flat))
         let engine = self.engine
         sessions = try await withThrowingTaskGroup(of: Session.self) { group in

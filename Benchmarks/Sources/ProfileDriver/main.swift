@@ -6,10 +6,18 @@
 //   valgrind --tool=callgrind .build/release/ProfileDriver flat 100000
 //   .build/release/ProfileDriver flatprepared 20000000      (prepared events; also hierarchicalprepared)
 // COMMIT_GATHERING=immediate|acknowledged overrides the engine's default. Modes: flat, flatprepared, hierarchicalprepared, durable, group64, nosync, nosync64, bulk, bulk64 (no-sync, 64 events per
-// send(contentsOf:)), rebuild.
+// send(contentsOf:)), storeappend (the store alone), rawbulk (raw LMDB MDB_NOSYNC, 64 puts of a
+// record's size per commit: bulk's baseline), rebuild.
+//
+// Instructions per record (callgrind, valgrind 3.19; binaries stripped of debug info first):
+//   strip -g -o /tmp/pd .build/release/ProfileDriver
+//   valgrind --tool=callgrind --callgrind-out-file=/tmp/cg.%p /tmp/pd bulk 66560   (and 1024)
+//   (total of the first run − total of the second) ÷ 65536
 import BenchmarkMachines
+import CLMDBBench
 import Foundation
 import Rewind
+import Synchronization
 
 let arguments = CommandLine.arguments
 let mode = arguments.count > 1 ? arguments[1] : "flat"
@@ -73,6 +81,21 @@ func drive(sessions: Int, durability: Durability, chunk: Int = 1) async throws {
         + "inline \(statistics.inlineCommits), gathering waits \(statistics.gatheringWaits) (\(statistics.gatheringTimeouts) timed out), written \(written / 1024) KiB")
 }
 
+/// Runs `body` on the cooperative pool and blocks the main thread until it is done. The main
+/// thread waits on a semaphore instead of parking in an async `main` (`dispatch_main`, then
+/// `sigsuspend`), where valgrind 3.19 crashes ("Valgrind received a signal 11") as soon as the
+/// engine's threads run: this way callgrind can count the engine's instructions.
+func runBlocking(_ body: @escaping @Sendable () async throws -> Void) throws {
+    let done = DispatchSemaphore(value: 0)
+    let failure = Mutex<(any Error)?>(nil)
+    Task {
+        do { try await body() } catch { failure.withLock { $0 = error } }
+        done.signal()
+    }
+    done.wait()
+    if let error = failure.withLock({ $0 }) { throw error }
+}
+
 /// Bytes this process has dirtied for the storage layer so far (`/proc/self/io`, Linux).
 func writtenBytes() -> Int {
     guard let text = try? String(contentsOfFile: "/proc/self/io", encoding: .utf8) else { return 0 }
@@ -107,20 +130,20 @@ case "flatprepared", "hierarchicalprepared", "parallelprepared":
     let elapsed = try drive(&state)
     print("\(mode): \(count) transitions in \(elapsed), \(state.configuration)")
 case "durable":
-    try await drive(sessions: 1, durability: .durable)
+    try runBlocking { try await drive(sessions: 1, durability: .durable) }
 case "group64":
-    try await drive(sessions: 64, durability: .durable)
+    try runBlocking { try await drive(sessions: 64, durability: .durable) }
 case "group":
     // `group N SESSIONS`: durable group commit with that many sessions.
-    try await drive(sessions: arguments.count > 3 ? Int(arguments[3]) ?? 8 : 8, durability: .durable)
+    try runBlocking { try await drive(sessions: arguments.count > 3 ? Int(arguments[3]) ?? 8 : 8, durability: .durable) }
 case "nosync":
-    try await drive(sessions: 1, durability: .noSync)
+    try runBlocking { try await drive(sessions: 1, durability: .noSync) }
 case "nosync64":
-    try await drive(sessions: 64, durability: .noSync)
+    try runBlocking { try await drive(sessions: 64, durability: .noSync) }
 case "bulk":
-    try await drive(sessions: 1, durability: .noSync, chunk: 64)
+    try runBlocking { try await drive(sessions: 1, durability: .noSync, chunk: 64) }
 case "bulk64":
-    try await drive(sessions: 64, durability: .noSync, chunk: 64)
+    try runBlocking { try await drive(sessions: 64, durability: .noSync, chunk: 64) }
 case "storeappend":
     do {
         // The store alone: 64 sessions, 64 transitions per append, no sync (what bulk import costs
@@ -133,7 +156,7 @@ case "storeappend":
         defer { store.close() }
         let screens = ["greeting", "login", "home"]
         let transitions = (0..<64).map { index in
-            Transition(machine: "onboarding-cycle", definition: "0123456789abcdef", event: cycle[index % 3].name,
+            TransitionDraft(machine: "onboarding-cycle", definition: "0123456789abcdef", event: cycle[index % 3].name,
                        source: [screens[index % 3]], target: [screens[(index + 1) % 3]],
                        navigation: [.push(screens[(index + 1) % 3])])
         }
@@ -147,6 +170,45 @@ case "storeappend":
         }
         print("storeappend: \(appended) records in \(storeClock.now - start)")
     }
+case "rawbulk":
+    // Bulk's baseline: raw LMDB C calls with `MDB_NOSYNC`, `MDB_APPEND` puts of 140-byte values
+    // (the bench machine's records are 131–144 bytes) under 8-byte keys, 64 per write transaction.
+    let directory = try scratch()
+    defer { try? FileManager.default.removeItem(atPath: directory) }
+    var environment: OpaquePointer?
+    func check(_ code: Int32, _ what: String) {
+        if code != 0 { fatalError("\(what): \(String(cString: mdb_strerror(code)))") }
+    }
+    check(mdb_env_create(&environment), "mdb_env_create")
+    check(mdb_env_set_mapsize(environment, 8 << 30), "mdb_env_set_mapsize")
+    check(mdb_env_set_maxdbs(environment, 16), "mdb_env_set_maxdbs")
+    check(mdb_env_open(environment, directory, UInt32(MDB_NOTLS | MDB_NOSYNC), 0o644), "mdb_env_open")
+    var database: MDB_dbi = 0
+    var transaction: OpaquePointer?
+    check(mdb_txn_begin(environment, nil, 0, &transaction), "mdb_txn_begin")
+    check(mdb_dbi_open(transaction, "log", UInt32(MDB_CREATE), &database), "mdb_dbi_open")
+    check(mdb_txn_commit(transaction), "mdb_txn_commit")
+    var value = (0..<140).map { UInt8(truncatingIfNeeded: $0 &* 31) }
+    var next: UInt64 = 1
+    let rawClock = ContinuousClock()
+    let rawStart = rawClock.now
+    value.withUnsafeMutableBytes { bytes in
+        while next <= UInt64(count) {
+            check(mdb_txn_begin(environment, nil, 0, &transaction), "mdb_txn_begin")
+            for _ in 0..<64 where next <= UInt64(count) {
+                var key = next.bigEndian
+                withUnsafeMutableBytes(of: &key) { keyBytes in
+                    var keyValue = MDB_val(mv_size: 8, mv_data: keyBytes.baseAddress)
+                    var dataValue = MDB_val(mv_size: bytes.count, mv_data: bytes.baseAddress)
+                    check(mdb_put(transaction, database, &keyValue, &dataValue, UInt32(MDB_APPEND)), "mdb_put")
+                }
+                next += 1
+            }
+            check(mdb_txn_commit(transaction), "mdb_txn_commit")
+        }
+    }
+    print("rawbulk: \(count) records in \(rawClock.now - rawStart)")
+    mdb_env_close(environment)
 case "rebuild":
     // Needs the benchmark suite's 1,000,000-version store (written by its item 6 setup).
     let path = FileManager.default.temporaryDirectory.appendingPathComponent("rewind-bench-1M-v2").path
@@ -159,5 +221,5 @@ case "rebuild":
     print("rebuild: \(clock.now - start)")
     engine.close()
 default:
-    print("modes: flat, durable, group64, nosync, nosync64, bulk, bulk64, rebuild")
+    print("modes: flat, flatprepared, hierarchicalprepared, parallelprepared, durable, group64, group, nosync, nosync64, bulk, bulk64, storeappend, rawbulk, rebuild")
 }

@@ -1,6 +1,7 @@
 import Dispatch
 import Foundation
 import Rewind
+@_spi(Internals) import RewindStore
 
 /// What one fuzz input is fed to: its first byte chooses, the rest is the input.
 ///

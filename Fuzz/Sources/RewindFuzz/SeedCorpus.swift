@@ -1,5 +1,7 @@
 import Foundation
 import Rewind
+import RewindExamples
+@_spi(Internals) import RewindStore
 
 /// Valid inputs for every ``FuzzTarget`` (each prefixed with its target byte), written to the
 /// directory named by `REWIND_FUZZ_SEEDS` before fuzzing starts, so that libFuzzer mutates real
@@ -26,7 +28,7 @@ enum SeedCorpus {
                 definition: ExampleMachines.Onboarding.definition.contentVersion, event: "launch",
                 source: ["initial"], target: ["greeting"], navigation: navigation,
                 payload: Array(#"{"user":"ada"}"#.utf8), stateData: [],
-                origin: index == 2 ? RecordOrigin(session: try SessionID("parent"), version: 3) : nil)
+                origin: index == 2 ? RecordOrigin(session: SessionID("parent"), version: 3) : nil)
             // An odd second byte: decoded as is (see FuzzTarget.recordDecoder).
             seeds.append((.recordDecoder, "record-\(index)", [1] + RecordCodec.encode(record)))
         }

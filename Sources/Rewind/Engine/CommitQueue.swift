@@ -13,7 +13,7 @@ struct AppendRequest: Sendable {
 
     var session: SessionID
     var expectedVersion: ExpectedVersion
-    var transitions: [Transition]
+    var transitions: [TransitionDraft]
     var auxiliaryWrites: [AuxiliaryWrite]
 }
 
@@ -32,8 +32,9 @@ public struct CommitStatistics: Sendable, Hashable {
     /// that many appends had arrived.
     public var gatheringTimeouts: UInt64 = 0
     /// Of ``commits``, those a session sending alone made on its own thread, without handing its
-    /// append to the commit thread: when no commit is in flight and its last appends came one
-    /// after the other with nobody else's in between.
+    /// append to the commit thread: when no commit is in flight, its last appends came one after
+    /// the other with nobody else's in between, and commits are not synced
+    /// (``Durability/noSync``; a synced commit always runs on the commit thread).
     public var inlineCommits: UInt64 = 0
 
     /// Appends per commit, on average.
@@ -51,15 +52,22 @@ public struct CommitStatistics: Sendable, Hashable {
 /// a round costs one synced commit plus the senders' stepping back instead of two synced commits,
 /// and a synced commit of 60 records costs far less than two of 30 (its flushes dominate).
 ///
-/// A caller that finds nothing in flight commits its own append on its thread; appends that
-/// arrive while a commit is in flight suspend (they never block a thread of Swift's cooperative
-/// pool) and a dedicated serial queue commits them in batches. Every write transaction begins
-/// and commits on one thread (LMDB's writer lock belongs to the thread that takes it). Each
+/// Appends suspend (their callers never wait for a sync on a thread of Swift's cooperative pool)
+/// and a dedicated serial queue, the commit thread, commits them in batches. The one exception
+/// is a commit that does not sync (``Durability/noSync``): a session sending alone that finds
+/// nothing in flight writes its own append on its thread, which then does the CPU work of the
+/// write transaction and no disk flush (it can still wait for LMDB's writer lock while another
+/// engine or process of the store commits). Every write transaction begins and commits on one
+/// thread (LMDB's writer lock belongs to the thread that takes it). Each
 /// caller is resumed after the transaction holding its records has committed, with its own
 /// result: a request whose expected version fails is rejected alone (the store checks it before
 /// writing anything), while an LMDB failure fails every request of that transaction, none of
 /// which is acknowledged. Requests are taken in submission order, so one session's appends keep
 /// their order and the global sequence stays gap-free.
+///
+/// `@unchecked Sendable`: `lock` (a condition variable: the commit thread waits on it while it
+/// gathers, which `Synchronization.Mutex` cannot do) guards every mutable property; the others
+/// are immutable.
 final class CommitQueue: @unchecked Sendable {
     private struct Pending {
         var request: AppendRequest
@@ -94,28 +102,34 @@ final class CommitQueue: @unchecked Sendable {
     /// Whether `beforeCommit` wants the records (no inline projection: the records of a commit
     /// are not even assembled).
     private let wantsRecords: @Sendable () -> Bool
+    /// Whether commits are flushed now (the store's effective sync level): a synced commit never
+    /// runs inline, on a caller's thread.
+    private let commitsSync: @Sendable () -> Bool
 
     init(
         store: TransitionStore,
         gathers: Bool = false,
         wantsRecords: @escaping @Sendable () -> Bool = { true },
+        commitsSync: @escaping @Sendable () -> Bool = { true },
         beforeCommit: @escaping @Sendable (StoreWriteTransaction, [TransitionRecord]) throws -> Void = { _, _ in },
         didCommit: @escaping @Sendable (UInt64) -> Void
     ) {
         self.store = store
         self.gathers = gathers
         self.wantsRecords = wantsRecords
+        self.commitsSync = commitsSync
         self.beforeCommit = beforeCommit
         self.didCommit = didCommit
     }
 
     /// Appends `request` in the next group commit; returns once it is committed.
     ///
-    /// When no commit is in flight or waiting and one session is sending alone (its last appends
-    /// came in a row), the caller commits its own request right here, on its thread (LMDB's
-    /// writer lock is taken and released on it), saving the hop to the commit queue and back: a
-    /// lone session pays no thread hand-off. Requests that arrive meanwhile wait, and the commit
-    /// queue takes them as one batch once this commit is done.
+    /// When no commit is in flight or waiting, one session is sending alone (its last appends
+    /// came in a row) and commits are not synced, the caller commits its own request right here,
+    /// on its thread (LMDB's writer lock is taken and released on it), saving the hop to the
+    /// commit queue and back: a lone session pays no thread hand-off. Requests that arrive
+    /// meanwhile wait, and the commit queue takes them as one batch once this commit is done.
+    /// Every other request suspends until the commit thread has committed it.
     func submit(_ request: AppendRequest) async throws -> AppendResult {
         let (leads, streak, injector) = lock.withLock { () -> (Bool, Int, (@Sendable ([SessionID]) -> (any Error)?)?) in
             // Lead only while one session sends alone (its previous appends came one after the
@@ -123,7 +137,7 @@ final class CommitQueue: @unchecked Sendable {
             // lets their appends pile up into batches while the commit thread syncs.
             if request.session == lastSubmitter { soloStreak += 1 } else { soloStreak = 0 }
             lastSubmitter = request.session
-            if isDraining || soloStreak < 2 { return (false, 0, nil) }
+            if isDraining || soloStreak < 2 || commitsSync() { return (false, 0, nil) }
             isDraining = true
             return (true, soloStreak, faultInjector)
         }

@@ -1,35 +1,7 @@
 import Foundation
 import RewindMachine
 import RewindStore
-
-/// What `session(_:policy:)` does when a session's records were written under another
-/// definition of its machine than the one registered now (a session whose last record names the
-/// registered definition resumes the same way under every policy).
-///
-/// Under ``upgradeWhenCompatible`` and ``replayWithRegistered`` the move to the registered
-/// definition is appended as a `rewind.migrate` record (``RecordedMigration``) together with the
-/// session's next record, so replay, diff, history and verify show it (see *Durable sessions*,
-/// "Upgrades").
-public enum ResumePolicy: Sendable, Hashable {
-    /// Refuse with ``EngineError/definitionMismatch(session:machine:recorded:registered:)``.
-    case strict
-    /// The default: continue under the registered definition from the session's latest state
-    /// (its latest snapshot and the records after it, re-run with the definition they were
-    /// written under), when that state means the same there: every state of its configuration,
-    /// history memory, state data and navigation stack exists in the registered definition under
-    /// the same ancestors (and with the same kind where that matters). The registered
-    /// ``DefinitionMigration``s that apply run first (renames, transforms). States, transitions,
-    /// guards or actions added or changed elsewhere need nothing. Otherwise it throws
-    /// ``EngineError/incompatibleDefinition(session:machine:recorded:registered:problems:)``
-    /// naming each state that is missing or moved.
-    case upgradeWhenCompatible
-    /// Migrate by replay: re-run every recorded event through the registered definition (from
-    /// version 1, ignoring snapshots) and continue from what it computes; fails with
-    /// ``EngineError/replayDivergence(session:version:event:recorded:computed:)`` or
-    /// ``EngineError/replayFailed(session:version:event:reason:)`` when the new definition does not
-    /// reproduce the recording.
-    case replayWithRegistered
-}
+import Synchronization
 
 /// The durable state engine: machines registered by name, sessions whose every transition is in
 /// the LMDB log before its effects run, group commit, snapshots and catch-up subscriptions.
@@ -46,8 +18,10 @@ public enum ResumePolicy: Sendable, Hashable {
 /// One engine per store directory and process is the normal use; several (and several
 /// processes) work too: LMDB serialises their writes and a session changed elsewhere surfaces as
 /// `StoreError.versionConflict` on the next send.
-public final class Engine: @unchecked Sendable {
-    /// The store the engine writes to.
+public final class Engine: Sendable {
+    /// The store the engine writes to (a constant: the engine never swaps it). Read the log from
+    /// it (`records(of:)`, `read {}`); write through sessions, so that hooks, snapshots and
+    /// projections follow.
     public let store: TransitionStore
     /// How the engine runs.
     public let configuration: EngineConfiguration
@@ -56,10 +30,15 @@ public final class Engine: @unchecked Sendable {
     let notifier: HeadNotifier
     /// The registered projections (see `Engine+Projections.swift`).
     let projections: ProjectionRegistry
-    /// Guards `machines` and `migrations`; every other property is immutable.
-    private let lock = NSLock()
-    private var machines: [String: StepRecording] = [:]
-    private var migrations: [String: [DefinitionMigration]] = [:]
+    /// The registered machines (their step ↔ record mappings) and their migrations, by name;
+    /// every other property is immutable.
+    private let registry = Mutex(Registry())
+
+    /// What ``register(_:as:migrations:)`` registered.
+    private struct Registry {
+        var machines: [String: StepRecording] = [:]
+        var migrations: [String: [DefinitionMigration]] = [:]
+    }
 
     /// Opens (creating it when needed) the store in `directory`; with
     /// ``EngineConfiguration/readOnly`` opens an existing store without creating or changing
@@ -87,6 +66,8 @@ public final class Engine: @unchecked Sendable {
         self.commits = CommitQueue(
             store: store, gathers: configuration.commitGathering.gathers(for: configuration.durability),
             wantsRecords: { projections.hasInlineProjections },
+            // Asked per lone append: another engine of this process may have made commits sync.
+            commitsSync: { (try? store.syncOptions).map { !$0.contains(.noSync) } ?? true },
             beforeCommit: { try projections.applyInline($1, in: $0) },
             didCommit: { notifier.advance(to: $0) })
         do {
@@ -160,12 +141,12 @@ public final class Engine: @unchecked Sendable {
         let name = name ?? machine.definition.name
         let version = machine.definition.contentVersion
         let recording = StepRecording(machine: machine, machineName: name, definition: version, coder: store.coder)
-        try lock.withLock {
-            if let existing = machines[name], existing.definition != version {
+        try registry.withLock { registry in
+            if let existing = registry.machines[name], existing.definition != version {
                 throw EngineError.machineAlreadyRegistered(name)
             }
-            machines[name] = recording
-            self.migrations[name] = migrations
+            registry.machines[name] = recording
+            registry.migrations[name] = migrations
         }
         let key = Self.definitionKey(name: name, version: version)
         let stored = try store.read { try $0.value(forKey: key, in: .definitions) }
@@ -177,30 +158,30 @@ public final class Engine: @unchecked Sendable {
 
     /// The machine registered under `name`, if any.
     public func machine(named name: String) -> Machine? {
-        lock.withLock { machines[name]?.machine }
+        registry.withLock { $0.machines[name]?.machine }
     }
 
     /// The step ↔ record mapping of the machine registered as `name` (its `definition` is the
     /// registered definition's content version, computed once at registration), if any.
     func registeredRecording(named name: String) -> StepRecording? {
-        lock.withLock { machines[name] }
+        registry.withLock { $0.machines[name] }
     }
 
     /// The migrations registered with the machine registered as `name`, in order.
     func registeredMigrations(named name: String) -> [DefinitionMigration] {
-        lock.withLock { migrations[name] ?? [] }
+        registry.withLock { $0.migrations[name] ?? [] }
     }
 
     /// The stored definition of machine `name` at content version `version` (as named by records).
     ///
-    /// - Throws: ``EngineError/corruptedEntry(what:reason:)`` when it cannot be decoded.
+    /// - Throws: ``EngineError/corruptedEntry(what:reason:cause:)`` when it cannot be decoded.
     public func storedDefinition(name: String, version: String) throws -> MachineDefinition? {
         guard let bytes = try store.read({ try $0.value(forKey: Self.definitionKey(name: name, version: version), in: .definitions) })
         else { return nil }
         do {
             return try MachineDefinition(jsonDocument: Data(bytes))
         } catch {
-            throw EngineError.corruptedEntry(what: "the stored definition \(name)@\(version)", reason: "\(error)")
+            throw EngineError.corruptedEntry(what: "the stored definition \(name)@\(version)", reason: String(describing: error), cause: ErrorCause(error))
         }
     }
 
@@ -208,157 +189,12 @@ public final class Engine: @unchecked Sendable {
         Array(name.utf8) + [0] + Array(version.utf8)
     }
 
-    private func recording(for name: String) throws -> StepRecording {
-        guard let recording = lock.withLock({ machines[name] }) else { throw EngineError.unknownMachine(name) }
+    /// The step ↔ record mapping of the machine registered as `name`.
+    ///
+    /// - Throws: ``EngineError/unknownMachine(_:)``.
+    func recording(for name: String) throws -> StepRecording {
+        guard let recording = registry.withLock({ $0.machines[name] }) else { throw EngineError.unknownMachine(name) }
         return recording
-    }
-
-    // MARK: Sessions
-
-    /// Starts a new session of the machine registered as `machine` and enters its initial
-    /// configuration (the first record, event `rewind.start`, whose payload is `context`).
-    ///
-    /// `configure` runs before the first entry: register hooks there to see it (GKState's
-    /// `didEnter(from:)` with no previous state). The call runs on the caller's actor
-    /// (`isolation`), so a `configure` closure made on the main actor stays there.
-    ///
-    /// - Throws: ``EngineError/sessionExists(_:)``, ``EngineError/unknownMachine(_:)``, the
-    ///   machine's and the store's errors (nothing written).
-    public func startSession(
-        id: SessionID, machine: String, context: JSONValue = .null,
-        isolation: isolated (any Actor)? = #isolation, configure: (Session) -> Void = { _ in }
-    ) async throws -> Session {
-        let session = try makeSession(id: id, machine: machine)
-        configure(session)
-        do {
-            _ = try await session.perform(.start(context: context))
-        } catch StoreError.versionConflict {
-            throw EngineError.sessionExists(id)
-        }
-        return session
-    }
-
-    /// Starts a new session with a plain string id (see `startSession(id:machine:context:isolation:configure:)`).
-    public func startSession(
-        id: String, machine: String, context: JSONValue = .null,
-        isolation: isolated (any Actor)? = #isolation, configure: (Session) -> Void = { _ in }
-    ) async throws -> Session {
-        try await startSession(
-            id: try SessionID(id), machine: machine, context: context, isolation: isolation, configure: configure)
-    }
-
-    /// Creates a session that has no record yet, without starting it: its first request must be a
-    /// direct move (`enter`), which starts it in that state (a `send` throws
-    /// `MachineError.notStarted`); `startSession(id:machine:context:isolation:configure:)` starts one in the
-    /// initial configuration instead. Use this for GKStateMachine-style machines whose first step
-    /// is `enter(state)`.
-    ///
-    /// - Throws: ``EngineError/sessionExists(_:)``, ``EngineError/unknownMachine(_:)``.
-    public func makeSession(id: SessionID, machine: String) throws -> Session {
-        try makeSession(id: id, machine: machine, resumePolicy: .strict)
-    }
-
-    /// `makeSession(id:machine:)` for a session that ``Session/reload()``s with `resumePolicy`.
-    func makeSession(id: SessionID, machine: String, resumePolicy: ResumePolicy) throws -> Session {
-        try ensureOpen()
-        let recording = try recording(for: machine)
-        if try store.sessionInfo(for: id) != nil { throw EngineError.sessionExists(id) }
-        return Session(
-            id: id, machineName: machine, recording: recording, engine: self,
-            snapshot: .empty(definition: recording.definition), resumePolicy: resumePolicy)
-    }
-
-    /// Resumes an existing session: its full interpreter state (configuration, history memory,
-    /// context, state data, navigation stack) from its latest snapshot plus the records after it.
-    ///
-    /// When its records were written under another definition of its machine than the registered
-    /// one, `policy` says what happens (by default the session continues under the registered
-    /// definition when its state means the same there; see ``ResumePolicy``). Nothing is written
-    /// here: the move's `rewind.migrate` record is appended with the session's next record.
-    ///
-    /// - Throws: ``EngineError/unknownSession(_:)``, ``EngineError/unknownMachine(_:)``,
-    ///   ``EngineError/incompatibleDefinition(session:machine:recorded:registered:problems:)`` and
-    ///   ``EngineError/migrationFailed(session:migration:reason:)`` (under
-    ///   ``ResumePolicy/upgradeWhenCompatible``),
-    ///   ``EngineError/definitionMismatch(session:machine:recorded:registered:)`` (under
-    ///   ``ResumePolicy/strict``), replay and store errors.
-    public func session(_ id: SessionID, policy: ResumePolicy = .upgradeWhenCompatible) throws -> Session {
-        try ensureOpen()
-        guard let info = try store.sessionInfo(for: id) else { throw EngineError.unknownSession(id) }
-        let recording = try recording(for: info.machine)
-        let resumed = try loadSnapshot(of: id, recording: recording, policy: policy)
-        return Session(
-            id: id, machineName: info.machine, recording: recording, engine: self, resumed: resumed,
-            resumePolicy: policy)
-    }
-
-    /// Resumes an existing session by its plain string id.
-    public func session(_ id: String, policy: ResumePolicy = .upgradeWhenCompatible) throws -> Session {
-        try session(try SessionID(id), policy: policy)
-    }
-
-    /// Every session in the store, with its head version and machine.
-    public func sessions() throws -> [SessionInfo] {
-        try ensureOpen()
-        return try store.sessions()
-    }
-
-    /// The session's state at its head, rebuilt from the store, moved to `recording`'s definition
-    /// as `policy` says when its head names another one.
-    func loadSnapshot(
-        of id: SessionID, recording: StepRecording, policy: ResumePolicy
-    ) throws -> ResumedState {
-        try ensureOpen()
-        return try store.read { transaction in
-            guard let info = try transaction.sessionInfo(for: id) else { throw EngineError.unknownSession(id) }
-            guard let head = try transaction.records(of: id, from: info.headVersion, limit: 1).first else {
-                throw EngineError.unknownSession(id)
-            }
-            if head.definition != recording.definition {
-                switch policy {
-                case .strict:
-                    throw EngineError.definitionMismatch(
-                        session: id, machine: info.machine, recorded: head.definition,
-                        registered: recording.definition)
-                case .upgradeWhenCompatible:
-                    let recorded = try recordedState(
-                        of: id, at: info.headVersion, registered: recording, in: transaction)
-                    return try upgrade(recorded, of: id, to: recording)
-                case .replayWithRegistered:
-                    let migrated = try recording.migrated(id, in: transaction)
-                    let record = RecordedMigration(
-                        from: head.definition, to: recording.definition, replayed: true, state: migrated.state,
-                        navigation: migrated.navigation)
-                    return ResumedState(
-                        snapshot: migrated,
-                        migration: try recording.transition(
-                            for: record, source: head.target, navigation: migrated.navigation))
-                }
-            }
-            // The head names the registered definition (the session may have moved to it before).
-            var snapshot = try SessionSnapshot.latest(of: id, atOrBefore: info.headVersion, in: transaction)
-                ?? .empty(definition: recording.definition)
-            var start = snapshot.version + 1
-            let next = try transaction.records(of: id, from: start, limit: 1).first
-            if snapshot.definition != recording.definition || (next.map { $0.definition != recording.definition } ?? false) {
-                // Records from before the move follow: continue from the move's `rewind.migrate`
-                // record (its payload holds the state after it), or, in a log written before those
-                // records existed, rebuild from the records re-run through this definition.
-                var move: UInt64?
-                try transaction.forEachRecord(of: id, from: start) { record in
-                    if record.event == StepRecording.migrateEvent { move = record.version }
-                    return .next
-                }
-                snapshot = .empty(definition: recording.definition)
-                start = move ?? 1
-            }
-            try transaction.forEachRecord(of: id, from: start) { record in
-                snapshot = try recording.replay(record, on: snapshot).1
-                return .next
-            }
-            snapshot.definition = recording.definition
-            return ResumedState(snapshot: snapshot, migration: nil)
-        }
     }
 
     // MARK: Subscriptions

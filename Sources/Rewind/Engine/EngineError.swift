@@ -32,23 +32,24 @@ public enum EngineError: Error, Sendable, Hashable, CustomStringConvertible {
         session: SessionID, machine: String, recorded: String, registered: String,
         problems: [DefinitionIncompatibility])
     /// The transform of the declared migration named `migration` threw while moving the session
-    /// to the registered definition (`reason` is its error). Nothing was written.
-    case migrationFailed(session: SessionID, migration: String, reason: String)
+    /// to the registered definition (`cause` is its error). Nothing was written.
+    case migrationFailed(session: SessionID, migration: String, cause: ErrorCause)
     /// Re-running a recorded event gave a different result from the one recorded (resume or
     /// migration).
     case replayDivergence(session: SessionID, version: UInt64, event: String, recorded: [String], computed: [String])
-    /// A recorded event could not be re-run: the machine rejected it.
-    case replayFailed(session: SessionID, version: UInt64, event: String, reason: String)
+    /// A recorded event could not be re-run: the machine rejected it (`cause`, a `MachineError` say).
+    case replayFailed(session: SessionID, version: UInt64, event: String, cause: ErrorCause)
     /// The event's name is one of the names the engine records its own requests under
     /// (``StepRecording/startEvent``, ``StepRecording/enterEvent``, ``StepRecording/dueEvent``):
     /// sent as an event, its record would read back as a start, a direct move or a send's delivery.
     /// Nothing was written.
     case reservedEventName(String)
     /// The event payload or state data could not be encoded with the store's coder; nothing was
-    /// written.
-    case payloadEncoding(event: String, reason: String)
-    /// A stored snapshot, definition or payload could not be decoded.
-    case corruptedEntry(what: String, reason: String)
+    /// written. `cause` is the coder's error (an `EncodingError`, say).
+    case payloadEncoding(event: String, cause: ErrorCause)
+    /// A stored snapshot, definition or payload could not be decoded; `cause` is the decoder's
+    /// error when one said why (its text ends `reason`).
+    case corruptedEntry(what: String, reason: String, cause: ErrorCause? = nil)
     /// The engine was closed: every request made after ``Engine/close()`` (and an append that was
     /// waiting when it closed) throws this, having written nothing.
     case closed
@@ -90,7 +91,7 @@ public enum EngineError: Error, Sendable, Hashable, CustomStringConvertible {
             return "the event name '\(name)' is reserved for the engine's records; send it under another name"
         case let .payloadEncoding(event, reason):
             return "the payload of event '\(event)' cannot be encoded: \(reason); nothing was written"
-        case let .corruptedEntry(what, reason):
+        case let .corruptedEntry(what, reason, _):
             return "\(what) is corrupted: \(reason)"
         case .closed:
             return "the engine is closed"

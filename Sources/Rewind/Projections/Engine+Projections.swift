@@ -8,7 +8,7 @@ extension Engine {
     ///
     /// - Returns: its status once caught up.
     /// - Throws: ``ProjectionError/alreadyRegistered(_:)`` or ``ProjectionError/invalidName(_:)``
-    ///   (not registered); ``ProjectionError/applyFailed(projection:sequence:session:reason:)``
+    ///   (not registered); ``ProjectionError/applyFailed(projection:sequence:session:cause:)``
     ///   when it fails on a record (it **is** registered, and stopped before that record: fix
     ///   the code and call ``catchUpProjections(progress:)``); the store's errors.
     @discardableResult
@@ -30,7 +30,7 @@ extension Engine {
     /// ``ProjectionMode/catchUp`` ones, and inline ones that stopped on a failure). A projection
     /// that fails stops before the failing record; the others still run.
     ///
-    /// - Throws: the first ``ProjectionError/applyFailed(projection:sequence:session:reason:)``
+    /// - Throws: the first ``ProjectionError/applyFailed(projection:sequence:session:cause:)``
     ///   after all of them ran; the store's errors.
     public func catchUpProjections(progress: (ProjectionProgress) -> Void = { _ in }) throws {
         var firstFailure: (any Error)?

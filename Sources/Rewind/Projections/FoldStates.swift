@@ -37,7 +37,7 @@ struct FoldStates<State> {
     /// adds it, returning its index.
     ///
     /// - Throws: ``ProjectionError/invalidKey(projection:key:)``,
-    ///   ``ProjectionError/corruptedState(projection:key:reason:)``; LMDB's errors.
+    ///   ``ProjectionError/corruptedState(projection:key:cause:)``; LMDB's errors.
     mutating func load(
         _ key: String, bytes: UnsafeRawBufferPointer, from transaction: StoreReadTransaction,
         decode: (UnsafeRawBufferPointer) throws -> State
@@ -48,7 +48,7 @@ struct FoldStates<State> {
             do {
                 return try decode(value)
             } catch {
-                throw ProjectionError.corruptedState(projection: name, key: key, reason: String(describing: error))
+                throw ProjectionError.corruptedState(projection: name, key: key, cause: ErrorCause(error))
             }
         }
         let index = table.insert(key, bytes: bytes)
@@ -69,7 +69,7 @@ struct FoldStates<State> {
     /// Writes (or deletes) every state changed since the last write, encoding them all with
     /// `encode` before writing any; then forgets the states if there are too many to keep.
     ///
-    /// - Throws: ``ProjectionError/stateEncodingFailed(projection:key:reason:)`` before writing
+    /// - Throws: ``ProjectionError/stateEncodingFailed(projection:key:cause:)`` before writing
     ///   anything, LMDB's errors.
     mutating func write(
         to transaction: StoreWriteTransaction, encode: (State, inout [UInt8]) throws -> Void
@@ -84,7 +84,7 @@ struct FoldStates<State> {
                 do {
                     try encode(state, &bytes)
                 } catch {
-                    throw ProjectionError.stateEncodingFailed(projection: name, key: key, reason: String(describing: error))
+                    throw ProjectionError.stateEncodingFailed(projection: name, key: key, cause: ErrorCause(error))
                 }
                 value = bytes
             }

@@ -26,7 +26,7 @@ import RewindStore
 ///
 /// `apply` must be pure (a function of the record and the state only) so that a rebuild gives
 /// exactly the bytes the inline updates gave. An error thrown by `apply` never fails an append:
-/// the projection stops before that record (see ``ProjectionError/applyFailed(projection:sequence:session:reason:)``)
+/// the projection stops before that record (see ``ProjectionError/applyFailed(projection:sequence:session:cause:)``)
 /// and continues from there at the next catch-up.
 public protocol Projection: Sendable {
     /// The state kept per key.

@@ -5,12 +5,13 @@ import RewindStore
 public enum ProjectionError: Error, Sendable, Hashable, CustomStringConvertible {
     /// The projection's ``Projection/apply(_:to:)`` threw on the record at global sequence
     /// `sequence` (of `session`). Its states and checkpoint stay just before that record; it
-    /// continues from there at the next catch-up (after the code is fixed).
-    case applyFailed(projection: String, sequence: UInt64, session: SessionID, reason: String)
+    /// continues from there at the next catch-up (after the code is fixed). `cause` is what
+    /// `apply` threw (or the ``ProjectionError`` of reading the state it would change).
+    case applyFailed(projection: String, sequence: UInt64, session: SessionID, cause: ErrorCause)
     /// The projection's ``Projection/encode(_:into:)`` threw for the state under `key`.
-    case stateEncodingFailed(projection: String, key: String, reason: String)
-    /// The projection's stored state under `key` cannot be decoded.
-    case corruptedState(projection: String, key: String, reason: String)
+    case stateEncodingFailed(projection: String, key: String, cause: ErrorCause)
+    /// The projection's stored state under `key` cannot be decoded (`cause` is the decoder's error).
+    case corruptedState(projection: String, key: String, cause: ErrorCause)
     /// The projection's stored checkpoint cannot be decoded.
     case corruptedCheckpoint(projection: String, reason: String)
     /// The name is empty, longer than 100 bytes, or contains NUL.

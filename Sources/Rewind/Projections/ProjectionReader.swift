@@ -22,7 +22,7 @@ public struct ProjectionReader<P: Projection>: Sendable {
 
     /// The state under `key`, or `nil`.
     ///
-    /// - Throws: ``ProjectionError/corruptedState(projection:key:reason:)``.
+    /// - Throws: ``ProjectionError/corruptedState(projection:key:cause:)``.
     public func state(forKey key: String) throws -> P.State? {
         try store.read { transaction in
             try transaction.withValue(forKey: ProjectionKeys.prefix(projection.name) + Array(key.utf8), in: .projections) {
@@ -59,7 +59,7 @@ public struct ProjectionReader<P: Projection>: Sendable {
         do {
             return try projection.decode(bytes)
         } catch {
-            throw ProjectionError.corruptedState(projection: projection.name, key: key, reason: String(describing: error))
+            throw ProjectionError.corruptedState(projection: projection.name, key: key, cause: ErrorCause(error))
         }
     }
 }

@@ -1,6 +1,6 @@
-import Dispatch
 import Foundation
 import RewindStore
+import Synchronization
 
 /// The projections registered with an ``Engine``: runs them inline (inside the group commit's
 /// write transaction) and catches them up from their checkpoints.
@@ -10,10 +10,9 @@ import RewindStore
 /// memory between transactions: an inline update and a catch-up batch (both LMDB writes, so
 /// serialised) always see each other's results, and a write closure re-run after map growth starts
 /// from what is committed.
-final class ProjectionRegistry: @unchecked Sendable {
-    /// Guards `runners`.
-    private let lock = NSLock()
-    private var runners: [any ProjectionRunning] = []
+final class ProjectionRegistry: Sendable {
+    /// The registered projections' runners, in registration order.
+    private let runners = Mutex<[any ProjectionRunning]>([])
 
     /// Records per catch-up write transaction.
     let batchSize: Int
@@ -26,18 +25,18 @@ final class ProjectionRegistry: @unchecked Sendable {
         self.batchSize = batchSize
     }
 
-    var all: [any ProjectionRunning] { lock.withLock { runners } }
+    var all: [any ProjectionRunning] { runners.withLock { $0 } }
 
     /// Whether any projection runs inline (the commit queue then hands it each commit's records).
-    var hasInlineProjections: Bool { lock.withLock { runners.contains { $0.mode == .inline } } }
+    var hasInlineProjections: Bool { runners.withLock { $0.contains { $0.mode == .inline } } }
 
     func runner(named name: String) -> (any ProjectionRunning)? {
-        lock.withLock { runners.first { $0.name == name } }
+        runners.withLock { $0.first { $0.name == name } }
     }
 
     func add(_ runner: any ProjectionRunning) throws {
         try ProjectionKeys.validate(name: runner.name)
-        try lock.withLock {
+        try runners.withLock { runners in
             guard !runners.contains(where: { $0.name == runner.name }) else {
                 throw ProjectionError.alreadyRegistered(runner.name)
             }
@@ -114,8 +113,8 @@ final class ProjectionRegistry: @unchecked Sendable {
     }
 
     private static func failure(of error: ProjectionError, records: some Collection<TransitionRecord>) -> ProjectionFailure {
-        if case let .applyFailed(_, sequence, session, reason) = error {
-            return ProjectionFailure(sequence: sequence, session: session, reason: reason)
+        if case let .applyFailed(_, sequence, session, cause) = error {
+            return ProjectionFailure(sequence: sequence, session: session, reason: cause.description)
         }
         // Not tied to one record (a state that cannot be read or written): stop before the batch.
         let first = records.first
@@ -124,10 +123,7 @@ final class ProjectionRegistry: @unchecked Sendable {
             reason: error.description)
     }
 
-    private static let placeholderSession: SessionID = {
-        guard let id = try? SessionID("-") else { preconditionFailure("'-' is a valid session id") }
-        return id
-    }()
+    private static let placeholderSession: SessionID = "-"
 
     // MARK: Catch-up
 
@@ -141,7 +137,7 @@ final class ProjectionRegistry: @unchecked Sendable {
     /// records, rebuilding it from scratch first when its stored version differs (or it has no
     /// checkpoint) and retrying from its checkpoint when it had failed.
     ///
-    /// - Throws: ``ProjectionError/applyFailed(projection:sequence:session:reason:)`` (after
+    /// - Throws: ``ProjectionError/applyFailed(projection:sequence:session:cause:)`` (after
     ///   committing the states before the failing record and a checkpoint carrying the failure),
     ///   other ``ProjectionError``s, the store's errors.
     @discardableResult
@@ -149,16 +145,16 @@ final class ProjectionRegistry: @unchecked Sendable {
         _ runner: any ProjectionRunning, store: TransitionStore, batchSize: Int? = nil,
         progress: (ProjectionProgress) -> Void
     ) throws -> ProjectionStatus {
-        let started = DispatchTime.now().uptimeNanoseconds
+        let clock = ContinuousClock()
+        let started = clock.now
         var fold: (any ProjectionFolding)?
         var total: UInt64?
         var done: UInt64 = 0
         let batchSize = UInt64(max(1, batchSize ?? self.batchSize))
         func report() {
-            let elapsed = Double(DispatchTime.now().uptimeNanoseconds - started) / 1e9
             progress(ProjectionProgress(
                 projection: runner.name, recordsDone: done, recordsTotal: max(total ?? 0, done),
-                elapsedSeconds: elapsed))
+                elapsedSeconds: (clock.now - started).seconds))
         }
         while true {
             let outcome = try store.write { transaction -> BatchOutcome in

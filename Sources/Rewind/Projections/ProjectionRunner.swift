@@ -22,14 +22,14 @@ protocol ProjectionFolding: AnyObject {
     /// The global sequence of the last record applied.
     var checkpoint: UInt64 { get }
     /// Folds `record` into its key's state, reading that state from `transaction` the first time.
-    /// - Throws: ``ProjectionError/applyFailed(projection:sequence:session:reason:)`` naming
+    /// - Throws: ``ProjectionError/applyFailed(projection:sequence:session:cause:)`` naming
     ///   `record` (also when its key is invalid or its stored state unreadable), LMDB's errors.
     func apply(_ record: TransitionRecord, in transaction: StoreReadTransaction) throws
     /// Folds the record `view` shows, as ``apply(_:in:)`` folds the record itself (a catch-up
     /// reads views; folds that need the whole record copy it out).
     func apply(_ view: RecordView, in transaction: StoreReadTransaction) throws
     /// Writes (or deletes) every state changed since the last write.
-    /// - Throws: ``ProjectionError/stateEncodingFailed(projection:key:reason:)`` before writing
+    /// - Throws: ``ProjectionError/stateEncodingFailed(projection:key:cause:)`` before writing
     ///   anything, LMDB's errors.
     func write(to transaction: StoreWriteTransaction) throws
 }
@@ -108,7 +108,7 @@ final class ProjectionFold<P: Projection>: ProjectionFolding {
                 // A key too long or a stored state unreadable: this record is where it stops.
                 throw ProjectionError.applyFailed(
                     projection: states.name, sequence: record.sequence, session: record.session,
-                    reason: error.description)
+                    cause: ErrorCause(error))
             }
         }
         do {
@@ -116,7 +116,7 @@ final class ProjectionFold<P: Projection>: ProjectionFolding {
         } catch {
             throw ProjectionError.applyFailed(
                 projection: states.name, sequence: record.sequence, session: record.session,
-                reason: String(describing: error))
+                cause: ErrorCause(error))
         }
         states.markDirty(index)
         checkpoint = record.sequence

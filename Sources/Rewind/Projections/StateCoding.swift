@@ -1,3 +1,5 @@
+import RewindStore
+
 /// Appends the fields of a compact binary projection state (the built-ins' encoding): varints
 /// (unsigned LEB128), length-prefixed strings and bytes, fixed-width integers.
 struct StateWriter {
@@ -7,14 +9,7 @@ struct StateWriter {
     mutating func byte(_ value: UInt8) { bytes.append(value) }
 
     @inline(__always)
-    mutating func varint(_ value: UInt64) {
-        var value = value
-        while value >= 0x80 {
-            bytes.append(UInt8(truncatingIfNeeded: value) | 0x80)
-            value >>= 7
-        }
-        bytes.append(UInt8(truncatingIfNeeded: value))
-    }
+    mutating func varint(_ value: UInt64) { Varint.append(value, to: &bytes) }
 
     @inline(__always)
     mutating func int64(_ value: Int64) { varint(UInt64(bitPattern: (value << 1) ^ (value >> 63))) }
@@ -66,14 +61,10 @@ struct StateReader {
     }
 
     mutating func varint() throws -> UInt64 {
-        var value: UInt64 = 0
-        var shift: UInt64 = 0
-        while true {
-            let next = try byte()
-            guard shift < 64 else { throw StateDecodingError("varint too long at byte \(offset)") }
-            value |= UInt64(next & 0x7F) << shift
-            if next & 0x80 == 0 { return value }
-            shift += 7
+        do {
+            return try Varint.read(bytes, at: &offset)
+        } catch {
+            throw StateDecodingError(error.description)
         }
     }
 

@@ -3,7 +3,7 @@ import RewindStore
 
 /// What can go wrong when replaying, forking, verifying or playing a recorded session, beyond the
 /// engine's own errors (``EngineError/unknownSession(_:)``, ``EngineError/replayDivergence(session:version:event:recorded:computed:)``,
-/// ``EngineError/replayFailed(session:version:event:reason:)``) and the store's.
+/// ``EngineError/replayFailed(session:version:event:cause:)``) and the store's.
 public enum ReplayError: Error, Sendable, Hashable, CustomStringConvertible {
     /// A version past the session's head (or a fork point of 0) was asked for.
     case versionOutOfRange(session: SessionID, requested: UInt64, head: UInt64)
@@ -14,8 +14,8 @@ public enum ReplayError: Error, Sendable, Hashable, CustomStringConvertible {
     /// code provides: pass them as `bindings`, or register that definition with the engine.
     case definitionNeedsBindings(machine: String, version: String, guards: [String], actions: [String])
     /// The stored definition `version` of `machine` does not compile (other than for missing
-    /// bindings).
-    case invalidStoredDefinition(machine: String, version: String, reason: String)
+    /// bindings); `cause` is the machine's `MachineError`.
+    case invalidStoredDefinition(machine: String, version: String, cause: ErrorCause)
 
     /// A one-line explanation naming what failed and on what.
     public var description: String {

@@ -20,7 +20,7 @@ struct ReplayMachines: Sendable {
     ///
     /// - Throws: ``ReplayError/missingDefinition(machine:version:)``,
     ///   ``ReplayError/definitionNeedsBindings(machine:version:guards:actions:)``,
-    ///   ``ReplayError/invalidStoredDefinition(machine:version:reason:)``.
+    ///   ``ReplayError/invalidStoredDefinition(machine:version:cause:)``.
     mutating func recording(for definition: String) throws -> StepRecording {
         if let cached = cache[definition] { return cached }
         let machine: Machine
@@ -59,7 +59,7 @@ struct ReplayMachines: Sendable {
                     machine: name, version: version, guards: guards, actions: actions)
             }
             throw ReplayError.invalidStoredDefinition(
-                machine: name, version: version, reason: MachineError.invalidDefinition(problems).description)
+                machine: name, version: version, cause: ErrorCause(MachineError.invalidDefinition(problems)))
         }
     }
 
@@ -82,24 +82,20 @@ struct ReplayMachines: Sendable {
     }
 
     /// The session's state at `version` (nearest snapshot at or before it, plus the records
-    /// after it), with the record of that version and its decoded request (`nil` at version 0).
+    /// after it, each re-run with the definition it names: `SessionSnapshot.rebuilt`), with the
+    /// record of that version and its decoded request (`nil` at version 0).
     mutating func rebuild(
         _ session: SessionID, at version: UInt64, in transaction: StoreReadTransaction
     ) throws -> (SessionSnapshot, RecordedStep?) {
-        var snapshot = try SessionSnapshot.latest(of: session, atOrBefore: version, in: transaction)
-            ?? .empty(definition: "")
         var last: RecordedStep?
-        if snapshot.version < version {
-            try transaction.forEachRecord(of: session, from: snapshot.version + 1) { record in
-                guard record.version <= version else { return .stop }
-                let recording = try recording(for: record.definition)
-                let request = try recording.request(of: record)
-                let before = try state(before: record, from: snapshot, in: transaction)
-                snapshot = try recording.replay(record, request: request, on: before).1
-                last = RecordedStep(record: record, request: request, recording: recording)
-                return record.version == version ? .stop : .next
-            }
-        } else if version > 0, let record = try transaction.records(of: session, from: version, limit: 1).first {
+        let snapshot = try SessionSnapshot.rebuilt(session, at: version, in: transaction) { record, snapshot in
+            let recording = try recording(for: record.definition)
+            let request = try recording.request(of: record)
+            let before = try state(before: record, from: snapshot, in: transaction)
+            last = RecordedStep(record: record, request: request, recording: recording)
+            return try recording.replay(record, request: request, on: before).1
+        }
+        if last == nil, version > 0, let record = try transaction.records(of: session, from: version, limit: 1).first {
             let recording = try recording(for: record.definition)
             last = RecordedStep(record: record, request: try recording.request(of: record), recording: recording)
         }

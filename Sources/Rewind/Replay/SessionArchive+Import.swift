@@ -1,6 +1,6 @@
 import Foundation
 import RewindMachine
-import RewindStore
+@_spi(Internals) import RewindStore
 
 extension SessionArchive {
     /// A fully checked archive, ready to append.
@@ -8,7 +8,7 @@ extension SessionArchive {
         var header: Header
         /// The definitions by content version, parsed and checked against it.
         var definitions: [String: MachineDefinition]
-        var transitions: [Transition]
+        var transitions: [TransitionDraft]
     }
 
     /// The most UTF-8 bytes of the machine name an archive may carry: its definitions are stored
@@ -37,7 +37,7 @@ extension SessionArchive {
         do {
             return try SessionID(header.session)
         } catch {
-            throw SessionArchiveError.malformedLine(line: 1, reason: "its session id is invalid: \(error)")
+            throw SessionArchiveError.malformedLine(line: 1, reason: "its session id is invalid: \(error)", cause: ErrorCause(error))
         }
     }
 
@@ -63,7 +63,7 @@ extension SessionArchive {
             do {
                 return try decoder.decode(type, from: Data(body))
             } catch {
-                throw SessionArchiveError.malformedLine(line: number, reason: "its body does not decode: \(error)")
+                throw SessionArchiveError.malformedLine(line: number, reason: "its body does not decode: \(error)", cause: ErrorCause(error))
             }
         }
 
@@ -93,7 +93,8 @@ extension SessionArchive {
                 definition = try MachineDefinition(jsonDocument: Data(try entry.document.jsonBytes()))
             } catch {
                 throw SessionArchiveError.malformedLine(
-                    line: 1, reason: "the definition \(entry.version.prefix(12)) does not decode: \(error)")
+                    line: 1, reason: "the definition \(entry.version.prefix(12)) does not decode: \(error)",
+                    cause: ErrorCause(error))
             }
             guard definition.contentVersion == entry.version else {
                 throw SessionArchiveError.malformedLine(
@@ -104,7 +105,7 @@ extension SessionArchive {
         }
 
         // Lines 2…N+1: the records, versions 1…N.
-        var transitions: [Transition] = []
+        var transitions: [TransitionDraft] = []
         transitions.reserveCapacity(min(Int(clamping: header.records), lines.count))
         var version: UInt64 = 0
         while version < header.records {
@@ -144,7 +145,7 @@ extension SessionArchive {
 
     private static func transition(
         of record: Record, line number: Int, header: Header, definitions: [String: MachineDefinition]
-    ) throws -> Transition {
+    ) throws -> TransitionDraft {
         func malformed(_ reason: String) -> SessionArchiveError {
             .malformedLine(line: number, reason: reason)
         }
@@ -157,7 +158,7 @@ extension SessionArchive {
         guard !record.event.isEmpty else { throw malformed("its event name is empty") }
         guard !record.target.isEmpty else { throw malformed("its target configuration is empty") }
         if let origin = record.origin, origin.version == 0 { throw malformed("its origin's version is 0") }
-        return Transition(
+        return TransitionDraft(
             timestamp: Timestamp(microsecondsSince1970: record.timestamp), machine: record.machine,
             definition: record.definition, event: record.event, source: record.source, target: record.target,
             navigation: record.navigation, payload: record.payload, stateData: record.stateData,
@@ -239,10 +240,12 @@ extension Engine {
             let record = TransitionRecord(sequence: 0, session: session, version: version, transition: transition)
             if StepRecording.isFirstAfterMigration(record, on: snapshot) {
                 // The state the migration left, as the live session (and replay) continued from it.
-                let migrated = try? recording.migrated { visit in
-                    for (earlier, transition) in contents.transitions[..<offset].enumerated() {
-                        try visit(TransitionRecord(
-                            sequence: 0, session: session, version: UInt64(earlier + 1), transition: transition))
+                let migrated = try? recording.migrated(session, through: UInt64(offset)) { first, visit in
+                    for (earlier, transition) in contents.transitions[..<offset].enumerated()
+                    where UInt64(earlier + 1) >= first {
+                        let record = TransitionRecord(
+                            sequence: 0, session: session, version: UInt64(earlier + 1), transition: transition)
+                        if try !visit(record) { return }
                     }
                 }
                 guard let migrated else { break }

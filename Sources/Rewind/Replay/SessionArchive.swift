@@ -1,6 +1,6 @@
 import Foundation
 import RewindMachine
-import RewindStore
+@_spi(Internals) import RewindStore
 
 /// The self-contained file a session is exported to: NDJSON, one JSON object per line.
 ///
@@ -251,7 +251,7 @@ extension Engine {
                     document = try JSONValue(jsonBytes: bytes)
                 } catch {
                     throw EngineError.corruptedEntry(
-                        what: "the stored definition \(info.machine)@\(version)", reason: "\(error)")
+                        what: "the stored definition \(info.machine)@\(version)", reason: String(describing: error), cause: ErrorCause(error))
                 }
                 definitions.append(SessionArchive.Header.Definition(version: version, document: document))
             }

@@ -8,8 +8,9 @@ public enum SessionArchiveError: Error, Sendable, Hashable, CustomStringConverti
     case truncated(line: Int, reason: String)
     /// Line `line`'s checksum does not match its content: it was changed after export.
     case checksumMismatch(line: Int, stored: UInt32, computed: UInt32)
-    /// Line `line` is not what the format allows there.
-    case malformedLine(line: Int, reason: String)
+    /// Line `line` is not what the format allows there; `cause` is the decoder's error when one
+    /// said why (its text is part of `reason` too).
+    case malformedLine(line: Int, reason: String, cause: ErrorCause? = nil)
     /// The archive is of another format or a newer format version (line 1).
     case unsupportedFormat(format: String, version: Int)
     /// Line `line` holds version `found` where version `expected` belongs (a gap or reordering).
@@ -25,7 +26,7 @@ public enum SessionArchiveError: Error, Sendable, Hashable, CustomStringConverti
     /// The 1-based line at fault, when there is one.
     public var line: Int? {
         switch self {
-        case .truncated(let line, _), .checksumMismatch(let line, _, _), .malformedLine(let line, _),
+        case .truncated(let line, _), .checksumMismatch(let line, _, _), .malformedLine(let line, _, _),
              .versionGap(let line, _, _), .trailerMismatch(let line, _), .lineTooLong(let line, _):
             return line
         case .unsupportedFormat:
@@ -43,7 +44,7 @@ public enum SessionArchiveError: Error, Sendable, Hashable, CustomStringConverti
         case let .checksumMismatch(line, stored, computed):
             return "session archive line \(line) was altered: its checksum is \(SessionArchive.hex(stored)) "
                 + "but its content gives \(SessionArchive.hex(computed)); nothing was imported"
-        case let .malformedLine(line, reason):
+        case let .malformedLine(line, reason, _):
             return "session archive line \(line) is malformed: \(reason); nothing was imported"
         case let .unsupportedFormat(format, version):
             return "unsupported session archive '\(format)' version \(version) at line 1: this Rewind reads "

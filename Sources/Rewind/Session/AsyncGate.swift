@@ -1,29 +1,33 @@
 import Foundation
+import Synchronization
 
 /// A first-in, first-out async mutex: one holder at a time, waiters suspended (never blocking a
 /// thread) and resumed in arrival order. A session holds it for the whole of a step (evaluate,
 /// append, adopt, hooks), so one session's steps never interleave.
-final class AsyncGate: @unchecked Sendable {
-    /// Guards `held` and `waiters`.
-    private let lock = NSLock()
-    private var held = false
-    private var waiters: [CheckedContinuation<Void, Never>] = []
+final class AsyncGate: Sendable {
+    /// Whether someone holds the gate, and who waits for it, in arrival order.
+    private struct State {
+        var held = false
+        var waiters: [CheckedContinuation<Void, Never>] = []
+    }
+
+    private let state = Mutex(State())
 
     /// Waits until the gate is free and takes it.
     func acquire() async {
         // A free gate is taken without suspending (the usual case: one request at a time).
-        if lock.withLock({ () -> Bool in
-            if held { return false }
-            held = true
+        if state.withLock({ state -> Bool in
+            if state.held { return false }
+            state.held = true
             return true
         }) { return }
         await withCheckedContinuation { (continuation: CheckedContinuation<Void, Never>) in
-            let takenNow = lock.withLock { () -> Bool in
-                if held {
-                    waiters.append(continuation)
+            let takenNow = state.withLock { state -> Bool in
+                if state.held {
+                    state.waiters.append(continuation)
                     return false
                 }
-                held = true
+                state.held = true
                 return true
             }
             if takenNow { continuation.resume() }
@@ -32,18 +36,18 @@ final class AsyncGate: @unchecked Sendable {
 
     /// Hands the gate to the next waiter, or frees it.
     func release() {
-        let next = lock.withLock { () -> CheckedContinuation<Void, Never>? in
-            if waiters.isEmpty {
-                held = false
+        let next = state.withLock { state -> CheckedContinuation<Void, Never>? in
+            if state.waiters.isEmpty {
+                state.held = false
                 return nil
             }
-            return waiters.removeFirst()
+            return state.waiters.removeFirst()
         }
         next?.resume()
     }
 
     /// Whether someone holds the gate now (a hint: it may change right after).
-    var isHeld: Bool { lock.withLock { held } }
+    var isHeld: Bool { state.withLock { $0.held } }
 
     /// Runs `body` holding the gate.
     func withGate<R>(_ body: () async throws -> R) async rethrows -> R {

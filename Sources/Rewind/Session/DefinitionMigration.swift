@@ -31,7 +31,7 @@ public struct DefinitionMigration: Sendable {
     public var renamed: [String: String]
     /// Changes the session's state after the renames (`nil`: none). Change its `state` and
     /// `navigation`; its version, definition and timestamp are kept. Throwing stops the resume
-    /// with ``EngineError/migrationFailed(session:migration:reason:)``.
+    /// with ``EngineError/migrationFailed(session:migration:cause:)``.
     public var transform: (@Sendable (inout SessionSnapshot) throws -> Void)?
 
     /// Creates a migration named `name` from the definition with content version `from` (any

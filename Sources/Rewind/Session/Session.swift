@@ -1,6 +1,7 @@
 import Foundation
 import RewindMachine
 import RewindStore
+import Synchronization
 
 /// One running, persisted session of a machine: a stream of records in the store.
 ///
@@ -16,6 +17,9 @@ import RewindStore
 /// `startSession(id:machine:context:isolation:configure:)`). Hooks run on the task that made the
 /// request.
 public final class Session: @unchecked Sendable {
+    // Concurrency (`@unchecked Sendable`): `lock` guards the mutable state and the hooks'
+    // registration, `gate` orders the requests and the hooks' runs; the rest is immutable.
+
     /// The session's id.
     public let id: SessionID
     /// The name the machine is registered under.
@@ -26,21 +30,23 @@ public final class Session: @unchecked Sendable {
     let recording: StepRecording
     /// Strong: the engine holds no session, and a session outliving the caller's last reference
     /// to its engine must keep using it.
-    private let engine: Engine
-    private let gate = AsyncGate()
+    let engine: Engine
+    let gate = AsyncGate()
     /// Guards `current`, `migration`, `queued`, `deferred`, `deliveries` and `hooks`' registration.
-    private let lock = NSLock()
-    private var current: SessionSnapshot
+    let lock = Mutex(())
+    var current: SessionSnapshot
     /// The `rewind.migrate` record to append before the session's next record, when it resumed
     /// under another definition than its records name (its timestamp is set when appended).
-    private var migration: Transition?
-    private var queued: [StepRecording.Request] = []
-    private var deferred: [any Error] = []
+    var migration: TransitionDraft?
+    var queued: [StepRecording.Request] = []
+    var deferred: [any Error] = []
     /// How many `deliverDueSends()` loops run now (the automatic delivery after a step waits
     /// for none, so delivering never recurses).
-    private var deliveries = 0
+    var deliveries = 0
     /// Registered under `lock`; run only while holding `gate`.
-    private let hooks = StepHooks()
+    let hooks = StepHooks()
+    /// Whether a `@MainActor` hook is registered (under `lock`): the hooks then run on the main actor.
+    var hooksOnMainActor = false
 
     /// How ``reload()`` treats records written under another definition: as the session was
     /// resumed (a session moved to the registered definition reloads the same way until its first
@@ -73,7 +79,7 @@ public final class Session: @unchecked Sendable {
     // MARK: State
 
     /// The session at its latest committed version.
-    public var snapshot: SessionSnapshot { lock.withLock { current } }
+    public var snapshot: SessionSnapshot { lock.withLock { _ in current } }
     /// The interpreter's state at the latest committed version.
     public var state: MachineState { snapshot.state }
     /// The latest committed version (0 before the first record).
@@ -86,7 +92,7 @@ public final class Session: @unchecked Sendable {
     /// with (see ``NavigationStack`` and ``navigationPath(as:)``).
     public var navigationStack: NavigationStack { snapshot.navigation }
     /// Errors thrown by requests queued from hooks (they cannot reach the hook's caller).
-    public var deferredErrors: [any Error] { lock.withLock { deferred } }
+    public var deferredErrors: [any Error] { lock.withLock { _ in deferred } }
 
     /// Whether `enter(id)` would be accepted now (GKStateMachine's `canEnterState`).
     public func canEnter(_ id: String) -> Bool {
@@ -118,7 +124,7 @@ public final class Session: @unchecked Sendable {
 
     /// Sends a typed event with a `Codable` payload.
     ///
-    /// - Throws: ``EngineError/payloadEncoding(event:reason:)`` when the payload cannot be encoded.
+    /// - Throws: ``EngineError/payloadEncoding(event:cause:)`` when the payload cannot be encoded.
     @discardableResult
     public func send<Name: RawRepresentable<String>>(_ name: Name, payload: some Encodable) async throws -> Step {
         let value = try Self.jsonValue(of: payload, event: name.rawValue)
@@ -164,12 +170,12 @@ public final class Session: @unchecked Sendable {
         return try await perform(.enter(state: id.rawValue, data: value))
     }
 
-    /// The app's `Encodable` value as a `JSONValue`, or ``EngineError/payloadEncoding(event:reason:)``.
+    /// The app's `Encodable` value as a `JSONValue`, or ``EngineError/payloadEncoding(event:cause:)``.
     static func jsonValue(of value: some Encodable, event: String) throws -> JSONValue {
         do {
             return try JSONValue(encoding: value)
         } catch {
-            throw EngineError.payloadEncoding(event: event, reason: String(describing: error))
+            throw EngineError.payloadEncoding(event: event, cause: ErrorCause(error))
         }
     }
 
@@ -177,91 +183,6 @@ public final class Session: @unchecked Sendable {
     @discardableResult
     public func enter<ID: RawRepresentable<String>>(_ id: ID) async throws -> Step {
         try await perform(.enter(state: id.rawValue, data: .null))
-    }
-
-    /// Queues an event to be sent after the current step (StateViewController's
-    /// `setNeedsTransition`). Called from a hook, it runs once the hooks of the current step are
-    /// done, before the request that ran them returns; called outside any step, it runs on a new
-    /// task (while another task's request holds the session: after that request, succeeded or
-    /// failed, on its task). Errors go to ``deferredErrors``.
-    public func setNeedsTransition(_ event: String, payload: JSONValue = .null) {
-        enqueue(.send(Event(event, payload: payload)))
-    }
-
-    /// Queues a direct move to run after the current step (see `setNeedsTransition(_:payload:)`).
-    public func setNeedsTransition(to state: String, data: JSONValue = .null) {
-        enqueue(.enter(state: state, data: data))
-    }
-
-    /// When the session's next delayed send (SCXML `<send delay>`) is due, or `nil` when none is
-    /// pending: schedule a timer for it and call ``deliverDueSends()``. A send due past the last
-    /// representable timestamp (a delay of thousands of centuries) reports that timestamp.
-    public var nextDueSend: Timestamp? {
-        lock.withLock {
-            current.state.pendingSends.first.map { send in
-                let (micros, overflow) = send.dueMilliseconds.multipliedReportingOverflow(by: 1000)
-                return Timestamp(microsecondsSince1970: overflow ? (send.dueMilliseconds > 0 ? .max : .min) : micros)
-            }
-        }
-    }
-
-    /// Delivers every pending send (SCXML `<send>`) that is due now, in due order, each as its own
-    /// step recorded under ``StepRecording/dueEvent`` (the machine processes the send's event),
-    /// durably, with its hooks; returns the steps.
-    ///
-    /// Sends without a delay need no call: they are delivered with the step that made them, in
-    /// its append (its caller gets its own step). Call this when a delayed one comes due (see
-    /// ``nextDueSend``), or after resuming a session whose sends came due while it was closed;
-    /// the session's next request also delivers what has come due, after its own step (errors
-    /// then go to ``deferredErrors``), as the in-memory `Interpreter` does.
-    ///
-    /// - Throws: `MachineError.eventLoopLimitExceeded` when deliveries keep making sends due for
-    ///   more steps than the machine's microstep limit (those before stay committed), and what a
-    ///   step's append throws (that delivery is not written; the send stays pending).
-    @discardableResult
-    public func deliverDueSends() async throws -> [Step] {
-        lock.withLock { deliveries += 1 }
-        defer { lock.withLock { deliveries -= 1 } }
-        var delivered: [Step] = []
-        // Each round delivers what is due in one append; hooks may queue requests that make more due.
-        while let steps = try await withGateThenQueued({ try await runDueStep() }) {
-            delivered += steps
-            if delivered.count >= machine.options.microstepLimit, hasDueSend {
-                throw MachineError.eventLoopLimitExceeded(
-                    limit: machine.options.microstepLimit, event: steps.last?.event?.name,
-                    configuration: configuration)
-            }
-        }
-        return delivered
-    }
-
-    /// Whether a pending send is due now.
-    private var hasDueSend: Bool {
-        lock.withLock { dueSend(in: current.state) != nil }
-    }
-
-    /// The pending send of `state` that is due by the engine's clock (the first: they are kept in
-    /// due order), if any.
-    private func dueSend(in state: MachineState) -> ScheduledEvent? {
-        guard let first = state.pendingSends.first,
-              first.dueMilliseconds <= engine.configuration.clock().microsecondsSince1970 / 1000
-        else { return nil }
-        return first
-    }
-
-    /// Delivers the pending sends that are due, holding the gate; `nil` when none is.
-    private func runDueStep() async throws -> [Step]? {
-        guard let due = lock.withLock({ dueSend(in: current.state) }) else { return nil }
-        return try await runStep(.deliverDue(due.event))
-    }
-
-    /// Forwards `update(deltaTime:)` to the hooks of the active states (GKState's `update`).
-    public func update(deltaTime: Double) async {
-        await gate.withGate {
-            let state = self.state
-            hooks.update(deltaTime: deltaTime, in: state)
-        }
-        await drainQueued()
     }
 
     /// Reloads the session from the store (after a version conflict: another engine or process
@@ -276,289 +197,10 @@ public final class Session: @unchecked Sendable {
     public func reload() async throws {
         try await withGateThenQueued {
             let resumed = try engine.loadSnapshot(of: id, recording: recording, policy: resumePolicy)
-            lock.withLock {
+            lock.withLock { _ in
                 current = resumed.snapshot
                 migration = resumed.migration
             }
-        }
-    }
-
-    // MARK: Hooks
-
-    /// Runs `hook` each time `state` is entered (GKState's `didEnter(from:)`).
-    public func onDidEnter(_ state: String, _ hook: @escaping @Sendable (StateChange) -> Void) {
-        lock.withLock { hooks.onDidEnter(state, hook) }
-    }
-
-    /// Runs `hook` each time `state` is exited (GKState's `willExit(to:)`).
-    public func onWillExit(_ state: String, _ hook: @escaping @Sendable (StateChange) -> Void) {
-        lock.withLock { hooks.onWillExit(state, hook) }
-    }
-
-    /// Runs `hook` on ``update(deltaTime:)`` while `state` is active.
-    public func onUpdate(_ state: String, _ hook: @escaping @Sendable (_ deltaTime: Double) -> Void) {
-        lock.withLock { hooks.onUpdate(state, hook) }
-    }
-
-    /// Runs `hook` before each step's exits (StateViewController's `willTransition(to:)`); the
-    /// change's `data` is the next state's data (see `StateChange.data`).
-    public func onWillTransition(_ hook: @escaping @Sendable (StateChange) -> Void) {
-        lock.withLock { hooks.onWillTransition(hook) }
-    }
-
-    /// Runs `hook` after each step's entries (StateViewController's `didTransition(from:)`); the
-    /// change's `data` is the next state's data (see `StateChange.data`).
-    public func onDidTransition(_ hook: @escaping @Sendable (StateChange) -> Void) {
-        lock.withLock { hooks.onDidTransition(hook) }
-    }
-
-    /// Runs `hook` for each microstep between its exits and its entries (transition actions).
-    public func onTransition(_ hook: @escaping @Sendable (Microstep) -> Void) {
-        lock.withLock { hooks.onTransition(hook) }
-    }
-
-    // MARK: Steps
-
-    /// Runs `request` and then whatever its hooks queued.
-    func perform(_ request: StepRecording.Request) async throws -> Step {
-        try await withGateThenQueued { try await runStep(request) }[0]
-    }
-
-    /// Runs `body` holding the gate, then the requests queued meanwhile, also when `body` throws:
-    /// a request queued from outside any step while the gate was held is left to the holder (see
-    /// `enqueue`), and would otherwise wait for the session's next request. A failed `body` with
-    /// nothing queued is followed by nothing (no due send is delivered).
-    private func withGateThenQueued<R>(_ body: () async throws -> R) async throws -> R {
-        do {
-            let result = try await gate.withGate(body)
-            await drainQueued()
-            return result
-        } catch {
-            if lock.withLock({ !queued.isEmpty }) { await drainQueued() }
-            throw error
-        }
-    }
-
-    /// Evaluate → append → adopt → hooks, holding the gate: `request`, then the sends due after
-    /// it (SCXML `<send>` without a delay) in the same append. Returns the steps, the request's
-    /// first.
-    private func runStep(_ request: StepRecording.Request) async throws -> [Step] {
-        try engine.ensureOpen()
-        let (before, migration) = lock.withLock { (current, self.migration) }
-        var latest = before
-        var steps: [Step] = []
-        steps.reserveCapacity(1)
-        var transitions: [Transition] = []
-        transitions.reserveCapacity(1)
-        var writes: [AppendRequest.AuxiliaryWrite] = []
-        if let migration { try prepend(migration, advancing: &latest, transitions: &transitions, snapshots: &writes) }
-        try evaluate(request, advancing: &latest, steps: &steps, transitions: &transitions, snapshots: &writes)
-        try evaluateDueSends(advancing: &latest, steps: &steps, transitions: &transitions, snapshots: &writes)
-        // No transition: an explicitly ignored event; nothing happened, nothing is recorded (not
-        // even a pending migration: it goes with the first record under the new definition).
-        if transitions.count == (migration == nil ? 0 : 1) { return steps }
-        try await append(transitions, after: before, writes: writes)
-        lock.withLock {
-            current = latest
-            self.migration = nil
-        }
-        runHooks(of: steps, from: before.state)
-        return steps
-    }
-
-    /// Evaluate every request → one append → adopt → every step's hooks, holding the gate (see
-    /// `send(contentsOf:)`; `runStep` is the one-request case).
-    private func runSteps(_ requests: [StepRecording.Request]) async throws -> [Step] {
-        try engine.ensureOpen()
-        let (before, migration) = lock.withLock { (current, self.migration) }
-        var latest = before
-        var steps: [Step] = []
-        steps.reserveCapacity(requests.count)
-        var transitions: [Transition] = []
-        transitions.reserveCapacity(requests.count)
-        var writes: [AppendRequest.AuxiliaryWrite] = []
-        if let migration { try prepend(migration, advancing: &latest, transitions: &transitions, snapshots: &writes) }
-        // Where each request's own step is among `steps` (the deliveries of due sends go between).
-        var requested: [Int] = []
-        requested.reserveCapacity(requests.count)
-        for request in requests {
-            try evaluate(request, advancing: &latest, steps: &steps, transitions: &transitions, snapshots: &writes)
-            requested.append(steps.count - 1)
-            try evaluateDueSends(advancing: &latest, steps: &steps, transitions: &transitions, snapshots: &writes)
-        }
-        let requestSteps = requested.count == steps.count ? steps : requested.map { steps[$0] }
-        if transitions.count == (migration == nil ? 0 : 1) { return requestSteps }
-        try await append(transitions, after: before, writes: writes)
-        lock.withLock {
-            current = latest
-            self.migration = nil
-        }
-        runHooks(of: steps, from: before.state)
-        return requestSteps
-    }
-
-    /// Runs the hooks of `steps` in order, each step's previous state the one the step before it
-    /// reached (the first's `previous`); steps that moved nothing run none.
-    private func runHooks(of steps: [Step], from previous: MachineState) {
-        // No hook registered: none runs, so none can register another (the usual case).
-        if hooks.isEmpty { return }
-        var previous = previous
-        for step in steps {
-            if !step.microsteps.isEmpty { hooks.run(step, of: machine, previous: previous) }
-            previous = step.state
-        }
-    }
-
-    /// Evaluates on `latest` the pending sends that are due now, each as its own step and record
-    /// (see ``deliverDueSends()``), after the step that made them: in a bulk send, between the
-    /// events, as consecutive `send` calls would.
-    private func evaluateDueSends(
-        advancing latest: inout SessionSnapshot, steps: inout [Step],
-        transitions: inout [Transition], snapshots: inout [AppendRequest.AuxiliaryWrite]
-    ) throws {
-        var delivered = 0
-        while let due = dueSend(in: latest.state) {
-            if delivered == machine.options.microstepLimit {
-                throw MachineError.eventLoopLimitExceeded(
-                    limit: machine.options.microstepLimit, event: due.event.name,
-                    configuration: latest.state.configuration)
-            }
-            try evaluate(.deliverDue(due.event), advancing: &latest, steps: &steps, transitions: &transitions, snapshots: &snapshots)
-            delivered += 1
-        }
-    }
-
-    /// Whether steps of payload-free events are read from the machine's table of precomputed
-    /// outcomes (``Machine/sendFromTable(_:in:)``) rather than returned by the general `send`:
-    /// the same steps, records, snapshots and errors (tests turn it off to compare both paths).
-    var stepsFromTable = true
-
-    /// Evaluates `request` on `latest` (purely: nothing is written) and appends its step to
-    /// `steps`; when the step changed something (not an explicitly ignored event), also appends
-    /// its transition to `transitions`, moves `latest` one version on (the step's state, its
-    /// navigation applied) and adds the write of a snapshot due at that version to `snapshots`.
-    /// On error `latest` may be half-changed: the caller drops it.
-    private func evaluate(
-        _ request: StepRecording.Request, advancing latest: inout SessionSnapshot, steps: inout [Step],
-        transitions: inout [Transition], snapshots: inout [AppendRequest.AuxiliaryWrite]
-    ) throws {
-        let time = engine.configuration.clock()
-        // The table's outcome, when it holds one: the state changed in place, the step's arrays
-        // shared with the table, no `Step` built by the machine and taken apart again.
-        if stepsFromTable, case .send(let event) = request, !StepRecording.isReserved(event.name),
-           let taken = try machine.sendFromTable(event, in: &latest.state)
-        {
-            if taken.microsteps.isEmpty {
-                steps.append(taken.step(of: event, reaching: latest.state))
-                return
-            }
-            transitions.append(try recording.transition(
-                request: request, source: taken.source, target: latest.state.configuration,
-                microsteps: taken.microsteps, navigation: taken.navigation, at: time))
-            try advance(
-                &latest, navigation: taken.navigation, microsteps: taken.microsteps, at: time, snapshots: &snapshots)
-            // After `advance`: the step shows the state data an uncovered entry restored.
-            steps.append(taken.step(of: event, reaching: latest.state))
-            return
-        }
-        var step = try recording.evaluate(request, in: latest.state, at: time)
-        if step.microsteps.isEmpty && !request.isAlwaysRecorded {
-            steps.append(step)
-            return
-        }
-        let transition = try recording.transition(for: step, request: request, at: time)
-        latest.state = step.state
-        if try advance(
-            &latest, navigation: transition.navigation, microsteps: step.microsteps, at: time, snapshots: &snapshots)
-        {
-            step.state = latest.state
-        }
-        steps.append(step)
-        transitions.append(transition)
-    }
-
-    /// Puts the pending `rewind.migrate` record first among `transitions`, stamped now, and moves
-    /// `latest` (already the migrated state) one version on, to its version.
-    private func prepend(
-        _ migration: Transition, advancing latest: inout SessionSnapshot, transitions: inout [Transition],
-        snapshots: inout [AppendRequest.AuxiliaryWrite]
-    ) throws {
-        var migration = migration
-        migration.timestamp = engine.configuration.clock()
-        transitions.append(migration)
-        // The snapshot's stack is the migrated one already: the record's operations only tell log readers.
-        try advance(&latest, navigation: [], microsteps: [], at: migration.timestamp, snapshots: &snapshots)
-    }
-
-    /// Moves `snapshot`, whose state is already the step's, one version on: `navigation` applied
-    /// (entries with the data `microsteps` entered; an uncovered entry's data restored into the
-    /// state: ``NavigationStack/apply(_:of:to:)``), stamped `time`; when a snapshot is due at that
-    /// version, its write is added to `snapshots`.
-    ///
-    /// - Returns: Whether the state's data changed (an uncovered entry's data restored).
-    @discardableResult
-    private func advance(
-        _ snapshot: inout SessionSnapshot, navigation: [NavigationOperation], microsteps: [Microstep],
-        at time: Timestamp, snapshots: inout [AppendRequest.AuxiliaryWrite]
-    ) throws -> Bool {
-        snapshot.version += 1
-        if snapshot.definition != recording.definition { snapshot.definition = recording.definition }
-        let restored = snapshot.navigation.apply(navigation, of: microsteps, to: &snapshot.state)
-        snapshot.timestamp = time
-        let interval = engine.configuration.snapshotInterval
-        if interval > 0, snapshot.version % interval == 0 {
-            snapshots.append(AppendRequest.AuxiliaryWrite(
-                database: .snapshots, key: SessionSnapshot.key(session: id, version: snapshot.version),
-                value: try snapshot.encoded()))
-        }
-        return restored
-    }
-
-    /// Appends `transitions` (and `writes`) after the session's version in `before`, through the
-    /// engine's group commit; returns once they are committed.
-    private func append(
-        _ transitions: [Transition], after before: SessionSnapshot, writes: [AppendRequest.AuxiliaryWrite]
-    ) async throws {
-        let expected: ExpectedVersion = before.version == 0 ? .noStream : .exact(before.version)
-        do {
-            _ = try await engine.commits.submit(AppendRequest(
-                session: id, expectedVersion: expected, transitions: transitions, auxiliaryWrites: writes))
-        } catch where engine.isClosed {
-            // The engine closed while the append waited: it failed on the closed store.
-            throw EngineError.closed
-        }
-    }
-
-    private func enqueue(_ request: StepRecording.Request) {
-        lock.withLock { queued.append(request) }
-        if !gate.isHeld {
-            Task { await self.drainQueued() }
-        }
-    }
-
-    /// Runs the queued requests, one step each, recording their errors; then delivers the
-    /// pending sends that have come due since (unless a delivery loop runs already), recording its
-    /// error.
-    ///
-    /// Each request is taken from the queue holding the gate: several tasks may drain at once
-    /// (each request queued outside any step starts one), and one that took a request before
-    /// waiting for the gate could be overtaken by another with a later one.
-    private func drainQueued() async {
-        while lock.withLock({ !queued.isEmpty }) {
-            do {
-                _ = try await gate.withGate { () -> [Step] in
-                    guard let request = lock.withLock({ queued.isEmpty ? nil : queued.removeFirst() }) else { return [] }
-                    return try await runStep(request)
-                }
-            } catch {
-                lock.withLock { deferred.append(error) }
-            }
-        }
-        guard lock.withLock({ deliveries == 0 && dueSend(in: current.state) != nil }) else { return }
-        do {
-            try await deliverDueSends()
-        } catch {
-            lock.withLock { deferred.append(error) }
         }
     }
 }

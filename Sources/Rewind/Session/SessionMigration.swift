@@ -18,35 +18,33 @@ import RewindStore
 /// new definition computes another context, state data, history memory or pending sends for the
 /// old events.
 extension StepRecording {
-    /// The session as a migration to this recording's definition leaves it: the records `records`
-    /// hands to its visitor (the session's first versions, in order) re-run from the start
-    /// through this definition, each checked to reach its recorded target.
+    /// The session `session` as a migration to this recording's definition leaves it: its records
+    /// through version `last` (all of them when `nil`), read by `records`, re-run from the start
+    /// through this definition (`SessionSnapshot.rebuilt`), each checked to reach its recorded
+    /// target.
     ///
-    /// - Throws: ``EngineError/replayFailed(session:version:event:reason:)`` or
+    /// - Throws: ``EngineError/replayFailed(session:version:event:cause:)`` or
     ///   ``EngineError/replayDivergence(session:version:event:recorded:computed:)`` when this
-    ///   definition does not reproduce a record; what `records` throws.
+    ///   definition does not reproduce a record, ``EngineError/corruptedEntry(what:reason:)``
+    ///   when a version is missing; what `records` throws.
     func migrated(
-        replaying records: (_ visit: (TransitionRecord) throws -> Void) throws -> Void
+        _ session: SessionID, through last: UInt64?, records: SessionSnapshot.RecordReader
     ) throws -> SessionSnapshot {
-        var snapshot = SessionSnapshot.empty(definition: definition)
-        try records { record in snapshot = try replay(record, on: snapshot).1 }
+        var snapshot = try SessionSnapshot.rebuilt(
+            session, at: last, from: .empty(definition: definition), records: records
+        ) { record, before in try replay(record, on: before).1 }
         snapshot.definition = definition
         return snapshot
     }
 
     /// The session `session` as a migration to this recording's definition leaves it, from its
     /// records in `transaction` before version `end` (all of them when `nil`); see
-    /// ``migrated(replaying:)``.
+    /// ``migrated(_:through:records:)``.
     func migrated(
         _ session: SessionID, before end: UInt64? = nil, in transaction: StoreReadTransaction
     ) throws -> SessionSnapshot {
-        try migrated { visit in
-            try transaction.forEachRecord(of: session, from: 1) { record in
-                if let end, record.version >= end { return .stop }
-                try visit(record)
-                return .next
-            }
-        }
+        try migrated(
+            session, through: end.map { $0 - 1 }, records: SessionSnapshot.records(of: session, in: transaction))
     }
 
     /// Whether `record`, re-run on `snapshot` (the session's state at the version before it), is
@@ -63,17 +61,17 @@ extension StepRecording {
     /// definition, from the configuration `source` and the navigation stack `navigation` before
     /// it. Its timestamp is set when it is appended.
     ///
-    /// - Throws: ``EngineError/payloadEncoding(event:reason:)`` when the payload cannot be encoded.
+    /// - Throws: ``EngineError/payloadEncoding(event:cause:)`` when the payload cannot be encoded.
     func transition(
         for migration: RecordedMigration, source: [String], navigation: NavigationStack
-    ) throws -> Transition {
+    ) throws -> TransitionDraft {
         let payload: [UInt8]
         do {
             payload = try coder.encode(migration.payload)
         } catch {
-            throw EngineError.payloadEncoding(event: Self.migrateEvent, reason: String(describing: error))
+            throw EngineError.payloadEncoding(event: Self.migrateEvent, cause: ErrorCause(error))
         }
-        return Transition(
+        return TransitionDraft(
             timestamp: Timestamp(microsecondsSince1970: 0), machine: machineName, definition: definition,
             event: Self.migrateEvent, source: source, target: migration.state.configuration,
             navigation: RecordedMigration.operations(from: navigation, to: migration.navigation), payload: payload)
@@ -84,7 +82,7 @@ extension StepRecording {
 /// next record when it resumed under another definition than its records name.
 struct ResumedState {
     var snapshot: SessionSnapshot
-    var migration: Transition?
+    var migration: TransitionDraft?
 }
 
 extension Engine {
@@ -96,12 +94,9 @@ extension Engine {
     func recordedState(
         of id: SessionID, at head: UInt64, registered: StepRecording, in transaction: StoreReadTransaction
     ) throws -> SessionSnapshot {
-        var snapshot = try SessionSnapshot.latest(of: id, atOrBefore: head, in: transaction) ?? .empty(definition: "")
-        guard snapshot.version < head else { return snapshot }
         var machines = ReplayMachines(
             engine: self, machineName: registered.machineName, bindings: registered.machine.bindings)
-        try transaction.forEachRecord(of: id, from: snapshot.version + 1) { record in
-            guard record.version <= head else { return .stop }
+        return try SessionSnapshot.rebuilt(id, at: head, in: transaction) { record, snapshot in
             let recording: StepRecording
             do {
                 recording = try machines.recording(for: record.definition)
@@ -109,14 +104,8 @@ extension Engine {
                 recording = registered
             }
             let before = try machines.state(before: record, from: snapshot, in: transaction)
-            snapshot = try recording.replay(record, on: before).1
-            return .next
+            return try recording.replay(record, on: before).1
         }
-        guard snapshot.version == head else {
-            throw EngineError.corruptedEntry(
-                what: "the session index of '\(id)'", reason: "version \(snapshot.version + 1) is missing")
-        }
-        return snapshot
     }
 
     /// The session `id`, recorded as `recorded` (its state at its head), moved to the registered
@@ -126,8 +115,8 @@ extension Engine {
     /// it. Returns the moved state and its `rewind.migrate` record.
     ///
     /// - Throws: ``EngineError/incompatibleDefinition(session:machine:recorded:registered:problems:)``,
-    ///   ``EngineError/migrationFailed(session:migration:reason:)``,
-    ///   ``EngineError/payloadEncoding(event:reason:)``.
+    ///   ``EngineError/migrationFailed(session:migration:cause:)``,
+    ///   ``EngineError/payloadEncoding(event:cause:)``.
     func upgrade(_ recorded: SessionSnapshot, of id: SessionID, to registered: StepRecording) throws -> ResumedState {
         let from = recorded.definition
         var migrated = recorded
@@ -141,7 +130,7 @@ extension Engine {
                 do {
                     try transform(&changed)
                 } catch {
-                    throw EngineError.migrationFailed(session: id, migration: migration.name, reason: String(describing: error))
+                    throw EngineError.migrationFailed(session: id, migration: migration.name, cause: ErrorCause(error))
                 }
                 migrated.state = changed.state
                 migrated.navigation = changed.navigation

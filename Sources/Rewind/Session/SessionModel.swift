@@ -121,7 +121,7 @@ public final class SessionModel {
 
     /// Moves directly to a typed state carrying `Codable` data (see `enter(_:data:)`).
     ///
-    /// - Throws: ``EngineError/payloadEncoding(event:reason:)`` when the data cannot be encoded,
+    /// - Throws: ``EngineError/payloadEncoding(event:cause:)`` when the data cannot be encoded,
     ///   what the session's `enter` throws.
     @discardableResult
     public func enter<ID: RawRepresentable<String>>(_ id: ID, data: some Encodable) async throws -> Step {

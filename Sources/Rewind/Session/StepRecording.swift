@@ -13,7 +13,7 @@ import RewindStore
 /// (the delivery of a delayed send, SCXML `<send>`; its payload is
 /// `{"event": name, "payload": payload}`) and ``migrateEvent`` (the session's move to another
 /// definition of its machine; its payload is a ``RecordedMigration``).
-public struct StepRecording: Sendable {
+package struct StepRecording: Sendable {
     /// The event name of the first record of a session started normally.
     public static let startEvent = "rewind.start"
     /// The event name of a direct move (GKStateMachine's `enter(_:)`).
@@ -100,32 +100,47 @@ public struct StepRecording: Sendable {
     /// - Throws: ``EngineError/reservedEventName(_:)`` for an event sent under a reserved name,
     ///   the machine's errors.
     public func evaluate(_ request: Request, in state: MachineState, at time: Timestamp) throws -> Step {
-        let now = time.microsecondsSince1970 / 1000
+        var state = state
+        return try evaluate(request, in: &state, at: time)
+    }
+
+    /// Evaluates `request` against `state` in place: `state` becomes the step's state (unchanged
+    /// when the call throws). The session's one evaluation entry point: an event goes to the
+    /// machine's in-place `send`, which reads the step from its table of precomputed outcomes
+    /// when it holds one (no copy of the state, the step's arrays shared with the table).
+    ///
+    /// - Throws: ``EngineError/reservedEventName(_:)`` for an event sent under a reserved name,
+    ///   the machine's errors.
+    func evaluate(_ request: Request, in state: inout MachineState, at time: Timestamp) throws -> Step {
+        let now = time.millisecondsSince1970
+        let step: Step
         switch request {
-        case .start(let context):
-            return try machine.start(context: context, now: now)
         case .send(let event):
             if Self.isReserved(event.name) { throw EngineError.reservedEventName(event.name) }
-            return try machine.send(event, in: state, now: now)
+            return try machine.send(event, in: &state, now: now)
+        case .start(let context):
+            step = try machine.start(context: context, now: now)
         case .enter(let id, let data):
-            return try machine.enter(id, data: data, in: state, now: now)
+            step = try machine.enter(id, data: data, in: state, now: now)
         case .deliverDue(let event):
             guard state.pendingSends.first?.event.name == event.name,
-                  let step = try machine.sendNextDue(in: state, now: now)
+                  let due = try machine.sendNextDue(in: state, now: now)
             else { throw EngineError.delayedSendNotDue(event: event.name, atMilliseconds: now) }
-            return step
+            step = due
         case .migrate(let migration):
             // No machine step: the session continues from the migration's state.
-            return Step(
+            step = Step(
                 event: nil, source: state.configuration, target: migration.state.configuration, microsteps: [],
                 state: migration.state)
         }
+        state = step.state
+        return step
     }
 
     /// The transition to append for `step`, made by `request` at `time`.
     ///
-    /// - Throws: ``EngineError/payloadEncoding(event:reason:)`` when the coder fails.
-    public func transition(for step: Step, request: Request, at time: Timestamp) throws -> Transition {
+    /// - Throws: ``EngineError/payloadEncoding(event:cause:)`` when the coder fails.
+    public func transition(for step: Step, request: Request, at time: Timestamp) throws -> TransitionDraft {
         try transition(
             request: request, source: step.source, target: step.target, microsteps: step.microsteps,
             navigation: Self.navigation(of: step), at: time)
@@ -134,11 +149,11 @@ public struct StepRecording: Sendable {
     /// The transition to append for a step of `request` at `time` given by its parts (see
     /// ``transition(for:request:at:)``; `navigation` is the step's ``Step/navigation``).
     ///
-    /// - Throws: ``EngineError/payloadEncoding(event:reason:)`` when the coder fails.
+    /// - Throws: ``EngineError/payloadEncoding(event:cause:)`` when the coder fails.
     func transition(
         request: Request, source: [String], target: [String], microsteps: [Microstep],
         navigation: [NavigationOperation], at time: Timestamp
-    ) throws -> Transition {
+    ) throws -> TransitionDraft {
         let payload = request.payload
         var entered: [String: JSONValue] = [:]
         for microstep in microsteps where !microstep.data.isEmpty {
@@ -150,9 +165,9 @@ public struct StepRecording: Sendable {
             payloadBytes = payload.isNull ? [] : try coder.encode(payload)
             dataBytes = entered.isEmpty ? [] : try coder.encode(entered)
         } catch {
-            throw EngineError.payloadEncoding(event: request.eventName, reason: String(describing: error))
+            throw EngineError.payloadEncoding(event: request.eventName, cause: ErrorCause(error))
         }
-        return Transition(
+        return TransitionDraft(
             timestamp: time, machine: machineName, definition: definition, event: request.eventName,
             source: source, target: target, navigation: navigation, payload: payloadBytes, stateData: dataBytes)
     }
@@ -165,14 +180,14 @@ public struct StepRecording: Sendable {
 
     /// The request that produced `record`.
     ///
-    /// - Throws: ``EngineError/corruptedEntry(what:reason:)`` when its payload cannot be decoded.
+    /// - Throws: ``EngineError/corruptedEntry(what:reason:cause:)`` when its payload cannot be decoded.
     public func request(of record: TransitionRecord) throws -> Request {
         let payload: JSONValue
         do {
             payload = record.payload.isEmpty ? .null : try coder.decode(JSONValue.self, from: record.payload)
         } catch {
             throw EngineError.corruptedEntry(
-                what: "the payload of '\(record.session)' version \(record.version)", reason: String(describing: error))
+                what: "the payload of '\(record.session)' version \(record.version)", reason: String(describing: error), cause: ErrorCause(error))
         }
         switch record.event {
         case Self.startEvent where record.version == 1:
@@ -197,7 +212,7 @@ public struct StepRecording: Sendable {
             } catch {
                 throw EngineError.corruptedEntry(
                     what: "the migration record of '\(record.session)' version \(record.version)",
-                    reason: String(describing: error))
+                    reason: String(describing: error), cause: ErrorCause(error))
             }
         default:
             return .send(Event(record.event, payload: payload))
@@ -207,7 +222,7 @@ public struct StepRecording: Sendable {
     /// Re-runs `record` on `snapshot` and returns the snapshot after it, checking that the machine
     /// reaches the recorded target.
     ///
-    /// - Throws: ``EngineError/replayFailed(session:version:event:reason:)`` when the machine
+    /// - Throws: ``EngineError/replayFailed(session:version:event:cause:)`` when the machine
     ///   rejects the event, ``EngineError/replayDivergence(session:version:event:recorded:computed:)``
     ///   when it reaches another configuration.
     public func replay(_ record: TransitionRecord, on snapshot: SessionSnapshot) throws -> (Step, SessionSnapshot) {
@@ -228,7 +243,7 @@ public struct StepRecording: Sendable {
         } catch {
             throw EngineError.replayFailed(
                 session: record.session, version: record.version, event: record.event,
-                reason: String(describing: error))
+                cause: ErrorCause(error))
         }
         guard step.target == record.target else {
             throw EngineError.replayDivergence(

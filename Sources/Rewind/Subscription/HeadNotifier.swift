@@ -1,4 +1,5 @@
 import Foundation
+import Synchronization
 
 /// Wakes subscribers when the engine's commits move the log's head past what they have read.
 ///
@@ -6,6 +7,9 @@ import Foundation
 /// while anyone waits, the notifier reads the store's head every `polling.interval` and advances to
 /// it, so their commits reach subscribers within that interval. One poll for all waiters; none
 /// while nobody waits.
+///
+/// `@unchecked Sendable`: `lock` guards every mutable property (the waiters' continuations are
+/// resumed outside it).
 final class HeadNotifier: @unchecked Sendable {
     private struct Waiter {
         var id: UInt64
@@ -14,7 +18,7 @@ final class HeadNotifier: @unchecked Sendable {
     }
 
     /// Guards every property below.
-    private let lock = NSLock()
+    private let lock = Mutex(())
     private var head: UInt64
     private var waiters: [Waiter] = []
     private var nextID: UInt64 = 0
@@ -40,7 +44,7 @@ final class HeadNotifier: @unchecked Sendable {
 
     /// Called after a commit whose last record has global sequence `sequence`.
     func advance(to sequence: UInt64) {
-        let ready = lock.withLock { () -> [Waiter] in
+        let ready = lock.withLock { _ -> [Waiter] in
             guard sequence > head else { return [] }
             head = sequence
             let ready = waiters.filter { $0.after < sequence }
@@ -51,14 +55,14 @@ final class HeadNotifier: @unchecked Sendable {
     }
 
     /// Tests: how many subscribers wait for a commit.
-    var waitingCount: Int { lock.withLock { waiters.count } }
+    var waitingCount: Int { lock.withLock { _ in waiters.count } }
 
     /// Whether ``close()`` was called (the engine closed).
-    var closed: Bool { lock.withLock { isClosed } }
+    var closed: Bool { lock.withLock { _ in isClosed } }
 
     /// Wakes every waiter for good (the engine closed).
     func close() {
-        let (all, poller) = lock.withLock { () -> ([Waiter], Task<Void, Never>?) in
+        let (all, poller) = lock.withLock { _ -> ([Waiter], Task<Void, Never>?) in
             isClosed = true
             defer {
                 waiters.removeAll()
@@ -77,7 +81,7 @@ final class HeadNotifier: @unchecked Sendable {
             while !Task.isCancelled {
                 try? await Task.sleep(for: polling.interval)
                 guard let self, !Task.isCancelled else { return }
-                let waiting = self.lock.withLock { () -> Bool in
+                let waiting = self.lock.withLock { _ -> Bool in
                     if self.waiters.isEmpty || self.isClosed {
                         self.poller = nil
                         return false
@@ -94,13 +98,13 @@ final class HeadNotifier: @unchecked Sendable {
     /// Suspends until the head is past `sequence`. Returns `false` when the engine closed or the
     /// task was cancelled, `true` otherwise.
     func wait(untilPast sequence: UInt64) async -> Bool {
-        let id = lock.withLock { () -> UInt64 in
+        let id = lock.withLock { _ -> UInt64 in
             nextID += 1
             return nextID
         }
         return await withTaskCancellationHandler {
             await withCheckedContinuation { (continuation: CheckedContinuation<Bool, Never>) in
-                let answer = lock.withLock { () -> Bool? in
+                let answer = lock.withLock { _ -> Bool? in
                     if isClosed || Task.isCancelled { return false }
                     if head > sequence { return true }
                     waiters.append(Waiter(id: id, after: sequence, continuation: continuation))
@@ -110,7 +114,7 @@ final class HeadNotifier: @unchecked Sendable {
                 if let answer { continuation.resume(returning: answer) }
             }
         } onCancel: {
-            let waiter = lock.withLock { () -> Waiter? in
+            let waiter = lock.withLock { _ -> Waiter? in
                 guard let index = waiters.firstIndex(where: { $0.id == id }) else { return nil }
                 return waiters.remove(at: index)
             }

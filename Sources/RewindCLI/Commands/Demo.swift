@@ -61,9 +61,9 @@ struct Demo: AsyncParsableCommand {
 
         let users = try makeUsers(existing: engine.sessions().count)
         let progress = output.json ? nil : ProgressBar(title: "simulating", total: users.count)
-        let started = Date()
+        let started = ContinuousClock.now
         let transitions = try await run(users, on: engine, progress: progress)
-        let seconds = Date().timeIntervalSince(started)
+        let seconds = (ContinuousClock.now - started).seconds
         progress?.finish()
 
         let summary = Summary(

@@ -1,14 +1,16 @@
 import ArgumentParser
 import Foundation
 import Rewind
+import RewindViewer
 
-/// `rewind graph MACHINE|FILE`: a machine's diagram as Graphviz DOT, Mermaid or SCXML.
+/// `rewind graph MACHINE|FILE`: a machine's diagram as SVG (laid out by Rewind), Graphviz DOT,
+/// Mermaid or SCXML.
 struct Graph: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
-        abstract: "Draw a machine (of the store, an example, or a .json/.scxml file) as DOT, Mermaid or SCXML.")
+        abstract: "Draw a machine (of the store, an example, or a .json/.scxml file) as SVG, DOT, Mermaid or SCXML.")
 
     enum Format: String, ExpressibleByArgument, CaseIterable {
-        case dot, mermaid, scxml, json
+        case svg, dot, mermaid, scxml, json
     }
 
     @OptionGroup var storeOptions: StoreOptions
@@ -18,7 +20,7 @@ struct Graph: AsyncParsableCommand {
     @Argument(help: "A machine name (of the store or an example) or a .json / .scxml file.")
     var machine: String
 
-    @Option(help: "dot, mermaid, scxml or json (default: mermaid).")
+    @Option(help: "svg (drawn by Rewind), dot, mermaid, scxml or json (default: mermaid).")
     var format: Format?
 
     @Option(help: "Highlight the states active in this session (at its head, or at --at).")
@@ -69,6 +71,7 @@ struct Graph: AsyncParsableCommand {
             }
         }
         switch output.json ? .json : format ?? .mermaid {
+        case .svg: print(StatechartDiagram(definition).svg(active: highlighted), terminator: "")
         case .dot: print(definition.dotDiagram(highlighting: highlighted), terminator: "")
         case .mermaid: print(definition.mermaidDiagram(highlighting: highlighted), terminator: "")
         case .scxml: print(definition.scxml(), terminator: "")

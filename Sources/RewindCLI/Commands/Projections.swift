@@ -80,11 +80,3 @@ struct Projections: AsyncParsableCommand {
         }
     }
 }
-
-extension Duration {
-    /// The duration in seconds.
-    var seconds: Double {
-        let parts = components
-        return Double(parts.seconds) + Double(parts.attoseconds) / 1e18
-    }
-}

@@ -1,5 +1,6 @@
 import Foundation
 import Rewind
+import RewindExamples
 
 /// The example machines the command line knows by name, registered on every engine it opens, and
 /// the machines of a store it can rebuild from their stored definitions.

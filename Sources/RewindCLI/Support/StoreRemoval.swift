@@ -64,7 +64,7 @@ enum StoreRemoval {
             let opened = try TransitionStore(directory: store, configuration: configuration)
             opened.close()
         } catch let error as StoreError {
-            if case .notAStore(_, let reason) = error {
+            if case .notAStore(_, let reason, _) = error {
                 throw CLIError.notRemovable(store, reason: "it is an LMDB environment but not a Rewind store (\(reason))")
             }
         } catch {

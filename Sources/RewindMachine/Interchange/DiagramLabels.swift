@@ -1,8 +1,8 @@
 /// The text the diagram exports (DOT and Mermaid) show, shared so both say the same thing.
-enum DiagramLabels {
+package enum DiagramLabels {
     /// A transition's label: its events (`*` for any, nothing when eventless), then its guard in
     /// brackets, then `(internal)` for internal transitions: `pay confirm [In('ready')]`.
-    static func transition(_ transition: TransitionDefinition) -> String {
+    package static func transition(_ transition: TransitionDefinition) -> String {
         var parts: [String] = []
         if !transition.events.isEmpty { parts.append(transition.events.joined(separator: " ")) }
         if let condition = transition.condition {
@@ -13,18 +13,18 @@ enum DiagramLabels {
     }
 
     /// A history pseudo-state's marker: `H` for shallow, `H*` for deep.
-    static func historyMarker(_ state: StateDefinition) -> String {
+    package static func historyMarker(_ state: StateDefinition) -> String {
         state.history == .deep ? "H*" : "H"
     }
 
     /// The targets a compound state enters by default: its `initial` attribute, else its initial
     /// transition's targets, else its first child that is not a history pseudo-state.
-    static func initialTargets(of state: StateDefinition) -> [String] {
+    package static func initialTargets(of state: StateDefinition) -> [String] {
         defaultTargets(initial: state.initial, transition: state.initialTransition, children: state.children)
     }
 
     /// The targets the machine enters on start.
-    static func initialTargets(of definition: MachineDefinition) -> [String] {
+    package static func initialTargets(of definition: MachineDefinition) -> [String] {
         defaultTargets(initial: definition.initial, transition: nil, children: definition.states)
     }
 

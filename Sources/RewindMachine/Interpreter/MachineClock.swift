@@ -1,4 +1,5 @@
 import Foundation
+import Synchronization
 
 /// The time source of delayed sends (SCXML `<send delay>`), injectable so tests control it.
 public protocol MachineClock: Sendable {
@@ -16,26 +17,22 @@ public struct SystemClock: MachineClock {
 }
 
 /// A clock that moves only when told to: for tests and replays.
-public final class ManualClock: MachineClock, @unchecked Sendable {
-    private let lock = NSLock()  // guards `now`
-    private var now: Int64
+public final class ManualClock: MachineClock, Sendable {
+    /// The clock's time, in milliseconds.
+    private let now: Mutex<Int64>
 
     /// Creates a clock at `milliseconds`.
     public init(milliseconds: Int64 = 0) {
-        now = milliseconds
+        now = Mutex(milliseconds)
     }
 
     /// The clock's current time.
     public var nowMilliseconds: Int64 {
-        lock.lock()
-        defer { lock.unlock() }
-        return now
+        now.withLock { $0 }
     }
 
     /// Moves the clock forward by `milliseconds`.
     public func advance(by milliseconds: Int64) {
-        lock.lock()
-        defer { lock.unlock() }
-        now += milliseconds
+        now.withLock { $0 += milliseconds }
     }
 }

@@ -62,9 +62,8 @@ extension Machine {
             }
         }
         let step = try send(
-            event.event, in: state, now: now, rejectUnhandled: options.unhandledEvents == .reject,
+            event.event, in: &state, now: now, rejectUnhandled: options.unhandledEvents == .reject,
             allowPrecomputed: table.serial != event.table)
-        state = step.state
         return StepSummary(.evaluated(step))
     }
 

@@ -53,6 +53,9 @@ public struct Machine: Sendable {
     let chart: CompiledChart
     /// The table of precomputed outcomes behind prepared events.
     let preparedTable: PreparedTable
+    /// Whether `send` reads steps from ``preparedTable`` (and flat machines' compile-time steps);
+    /// off only in a machine made by ``withoutPrecomputedSteps()``.
+    private(set) var precomputesSteps = true
 
     /// Compiles a definition, binding its named guards and actions.
     ///
@@ -116,7 +119,17 @@ public struct Machine: Sendable {
     ///   ``MachineError/machineFinished(configuration:)``, ``MachineError/notStarted``. On error the
     ///   given state is untouched (it is a value).
     public func send(_ event: Event, in state: MachineState, now: Int64 = 0) throws -> Step {
-        try send(event, in: state, now: now, rejectUnhandled: options.unhandledEvents == .reject)
+        var state = state
+        return try send(event, in: &state, now: now, rejectUnhandled: options.unhandledEvents == .reject)
+    }
+
+    /// Processes one external event in `state`, in place: `state` becomes the step's state (it is
+    /// unchanged when the call throws), and the step is returned. The entry point of a recorder
+    /// that keeps the state (the engine's sessions): it needs no copy of the state, and a step
+    /// read from the table of precomputed outcomes shares its arrays with the table and with
+    /// `state`. Otherwise as ``send(_:in:now:)-(Event,_,_)``.
+    package func send(_ event: Event, in state: inout MachineState, now: Int64) throws -> Step {
+        try send(event, in: &state, now: now, rejectUnhandled: options.unhandledEvents == .reject)
     }
 
     /// Processes the event named `name` with an optional payload.
@@ -124,16 +137,31 @@ public struct Machine: Sendable {
         try send(Event(name, payload: payload), in: state, now: now)
     }
 
-    /// The general `send`: a precomputed step when one applies (`allowPrecomputed`, which tests
-    /// turn off to compare with the algorithm), else the SCXML algorithm.
+    /// The general `send` on a copy of `state` (see the in-place one below).
     func send(
         _ event: Event, in state: MachineState, now: Int64, rejectUnhandled: Bool, allowPrecomputed: Bool = true
     ) throws -> Step {
+        var state = state
+        return try send(event, in: &state, now: now, rejectUnhandled: rejectUnhandled, allowPrecomputed: allowPrecomputed)
+    }
+
+    /// The general `send`, the one evaluation of an external event every `send` of an ``Event``
+    /// comes to: the step read from the table of precomputed outcomes when it holds one (`state`
+    /// changed in place, the step's arrays shared with the table), else a flat machine's step known
+    /// at compile time, else the SCXML algorithm. `allowPrecomputed` false (tests comparing with
+    /// the algorithm) or a machine made by ``withoutPrecomputedSteps()`` always runs the
+    /// algorithm. `state` becomes the step's state; it is unchanged when the call throws.
+    func send(
+        _ event: Event, in state: inout MachineState, now: Int64, rejectUnhandled: Bool, allowPrecomputed: Bool = true
+    ) throws -> Step {
         guard state.isStarted else { throw MachineError.notStarted }
         guard !state.isFinished else { throw MachineError.machineFinished(configuration: state.configuration) }
-        if allowPrecomputed {
-            if let step = try precomputedStep(event, in: state, rejectUnhandled: rejectUnhandled) { return step }
-            if chart.isFlat, let step = flatStep(event, in: state) { return step }
+        if allowPrecomputed && precomputesSteps {
+            if let step = try precomputedStep(event, in: &state, rejectUnhandled: rejectUnhandled) { return step }
+            if chart.isFlat, let step = flatStep(event, in: state) {
+                state = step.state
+                return step
+            }
         }
         var evaluation = try Evaluation(chart: chart, state: state, microstepLimit: options.microstepLimit, now: now)
         if try !evaluation.process(event) {
@@ -141,10 +169,20 @@ public struct Machine: Sendable {
                 throw MachineError.invalidTransition(from: state.configuration, event: event.name)
             }
         }
-        let next = evaluation.state
+        let source = state.configuration
+        state = evaluation.state
         return Step(
-            event: event, source: state.configuration, target: next.configuration,
-            microsteps: evaluation.microsteps, state: next, logs: evaluation.logs)
+            event: event, source: source, target: state.configuration,
+            microsteps: evaluation.microsteps, state: state, logs: evaluation.logs)
+    }
+
+    /// This machine with the table of precomputed outcomes and the flat machines' compile-time
+    /// steps turned off: every `send` of an ``Event`` runs the SCXML algorithm (prepared events
+    /// keep their own table). For tests that compare both (the same steps, records and errors).
+    package func withoutPrecomputedSteps() -> Machine {
+        var machine = self
+        machine.precomputesSteps = false
+        return machine
     }
 
     /// The step of a flat machine's transition known at compile time: no evaluation, and no

@@ -19,16 +19,16 @@ extension NavigationStack {
     ///
     /// ```swift
     /// enum Route: Hashable, Decodable {
-    ///     case detail(ExampleMachines.Kanji.Character)
-    ///     case list(ExampleMachines.Kanji.Word)
+    ///     case detail(Kanji)
+    ///     case list(Word)
     ///
     ///     private enum CodingKeys: String, CodingKey { case screen, data }
     ///
     ///     init(from decoder: any Decoder) throws {
     ///         let entry = try decoder.container(keyedBy: CodingKeys.self)
     ///         switch try entry.decode(String.self, forKey: .screen) {
-    ///         case "detail": self = .detail(try entry.decode(ExampleMachines.Kanji.Character.self, forKey: .data))
-    ///         case "list": self = .list(try entry.decode(ExampleMachines.Kanji.Word.self, forKey: .data))
+    ///         case "detail": self = .detail(try entry.decode(Kanji.self, forKey: .data))
+    ///         case "list": self = .list(try entry.decode(Word.self, forKey: .data))
     ///         case let screen:
     ///             throw DecodingError.dataCorruptedError(
     ///                 forKey: .screen, in: entry, debugDescription: "no route for screen \(screen)")

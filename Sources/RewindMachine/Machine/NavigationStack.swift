@@ -76,7 +76,11 @@ public struct NavigationStack: Hashable, Sendable, Codable {
             if entries.isEmpty { entries.append(entry) } else { entries[entries.count - 1] = entry }
             return false
         case .setRoot(let screen):
-            entries = [NavigationEntry(screen: screen, data: data)]
+            // The array's storage kept (no allocation when it is not shared, and room for the
+            // pushes that follow): a new one-element array per `setRoot` was an allocation and a
+            // free per step, and a second one at the next push (callgrind, issue 23).
+            entries.removeAll(keepingCapacity: true)
+            entries.append(NavigationEntry(screen: screen, data: data))
             return false
         }
     }

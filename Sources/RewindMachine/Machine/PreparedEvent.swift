@@ -1,4 +1,5 @@
 import Foundation
+import Synchronization
 
 /// An event resolved once against a machine's table of precomputed outcomes, like a prepared
 /// statement: ``Machine/send(_:in:now:)-(PreparedEvent,_,_)`` then evaluates it by looking the
@@ -75,28 +76,29 @@ public struct PreparedEvent: Hashable, Sendable {
     static let names = InternedNames()
 
     /// A process-wide set of interned names.
-    final class InternedNames: @unchecked Sendable {
-        // Guarded by `lock`.
-        private var names: [String] = []
-        private var numbers: [String: Int32] = [:]
-        private let lock = NSLock()
+    final class InternedNames: Sendable {
+        /// The names by number, and the numbers by name.
+        private struct Table {
+            var names: [String] = []
+            var numbers: [String: Int32] = [:]
+        }
+
+        private let table = Mutex(Table())
 
         /// The number of `name`, interning it first if needed.
         func intern(_ name: String) -> Int32 {
-            lock.lock()
-            defer { lock.unlock() }
-            if let number = numbers[name] { return number }
-            let number = Int32(names.count)
-            names.append(name)
-            numbers[name] = number
-            return number
+            table.withLock { table in
+                if let number = table.numbers[name] { return number }
+                let number = Int32(table.names.count)
+                table.names.append(name)
+                table.numbers[name] = number
+                return number
+            }
         }
 
         /// The name numbered `number`.
         func name(_ number: Int32) -> String {
-            lock.lock()
-            defer { lock.unlock() }
-            return names[Int(number)]
+            table.withLock { $0.names[Int(number)] }
         }
     }
 }

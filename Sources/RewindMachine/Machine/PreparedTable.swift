@@ -1,4 +1,5 @@
 import Foundation
+import Synchronization
 
 /// The outcome of every prepared event in every configuration of a machine, computed once: what
 /// a send with a ``PreparedEvent`` looks up instead of running the SCXML algorithm.
@@ -311,16 +312,15 @@ final class PreparedTable: Sendable {
 
 extension PreparedTable {
     /// The source of table serial numbers: 1, 2, 3… for the life of the process.
-    final class Serials: @unchecked Sendable {
-        // Guarded by `lock`.
-        private var last: UInt64 = 0
-        private let lock = NSLock()
+    final class Serials: Sendable {
+        /// The last serial handed out.
+        private let last = Mutex<UInt64>(0)
 
         func next() -> UInt64 {
-            lock.lock()
-            defer { lock.unlock() }
-            last += 1
-            return last
+            last.withLock { last in
+                last += 1
+                return last
+            }
         }
     }
 

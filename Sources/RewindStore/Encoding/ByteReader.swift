@@ -31,36 +31,18 @@ struct ByteReader {
         return buffer[offset]
     }
 
+    /// A varint (see ``Varint``).
     @inline(__always)
     mutating func varint(_ what: @autoclosure () -> String) throws(DecodingFailure) -> UInt64 {
-        // Most varints (lengths, counts) are one byte.
-        if offset < buffer.count, buffer[offset] < 0x80 {
-            defer { offset += 1 }
-            return UInt64(buffer[offset])
-        }
-        return try multiByteVarint(what())
-    }
-
-    private mutating func multiByteVarint(_ what: @autoclosure () -> String) throws(DecodingFailure) -> UInt64 {
-        var result: UInt64 = 0
-        var shift: UInt64 = 0
-        while true {
-            let byte = try byte(what())
-            if shift == 63 && byte > 1 {
-                throw DecodingFailure(reason: "\(what()) is a varint that overflows 64 bits")
-            }
-            result |= UInt64(byte & 0x7F) << shift
-            if byte & 0x80 == 0 {
-                // The writer never ends a varint with a zero byte: one more encoding of the same
-                // value would decode to a record that re-encodes to other bytes.
-                if byte == 0 && shift > 0 {
-                    throw DecodingFailure(reason: "\(what()) is a varint with a redundant zero byte (not minimally encoded)")
-                }
-                return result
-            }
-            shift += 7
-            if shift > 63 {
-                throw DecodingFailure(reason: "\(what()) is a varint longer than 10 bytes")
+        do {
+            return try Varint.read(buffer, at: &offset)
+        } catch {
+            switch error {
+            case .truncated(let at):
+                throw DecodingFailure(reason: "truncated: \(what()) needs 1 bytes at offset \(at), \(buffer.count - at) left")
+            case .overflow: throw DecodingFailure(reason: "\(what()) is a varint that overflows 64 bits")
+            case .notMinimal:
+                throw DecodingFailure(reason: "\(what()) is a varint with a redundant zero byte (not minimally encoded)")
             }
         }
     }

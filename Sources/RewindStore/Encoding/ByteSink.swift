@@ -51,17 +51,6 @@ struct RawByteWriter: ByteSink {
 }
 
 extension ByteSink {
-    /// Puts `value` as an unsigned LEB128 varint (1–10 bytes).
-    @inline(__always)
-    mutating func putVarint(_ value: UInt64) {
-        var value = value
-        while value >= 0x80 {
-            put(UInt8(truncatingIfNeeded: value) | 0x80)
-            value >>= 7
-        }
-        put(UInt8(truncatingIfNeeded: value))
-    }
-
     /// Puts `value` as 8 little-endian bytes.
     @inline(__always)
     mutating func putLittleEndian(_ value: Int64) {

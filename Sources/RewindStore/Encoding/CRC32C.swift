@@ -6,7 +6,7 @@ import CRC32CHardware
 /// Computed with the CPU's CRC-32C instruction when it has one (SSE 4.2 `crc32` on x86_64, the
 /// ARMv8 CRC32 extension on arm64; see ``usesHardware``), otherwise by slicing-by-8 tables
 /// (``softwareChecksum(_:continuing:)``); both give the same values.
-public enum CRC32C {
+@_spi(Internals) public enum CRC32C {
     /// Whether `checksum(_:continuing:)` uses the CPU's instruction.
     public static let usesHardware: Bool = rewind_crc32c_hardware_available() != 0
 

@@ -12,11 +12,11 @@
 /// | timestamp | 8 bytes, Int64 microseconds since 1970 |
 /// | session, machine, definition, event | 4 strings |
 /// | source, target | each a varint count then strings |
-/// | navigation | a varint count, then per operation a 1 byte tag (0 none, 1 push, 2 pop, 3 popToRoot, 4 popTo, 5 replace, 6 setRoot) and a string screen for tags 1, 4, 5, 6 |
+/// | navigation | a varint count, then per operation a 1 byte tag (``NavigationTag``: 0 none, 1 push, 2 pop, 3 popToRoot, 4 popTo, 5 replace, 6 setRoot) and a string screen for tags 1, 4, 5, 6 |
 /// | payload, state data | 2 bytes fields |
 /// | origin (if flagged) | string session, varint version |
 /// | checksum | 4 bytes, CRC-32C of every byte before it |
-public enum RecordCodec {
+@_spi(Internals) public enum RecordCodec {
     /// The record format this code writes and the newest it reads.
     public static let formatVersion: UInt8 = 1
 
@@ -24,7 +24,7 @@ public enum RecordCodec {
 
     /// Appends the encoding of a record to `buffer` (which the caller clears and reuses).
     static func encode(
-        sequence: UInt64, session: SessionID, version: UInt64, transition: Transition,
+        sequence: UInt64, session: SessionID, version: UInt64, transition: TransitionDraft,
         into buffer: inout [UInt8]
     ) {
         let start = buffer.count
@@ -37,7 +37,7 @@ public enum RecordCodec {
     }
 
     /// The size of a record's encoding, checksum included.
-    static func encodedSize(sequence: UInt64, session: SessionID, version: UInt64, transition: Transition) -> Int {
+    static func encodedSize(sequence: UInt64, session: SessionID, version: UInt64, transition: TransitionDraft) -> Int {
         var counter = ByteCounter()
         putFields(sequence: sequence, session: session, version: version, transition: transition, to: &counter)
         return counter.count + 4
@@ -47,7 +47,7 @@ public enum RecordCodec {
     /// bytes (e.g. the space LMDB reserved for it in its map), checksum included.
     @inline(__always)  // so the store's append passes the transition where it holds it, uncopied
     static func encode(
-        sequence: UInt64, session: SessionID, version: UInt64, transition: Transition,
+        sequence: UInt64, session: SessionID, version: UInt64, transition: TransitionDraft,
         into destination: UnsafeMutableRawBufferPointer
     ) {
         precondition(destination.count >= 4, "a record's encoding is more than 4 bytes")
@@ -63,7 +63,7 @@ public enum RecordCodec {
     /// Puts every field of a record but the checksum, in format 1's order.
     @inline(__always)
     private static func putFields<Sink: ByteSink>(
-        sequence: UInt64, session: SessionID, version: UInt64, transition: Transition, to sink: inout Sink
+        sequence: UInt64, session: SessionID, version: UInt64, transition: TransitionDraft, to sink: inout Sink
     ) {
         sink.put(formatVersion)
         sink.put(transition.origin == nil ? 0 : originFlag)
@@ -80,15 +80,8 @@ public enum RecordCodec {
         for path in transition.target { sink.putString(path) }
         sink.putVarint(UInt64(transition.navigation.count))
         for operation in transition.navigation {
-            switch operation {
-            case .none: sink.put(0)
-            case .push(let screen): sink.put(1); sink.putString(screen)
-            case .pop: sink.put(2)
-            case .popToRoot: sink.put(3)
-            case .popTo(let screen): sink.put(4); sink.putString(screen)
-            case .replace(let screen): sink.put(5); sink.putString(screen)
-            case .setRoot(let screen): sink.put(6); sink.putString(screen)
-            }
+            sink.put(NavigationTag(operation).rawValue)
+            if let screen = operation.screen { sink.putString(screen) }
         }
         sink.putBytes(transition.payload)
         sink.putBytes(transition.stateData)

@@ -102,11 +102,11 @@ package struct RecordView {
         }
         let navigationStart = reader.offset
         for _ in 0..<navigationCount {
-            switch try reader.byte("navigation") {
-            case 0, 2, 3: break
-            case 1, 4, 5, 6: _ = try reader.stringRange("navigation screen")
-            case let tag: throw DecodingFailure(reason: "unknown navigation tag \(tag)")
+            let byte = try reader.byte("navigation")
+            guard let tag = NavigationTag(rawValue: byte) else {
+                throw DecodingFailure(reason: "unknown navigation tag \(byte)")
             }
+            if tag.hasScreen { _ = try reader.stringRange("navigation screen") }
         }
         let payload = try reader.bytesRange("payload")
         let stateData = try reader.bytesRange("state data")
@@ -187,16 +187,9 @@ package struct RecordView {
             navigation.reserveCapacity(navigationCount)
             var reader = UncheckedReader(body: body, offset: navigationStart)
             for _ in 0..<navigationCount {
-                let tag = reader.byte()
-                switch tag {
-                case 1: navigation.append(.push(string(reader.field())))
-                case 2: navigation.append(.pop)
-                case 3: navigation.append(.popToRoot)
-                case 4: navigation.append(.popTo(string(reader.field())))
-                case 5: navigation.append(.replace(string(reader.field())))
-                case 6: navigation.append(.setRoot(string(reader.field())))
-                default: navigation.append(.none)
-                }
+                // Tags were checked by the initialiser.
+                let tag = NavigationTag(rawValue: reader.byte()) ?? .none
+                navigation.append(tag.operation { string(reader.field()) })
             }
         }
         return TransitionRecord(
@@ -269,21 +262,10 @@ package struct RecordView {
         }
 
         @inline(__always)
-        mutating func varint() -> Int {
-            var result = 0
-            var shift = 0
-            while true {
-                let byte = body[offset]
-                offset += 1
-                result |= Int(byte & 0x7F) << shift
-                if byte & 0x80 == 0 { return result }
-                shift += 7
-            }
-        }
-
-        @inline(__always)
         mutating func field() -> Range<Int> {
-            let count = varint()
+            // The view's initialiser read this length already (with the same decoder), so it
+            // cannot fail here.
+            let count = Int(truncatingIfNeeded: (try? Varint.read(body, at: &offset)) ?? 0)
             defer { offset += count }
             return offset..<offset + count
         }

@@ -1,6 +1,13 @@
 import Foundation
 
 /// A wall-clock instant stored as whole microseconds since 1970-01-01T00:00:00Z (UTC).
+///
+/// Time units, one per boundary: the store keeps instants as microseconds (``microsecondsSince1970``:
+/// records, session entries, snapshots, projection states); the statechart layer keeps its clock and
+/// the due times of delayed sends as milliseconds (SCXML's unit, `MachineClock`,
+/// `ScheduledEvent.dueMilliseconds`); spans of time in APIs are `Duration`s. The engine converts
+/// between the first two here and nowhere else (``millisecondsSince1970``,
+/// ``init(millisecondsSince1970:)``).
 public struct Timestamp: Sendable, Hashable, Comparable, Codable, CustomStringConvertible {
     /// Microseconds since 1970-01-01T00:00:00Z; negative before it.
     public var microsecondsSince1970: Int64
@@ -8,6 +15,18 @@ public struct Timestamp: Sendable, Hashable, Comparable, Codable, CustomStringCo
     /// Creates a timestamp from microseconds since 1970.
     public init(microsecondsSince1970: Int64) {
         self.microsecondsSince1970 = microsecondsSince1970
+    }
+
+    /// The instant in the statechart layer's unit, whole milliseconds since 1970 (truncated toward
+    /// zero): the `now` a machine step is evaluated at.
+    @inline(__always)
+    package var millisecondsSince1970: Int64 { microsecondsSince1970 / 1000 }
+
+    /// The instant `milliseconds` after 1970 in the statechart layer's unit (a delayed send's due
+    /// time); one past the representable range is the first or last representable timestamp.
+    package init(millisecondsSince1970 milliseconds: Int64) {
+        let (microseconds, overflow) = milliseconds.multipliedReportingOverflow(by: 1000)
+        self.init(microsecondsSince1970: overflow ? (milliseconds > 0 ? .max : .min) : microseconds)
     }
 
     /// The timestamp of `date`, truncated to microseconds.

@@ -50,7 +50,7 @@ public struct TransitionRecord: Sendable, Hashable, Codable {
     }
 
     /// Creates the record of `transition` at `sequence`, as version `version` of `session`.
-    public init(sequence: UInt64, session: SessionID, version: UInt64, transition: Transition) {
+    public init(sequence: UInt64, session: SessionID, version: UInt64, transition: TransitionDraft) {
         self.init(
             sequence: sequence, session: session, version: version, timestamp: transition.timestamp,
             machine: transition.machine, definition: transition.definition, event: transition.event,
@@ -59,8 +59,8 @@ public struct TransitionRecord: Sendable, Hashable, Codable {
     }
 
     /// The record's transition (without sequence, session and version).
-    public var transition: Transition {
-        Transition(
+    public var transition: TransitionDraft {
+        TransitionDraft(
             timestamp: timestamp, machine: machine, definition: definition, event: event,
             source: source, target: target, navigation: navigation, payload: payload,
             stateData: stateData, origin: origin)

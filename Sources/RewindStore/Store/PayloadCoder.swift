@@ -1,5 +1,5 @@
 import Foundation
-import RewindMachine
+import RewindValues
 
 /// Encodes the app's `Codable` values (event payloads, state data) into the bytes a record holds.
 public protocol PayloadCoder: Sendable {

@@ -1,4 +1,5 @@
 import Foundation
+import Synchronization
 
 /// The sessions whose `sessions` entries the log has moved past (store format 3).
 ///
@@ -68,15 +69,14 @@ struct SessionTail: Sendable {
 /// A tail is reused only by a transaction that sees the same mark and at least the same log
 /// end; a write transaction takes it out (no copy of its heads while it appends) and gives back
 /// its own once committed. A tail lost with an aborted transaction is read again from the log.
-final class SessionTailCache: @unchecked Sendable {
-    // Concurrency: `latest` is guarded by `lock`.
-    private let lock = NSLock()
-    private var latest: SessionTail?
+final class SessionTailCache: Sendable {
+    /// The cached tail.
+    private let latest = Mutex<SessionTail?>(nil)
 
     /// The cached tail when it is a prefix of what a snapshot with `mark` and log end `end`
     /// sees; `take` removes it from the cache (for a write transaction).
     func tail(mark: UInt64, end: UInt64, take: Bool) -> SessionTail? {
-        lock.withLock {
+        latest.withLock { latest in
             guard let tail = latest, tail.mark == mark, tail.end <= end else { return nil }
             if take { latest = nil }
             return tail
@@ -85,8 +85,10 @@ final class SessionTailCache: @unchecked Sendable {
 
     /// Keeps `tail` unless the cache holds a newer one.
     func offer(_ tail: SessionTail) {
-        lock.withLock {
-            if let latest, latest.mark > tail.mark || (latest.mark == tail.mark && latest.end > tail.end) { return }
+        latest.withLock { latest in
+            if let cached = latest, cached.mark > tail.mark || (cached.mark == tail.mark && cached.end > tail.end) {
+                return
+            }
             latest = tail
         }
     }

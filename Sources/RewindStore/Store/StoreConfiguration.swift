@@ -1,3 +1,5 @@
+import RewindLMDB
+
 /// How a ``TransitionStore`` is opened.
 public struct StoreConfiguration: Sendable {
     /// The LMDB environment's configuration: map size and its growth bound, readers, durability.

@@ -10,8 +10,9 @@ public enum StoreError: Error, Sendable, Hashable, CustomStringConvertible {
     case corruptedEntry(database: String, key: String, reason: String)
     /// The store was written by a newer format than this code supports.
     case unsupportedFormat(found: UInt32, supported: UInt32)
-    /// The directory is not a Rewind store (and was left untouched).
-    case notAStore(path: String, reason: String)
+    /// The directory is not a Rewind store (and was left untouched); `cause` is the error that
+    /// showed it (an ``LMDBError`` with code ``LMDBError/Code/invalid``, say) when there was one.
+    case notAStore(path: String, reason: String, cause: ErrorCause? = nil)
     /// The store cannot be opened read-only as it is (an older format, databases not created
     /// yet): a read-write open would change it first. Nothing was changed.
     case needsWriteAccess(path: String, reason: String)
@@ -34,7 +35,7 @@ public enum StoreError: Error, Sendable, Hashable, CustomStringConvertible {
             return "corrupted entry \(key) in database '\(database)': \(reason)"
         case let .unsupportedFormat(found, supported):
             return "unsupported store format \(found): this version of Rewind reads formats up to \(supported)"
-        case let .notAStore(path, reason):
+        case let .notAStore(path, reason, _):
             return "'\(path)' is not a Rewind store: \(reason)"
         case let .needsWriteAccess(path, reason):
             return "'\(path)' cannot be read without writing it first: \(reason)"

@@ -1,6 +1,6 @@
 /// Helpers for the byte keys of the store's databases. Integers in keys are big-endian so that
 /// LMDB's lexicographic key order is numeric order.
-public enum StoreKey {
+package enum StoreKey {
     /// The 8-byte big-endian key of `value`.
     public static func uint64(_ value: UInt64) -> [UInt8] {
         withUnsafeBytes(of: value.bigEndian) { Array($0) }

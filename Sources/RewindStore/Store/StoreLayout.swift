@@ -1,6 +1,8 @@
+import RewindLMDB
+
 /// The store's on-disk layout: the named databases of its LMDB environment and the keys of its
 /// metadata. See the module's documentation for key and value formats.
-public enum StoreLayout {
+package enum StoreLayout {
     /// The store format this code writes and the newest it opens. Older stores are migrated
     /// when opened: format 1 (one `session-index` entry per version) to format 2 (blocks), format
     /// 2 (every append writes its session's entry) to format 3 (entries may lag the log by a

@@ -1,3 +1,5 @@
+import RewindLMDB
+
 /// Brings a store written in an older format up to ``StoreLayout/formatVersion``, inside the
 /// write transaction that opens it (all or nothing; another process opening the store meanwhile
 /// finds it migrated).

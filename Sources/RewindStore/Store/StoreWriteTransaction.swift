@@ -1,3 +1,5 @@
+import RewindLMDB
+
 /// A write transaction of a ``TransitionStore``: appends to the log and writes the auxiliary
 /// databases, all committed together or not at all. Handed to the closure of
 /// ``TransitionStore/write(_:)``; usable only inside it. Reads in it see its own writes.
@@ -31,7 +33,7 @@ public final class StoreWriteTransaction: StoreReadTransaction {
     ///   or an `LMDBError`.
     @discardableResult
     public func append(
-        _ transitions: [Transition], to session: SessionID, expectedVersion: ExpectedVersion = .any
+        _ transitions: [TransitionDraft], to session: SessionID, expectedVersion: ExpectedVersion = .any
     ) throws -> AppendResult {
         guard !transitions.isEmpty else { throw StoreError.emptyAppend(session: session) }
         for index in transitions.indices {
@@ -78,10 +80,10 @@ public final class StoreWriteTransaction: StoreReadTransaction {
     /// advancing `head` by each (and writing a full index block when one completes).
     ///
     /// The transitions are read where the array holds them and the head is changed in place: no
-    /// `Transition` or `SessionHead` is copied (their strings and arrays would be retained and
+    /// `TransitionDraft` or `SessionHead` is copied (their strings and arrays would be retained and
     /// released for every record).
     private func appendRecords(
-        _ transitions: [Transition], of session: SessionID, expectedVersion: ExpectedVersion,
+        _ transitions: [TransitionDraft], of session: SessionID, expectedVersion: ExpectedVersion,
         from firstSequence: UInt64, to head: inout SessionHead
     ) throws -> AppendResult {
         let before = head.info.headVersion
@@ -191,10 +193,10 @@ public struct SessionAppend: Sendable, Hashable {
     /// The version the session must be at.
     public var expectedVersion: ExpectedVersion
     /// The transitions to append, in order.
-    public var transitions: [Transition]
+    public var transitions: [TransitionDraft]
 
     /// Creates a session append.
-    public init(session: SessionID, expectedVersion: ExpectedVersion = .any, transitions: [Transition]) {
+    public init(session: SessionID, expectedVersion: ExpectedVersion = .any, transitions: [TransitionDraft]) {
         self.session = session
         self.expectedVersion = expectedVersion
         self.transitions = transitions

@@ -1,5 +1,6 @@
 import Testing
 @testable import RewindMachine
+import RewindExamples
 
 struct LoadingViewTests {
     typealias LoadingView = ExampleMachines.LoadingView

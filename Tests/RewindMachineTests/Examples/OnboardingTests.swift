@@ -1,5 +1,6 @@
 import Testing
 @testable import RewindMachine
+import RewindExamples
 
 struct OnboardingTests {
     typealias Screen = ExampleMachines.Onboarding.Screen

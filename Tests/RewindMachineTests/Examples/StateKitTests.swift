@@ -1,6 +1,7 @@
 import Foundation
 import Testing
 @testable import RewindMachine
+import RewindExamples
 
 struct StateKitTests {
     @Test func rootEntersLoadingThenAnswersBubbleFromAnyChild() throws {

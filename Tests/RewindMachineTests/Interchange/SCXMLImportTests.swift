@@ -1,4 +1,4 @@
-import RewindTestSupport
+import RewindBaseTestSupport
 import Foundation
 import Testing
 @testable import RewindMachine

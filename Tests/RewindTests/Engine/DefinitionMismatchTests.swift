@@ -50,7 +50,7 @@ struct DefinitionMismatchTests {
         let engine = try fixture.open(registering: [changed])
         defer { engine.close() }
         #expect(throws: EngineError.definitionMismatch(
-            session: try SessionID("user"), machine: "onboarding", recorded: live.definition,
+            session: SessionID("user"), machine: "onboarding", recorded: live.definition,
             registered: changed.definition.contentVersion)
         ) {
             try engine.session("user", policy: .strict)
@@ -107,7 +107,7 @@ struct DefinitionMismatchTests {
         let engine = try fixture.open(registering: [try Machine(Self.shortcutOnboarding)])
         defer { engine.close() }
         #expect(throws: EngineError.replayDivergence(
-            session: try SessionID("user"), version: 3, event: "start", recorded: ["login"], computed: ["home"])
+            session: SessionID("user"), version: 3, event: "start", recorded: ["login"], computed: ["home"])
         ) {
             try engine.session("user", policy: .replayWithRegistered)
         }

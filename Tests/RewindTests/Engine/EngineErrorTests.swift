@@ -23,7 +23,7 @@ struct EngineErrorTests {
         defer { fixture.remove() }
         let engine = try fixture.open(registering: [try Onboarding.machine()])
         defer { engine.close() }
-        #expect(throws: EngineError.unknownSession(try SessionID("nobody"))) { try engine.session("nobody") }
+        #expect(throws: EngineError.unknownSession(SessionID("nobody"))) { try engine.session("nobody") }
         #expect(throws: StoreError.self) { try engine.session("") }
     }
 
@@ -49,7 +49,7 @@ struct EngineErrorTests {
         let engine = try fixture.open(registering: [try Onboarding.machine()])
         defer { engine.close() }
         _ = try await engine.startSession(id: "user", machine: "onboarding")
-        let id = try SessionID("user")
+        let id = SessionID("user")
         await #expect(throws: EngineError.sessionExists(id)) {
             try await engine.startSession(id: "user", machine: "onboarding")
         }
@@ -62,7 +62,7 @@ struct EngineErrorTests {
         defer { fixture.remove() }
         let engine = try fixture.open(registering: [try ExampleMachines.Kanji.machine()])
         defer { engine.close() }
-        let id = try SessionID("kanji")
+        let id = SessionID("kanji")
         let first = try engine.makeSession(id: id, machine: "kanji")
         let second = try engine.makeSession(id: id, machine: "kanji")
         try await first.enter("all")
@@ -98,7 +98,7 @@ struct EngineErrorTests {
         } catch let EngineError.payloadEncoding(event, _) {
             #expect(event == "launch")
         }
-        let kanji = try engine.makeSession(id: try SessionID("kanji"), machine: "kanji")
+        let kanji = try engine.makeSession(id: SessionID("kanji"), machine: "kanji")
         do {
             try await kanji.enter(ExampleMachines.Kanji.State.all, data: Unencodable())
             Issue.record("entering with unencodable data should throw")
@@ -166,13 +166,13 @@ struct EngineErrorTests {
         #expect {
             try Engine(directory: directory.path)
         } throws: { error in
-            guard case StoreError.notAStore(let path, _) = error else { return false }
+            guard case StoreError.notAStore(let path, _, _) = error else { return false }
             return path == directory.path
         }
     }
 
     @Test func errorDescriptionsNameWhatFailedAndWhere() throws {
-        let id = try SessionID("user-42")
+        let id = SessionID("user-42")
         #expect(EngineError.unknownSession(id).description.contains("user-42"))
         #expect(EngineError.unknownMachine("map").description.contains("map"))
         let mismatch = EngineError.definitionMismatch(session: id, machine: "map", recorded: "aaaa", registered: "bbbb")

@@ -130,7 +130,7 @@ struct LoneSessionCommitTests {
     @Test func aLoneSessionCommitsEachAppendOnItsOwnAndAFailureThereWritesNothing() async throws {
         let fixture = try EngineFixture()
         defer { fixture.remove() }
-        let engine = try fixture.open(registering: [try ExampleMachines.LoadingView.machine()], durability: .durable)
+        let engine = try fixture.open(registering: [try ExampleMachines.LoadingView.machine()], durability: .noSync)
         defer { engine.close() }
         let session = try await engine.startSession(id: "alone", machine: "loading-view")
         for step in 0..<20 {
@@ -141,10 +141,8 @@ struct LoneSessionCommitTests {
         #expect(statistics.commits == 21)
         #expect(statistics.largestBatch == 1)
         // From its third append on (the first two make it "alone"), each one is committed on the
-        // session's own thread, also in durable mode where the commit thread gathers: a commit of
-        // one append with nobody waiting ends the commit thread's drain instead of waiting for
-        // the session to come back. (A commit thread preempted right after resuming the session
-        // can still take the odd append: most, not all.)
+        // session's own thread (its commits do not sync). (A commit thread preempted right after
+        // resuming the session can still take the odd append: most, not all.)
         #expect(statistics.inlineCommits >= 10)
 
         // The session is alone: this send takes the inline path, and the fault must leave
@@ -158,5 +156,31 @@ struct LoneSessionCommitTests {
         try await session.send("loaded")
         #expect(session.version == 22)
         #expect(try LogAudit(engine.store).problems.isEmpty)
+    }
+
+    /// A synced commit never runs on the sender's thread (a thread of Swift's cooperative pool):
+    /// a lone durable session's appends all go to the commit thread, and so do a lone no-sync
+    /// session's once another engine of the process has made the store's commits sync.
+    @Test func syncedCommitsOfALoneSessionRunOnTheCommitThread() async throws {
+        let fixture = try EngineFixture()
+        defer { fixture.remove() }
+        let engine = try fixture.open(registering: [try ExampleMachines.LoadingView.machine()], durability: .durable)
+        defer { engine.close() }
+        let session = try await engine.startSession(id: "alone", machine: "loading-view")
+        for step in 0..<20 {
+            try await session.send(step % 2 == 0 ? "loaded" : "reload")
+        }
+        #expect(engine.commitStatistics.commits == 21)
+        #expect(engine.commitStatistics.inlineCommits == 0)
+
+        let noSync = try fixture.open(registering: [try ExampleMachines.LoadingView.machine()], durability: .noSync)
+        defer { noSync.close() }
+        #expect(try noSync.effectiveDurability == .durable)
+        let other = try await noSync.startSession(id: "other", machine: "loading-view")
+        for step in 0..<20 {
+            try await other.send(step % 2 == 0 ? "loaded" : "reload")
+        }
+        #expect(noSync.commitStatistics.commits == 21)
+        #expect(noSync.commitStatistics.inlineCommits == 0)
     }
 }

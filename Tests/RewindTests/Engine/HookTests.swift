@@ -158,7 +158,7 @@ struct HookTests {
         defer { fixture.remove() }
         let engine = try fixture.open(registering: [try ExampleMachines.Kanji.machine()])
         defer { engine.close() }
-        let session = try engine.makeSession(id: try SessionID("kanji"), machine: "kanji")
+        let session = try engine.makeSession(id: SessionID("kanji"), machine: "kanji")
         let previous = LockedBox<[String?]>([])
         let entered = LockedBox<[JSONValue]>([])
         session.onDidEnter("all") { previous.append($0.previousState) }

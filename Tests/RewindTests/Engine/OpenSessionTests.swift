@@ -42,7 +42,7 @@ struct OpenSessionTests {
         #expect(configured.current == 2)
         try await resumed.send(Onboarding.Event.start)
         #expect(entered.current == ["login from greeting"])   // the hooks were installed on resume
-        #expect(try engine.store.sessionInfo(for: try SessionID("user"))?.headVersion == 3)
+        #expect(try engine.store.sessionInfo(for: SessionID("user"))?.headVersion == 3)
     }
 
     @Test func refusesAnotherMachineAndAnUnknownMachineWritingNothing() async throws {
@@ -55,7 +55,7 @@ struct OpenSessionTests {
         _ = try await engine.openSession(id: "user", machine: "onboarding")
         let head = try engine.store.headSequence()
         let configured = LockedBox(0)
-        await #expect(throws: EngineError.sessionOfAnotherMachine(session: try SessionID("user"), machine: "onboarding", requested: "kanji")) {
+        await #expect(throws: EngineError.sessionOfAnotherMachine(session: SessionID("user"), machine: "onboarding", requested: "kanji")) {
             _ = try await engine.openSession(id: "user", machine: "kanji") { _ in configured.withValue { $0 += 1 } }
         }
         await #expect(throws: EngineError.unknownMachine("nope")) {
@@ -63,8 +63,8 @@ struct OpenSessionTests {
         }
         #expect(configured.current == 0)
         #expect(try engine.store.headSequence() == head)
-        #expect(try engine.store.sessionInfo(for: try SessionID("other")) == nil)
-        #expect(EngineError.sessionOfAnotherMachine(session: try SessionID("user"), machine: "onboarding", requested: "kanji")
+        #expect(try engine.store.sessionInfo(for: SessionID("other")) == nil)
+        #expect(EngineError.sessionOfAnotherMachine(session: SessionID("user"), machine: "onboarding", requested: "kanji")
             .description == "session 'user' runs machine 'onboarding', not 'kanji'; open it with machine 'onboarding'")
     }
 
@@ -91,14 +91,14 @@ struct OpenSessionTests {
             let time = Timestamp(microsecondsSince1970: 1_000_000)
             let step = try? other.evaluate(.start(context: ["theirs": true]), in: MachineState(), at: time)
             if let step, let transition = try? other.transition(for: step, request: .start(context: ["theirs": true]), at: time) {
-                _ = try? engine.store.append([transition], to: try SessionID("user"), expectedVersion: .noStream)
+                _ = try? engine.store.append([transition], to: SessionID("user"), expectedVersion: .noStream)
             }
         }
         #expect(configured.current == 1)
         #expect(session.version == 1)
         #expect(session.state.context == ["theirs": true])   // the committed start, not this call's
         #expect(entered.current.isEmpty)                      // this call's start ran no hook
-        #expect(try engine.store.sessionInfo(for: try SessionID("user"))?.recordCount == 1)
+        #expect(try engine.store.sessionInfo(for: SessionID("user"))?.recordCount == 1)
         try await session.send(Onboarding.Event.launch)
         #expect(entered.current == ["greeting"])
         #expect(session.version == 2)

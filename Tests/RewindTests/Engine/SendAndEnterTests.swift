@@ -81,7 +81,7 @@ struct SendAndEnterTests {
         defer { fixture.remove() }
         let engine = try fixture.open(registering: [try Kanji.machine()])
         defer { engine.close() }
-        let session = try engine.makeSession(id: try SessionID("kanji"), machine: "kanji")
+        let session = try engine.makeSession(id: SessionID("kanji"), machine: "kanji")
         #expect(session.version == 0)
         #expect(session.canEnter("all"))
         try await session.enter(Kanji.State.all)

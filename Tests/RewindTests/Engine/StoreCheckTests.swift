@@ -26,14 +26,14 @@ struct EngineStoreCheckTests {
 
     private func snapshot(_ version: UInt64, in engine: Engine) throws -> SessionSnapshot {
         let bytes = try #require(try engine.store.read {
-            try $0.value(forKey: SessionSnapshot.key(session: try SessionID("screen"), version: version), in: .snapshots)
+            try $0.value(forKey: SessionSnapshot.key(session: SessionID("screen"), version: version), in: .snapshots)
         })
         return try JSONDecoder().decode(SessionSnapshot.self, from: Data(bytes))
     }
 
     private func putSnapshot(_ snapshot: SessionSnapshot, at version: UInt64, in engine: Engine) throws {
         let bytes = try snapshot.encoded()
-        try engine.store.write { try $0.put(bytes, forKey: SessionSnapshot.key(session: try SessionID("screen"), version: version), in: .snapshots) }
+        try engine.store.write { try $0.put(bytes, forKey: SessionSnapshot.key(session: SessionID("screen"), version: version), in: .snapshots) }
     }
 
     @Test func aConsistentStoreChecksEverySnapshotAndCheckpoint() async throws {
@@ -74,7 +74,7 @@ struct EngineStoreCheckTests {
         #expect(problem.location == "snapshot of 'screen' at version 6")
         #expect(problem.reason == "it holds version 3")
         try engine.store.write {
-            try $0.put(Array("{not json".utf8), forKey: SessionSnapshot.key(session: try SessionID("screen"), version: 6), in: .snapshots)
+            try $0.put(Array("{not json".utf8), forKey: SessionSnapshot.key(session: SessionID("screen"), version: 6), in: .snapshots)
         }
         problem = try #require(try engine.checkStore().problem)
         #expect(problem.location == "snapshot of 'screen' at version 6")

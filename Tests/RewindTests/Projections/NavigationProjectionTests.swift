@@ -11,7 +11,7 @@ struct NavigationProjectionTests {
         defer { directory.remove() }
         let engine = try ProjectionFixtures.engine(in: directory, projections: [NavigationProjection()])
         defer { engine.close() }
-        let id = try SessionID("kanji-reader")
+        let id = SessionID("kanji-reader")
         let session = try engine.makeSession(id: id, machine: "kanji")
         let expected: [[String]] = [
             ["all"],
@@ -27,7 +27,7 @@ struct NavigationProjectionTests {
             #expect(seen.last == session.navigationStack.screens, "the projection agrees with the live session")
         }
         #expect(seen == expected)
-        #expect(try engine.navigationStacks.stack(of: try SessionID("nobody")) == nil)
+        #expect(try engine.navigationStacks.stack(of: SessionID("nobody")) == nil)
     }
 
     /// Detail(日) → List(日本) → Detail(本) → back → back: the projection, inline and caught up
@@ -63,7 +63,7 @@ struct NavigationProjectionTests {
         defer { engine.close() }
         try await KanjiNavigation.walk("user", in: engine)
         try engine.register(NavigationProjection(), mode: .catchUp)
-        #expect(try engine.navigationStacks.stack(of: try SessionID("user"))?.entries == KanjiNavigation.stacks[5])
+        #expect(try engine.navigationStacks.stack(of: SessionID("user"))?.entries == KanjiNavigation.stacks[5])
         #expect(try engine.navigationStacks.depthStatistics().maximum == 2)
     }
 
@@ -74,11 +74,11 @@ struct NavigationProjectionTests {
         defer { fixture.remove() }
         let engine = try fixture.open(registering: [])
         defer { engine.close() }
-        let id = try SessionID("odd")
+        let id = SessionID("odd")
         _ = try engine.store.write { transaction in
             try transaction.append([
                 ProjectionFixtures.transition(event: "rewind.start", to: "a", navigation: [.setRoot("a")], at: 1),
-                Transition(
+                TransitionDraft(
                     timestamp: Timestamp(microsecondsSince1970: 2), machine: "bulk", definition: "v1", event: "go",
                     source: ["a"], target: ["b"], navigation: [.push("b")], stateData: Array("{not json".utf8)),
             ], to: id)
@@ -110,8 +110,8 @@ struct NavigationProjectionTests {
             try await ProjectionFixtures.onboard(engine, id: "user-\(steps)", steps: steps)
         }
         let stacks = engine.navigationStacks
-        #expect(try stacks.stack(of: try SessionID("user-2"))?.screens == ["greeting", "login"])
-        #expect(try stacks.stack(of: try SessionID("user-3"))?.screens == ["home"])
+        #expect(try stacks.stack(of: SessionID("user-2"))?.screens == ["greeting", "login"])
+        #expect(try stacks.stack(of: SessionID("user-3"))?.screens == ["home"])
 
         let kanji = try stacks.depthStatistics(machine: "kanji")
         #expect(kanji.histogram == [1: 2, 2: 1, 3: 1, 4: 1])

@@ -79,9 +79,9 @@ enum ProjectionFixtures {
 
     /// A transition of the onboarding machine for direct store appends.
     static func transition(event: String, to state: String, navigation: [NavigationOperation] = [], at time: Int64)
-        -> Transition
+        -> TransitionDraft
     {
-        Transition(
+        TransitionDraft(
             timestamp: Timestamp(microsecondsSince1970: time), machine: "bulk", definition: "v1", event: event,
             source: [], target: [state], navigation: navigation)
     }

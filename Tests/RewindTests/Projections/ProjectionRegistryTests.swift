@@ -173,7 +173,7 @@ struct ProjectionRegistryTests {
         try await ProjectionFixtures.onboard(engine, id: "a", steps: 1)
         // Another writer (another store handle, as another process would) appends behind the engine's back.
         let other = try TransitionStore(directory: directory.path)
-        try other.append([ProjectionFixtures.transition(event: "go", to: "x", at: 1)], to: try SessionID("b"))
+        try other.append([ProjectionFixtures.transition(event: "go", to: "x", at: 1)], to: SessionID("b"))
         other.close()
         #expect(try engine.projectionStatus(named: "test.event-counts")?.checkpoint == 2)
         try await engine.session("a").send("start")
@@ -198,7 +198,7 @@ struct ProjectionRegistryTests {
         #expect(head == 8, "every append succeeded")
         #expect(try engine.projectionStatus(named: "rewind.screen-flows") == ProjectionStatus(
             name: "rewind.screen-flows", version: 1, checkpoint: 8))
-        #expect(try engine.screenFlows.flow(of: try SessionID("bad"))?.configuration == ["home"])
+        #expect(try engine.screenFlows.flow(of: SessionID("bad"))?.configuration == ["home"])
 
         let status = try #require(try engine.projectionStatus(named: failing.name))
         #expect(status.checkpoint == 4)
@@ -211,8 +211,8 @@ struct ProjectionRegistryTests {
         // Catching up with the bug still there fails again, at the same record.
         let error = #expect(throws: ProjectionError.self) { try engine.catchUpProjections() }
         #expect(error == .applyFailed(
-            projection: failing.name, sequence: 5, session: try SessionID("bad"),
-            reason: "refusing this record on purpose"))
+            projection: failing.name, sequence: 5, session: SessionID("bad"),
+            cause: ErrorCause(EventCountProjection.Failure())))
         #expect(error?.description.contains("'test.event-counts'") == true)
         #expect(error?.description.contains("sequence 5") == true)
         #expect(try engine.projectionStatus(named: failing.name)?.checkpoint == 4)
@@ -244,7 +244,8 @@ struct ProjectionRegistryTests {
         let failing = EventCountProjection()
         failing.failOn.withValue { $0 = (session: "s3", event: "stop") }
         #expect(throws: ProjectionError.applyFailed(
-            projection: failing.name, sequence: 8, session: try SessionID("s3"), reason: "refusing this record on purpose"))
+            projection: failing.name, sequence: 8, session: SessionID("s3"),
+            cause: ErrorCause(EventCountProjection.Failure())))
         {
             try engine.register(failing)
         }
@@ -310,8 +311,8 @@ struct ProjectionRegistryTests {
         }
         // Another writer appends while no engine runs the projection.
         let store = try TransitionStore(directory: directory.path)
-        try store.append([ProjectionFixtures.transition(event: "go", to: "a", at: 1)], to: try SessionID("b"))
-        try store.append([ProjectionFixtures.transition(event: "go", to: "a", at: 2)], to: try SessionID("a"))
+        try store.append([ProjectionFixtures.transition(event: "go", to: "a", at: 1)], to: SessionID("b"))
+        try store.append([ProjectionFixtures.transition(event: "go", to: "a", at: 2)], to: SessionID("a"))
         store.close()
         let counting = EventCountProjection()
         let engine = try ProjectionFixtures.engine(in: directory, projections: [counting])

@@ -1,12 +1,13 @@
 import Testing
 @testable import Rewind
+import RewindStore
 
 struct ProjectionStatusTests {
     @Test func checkpointsRoundTripWithAndWithoutAFailure() throws {
         let plain = ProjectionStatus(name: "p", version: 7, checkpoint: 1 << 40)
         let failed = ProjectionStatus(
             name: "p", version: 1, checkpoint: 41,
-            failure: ProjectionFailure(sequence: 42, session: try SessionID("s-1"), reason: "bad ✗"))
+            failure: ProjectionFailure(sequence: 42, session: SessionID("s-1"), reason: "bad ✗"))
         for status in [plain, failed] {
             let bytes = CheckpointCodec.encode(status)
             #expect(try bytes.withUnsafeBytes { try CheckpointCodec.decode($0, name: "p") } == status)
@@ -51,6 +52,34 @@ struct ProjectionStatusTests {
             #expect(try reader.data() == [0, 255])
             try reader.expectEnd()
             #expect(throws: StateDecodingError.self) { try reader.byte() }
+        }
+    }
+}
+
+/// The projections' state coding uses the store's varint codec: the same bytes, the same checks.
+struct StateCodingVarintTests {
+    @Test func stateVarintsAreTheStoresBytes() throws {
+        for value: UInt64 in [0, 127, 128, 1 << 14, .max] {
+            var writer = StateWriter()
+            writer.varint(value)
+            var expected: [UInt8] = []
+            Varint.append(value, to: &expected)
+            #expect(writer.bytes == expected)
+            try writer.bytes.withUnsafeBytes { buffer in
+                var reader = StateReader(buffer)
+                #expect(try reader.varint() == value)
+                try reader.expectEnd()
+            }
+        }
+    }
+
+    @Test func truncatedAndOverlongStateVarintsAreRejected() {
+        let cases: [[UInt8]] = [[], [0x80], [0x80, 0x00], Array(repeating: 0xFF, count: 9) + [0x02]]
+        for bytes in cases {
+            bytes.withUnsafeBytes { buffer in
+                var reader = StateReader(buffer)
+                #expect(throws: StateDecodingError.self, "\(bytes)") { try reader.varint() }
+            }
         }
     }
 }

@@ -1,6 +1,7 @@
 import Foundation
 import Testing
 @testable import Rewind
+import RewindLMDB
 import RewindTestSupport
 
 /// The built-in ``ScreenFlowProjection``'s fold over record views must store exactly the bytes the
@@ -16,12 +17,12 @@ struct ScreenFlowFoldTests {
                          "日", "b", "a"]
     static let events = ["start", "loggedIn", "logout", "a-rather-long-event-name", "ëvent", "e\u{308}vent"]
 
-    static func randomTransition(using random: inout SeededRandom) -> Transition {
+    static func randomTransition(using random: inout SeededRandom) -> TransitionDraft {
         func pick(_ strings: [String]) -> String { strings[Int.random(in: 0..<strings.count, using: &random)] }
         let target = (0..<Int.random(in: 1...3, using: &random)).map { _ in pick(states) }  // may repeat
         let stateData: [UInt8] = random.chance(0.4)
             ? [] : (0..<Int.random(in: 1...24, using: &random)).map { _ in UInt8.random(in: 0...3, using: &random) }
-        return Transition(
+        return TransitionDraft(
             timestamp: Timestamp(microsecondsSince1970: Int64.random(in: 0...1_000_000_000, using: &random)),
             machine: pick(machines), definition: "v1", event: pick(events),
             source: [pick(states)], target: target, navigation: [], payload: [], stateData: stateData)
@@ -134,5 +135,55 @@ struct ScreenFlowFoldTests {
         }
         #expect(sequence == 5)
         #expect(reason.contains("checksum"))
+    }
+
+    /// The one fold step on a whole record and on its borrowed view: the same flow, byte for byte,
+    /// where strings are equal as `String`s but differ in bytes — the machine name keeps the bytes it
+    /// had, the event and the configuration take the record's, and `reached` gains no state equal to
+    /// one it holds.
+    @Test func recordsAndTheirViewsTakeTheSameStep() throws {
+        let directory = try TemporaryDirectory()
+        defer { directory.remove() }
+        let store = try TransitionStore(directory: directory.path)
+        defer { store.close() }
+        func at(_ microseconds: Int64) -> Timestamp { Timestamp(microsecondsSince1970: microseconds) }
+        try store.append([
+            TransitionDraft(timestamp: at(1), machine: "m\u{E4}schine", definition: "v1", event: "\u{EB}vent",
+                       source: [], target: ["b", "a"], stateData: [1, 2]),
+            TransitionDraft(timestamp: at(2), machine: "ma\u{308}schine", definition: "v1", event: "e\u{308}vent",
+                       source: ["b", "a"], target: ["e\u{301}tat"]),
+            TransitionDraft(timestamp: at(3), machine: "other", definition: "v1", event: "x",
+                       source: ["e\u{301}tat"], target: ["\u{E9}tat", "a"], stateData: [3]),
+        ], to: SessionID("s"))
+        let projection = ScreenFlowProjection()
+        var fromRecords: ScreenFlowProjection.Flow?
+        var fromViews: ScreenFlowProjection.Flow?
+        var strings = UTF8KeyTable()
+        var flows: [ScreenFlowProjection.Flow] = []
+        try store.read { transaction in
+            try transaction.forEachRecordView(from: 1) { view in
+                projection.apply(view.record(), to: &fromRecords)
+                ScreenFlowProjection.Flow.fold(view, into: &fromViews, strings: &strings)
+                var recordBytes: [UInt8] = []
+                var viewBytes: [UInt8] = []
+                if let fromRecords { projection.encode(fromRecords, into: &recordBytes) }
+                if let fromViews { projection.encode(fromViews, into: &viewBytes) }
+                #expect(!recordBytes.isEmpty && recordBytes == viewBytes, "after sequence \(view.sequence)")
+                if let fromRecords { flows.append(fromRecords) }
+                return .next
+            }
+        }
+        try #require(flows.count == 3)
+        func utf8(_ strings: [String]) -> [[UInt8]] { strings.map { Array($0.utf8) } }
+        #expect(utf8(flows[0].reached) == utf8(["a", "b"]))
+        #expect(flows[0].stateData == [1, 2])
+        #expect(utf8([flows[1].machine]) == utf8(["m\u{E4}schine"]))  // kept: equal as a String
+        #expect(utf8([flows[1].lastEvent]) == utf8(["e\u{308}vent"]))  // taken: the record's bytes
+        #expect(utf8(flows[1].configuration) == utf8(["e\u{301}tat"]))
+        #expect(flows[1].stateData == [])
+        #expect(flows[1].updated == at(2) && flows[1].version == 2)
+        #expect(utf8(flows[2].configuration) == utf8(["\u{E9}tat", "a"]))
+        #expect(utf8(flows[2].reached) == utf8(["a", "b", "e\u{301}tat"]))  // "\u{E9}tat" is there already
+        #expect(flows[2].machine == "other" && flows[2].lastEvent == "x" && flows[2].stateData == [3])
     }
 }

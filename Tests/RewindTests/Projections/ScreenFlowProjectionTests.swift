@@ -14,7 +14,7 @@ struct ScreenFlowProjectionTests {
         for (id, steps) in [("ann", 3), ("bob", 3), ("cat", 2), ("dan", 1), ("eve", 0)] {
             try await ProjectionFixtures.onboard(engine, id: id, steps: steps)
         }
-        let kanji = try engine.makeSession(id: try SessionID("kim"), machine: "kanji")
+        let kanji = try engine.makeSession(id: SessionID("kim"), machine: "kanji")
         try await kanji.enter("all")
 
         let funnel = try engine.screenFlows.funnel(machine: "onboarding")
@@ -37,11 +37,11 @@ struct ScreenFlowProjectionTests {
         defer { directory.remove() }
         let engine = try ProjectionFixtures.engine(in: directory, projections: [ScreenFlowProjection()])
         defer { engine.close() }
-        let session = try engine.makeSession(id: try SessionID("reader"), machine: "kanji")
+        let session = try engine.makeSession(id: SessionID("reader"), machine: "kanji")
         for move in ProjectionFixtures.kanjiMoves.prefix(2) {
             try await session.enter(move.state, data: move.data)
         }
-        let id = try SessionID("reader")
+        let id = SessionID("reader")
         let flow = try #require(try engine.screenFlows.flow(of: id))
         let record = try #require(try engine.store.records(of: id).last)
         #expect(flow.machine == "kanji")
@@ -49,7 +49,7 @@ struct ScreenFlowProjectionTests {
         #expect(flow.lastEvent == "enter" && flow.version == 2 && flow.updated == record.timestamp)
         #expect(flow.reached == ["all", "detail"])
         #expect(try engine.screenFlows.stateData(of: id) == ["detail": ProjectionFixtures.kanjiMoves[1].data])
-        #expect(try engine.screenFlows.flow(of: try SessionID("nobody")) == nil)
+        #expect(try engine.screenFlows.flow(of: SessionID("nobody")) == nil)
 
         try await session.enter("all")
         #expect(try engine.screenFlows.stateData(of: id) == .null)

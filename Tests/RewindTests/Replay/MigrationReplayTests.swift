@@ -138,7 +138,7 @@ struct MigrationReplayTests {
         do {
             let engine = try fixture.open(registering: [try pair.machine(pair.new)])
             defer { engine.close() }
-            archive = try engine.exportSession(try SessionID("user"))
+            archive = try engine.exportSession(SessionID("user"))
         }
         // Into a fresh store: its snapshots are computed at import (every 4 versions).
         let other = try EngineFixture(snapshotInterval: 4)

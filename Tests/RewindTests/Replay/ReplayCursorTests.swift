@@ -38,8 +38,8 @@ struct ReplayCursorTests {
     @Test func pointsCarryTheEventPayloadNavigationAndTime() async throws {
         let fixture = try ReplayFixture()
         try await fixture.record("loading-view", as: "view")
-        let records = try fixture.engine.store.read { try $0.records(of: try SessionID("view")) }
-        var cursor = try fixture.engine.replayCursor(for: try SessionID("view"))
+        let records = try fixture.engine.store.read { try $0.records(of: SessionID("view")) }
+        var cursor = try fixture.engine.replayCursor(for: SessionID("view"))
         let zero = cursor.point
         #expect(zero.version == 0 && zero.event == nil && zero.configuration.isEmpty && zero.timestamp == nil)
 
@@ -107,7 +107,7 @@ struct ReplayCursorTests {
     @Test func seekToATimeGoesToTheLastVersionWrittenAtOrBeforeIt() async throws {
         let fixture = try ReplayFixture()
         try await fixture.record("browser", as: "b")
-        let id = try SessionID("b")
+        let id = SessionID("b")
         let records = try fixture.engine.store.read { try $0.records(of: id) }
         var cursor = try fixture.engine.replayCursor(for: id)
         for record in records {
@@ -125,17 +125,17 @@ struct ReplayCursorTests {
     @Test func seekingPastTheHeadThrowsAndStays() async throws {
         let fixture = try ReplayFixture()
         try await fixture.record("onboarding", as: "o")
-        var cursor = try fixture.engine.replayCursor(for: try SessionID("o"))
+        var cursor = try fixture.engine.replayCursor(for: SessionID("o"))
         try cursor.seek(to: 2)
-        #expect(throws: ReplayError.versionOutOfRange(session: try SessionID("o"), requested: 5, head: 4)) {
+        #expect(throws: ReplayError.versionOutOfRange(session: SessionID("o"), requested: 5, head: 4)) {
             try cursor.seek(to: 5)
         }
         #expect(cursor.point.version == 2)
         try cursor.last()
         #expect(try cursor.stepForward() == nil)
         #expect(cursor.point.version == 4)
-        #expect(throws: EngineError.unknownSession(try SessionID("nobody"))) {
-            try fixture.engine.replayCursor(for: try SessionID("nobody"))
+        #expect(throws: EngineError.unknownSession(SessionID("nobody"))) {
+            try fixture.engine.replayCursor(for: SessionID("nobody"))
         }
     }
 
@@ -143,7 +143,7 @@ struct ReplayCursorTests {
         let directory = try TemporaryDirectory(prefix: "rewind-replay")
         defer { directory.remove() }
         let configuration = EngineConfiguration(durability: .noSync, snapshotInterval: 0)
-        let id = try SessionID("c")
+        let id = SessionID("c")
         var states: [MachineState] = []
         do {
             let engine = try Engine(directory: directory.path, configuration: configuration)

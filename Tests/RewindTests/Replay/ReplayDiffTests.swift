@@ -6,7 +6,7 @@ struct ReplayDiffTests {
     @Test func diffOfTheLoadingViewBetweenReadyAndError() async throws {
         let fixture = try ReplayFixture()
         try await fixture.record("loading-view", as: "v")
-        let diff = try fixture.engine.diff(try SessionID("v"), from: 2, to: 4)
+        let diff = try fixture.engine.diff(SessionID("v"), from: 2, to: 4)
         #expect(diff.fromVersion == 2 && diff.toVersion == 4)
         #expect(diff.exited == ["ready"])
         #expect(diff.entered == ["error"])
@@ -23,18 +23,18 @@ struct ReplayDiffTests {
     @Test func diffBetweenTwoReadyStatesShowsTheChangedItemOnly() async throws {
         let fixture = try ReplayFixture()
         try await fixture.record("loading-view", as: "v")
-        let diff = try fixture.engine.diff(try SessionID("v"), from: 2, to: 6)
+        let diff = try fixture.engine.diff(SessionID("v"), from: 2, to: 6)
         #expect(diff.exited.isEmpty && diff.entered.isEmpty)
         #expect(diff.stateData.map(\.description) == [#"+ ready.items[2]: "c""#])
         #expect(diff.payload.map(\.description) == [#"+ items[2]: "c""#])
         #expect(!diff.isEmpty)
-        #expect(try fixture.engine.diff(try SessionID("v"), from: 3, to: 5).isEmpty)
+        #expect(try fixture.engine.diff(SessionID("v"), from: 3, to: 5).isEmpty)
     }
 
     @Test func diffShowsNavigationStackChangesAndNestedStates() async throws {
         let fixture = try ReplayFixture()
         try await fixture.record("browser", as: "b")
-        let id = try SessionID("b")
+        let id = SessionID("b")
         let toSettings = try fixture.engine.diff(id, from: 3, to: 4)
         #expect(toSettings.exited == ["browse", "feed", "post", "postComments"])
         #expect(toSettings.entered == ["settings"])

@@ -1,6 +1,7 @@
 import Foundation
 import Rewind
 import RewindTestSupport
+import Synchronization
 
 /// Shared fixtures of the replay tests: an engine in a temporary directory with every example
 /// machine registered, and one recorded session per example.
@@ -101,13 +102,11 @@ final class ReplayFixture {
 }
 
 /// A thread-safe list that hooks append to.
-final class EventLog: @unchecked Sendable {
-    /// Guards `items`.
-    private let lock = NSLock()
-    private var items: [String] = []
+final class EventLog: Sendable {
+    private let items = Mutex<[String]>([])
 
-    func append(_ item: String) { lock.withLock { items.append(item) } }
-    var entries: [String] { lock.withLock { items } }
+    func append(_ item: String) { items.withLock { $0.append(item) } }
+    var entries: [String] { items.withLock { $0 } }
 
     /// Registers hooks that log every entry, exit and transition of `machine`'s states.
     func register(

@@ -43,17 +43,17 @@ struct ReplayNavigationTests {
         defer { fixture.remove() }
         defer { engine.close() }
         // detail(日) under list(日本) at 3; detail(本) on top at 4; back at 5.
-        let push = try engine.diff(try SessionID("user"), from: 3, to: 4)
+        let push = try engine.diff(SessionID("user"), from: 3, to: 4)
         #expect(push.navigation.pushed == [KanjiNavigation.entry("detail", KanjiNavigation.book)])
         #expect(push.navigation.popped.isEmpty)
-        let back = try engine.diff(try SessionID("user"), from: 4, to: 5)
+        let back = try engine.diff(SessionID("user"), from: 4, to: 5)
         #expect(back.navigation.popped == [KanjiNavigation.entry("detail", KanjiNavigation.book)])
         #expect(back.navigation.pushed.isEmpty)
         #expect(back.navigation.after == KanjiNavigation.stacks[4])
         // Same screens, other data: detail(本) at 4 against detail(日) at 2 is a change.
-        let twoToSix = try engine.diff(try SessionID("user"), from: 2, to: 6)
+        let twoToSix = try engine.diff(SessionID("user"), from: 2, to: 6)
         #expect(twoToSix.navigation.isEmpty)
-        let fourToTwo = try engine.diff(try SessionID("user"), from: 4, to: 2)
+        let fourToTwo = try engine.diff(SessionID("user"), from: 4, to: 2)
         #expect(fourToTwo.navigation.popped.map(\.screen) == ["detail", "list"])
         #expect(fourToTwo.navigation.popped.first?.data == KanjiNavigation.book)
     }
@@ -62,13 +62,13 @@ struct ReplayNavigationTests {
         let (fixture, engine) = try await Self.walked(snapshotInterval: 2)
         defer { fixture.remove() }
         defer { engine.close() }
-        let archive = try engine.exportSession(try SessionID("user"))
+        let archive = try engine.exportSession(SessionID("user"))
         let target = try EngineFixture(snapshotInterval: 2)
         defer { target.remove() }
         // Nothing registered: the archive's definition replays it.
         let other = try target.open(registering: [])
         defer { other.close() }
-        try await other.importSession(archive, as: try SessionID("copy"))
+        try await other.importSession(archive, as: SessionID("copy"))
         var cursor = try other.replayCursor(for: "copy")
         var points: [ReplayPoint] = [try cursor.seek(to: 1)]
         while let point = try cursor.stepForward() { points.append(point) }
@@ -86,7 +86,7 @@ struct ReplayNavigationTests {
         let (fixture, engine) = try await Self.walked()
         defer { fixture.remove() }
         defer { engine.close() }
-        try await engine.fork(try SessionID("user"), at: 4, as: try SessionID("fork"))
+        try await engine.fork(SessionID("user"), at: 4, as: SessionID("fork"))
         let fork = try engine.session("fork")
         #expect(fork.navigationStack.entries == KanjiNavigation.stacks[3])
         try await fork.send("back")

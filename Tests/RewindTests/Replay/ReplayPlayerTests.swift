@@ -37,7 +37,7 @@ struct ReplayPlayerTests {
     @Test func playingStopsAtAVersionAndSkippingFiresNothing() async throws {
         let fixture = try ReplayFixture()
         try await fixture.record("browser", as: "b")
-        let player = try fixture.engine.player(for: try SessionID("b"))
+        let player = try fixture.engine.player(for: SessionID("b"))
         let log = EventLog()
         player.onDidTransition { change in log.append("\(change.event?.name ?? "start") → \(change.to)") }
 
@@ -52,7 +52,7 @@ struct ReplayPlayerTests {
         let step = try #require(try player.playNext())
         #expect(step.event?.name == "close")
         #expect(log.entries.last == "close → [\"feedList\"]")
-        #expect(throws: ReplayError.versionOutOfRange(session: try SessionID("b"), requested: 20, head: 9)) {
+        #expect(throws: ReplayError.versionOutOfRange(session: SessionID("b"), requested: 20, head: 9)) {
             try player.play(through: 20)
         }
     }
@@ -61,23 +61,23 @@ struct ReplayPlayerTests {
         let fixture = try ReplayFixture()
         try await fixture.record("onboarding", as: "o")
         let engine = fixture.engine
-        let original = try engine.store.read { try $0.records(of: try SessionID("o")) }
-        let player = try engine.player(for: try SessionID("o"))
+        let original = try engine.store.read { try $0.records(of: SessionID("o")) }
+        let player = try engine.player(for: SessionID("o"))
         let log = EventLog()
         player.onDidEnter("home") { _ in log.append("home") }
         player.onDidEnter("login") { _ in log.append("login") }
         try player.play(through: 3)
         #expect(log.entries == ["login"])
 
-        let live = try await player.handOver(as: try SessionID("o-live"))
+        let live = try await player.handOver(as: SessionID("o-live"))
         #expect(live.version == 3 && live.configuration == ["login"])
         try await live.send("loggedIn")
         #expect(log.entries == ["login", "home"])
 
-        let info = try #require(try engine.store.sessionInfo(for: try SessionID("o-live")))
+        let info = try #require(try engine.store.sessionInfo(for: SessionID("o-live")))
         #expect(info.headVersion == 4)
-        #expect(info.origin == RecordOrigin(session: try SessionID("o"), version: 3))
-        #expect(try engine.store.read { try $0.records(of: try SessionID("o")) } == original)
+        #expect(info.origin == RecordOrigin(session: SessionID("o"), version: 3))
+        #expect(try engine.store.read { try $0.records(of: SessionID("o")) } == original)
     }
 
     @Test func handingOverBeforeAnyRecordStartsAnEmptySession() async throws {
@@ -86,11 +86,11 @@ struct ReplayPlayerTests {
         let player = try fixture.engine.player(for: "o")
         let log = EventLog()
         player.onDidEnter("initial") { _ in log.append("initial") }
-        let live = try await player.handOver(as: try SessionID("fresh"))
+        let live = try await player.handOver(as: SessionID("fresh"))
         #expect(live.version == 0)
-        #expect(try fixture.engine.store.sessionInfo(for: try SessionID("fresh")) == nil)
+        #expect(try fixture.engine.store.sessionInfo(for: SessionID("fresh")) == nil)
         try await live.enter("initial")
         #expect(log.entries == ["initial"])
-        #expect(try fixture.engine.store.sessionInfo(for: try SessionID("fresh"))?.origin == nil)
+        #expect(try fixture.engine.store.sessionInfo(for: SessionID("fresh"))?.origin == nil)
     }
 }

@@ -1,5 +1,6 @@
 import Foundation
 import Rewind
+@_spi(Internals) import RewindStore
 import RewindTestSupport
 import Testing
 
@@ -44,7 +45,7 @@ struct SessionArchiveTests {
     @Test func aForgedArchiveImportsLikeTheOriginal() async throws {
         let source = try ReplayFixture()
         try await source.record("loading-view", as: "v")
-        let lines = lines(try source.engine.exportSession(try SessionID("v")))
+        let lines = lines(try source.engine.exportSession(SessionID("v")))
         let target = try ReplayFixture(registering: [])
         #expect(try await target.engine.importSession(try forged(lines) { _, _ in }).headVersion == 6)
     }
@@ -54,7 +55,7 @@ struct SessionArchiveTests {
     func aMachineNameTheStoreCannotHoldIsAMalformedHeaderAndImportsNothing(_ name: String) async throws {
         let source = try ReplayFixture()
         try await source.record("loading-view", as: "v")
-        let lines = lines(try source.engine.exportSession(try SessionID("v")))
+        let lines = lines(try source.engine.exportSession(SessionID("v")))
         let archive = try forged(lines) { index, body in
             if index < lines.count - 1 { body["machine"] = name }
         }
@@ -105,7 +106,7 @@ struct SessionArchiveTests {
     @Test func payloadBytesThatAreNotExactJSONRoundTripInBase64() async throws {
         let source = try ReplayFixture()
         try await source.record("loading-view", as: "v")
-        let lines = lines(try source.engine.exportSession(try SessionID("v")))
+        let lines = lines(try source.engine.exportSession(SessionID("v")))
         // Rewrite record 2's payload as bytes with a space (valid JSON, but not as written back).
         let spaced = Data(#"{ "a": 1 }"#.utf8).base64EncodedString()
         let archive = try forged(lines) { index, body in
@@ -193,39 +194,39 @@ struct SessionArchiveTests {
         })
         let source = try ReplayFixture(registering: [machine])
         _ = try await source.engine.startSession(id: "f", machine: "far").send("arm")
-        let data = try source.engine.exportSession(try SessionID("f"))
+        let data = try source.engine.exportSession(SessionID("f"))
         let target = try ReplayFixture(registering: [])
         #expect(try await target.engine.importSession(data).headVersion == 2)
         let definition = try #require(try target.engine.storedDefinition(
             name: "far", version: machine.definition.contentVersion))
         #expect(definition == machine.definition)
         // Exporting the import gives the same header.
-        #expect(lines(try target.engine.exportSession(try SessionID("f"))).first == lines(data).first)
+        #expect(lines(try target.engine.exportSession(SessionID("f"))).first == lines(data).first)
     }
 
     @Test func importUnderANewIdKeepsTheOriginAndWritesSnapshots() async throws {
         let source = try ReplayFixture(snapshotInterval: 2)
         try await source.record("browser", as: "b")
-        try await source.engine.fork(try SessionID("b"), at: 6, as: try SessionID("b-fork"))
-        let data = try source.engine.exportSession(try SessionID("b-fork"))
-        let info = try await source.engine.importSession(data, as: try SessionID("b-copy"))
+        try await source.engine.fork(SessionID("b"), at: 6, as: SessionID("b-fork"))
+        let data = try source.engine.exportSession(SessionID("b-fork"))
+        let info = try await source.engine.importSession(data, as: SessionID("b-copy"))
         #expect(info.headVersion == 6)
-        #expect(info.origin == RecordOrigin(session: try SessionID("b"), version: 6))
+        #expect(info.origin == RecordOrigin(session: SessionID("b"), version: 6))
         let snapshots = try source.engine.store.read { transaction in
             try [2, 4, 6].map { try transaction.value(forKey: StoreKey.compound("b-copy", $0), in: .snapshots) }
         }
         #expect(snapshots.allSatisfy { $0 != nil })
-        let resumed = try source.engine.session(try SessionID("b-copy"))
-        #expect(resumed.state == (try source.engine.session(try SessionID("b-fork"))).state)
-        await #expect(throws: EngineError.sessionExists(try SessionID("b-copy"))) {
-            try await source.engine.importSession(data, as: try SessionID("b-copy"))
+        let resumed = try source.engine.session(SessionID("b-copy"))
+        #expect(resumed.state == (try source.engine.session(SessionID("b-fork"))).state)
+        await #expect(throws: EngineError.sessionExists(SessionID("b-copy"))) {
+            try await source.engine.importSession(data, as: SessionID("b-copy"))
         }
     }
 
     @Test func truncatedArchivesAreRejectedWithTheLineNumberAndImportNothing() async throws {
         let source = try ReplayFixture()
         try await source.record("loading-view", as: "v")
-        let data = try source.engine.exportSession(try SessionID("v"))
+        let data = try source.engine.exportSession(SessionID("v"))
         let lines = lines(data)  // header, 6 records, trailer
         let target = try ReplayFixture(registering: [])
 
@@ -247,7 +248,7 @@ struct SessionArchiveTests {
     @Test func tamperedArchivesAreRejectedWithTheLineNumberAndImportNothing() async throws {
         let source = try ReplayFixture()
         try await source.record("loading-view", as: "v")
-        let data = try source.engine.exportSession(try SessionID("v"))
+        let data = try source.engine.exportSession(SessionID("v"))
         let lines = lines(data)
         let target = try ReplayFixture(registering: [])
         func import_(_ lines: [String]) async -> SessionArchiveError? {
@@ -303,13 +304,13 @@ struct SessionArchiveTests {
         let data = try source.engine.exportSession(session.id)
 
         let target = try ReplayFixture(registering: [])
-        try await target.engine.importSession(data, as: try SessionID("copy"))
+        try await target.engine.importSession(data, as: SessionID("copy"))
         var cursor = try target.engine.replayCursor(for: "copy", bindings: CounterMachine.bindings)
         let head = try cursor.last()
         #expect(head.context == ["count": 5])
         #expect(head.configuration == ["stopped"])
         #expect(head.state == session.state)
-        #expect(try target.engine.verify(try SessionID("copy"), against: try CounterMachine.machine()).isClean)
+        #expect(try target.engine.verify(SessionID("copy"), against: try CounterMachine.machine()).isClean)
     }
 
     @Test func archivesGoThroughFilesAndErrorsNameTheirLine() async throws {
@@ -318,24 +319,24 @@ struct SessionArchiveTests {
         let directory = try TemporaryDirectory(prefix: "rewind-archive")
         defer { directory.remove() }
         let url = directory.url.appendingPathComponent("u.ndjson")
-        try source.engine.exportSession(try SessionID("u"), to: url)
+        try source.engine.exportSession(SessionID("u"), to: url)
 
         let target = try ReplayFixture(registering: [])
-        let info = try await target.engine.importSession(from: url, as: try SessionID("u2"))
+        let info = try await target.engine.importSession(from: url, as: SessionID("u2"))
         #expect(info.headVersion == 7)
         #expect(try target.engine.history(of: info.session).map(\.event)
-            == (try source.engine.history(of: try SessionID("u"))).map(\.event))
+            == (try source.engine.history(of: SessionID("u"))).map(\.event))
 
         var data = try Data(contentsOf: url)
         data[data.count / 2] ^= 0x01
         do {
-            try await target.engine.importSession(data, as: try SessionID("u3"))
+            try await target.engine.importSession(data, as: SessionID("u3"))
             Issue.record("an altered archive was imported")
         } catch let error as SessionArchiveError {
             let line = try #require(error.line)
             #expect(error.description.contains("line \(line)"))
             #expect(error.description.contains("nothing was imported"))
         }
-        #expect(try target.engine.store.sessionInfo(for: try SessionID("u3")) == nil)
+        #expect(try target.engine.store.sessionInfo(for: SessionID("u3")) == nil)
     }
 }

@@ -7,8 +7,8 @@ struct SessionForkTests {
         let fixture = try ReplayFixture(snapshotInterval: 2)
         try await fixture.record("browser", as: "b")
         let engine = fixture.engine
-        let original = try SessionID("b")
-        let fork = try SessionID("b-fork")
+        let original = SessionID("b")
+        let fork = SessionID("b-fork")
         let info = try await engine.fork(original, at: 5, as: fork)
         #expect(info.headVersion == 5)
         #expect(info.origin == RecordOrigin(session: original, version: 5))
@@ -46,16 +46,16 @@ struct SessionForkTests {
         let live = try await fixture.record("loading-view", as: "v")
         let engine = fixture.engine
         let before = try engine.store.read { try $0.records(of: live.id) }
-        try await engine.fork(live.id, at: 2, as: try SessionID("v-fork"))
+        try await engine.fork(live.id, at: 2, as: SessionID("v-fork"))
 
-        let forked = try engine.session(try SessionID("v-fork"))
+        let forked = try engine.session(SessionID("v-fork"))
         #expect(forked.version == 2 && forked.configuration == ["ready"])
         try await forked.send("reload")
         try await forked.send("failed", payload: "other")
         try await live.send("reload")
 
         let (original, copy) = try engine.store.read { transaction in
-            (try transaction.records(of: live.id), try transaction.records(of: try SessionID("v-fork")))
+            (try transaction.records(of: live.id), try transaction.records(of: SessionID("v-fork")))
         }
         #expect(Array(original.prefix(before.count)) == before)
         #expect(original.count == before.count + 1)
@@ -70,19 +70,19 @@ struct SessionForkTests {
         try await fixture.record("statekit", as: "s")
         let engine = fixture.engine
         let head = try engine.store.headSequence()
-        await #expect(throws: EngineError.sessionExists(try SessionID("s"))) {
-            try await engine.fork(try SessionID("o"), at: 2, as: try SessionID("s"))
+        await #expect(throws: EngineError.sessionExists(SessionID("s"))) {
+            try await engine.fork(SessionID("o"), at: 2, as: SessionID("s"))
         }
-        await #expect(throws: ReplayError.versionOutOfRange(session: try SessionID("o"), requested: 0, head: 4)) {
-            try await engine.fork(try SessionID("o"), at: 0, as: try SessionID("x"))
+        await #expect(throws: ReplayError.versionOutOfRange(session: SessionID("o"), requested: 0, head: 4)) {
+            try await engine.fork(SessionID("o"), at: 0, as: SessionID("x"))
         }
-        await #expect(throws: ReplayError.versionOutOfRange(session: try SessionID("o"), requested: 9, head: 4)) {
-            try await engine.fork(try SessionID("o"), at: 9, as: try SessionID("x"))
+        await #expect(throws: ReplayError.versionOutOfRange(session: SessionID("o"), requested: 9, head: 4)) {
+            try await engine.fork(SessionID("o"), at: 9, as: SessionID("x"))
         }
-        await #expect(throws: EngineError.unknownSession(try SessionID("nobody"))) {
-            try await engine.fork(try SessionID("nobody"), at: 1, as: try SessionID("x"))
+        await #expect(throws: EngineError.unknownSession(SessionID("nobody"))) {
+            try await engine.fork(SessionID("nobody"), at: 1, as: SessionID("x"))
         }
         #expect(try engine.store.headSequence() == head)
-        #expect(try engine.store.sessionInfo(for: try SessionID("x")) == nil)
+        #expect(try engine.store.sessionInfo(for: SessionID("x")) == nil)
     }
 }

@@ -6,7 +6,7 @@ struct SessionHistoryTests {
     @Test func historyListsEveryRecordWithTimeEventSourceTargetAndNavigation() async throws {
         let fixture = try ReplayFixture()
         try await fixture.record("browser", as: "b")
-        let id = try SessionID("b")
+        let id = SessionID("b")
         let records = try fixture.engine.store.read { try $0.records(of: id) }
         let history = try fixture.engine.history(of: id)
         #expect(history.count == records.count)
@@ -23,7 +23,7 @@ struct SessionHistoryTests {
     @Test func historyFiltersByEventStateAndVersions() async throws {
         let fixture = try ReplayFixture()
         try await fixture.record("browser", as: "b")
-        let id = try SessionID("b")
+        let id = SessionID("b")
         let engine = fixture.engine
 
         let opens = try engine.history(of: id, filter: HistoryFilter(events: ["open", "close"]))
@@ -39,8 +39,8 @@ struct SessionHistoryTests {
         #expect(ranged.map(\.version) == [2, 7, 8])
         #expect(try engine.history(of: id, limit: 3).map(\.version) == [1, 2, 3])
         #expect(try engine.history(of: id, filter: HistoryFilter(events: ["nothing"])).isEmpty)
-        #expect(throws: EngineError.unknownSession(try SessionID("nobody"))) {
-            try engine.history(of: try SessionID("nobody"))
+        #expect(throws: EngineError.unknownSession(SessionID("nobody"))) {
+            try engine.history(of: SessionID("nobody"))
         }
     }
 }

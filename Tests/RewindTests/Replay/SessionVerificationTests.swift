@@ -1,4 +1,5 @@
 import Rewind
+import RewindExamples
 import Testing
 
 @Suite("Verify against a machine")
@@ -24,7 +25,7 @@ struct SessionVerificationTests {
         routes[1] = Route(from: Onboarding.Screen.greeting, to: .home, by: Onboarding.Event.start)
         let changed = try Machine(MachineDefinition(
             name: "onboarding", initial: "initial", routes: routes, navigation: Self.navigation))
-        let report = try fixture.engine.verify(try SessionID("o"), against: changed)
+        let report = try fixture.engine.verify(SessionID("o"), against: changed)
         let divergence = try #require(report.divergence)
         #expect(divergence.version == 3)
         #expect(divergence.event == "start")
@@ -40,7 +41,7 @@ struct SessionVerificationTests {
         let routes = Array(ExampleMachines.Onboarding.routes.dropLast())
         let changed = try Machine(MachineDefinition(
             name: "onboarding", initial: "initial", routes: routes, navigation: Self.navigation))
-        let report = try fixture.engine.verify(try SessionID("o"), against: changed)
+        let report = try fixture.engine.verify(SessionID("o"), against: changed)
         let divergence = try #require(report.divergence)
         #expect(divergence.version == 4)
         #expect(divergence.event == "loggedIn")
@@ -55,7 +56,7 @@ struct SessionVerificationTests {
         let changed = try Machine(MachineDefinition(
             name: "onboarding", initial: "initial", routes: Onboarding.routes,
             navigation: ["greeting": .setRoot(), "login": .replace(), "home": .setRoot()]))
-        let divergence = try #require(try fixture.engine.verify(try SessionID("o"), against: changed).divergence)
+        let divergence = try #require(try fixture.engine.verify(SessionID("o"), against: changed).divergence)
         #expect(divergence.version == 3)
         #expect(divergence.kind == .navigationMismatch(recorded: [.push("login")], computed: [.replace("login")]))
     }

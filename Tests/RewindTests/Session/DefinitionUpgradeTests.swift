@@ -144,7 +144,7 @@ struct DefinitionUpgradeTests {
             try player.play(through: version)
             #expect(player.snapshot == expected, "\(row): playing through \(version)")
         }
-        let report = try engine.verify(try SessionID("user"), against: machine)
+        let report = try engine.verify(SessionID("user"), against: machine)
         #expect(report.isClean, "\(row): \(report)")
         #expect(report.firstVersion == firstVersion, "\(row)")
         #expect(report.verifiedRecords == head - firstVersion + 1, "\(row)")
@@ -162,13 +162,13 @@ struct DefinitionUpgradeTests {
             // Refused with the problems named; nothing written; replay and verify against the
             // definition the session was recorded under still show every version.
             #expect(throws: EngineError.incompatibleDefinition(
-                session: try SessionID("user"), machine: "shop", recorded: recorded[7]?.definition ?? "",
+                session: SessionID("user"), machine: "shop", recorded: recorded[7]?.definition ?? "",
                 registered: changed.definition.contentVersion, problems: row.problems)
             ) {
                 try engine.session("user")
             }
             #expect(throws: EngineError.self) { try engine.session("user", policy: .strict) }
-            #expect(try engine.store.sessionInfo(for: try SessionID("user"))?.headVersion == 7)
+            #expect(try engine.store.sessionInfo(for: SessionID("user"))?.headVersion == 7)
             try expectReplays(engine, live: live, head: 7, against: try Self.machine(), from: 1, row)
             return
         }
@@ -185,7 +185,7 @@ struct DefinitionUpgradeTests {
         if row.change == .changeGuard {
             #expect(throws: EngineError.replayFailed(
             session: session.id, version: 4, event: "checkout",
-                reason: "\(MachineError.invalidTransition(from: ["catalog"], event: "checkout"))")
+                cause: ErrorCause(MachineError.invalidTransition(from: ["catalog"], event: "checkout")))
             ) {
                 try engine.session("user", policy: .replayWithRegistered)
             }
@@ -390,7 +390,7 @@ struct DefinitionUpgradeTests {
             ])
             defer { engine.close() }
             #expect(throws: EngineError.migrationFailed(
-                session: try SessionID("user"), migration: "refuses", reason: "Refused()")) {
+                session: SessionID("user"), migration: "refuses", cause: ErrorCause(Refused()))) {
                 try engine.session("user")
             }
         }
@@ -401,7 +401,7 @@ struct DefinitionUpgradeTests {
             ])
             defer { engine.close() }
             #expect(throws: EngineError.incompatibleDefinition(
-                session: try SessionID("user"), machine: "shop", recorded: original,
+                session: SessionID("user"), machine: "shop", recorded: original,
                 registered: try Self.machine(.moveIntoCompound).definition.contentVersion,
                 problems: [
                     DefinitionIncompatibility(state: "cart", role: .active, problem: .moved(from: nil, to: ["shopping"])),
@@ -412,7 +412,7 @@ struct DefinitionUpgradeTests {
         }
         let engine = try open(fixture, .moveIntoCompound, migrations: [intoShopping])
         defer { engine.close() }
-        #expect(try engine.store.sessionInfo(for: try SessionID("user"))?.headVersion == 7)
+        #expect(try engine.store.sessionInfo(for: SessionID("user"))?.headVersion == 7)
         let session = try engine.session("user")
         #expect(session.configuration == ["shopping", "cart"])
         try await session.send("back")
@@ -467,9 +467,9 @@ struct DefinitionUpgradeTests {
             #expect(try cursor.seek(to: version).state == live[version]?.state, "imported, at \(version)")
         }
         // Forks at the migration record and before it.
-        try await engine.fork(session.id, at: 8, as: try SessionID("fork-at-migration"))
+        try await engine.fork(session.id, at: 8, as: SessionID("fork-at-migration"))
         #expect(try engine.session("fork-at-migration", policy: .strict).snapshot == migrated)
-        try await engine.fork(session.id, at: 7, as: try SessionID("fork-before"))
+        try await engine.fork(session.id, at: 7, as: SessionID("fork-before"))
         let before = try engine.session("fork-before")
         #expect(before.configuration == ["basket"])
         try await before.send("back")
@@ -502,7 +502,7 @@ struct DefinitionUpgradeTests {
             #expect(session.state.context["count"] == 3)
             // The record the old migration appended: a tap under the new definition, no more.
             try engine.store.append(
-                [Transition(
+                [TransitionDraft(
                     machine: "counter", definition: new.definition.contentVersion, event: "tap",
                     source: ["counting"], target: ["counting"])],
                 to: session.id, expectedVersion: .exact(4))

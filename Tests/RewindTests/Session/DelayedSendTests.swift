@@ -55,7 +55,7 @@ struct DelayedSendTests {
         // for `go` and its delivery (a crash cannot leave the send made but not delivered).
         #expect(engine.commitStatistics.commits == 2)
         #expect(engine.commitStatistics.appends == 2)
-        let due = try #require(try engine.store.records(of: try SessionID("u"), versions: 4...4).first)
+        let due = try #require(try engine.store.records(of: SessionID("u"), versions: 4...4).first)
         let payload = try JSONPayloadCoder().decode(JSONValue.self, from: due.payload)
         #expect(payload["event"] == .string("next"))
         #expect(due.source == ["lobby"] && due.target == ["room"])
@@ -103,14 +103,14 @@ struct DelayedSendTests {
         #expect(session.version == 2)
         #expect(session.nextDueSend == nil)
         #expect(try await session.deliverDueSends().isEmpty)
-        let due = try #require(try engine.store.records(of: try SessionID("u"), versions: 2...2).first)
+        let due = try #require(try engine.store.records(of: SessionID("u"), versions: 2...2).first)
         #expect(due.event == StepRecording.dueEvent && due.timestamp == time.clock())
 
         // Resumed from the log alone (no snapshots): the same state, and verification reproduces
         // every record, the delivery included.
         let resumed = try engine.session("u")
         #expect(resumed.snapshot == session.snapshot)
-        let report = try engine.verify(try SessionID("u"), against: try Self.machine(delay: 2_000))
+        let report = try engine.verify(SessionID("u"), against: try Self.machine(delay: 2_000))
         #expect(report.divergence == nil)
         #expect(report.verifiedRecords == 2)
     }
@@ -161,7 +161,7 @@ struct DelayedSendTests {
         #expect(session.version == 2)
         #expect(session.state.pendingSends.isEmpty)
         #expect(session.deferredErrors.isEmpty)
-        let records = try engine.store.records(of: try SessionID("u"), versions: 1...2)
+        let records = try engine.store.records(of: SessionID("u"), versions: 1...2)
         #expect(records.map(\.event) == ["rewind.start", "rewind.due"])
         #expect(records[1].source == ["idle"] && records[1].target == ["idle"])
         let resumed = try engine.session("u")
@@ -216,8 +216,8 @@ struct DelayedSendTests {
         let coder = JSONPayloadCoder()
         let recording = StepRecording(machine: try Self.machine(delay: 0), machineName: "sends", definition: "d", coder: coder)
         let record = TransitionRecord(
-            sequence: 7, session: try SessionID("u"), version: 2,
-            transition: Transition(
+            sequence: 7, session: SessionID("u"), version: 2,
+            transition: TransitionDraft(
                 machine: "sends", definition: "d", event: StepRecording.dueEvent, source: ["splash"], target: ["home"],
                 payload: try coder.encode(JSONValue.object(["payload": .null]))))
         #expect(throws: EngineError.corruptedEntry(

@@ -76,7 +76,7 @@ struct ExactValuesTests {
             #expect(try updated.context.decode([Account].self) == accounts)
         }
         // A session archive, imported into another store.
-        let archive = try engine.exportSession(try SessionID("exact"))
+        let archive = try engine.exportSession(SessionID("exact"))
         let other = try EngineFixture(snapshotInterval: 3)
         defer { other.remove() }
         let importer = try other.open(registering: [try machine()])
@@ -84,7 +84,7 @@ struct ExactValuesTests {
         _ = try await importer.importSession(archive)
         let imported = try importer.session("exact")
         #expect(imported.state == resumed.state)
-        #expect(try importer.exportSession(try SessionID("exact")) == archive)
+        #expect(try importer.exportSession(SessionID("exact")) == archive)
     }
 
     @Test func boundaryValuesComeBackExactlyLiveAfterARestartInReplayAndThroughAnArchive() async throws {
@@ -121,6 +121,6 @@ struct ExactValuesTests {
         await #expect(throws: EngineError.self) { try await session.send("update", payload: ["rate": .number(Double.infinity)]) }
         await #expect(throws: EngineError.self) { try await session.enter("list", data: ["rate": .number(-Double.infinity)]) }
         #expect(session.version == before)
-        #expect(try engine.history(of: try SessionID("refused")).count == Int(before))
+        #expect(try engine.history(of: SessionID("refused")).count == Int(before))
     }
 }

@@ -74,7 +74,7 @@ struct SessionNavigationTests {
         // is rewritten as the code before entries had data wrote it: `{"screens": [...]}`.
         let fixture = try EngineFixture(snapshotInterval: 4)
         defer { fixture.remove() }
-        let key = SessionSnapshot.key(session: try SessionID("user"), version: 4)
+        let key = SessionSnapshot.key(session: SessionID("user"), version: 4)
         do {
             let engine = try fixture.open(registering: [try KanjiNavigation.machine()])
             defer { engine.close() }
@@ -93,7 +93,7 @@ struct SessionNavigationTests {
                 KanjiNavigation.entry("all"), KanjiNavigation.entry("detail"), KanjiNavigation.entry("list"),
                 KanjiNavigation.entry("detail", KanjiNavigation.book),
             ]
-            let fast = try old.withUnsafeBytes { try SessionSnapshot.decode($0, session: try SessionID("user")) }
+            let fast = try old.withUnsafeBytes { try SessionSnapshot.decode($0, session: SessionID("user")) }
             #expect(fast.navigation.entries == expected)
             #expect(try JSONDecoder().decode(SessionSnapshot.self, from: Data(old)).navigation.entries == expected)
         }

@@ -1,6 +1,7 @@
 import Foundation
 import Testing
 @testable import Rewind
+import RewindExamples
 
 struct SessionSnapshotTests {
     private static func codableBytes(_ snapshot: SessionSnapshot) throws -> [UInt8] {
@@ -10,7 +11,7 @@ struct SessionSnapshotTests {
     }
 
     private static func decode(_ bytes: [UInt8]) throws -> SessionSnapshot {
-        try bytes.withUnsafeBytes { try SessionSnapshot.decode($0, session: try SessionID("s")) }
+        try bytes.withUnsafeBytes { try SessionSnapshot.decode($0, session: SessionID("s")) }
     }
 
     /// A snapshot of the onboarding example a step in, with context, queues, navigation, timestamp.
@@ -60,7 +61,7 @@ struct SessionSnapshotTests {
             #expect {
                 try Self.decode(broken)
             } throws: { error in
-                guard case EngineError.corruptedEntry(let what, _) = error else { return false }
+                guard case EngineError.corruptedEntry(let what, _, _) = error else { return false }
                 return what.contains("snapshot of session 's'")
             }
         }

@@ -1,10 +1,13 @@
 import Foundation
 import RewindTestSupport
+@_spi(Internals) import RewindStore
 import Testing
 @testable import Rewind
+@testable import RewindMachine
 
-/// Steps read from the machine's table (`Machine.sendFromTable`, the session's fast path) against
-/// the general `send` (`stepsFromTable` off): seeded random walks over the example machines and a
+/// Sessions whose machine reads steps from its table of precomputed outcomes (inside
+/// `Machine.send`, the session's one evaluation entry point) against sessions whose machine runs
+/// the SCXML algorithm for every event (`Machine.withoutPrecomputedSteps()`): seeded random walks over the example machines and a
 /// chart using every dynamic feature, with valid, invalid, reserved and payload-carrying events,
 /// direct moves with data, bulk sends, and hooks registered or not, run on two engines side by
 /// side, must give the same steps and errors, versions, states and navigation, hook calls in the
@@ -83,16 +86,13 @@ struct SessionTableStepTests {
         let calls: LockedBox<[HookCall]>
     }
 
-    /// Starts session `id` of `subject` on `engine`, on the table path or the general one, its
-    /// hooks (when wanted) registered before its first entry.
-    static func start(
-        _ id: String, of subject: Subject, on engine: Engine, fromTable: Bool, hooks: Bool
-    ) async throws -> Side {
+    /// Starts session `id` of `subject` on `engine`, its hooks (when wanted) registered before its
+    /// first entry.
+    static func start(_ id: String, of subject: Subject, on engine: Engine, hooks: Bool) async throws -> Side {
         let calls = LockedBox<[HookCall]>([])
         let session = try await engine.startSession(
             id: id, machine: subject.machine.definition.name, context: subject.context
         ) { session in
-            session.stepsFromTable = fromTable
             guard hooks else { return }
             session.onWillTransition { calls.append(.willTransition($0)) }
             session.onDidTransition { calls.append(.didTransition($0)) }
@@ -138,7 +138,8 @@ struct SessionTableStepTests {
         if StepRecording.isReserved(event.name) { return false }
         var probe = state
         do {
-            return try machine.sendFromTable(event, in: &probe) != nil
+            return try machine.precomputedStep(
+                event, in: &probe, rejectUnhandled: machine.options.unhandledEvents == .reject) != nil
         } catch {
             return true
         }
@@ -168,14 +169,14 @@ struct SessionTableStepTests {
         let generalFixture = try EngineFixture(snapshotInterval: 3)
         let fastFixture = try EngineFixture(snapshotInterval: 3)
         defer { generalFixture.remove(); fastFixture.remove() }
-        let generalEngine = try generalFixture.open(registering: [subject.machine])
+        let generalEngine = try generalFixture.open(registering: [subject.machine.withoutPrecomputedSteps()])
         let fastEngine = try fastFixture.open(registering: [subject.machine])
         defer { generalEngine.close(); fastEngine.close() }
         let machine = subject.machine
         var fromTable = 0
         var round = 0
-        var general = try await start("walk-0", of: subject, on: generalEngine, fromTable: false, hooks: hooks)
-        var fast = try await start("walk-0", of: subject, on: fastEngine, fromTable: true, hooks: hooks)
+        var general = try await start("walk-0", of: subject, on: generalEngine, hooks: hooks)
+        var fast = try await start("walk-0", of: subject, on: fastEngine, hooks: hooks)
 
         for index in 0..<requests {
             let context = "\(subject.name), seed \(seed), hooks \(hooks), request \(index)"
@@ -184,8 +185,8 @@ struct SessionTableStepTests {
                 try compareStores(of: general, fast, context)
                 round += 1
                 let id = "walk-\(round)"
-                general = try await start(id, of: subject, on: generalEngine, fromTable: false, hooks: hooks)
-                fast = try await start(id, of: subject, on: fastEngine, fromTable: true, hooks: hooks)
+                general = try await start(id, of: subject, on: generalEngine, hooks: hooks)
+                fast = try await start(id, of: subject, on: fastEngine, hooks: hooks)
                 continue
             }
             let request: (Session) async throws -> [Step]

@@ -47,7 +47,7 @@ public struct NavigationProjection: Projection {
     /// Applies the record's navigation operations, in order, to the session's stack.
     ///
     /// - Throws: The coder's error when the record's state data cannot be decoded (the projection
-    ///   stops at that record: ``ProjectionError/applyFailed(projection:sequence:session:reason:)``).
+    ///   stops at that record: ``ProjectionError/applyFailed(projection:sequence:session:cause:)``).
     public func apply(_ record: TransitionRecord, to state: inout SessionNavigation?) throws {
         // Taken out of `state` so that the stack is uniquely referenced and changes in place.
         var navigation = state.take() ?? SessionNavigation(machine: record.machine, stack: NavigationStack())

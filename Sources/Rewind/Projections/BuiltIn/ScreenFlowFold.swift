@@ -6,11 +6,11 @@ extension ScreenFlowProjection: RecordViewFolding {
     }
 }
 
-/// ``ScreenFlowProjection``'s fold over borrowed record views: each session's ``ScreenFlowProjection/Flow``
-/// is changed in place from the record's bytes, fields copied only when they differ, and state
-/// ids, events and machine names interned (equal ones share one `String`). A rebuild then
-/// allocates nothing per record in the steady state. The states are exactly those of
-/// ``ScreenFlowProjection/apply(_:to:)`` (tests compare the stored bytes).
+/// ``ScreenFlowProjection``'s fold over borrowed record views: each session's
+/// ``ScreenFlowProjection/Flow`` is changed in place from the record's bytes by the one fold step
+/// (``ScreenFlowProjection/Flow/fold(_:into:strings:)``, which ``ScreenFlowProjection/apply(_:to:)``
+/// runs on whole records too), with state ids, events and machine names interned (equal ones
+/// share one `String`). A rebuild then allocates nothing per record in the steady state.
 final class ScreenFlowFold: ProjectionFolding {
     /// Everything mutable, in one struct: the class's stored property is accessed once per record
     /// (one dynamic exclusivity check), not once per field.
@@ -51,7 +51,8 @@ final class ScreenFlowFold: ProjectionFolding {
                     record.session
                 }
             }
-            projection.apply(record, to: &states.states[index])
+            var none: Void = ()
+            ScreenFlowProjection.Flow.fold(record, into: &states.states[index], strings: &none)
             states.markDirty(index)
             checkpoint = record.sequence
         }
@@ -61,18 +62,7 @@ final class ScreenFlowFold: ProjectionFolding {
                 view.session
             }
             if strings.count > Self.maximumInternedStrings { strings.removeAll() }
-            if states.states[index] != nil {
-                // Changed in place (optional chaining), so its arrays stay uniquely referenced.
-                states.states[index]?.update(from: view, strings: &strings)
-            } else {
-                var configuration: [String] = []
-                configuration.reserveCapacity(view.target.count)
-                for id in view.target { configuration.append(strings.string(id)) }
-                states.states[index] = ScreenFlowProjection.Flow(
-                    machine: strings.string(view.machineBytes), configuration: configuration,
-                    stateData: Array(view.stateDataBytes), lastEvent: strings.string(view.eventBytes),
-                    updated: view.timestamp, version: view.version, reached: configuration.sorted())
-            }
+            ScreenFlowProjection.Flow.fold(view, into: &states.states[index], strings: &strings)
             states.markDirty(index)
             checkpoint = view.sequence
         }
@@ -88,38 +78,136 @@ final class ScreenFlowFold: ProjectionFolding {
                 return try states.load(key, bytes: bytes, from: transaction, decode: projection.decode)
             } catch let error as ProjectionError {
                 throw ProjectionError.applyFailed(
-                    projection: states.name, sequence: sequence, session: session(), reason: error.description)
+                    projection: states.name, sequence: sequence, session: session(), cause: ErrorCause(error))
             }
         }
     }
 }
 
+// MARK: - The fold step
+
+/// What the screen-flow fold step reads from a record: a whole ``TransitionRecord``
+/// (``ScreenFlowProjection/apply(_:to:)``, inline runs) or a borrowed ``RecordView`` (catch-up runs
+/// and rebuilds). Fields are compared with the flow's as UTF-8 bytes and copied only when they
+/// differ.
+protocol ScreenFlowSource {
+    /// Where the source's strings come from: nothing for a record (its own strings are kept), a
+    /// ``UTF8KeyTable`` interning a view's bytes.
+    associatedtype Strings
+    /// The session's version after the record.
+    var version: UInt64 { get }
+    /// The record's time.
+    var timestamp: Timestamp { get }
+    /// Whether the machine's name is exactly the UTF-8 of `machine`.
+    func machineIsUTF8(of machine: String) -> Bool
+    /// The machine's name.
+    func machineName(_ strings: inout Strings) -> String
+    /// Whether the event is exactly the UTF-8 of `event`.
+    func eventIsUTF8(of event: String) -> Bool
+    /// The event.
+    func eventName(_ strings: inout Strings) -> String
+    /// Whether the state data is exactly `data`.
+    func stateDataEquals(_ data: [UInt8]) -> Bool
+    /// Replaces `data` with the record's state data.
+    func replaceStateData(_ data: inout [UInt8])
+    /// Whether the target is exactly the UTF-8 of `configuration`, in order.
+    func targetIsUTF8(of configuration: [String]) -> Bool
+    /// Replaces `configuration` with the record's target.
+    func replaceConfiguration(_ configuration: inout [String], strings: inout Strings)
+}
+
 extension ScreenFlowProjection.Flow {
-    /// What ``ScreenFlowProjection/apply(_:to:)`` does to an existing flow, copying only what
-    /// changed and taking strings from `strings`.
-    fileprivate mutating func update(from view: RecordView, strings: inout UTF8KeyTable) {
-        if !view.machineBytes.equalsUTF8(of: machine) {
-            // `apply` keeps the old name when the new one is equal as a String (canonically).
-            let newMachine = strings.string(view.machineBytes)
+    /// The one fold step of ``ScreenFlowProjection``: moves the session's flow (`nil` before its
+    /// first record) to the record's target, adding the target's states to ``reached``.
+    @inline(__always)
+    static func fold<Source: ScreenFlowSource>(
+        _ record: Source, into state: inout Self?, strings: inout Source.Strings
+    ) {
+        if state != nil {
+            // Changed in place (optional chaining), so its arrays stay uniquely referenced.
+            state?.update(from: record, strings: &strings)
+        } else {
+            var configuration: [String] = []
+            record.replaceConfiguration(&configuration, strings: &strings)
+            var stateData: [UInt8] = []
+            record.replaceStateData(&stateData)
+            state = Self(
+                machine: record.machineName(&strings), configuration: configuration, stateData: stateData,
+                lastEvent: record.eventName(&strings), updated: record.timestamp, version: record.version,
+                reached: configuration.sorted())
+        }
+    }
+
+    @inline(__always)
+    private mutating func update<Source: ScreenFlowSource>(from record: Source, strings: inout Source.Strings) {
+        if !record.machineIsUTF8(of: machine) {
+            // The old name is kept when the new one is equal as a String (canonically).
+            let newMachine = record.machineName(&strings)
             if machine != newMachine { machine = newMachine }
         }
-        let newStateData = view.stateDataBytes
-        if !stateData.withUnsafeBytes({ $0.equals(newStateData) }) {
-            stateData.removeAll(keepingCapacity: true)
-            stateData.append(contentsOf: newStateData)
-        }
-        if !view.eventBytes.equalsUTF8(of: lastEvent) { lastEvent = strings.string(view.eventBytes) }
-        updated = view.timestamp
-        version = view.version
+        if !record.stateDataEquals(stateData) { record.replaceStateData(&stateData) }
+        if !record.eventIsUTF8(of: lastEvent) { lastEvent = record.eventName(&strings) }
+        updated = record.timestamp
+        version = record.version
         // The same configuration (byte for byte) was reached by the previous record already.
-        guard !view.target.equalsUTF8(of: configuration) else { return }
-        configuration.removeAll(keepingCapacity: true)
-        for id in view.target { configuration.append(strings.string(id)) }
+        guard !record.targetIsUTF8(of: configuration) else { return }
+        record.replaceConfiguration(&configuration, strings: &strings)
         for id in configuration {
             let position = ScreenFlowProjection.insertionPoint(of: id, in: reached)
             if position == reached.count || reached[position] != id {
                 reached.insert(id, at: position)
             }
         }
+    }
+}
+
+extension TransitionRecord: ScreenFlowSource {
+    typealias Strings = Void
+
+    func machineIsUTF8(of machine: String) -> Bool { self.machine.hasSameUTF8(as: machine) }
+    func machineName(_ strings: inout Void) -> String { machine }
+    func eventIsUTF8(of event: String) -> Bool { self.event.hasSameUTF8(as: event) }
+    func eventName(_ strings: inout Void) -> String { event }
+    func stateDataEquals(_ data: [UInt8]) -> Bool { stateData == data }
+    func replaceStateData(_ data: inout [UInt8]) { data = stateData }
+
+    func targetIsUTF8(of configuration: [String]) -> Bool {
+        guard target.count == configuration.count else { return false }
+        for (id, current) in zip(target, configuration) where !id.hasSameUTF8(as: current) { return false }
+        return true
+    }
+
+    func replaceConfiguration(_ configuration: inout [String], strings: inout Void) { configuration = target }
+}
+
+extension RecordView: ScreenFlowSource {
+    typealias Strings = UTF8KeyTable
+
+    func machineIsUTF8(of machine: String) -> Bool { machineBytes.equalsUTF8(of: machine) }
+    func machineName(_ strings: inout UTF8KeyTable) -> String { strings.string(machineBytes) }
+    func eventIsUTF8(of event: String) -> Bool { eventBytes.equalsUTF8(of: event) }
+    func eventName(_ strings: inout UTF8KeyTable) -> String { strings.string(eventBytes) }
+    func stateDataEquals(_ data: [UInt8]) -> Bool { data.withUnsafeBytes { $0.equals(stateDataBytes) } }
+
+    func replaceStateData(_ data: inout [UInt8]) {
+        data.removeAll(keepingCapacity: true)
+        data.append(contentsOf: stateDataBytes)
+    }
+
+    func targetIsUTF8(of configuration: [String]) -> Bool { target.equalsUTF8(of: configuration) }
+
+    func replaceConfiguration(_ configuration: inout [String], strings: inout UTF8KeyTable) {
+        configuration.removeAll(keepingCapacity: true)
+        configuration.reserveCapacity(target.count)
+        for id in target { configuration.append(strings.string(id)) }
+    }
+}
+
+extension String {
+    /// Whether this string's UTF-8 is exactly `other`'s (not Unicode equivalence, which `==` is).
+    @inline(__always)
+    fileprivate func hasSameUTF8(as other: String) -> Bool {
+        var copy = self
+        return copy.withUTF8 { UnsafeRawBufferPointer($0).equalsUTF8(of: other) }
     }
 }

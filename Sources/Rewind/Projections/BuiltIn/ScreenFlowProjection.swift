@@ -59,27 +59,9 @@ public struct ScreenFlowProjection: Projection {
 
     /// Moves the session to the record's target, adding the target's states to ``Flow/reached``.
     public func apply(_ record: TransitionRecord, to state: inout Flow?) {
-        // Taken out of `state` so that the arrays are uniquely referenced and change in place.
-        guard var flow = state.take() else {
-            state = Flow(
-                machine: record.machine, configuration: record.target, stateData: record.stateData,
-                lastEvent: record.event, updated: record.timestamp, version: record.version,
-                reached: record.target.sorted())
-            return
-        }
-        if flow.machine != record.machine { flow.machine = record.machine }
-        flow.configuration = record.target
-        flow.stateData = record.stateData
-        flow.lastEvent = record.event
-        flow.updated = record.timestamp
-        flow.version = record.version
-        for id in record.target {
-            let position = Self.insertionPoint(of: id, in: flow.reached)
-            if position == flow.reached.count || flow.reached[position] != id {
-                flow.reached.insert(id, at: position)
-            }
-        }
-        state = flow
+        // The same step as the catch-up fold's over record views (ScreenFlowFold.swift).
+        var none: Void = ()
+        Flow.fold(record, into: &state, strings: &none)
     }
 
     /// The first index of `sorted` whose element is not less than `id`.

@@ -33,7 +33,7 @@ public struct ScreenFlows: Sendable {
 
     /// The data carried by the states `session`'s last step entered, decoded (`.null` when none).
     ///
-    /// - Throws: ``ProjectionError/corruptedState(projection:key:reason:)`` when it cannot be decoded.
+    /// - Throws: ``ProjectionError/corruptedState(projection:key:cause:)`` when it cannot be decoded.
     public func stateData(of session: SessionID) throws -> JSONValue? {
         guard let flow = try flow(of: session) else { return nil }
         if flow.stateData.isEmpty { return .null }
@@ -41,7 +41,7 @@ public struct ScreenFlows: Sendable {
             return try coder.decode(JSONValue.self, from: flow.stateData)
         } catch {
             throw ProjectionError.corruptedState(
-                projection: reader.projection.name, key: session.rawValue, reason: "its state data: \(error)")
+                projection: reader.projection.name, key: session.rawValue, cause: ErrorCause(error))
         }
     }
 

@@ -1,0 +1,200 @@
+import Foundation
+import RewindMachine
+import RewindStore
+
+/// Where a recorded session stops being reproduced by a machine.
+public struct Divergence: Sendable, Hashable, CustomStringConvertible {
+    /// How the machine departs from the recording.
+    public enum Kind: Sendable, Hashable {
+        /// The machine reaches another configuration than the recorded one.
+        case targetMismatch(recorded: [String], computed: [String])
+        /// The machine reaches the recorded configuration but does other things to the
+        /// navigation stack.
+        case navigationMismatch(recorded: [NavigationOperation], computed: [NavigationOperation])
+        /// The machine rejects the recorded event (`error` is the machine's error, e.g.
+        /// `MachineError.invalidTransition` for an event it no longer handles).
+        case rejected(MachineError)
+        /// The state a `rewind.migrate` record moved the session to is not a state of the machine
+        /// (see ``ResumePolicy/upgradeWhenCompatible``): what it names that the machine lacks.
+        case incompatible([DefinitionIncompatibility])
+    }
+
+    /// The version of the first record not reproduced.
+    public var version: UInt64
+    /// Its event.
+    public var event: String
+    /// Its active configuration before the step (as recorded).
+    public var source: [String]
+    /// How the machine departs.
+    public var kind: Kind
+
+    /// Creates a divergence.
+    public init(version: UInt64, event: String, source: [String], kind: Kind) {
+        self.version = version
+        self.event = event
+        self.source = source
+        self.kind = kind
+    }
+
+    /// E.g. `version 7 (event 'start'): recorded target [login] but the machine computes [greeting]`.
+    public var description: String {
+        let prefix = "version \(version) (event '\(event)')"
+        switch kind {
+        case let .targetMismatch(recorded, computed):
+            return "\(prefix): recorded target \(recorded) but the machine computes \(computed)"
+        case let .navigationMismatch(recorded, computed):
+            return "\(prefix): recorded navigation \(recorded) but the machine computes \(computed)"
+        case let .rejected(error):
+            return "\(prefix): the machine rejects the event: \(error)"
+        case let .incompatible(problems):
+            return "\(prefix): the migrated state does not fit the machine: "
+                + problems.map(\.description).joined(separator: "; ")
+        }
+    }
+}
+
+/// The outcome of running a recorded session's events through a machine (Temporal's replay
+/// determinism check).
+public struct VerificationReport: Sendable, Hashable, CustomStringConvertible {
+    /// The session verified.
+    public var session: SessionID
+    /// The content version of the machine definition verified against.
+    public var definition: String
+    /// The version verification started at: 1, or the session's last `rewind.migrate` record
+    /// (the records before it were written under earlier definitions, which the migration left).
+    public var firstVersion: UInt64
+    /// How many records were reproduced before the divergence (all of them from ``firstVersion``
+    /// when clean).
+    public var verifiedRecords: UInt64
+    /// The first record not reproduced, or `nil` when the machine reproduces the whole session.
+    public var divergence: Divergence?
+
+    /// Creates a report.
+    public init(
+        session: SessionID, definition: String, firstVersion: UInt64 = 1, verifiedRecords: UInt64,
+        divergence: Divergence?
+    ) {
+        self.session = session
+        self.definition = definition
+        self.firstVersion = firstVersion
+        self.verifiedRecords = verifiedRecords
+        self.divergence = divergence
+    }
+
+    /// Whether the machine reproduces every record.
+    public var isClean: Bool { divergence == nil }
+
+    /// A one-line summary.
+    public var description: String {
+        if let divergence {
+            return "session '\(session)' diverges from definition \(definition.prefix(12)) at \(divergence)"
+        }
+        let from = firstVersion > 1 ? " from its migration at version \(firstVersion)" : ""
+        return "session '\(session)': all \(verifiedRecords) records\(from) reproduced by definition \(definition.prefix(12))"
+    }
+}
+
+extension Engine {
+    /// Runs every recorded event of `session` through `machine` (from version 1, ignoring
+    /// snapshots and the definitions the records name) and reports the first record it does not
+    /// reproduce: another target configuration, other navigation operations, or a rejection.
+    /// Typically `machine` is a newer definition about to be shipped.
+    ///
+    /// A session that moved to another definition (a `rewind.migrate` record, see
+    /// ``ResumePolicy``) is verified from its last such record: the state it recorded must be a
+    /// state of `machine` (else the divergence is ``Divergence/Kind/incompatible(_:)``), and the
+    /// records after it are re-run from that state. The records before it were written under
+    /// earlier definitions and are not re-run (``VerificationReport/firstVersion`` says where
+    /// verification started).
+    ///
+    /// - Throws: ``EngineError/unknownSession(_:)``, ``EngineError/corruptedEntry(what:reason:cause:)``
+    ///   for an undecodable payload, the store's errors. A divergence is a result, not an error.
+    public func verify(_ session: SessionID, against machine: Machine) throws -> VerificationReport {
+        try store.read { transaction in
+            guard let info = try transaction.sessionInfo(for: session) else { throw EngineError.unknownSession(session) }
+            let recording = StepRecording(
+                machine: machine, machineName: info.machine, definition: machine.definition.contentVersion,
+                coder: store.coder)
+            var verified: UInt64 = 0
+            var divergence: Divergence?
+            var first: UInt64 = 1
+            try transaction.forEachRecord(of: session, from: 1) { record in
+                if record.event == StepRecording.migrateEvent { first = record.version }
+                return .next
+            }
+            /// Ends the re-run at the first record the machine does not reproduce.
+            struct Diverged: Error {
+                var divergence: Divergence
+            }
+            do {
+                _ = try SessionSnapshot.rebuilt(
+                    session, at: info.headVersion, from: .empty(definition: recording.definition), firstVersion: first,
+                    records: SessionSnapshot.records(of: session, in: transaction)
+                ) { record, before in
+                    func diverged(_ kind: Divergence.Kind) -> Diverged {
+                        Diverged(divergence: Divergence(
+                            version: record.version, event: record.event, source: record.source, kind: kind))
+                    }
+                    var after = before
+                    after.version = record.version
+                    let request = try recording.request(of: record)
+                    if case .migrate(let migration) = request {
+                        let problems = try incompatibilities(
+                            of: migration, recordedUnder: record.definition, machine: info.machine, with: machine,
+                            in: transaction)
+                        if !problems.isEmpty { throw diverged(.incompatible(problems)) }
+                        after.state = migration.state
+                        verified += 1
+                        return after
+                    }
+                    let step: Step
+                    do {
+                        step = try recording.evaluate(request, in: before.state, at: record.timestamp)
+                    } catch {
+                        throw diverged(.rejected(error as? MachineError
+                            ?? .actionFailed(action: "(replay)", state: nil, message: String(describing: error))))
+                    }
+                    if step.target != record.target {
+                        throw diverged(.targetMismatch(recorded: record.target, computed: step.target))
+                    }
+                    if step.navigation != record.navigation {
+                        throw diverged(.navigationMismatch(recorded: record.navigation, computed: step.navigation))
+                    }
+                    after.state = step.state
+                    verified += 1
+                    return after
+                }
+            } catch let stop as Diverged {
+                divergence = stop.divergence
+            }
+            return VerificationReport(
+                session: session, definition: recording.definition, firstVersion: first, verifiedRecords: verified,
+                divergence: divergence)
+        }
+    }
+
+    /// What the state `migration` moved a session to (under the definition `definition` of
+    /// `machineName`) names that `machine` does not have in the same place; nothing when
+    /// `machine` is that definition.
+    private func incompatibilities(
+        of migration: RecordedMigration, recordedUnder definition: String, machine machineName: String,
+        with machine: Machine, in transaction: StoreReadTransaction
+    ) throws -> [DefinitionIncompatibility] {
+        guard machine.definition.contentVersion != definition else { return [] }
+        let former = try transaction.value(
+            forKey: Self.definitionKey(name: machineName, version: definition), in: .definitions)
+            .flatMap { try? MachineDefinition(jsonDocument: Data($0)) }
+        let snapshot = SessionSnapshot(
+            version: 0, definition: definition, state: migration.state, navigation: migration.navigation,
+            timestamp: nil)
+        return DefinitionOutline(machine.definition).incompatibilities(
+            of: snapshot, former: former.map(DefinitionOutline.init), formerID: { $0 }, renamed: { $0 })
+    }
+
+    /// Verifies every session of the machine registered (or recorded) as `machineName` against
+    /// `machine` (see ``verify(_:against:)``), ordered by session id: the check to run before
+    /// shipping a new definition.
+    public func verifySessions(of machineName: String, against machine: Machine) throws -> [VerificationReport] {
+        try sessions().filter { $0.machine == machineName }.map { try verify($0.session, against: machine) }
+    }
+}

@@ -1,0 +1,71 @@
+import Foundation
+import RewindMachine
+@_spi(Internals) import RewindStore
+
+extension SessionArchive {
+    /// The values of one record line that ``rewritten(_:changing:)`` lets a caller change.
+    public struct RecordValues: Sendable, Hashable {
+        /// The record's version (read only: a rewrite keeps the versions).
+        public let version: UInt64
+        /// The record's event (read only).
+        public let event: String
+        /// The event's payload, `nil` when the record has none.
+        public var payload: JSONValue?
+        /// The data of the states the step entered (`{"state": value, …}`), `nil` when none.
+        public var stateData: JSONValue?
+    }
+
+    /// `archive` with each record's payload and state data passed through `change`, written
+    /// again by the archive writer: every line's checksum and the trailer are computed anew, so
+    /// the result validates and imports like an export (format version ``formatVersion``).
+    ///
+    /// Used to redact an archive before it leaves the machine (the browser viewer's bug report).
+    /// The archive is checked first, as ``validate(_:as:)`` does.
+    ///
+    /// - Throws: ``SessionArchiveError`` for an archive that does not validate;
+    ///   ``SessionArchiveError/malformedLine(line:reason:)`` for a record whose payload or state
+    ///   data is not JSON (written by a custom payload coder); what `change` throws.
+    public static func rewritten(
+        _ archive: Data, changing change: (inout RecordValues) throws -> Void
+    ) throws -> Data {
+        let bytes = Array(archive)
+        let contents = try parse(bytes)
+        let encoder = encoder()
+        var lines: [Range<Int>] = []
+        var start = 0
+        for index in bytes.indices where bytes[index] == UInt8(ascii: "\n") {
+            lines.append(start..<index)
+            start = index + 1
+        }
+        let decoder = JSONDecoder()
+        decoder.userInfo[formatVersionKey] = contents.header.formatVersion
+        var header = contents.header
+        header.formatVersion = formatVersion
+        var output: [UInt8] = []
+        output.reserveCapacity(bytes.count + 4096)
+        try appendLine(header, with: encoder, to: &output)
+        for number in 2..<(Int(clamping: header.records) + 2) {
+            var record = try decoder.decode(Record.self, from: Data(body(of: bytes[lines[number - 1]], number: number)))
+            func json(_ bytes: [UInt8], _ what: String) throws -> JSONValue? {
+                guard !bytes.isEmpty else { return nil }
+                do {
+                    return try JSONValue(jsonBytes: bytes)
+                } catch {
+                    throw SessionArchiveError.malformedLine(
+                        line: number, reason: "its \(what) is not JSON (a custom payload coder?), so it cannot be rewritten")
+                }
+            }
+            var values = RecordValues(
+                version: record.version, event: record.event,
+                payload: try json(record.payload, "payload"), stateData: try json(record.stateData, "state data"))
+            try change(&values)
+            record.payload = try values.payload?.jsonBytes() ?? []
+            record.stateData = try values.stateData?.jsonBytes() ?? []
+            try appendLine(record, with: encoder, to: &output)
+        }
+        let checksum = CRC32C.checksum(output)
+        try appendLine(
+            Trailer(end: format, records: header.records, checksum: hex(checksum)), with: encoder, to: &output)
+        return Data(output)
+    }
+}

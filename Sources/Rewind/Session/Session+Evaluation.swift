@@ -1,0 +1,74 @@
+import Foundation
+import RewindMachine
+import RewindStore
+
+/// Evaluating a request on the session's latest state, purely: its step, its record and the
+/// snapshot due at its version (nothing is written here).
+extension Session {
+    /// Evaluates `request` on `latest` (purely: nothing is written) and appends its step to
+    /// `steps`; when the step changed something (not an explicitly ignored event), also appends
+    /// its transition to `transitions`, moves `latest` one version on (the step's state, its
+    /// navigation applied) and adds the write of a snapshot due at that version to `snapshots`.
+    /// On error `latest` may be half-changed: the caller drops it.
+    ///
+    /// The step comes from the one evaluation entry point, `StepRecording.evaluate(_:in:at:)`
+    /// with `latest.state` changed in place (the machine reads it from its table of precomputed
+    /// outcomes when it can: no copy of the state, the step's arrays shared with the table).
+    func evaluate(
+        _ request: StepRecording.Request, advancing latest: inout SessionSnapshot, steps: inout [Step],
+        transitions: inout [TransitionDraft], snapshots: inout [AppendRequest.AuxiliaryWrite]
+    ) throws {
+        let time = engine.configuration.clock()
+        var step = try recording.evaluate(request, in: &latest.state, at: time)
+        if step.microsteps.isEmpty && !request.isAlwaysRecorded {
+            steps.append(step)
+            return
+        }
+        let transition = try recording.transition(for: step, request: request, at: time)
+        if try advance(
+            &latest, navigation: transition.navigation, microsteps: step.microsteps, at: time, snapshots: &snapshots)
+        {
+            // The step shows the state data an uncovered entry restored.
+            step.state = latest.state
+        }
+        steps.append(step)
+        transitions.append(transition)
+    }
+
+    /// Puts the pending `rewind.migrate` record first among `transitions`, stamped now, and moves
+    /// `latest` (already the migrated state) one version on, to its version.
+    func prepend(
+        _ migration: TransitionDraft, advancing latest: inout SessionSnapshot, transitions: inout [TransitionDraft],
+        snapshots: inout [AppendRequest.AuxiliaryWrite]
+    ) throws {
+        var migration = migration
+        migration.timestamp = engine.configuration.clock()
+        transitions.append(migration)
+        // The snapshot's stack is the migrated one already: the record's operations only tell log readers.
+        try advance(&latest, navigation: [], microsteps: [], at: migration.timestamp, snapshots: &snapshots)
+    }
+
+    /// Moves `snapshot`, whose state is already the step's, one version on: `navigation` applied
+    /// (entries with the data `microsteps` entered; an uncovered entry's data restored into the
+    /// state: ``NavigationStack/apply(_:of:to:)``), stamped `time`; when a snapshot is due at that
+    /// version, its write is added to `snapshots`.
+    ///
+    /// - Returns: Whether the state's data changed (an uncovered entry's data restored).
+    @discardableResult
+    func advance(
+        _ snapshot: inout SessionSnapshot, navigation: [NavigationOperation], microsteps: [Microstep],
+        at time: Timestamp, snapshots: inout [AppendRequest.AuxiliaryWrite]
+    ) throws -> Bool {
+        snapshot.version += 1
+        if snapshot.definition != recording.definition { snapshot.definition = recording.definition }
+        let restored = snapshot.navigation.apply(navigation, of: microsteps, to: &snapshot.state)
+        snapshot.timestamp = time
+        let interval = engine.configuration.snapshotInterval
+        if interval > 0, snapshot.version % interval == 0 {
+            snapshots.append(AppendRequest.AuxiliaryWrite(
+                database: .snapshots, key: SessionSnapshot.key(session: id, version: snapshot.version),
+                value: try snapshot.encoded()))
+        }
+        return restored
+    }
+}

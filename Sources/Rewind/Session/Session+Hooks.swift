@@ -1,0 +1,83 @@
+import Foundation
+import RewindMachine
+import RewindStore
+
+/// A session's hooks: their registration (GKState and StateViewController style),
+/// `update(deltaTime:)`, and running them after a committed step.
+extension Session {
+    /// Forwards `update(deltaTime:)` to the hooks of the active states (GKState's `update`).
+    public func update(deltaTime: Double) async {
+        await gate.withGate {
+            let state = self.state
+            if lock.withLock({ _ in hooksOnMainActor }) {
+                await MainActor.run { hooks.update(deltaTime: deltaTime, in: state) }
+            } else {
+                hooks.update(deltaTime: deltaTime, in: state)
+            }
+        }
+        await drainQueued()
+    }
+
+    /// Runs `hook` each time `state` is entered (GKState's `didEnter(from:)`).
+    public func onDidEnter(_ state: String, _ hook: @escaping @Sendable (StateChange) -> Void) {
+        lock.withLock { _ in hooks.onDidEnter(state, hook) }
+    }
+
+    /// Runs `hook` each time `state` is exited (GKState's `willExit(to:)`).
+    public func onWillExit(_ state: String, _ hook: @escaping @Sendable (StateChange) -> Void) {
+        lock.withLock { _ in hooks.onWillExit(state, hook) }
+    }
+
+    /// Runs `hook` on ``update(deltaTime:)`` while `state` is active.
+    public func onUpdate(_ state: String, _ hook: @escaping @Sendable (_ deltaTime: Double) -> Void) {
+        lock.withLock { _ in hooks.onUpdate(state, hook) }
+    }
+
+    /// Runs `hook` before each step's exits (StateViewController's `willTransition(to:)`); the
+    /// change's `data` is the next state's data (see `StateChange.data`).
+    public func onWillTransition(_ hook: @escaping @Sendable (StateChange) -> Void) {
+        lock.withLock { _ in hooks.onWillTransition(hook) }
+    }
+
+    /// Runs `hook` after each step's entries (StateViewController's `didTransition(from:)`); the
+    /// change's `data` is the next state's data (see `StateChange.data`).
+    public func onDidTransition(_ hook: @escaping @Sendable (StateChange) -> Void) {
+        lock.withLock { _ in hooks.onDidTransition(hook) }
+    }
+
+    /// Runs `hook` for each microstep between its exits and its entries (transition actions).
+    public func onTransition(_ hook: @escaping @Sendable (Microstep) -> Void) {
+        lock.withLock { _ in hooks.onTransition(hook) }
+    }
+
+    /// Registers a hook that must run on the main actor (Session+MainActorHooks.swift): from now
+    /// on the session runs its hooks there.
+    func registerMainActorHook(_ register: (StepHooks) -> Void) {
+        lock.withLock { _ in
+            hooksOnMainActor = true
+            register(hooks)
+        }
+    }
+
+    /// Runs the hooks of `steps` in order, each step's previous state the one the step before it
+    /// reached (the first's `previous`); steps that moved nothing run none.
+    /// With a `@MainActor` hook registered, all of them run on the main actor.
+    func runHooks(of steps: [Step], from previous: MachineState) async {
+        // No hook registered: none runs, so none can register another (the usual case).
+        if hooks.isEmpty { return }
+        if lock.withLock({ _ in hooksOnMainActor }) {
+            await MainActor.run { runHooksHere(of: steps, from: previous) }
+        } else {
+            runHooksHere(of: steps, from: previous)
+        }
+    }
+
+    /// `runHooks(of:from:)` on the current thread.
+    private func runHooksHere(of steps: [Step], from previous: MachineState) {
+        var previous = previous
+        for step in steps {
+            if !step.microsteps.isEmpty { hooks.run(step, of: machine, previous: previous) }
+            previous = step.state
+        }
+    }
+}

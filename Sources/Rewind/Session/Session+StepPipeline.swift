@@ -1,0 +1,65 @@
+import Foundation
+import RewindMachine
+import RewindStore
+
+/// A session's step pipeline, holding the gate: evaluate every request (purely) → append
+/// the records in one group commit → adopt the new state → run the hooks.
+extension Session {
+    /// Evaluate → append → adopt → hooks, holding the gate: `request`, then the sends due after
+    /// it (SCXML `<send>` without a delay) in the same append. Returns the steps, the request's
+    /// first.
+    func runStep(_ request: StepRecording.Request) async throws -> [Step] {
+        try engine.ensureOpen()
+        let (before, migration) = lock.withLock { _ in (current, self.migration) }
+        var latest = before
+        var steps: [Step] = []
+        steps.reserveCapacity(1)
+        var transitions: [TransitionDraft] = []
+        transitions.reserveCapacity(1)
+        var writes: [AppendRequest.AuxiliaryWrite] = []
+        if let migration { try prepend(migration, advancing: &latest, transitions: &transitions, snapshots: &writes) }
+        try evaluate(request, advancing: &latest, steps: &steps, transitions: &transitions, snapshots: &writes)
+        try evaluateDueSends(advancing: &latest, steps: &steps, transitions: &transitions, snapshots: &writes)
+        // No transition: an explicitly ignored event; nothing happened, nothing is recorded (not
+        // even a pending migration: it goes with the first record under the new definition).
+        if transitions.count == (migration == nil ? 0 : 1) { return steps }
+        try await append(transitions, after: before, writes: writes)
+        lock.withLock { _ in
+            current = latest
+            self.migration = nil
+        }
+        await runHooks(of: steps, from: before.state)
+        return steps
+    }
+
+    /// Evaluate every request → one append → adopt → every step's hooks, holding the gate (see
+    /// `send(contentsOf:)`; `runStep` is the one-request case).
+    func runSteps(_ requests: [StepRecording.Request]) async throws -> [Step] {
+        try engine.ensureOpen()
+        let (before, migration) = lock.withLock { _ in (current, self.migration) }
+        var latest = before
+        var steps: [Step] = []
+        steps.reserveCapacity(requests.count)
+        var transitions: [TransitionDraft] = []
+        transitions.reserveCapacity(requests.count)
+        var writes: [AppendRequest.AuxiliaryWrite] = []
+        if let migration { try prepend(migration, advancing: &latest, transitions: &transitions, snapshots: &writes) }
+        // Where each request's own step is among `steps` (the deliveries of due sends go between).
+        var requested: [Int] = []
+        requested.reserveCapacity(requests.count)
+        for request in requests {
+            try evaluate(request, advancing: &latest, steps: &steps, transitions: &transitions, snapshots: &writes)
+            requested.append(steps.count - 1)
+            try evaluateDueSends(advancing: &latest, steps: &steps, transitions: &transitions, snapshots: &writes)
+        }
+        let requestSteps = requested.count == steps.count ? steps : requested.map { steps[$0] }
+        if transitions.count == (migration == nil ? 0 : 1) { return requestSteps }
+        try await append(transitions, after: before, writes: writes)
+        lock.withLock { _ in
+            current = latest
+            self.migration = nil
+        }
+        await runHooks(of: steps, from: before.state)
+        return requestSteps
+    }
+}

@@ -1,0 +1,124 @@
+import ArgumentParser
+import Foundation
+import Rewind
+import RewindViewer
+
+/// `rewind view SESSION [-o FILE.html] [--verify [--definition FILE]] [--redact PATH …] [--open]`
+/// and `rewind view --machine NAME`: a session (or a machine's sessions) as one self-contained
+/// HTML page.
+struct View: AsyncParsableCommand {
+    static let configuration = CommandConfiguration(
+        abstract: "Write a session (or, with --machine, a machine's funnel and sessions) as one self-contained HTML page.",
+        discussion: """
+            The page works offline from disk: timeline, statechart, navigation stack, data and diffs \
+            at any version; it embeds the session's archive (for rewind import). --redact replaces \
+            values at JSON paths (payload.card.*, data.*.email, context.token) in the page and the \
+            embedded archive.
+            """)
+
+    @OptionGroup var storeOptions: StoreOptions
+
+    @Argument(help: "The session id (omit with --machine).")
+    var session: String?
+
+    @Option(help: "A machine name: write its funnel and all its sessions instead of one session.")
+    var machine: String?
+
+    @Option(name: .shortAndLong, help: "The HTML file to write (default: SESSION.html or MACHINE.html in the current directory).")
+    var output: String?
+
+    @Flag(help: "Verify the session against the registered machine (or --definition) and mark its first divergence.")
+    var verify = false
+
+    @Option(help: "With --verify: a machine definition file (.json or .scxml) to verify against.")
+    var definition: String?
+
+    @Option(parsing: .upToNextOption, help: "JSON paths whose values are replaced by a placeholder (payload.card.*, data.*.email).")
+    var redact: [String] = []
+
+    @Flag(help: "Open the page in the default browser afterwards, where there is one.")
+    var open = false
+
+    func validate() throws {
+        if session == nil, machine == nil { throw ValidationError("give a session id, or --machine NAME") }
+        if session != nil, machine != nil { throw ValidationError("give a session id or --machine NAME, not both") }
+        if definition != nil, !verify { throw ValidationError("--definition goes with --verify") }
+        if machine != nil, verify { throw ValidationError("--verify works on one session, not with --machine") }
+    }
+
+    func run() async throws {
+        let redaction: Redaction
+        do {
+            redaction = try Redaction(paths: redact)
+        } catch {
+            throw ValidationError(error.description)
+        }
+        let engine = try storeOptions.openEngine()
+        defer { engine.close() }
+        let page: Data
+        let name: String
+        if let machine {
+            guard try engine.sessions().contains(where: { $0.machine == machine }) else {
+                throw CLIError.unknownMachine(machine, known: ExampleCatalog.knownMachineNames(in: engine))
+            }
+            page = try MachinePage(engine: engine, machine: machine, redacting: redaction).html()
+            name = machine
+        } else {
+            let info = try engine.existingSession(session ?? "")
+            var against: Machine?
+            if verify {
+                if let definition {
+                    guard let parsed = try Graph.definition(fromFile: definition) else {
+                        throw CLIError.unreadableFile(definition, reason: "give a .json or .scxml machine definition")
+                    }
+                    against = try Graph.machine(of: parsed, from: definition)
+                } else {
+                    guard let registered = engine.machine(named: info.machine) else {
+                        throw CLIError.unknownMachine(info.machine, known: ExampleCatalog.knownMachineNames(in: engine))
+                    }
+                    against = registered
+                }
+            }
+            page = try SessionPage(engine: engine, session: info.session, redacting: redaction, verifyingAgainst: against).html()
+            name = info.session.rawValue
+        }
+        let path = output ?? View.fileName(for: name)
+        do {
+            try page.write(to: URL(fileURLWithPath: path), options: .atomic)
+        } catch {
+            throw CLIError.unwritableFile(path, reason: error.localizedDescription)
+        }
+        print("wrote \(path) (\(ByteCountFormatter.string(fromByteCount: Int64(page.count), countStyle: .file)))")
+        if open { View.openInBrowser(path) }
+    }
+
+    /// `name.html`, with characters a file name cannot hold replaced by `_`.
+    static func fileName(for name: String) -> String {
+        String(name.map { "/\\:".contains($0) ? "_" : $0 }) + ".html"
+    }
+
+    /// Opens `path` with the system's opener (`open` on macOS, `xdg-open` elsewhere) when there is
+    /// one; says so when there is none.
+    static func openInBrowser(_ path: String) {
+        #if os(macOS)
+        let opener = "open"
+        #else
+        let opener = "xdg-open"
+        #endif
+        let pathList = ProcessInfo.processInfo.environment["PATH"] ?? "/usr/bin:/bin"
+        guard let directory = pathList.split(separator: ":").first(where: {
+            FileManager.default.isExecutableFile(atPath: "\($0)/\(opener)")
+        }) else {
+            FileHandle.standardError.write(Data("no browser opener (\(opener)) found; open \(path) by hand\n".utf8))
+            return
+        }
+        let process = Process()
+        process.executableURL = URL(fileURLWithPath: "\(directory)/\(opener)")
+        process.arguments = [path]
+        do {
+            try process.run()
+        } catch {
+            FileHandle.standardError.write(Data("could not run \(opener): \(error)\n".utf8))
+        }
+    }
+}

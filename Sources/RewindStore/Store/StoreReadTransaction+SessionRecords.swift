@@ -1,0 +1,176 @@
+import RewindLMDB
+
+/// One session's records, through the `session-index` blocks and its entry's recent versions.
+extension StoreReadTransaction {
+    /// Calls `body` with the records of `session` from version `start` on, forward (ascending
+    /// versions) or backward (descending), until the session's records run out or `body` returns
+    /// ``IterationControl/stop``. Only this session's index entries are visited. `start` defaults
+    /// to the first version forward and to the head backward.
+    ///
+    /// - Throws: ``StoreError/corruptedEntry(database:key:reason:)`` when an index entry points at
+    ///   no record or at a record of another session or version, ``StoreError/corruptedRecord(sequence:reason:)``.
+    public func forEachRecord(
+        of session: SessionID, from start: UInt64? = nil, direction: IterationDirection = .forward,
+        _ body: (TransitionRecord) throws -> IterationControl
+    ) throws {
+        try forEachSequence(of: session, from: start, direction: direction) { version, sequence in
+            guard let record = try record(at: sequence) else {
+                throw StoreError.corruptedEntry(
+                    database: StoreLayout.sessionIndex, key: "'\(session)' version \(version)",
+                    reason: "it points at sequence \(sequence), which is not in the log")
+            }
+            // The index has no checksum of its own: a damaged one must not lend another record.
+            guard record.version == version, record.session == session else {
+                throw StoreError.corruptedEntry(
+                    database: StoreLayout.sessionIndex, key: "'\(session)' version \(version)",
+                    reason: "it points at sequence \(sequence), which holds '\(record.session)' version \(record.version)")
+            }
+            return try body(record)
+        }
+    }
+
+    /// Calls `body` with the version and global sequence of each record of `session` from version
+    /// `start` on, in `direction` (see ``forEachRecord(of:from:direction:_:)``): the full blocks of
+    /// the `session-index`, then the recent versions of the session's `sessions` entry (backward:
+    /// the other way round).
+    final func forEachSequence(
+        of session: SessionID, from start: UInt64?, direction: IterationDirection,
+        _ body: (_ version: UInt64, _ sequence: UInt64) throws -> IterationControl
+    ) throws {
+        guard let head = try sessionHead(for: session) else { return }
+        let headVersion = head.info.headVersion
+        let firstRecent = head.firstRecentVersion
+        let blockSize = UInt64(StoreLayout.indexBlockSize)
+        switch direction {
+        case .forward:
+            let first = max(start ?? 1, 1)
+            guard first <= headVersion else { return }
+            if first < firstRecent {
+                var stopped = false
+                var next = (first - 1) / blockSize * blockSize + 1
+                try forEachIndexBlock(of: session, containing: first, direction: .forward) { blockStart, sequences in
+                    for (offset, sequence) in sequences.enumerated() {
+                        let version = blockStart + UInt64(offset)
+                        if version < first { continue }
+                        if try body(version, sequence) == .stop {
+                            stopped = true
+                            return .stop
+                        }
+                    }
+                    next = blockStart + blockSize
+                    return next < firstRecent ? .next : .stop
+                }
+                if stopped { return }
+                guard next == firstRecent else { throw Self.missingBlock(of: session, at: next) }
+            }
+            for (offset, sequence) in head.recent.enumerated() {
+                let version = firstRecent + UInt64(offset)
+                if version < first { continue }
+                if try body(version, sequence) == .stop { return }
+            }
+        case .backward:
+            let last = min(start ?? headVersion, headVersion)
+            guard last >= 1 else { return }
+            for (offset, sequence) in head.recent.enumerated().reversed() {
+                let version = firstRecent + UInt64(offset)
+                if version > last { continue }
+                if try body(version, sequence) == .stop { return }
+            }
+            guard firstRecent > 1 else { return }
+            let newest = min(last, firstRecent - 1)
+            var lowest = (newest - 1) / blockSize * blockSize + 1 + blockSize
+            var stopped = false
+            try forEachIndexBlock(of: session, containing: newest, direction: .backward) { blockStart, sequences in
+                for (offset, sequence) in sequences.enumerated().reversed() {
+                    let version = blockStart + UInt64(offset)
+                    if version > last { continue }
+                    if try body(version, sequence) == .stop {
+                        stopped = true
+                        return .stop
+                    }
+                }
+                lowest = blockStart
+                return .next
+            }
+            if !stopped && lowest != 1 { throw Self.missingBlock(of: session, at: lowest - blockSize) }
+        }
+    }
+
+    private static func missingBlock(of session: SessionID, at version: UInt64) -> StoreError {
+        StoreError.corruptedEntry(
+            database: StoreLayout.sessionIndex, key: "'\(session)' version \(version)",
+            reason: "the block of this version is missing")
+    }
+
+    /// Visits the full `session-index` blocks of `session` from the one holding `version` on, in
+    /// `direction`, each as its first version and its sequences, checking that they follow on from
+    /// each other.
+    private final func forEachIndexBlock(
+        of session: SessionID, containing version: UInt64, direction: IterationDirection,
+        _ body: (_ blockStart: UInt64, _ sequences: [UInt64]) throws -> IterationControl
+    ) throws {
+        let blockSize = UInt64(StoreLayout.indexBlockSize)
+        let prefix = StoreKey.compoundPrefix(session.rawValue)
+        var expected = (version - 1) / blockSize * blockSize + 1
+        var sequences: [UInt64] = []
+        sequences.reserveCapacity(StoreLayout.indexBlockSize)
+        try transaction.forEach(
+            in: databases.sessionIndex, from: StoreKey.compound(session.rawValue, expected), direction: direction
+        ) { key, value in
+            guard key.count == prefix.count + 8, key.prefix(prefix.count).elementsEqual(prefix) else { return .stop }
+            let blockStart = UInt64(bigEndian: key.loadUnaligned(fromByteOffset: prefix.count, as: UInt64.self))
+            guard blockStart == expected else {
+                throw StoreError.corruptedEntry(
+                    database: StoreLayout.sessionIndex, key: "'\(session)' version \(blockStart)",
+                    reason: "the block of version \(expected) was expected here")
+            }
+            guard value.count == StoreLayout.indexBlockSize * 8 else {
+                throw StoreError.corruptedEntry(
+                    database: StoreLayout.sessionIndex, key: "'\(session)' version \(blockStart)",
+                    reason: "the value is \(value.count) bytes, not \(StoreLayout.indexBlockSize) 8-byte sequences")
+            }
+            sequences.removeAll(keepingCapacity: true)
+            for offset in stride(from: 0, to: value.count, by: 8) {
+                sequences.append(UInt64(bigEndian: value.loadUnaligned(fromByteOffset: offset, as: UInt64.self)))
+            }
+            let control = try body(blockStart, sequences)
+            if control == .stop { return .stop }
+            if direction == .forward {
+                expected = blockStart + blockSize
+            } else {
+                guard blockStart > 1 else { return .stop }
+                expected = blockStart - blockSize
+            }
+            return .next
+        }
+    }
+
+    /// The records of `session` whose versions lie in `versions`, ascending (forward) or
+    /// descending (backward). Only those records are read.
+    public func records(
+        of session: SessionID, versions: ClosedRange<UInt64>, direction: IterationDirection = .forward
+    ) throws -> [TransitionRecord] {
+        var records: [TransitionRecord] = []
+        let start = direction == .forward ? versions.lowerBound : versions.upperBound
+        try forEachRecord(of: session, from: start, direction: direction) { record in
+            guard versions.contains(record.version) else { return .stop }
+            records.append(record)
+            return .next
+        }
+        return records
+    }
+
+    /// Up to `limit` records of `session` from version `start` on, in `direction`.
+    public func records(
+        of session: SessionID, from start: UInt64? = nil, direction: IterationDirection = .forward,
+        limit: Int = .max
+    ) throws -> [TransitionRecord] {
+        var records: [TransitionRecord] = []
+        guard limit > 0 else { return records }
+        try forEachRecord(of: session, from: start, direction: direction) { record in
+            records.append(record)
+            return records.count < limit ? .next : .stop
+        }
+        return records
+    }
+}

@@ -1,0 +1,133 @@
+import Foundation
+import Rewind
+
+/// The browser page of one recorded session: one self-contained HTML file (its style, script,
+/// data, diagram and the session's archive inline; no network access) that shows the session at
+/// any version — timeline, statechart, navigation stack, data — and downloads the archive for
+/// `rewind import`.
+///
+/// ```swift
+/// let rules = try Redaction(paths: ["payload.card.*", "data.*.email"])
+/// let page = SessionPage(engine: engine, session: "user-42", redacting: rules)
+/// try page.html().write(to: reportURL)   // attach to a bug report
+/// ```
+///
+/// The page's values come from the replay engine (``ReplayCursor`` stepping through every
+/// version), written in a compact encoding the page's script looks values up in; redacted
+/// values are replaced before anything is written, in the page and in the embedded archive.
+public struct SessionPage: Sendable {
+    /// The engine whose store holds the session.
+    public let engine: Engine
+    /// The session shown.
+    public let session: SessionID
+    /// The redaction rules applied to its payloads, state data and context.
+    public var redaction: Redaction
+    /// A machine to verify the session against (``Engine/verify(_:against:)``); its first
+    /// divergence is marked on the timeline. `nil`: no verification.
+    public var verifyingAgainst: Machine?
+    /// Whether the page embeds the session's archive (its download button). Default `true`.
+    public var embedsArchive: Bool
+
+    /// The page of `session` in `engine`'s store.
+    public init(
+        engine: Engine, session: SessionID, redacting redaction: Redaction = Redaction([]),
+        verifyingAgainst machine: Machine? = nil, embedsArchive: Bool = true
+    ) {
+        self.engine = engine
+        self.session = session
+        self.redaction = redaction
+        self.verifyingAgainst = machine
+        self.embedsArchive = embedsArchive
+    }
+
+    /// The page as UTF-8 HTML.
+    ///
+    /// - Throws: ``EngineError/unknownSession(_:)``, the replay engine's errors
+    ///   (``ReplayError``), ``SessionArchiveError`` when the archive cannot be redacted.
+    public func html() throws -> Data {
+        guard let info = try engine.store.sessionInfo(for: session) else { throw EngineError.unknownSession(session) }
+        var redaction = redaction
+        let definition = try SessionPage.definition(of: info, in: engine)
+        redaction.protect(definition)
+        let diagram = StatechartDiagram(definition)
+        // The session's values first: the strings the rules replace in its context are then
+        // known when the archive is swept.
+        let encoding = try SessionPage.encoding(of: info, in: engine, diagram: diagram, redaction: &redaction)
+        var archive: Data?
+        if embedsArchive {
+            archive = try redaction.apply(toArchive: try engine.exportSession(session))
+        }
+        let swept = redaction
+        let verification = try verifyingAgainst.map { try engine.verify(session, against: $0) }
+        var writer = PageJSONWriter()
+        writer.raw(#"{"kind":"session","machine":"#)
+        writer.string(info.machine)
+        writer.key("sessions")
+        writer.raw("[")
+        encoding.write(to: &writer, sweep: swept.sweep) { writer in
+            SessionPage.writeVerification(verification, to: &writer)
+        }
+        writer.raw("]")
+        writer.key("archive"); writer.raw(archive == nil ? "false" : "true")
+        SessionPage.writeRedaction(redaction, to: &writer)
+        writer.raw("}")
+        return PageTemplate.html(
+            title: "\(info.session.rawValue) · \(info.machine)", data: writer.bytes, diagram: diagram.svg,
+            archive: archive, archiveName: "\(info.session.rawValue).rewind")
+    }
+
+    /// The definition the diagram draws: the one the session's head record was written under
+    /// (stored with the log), else the registered machine's.
+    static func definition(of info: SessionInfo, in engine: Engine) throws -> MachineDefinition {
+        var cursor = try engine.replayCursor(for: info.session)
+        let head = try cursor.last()
+        if let version = head.definition, let stored = try engine.storedDefinition(name: info.machine, version: version) {
+            return stored
+        }
+        if let machine = engine.machine(named: info.machine) { return machine.definition }
+        return MachineDefinition(name: info.machine, states: [])
+    }
+
+    /// Every version of the session, read with a replay cursor from version 1 to the head.
+    static func encoding(
+        of info: SessionInfo, in engine: Engine, diagram: StatechartDiagram, redaction: inout Redaction
+    ) throws -> SessionEncoding {
+        var encoding = SessionEncoding(session: info.session.rawValue, machine: info.machine)
+        var cursor = try engine.replayCursor(for: info.session)
+        while let point = try cursor.stepForward() {
+            let transition = point.event.flatMap {
+                diagram.transitionIndex(event: $0, source: point.source, target: point.configuration)
+            }
+            encoding.append(
+                point,
+                stateData: redaction.apply(toStateData: point.stateData),
+                context: redaction.apply(.context, to: point.context),
+                payload: redaction.apply(.payload, to: point.payload),
+                navigation: redaction.apply(toNavigation: point.navigation.entries),
+                transition: transition)
+        }
+        return encoding
+    }
+
+    static func writeVerification(_ report: VerificationReport?, to writer: inout PageJSONWriter) {
+        guard let report else { return }
+        writer.key("verification")
+        writer.raw("{")
+        writer.key("definition", first: true); writer.string(report.definition)
+        writer.key("first"); writer.integer(report.firstVersion)
+        writer.key("verified"); writer.integer(report.verifiedRecords)
+        if let divergence = report.divergence {
+            writer.key("divergence")
+            writer.raw("{")
+            writer.key("version", first: true); writer.integer(divergence.version)
+            writer.key("text"); writer.string(divergence.description)
+            writer.raw("}")
+        }
+        writer.raw("}")
+    }
+
+    static func writeRedaction(_ redaction: Redaction, to writer: inout PageJSONWriter) {
+        writer.key("rules"); writer.array(redaction.rules.map(\.description)) { $0.string($1) }
+        writer.key("redacted"); writer.array(redaction.redactedPaths.sorted()) { $0.string($1) }
+    }
+}

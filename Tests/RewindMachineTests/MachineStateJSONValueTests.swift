@@ -1,0 +1,100 @@
+import RewindBaseTestSupport
+import Foundation
+import Testing
+import RewindMachine
+import RewindExamples
+
+struct MachineStateJSONValueTests {
+    private func sortedJSON(_ value: some Encodable) throws -> [UInt8] {
+        let encoder = JSONEncoder()
+        encoder.outputFormatting = [.sortedKeys]
+        return Array(try encoder.encode(value))
+    }
+
+    private static func randomState(using generator: inout SeededRandom) -> MachineState {
+        func name() -> String { RandomJSON.string(using: &generator) }
+        var history: [String: [String]] = [:]
+        for _ in 0..<Int.random(in: 0...3, using: &generator) { history[name()] = [name(), name()] }
+        var data: [String: JSONValue] = [:]
+        for _ in 0..<Int.random(in: 0...3, using: &generator) { data[name()] = RandomJSON.value(using: &generator) }
+        let queue = (0..<Int.random(in: 0...2, using: &generator)).map { _ in
+            Event(name(), payload: RandomJSON.value(using: &generator))
+        }
+        let sends = (0..<Int.random(in: 0...2, using: &generator)).map { _ in
+            ScheduledEvent(
+                event: Event(name(), payload: RandomJSON.value(using: &generator)),
+                dueMilliseconds: Int64.random(in: .min ... .max, using: &generator),
+                sendID: Bool.random(using: &generator) ? name() : nil)
+        }
+        return MachineState(
+            configuration: (0..<Int.random(in: 0...4, using: &generator)).map { _ in name() },
+            history: history, context: RandomJSON.value(using: &generator), data: data,
+            internalQueue: queue, pendingSends: sends, isFinished: Bool.random(using: &generator))
+    }
+
+    @Test func writtenStatesAreTheBytesOfTheirCodableEncoding() throws {
+        var generator = SeededRandom(seed: 0x57A7E)
+        for _ in 0..<300 {
+            let state = Self.randomState(using: &generator)
+            let bytes = try state.jsonValue.jsonBytes()
+            #expect(bytes == (try sortedJSON(state)))
+            #expect(try JSONDecoder().decode(MachineState.self, from: Data(bytes)) == state)
+            #expect(try MachineState(jsonValue: try JSONValue(jsonBytes: try sortedJSON(state))) == state)
+        }
+    }
+
+    @Test func statesOfARunningExampleRoundTrip() throws {
+        let machine = try ExampleMachines.Onboarding.machine()
+        var state = try machine.start(context: ["user": "ada", "tries": 2]).state
+        state = try machine.send("launch", in: state).state
+        state = try machine.send("start", payload: ["page": 1], in: state).state
+        #expect(try MachineState(jsonValue: state.jsonValue) == state)
+        #expect(try state.jsonValue.jsonBytes() == Array(try state.encoded()))
+    }
+
+    @Test func missingOrMistypedMembersNameTheirPath() throws {
+        var value = MachineState(configuration: ["a"]).jsonValue
+        value["isFinished"] = nil
+        #expect(throws: JSONShapeError(path: [], expected: "a member 'isFinished'")) { try MachineState(jsonValue: value) }
+
+        value = MachineState(internalQueue: [Event("go")]).jsonValue
+        value["internalQueue"] = [["name": 3, "payload": nil]]
+        #expect(throws: JSONShapeError(path: ["internalQueue", "0", "name"], expected: "a string")) {
+            try MachineState(jsonValue: value)
+        }
+
+        value = MachineState(history: ["h": ["a"]]).jsonValue
+        value["history"] = ["h": ["a", 1]]
+        #expect(throws: JSONShapeError(path: ["history", "h", "1"], expected: "a string")) {
+            try MachineState(jsonValue: value)
+        }
+    }
+
+    @Test func unknownMembersAreIgnoredAndNullSendIDsAreNil() throws {
+        let send = ScheduledEvent(event: Event("tick"), dueMilliseconds: 5)
+        var value = MachineState(pendingSends: [send]).jsonValue
+        value["future"] = true
+        value["pendingSends"] = [["event": ["name": "tick", "payload": nil], "dueMilliseconds": 5, "sendID": nil]]
+        #expect(try MachineState(jsonValue: value) == MachineState(pendingSends: [send]))
+    }
+
+    @Test func dueTimesKeepEveryInt64AndRefuseFractions() throws {
+        for due in [Int64.min, -(1 << 53) - 1, (1 << 53) + 1, .max] {
+            let state = MachineState(pendingSends: [ScheduledEvent(event: Event("late"), dueMilliseconds: due)])
+            let bytes = try state.jsonValue.jsonBytes()
+            #expect(bytes == (try sortedJSON(state)))
+            #expect(try MachineState(jsonValue: try JSONValue(jsonBytes: bytes)) == state)
+        }
+        let fractional: JSONValue = ["event": ["name": "x", "payload": nil], "dueMilliseconds": 1.5]
+        #expect(throws: JSONShapeError.self) { try ScheduledEvent(jsonValue: fractional) }
+    }
+
+    @Test func navigationStacksAndEventsMatchTheirCodableEncoding() throws {
+        let stack = NavigationStack(screens: ["home", "a/b"])
+        #expect(try stack.jsonValue.jsonBytes() == (try sortedJSON(stack)))
+        #expect(try NavigationStack(jsonValue: stack.jsonValue) == stack)
+        let event = Event("pick", payload: ["id": 7])
+        #expect(try event.jsonValue.jsonBytes() == (try sortedJSON(event)))
+        #expect(try Event(jsonValue: event.jsonValue) == event)
+    }
+}

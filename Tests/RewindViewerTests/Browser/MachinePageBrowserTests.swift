@@ -1,0 +1,66 @@
+import Foundation
+import Rewind
+import RewindTestSupport
+import Testing
+
+/// `rewind view --machine NAME`: the funnel equals the screen-flow projection's, a bar lists the
+/// sessions stopped there, and a session opens in the same page.
+extension ViewerBrowserTests {
+@Suite struct MachinePageBrowserTests {
+    struct Bar: Decodable {
+        var state: String
+        var reached: Int
+        var stopped: Int
+    }
+
+    @Test func theFunnelIsTheProjectionsAndASessionOpensInThePage() async throws {
+        let demo = try await DemoPages.shared.value
+        let url = demo.file("machine.html")
+        try await demo.run(["view", "--machine", "kanji", "-o", url.path])
+        var configuration = EngineConfiguration()
+        configuration.readOnly = true
+        configuration.projections = [ScreenFlowProjection()]
+        let engine = try Engine(directory: demo.store, configuration: configuration)
+        let funnel = try engine.screenFlows.funnel(machine: "kanji")
+        let stoppedState = try #require(funnel.stoppedAt.filter { $0.value > 0 }.keys.sorted().first)
+        let stoppedThere = try engine.screenFlows.sessions(inState: stoppedState, machine: "kanji").map(\.rawValue)
+        engine.close()
+
+        let driver = try await WebDriver.start()
+        do {
+            try await driver.open(url)
+            try await driver.wait(until: "document.querySelectorAll('#rw-funnel .rw-bar').length > 0")
+            let text = try #require(try await driver.execute("""
+                return JSON.stringify(Array.from(document.querySelectorAll('#rw-funnel .rw-bar')).map(function (b) {
+                  return { state: b.getAttribute('data-state'), reached: +b.getAttribute('data-reached'), stopped: +b.getAttribute('data-stopped') }; }));
+                """) as? String)
+            let bars = try JSONDecoder().decode([Bar].self, from: Data(text.utf8))
+            #expect(Dictionary(uniqueKeysWithValues: bars.map { ($0.state, $0.reached) }) == funnel.reached.filter { $0.value > 0 })
+            #expect(Dictionary(uniqueKeysWithValues: bars.map { ($0.state, $0.stopped) }).filter { $0.value > 0 }
+                == funnel.stoppedAt.filter { $0.value > 0 })
+            try await driver.click("#rw-funnel .rw-bar[data-state='\(stoppedState)']")
+            try await driver.wait(until: "document.querySelectorAll('#rw-stopped a[data-session]').length > 0")
+            let listed = try await driver.execute(
+                "return Array.from(document.querySelectorAll('#rw-stopped a[data-session]')).map(function (a) { return a.getAttribute('data-session'); });") as? [String]
+            #expect(Set(listed ?? []) == Set(stoppedThere))
+            let opened = try #require(stoppedThere.first)
+            try await driver.click("#rw-stopped a[data-session='\(opened)']")
+            try await driver.wait(until: "!document.querySelector('#rw-session-view').hidden")
+            let head = try #require(try demo.sessions().first { $0.session.rawValue == opened }).headVersion
+            try await expectPage(driver, at: head, equals: try await demo.state(opened, at: head))
+            try await driver.wait(until: "location.hash.indexOf('session=') === 1")
+            // A deep link to a session and version of the machine page.
+            try await driver.execute("location.hash = 'session=' + encodeURIComponent(arguments[0]) + '&v=1';", [opened])
+            try await expectPage(driver, at: 1, equals: try await demo.state(opened, at: 1))
+            try await driver.click("#rw-back")
+            try await driver.wait(until: "!document.querySelector('#rw-machine-view').hidden")
+            _ = try Screenshots.write(try await driver.screenshot(), named: "machine-desktop-light.png")
+            try await expectNoRequests(driver)
+        } catch {
+            await driver.quit()
+            throw error
+        }
+        await driver.quit()
+    }
+}
+}
