@@ -35,8 +35,8 @@ let package = Package(
         .target(name: "RewindValues"),
         // Layer 2': pure, in-memory statecharts (no storage; Foundation only).
         .target(name: "RewindMachine", dependencies: ["RewindValues"]),
-        // The seeds' example machines (their definitions and machines public; for the CLI's demo,
-        // the tests, the fuzzer and as samples).
+        // The seeds' example machines (product RewindExamples: samples, the CLI's demo, the tests,
+        // the fuzzer and the server's tests).
         .target(name: "RewindExamples", dependencies: ["RewindMachine"]),
         // Layer 2: the durable transition log. It records machine steps in the shared values'
         // words (navigation operations, JSON payloads) but never runs a machine.

@@ -46,6 +46,7 @@ let package = Package(
             dependencies: [
                 "RewindServer",
                 .product(name: "Rewind", package: "Rewind"),
+                .product(name: "RewindExamples", package: "Rewind"),
                 .product(name: "PostgresNIO", package: "postgres-nio"),
                 .product(name: "Crypto", package: "swift-crypto"),
                 .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),

@@ -1,8 +1,7 @@
 import RewindMachine
 
 /// The seeds' machines, ready to use (the `RewindExamples` product): by the tests, the CLI's demo
-/// and the fuzzer, and as samples for an app. Each one's definition and compiled machine are
-/// public; their typed names and payload types stay package-internal.
+/// and the fuzzer, and as samples for an app.
 ///
 /// Each example is a namespace with its typed names (`Screen`, `Event`), its ``MachineDefinition``
 /// and a compiled ``Machine``:

@@ -6,7 +6,7 @@ extension ExampleMachines {
     /// root on the first entry, when there is no previous state); Detail and List push.
     public enum Kanji {
         /// The states.
-        package enum State: String, CaseIterable, Sendable {
+        public enum State: String, CaseIterable, Sendable {
             /// The list of all kanji.
             case all
             /// One kanji's detail; carries a ``Kanji/Character``.
@@ -16,26 +16,26 @@ extension ExampleMachines {
         }
 
         /// The data of `detail`.
-        package struct Character: Codable, Hashable, Sendable {
+        public struct Character: Codable, Hashable, Sendable {
             /// The kanji itself, such as "日".
-            package var character: String
+            public var character: String
             /// Its meanings.
-            package var meanings: [String]
+            public var meanings: [String]
 
             /// Creates a kanji.
-            package init(character: String, meanings: [String]) {
+            public init(character: String, meanings: [String]) {
                 self.character = character
                 self.meanings = meanings
             }
         }
 
         /// The data of `list`.
-        package struct Word: Codable, Hashable, Sendable {
+        public struct Word: Codable, Hashable, Sendable {
             /// The word, such as "日本".
-            package var word: String
+            public var word: String
 
             /// Creates a word.
-            package init(word: String) {
+            public init(word: String) {
                 self.word = word
             }
         }

@@ -6,7 +6,7 @@ extension ExampleMachines {
     /// to loading.
     public enum LoadingView {
         /// The states.
-        package enum State: String, CaseIterable, Sendable {
+        public enum State: String, CaseIterable, Sendable {
             /// Loading the model.
             case loading
             /// Showing the model (carried as state data).
@@ -16,7 +16,7 @@ extension ExampleMachines {
         }
 
         /// The events.
-        package enum Event: String, CaseIterable, Sendable {
+        public enum Event: String, CaseIterable, Sendable {
             /// The model arrived (payload: the model).
             case loaded
             /// Loading failed (payload: the error message).
@@ -28,14 +28,14 @@ extension ExampleMachines {
         }
 
         /// A model the ready state can carry.
-        package struct Model: Codable, Hashable, Sendable {
+        public struct Model: Codable, Hashable, Sendable {
             /// The title shown.
-            package var title: String
+            public var title: String
             /// The items listed.
-            package var items: [String]
+            public var items: [String]
 
             /// Creates a model.
-            package init(title: String, items: [String]) {
+            public init(title: String, items: [String]) {
                 self.title = title
                 self.items = items
             }

@@ -5,7 +5,7 @@ extension ExampleMachines {
     /// `enter(_:data:in:now:)`; each state declares its valid next states.
     public enum Map {
         /// The states.
-        package enum State: String, CaseIterable, Sendable {
+        public enum State: String, CaseIterable, Sendable {
             /// Searching: the map shows the user's location.
             case start
             /// A route is previewed.
@@ -16,7 +16,7 @@ extension ExampleMachines {
 
         /// Valid next states: start → preview; preview → start (clear) or navigation (go);
         /// navigation → start (clear).
-        package static let validNextStates: [State: [State]] = [
+        public static let validNextStates: [State: [State]] = [
             .start: [.preview],
             .preview: [.start, .navigation],
             .navigation: [.start],

@@ -11,7 +11,7 @@ extension ExampleMachines {
     /// ```
     public enum Onboarding {
         /// The screens (states).
-        package enum Screen: String, CaseIterable, Sendable {
+        public enum Screen: String, CaseIterable, Sendable {
             /// Before launch.
             case initial
             /// The welcome screen.
@@ -23,7 +23,7 @@ extension ExampleMachines {
         }
 
         /// The events.
-        package enum Event: String, CaseIterable, Sendable {
+        public enum Event: String, CaseIterable, Sendable {
             /// The app launched.
             case launch
             /// The user tapped start.
@@ -33,19 +33,19 @@ extension ExampleMachines {
         }
 
         /// The routes, as the seed's `Path(from:to:by:)` list.
-        package static let routes: [Route] = [
+        public static let routes: [Route] = [
             Route(from: Screen.initial, to: .greeting, by: Event.launch),
             Route(from: Screen.greeting, to: .login, by: Event.start),
             Route(from: Screen.login, to: .home, by: Event.loggedIn),
         ]
 
         /// Screens replace each other: greeting and home become the root, login is pushed.
-        package static let navigation: [Screen: NavigationDeclaration] = [
+        public static let navigation: [Screen: NavigationDeclaration] = [
             .greeting: .setRoot(), .login: .push(), .home: .setRoot(),
         ]
 
         /// The same routes as a `[State: [Event: State]]` table, as a plain dictionary machine has.
-        package static let table: [Screen: [Event: Screen]] = [
+        public static let table: [Screen: [Event: Screen]] = [
             .initial: [.launch: .greeting],
             .greeting: [.start: .login],
             .login: [.loggedIn: .home],
@@ -59,7 +59,7 @@ extension ExampleMachines {
         }
 
         /// The definition built from the dictionary ``table``.
-        package static var tableDefinition: MachineDefinition {
+        public static var tableDefinition: MachineDefinition {
             MachineDefinition(name: "onboarding", initial: Screen.initial, table: table, navigation: navigation)
         }
 

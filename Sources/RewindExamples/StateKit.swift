@@ -6,7 +6,7 @@ extension ExampleMachines {
     /// `errorView` handles retry.
     public enum StateKit {
         /// The states.
-        package enum State: String, CaseIterable, Sendable {
+        public enum State: String, CaseIterable, Sendable {
             /// The chart's root.
             case root
             /// Fetching data, spinner shown.
@@ -18,7 +18,7 @@ extension ExampleMachines {
         }
 
         /// The events.
-        package enum Event: String, CaseIterable, Sendable {
+        public enum Event: String, CaseIterable, Sendable {
             /// The API answered with data.
             case apiRespondedSuccessfully
             /// The API failed.

@@ -2,7 +2,7 @@ import Crypto
 import Foundation
 import Logging
 import PostgresNIO
-import RewindStore
+@_spi(Internals) import RewindStore
 
 /// What an accepted batch did.
 public struct IngestionResult: Sendable, Equatable, Codable {

@@ -1,5 +1,7 @@
 import Foundation
 import Rewind
+import RewindExamples
+@_spi(Internals) import RewindStore
 import RewindServer
 import Testing
 

@@ -1,5 +1,7 @@
 import Foundation
 import Rewind
+import RewindExamples
+@_spi(Internals) import RewindStore
 import RewindServer
 
 /// A device: a real Rewind store in a temporary directory, written by the engine with the
