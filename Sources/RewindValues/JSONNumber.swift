@@ -246,14 +246,21 @@ extension JSONNumber: Codable {
     /// Bytes known to be JSON are read exactly and faster by ``JSONValue/init(jsonBytes:)-(UnsafeRawBufferPointer)``.
     public init(from decoder: any Decoder) throws {
         let container = try decoder.singleValueContainer()
-        if let value = try? container.decode(Int64.self) {
+        // A decoder may give an integer for a number with a fraction whose nearest `Double` is
+        // integral (Foundation's `JSONDecoder` reads `4827137357017551.19` as the `Int64`
+        // 4827137357017551): an integer only when the number's exact value (`Decimal`) is one.
+        func isExactly(_ integer: Decimal) -> Bool {
+            guard let exact = try? container.decode(Decimal.self) else { return true }
+            return exact == integer
+        }
+        if let value = try? container.decode(Int64.self), isExactly(Decimal(value)) {
             // `-0` decodes as the integer 0; keep its sign, as the parser does.
             if value == 0, let double = try? container.decode(Double.self), double.sign == .minus {
                 self.init(-0.0)
             } else {
                 self.init(value)
             }
-        } else if let value = try? container.decode(UInt64.self) {
+        } else if let value = try? container.decode(UInt64.self), isExactly(Decimal(value)) {
             self.init(value)
         } else {
             let double = try container.decode(Double.self)

@@ -163,6 +163,17 @@ struct JSONNumberTests {
         #expect(try JSONValue(jsonBytes: encoded) == value)
     }
 
+    /// Found by `ExactValuesTests.generatedValuesComeBackExactly` (seed
+    /// 1e0NpWujOSzvwnuvelgbxmQRVgCXDe9r+JyfN1z0oNU=): `JSONDecoder` gives an `Int64` for a number
+    /// with a fraction whose nearest `Double` is integral, and an archive import lost the fraction.
+    @Test(arguments: ["4827137357017551.1939639394396", "-4827137357017551.5", "9007199254740993.25",
+                      "18446744073709551615.5", "12345678901234567.0001"])
+    func aFractionWhoseNearestDoubleIsIntegralStaysAFraction(_ text: String) throws {
+        let decoded = try JSONDecoder().decode([JSONValue].self, from: Data("[\(text)]".utf8))
+        #expect(JSONValue.array(decoded) == (try JSONValue(jsonBytes: Array("[\(text)]".utf8))))
+        #expect(decoded.first?.numberValue?.int64Value == nil)
+    }
+
     // MARK: Properties
 
     static let decimals = zip(Gen.number.string(of: 1...38), Gen.int(in: -40...40), Gen.bool)
