@@ -176,13 +176,7 @@ public final class Engine: Sendable {
     ///
     /// - Throws: ``EngineError/corruptedEntry(what:reason:cause:)`` when it cannot be decoded.
     public func storedDefinition(name: String, version: String) throws -> MachineDefinition? {
-        guard let bytes = try store.read({ try $0.value(forKey: Self.definitionKey(name: name, version: version), in: .definitions) })
-        else { return nil }
-        do {
-            return try MachineDefinition(jsonDocument: Data(bytes))
-        } catch {
-            throw EngineError.corruptedEntry(what: "the stored definition \(name)@\(version)", reason: String(describing: error), cause: ErrorCause(error))
-        }
+        try store.read { try $0.storedDefinition(name: name, version: version) }
     }
 
     static func definitionKey(name: String, version: String) -> [UInt8] {

@@ -1,0 +1,45 @@
+import RewindMachine
+import RewindStore
+
+/// A consistent read of a transition log: what projections and replay need from wherever the log
+/// is kept. A device's LMDB store gives one per read transaction (`StoreReadTransaction`
+/// conforms); the fleet server gives one over the records a device uploaded to PostgreSQL. The
+/// replay engine (history, the state at a version, diff, verify) and the built-in projections
+/// read a log only through this protocol, so they answer the same on a device and on a server.
+///
+/// Every call of one reader sees the same log: records appended after the reader began are not
+/// seen by it (or, for a reader that cannot promise that, only at its end: a session's records
+/// are never seen with a gap).
+public protocol TransitionLogReader {
+    /// The last global sequence in the log (0 when it is empty).
+    func headSequence() throws -> UInt64
+
+    /// The head of `session` (its latest version, record count, machine, times), or `nil` when
+    /// the log holds no record of it.
+    func sessionInfo(for session: SessionID) throws -> SessionInfo?
+
+    /// Up to `limit` records of `session` in version order, from version `version` on (the first
+    /// record of the session is version 1). Fewer than `limit` only at the session's head.
+    func records(of session: SessionID, fromVersion version: UInt64, limit: Int) throws -> [TransitionRecord]
+
+    /// Up to `limit` records of the whole log in commit order (global sequence), from sequence
+    /// `sequence` on. Fewer than `limit` only at the log's head.
+    func records(fromSequence sequence: UInt64, limit: Int) throws -> [TransitionRecord]
+
+    /// The definition of machine `name` whose content version is `version` (as a record's
+    /// `definition` names it), as stored beside the log, or `nil` when none is.
+    ///
+    /// - Throws: an error naming the definition when the stored one cannot be decoded.
+    func storedDefinition(name: String, version: String) throws -> MachineDefinition?
+
+    /// The latest stored snapshot of `session` at or before `version`, when the log keeps
+    /// snapshots (a cache: replay starts from it instead of version 1). Defaults to `nil`.
+    func latestSnapshot(of session: SessionID, atOrBefore version: UInt64) throws -> SessionSnapshot?
+}
+
+extension TransitionLogReader {
+    /// No snapshots: replay starts from version 1.
+    public func latestSnapshot(of session: SessionID, atOrBefore version: UInt64) throws -> SessionSnapshot? {
+        nil
+    }
+}
