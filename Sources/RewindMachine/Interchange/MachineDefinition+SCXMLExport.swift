@@ -43,33 +43,7 @@ struct SCXMLWriter {
 
     /// ` name="value"`, the value escaped.
     static func attribute(_ name: String, _ value: String) -> String {
-        " " + name + "=\"" + escape(value) + "\""
-    }
-
-    /// Escapes text for a double-quoted attribute value, keeping whitespace characters intact
-    /// through attribute-value normalisation and replacing characters XML 1.0 cannot hold.
-    static func escape(_ text: String) -> String {
-        var result = ""
-        result.reserveCapacity(text.utf8.count)
-        for scalar in text.unicodeScalars {
-            switch scalar {
-            case "&": result += "&amp;"
-            case "<": result += "&lt;"
-            case ">": result += "&gt;"
-            case "\"": result += "&quot;"
-            case "\t": result += "&#9;"
-            case "\n": result += "&#10;"
-            case "\r": result += "&#13;"
-            default:
-                let value = scalar.value
-                if value < 0x20 || value == 0xFFFE || value == 0xFFFF {
-                    result.unicodeScalars.append("\u{FFFD}")
-                } else {
-                    result.unicodeScalars.append(scalar)
-                }
-            }
-        }
-        return result
+        " " + name + "=\"" + XMLText.escape(value) + "\""
     }
 
     private mutating func rewindAttribute(_ name: String, _ value: String) -> String {
