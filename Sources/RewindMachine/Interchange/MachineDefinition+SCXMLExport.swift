@@ -148,11 +148,9 @@ struct SCXMLWriter {
         switch action {
         case .raise(let event):
             line(depth, "<raise\(Self.attribute("event", event))/>")
-        case .send(let event, let delayMilliseconds, let id):
+        case .send(let event, let delay, let id):
             var attributes = Self.attribute("event", event)
-            if delayMilliseconds != 0 {
-                attributes += Self.attribute("delay", SCXMLValueSyntax.delay(milliseconds: delayMilliseconds))
-            }
+            if let delay = SCXMLValueSyntax.text(ofDelay: delay) { attributes += Self.attribute("delay", delay) }
             if let id { attributes += Self.attribute("id", id) }
             line(depth, "<send\(attributes)/>")
         case .cancel(let sendID):
@@ -167,13 +165,11 @@ struct SCXMLWriter {
             line(depth, "<\(Self.rewind)action\(Self.attribute("name", name))/>")
         case .conditional(let branches):
             writeConditional(branches, depth: depth)
-        case .undeliverableSend(let event, let target, let type, let delayMilliseconds, let id):
+        case .undeliverableSend(let event, let target, let type, let delay, let id):
             var attributes = Self.attribute("event", event)
             if let target { attributes += Self.attribute("target", target) }
             if let type { attributes += Self.attribute("type", type) }
-            if delayMilliseconds != 0 {
-                attributes += Self.attribute("delay", SCXMLValueSyntax.delay(milliseconds: delayMilliseconds))
-            }
+            if let delay = SCXMLValueSyntax.text(ofDelay: delay) { attributes += Self.attribute("delay", delay) }
             if let id { attributes += Self.attribute("id", id) }
             line(depth, "<send\(attributes)/>")
         }

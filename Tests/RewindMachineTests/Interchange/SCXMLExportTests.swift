@@ -33,7 +33,7 @@ struct SCXMLExportTests {
                         TransitionDefinition(events: ["go", "stop"], targets: ["b"], condition: .not(.inState("b")), actions: [.raise(event: "x")])
                     ]
                 ),
-                StateDefinition(id: "b", kind: .final, onEntry: [.send(event: "t", delayMilliseconds: 2000, id: "s")]),
+                StateDefinition(id: "b", kind: .final, onEntry: [.send(event: "t", delay: .milliseconds(2000), id: "s")]),
             ]
         )
         let exported = definition.scxml()
