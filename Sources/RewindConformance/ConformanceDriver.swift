@@ -19,7 +19,7 @@ struct ConformanceDriver {
                 var label = "step #\(position + 1)"
                 if let after = step.after {
                     guard after >= 0 else { return .failed("\(label): 'after' is negative (\(after))") }
-                    try advance(clock, by: after, delivering: interpreter)
+                    try advance(clock, by: .milliseconds(after), delivering: interpreter)
                     label += " (after \(after) ms)"
                 }
                 if let event = step.event {
@@ -35,15 +35,15 @@ struct ConformanceDriver {
         return .passed
     }
 
-    /// Moves the clock `milliseconds` on, stopping at each pending send's due time to deliver it
+    /// Moves the clock `duration` on, stopping at each pending send's due time to deliver it
     /// (and what it makes due) before going further.
-    private func advance(_ clock: ManualClock, by milliseconds: Int64, delivering interpreter: Interpreter) throws {
-        let end = clock.nowMilliseconds + milliseconds
-        while let due = interpreter.state.pendingSends.first?.dueMilliseconds, due <= end {
-            if due > clock.nowMilliseconds { clock.advance(by: due - clock.nowMilliseconds) }
+    private func advance(_ clock: ManualClock, by duration: Duration, delivering interpreter: Interpreter) throws {
+        let end = clock.now + duration
+        while let due = interpreter.state.pendingSends.first?.due, due <= end {
+            if due > clock.now { clock.advance(by: due - clock.now) }
             try interpreter.deliverDueSends()
         }
-        clock.advance(by: end - clock.nowMilliseconds)
+        clock.advance(by: end - clock.now)
     }
 
     /// A mismatch between the interpreter's atomic configuration and `expected`, or the errors of

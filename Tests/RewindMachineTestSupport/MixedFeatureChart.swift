@@ -29,7 +29,7 @@ public enum MixedFeatureChart {
                     On("nav", navigation: .pop)
                     On("logIt", actions: [.log(label: "b", message: "logged")])
                     if delayedSend {
-                        On("later", actions: [.send(event: "next", delayMilliseconds: 5, id: "t")])
+                        On("later", actions: [.send(event: "next", delay: .milliseconds(5), id: "t")])
                     }
                 }
                 StateNode("c", navigation: .push()) {

@@ -85,7 +85,7 @@ struct ConditionalActionTests {
         let definition = try definition()
         #expect(try MachineDefinition(jsonDocument: definition.jsonDocument()) == definition)
         let exported = definition.scxml()
-        #expect(exported.contains(#"<elseif cond="!In('l3')"/>"#))
+        #expect(exported.contains(#"<elseif cond="!In(&apos;l3&apos;)"/>"#))
         #expect(exported.contains("<else/>"))
         #expect(try MachineDefinition(scxml: Data(exported.utf8), name: definition.name) == definition)
     }

@@ -5,7 +5,7 @@ import RewindExamples
 /// Flat machines take precomputed steps; they must equal what the general algorithm computes.
 struct FlatTransitionTests {
     private func general(_ machine: Machine, _ event: Event, _ state: MachineState) -> Result<Step, MachineError> {
-        Result { try machine.send(event, in: state, now: 0, rejectUnhandled: true, allowPrecomputed: false) }
+        Result { try machine.send(event, in: state, now: .zero, rejectUnhandled: true, allowPrecomputed: false) }
             .mapError { $0 as? MachineError ?? .notStarted }
     }
 
@@ -61,6 +61,6 @@ struct FlatTransitionTests {
         #expect(ready.data["ready"] != nil)
         let step = try machine.send("reload", in: ready)
         #expect(step.state.data.isEmpty)
-        #expect(step == (try machine.send(Event("reload"), in: ready, now: 0, rejectUnhandled: true, allowPrecomputed: false)))
+        #expect(step == (try machine.send(Event("reload"), in: ready, now: .zero, rejectUnhandled: true, allowPrecomputed: false)))
     }
 }

@@ -163,21 +163,36 @@ struct InterpreterTests {
     @Test func delayedSendsAreDeliveredWhenTheClockReachesThem() throws {
         let machine = try Machine(MachineDefinition("m") {
             StateNode("splash") {
-                OnEntry(.send(event: "timeout", delayMilliseconds: 2_000))
+                OnEntry(.send(event: "timeout", delay: .milliseconds(2_000)))
                 On("timeout", to: "home")
             }
             StateNode("home")
         })
-        let clock = ManualClock(milliseconds: 10_000)
+        let clock = ManualClock(at: .milliseconds(10_000))
         let interpreter = Interpreter(machine: machine, clock: clock)
         try interpreter.start()
         #expect(try interpreter.deliverDueSends().isEmpty)
-        clock.advance(by: 1_999)
+        clock.advance(by: .milliseconds(1_999))
         #expect(try interpreter.deliverDueSends().isEmpty)
-        clock.advance(by: 1)
+        clock.advance(by: .milliseconds(1))
         let steps = try interpreter.deliverDueSends()
         #expect(steps.map { $0.event?.name } == ["timeout"])
         #expect(interpreter.state.configuration == ["home"])
+    }
+
+    @Test func delaysCountInWholeMillisecondsInTheMachineAndItsDocuments() throws {
+        // A delay finer than a millisecond: the machine schedules, and the JSON document and
+        // SCXML write, its whole milliseconds, so a re-imported definition behaves the same.
+        let definition = MachineDefinition("m") {
+            StateNode("a") { OnEntry(.send(event: "tick", delay: .microseconds(1_500_900), id: "t")) }
+        }
+        let started = try Machine(definition).start(now: .milliseconds(10))
+        #expect(started.state.pendingSends.map(\.due) == [.milliseconds(1_510)])
+        let document = String(decoding: definition.jsonDocument(), as: UTF8.self)
+        #expect(document.contains(#""delayMilliseconds" : 1500"#))
+        #expect(definition.scxml().contains(#"<send event="tick" delay="1500ms" id="t"/>"#))
+        let reimported = try MachineDefinition(jsonDocument: Data(document.utf8))
+        #expect(try Machine(reimported).start(now: .milliseconds(10)).state == started.state)
     }
 
     @Test func aDelayBeyondTheClockIsDueAtTheEndOfTimeInsteadOfTrapping() throws {
@@ -189,10 +204,10 @@ struct InterpreterTests {
               {"id":"b"}]}}
             """#
         let machine = try Machine(try MachineDefinition(jsonDocument: Data(json.utf8)))
-        let started = try machine.start(now: 1_700_000_000_000)
-        #expect(started.state.pendingSends.map(\.dueMilliseconds) == [Int64.max])
-        let moved = try machine.send("go", in: started.state, now: 1_700_000_000_000)
-        #expect(moved.state.pendingSends.map(\.dueMilliseconds) == [Int64.max, Int64.max])
+        let started = try machine.start(now: .milliseconds(1_700_000_000_000))
+        #expect(started.state.pendingSends.map(\.due) == [.milliseconds(Int64.max)])
+        let moved = try machine.send("go", in: started.state, now: .milliseconds(1_700_000_000_000))
+        #expect(moved.state.pendingSends.map(\.due) == [.milliseconds(Int64.max), .milliseconds(Int64.max)])
     }
 
     @Test func zeroDelaySendsRunRightAfterTheStep() throws {

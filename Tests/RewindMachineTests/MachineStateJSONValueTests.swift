@@ -23,7 +23,7 @@ struct MachineStateJSONValueTests {
         let sends = (0..<Int.random(in: 0...2, using: &generator)).map { _ in
             ScheduledEvent(
                 event: Event(name(), payload: RandomJSON.value(using: &generator)),
-                dueMilliseconds: Int64.random(in: .min ... .max, using: &generator),
+                due: .milliseconds(Int64.random(in: .min ... .max, using: &generator)),
                 sendID: Bool.random(using: &generator) ? name() : nil)
         }
         return MachineState(
@@ -71,7 +71,7 @@ struct MachineStateJSONValueTests {
     }
 
     @Test func unknownMembersAreIgnoredAndNullSendIDsAreNil() throws {
-        let send = ScheduledEvent(event: Event("tick"), dueMilliseconds: 5)
+        let send = ScheduledEvent(event: Event("tick"), due: .milliseconds(5))
         var value = MachineState(pendingSends: [send]).jsonValue
         value["future"] = true
         value["pendingSends"] = [["event": ["name": "tick", "payload": nil], "dueMilliseconds": 5, "sendID": nil]]
@@ -80,7 +80,7 @@ struct MachineStateJSONValueTests {
 
     @Test func dueTimesKeepEveryInt64AndRefuseFractions() throws {
         for due in [Int64.min, -(1 << 53) - 1, (1 << 53) + 1, .max] {
-            let state = MachineState(pendingSends: [ScheduledEvent(event: Event("late"), dueMilliseconds: due)])
+            let state = MachineState(pendingSends: [ScheduledEvent(event: Event("late"), due: .milliseconds(due))])
             let bytes = try state.jsonValue.jsonBytes()
             #expect(bytes == (try sortedJSON(state)))
             #expect(try MachineState(jsonValue: try JSONValue(jsonBytes: bytes)) == state)

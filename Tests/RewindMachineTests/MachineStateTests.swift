@@ -39,18 +39,18 @@ struct MachineStateTests {
     @Test func contextDataAndPendingSendsSurviveTheRoundTrip() throws {
         let machine = try Machine(MachineDefinition("m") {
             StateNode("a") {
-                On("go", to: "b", actions: [.send(event: "timeout", delayMilliseconds: 500, id: "t1")])
+                On("go", to: "b", actions: [.send(event: "timeout", delay: .milliseconds(500), id: "t1")])
             }
             StateNode("b") { On("timeout", to: "a") }
         })
         let start = try machine.start(context: ["user": "kim"]).state
-        let state = try machine.send("go", payload: ["item": 7], in: start, now: 1_000).state
-        #expect(state.pendingSends == [ScheduledEvent(event: Event("timeout"), dueMilliseconds: 1_500, sendID: "t1")])
+        let state = try machine.send("go", payload: ["item": 7], in: start, now: .milliseconds(1_000)).state
+        #expect(state.pendingSends == [ScheduledEvent(event: Event("timeout"), due: .milliseconds(1_500), sendID: "t1")])
         #expect(state.data["b"] == ["item": 7])
         let restored = try roundTrip(state)
         #expect(restored == state)
-        #expect(try machine.sendNextDue(in: restored, now: 1_499) == nil)
-        let due = try #require(try machine.sendNextDue(in: restored, now: 1_500))
+        #expect(try machine.sendNextDue(in: restored, now: .milliseconds(1_499)) == nil)
+        let due = try #require(try machine.sendNextDue(in: restored, now: .milliseconds(1_500)))
         #expect(due.state.configuration == ["a"])
         #expect(due.state.pendingSends.isEmpty)
         #expect(due.state.context == ["user": "kim"])
@@ -65,7 +65,7 @@ struct MachineStateTests {
     @Test func cancelRemovesAPendingSend() throws {
         let machine = try Machine(MachineDefinition("m") {
             StateNode("a") {
-                OnEntry(.send(event: "tick", delayMilliseconds: 100, id: "tick"))
+                OnEntry(.send(event: "tick", delay: .milliseconds(100), id: "tick"))
                 On("stop", to: "b", actions: [.cancel(sendID: "tick")])
             }
             StateNode("b")

@@ -148,7 +148,7 @@ struct PreparedEventTests {
             let generalResult: Result<Step, MachineError>
             do {
                 generalResult = .success(try machine.send(
-                    event, in: general, now: 0, rejectUnhandled: machine.options.unhandledEvents == .reject,
+                    event, in: general, now: .zero, rejectUnhandled: machine.options.unhandledEvents == .reject,
                     allowPrecomputed: false))
             } catch let error as MachineError {
                 generalResult = .failure(error)
@@ -165,7 +165,7 @@ struct PreparedEventTests {
             // without precomputed steps gives the same too.
             var inPlace = general
             do {
-                let step = try machine.send(event, in: &inPlace, now: 0)
+                let step = try machine.send(event, in: &inPlace, now: .zero)
                 #expect(.success(step) == publicResult, "\(subject.name), seed \(seed), in place \(event.name)")
                 #expect(inPlace == step.state, "\(subject.name), seed \(seed), in place \(event.name)")
             } catch let error as MachineError {

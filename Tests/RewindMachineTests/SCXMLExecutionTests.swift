@@ -27,10 +27,10 @@ struct SCXMLExecutionTests {
             </scxml>
             """, clock: clock)
         try interpreter.start()
-        clock.advance(by: 1_499)
+        clock.advance(by: .milliseconds(1_499))
         try interpreter.deliverDueSends()
         #expect(interpreter.state.configuration == ["waiting"])
-        clock.advance(by: 1)
+        clock.advance(by: .milliseconds(1))
         try interpreter.deliverDueSends()
         #expect(interpreter.state.configuration == ["timedOut"])
 
@@ -45,7 +45,7 @@ struct SCXMLExecutionTests {
             """, clock: clock)
         try second.start()
         try second.send("answer")
-        clock.advance(by: 1_000)
+        clock.advance(by: .milliseconds(1_000))
         #expect(try second.deliverDueSends().isEmpty)
         #expect(second.state.configuration == ["answered"])
     }

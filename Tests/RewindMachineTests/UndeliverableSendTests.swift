@@ -56,7 +56,7 @@ struct UndeliverableSendTests {
     @Test func roundTripsThroughTheJSONDocumentAndSCXMLExport() throws {
         let definition = try machine(send: ##"<send event="hello" target="#_parent" type="scxml" delay="2s" id="t"/>"##).definition
         #expect(definition.states[0].transitions[0].actions == [
-            .undeliverableSend(event: "hello", target: "#_parent", type: "scxml", delayMilliseconds: 2000, id: "t"),
+            .undeliverableSend(event: "hello", target: "#_parent", type: "scxml", delay: .milliseconds(2000), id: "t"),
         ])
         #expect(try MachineDefinition(jsonDocument: definition.jsonDocument()) == definition)
         #expect(try MachineDefinition(scxml: Data(definition.scxml().utf8), name: definition.name) == definition)

@@ -1,7 +1,8 @@
 import Testing
 @testable import RewindStore
 
-/// The one conversion between the store's microseconds and the statechart layer's milliseconds.
+/// The one conversion between the store's microseconds and the statechart layer's time (a
+/// `Duration` since 1970, in whole milliseconds).
 @Suite("Timestamp units")
 struct TimestampUnitTests {
     @Test func millisecondsAreWholeMillisecondsOfTheMicroseconds() {
@@ -18,5 +19,17 @@ struct TimestampUnitTests {
         #expect(Timestamp(millisecondsSince1970: .min) == Timestamp(microsecondsSince1970: .min))
         let edge = Int64.max / 1000
         #expect(Timestamp(millisecondsSince1970: edge).millisecondsSince1970 == edge)
+    }
+
+    @Test func machineTimeIsTheWholeMillisecondsAsADuration() {
+        #expect(Timestamp(microsecondsSince1970: 1_234_567).machineTime == .milliseconds(1_234))
+        #expect(Timestamp(microsecondsSince1970: -1_500).machineTime == .milliseconds(-1))
+        #expect(Timestamp(machineTime: .milliseconds(1_234)) == Timestamp(microsecondsSince1970: 1_234_000))
+        // A due time finer than a millisecond is truncated; one past the range saturates.
+        #expect(Timestamp(machineTime: .microseconds(1_234_999)) == Timestamp(microsecondsSince1970: 1_234_000))
+        #expect(Timestamp(machineTime: .seconds(Int64.max)) == Timestamp(microsecondsSince1970: .max))
+        #expect(Timestamp(machineTime: .milliseconds(Int64.min)) == Timestamp(microsecondsSince1970: .min))
+        let now = Timestamp(microsecondsSince1970: 1_700_000_000_123_456)
+        #expect(Timestamp(machineTime: now.machineTime).machineTime == now.machineTime)
     }
 }

@@ -10,7 +10,7 @@ extension Session {
     /// representable timestamp (a delay of thousands of centuries) reports that timestamp.
     public var nextDueSend: Timestamp? {
         lock.withLock { _ in
-            current.state.pendingSends.first.map { Timestamp(millisecondsSince1970: $0.dueMilliseconds) }
+            current.state.pendingSends.first.map { Timestamp(machineTime: $0.due) }
         }
     }
 
@@ -53,7 +53,7 @@ extension Session {
     /// due order), if any.
     func dueSend(in state: MachineState) -> ScheduledEvent? {
         guard let first = state.pendingSends.first,
-              first.dueMilliseconds <= engine.configuration.clock().millisecondsSince1970
+              first.due <= engine.configuration.clock().machineTime
         else { return nil }
         return first
     }

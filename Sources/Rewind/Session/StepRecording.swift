@@ -112,7 +112,7 @@ package struct StepRecording: Sendable {
     /// - Throws: ``EngineError/reservedEventName(_:)`` for an event sent under a reserved name,
     ///   the machine's errors.
     func evaluate(_ request: Request, in state: inout MachineState, at time: Timestamp) throws -> Step {
-        let now = time.millisecondsSince1970
+        let now = time.machineTime
         let step: Step
         switch request {
         case .send(let event):
@@ -125,7 +125,7 @@ package struct StepRecording: Sendable {
         case .deliverDue(let event):
             guard state.pendingSends.first?.event.name == event.name,
                   let due = try machine.sendNextDue(in: state, now: now)
-            else { throw EngineError.delayedSendNotDue(event: event.name, atMilliseconds: now) }
+            else { throw EngineError.delayedSendNotDue(event: event.name, atMilliseconds: time.millisecondsSince1970) }
             step = due
         case .migrate(let migration):
             // No machine step: the session continues from the migration's state.

@@ -194,10 +194,11 @@ public indirect enum ActionDefinition: Hashable, Sendable {
 
     /// Raises an internal event, processed before the next external event (SCXML `<raise>`).
     case raise(event: String)
-    /// Sends an event to the machine's external queue, after `delayMilliseconds` measured by the
+    /// Sends an event to the machine's external queue, after `delay` measured by the
     /// interpreter's clock (SCXML `<send event delay>` without a data model). `id` names a send
-    /// that can be cancelled.
-    case send(event: String, delayMilliseconds: Int = 0, id: String? = nil)
+    /// that can be cancelled. Delays count in whole milliseconds, the unit of SCXML and of the
+    /// JSON document: a finer part is dropped; a negative delay is none.
+    case send(event: String, delay: Duration = .zero, id: String? = nil)
     /// Cancels a delayed send by its id (SCXML `<cancel sendid>`).
     case cancel(sendID: String)
     /// Writes a log line (SCXML `<log label expr>`, the expression kept as literal text).
@@ -216,11 +217,29 @@ public indirect enum ActionDefinition: Hashable, Sendable {
     /// `error.communication` for an SCXML session address (`#_parent`, `#_scxml_…`, `#_…`) that
     /// no session answers to. ``Machine/warnings`` names every such send. The other fields are
     /// kept so the `<send>` exports as it was written.
-    case undeliverableSend(event: String, target: String?, type: String?, delayMilliseconds: Int = 0, id: String? = nil)
+    case undeliverableSend(event: String, target: String?, type: String?, delay: Duration = .zero, id: String? = nil)
 }
 
 extension ActionDefinition {
-    /// The error event an ``undeliverableSend(event:target:type:delayMilliseconds:id:)`` with
+    /// A ``send(event:delay:id:)`` after `delayMilliseconds`.
+    @available(*, deprecated, renamed: "send(event:delay:id:)", message: "pass a Duration: delay: .milliseconds(n)")
+    public static func send(event: String, delayMilliseconds: Int, id: String? = nil) -> ActionDefinition {
+        .send(event: event, delay: .milliseconds(delayMilliseconds), id: id)
+    }
+
+    /// An ``undeliverableSend(event:target:type:delay:id:)`` after `delayMilliseconds`.
+    @available(
+        *, deprecated, renamed: "undeliverableSend(event:target:type:delay:id:)",
+        message: "pass a Duration: delay: .milliseconds(n)")
+    public static func undeliverableSend(
+        event: String, target: String?, type: String?, delayMilliseconds: Int, id: String? = nil
+    ) -> ActionDefinition {
+        .undeliverableSend(event: event, target: target, type: type, delay: .milliseconds(delayMilliseconds), id: id)
+    }
+}
+
+extension ActionDefinition {
+    /// The error event an ``undeliverableSend(event:target:type:delay:id:)`` with
     /// this `target` and `type` raises: `error.execution` for an unsupported type or a target
     /// that is not an SCXML session address, `error.communication` otherwise.
     public static func undeliverableSendError(target: String?, type: String?) -> String {

@@ -153,7 +153,7 @@ extension ActionDefinition: Codable {
             try fields.rejectUnknownKeys(["event", "delayMilliseconds", "id"])
             self = .send(
                 event: try fields.decode(String.self, forKey: "event"),
-                delayMilliseconds: try fields.decodeIfPresent(Int.self, forKey: "delayMilliseconds") ?? 0,
+                delay: .milliseconds(try fields.decodeIfPresent(Int.self, forKey: "delayMilliseconds") ?? 0),
                 id: try fields.decodeIfPresent(String.self, forKey: "id")
             )
         case "cancel":
@@ -174,7 +174,7 @@ extension ActionDefinition: Codable {
                 event: try fields.decode(String.self, forKey: "event"),
                 target: try fields.decodeIfPresent(String.self, forKey: "target"),
                 type: try fields.decodeIfPresent(String.self, forKey: "type"),
-                delayMilliseconds: try fields.decodeIfPresent(Int.self, forKey: "delayMilliseconds") ?? 0,
+                delay: .milliseconds(try fields.decodeIfPresent(Int.self, forKey: "delayMilliseconds") ?? 0),
                 id: try fields.decodeIfPresent(String.self, forKey: "id")
             )
         default:
@@ -183,16 +183,18 @@ extension ActionDefinition: Codable {
         }
     }
 
-    /// Encodes an action in its tagged form, omitting defaults (a zero delay, `nil` fields).
+    /// Encodes an action in its tagged form, omitting defaults (a zero delay, `nil` fields); a
+    /// delay is written as whole milliseconds, `delayMilliseconds`.
     public func encode(to encoder: any Encoder) throws {
         var container = encoder.container(keyedBy: InterchangeCodingKey.self)
         switch self {
         case .raise(let event):
             var fields = container.nestedContainer(keyedBy: InterchangeCodingKey.self, forKey: "raise")
             try fields.encode(event, forKey: "event")
-        case .send(let event, let delayMilliseconds, let id):
+        case .send(let event, let delay, let id):
             var fields = container.nestedContainer(keyedBy: InterchangeCodingKey.self, forKey: "send")
             try fields.encode(event, forKey: "event")
+            let delayMilliseconds = delay.wholeMilliseconds
             if delayMilliseconds != 0 { try fields.encode(delayMilliseconds, forKey: "delayMilliseconds") }
             try fields.encodeIfPresent(id, forKey: "id")
         case .cancel(let sendID):
@@ -208,11 +210,12 @@ extension ActionDefinition: Codable {
         case .conditional(let branches):
             var fields = container.nestedContainer(keyedBy: InterchangeCodingKey.self, forKey: "if")
             try fields.encode(branches, forKey: "branches")
-        case .undeliverableSend(let event, let target, let type, let delayMilliseconds, let id):
+        case .undeliverableSend(let event, let target, let type, let delay, let id):
             var fields = container.nestedContainer(keyedBy: InterchangeCodingKey.self, forKey: "undeliverableSend")
             try fields.encode(event, forKey: "event")
             try fields.encodeIfPresent(target, forKey: "target")
             try fields.encodeIfPresent(type, forKey: "type")
+            let delayMilliseconds = delay.wholeMilliseconds
             if delayMilliseconds != 0 { try fields.encode(delayMilliseconds, forKey: "delayMilliseconds") }
             try fields.encodeIfPresent(id, forKey: "id")
         }

@@ -43,33 +43,7 @@ struct SCXMLWriter {
 
     /// ` name="value"`, the value escaped.
     static func attribute(_ name: String, _ value: String) -> String {
-        " " + name + "=\"" + escape(value) + "\""
-    }
-
-    /// Escapes text for a double-quoted attribute value, keeping whitespace characters intact
-    /// through attribute-value normalisation and replacing characters XML 1.0 cannot hold.
-    static func escape(_ text: String) -> String {
-        var result = ""
-        result.reserveCapacity(text.utf8.count)
-        for scalar in text.unicodeScalars {
-            switch scalar {
-            case "&": result += "&amp;"
-            case "<": result += "&lt;"
-            case ">": result += "&gt;"
-            case "\"": result += "&quot;"
-            case "\t": result += "&#9;"
-            case "\n": result += "&#10;"
-            case "\r": result += "&#13;"
-            default:
-                let value = scalar.value
-                if value < 0x20 || value == 0xFFFE || value == 0xFFFF {
-                    result.unicodeScalars.append("\u{FFFD}")
-                } else {
-                    result.unicodeScalars.append(scalar)
-                }
-            }
-        }
-        return result
+        " " + name + "=\"" + XMLText.escape(value) + "\""
     }
 
     private mutating func rewindAttribute(_ name: String, _ value: String) -> String {
@@ -174,11 +148,9 @@ struct SCXMLWriter {
         switch action {
         case .raise(let event):
             line(depth, "<raise\(Self.attribute("event", event))/>")
-        case .send(let event, let delayMilliseconds, let id):
+        case .send(let event, let delay, let id):
             var attributes = Self.attribute("event", event)
-            if delayMilliseconds != 0 {
-                attributes += Self.attribute("delay", SCXMLValueSyntax.delay(milliseconds: delayMilliseconds))
-            }
+            if let delay = SCXMLValueSyntax.text(ofDelay: delay) { attributes += Self.attribute("delay", delay) }
             if let id { attributes += Self.attribute("id", id) }
             line(depth, "<send\(attributes)/>")
         case .cancel(let sendID):
@@ -193,13 +165,11 @@ struct SCXMLWriter {
             line(depth, "<\(Self.rewind)action\(Self.attribute("name", name))/>")
         case .conditional(let branches):
             writeConditional(branches, depth: depth)
-        case .undeliverableSend(let event, let target, let type, let delayMilliseconds, let id):
+        case .undeliverableSend(let event, let target, let type, let delay, let id):
             var attributes = Self.attribute("event", event)
             if let target { attributes += Self.attribute("target", target) }
             if let type { attributes += Self.attribute("type", type) }
-            if delayMilliseconds != 0 {
-                attributes += Self.attribute("delay", SCXMLValueSyntax.delay(milliseconds: delayMilliseconds))
-            }
+            if let delay = SCXMLValueSyntax.text(ofDelay: delay) { attributes += Self.attribute("delay", delay) }
             if let id { attributes += Self.attribute("id", id) }
             line(depth, "<send\(attributes)/>")
         }

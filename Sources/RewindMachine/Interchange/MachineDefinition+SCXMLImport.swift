@@ -452,30 +452,30 @@ struct SCXMLImporter {
         try checkAttributes(element, allowed: ["event", "delay", "target", "id", "type"])
         try requireNoChildren(element)
         let event = try eventName(element)
-        var delay = 0
+        var delay = Duration.zero
         if let text = element.attribute("delay") {
-            guard let milliseconds = SCXMLValueSyntax.milliseconds(fromDelay: text) else {
+            guard let parsed = SCXMLValueSyntax.delay(fromText: text) else {
                 throw invalid(element, "delay", text, expected: "a duration such as '1s', '1.5s' or '500ms'")
             }
-            delay = milliseconds
+            delay = parsed
         }
         let type = element.attribute("type")
         if let type, !ActionDefinition.isSCXMLEventProcessor(type) {
             return .undeliverableSend(
-                event: event, target: element.attribute("target"), type: type, delayMilliseconds: delay,
+                event: event, target: element.attribute("target"), type: type, delay: delay,
                 id: element.attribute("id"))
         }
         switch element.attribute("target") {
         case nil:
-            return .send(event: event, delayMilliseconds: delay, id: element.attribute("id"))
+            return .send(event: event, delay: delay, id: element.attribute("id"))
         case "#_internal":
-            guard delay == 0 else {
+            guard delay == .zero else {
                 throw error(.unsupportedAttribute(element: "send", attribute: "delay"), at: element)
             }
             return .raise(event: event)
         case let target?:
             return .undeliverableSend(
-                event: event, target: target, type: type, delayMilliseconds: delay, id: element.attribute("id"))
+                event: event, target: target, type: type, delay: delay, id: element.attribute("id"))
         }
     }
 

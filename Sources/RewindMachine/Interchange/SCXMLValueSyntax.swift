@@ -20,10 +20,15 @@ enum SCXMLValueSyntax {
         return String(result)
     }
 
-    /// Parses a CSS2-style duration (`"1s"`, `"500ms"`, `"1.5s"`, `".25s"`) into whole
-    /// milliseconds. Returns `nil` for anything else, for negative or fractional-millisecond
-    /// durations and for durations beyond 2^31 ms.
-    static func milliseconds(fromDelay text: String) -> Int? {
+    /// Parses a CSS2-style duration (`"1s"`, `"500ms"`, `"1.5s"`, `".25s"`): the SCXML side of
+    /// a `<send>`'s `Duration`. Returns `nil` for anything else, for negative or
+    /// fractional-millisecond durations and for durations beyond 2^31 ms.
+    static func delay(fromText text: String) -> Duration? {
+        milliseconds(fromDelay: text).map { .milliseconds($0) }
+    }
+
+    /// The whole milliseconds of a CSS2-style duration, as ``delay(fromText:)`` reads it.
+    private static func milliseconds(fromDelay text: String) -> Int? {
         let trimmed = text.trimmingWhitespace()
         let scale: Int
         let number: Substring
@@ -60,9 +65,12 @@ enum SCXMLValueSyntax {
         return milliseconds
     }
 
-    /// Writes a delay the way people do: whole seconds as `"2s"`, anything else as `"1500ms"`.
-    static func delay(milliseconds: Int) -> String {
-        if milliseconds != 0, milliseconds % 1000 == 0 { return "\(milliseconds / 1000)s" }
+    /// Writes a delay the way people do, in whole milliseconds: whole seconds as `"2s"`, anything
+    /// else as `"1500ms"`; `nil` for no delay (zero milliseconds).
+    static func text(ofDelay delay: Duration) -> String? {
+        let milliseconds = delay.wholeMilliseconds
+        if milliseconds == 0 { return nil }
+        if milliseconds % 1000 == 0 { return "\(milliseconds / 1000)s" }
         return "\(milliseconds)ms"
     }
 

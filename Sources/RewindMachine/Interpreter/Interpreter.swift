@@ -98,7 +98,7 @@ public final class Interpreter {
     /// Starts (or restarts from scratch) the machine: the first entry, hooks see no previous state.
     @discardableResult
     public func start(context: JSONValue = .null) throws -> Step {
-        let step = try machine.start(context: context, now: clock.nowMilliseconds)
+        let step = try machine.start(context: context, now: clock.now)
         try commit(step)
         return step
     }
@@ -113,7 +113,7 @@ public final class Interpreter {
             queue.append(.send(event))
             return nil
         }
-        let step = try machine.send(event, in: state, now: clock.nowMilliseconds)
+        let step = try machine.send(event, in: state, now: clock.now)
         try commit(step)
         return step
     }
@@ -134,7 +134,7 @@ public final class Interpreter {
             queue.append(.enter(id, data))
             return nil
         }
-        let step = try machine.enter(id, data: data, in: state, now: clock.nowMilliseconds)
+        let step = try machine.enter(id, data: data, in: state, now: clock.now)
         try commit(step)
         return step
     }
@@ -171,7 +171,7 @@ public final class Interpreter {
         let wasDelivering = isDelivering
         isDelivering = true
         defer { isDelivering = wasDelivering }
-        while let step = try machine.sendNextDue(in: state, now: clock.nowMilliseconds) {
+        while let step = try machine.sendNextDue(in: state, now: clock.now) {
             if steps.count >= machine.options.microstepLimit {
                 throw MachineError.eventLoopLimitExceeded(
                     limit: machine.options.microstepLimit, event: step.event?.name,
@@ -216,7 +216,7 @@ public final class Interpreter {
 
     private func deliverDueSendsIfIdle() throws {
         guard !isBusy, !isDelivering, let first = state.pendingSends.first,
-              first.dueMilliseconds <= clock.nowMilliseconds else { return }
+              first.due <= clock.now else { return }
         try deliverDueSends()
     }
 }

@@ -15,8 +15,8 @@ public struct ActionScope: Sendable {
     public var context: JSONValue
     /// Internal events raised by the action, processed before the next external event.
     public internal(set) var raised: [Event] = []
-    /// Events sent to the external queue by the action, with their delays in milliseconds.
-    public internal(set) var sent: [(event: Event, delayMilliseconds: Int64)] = []
+    /// Events sent to the external queue by the action, with their delays.
+    public internal(set) var sent: [(event: Event, delay: Duration)] = []
 
     init(event: Event?, state: String?, context: JSONValue) {
         self.event = event
@@ -34,9 +34,16 @@ public struct ActionScope: Sendable {
         raised.append(Event(name, payload: payload))
     }
 
-    /// Sends an event to the external queue, after `delayMilliseconds` (SCXML `<send>`).
-    public mutating func send(_ event: Event, delayMilliseconds: Int64 = 0) {
-        sent.append((event, delayMilliseconds))
+    /// Sends an event to the external queue, after `delay` on the interpreter's clock (SCXML
+    /// `<send>`); a negative delay is none.
+    public mutating func send(_ event: Event, after delay: Duration = .zero) {
+        sent.append((event, delay))
+    }
+
+    /// Sends an event to the external queue, after `delayMilliseconds`.
+    @available(*, deprecated, renamed: "send(_:after:)", message: "pass a Duration: send(event, after: .milliseconds(n))")
+    public mutating func send(_ event: Event, delayMilliseconds: Int64) {
+        send(event, after: .milliseconds(delayMilliseconds))
     }
 }
 

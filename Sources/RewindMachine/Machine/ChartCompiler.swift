@@ -240,7 +240,7 @@ struct ChartCompiler {
             case .raise(let event):
                 return .raise(Event(event))
             case .send(let event, let delay, let id):
-                return .send(Event(event), delayMilliseconds: Int64(delay), id: id)
+                return .send(Event(event), delay: .milliseconds(delay.wholeMilliseconds), id: id)
             case .cancel(let id):
                 return .cancel(id)
             case .log(let label, let message):

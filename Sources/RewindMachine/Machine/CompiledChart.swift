@@ -42,7 +42,7 @@ final class CompiledChart: Sendable {
         // decrement (tests of this module, run in parallel); keep it, with `ActionDefinition`'s.
 
         case raise(Event)
-        case send(Event, delayMilliseconds: Int64, id: String?)
+        case send(Event, delay: Duration, id: String?)
         case cancel(String)
         case log(String)
         case custom(String, CustomAction)

@@ -4,7 +4,7 @@
 struct Evaluation {
     let chart: CompiledChart
     let microstepLimit: Int
-    let now: Int64
+    let now: Duration
 
     var active: StateSet
     var history: [Int: [Int]]
@@ -31,7 +31,7 @@ struct Evaluation {
     /// name: a named guard, an action (custom or not), or the history memory (read or written).
     private(set) var probeHitDynamicContent = false
 
-    init(chart: CompiledChart, state: MachineState, microstepLimit: Int, now: Int64) throws {
+    init(chart: CompiledChart, state: MachineState, microstepLimit: Int, now: Duration) throws {
         self.chart = chart
         self.microstepLimit = microstepLimit
         self.now = now
@@ -513,11 +513,13 @@ struct Evaluation {
         }
     }
 
-    private mutating func schedule(_ event: Event, delay: Int64, id: String?) {
-        // A delay from a JSON document can be any Int: one past the clock's end is due at its end.
-        let (sum, overflow) = now.addingReportingOverflow(max(0, delay))
-        let due = overflow ? Int64.max : sum
-        let position = pendingSends.firstIndex { $0.dueMilliseconds > due } ?? pendingSends.endIndex
-        pendingSends.insert(ScheduledEvent(event: event, dueMilliseconds: due, sendID: id), at: position)
+    private mutating func schedule(_ event: Event, delay: Duration, id: String?) {
+        // A negative delay is none. Due times stay within the 64-bit milliseconds the state's
+        // JSON form holds: a send due past its end is due at its end (the terms are capped first,
+        // so the sum cannot overflow `Duration`).
+        let first = Duration.milliseconds(Int64.min), last = Duration.milliseconds(Int64.max)
+        let due = min(max(first, min(now, last)) + min(max(.zero, delay), last), last)
+        let position = pendingSends.firstIndex { $0.due > due } ?? pendingSends.endIndex
+        pendingSends.insert(ScheduledEvent(event: event, due: due, sendID: id), at: position)
     }
 }

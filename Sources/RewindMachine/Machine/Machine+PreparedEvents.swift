@@ -32,14 +32,14 @@ extension Machine {
     /// - Parameters:
     ///   - event: An event prepared by this machine (or a copy of it) with ``prepare(_:)``.
     ///   - state: The state to change; on return, the state after the macrostep.
-    ///   - now: The current time of the interpreter's clock, in milliseconds (for delayed sends,
+    ///   - now: The current time of the interpreter's clock, since its epoch (for delayed sends,
     ///     which only the general algorithm makes).
     /// - Returns: What the send did; ``navigation(of:)``, ``exited(of:)`` and ``entered(of:)``
     ///   give its details.
     /// - Throws: the errors of ``send(_:in:now:)-(Event,_,_)``, such as
     ///   ``MachineError/invalidTransition(from:event:)``; on error `state` is unchanged.
     @discardableResult
-    public func send(_ event: PreparedEvent, in state: inout MachineState, now: Int64 = 0) throws -> StepSummary {
+    public func send(_ event: PreparedEvent, in state: inout MachineState, now: Duration = .zero) throws -> StepSummary {
         let table = preparedTable
         if event.column >= 0, event.table == table.serial, !state.isFinished, state.internalQueue.isEmpty,
            state.history.isEmpty || table.isValid(state.history),

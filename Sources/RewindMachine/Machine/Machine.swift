@@ -94,12 +94,12 @@ public struct Machine: Sendable {
     ///
     /// - Parameters:
     ///   - context: The machine's initial context.
-    ///   - now: The current time of the interpreter's clock, in milliseconds (for delayed sends).
-    public func start(context: JSONValue = .null, now: Int64 = 0) throws -> Step {
+    ///   - now: The current time of the interpreter's clock, since its epoch (for delayed sends).
+    public func start(context: JSONValue = .null, now: Duration = .zero) throws -> Step {
         try start(targets: chart.initialTargets[0], data: .null, context: context, now: now)
     }
 
-    private func start(targets: [Int], data: JSONValue, context: JSONValue, now: Int64) throws -> Step {
+    private func start(targets: [Int], data: JSONValue, context: JSONValue, now: Duration) throws -> Step {
         var evaluation = try Evaluation(
             chart: chart, state: MachineState(context: context), microstepLimit: options.microstepLimit, now: now)
         try evaluation.start(targets: targets, data: data)
@@ -118,7 +118,7 @@ public struct Machine: Sendable {
     ///   event (unless ignored), ``MachineError/eventLoopLimitExceeded(limit:event:configuration:)``,
     ///   ``MachineError/machineFinished(configuration:)``, ``MachineError/notStarted``. On error the
     ///   given state is untouched (it is a value).
-    public func send(_ event: Event, in state: MachineState, now: Int64 = 0) throws -> Step {
+    public func send(_ event: Event, in state: MachineState, now: Duration = .zero) throws -> Step {
         var state = state
         return try send(event, in: &state, now: now, rejectUnhandled: options.unhandledEvents == .reject)
     }
@@ -128,18 +128,18 @@ public struct Machine: Sendable {
     /// that keeps the state (the engine's sessions): it needs no copy of the state, and a step
     /// read from the table of precomputed outcomes shares its arrays with the table and with
     /// `state`. Otherwise as ``send(_:in:now:)-(Event,_,_)``.
-    package func send(_ event: Event, in state: inout MachineState, now: Int64) throws -> Step {
+    package func send(_ event: Event, in state: inout MachineState, now: Duration) throws -> Step {
         try send(event, in: &state, now: now, rejectUnhandled: options.unhandledEvents == .reject)
     }
 
     /// Processes the event named `name` with an optional payload.
-    public func send(_ name: String, payload: JSONValue = .null, in state: MachineState, now: Int64 = 0) throws -> Step {
+    public func send(_ name: String, payload: JSONValue = .null, in state: MachineState, now: Duration = .zero) throws -> Step {
         try send(Event(name, payload: payload), in: state, now: now)
     }
 
     /// The general `send` on a copy of `state` (see the in-place one below).
     func send(
-        _ event: Event, in state: MachineState, now: Int64, rejectUnhandled: Bool, allowPrecomputed: Bool = true
+        _ event: Event, in state: MachineState, now: Duration, rejectUnhandled: Bool, allowPrecomputed: Bool = true
     ) throws -> Step {
         var state = state
         return try send(event, in: &state, now: now, rejectUnhandled: rejectUnhandled, allowPrecomputed: allowPrecomputed)
@@ -152,7 +152,7 @@ public struct Machine: Sendable {
     /// the algorithm) or a machine made by ``withoutPrecomputedSteps()`` always runs the
     /// algorithm. `state` becomes the step's state; it is unchanged when the call throws.
     func send(
-        _ event: Event, in state: inout MachineState, now: Int64, rejectUnhandled: Bool, allowPrecomputed: Bool = true
+        _ event: Event, in state: inout MachineState, now: Duration, rejectUnhandled: Bool, allowPrecomputed: Bool = true
     ) throws -> Step {
         guard state.isStarted else { throw MachineError.notStarted }
         guard !state.isFinished else { throw MachineError.machineFinished(configuration: state.configuration) }
@@ -221,8 +221,8 @@ public struct Machine: Sendable {
 
     /// Delivers the first pending send that is due at `now` (SCXML's external queue), as its own
     /// step; `nil` when none is due. An event nobody handles is dropped, as in SCXML.
-    public func sendNextDue(in state: MachineState, now: Int64) throws -> Step? {
-        guard let first = state.pendingSends.first, first.dueMilliseconds <= now else { return nil }
+    public func sendNextDue(in state: MachineState, now: Duration) throws -> Step? {
+        guard let first = state.pendingSends.first, first.due <= now else { return nil }
         var remaining = state
         remaining.pendingSends.removeFirst()
         if remaining.isFinished {
@@ -262,7 +262,7 @@ public struct Machine: Sendable {
     ///
     /// - Throws: ``MachineError/cannotEnter(from:to:)`` when `id` is not a valid next state,
     ///   ``MachineError/unknownState(_:)`` when there is no such state.
-    public func enter(_ id: String, data: JSONValue = .null, in state: MachineState, now: Int64 = 0) throws -> Step {
+    public func enter(_ id: String, data: JSONValue = .null, in state: MachineState, now: Duration = .zero) throws -> Step {
         guard let target = chart.index[id] else { throw MachineError.unknownState(id) }
         if !state.isStarted {
             var step = try start(targets: [target], data: data, context: state.context, now: now)

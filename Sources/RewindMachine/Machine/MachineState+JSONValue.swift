@@ -87,7 +87,7 @@ extension ScheduledEvent {
     public var jsonValue: JSONValue {
         var members: [String: JSONValue] = [
             "event": event.jsonValue,
-            "dueMilliseconds": .number(dueMilliseconds),
+            "dueMilliseconds": .number(due.wholeMilliseconds),
         ]
         if let sendID { members["sendID"] = .string(sendID) }
         return .object(members)
@@ -110,7 +110,7 @@ extension ScheduledEvent {
         if let value = members["sendID"], !value.isNull {
             sendID = try JSONShape.string(value, at: path() + ["sendID"])
         }
-        self.init(event: event, dueMilliseconds: due, sendID: sendID)
+        self.init(event: event, due: .milliseconds(due), sendID: sendID)
     }
 }
 

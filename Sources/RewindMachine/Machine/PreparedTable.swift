@@ -288,7 +288,7 @@ final class PreparedTable: Sendable {
         do {
             var evaluation = try Evaluation(
                 chart: chart, state: MachineState(configuration: configuration), microstepLimit: microstepLimit,
-                now: 0)
+                now: .zero)
             evaluation.isProbe = true
             let handled = try evaluation.process(event)
             guard !evaluation.probeHitDynamicContent else { return .dynamic }

@@ -8,7 +8,7 @@ public struct ValidationWarning: Hashable, Sendable, CustomStringConvertible {
         /// An earlier transition of the same state (or an unguarded eventless one) always wins.
         case transitionNeverTaken
         /// A `<send>` to a target the machine cannot reach or of a type it does not support
-        /// (``ActionDefinition/undeliverableSend(event:target:type:delayMilliseconds:id:)``): each
+        /// (``ActionDefinition/undeliverableSend(event:target:type:delay:id:)``): each
         /// time it runs it sends nothing and raises `raises` (`error.execution` or
         /// `error.communication`) instead.
         case undeliverableSend(event: String, target: String?, type: String?, raises: String)

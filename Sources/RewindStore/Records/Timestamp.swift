@@ -1,13 +1,14 @@
 import Foundation
+import RewindValues
 
 /// A wall-clock instant stored as whole microseconds since 1970-01-01T00:00:00Z (UTC).
 ///
 /// Time units, one per boundary: the store keeps instants as microseconds (``microsecondsSince1970``:
-/// records, session entries, snapshots, projection states); the statechart layer keeps its clock and
-/// the due times of delayed sends as milliseconds (SCXML's unit, `MachineClock`,
-/// `ScheduledEvent.dueMilliseconds`); spans of time in APIs are `Duration`s. The engine converts
-/// between the first two here and nowhere else (``millisecondsSince1970``,
-/// ``init(millisecondsSince1970:)``).
+/// records, session entries, snapshots, projection states); the public API's unit is `Duration`
+/// (`MachineClock.now`, `ScheduledEvent.due`, send delays, intervals), and the statechart layer
+/// counts in whole milliseconds of it (SCXML's unit; what definitions and machine states persist).
+/// The engine converts between a record's instant and the machine's time here and nowhere else
+/// (``machineTime``, ``init(machineTime:)``).
 public struct Timestamp: Sendable, Hashable, Comparable, Codable, CustomStringConvertible {
     /// Microseconds since 1970-01-01T00:00:00Z; negative before it.
     public var microsecondsSince1970: Int64
@@ -17,13 +18,24 @@ public struct Timestamp: Sendable, Hashable, Comparable, Codable, CustomStringCo
         self.microsecondsSince1970 = microsecondsSince1970
     }
 
-    /// The instant in the statechart layer's unit, whole milliseconds since 1970 (truncated toward
-    /// zero): the `now` a machine step is evaluated at.
+    /// The instant on the statechart layer's clock (time since 1970, in whole milliseconds,
+    /// truncated toward zero): the `now` a machine step is evaluated at.
+    @inline(__always)
+    package var machineTime: Duration { .milliseconds(millisecondsSince1970) }
+
+    /// The instant the statechart layer's `time` since 1970 stands for (a delayed send's due
+    /// time), in whole milliseconds; one past the representable range is the first or last
+    /// representable timestamp.
+    package init(machineTime time: Duration) {
+        self.init(millisecondsSince1970: time.wholeMilliseconds)
+    }
+
+    /// The instant in whole milliseconds since 1970 (truncated toward zero).
     @inline(__always)
     package var millisecondsSince1970: Int64 { microsecondsSince1970 / 1000 }
 
-    /// The instant `milliseconds` after 1970 in the statechart layer's unit (a delayed send's due
-    /// time); one past the representable range is the first or last representable timestamp.
+    /// The instant `milliseconds` after 1970; one past the representable range is the first or
+    /// last representable timestamp.
     package init(millisecondsSince1970 milliseconds: Int64) {
         let (microseconds, overflow) = milliseconds.multipliedReportingOverflow(by: 1000)
         self.init(microsecondsSince1970: overflow ? (milliseconds > 0 ? .max : .min) : microseconds)

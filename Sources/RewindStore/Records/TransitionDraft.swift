@@ -1,5 +1,6 @@
 /// A transition to append, not yet a record: everything a ``TransitionRecord`` holds except what
-/// the store assigns (the global sequence, the session and the session version).
+/// the store assigns (the global sequence, the session and the session version). A record holds
+/// its draft as ``TransitionRecord/transition``: the fields are declared here once.
 ///
 /// It was named `Transition` before; the name left room for SwiftUI's `Transition` in app code
 /// that imports both.

@@ -1,3 +1,5 @@
+import RewindMachine
+
 /// Writes a laid-out diagram as one standalone `<svg>` element.
 struct SVGWriter {
     let layout: DiagramLayout
@@ -22,7 +24,7 @@ struct SVGWriter {
 
     private mutating func write() {
         let (width, height) = layout.size
-        let name = Self.escape(model.name)
+        let name = XMLText.escape(model.name)
         output += "<svg xmlns=\"http://www.w3.org/2000/svg\" class=\"rw-diagram\" viewBox=\"0 0 \(Self.number(width)) \(Self.number(height))\""
         output += " width=\"\(Self.number(width))\" height=\"\(Self.number(height))\" role=\"img\" aria-label=\"\(name) statechart\">\n"
         output += "<title>\(name)</title>\n<style>\n\(DiagramStyle.css)\n</style>\n"
@@ -42,7 +44,7 @@ struct SVGWriter {
         var classes = ["rw-state", state.kind.cssClass]
         if let parent = state.parent, model.nodes[parent].kind == .parallel { classes.append("rw-region") }
         if active.contains(state.id) { classes.append("rw-active") }
-        let id = Self.escape(state.id)
+        let id = XMLText.escape(state.id)
         output += "<g class=\"\(classes.joined(separator: " "))\" data-state=\"\(id)\"><title>\(id)</title>\n"
         switch state.kind {
         case .atomic:
@@ -91,11 +93,11 @@ struct SVGWriter {
             var classes = ["rw-transition", "rw-\(transition.kind.rawValue.lowercased())"]
             if transition.kind == .directMove || transition.kind == .historyDefault { classes.append("rw-dashed") }
             if transition.index == taken { classes.append("rw-taken") }
-            let label = Self.escape(transition.label)
+            let label = XMLText.escape(transition.label)
             output += "<g class=\"\(classes.joined(separator: " "))\" data-transition=\"\(transition.index)\""
-            output += " data-event=\"\(Self.escape(transition.event ?? ""))\">"
-            let targets = (transition.targets.isEmpty ? [transition.source] : transition.targets).map(Self.escape)
-            output += "<title>\(Self.escape(transition.source)) → \(targets.joined(separator: ", ")): \(label)</title>\n"
+            output += " data-event=\"\(XMLText.escape(transition.event ?? ""))\">"
+            let targets = (transition.targets.isEmpty ? [transition.source] : transition.targets).map(XMLText.escape)
+            output += "<title>\(XMLText.escape(transition.source)) → \(targets.joined(separator: ", ")): \(label)</title>\n"
             for (edge, route) in routes[transition.index] {
                 switch route {
                 case .curve(let points, let position):
@@ -162,7 +164,7 @@ struct SVGWriter {
 
     private mutating func text(_ content: String, x: Double, y: Double, class name: String, centred: Bool) {
         output += "<text class=\"\(name)\" x=\"\(Self.number(x))\" y=\"\(Self.number(y))\"\(centred ? " text-anchor=\"middle\"" : "")>"
-        output += Self.escape(content) + "</text>\n"
+        output += XMLText.escape(content) + "</text>\n"
     }
 
     // MARK: - Text
@@ -179,31 +181,5 @@ struct SVGWriter {
 
     private static func pair(_ point: DiagramPoint) -> String {
         number(point.x) + " " + number(point.y)
-    }
-
-    /// `text` safe in XML text and attribute values: markup characters as entities, line breaks
-    /// as character references, and characters XML 1.0 forbids (other controls) as U+FFFD.
-    static func escape(_ text: String) -> String {
-        var result = ""
-        result.reserveCapacity(text.utf8.count)
-        for scalar in text.unicodeScalars {
-            switch scalar {
-            case "&": result += "&amp;"
-            case "<": result += "&lt;"
-            case ">": result += "&gt;"
-            case "\"": result += "&quot;"
-            case "'": result += "&apos;"
-            case "\n": result += "&#10;"
-            case "\r": result += "&#13;"
-            case "\t": result += "&#9;"
-            default:
-                if scalar.value < 0x20 || scalar.value == 0xFFFE || scalar.value == 0xFFFF {
-                    result += "\u{FFFD}"
-                } else {
-                    result.unicodeScalars.append(scalar)
-                }
-            }
-        }
-        return result
     }
 }

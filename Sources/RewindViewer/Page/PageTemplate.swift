@@ -1,4 +1,5 @@
 import Foundation
+import RewindMachine
 
 /// Assembles the page: the HTML skeleton with the style, the diagram, the data, the archive and
 /// the script inline. Nothing refers to another file or to the network.
@@ -13,7 +14,7 @@ enum PageTemplate {
         func add(_ text: String) { out.append(contentsOf: text.utf8) }
         add(#"<!doctype html><html lang="en"><head><meta charset="utf-8">"#)
         add(#"<meta name="viewport" content="width=device-width,initial-scale=1"><meta name="color-scheme" content="light dark">"#)
-        add("<title>\(HTMLText.escape(title)) · Rewind</title><style>\(ViewerStyle.css)</style></head><body>")
+        add("<title>\(XMLText.escape(title)) · Rewind</title><style>\(ViewerStyle.css)</style></head><body>")
         add(body(diagram: diagram))
         add(#"<script type="application/json" id="rw-data">"#)
         out.append(contentsOf: data)
@@ -22,7 +23,7 @@ enum PageTemplate {
         // archive (most of a long session's bytes), which only the download button needs.
         add("<script>\(ViewerScript.javascript)</script>")
         if let archive {
-            add(#"<script type="text/plain" id="rw-archive" data-name="\#(HTMLText.escape(archiveName))">"#)
+            add(#"<script type="text/plain" id="rw-archive" data-name="\#(XMLText.escape(archiveName))">"#)
             for byte in archive { out.append(byte == UInt8(ascii: "<") ? 0x01 : byte) }
             add("</script>")
         }

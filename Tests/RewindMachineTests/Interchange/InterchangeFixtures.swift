@@ -27,7 +27,7 @@ enum InterchangeFixtures {
                                 events: ["pay", "confirm.card"],
                                 targets: ["review"],
                                 condition: .all([.named("cardValid"), .not(.inState("offline"))]),
-                                actions: [.custom("chargeCard"), .send(event: "timeout", delayMilliseconds: 1500, id: "reminder")],
+                                actions: [.custom("chargeCard"), .send(event: "timeout", delay: .milliseconds(1500), id: "reminder")],
                                 navigation: .push(screen: "reviewScreen")
                             ),
                             TransitionDefinition(events: ["*"], kind: .internal, condition: .inState("card")),
@@ -47,7 +47,7 @@ enum InterchangeFixtures {
                 kind: .parallel,
                 children: [
                     StateDefinition(id: "summary", initial: ["summary.idle"], children: [StateDefinition(id: "summary.idle")]),
-                    StateDefinition(id: "offline", onEntry: [.send(event: "retry"), .send(event: "later", delayMilliseconds: 2000)]),
+                    StateDefinition(id: "offline", onEntry: [.send(event: "retry"), .send(event: "later", delay: .milliseconds(2000))]),
                 ]
             ),
             StateDefinition(id: "done", kind: .final, onEntry: [.raise(event: "finished")]),

@@ -55,7 +55,7 @@ struct JSONDocumentTests {
                     id: "closed",
                     transitions: [TransitionDefinition(events: ["open"], targets: ["open"], condition: .inState("closed"))]
                 ),
-                StateDefinition(id: "open", kind: .final, onEntry: [.send(event: "close", delayMilliseconds: 500)]),
+                StateDefinition(id: "open", kind: .final, onEntry: [.send(event: "close", delay: .milliseconds(500))]),
             ]
         )
         let expected = """

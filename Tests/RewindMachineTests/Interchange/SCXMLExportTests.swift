@@ -33,14 +33,14 @@ struct SCXMLExportTests {
                         TransitionDefinition(events: ["go", "stop"], targets: ["b"], condition: .not(.inState("b")), actions: [.raise(event: "x")])
                     ]
                 ),
-                StateDefinition(id: "b", kind: .final, onEntry: [.send(event: "t", delayMilliseconds: 2000, id: "s")]),
+                StateDefinition(id: "b", kind: .final, onEntry: [.send(event: "t", delay: .milliseconds(2000), id: "s")]),
             ]
         )
         let exported = definition.scxml()
         #expect(!exported.contains("rewind"))
         #expect(exported.hasPrefix(#"<?xml version="1.0" encoding="UTF-8"?>"#))
         #expect(exported.contains(#"<scxml xmlns="http://www.w3.org/2005/07/scxml" version="1.0" name="m" initial="a">"#))
-        #expect(exported.contains(#"<transition event="go stop" target="b" cond="!In('b')">"#))
+        #expect(exported.contains(#"<transition event="go stop" target="b" cond="!In(&apos;b&apos;)">"#))
         #expect(exported.contains(#"<send event="t" delay="2s" id="s"/>"#))
         #expect(exported.contains(#"<final id="b">"#))
         #expect(try reimport(definition) == definition)
@@ -51,7 +51,7 @@ struct SCXMLExportTests {
             name: "m",
             states: [StateDefinition(id: "a", transitions: [TransitionDefinition(condition: .any([.named("x"), .inState("a")]))])]
         )
-        #expect(definition.scxml().contains(#"rewind:guard="any(named('x'), inState('a'))""#))
+        #expect(definition.scxml().contains(#"rewind:guard="any(named(&apos;x&apos;), inState(&apos;a&apos;))""#))
     }
 
     @Test func escapesOddTextAndKeepsIt() throws {

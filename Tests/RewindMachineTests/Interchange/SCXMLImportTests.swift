@@ -93,7 +93,7 @@ struct SCXMLImportTests {
                 targets: ["a2"],
                 kind: .internal,
                 condition: .not(.inState("a2")),
-                actions: [.send(event: "tick", delayMilliseconds: 1500, id: "timer"), .raise(event: "now")]
+                actions: [.send(event: "tick", delay: .milliseconds(1500), id: "timer"), .raise(event: "now")]
             )
         )
 

@@ -4,26 +4,30 @@ import Testing
 @Suite("SCXML attribute value syntax")
 struct SCXMLValueSyntaxTests {
     @Test func parsesDelays() {
-        #expect(SCXMLValueSyntax.milliseconds(fromDelay: "1s") == 1000)
-        #expect(SCXMLValueSyntax.milliseconds(fromDelay: " 500ms ") == 500)
-        #expect(SCXMLValueSyntax.milliseconds(fromDelay: "1.25s") == 1250)
-        #expect(SCXMLValueSyntax.milliseconds(fromDelay: ".5s") == 500)
-        #expect(SCXMLValueSyntax.milliseconds(fromDelay: "0ms") == 0)
-        #expect(SCXMLValueSyntax.milliseconds(fromDelay: "1.0005s") == nil)
-        #expect(SCXMLValueSyntax.milliseconds(fromDelay: "1.5ms") == nil)
-        #expect(SCXMLValueSyntax.milliseconds(fromDelay: "-1s") == nil)
-        #expect(SCXMLValueSyntax.milliseconds(fromDelay: "1m") == nil)
-        #expect(SCXMLValueSyntax.milliseconds(fromDelay: "s") == nil)
-        #expect(SCXMLValueSyntax.milliseconds(fromDelay: "99999999999999s") == nil)
+        #expect(SCXMLValueSyntax.delay(fromText: "1s") == .milliseconds(1000))
+        #expect(SCXMLValueSyntax.delay(fromText: " 500ms ") == .milliseconds(500))
+        #expect(SCXMLValueSyntax.delay(fromText: "1.25s") == .milliseconds(1250))
+        #expect(SCXMLValueSyntax.delay(fromText: ".5s") == .milliseconds(500))
+        #expect(SCXMLValueSyntax.delay(fromText: "0ms") == .milliseconds(0))
+        #expect(SCXMLValueSyntax.delay(fromText: "1.0005s") == nil)
+        #expect(SCXMLValueSyntax.delay(fromText: "1.5ms") == nil)
+        #expect(SCXMLValueSyntax.delay(fromText: "-1s") == nil)
+        #expect(SCXMLValueSyntax.delay(fromText: "1m") == nil)
+        #expect(SCXMLValueSyntax.delay(fromText: "s") == nil)
+        #expect(SCXMLValueSyntax.delay(fromText: "99999999999999s") == nil)
     }
 
-    @Test func writesDelaysThatParseBack() {
-        for milliseconds in [0, 1, 999, 1000, 1500, 60000, 123_456] {
-            let text = SCXMLValueSyntax.delay(milliseconds: milliseconds)
-            #expect(SCXMLValueSyntax.milliseconds(fromDelay: text) == milliseconds)
+    @Test func writesDelaysThatParseBack() throws {
+        for milliseconds in [1, 999, 1000, 1500, 60000, 123_456] {
+            let text = try #require(SCXMLValueSyntax.text(ofDelay: .milliseconds(milliseconds)))
+            #expect(SCXMLValueSyntax.delay(fromText: text) == .milliseconds(milliseconds))
         }
-        #expect(SCXMLValueSyntax.delay(milliseconds: 3000) == "3s")
-        #expect(SCXMLValueSyntax.delay(milliseconds: 250) == "250ms")
+        #expect(SCXMLValueSyntax.text(ofDelay: .seconds(3)) == "3s")
+        #expect(SCXMLValueSyntax.text(ofDelay: .milliseconds(250)) == "250ms")
+        // No delay writes no attribute; the part finer than a millisecond is dropped.
+        #expect(SCXMLValueSyntax.text(ofDelay: .zero) == nil)
+        #expect(SCXMLValueSyntax.text(ofDelay: .microseconds(999)) == nil)
+        #expect(SCXMLValueSyntax.text(ofDelay: .microseconds(1_500_999)) == "1500ms")
     }
 
     @Test func normalisesEventDescriptors() {

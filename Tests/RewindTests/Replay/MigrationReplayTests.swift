@@ -31,7 +31,7 @@ struct MigrationReplayTests {
             MachineDefinition("flow") {
                 StateNode("list") {
                     On("open", to: "detail",
-                       actions: reminding ? [.send(event: "remind", delayMilliseconds: 3_600_000)] : [])
+                       actions: reminding ? [.send(event: "remind", delay: .milliseconds(3_600_000))] : [])
                 }
                 StateNode("detail") {
                     On("back", to: "list")

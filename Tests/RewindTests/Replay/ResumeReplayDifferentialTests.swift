@@ -51,15 +51,15 @@ struct ResumeReplayDifferentialTests {
             StateNode("app", initial: "idle") {
                 HistoryNode("app.history", .deep)
                 StateNode("idle", navigation: .setRoot(), validNextStates: ["detail", "work"]) {
-                    OnEntry(.send(event: "poll", delayMilliseconds: 7, id: "poll"))
+                    OnEntry(.send(event: "poll", delay: .milliseconds(7), id: "poll"))
                     On("poll", to: "idle")
                     On("start", to: "work")
-                    On("arm", actions: [.send(event: "expire", delayMilliseconds: 12, id: "expiry")])
+                    On("arm", actions: [.send(event: "expire", delay: .milliseconds(12), id: "expiry")])
                     On("disarm", actions: [.cancel(sendID: "expiry")])
                     // Sends due in thousands of centuries, and at the end of time.
                     On("someday", actions: [
-                        .send(event: "expire", delayMilliseconds: 1 << 60, id: "far"),
-                        .send(event: "expire", delayMilliseconds: .max, id: "never"),
+                        .send(event: "expire", delay: .milliseconds(1 << 60), id: "far"),
+                        .send(event: "expire", delay: .milliseconds(Int.max), id: "never"),
                     ])
                     On("forget", actions: [.cancel(sendID: "far"), .cancel(sendID: "never")])
                     On("expire", to: "detail")
@@ -68,7 +68,7 @@ struct ResumeReplayDifferentialTests {
                     StateNode("editor", initial: "draft") {
                         StateNode("draft") { On("type", to: "typing") }
                         StateNode("typing") {
-                            OnEntry(.send(event: "autosave", delayMilliseconds: 5))
+                            OnEntry(.send(event: "autosave", delay: .milliseconds(5)))
                             On("autosave", to: "saved")
                             On("type", to: "typing")
                         }
@@ -84,7 +84,7 @@ struct ResumeReplayDifferentialTests {
                 StateNode("detail", navigation: .push(), validNextStates: ["idle", "work"]) {
                     On("close", to: "idle", navigation: .pop)
                     On("now", actions: [.send(event: "close")])
-                    On("arm", actions: [.send(event: "expire", delayMilliseconds: 3, id: "expiry")])
+                    On("arm", actions: [.send(event: "expire", delay: .milliseconds(3), id: "expiry")])
                 }
             }
             StateNode("settings", navigation: .push(), validNextStates: ["app", "detail"]) {
@@ -138,13 +138,13 @@ struct ResumeReplayDifferentialTests {
                     for index in state.transitions.indices where !state.transitions[index].events.isEmpty {
                         state.transitions[index].actions += [
                             .cancel(sendID: "variant.reminder"),
-                            .send(event: "variant.reminder", delayMilliseconds: 1 << 40, id: "variant.reminder"),
+                            .send(event: "variant.reminder", delay: .milliseconds(1 << 40), id: "variant.reminder"),
                         ]
                     }
                     if state.children.isEmpty {
                         state.onEntry += [
                             .cancel(sendID: "variant.\(state.id)"),
-                            .send(event: "variant.reminder", delayMilliseconds: (1 << 40) + 1, id: "variant.\(state.id)"),
+                            .send(event: "variant.reminder", delay: .milliseconds((1 << 40) + 1), id: "variant.\(state.id)"),
                         ]
                     }
                 case .notes:
@@ -185,7 +185,8 @@ struct ResumeReplayDifferentialTests {
     final class ManualTime: Sendable {
         private let now = LockedBox(Timestamp(microsecondsSince1970: 1_800_000_000_000_000))
         var clock: @Sendable () -> Timestamp { { [now] in now.current } }
-        var milliseconds: Int64 { now.current.microsecondsSince1970 / 1000 }
+        /// The machine's `now` at the current time (whole milliseconds, as the engine evaluates).
+        var machineTime: Duration { .milliseconds(now.current.microsecondsSince1970 / 1000) }
         func advance(microseconds: Int64) { now.withValue { $0.microsecondsSince1970 += microseconds } }
     }
 
@@ -423,7 +424,7 @@ struct ResumeReplayDifferentialTests {
         /// vocabulary (unknown and reserved names included).
         func randomEvent() -> Event {
             let state = session.state
-            let now = time.milliseconds
+            let now = time.machineTime
             let taken = events.filter {
                 !StepRecording.isReserved($0.name) && (try? machine.send($0, in: state, now: now)) != nil
             }
@@ -470,7 +471,7 @@ struct ResumeReplayDifferentialTests {
             if random.chance(0.3) { try await neighbour.send(TickerMachine.tick) }
             let before = session.snapshot
             let headBefore = try head(of: engine)
-            let now = time.milliseconds
+            let now = time.machineTime
             switch random.next() % 100 {
             case 0..<44:
                 let event = randomEvent()

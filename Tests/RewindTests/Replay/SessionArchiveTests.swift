@@ -189,7 +189,7 @@ struct SessionArchiveTests {
     @Test(arguments: [Int.max, (1 << 53) + 1])
     func aDefinitionWithAnIntegerPast2To53RoundTrips(delay: Int) async throws {
         let machine = try Machine(MachineDefinition("far") {
-            StateNode("idle") { On("arm", to: "armed", actions: [.send(event: "ring", delayMilliseconds: delay)]) }
+            StateNode("idle") { On("arm", to: "armed", actions: [.send(event: "ring", delay: .milliseconds(delay))]) }
             StateNode("armed") { On("ring", to: "idle") }
         })
         let source = try ReplayFixture(registering: [machine])

@@ -12,7 +12,7 @@ struct DelayedSendTests {
     static func machine(delay: Int) throws -> Machine {
         try Machine(MachineDefinition("sends") {
             StateNode("splash") {
-                OnEntry(.send(event: "timeout", delayMilliseconds: delay))
+                OnEntry(.send(event: "timeout", delay: .milliseconds(delay)))
                 On("timeout", to: "home")
             }
             StateNode("home") { On("go", to: "lobby", actions: [.send(event: "next")]) }

@@ -16,7 +16,7 @@ struct QueuedRequestTests {
     static func machine() throws -> Machine {
         try Machine(MachineDefinition("queued") {
             StateNode("splash") {
-                OnEntry(.send(event: "timeout", delayMilliseconds: 1_000))
+                OnEntry(.send(event: "timeout", delay: .milliseconds(1_000)))
                 On("timeout", to: "home")
             }
             StateNode("home")

@@ -19,7 +19,7 @@ struct SessionSnapshotTests {
         let machine = try ExampleMachines.Onboarding.machine()
         var state = try machine.start(context: ["user": "ada/lovelace", "score": 1.25, "tags": ["a", nil]]).state
         state = try machine.send("launch", in: state).state
-        state.pendingSends = [ScheduledEvent(event: Event("tick", payload: ["n": 1]), dueMilliseconds: 1_500, sendID: "t")]
+        state.pendingSends = [ScheduledEvent(event: Event("tick", payload: ["n": 1]), due: .milliseconds(1_500), sendID: "t")]
         state.internalQueue = [Event("queued")]
         return SessionSnapshot(
             version: version, definition: "sha256:abc", state: state,
