@@ -3,6 +3,7 @@ import Logging
 import PostgresNIO
 @_spi(Internals) import RewindStore
 import ServiceLifecycle
+import Synchronization
 
 /// Folds the records of every store past its projections' checkpoints into `projection_states`,
 /// with the built-in projections' own Swift code (``ServerProjections``): woken at start (once
@@ -19,6 +20,9 @@ public final class ProjectionCatchUp: Service, Sendable {
     let logger: Logger
     private let wakeUps: AsyncStream<Void>
     private let waker: AsyncStream<Void>.Continuation
+    /// What the next pass folds: every store that is behind (at start, after a failed pass), or
+    /// the stores that received records since the last pass.
+    private let pending = Mutex<(everyStore: Bool, stores: [StoreRef], listed: Set<StoreRef>)>((false, [], []))
 
     /// The most records folded in one transaction.
     static let recordsPerTransaction: Int64 = 2000
@@ -32,8 +36,19 @@ public final class ProjectionCatchUp: Service, Sendable {
         (wakeUps, waker) = AsyncStream.makeStream(of: Void.self, bufferingPolicy: .bufferingNewest(1))
     }
 
-    /// Asks for a catch-up pass (several requests while a pass runs make one more pass).
+    /// Asks for a pass over every store that is behind (several requests while a pass runs make
+    /// one more pass).
     public func wake() {
+        pending.withLock { $0.everyStore = true }
+        waker.yield()
+    }
+
+    /// Asks for a pass over the store `storeID` of app `appID`, which has received records.
+    public func wake(appID: Int64, storeID: UUID) {
+        let store = StoreRef(appID: appID, storeID: storeID)
+        pending.withLock { pending in
+            if !pending.everyStore, pending.listed.insert(store).inserted { pending.stores.append(store) }
+        }
         waker.yield()
     }
 
@@ -58,9 +73,13 @@ public final class ProjectionCatchUp: Service, Sendable {
         var storeID: UUID
     }
 
-    /// Folds every store that is behind until none is.
+    /// Folds the stores asked for (every store that is behind, or those listed) until none is.
     func catchUpAll() async throws {
-        let stores = try await storesBehind()
+        let (everyStore, listed) = pending.withLock { pending in
+            defer { pending = (false, [], []) }
+            return (pending.everyStore, pending.stores)
+        }
+        let stores = everyStore ? try await storesBehind() : listed
         guard !stores.isEmpty else { return }
         let start = ContinuousClock.now
         let folded = try await withThrowingTaskGroup(of: Int64.self) { group in

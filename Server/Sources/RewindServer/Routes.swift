@@ -62,7 +62,7 @@ struct Routes: Sendable {
             throw bodyTooLarge()
         }
         let result = try await ingestion.ingest(body: body.readableBytesView, storeID: storeID, appID: caller.appID)
-        if result.stored > 0 { catchUp.wake() }
+        if result.stored > 0 { catchUp.wake(appID: caller.appID, storeID: storeID) }
         return try JSONResponse.make(body: result)
     }
 

@@ -113,6 +113,7 @@ import Testing
         print("load: \(Self.deviceCount) devices × \(Self.recordsPerDevice) records written in \(written)")
         print("load: ingested \(total) records in \(uploaded): \(Int(Double(total) / seconds(uploaded))) records/s")
         print("load: projections caught up \(caughtUp) after the first upload")
+        print("load: \(try await server.database.count("sessions")) sessions, \(try await server.database.count("projection_states")) projection states")
         for (table, size) in sizes {
             print("load: \(table) \(size) bytes, \(size * 1_000_000 / Int64(total)) bytes per million records")
         }
