@@ -1,6 +1,7 @@
 import Foundation
 import PostgresNIO
 import Rewind
+@_spi(Internals) import RewindStore
 import RewindServer
 import Testing
 
@@ -110,6 +111,49 @@ import Testing
         #expect(versions == [ScreenFlowProjection().name: Int64(ScreenFlowProjection().version),
                              NavigationProjection().name: Int64(NavigationProjection().version)])
         try await second.stop()
+    }
+
+    @Test func aProjectionStopsBeforeARecordItsApplyRejectsAndTheOtherGoesOn() async throws {
+        let server = try await TestServer.start()
+        let device = try Device()
+        var generator = SeededGenerator(state: 42)
+        try await device.runKanji("k", records: 8, using: &generator)
+        try await device.runOnboarding("o", events: 3)
+        // A push whose state data is not JSON (a store with another coder, say): its checksum is
+        // valid, so it is stored, but the navigation projection's `apply` throws on it.
+        var batch = try device.batch()
+        var records = try device.records()
+        let index = try #require(records.firstIndex { !$0.stateData.isEmpty && $0.navigation.contains { $0 != .none } })
+        records[index].stateData = Array("not json".utf8)
+        batch.records[index] = RecordCodec.encode(records[index])
+        #expect(try await server.upload(batch, store: device.storeID).status == 200)
+        try await server.waitUntilCaughtUp()
+
+        let status = try await server.get("/v1/projections/status").json(ProjectionStatusBody.self)
+        let byName = Dictionary(uniqueKeysWithValues: status.projections.map { ($0.name, $0) })
+        #expect(byName[NavigationProjection().name]?.failedStores == 1)
+        #expect(byName[ScreenFlowProjection().name]?.failedStores == 0)
+        let checkpoints = try await server.database.withClient { client in
+            var checkpoints: [String: (Int64, String?)] = [:]
+            for try await (name, sequence, failure) in try await client.query(
+                "SELECT projection, sequence, failure FROM projection_checkpoints"
+            ).decode((String, Int64, String?).self) {
+                checkpoints[name] = (sequence, failure)
+            }
+            return checkpoints
+        }
+        let failed = try #require(checkpoints[NavigationProjection().name])
+        #expect(failed.0 == Int64(index))  // stopped before the record (sequence index + 1)
+        #expect(failed.1?.contains("sequence \(index + 1)") == true, "\(failed)")
+        #expect(checkpoints[ScreenFlowProjection().name]?.0 == Int64(records.count))
+        #expect(checkpoints[ScreenFlowProjection().name]?.1 == nil)
+        // Later uploads fold into the healthy projection; the stopped one stays where it stopped.
+        try await device.runOnboarding("later", events: 1)
+        try await server.uploadAll(device)
+        try await server.waitUntilCaughtUp()
+        let funnel = try await server.get("/v1/machines/onboarding/funnel").json(FunnelBody.self)
+        #expect(funnel.sessions == 2)
+        try await server.stop()
     }
 
     @Test func twoServersOnOneDatabaseFoldEveryRecordOnce() async throws {
