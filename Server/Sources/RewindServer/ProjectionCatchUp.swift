@@ -15,7 +15,7 @@ import Synchronization
 /// checkpoint rows (`SELECT … FOR UPDATE`): states and checkpoints commit together, and two
 /// servers never fold the same records twice (the second waits, then starts from the first's
 /// checkpoint).
-public final class ProjectionCatchUp: Service, Sendable {
+final class ProjectionCatchUp: Service, Sendable {
     let client: PostgresClient
     let logger: Logger
     private let wakeUps: AsyncStream<Void>
@@ -30,7 +30,7 @@ public final class ProjectionCatchUp: Service, Sendable {
     static let concurrentStores = 2
 
     /// A catch-up service on `client`'s database.
-    public init(client: PostgresClient, logger: Logger) {
+    init(client: PostgresClient, logger: Logger) {
         self.client = client
         self.logger = logger
         (wakeUps, waker) = AsyncStream.makeStream(of: Void.self, bufferingPolicy: .bufferingNewest(1))
@@ -38,13 +38,13 @@ public final class ProjectionCatchUp: Service, Sendable {
 
     /// Asks for a pass over every store that is behind (several requests while a pass runs make
     /// one more pass).
-    public func wake() {
+    func wake() {
         pending.withLock { $0.everyStore = true }
         waker.yield()
     }
 
     /// Asks for a pass over the store `storeID` of app `appID`, which has received records.
-    public func wake(appID: Int64, storeID: UUID) {
+    func wake(appID: Int64, storeID: UUID) {
         let store = StoreRef(appID: appID, storeID: storeID)
         pending.withLock { pending in
             if !pending.everyStore, pending.listed.insert(store).inserted { pending.stores.append(store) }
@@ -53,7 +53,7 @@ public final class ProjectionCatchUp: Service, Sendable {
     }
 
     /// Runs passes when woken, until the graceful shutdown.
-    public func run() async throws {
+    func run() async throws {
         for await _ in wakeUps.cancelOnGracefulShutdown() {
             do {
                 try await catchUpAll()
