@@ -25,6 +25,8 @@ let package = Package(
             name: "RewindServer",
             dependencies: [
                 .product(name: "RewindStore", package: "Rewind"),
+                // The built-in projections, folded on the server by the same code as on a device.
+                .product(name: "Rewind", package: "Rewind"),
                 .product(name: "Hummingbird", package: "hummingbird"),
                 .product(name: "PostgresNIO", package: "postgres-nio"),
                 .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),

@@ -98,6 +98,44 @@ public enum Migrations {
             """,
             "CREATE INDEX sessions_by_machine ON sessions (app_id, machine, store_id, session_id)",
         ]),
+        Migration(version: 2, name: "projection states and checkpoints", statements: [
+            // Each built-in projection's checkpoint per device store: the projection's version
+            // (another version is rebuilt from the first record) and the last sequence folded.
+            // Catch-up locks these rows (FOR UPDATE), so two servers never fold one store at once.
+            // Derived data: no foreign key to `stores`, whose row ingestion holds locked, so
+            // catch-up never waits for an upload of the store.
+            """
+            CREATE TABLE projection_checkpoints (
+                app_id bigint NOT NULL,
+                store_id uuid NOT NULL,
+                projection text NOT NULL,
+                version bigint NOT NULL,
+                sequence bigint NOT NULL DEFAULT 0,
+                failure text,
+                updated_at timestamptz NOT NULL DEFAULT now(),
+                PRIMARY KEY (app_id, store_id, projection)
+            )
+            """,
+            // A projection's state per key (a session id for the built-in ones), as the
+            // projection's own `encode` writes it (`state`), with columns extracted from it for
+            // SQL filters: machine, active configuration, last update (µs), stack depth.
+            """
+            CREATE TABLE projection_states (
+                app_id bigint NOT NULL,
+                store_id uuid NOT NULL,
+                projection text NOT NULL,
+                key text NOT NULL,
+                state bytea NOT NULL,
+                machine text,
+                configuration text[],
+                updated_at_us bigint,
+                depth integer,
+                PRIMARY KEY (app_id, store_id, projection, key)
+            )
+            """,
+            "CREATE INDEX projection_states_by_machine ON projection_states (app_id, projection, machine, updated_at_us)",
+            "CREATE INDEX sessions_by_update ON sessions (app_id, last_recorded_at_us)",
+        ]),
     ]
 
     /// The advisory lock key that serializes servers migrating the same database at once.

@@ -38,17 +38,19 @@ public struct RewindServer: Sendable {
         let client = PostgresClient(
             configuration: configuration.database.clientConfiguration(maximumConnections: configuration.maximumDatabaseConnections),
             backgroundLogger: logger)
+        let catchUp = ProjectionCatchUp(client: client, logger: logger)
         let routes = Routes(
             client: client, keys: KeyRegistry(client: client, logger: logger),
             ingestion: Ingestion(client: client, logger: logger),
-            maximumBodyBytes: configuration.maximumBodyBytes, logger: logger)
+            maximumBodyBytes: configuration.maximumBodyBytes, logger: logger, catchUp: catchUp)
         let logger = self.logger
         let database = configuration.database
         var application = Application(
             router: routes.router(),
             configuration: ApplicationConfiguration(
                 address: .hostname(configuration.host, port: configuration.port), serverName: "rewind-server"),
-            services: [client],
+            // The catch-up stops before the client (services stop in reverse order).
+            services: [client, catchUp],
             onServerRunning: { channel in
                 let port = channel.localAddress?.port ?? 0
                 logger.info("listening", metadata: ["port": "\(port)"])
@@ -58,6 +60,8 @@ public struct RewindServer: Sendable {
         application.beforeServerStarts {
             logger.info("applying schema migrations", metadata: ["database": "\(database)"])
             try await Migrations.apply(to: client, logger: logger)
+            // The projections catch up with what the database holds.
+            catchUp.wake()
         }
         return application
     }

@@ -3,13 +3,16 @@ import Hummingbird
 import Logging
 import PostgresNIO
 
-/// The HTTP API (see Server/README.md): health, ingestion, a store's position, the session list.
+/// The HTTP API (see Server/README.md): health, ingestion, a store's position; the queries and
+/// pages are in ProjectionRoutes.swift.
 struct Routes: Sendable {
     let client: PostgresClient
     let keys: KeyRegistry
     let ingestion: Ingestion
     let maximumBodyBytes: Int
     let logger: Logger
+    /// Woken after each stored batch, to fold it into the projections.
+    let catchUp: ProjectionCatchUp
 
     func router() -> Router<BasicRequestContext> {
         let router = Router()
@@ -23,6 +26,7 @@ struct Routes: Sendable {
             try await position(request, context: context)
         }
         router.get("v1/sessions") { request, _ in try await sessions(request) }
+        addProjectionRoutes(to: router)
         return router
     }
 
@@ -58,6 +62,7 @@ struct Routes: Sendable {
             throw bodyTooLarge()
         }
         let result = try await ingestion.ingest(body: body.readableBytesView, storeID: storeID, appID: caller.appID)
+        if result.stored > 0 { catchUp.wake(appID: caller.appID, storeID: storeID) }
         return try JSONResponse.make(body: result)
     }
 
@@ -69,65 +74,11 @@ struct Routes: Sendable {
         return try JSONResponse.make(body: Position(storeID: storeID, nextSequence: next))
     }
 
-    /// A session's row in `GET /v1/sessions`.
-    struct SessionSummary: Codable, Equatable {
-        var storeID: UUID
-        var sessionID: String
-        var machine: String
-        var definition: String
-        var headVersion: Int64
-        var headSequence: Int64
-        var recordCount: Int64
-        var firstRecordedAtMicroseconds: Int64
-        var lastRecordedAtMicroseconds: Int64
-        var lastEvent: String
-    }
-
-    private func sessions(_ request: Request) async throws -> Response {
-        struct Sessions: Encodable { var sessions: [SessionSummary] }
-        let caller = try await authenticate(request, needs: .read)
-        let parameters = request.uri.queryParameters
-        let machine = parameters["machine"].map(String.init)
-        var store: UUID?
-        if let text = parameters["store"] {
-            guard let id = UUID(uuidString: String(text)) else {
-                throw APIError(.badRequest, "store must be a UUID", details: ["parameter": .text("store")])
-            }
-            store = id
-        }
-        var limit = 100
-        if let text = parameters["limit"] {
-            guard let value = Int(text), (1...1000).contains(value) else {
-                throw APIError(.badRequest, "limit must be a whole number from 1 to 1000", details: ["parameter": .text("limit")])
-            }
-            limit = value
-        }
-        let rows = try await client.query("""
-            SELECT store_id, session_id, machine, definition, head_version, head_sequence, record_count,
-                first_recorded_at_us, last_recorded_at_us, last_event
-            FROM sessions
-            WHERE app_id = \(caller.appID) AND (\(machine)::text IS NULL OR machine = \(machine))
-                AND (\(store)::uuid IS NULL OR store_id = \(store))
-            ORDER BY store_id, session_id
-            LIMIT \(limit)
-            """, logger: logger)
-        var list: [SessionSummary] = []
-        for try await row in rows {
-            let (storeID, sessionID, machine, definition, headVersion, headSequence, recordCount, first, last, event) =
-                try row.decode((UUID, String, String, String, Int64, Int64, Int64, Int64, Int64, String).self)
-            list.append(SessionSummary(
-                storeID: storeID, sessionID: sessionID, machine: machine, definition: definition,
-                headVersion: headVersion, headSequence: headSequence, recordCount: recordCount,
-                firstRecordedAtMicroseconds: first, lastRecordedAtMicroseconds: last, lastEvent: event))
-        }
-        return try JSONResponse.make(body: Sessions(sessions: list))
-    }
-
     // MARK: Helpers
 
     /// The caller of a request whose key is of kind `needs` (either kind when `nil`).
     /// - Throws: ``APIError`` 401 without a valid key, 403 with one of the other kind.
-    private func authenticate(_ request: Request, needs: KeyKind?) async throws -> Caller {
+    func authenticate(_ request: Request, needs: KeyKind?) async throws -> Caller {
         guard let header = request.headers[.authorization], header.hasPrefix("Bearer "),
               let caller = try await keys.authenticate(token: String(header.dropFirst("Bearer ".count)))
         else { throw APIError.unauthorized }
@@ -135,7 +86,7 @@ struct Routes: Sendable {
         return caller
     }
 
-    private func storeID(_ context: BasicRequestContext) throws -> UUID {
+    func storeID(_ context: BasicRequestContext) throws -> UUID {
         guard let text = context.parameters.get("storeID"), let id = UUID(uuidString: text) else {
             throw APIError(.badRequest, "the store id must be a UUID (the store's meta.store-id)")
         }

@@ -1,0 +1,301 @@
+import Foundation
+import Logging
+import PostgresNIO
+@_spi(Internals) import RewindStore
+import ServiceLifecycle
+import Synchronization
+
+/// Folds the records of every store past its projections' checkpoints into `projection_states`,
+/// with the built-in projections' own Swift code (``ServerProjections``): woken at start (once
+/// the schema is migrated) and after each successful ingestion, it runs until every store is
+/// caught up, then waits for the next wake-up. Stopped gracefully with the server (a store's
+/// transaction in progress finishes first).
+///
+/// Each chunk of a store's records is folded in one PostgreSQL transaction that holds the store's
+/// checkpoint rows (`SELECT … FOR UPDATE`): states and checkpoints commit together, and two
+/// servers never fold the same records twice (the second waits, then starts from the first's
+/// checkpoint).
+final class ProjectionCatchUp: Service, Sendable {
+    let client: PostgresClient
+    let logger: Logger
+    private let wakeUps: AsyncStream<Void>
+    private let waker: AsyncStream<Void>.Continuation
+    /// What the next pass folds: every store that is behind (at start, after a failed pass), or
+    /// the stores that received records since the last pass.
+    private let pending = Mutex<(everyStore: Bool, stores: [StoreRef], listed: Set<StoreRef>)>((false, [], []))
+
+    /// The most records folded in one transaction.
+    static let recordsPerTransaction: Int64 = 2000
+    /// How many stores are folded at once.
+    static let concurrentStores = 2
+
+    /// A catch-up service on `client`'s database.
+    init(client: PostgresClient, logger: Logger) {
+        self.client = client
+        self.logger = logger
+        (wakeUps, waker) = AsyncStream.makeStream(of: Void.self, bufferingPolicy: .bufferingNewest(1))
+    }
+
+    /// Asks for a pass over every store that is behind (several requests while a pass runs make
+    /// one more pass).
+    func wake() {
+        pending.withLock { $0.everyStore = true }
+        waker.yield()
+    }
+
+    /// Asks for a pass over the store `storeID` of app `appID`, which has received records.
+    func wake(appID: Int64, storeID: UUID) {
+        let store = StoreRef(appID: appID, storeID: storeID)
+        pending.withLock { pending in
+            if !pending.everyStore, pending.listed.insert(store).inserted { pending.stores.append(store) }
+        }
+        waker.yield()
+    }
+
+    /// Runs passes when woken, until the graceful shutdown.
+    func run() async throws {
+        for await _ in wakeUps.cancelOnGracefulShutdown() {
+            do {
+                try await catchUpAll()
+            } catch {
+                if Task.isCancelled || Task.isShuttingDownGracefully { break }
+                logger.error("projection catch-up failed; retrying", metadata: ["error": "\(String(reflecting: error))"])
+                // A failed pass (the database went away) is retried after a pause.
+                try? await cancelWhenGracefulShutdown { try await Task.sleep(for: .seconds(1)) }
+                wake()
+            }
+        }
+    }
+
+    /// A store to fold.
+    struct StoreRef: Hashable, Sendable {
+        var appID: Int64
+        var storeID: UUID
+    }
+
+    /// Folds the stores asked for (every store that is behind, or those listed) until none is.
+    func catchUpAll() async throws {
+        let (everyStore, listed) = pending.withLock { pending in
+            defer { pending = (false, [], []) }
+            return (pending.everyStore, pending.stores)
+        }
+        let stores = everyStore ? try await storesBehind() : listed
+        guard !stores.isEmpty else { return }
+        let start = ContinuousClock.now
+        let folded = try await withThrowingTaskGroup(of: Int64.self) { group in
+            var pending = stores[...]
+            var total: Int64 = 0
+            for _ in 0..<Self.concurrentStores {
+                guard let store = pending.popFirst() else { break }
+                group.addTask { try await self.catchUp(store) }
+            }
+            while let count = try await group.next() {
+                total += count
+                if Task.isShuttingDownGracefully { continue }
+                if let store = pending.popFirst() { group.addTask { try await self.catchUp(store) } }
+            }
+            return total
+        }
+        logger.info("projections caught up", metadata: [
+            "stores": "\(stores.count)", "records": "\(folded)", "elapsed": "\(ContinuousClock.now - start)",
+        ])
+    }
+
+    /// The stores some projection is behind on (no checkpoint, another version, or a checkpoint
+    /// before the store's last record and no failure).
+    func storesBehind() async throws -> [StoreRef] {
+        var stores: [StoreRef] = []
+        var seen = Set<StoreRef>()
+        for (name, version) in ServerProjections.all {
+            let rows = try await client.query("""
+                SELECT s.app_id, s.store_id FROM stores s
+                LEFT JOIN projection_checkpoints c
+                    ON c.app_id = s.app_id AND c.store_id = s.store_id AND c.projection = \(name)
+                WHERE s.next_sequence > 1 AND (c.version IS NULL OR c.version <> \(Int64(version))
+                    OR (c.failure IS NULL AND c.sequence < s.next_sequence - 1))
+                ORDER BY s.app_id, s.store_id
+                """, logger: logger)
+            for try await (appID, storeID) in rows.decode((Int64, UUID).self) {
+                let store = StoreRef(appID: appID, storeID: storeID)
+                if seen.insert(store).inserted { stores.append(store) }
+            }
+        }
+        return stores
+    }
+
+    /// Folds `store` up to its last record, a chunk per transaction; returns how many records
+    /// were read.
+    func catchUp(_ store: StoreRef) async throws -> Int64 {
+        var total: Int64 = 0
+        while true {
+            let (read, progressed) = try await foldChunk(store)
+            total += read
+            if !progressed || Task.isShuttingDownGracefully { return total }
+        }
+    }
+
+    /// What stored data the fold could not read (records were checked when ingested, so this
+    /// means the database was changed by something else).
+    struct StoredRecordError: Error, CustomStringConvertible {
+        var store: StoreRef
+        var sequence: Int64
+        var cause: String
+        var description: String {
+            "the stored record \(sequence) of store \(store.storeID) (app \(store.appID)) cannot be decoded: \(cause)"
+        }
+    }
+
+    /// Folds the next chunk of `store`'s records in one transaction. Returns how many records
+    /// were read and whether any checkpoint moved.
+    private func foldChunk(_ store: StoreRef) async throws -> (read: Int64, progressed: Bool) {
+        let logger = self.logger
+        let appID = store.appID
+        let storeID = store.storeID
+        return try await client.transaction(logger: logger) { connection -> (read: Int64, progressed: Bool) in
+            let folds = ServerProjections.makeFolds()
+            for fold in folds {
+                try await connection.query("""
+                    INSERT INTO projection_checkpoints (app_id, store_id, projection, version)
+                    VALUES (\(appID), \(storeID), \(fold.name), \(Int64(fold.version))) ON CONFLICT DO NOTHING
+                    """, logger: logger)
+            }
+            // The lock that makes servers take turns on a store's projections.
+            var stored: [String: (version: Int64, sequence: Int64, failure: String?)] = [:]
+            for try await (name, version, sequence, failure) in try await connection.query("""
+                SELECT projection, version, sequence, failure FROM projection_checkpoints
+                WHERE app_id = \(appID) AND store_id = \(storeID) ORDER BY projection FOR UPDATE
+                """, logger: logger).decode((String, Int64, Int64, String?).self) {
+                stored[name] = (version, sequence, failure)
+            }
+            var active: [any StoreProjectionFold] = []
+            for fold in folds {
+                guard let checkpoint = stored[fold.name] else { continue }
+                if checkpoint.version != Int64(fold.version) {
+                    // Another version of the projection: rebuilt from the first record.
+                    logger.info("rebuilding projection", metadata: [
+                        "projection": "\(fold.name)", "store": "\(storeID)",
+                        "from.version": "\(checkpoint.version)", "to.version": "\(fold.version)",
+                    ])
+                    try await connection.query("""
+                        DELETE FROM projection_states WHERE app_id = \(appID) AND store_id = \(storeID) AND projection = \(fold.name)
+                        """, logger: logger)
+                    try await connection.query("""
+                        UPDATE projection_checkpoints SET version = \(Int64(fold.version)), sequence = 0, failure = NULL, updated_at = now()
+                        WHERE app_id = \(appID) AND store_id = \(storeID) AND projection = \(fold.name)
+                        """, logger: logger)
+                    fold.checkpoint = 0
+                    active.append(fold)
+                } else if checkpoint.failure == nil {
+                    fold.checkpoint = checkpoint.sequence
+                    active.append(fold)
+                }
+            }
+            var head: Int64 = 0
+            for try await next in try await connection.query("""
+                SELECT next_sequence FROM stores WHERE app_id = \(appID) AND store_id = \(storeID)
+                """, logger: logger).decode(Int64.self) {
+                head = next - 1
+            }
+            guard let start = active.map(\.checkpoint).min().map({ $0 + 1 }), start <= head else { return (0, false) }
+            let end = min(head, start + Self.recordsPerTransaction - 1)
+
+            var records: [(sequence: Int64, record: TransitionRecord)] = []
+            records.reserveCapacity(Int(end - start + 1))
+            for try await (sequence, bytes) in try await connection.query("""
+                SELECT sequence, record FROM records
+                WHERE app_id = \(appID) AND store_id = \(storeID) AND sequence BETWEEN \(start) AND \(end)
+                ORDER BY sequence
+                """, logger: logger).decode((Int64, ByteBuffer).self) {
+                do {
+                    let record = try bytes.readableBytesView.withUnsafeBytes {
+                        try RecordCodec.decode($0, sequence: UInt64(sequence))
+                    }
+                    records.append((sequence, record))
+                } catch {
+                    throw StoredRecordError(store: store, sequence: sequence, cause: "\(error)")
+                }
+            }
+
+            var progressed = false
+            for fold in active {
+                let before = fold.checkpoint
+                try await Self.load(fold, keys: fold.keys(of: records), store: store, connection: connection, logger: logger)
+                fold.fold(records)
+                try await Self.write(fold.changedStates(), of: fold.name, store: store, connection: connection, logger: logger)
+                if let failure = fold.failure {
+                    logger.error("projection stopped on a record", metadata: [
+                        "projection": "\(fold.name)", "store": "\(storeID)", "failure": "\(failure)",
+                    ])
+                }
+                try await connection.query("""
+                    UPDATE projection_checkpoints SET sequence = \(fold.checkpoint), failure = \(fold.failure), updated_at = now()
+                    WHERE app_id = \(appID) AND store_id = \(storeID) AND projection = \(fold.name)
+                    """, logger: logger)
+                progressed = progressed || fold.checkpoint > before
+            }
+            return (Int64(records.count), progressed)
+        }
+    }
+
+    /// Loads the stored states of `keys` into `fold`.
+    private static func load(
+        _ fold: any StoreProjectionFold, keys: [String], store: StoreRef, connection: PostgresConnection, logger: Logger
+    ) async throws {
+        guard !keys.isEmpty else { return }
+        for try await (key, state) in try await connection.query("""
+            SELECT key, state FROM projection_states
+            WHERE app_id = \(store.appID) AND store_id = \(store.storeID) AND projection = \(fold.name) AND key = ANY(\(keys))
+            """, logger: logger).decode((String, ByteBuffer).self) {
+            try fold.load(key: key, state: state)
+        }
+    }
+
+    /// Writes changed states (several rows per statement, every value a bound parameter) and
+    /// deletes those the projection set to `nil`.
+    private static func write(
+        _ states: [(key: String, state: (bytes: [UInt8], columns: StateColumns)?)], of projection: String,
+        store: StoreRef, connection: PostgresConnection, logger: Logger
+    ) async throws {
+        let deleted = states.filter { $0.state == nil }.map(\.key)
+        if !deleted.isEmpty {
+            try await connection.query("""
+                DELETE FROM projection_states
+                WHERE app_id = \(store.appID) AND store_id = \(store.storeID) AND projection = \(projection) AND key = ANY(\(deleted))
+                """, logger: logger)
+        }
+        let rows = states.compactMap { entry in entry.state.map { (entry.key, $0.bytes, $0.columns) } }
+        let columns = 9
+        let rowsPerStatement = 500
+        var start = 0
+        while start < rows.count {
+            let end = min(start + rowsPerStatement, rows.count)
+            var sql = """
+                INSERT INTO projection_states (app_id, store_id, projection, key, state, machine, configuration, \
+                updated_at_us, depth) VALUES
+                """
+            var binds = PostgresBindings(capacity: (end - start) * columns)
+            for (row, (key, bytes, extracted)) in rows[start..<end].enumerated() {
+                let base = row * columns
+                sql += row == 0 ? " (" : ", ("
+                sql += (1...columns).map { "$\(base + $0)" }.joined(separator: ", ")
+                sql += ")"
+                binds.append(store.appID)
+                binds.append(store.storeID)
+                binds.append(projection)
+                binds.append(key)
+                binds.append(ByteBuffer(bytes: bytes))
+                binds.append(extracted.machine)
+                binds.append(extracted.configuration)
+                binds.append(extracted.updatedAtMicroseconds)
+                binds.append(extracted.depth)
+            }
+            sql += """
+                 ON CONFLICT (app_id, store_id, projection, key) DO UPDATE SET state = EXCLUDED.state,
+                machine = EXCLUDED.machine, configuration = EXCLUDED.configuration,
+                updated_at_us = EXCLUDED.updated_at_us, depth = EXCLUDED.depth
+                """
+            try await connection.query(PostgresQuery(unsafeSQL: sql, binds: binds), logger: logger)
+            start = end
+        }
+    }
+}
