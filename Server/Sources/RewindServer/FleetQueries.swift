@@ -114,17 +114,9 @@ struct FleetQueries: Sendable {
                 AND (\(range.from)::bigint IS NULL OR updated_at_us >= \(range.from))
                 AND (\(range.to)::bigint IS NULL OR updated_at_us < \(range.to))
             """, logger: logger).decode(ByteBuffer.self) {
-            Self.add(try flows.decode(state), to: &funnel)
+            funnel.add(try flows.decode(state))
         }
         return funnel
-    }
-
-    /// Adds one session's flow to a funnel.
-    // TODO(merge): Funnel.add — replace with `funnel.add(flow)` once the root's Funnel has it.
-    private static func add(_ flow: ScreenFlowProjection.Flow, to funnel: inout Funnel) {
-        funnel.sessions += 1
-        for state in flow.reached { funnel.reached[state, default: 0] += 1 }
-        for state in flow.configuration { funnel.stoppedAt[state, default: 0] += 1 }
     }
 
     // MARK: Navigation
@@ -156,15 +148,15 @@ struct FleetQueries: Sendable {
     /// ``NavigationStacks/depthStatistics(machine:)`` counts a device's).
     func depthStatistics(appID: Int64, machine: String) async throws -> StackDepthStatistics {
         let navigation = ServerProjections.navigation
-        var histogram: [Int: Int] = [:]
+        var statistics = StackDepthStatistics()
         for try await state in try await client.query("""
             SELECT state FROM projection_states
             WHERE app_id = \(appID) AND projection = \(navigation.projection.name) AND machine = \(machine)
             """, logger: logger).decode(ByteBuffer.self) {
             let decoded = try navigation.decode(state)
-            if decoded.machine == machine { histogram[decoded.stack.count, default: 0] += 1 }
+            if decoded.machine == machine { statistics.add(decoded.stack) }
         }
-        return StackDepthStatistics(histogram: histogram)
+        return statistics
     }
 
     // MARK: Status
