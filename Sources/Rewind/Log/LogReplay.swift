@@ -85,10 +85,24 @@ public struct LogReplay: Sendable {
     }
 }
 
+extension LogReplay {
+    /// The registered machine whose definition's content version is `version`, if any.
+    public func registeredMachine(version: String) -> Machine? {
+        registered[version]
+    }
+}
+
 extension Engine {
-    /// The engine's replay (``LogReplay``) of its store with its registered machines, compiling
-    /// stored definitions with `bindings`.
-    func logReplay(bindings: Bindings = Bindings()) -> LogReplay {
+    /// The engine's replay (``LogReplay``) of its store with the machines registered now,
+    /// compiling stored definitions with `bindings`: what ``history(of:filter:limit:)``,
+    /// ``replayCursor(for:bindings:)``, ``diff(_:from:to:bindings:)``, ``verify(_:against:)`` and
+    /// ``exportSession(_:)`` call.
+    public func replay(bindings: Bindings = Bindings()) -> LogReplay {
         LogReplay(log: store, registeredByVersion: registeredMachinesByVersion(), bindings: bindings, coder: store.coder)
+    }
+
+    /// ``replay(bindings:)``.
+    func logReplay(bindings: Bindings = Bindings()) -> LogReplay {
+        replay(bindings: bindings)
     }
 }

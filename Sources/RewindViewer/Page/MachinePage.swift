@@ -29,11 +29,12 @@ public struct MachinePage: Sendable {
     public func html() throws -> Data {
         let infos = try engine.sessions().filter { $0.machine == machine }.sorted { $0.session.rawValue < $1.session.rawValue }
         guard let first = infos.first else { throw ViewerError.noSessions(machine: machine) }
+        let replay = engine.replay()
         let definition: MachineDefinition
         if let registered = engine.machine(named: machine) {
             definition = registered.definition
         } else {
-            definition = try SessionPage.definition(of: first, in: engine)
+            definition = try SessionPage.definition(of: first, in: replay, engine: engine)
         }
         let diagram = StatechartDiagram(definition)
         let flows = engine.screenFlows
@@ -48,7 +49,7 @@ public struct MachinePage: Sendable {
         var encodings: [SessionEncoding] = []
         for (index, info) in infos.enumerated() {
             position[info.session.rawValue] = index
-            encodings.append(try SessionPage.encoding(of: info, in: engine, diagram: diagram, redaction: &redaction))
+            encodings.append(try SessionPage.encoding(of: info, in: replay, diagram: diagram, redaction: &redaction))
         }
         let swept = redaction
         writer.array(encodings) { writer, encoding in encoding.write(to: &writer, sweep: swept.sweep) }

@@ -12,12 +12,17 @@ import Rewind
 /// try page.html().write(to: reportURL)   // attach to a bug report
 /// ```
 ///
-/// The page's values come from the replay engine (``ReplayCursor`` stepping through every
-/// version), written in a compact encoding the page's script looks values up in; redacted
-/// values are replaced before anything is written, in the page and in the embedded archive.
+/// The page's values come from the replay engine (``LogReplay``: a ``ReplayCursor`` stepping
+/// through every version), written in a compact encoding the page's script looks values up in;
+/// redacted values are replaced before anything is written, in the page and in the embedded
+/// archive. A fleet server renders the page of an uploaded session from its own log
+/// (``init(log:session:registered:bindings:coder:redacting:verifyingAgainst:embedsArchive:)``).
 public struct SessionPage: Sendable {
-    /// The engine whose store holds the session.
-    public let engine: Engine
+    /// The replay the page's values come from.
+    public let replay: LogReplay
+    /// The engine whose store holds the session, when the page was made from one (`nil` for a
+    /// page made from a log).
+    public let engine: Engine?
     /// The session shown.
     public let session: SessionID
     /// The redaction rules applied to its payloads, state data and context.
@@ -28,11 +33,33 @@ public struct SessionPage: Sendable {
     /// Whether the page embeds the session's archive (its download button). Default `true`.
     public var embedsArchive: Bool
 
-    /// The page of `session` in `engine`'s store.
+    /// The page of `session` in `engine`'s store (its replay: ``Engine/replay(bindings:)``).
     public init(
         engine: Engine, session: SessionID, redacting redaction: Redaction = Redaction([]),
         verifyingAgainst machine: Machine? = nil, embedsArchive: Bool = true
     ) {
+        self.init(
+            replay: engine.replay(), engine: engine, session: session, redacting: redaction,
+            verifyingAgainst: machine, embedsArchive: embedsArchive)
+    }
+
+    /// The page of `session` in `log` (a fleet server's log of what devices uploaded, say),
+    /// replayed as ``LogReplay/init(log:registered:bindings:coder:)`` says.
+    public init(
+        log: any TransitionLog, session: SessionID, registered: [Machine] = [], bindings: Bindings = Bindings(),
+        coder: any PayloadCoder = JSONPayloadCoder(), redacting redaction: Redaction = Redaction([]),
+        verifyingAgainst machine: Machine? = nil, embedsArchive: Bool = true
+    ) {
+        self.init(
+            replay: LogReplay(log: log, registered: registered, bindings: bindings, coder: coder), engine: nil,
+            session: session, redacting: redaction, verifyingAgainst: machine, embedsArchive: embedsArchive)
+    }
+
+    private init(
+        replay: LogReplay, engine: Engine?, session: SessionID, redacting redaction: Redaction,
+        verifyingAgainst machine: Machine?, embedsArchive: Bool
+    ) {
+        self.replay = replay
         self.engine = engine
         self.session = session
         self.redaction = redaction
@@ -45,20 +72,22 @@ public struct SessionPage: Sendable {
     /// - Throws: ``EngineError/unknownSession(_:)``, the replay engine's errors
     ///   (``ReplayError``), ``SessionArchiveError`` when the archive cannot be redacted.
     public func html() throws -> Data {
-        guard let info = try engine.store.sessionInfo(for: session) else { throw EngineError.unknownSession(session) }
+        guard let info = try replay.log.readLog({ try $0.sessionInfo(for: session) }) else {
+            throw EngineError.unknownSession(session)
+        }
         var redaction = redaction
-        let definition = try SessionPage.definition(of: info, in: engine)
+        let definition = try SessionPage.definition(of: info, in: replay, engine: engine)
         redaction.protect(definition)
         let diagram = StatechartDiagram(definition)
         // The session's values first: the strings the rules replace in its context are then
         // known when the archive is swept.
-        let encoding = try SessionPage.encoding(of: info, in: engine, diagram: diagram, redaction: &redaction)
+        let encoding = try SessionPage.encoding(of: info, in: replay, diagram: diagram, redaction: &redaction)
         var archive: Data?
         if embedsArchive {
-            archive = try redaction.apply(toArchive: try engine.exportSession(session))
+            archive = try redaction.apply(toArchive: try replay.exportSession(session))
         }
         let swept = redaction
-        let verification = try verifyingAgainst.map { try engine.verify(session, against: $0) }
+        let verification = try verifyingAgainst.map { try replay.verify(session, against: $0) }
         var writer = PageJSONWriter()
         writer.raw(#"{"kind":"session","machine":"#)
         writer.string(info.machine)
@@ -77,23 +106,27 @@ public struct SessionPage: Sendable {
     }
 
     /// The definition the diagram draws: the one the session's head record was written under
-    /// (stored with the log), else the registered machine's.
-    static func definition(of info: SessionInfo, in engine: Engine) throws -> MachineDefinition {
-        var cursor = try engine.replayCursor(for: info.session)
+    /// (stored with the log, or registered with the replay), else the machine `engine` registered
+    /// under the session's machine name.
+    static func definition(of info: SessionInfo, in replay: LogReplay, engine: Engine?) throws -> MachineDefinition {
+        var cursor = try replay.cursor(for: info.session)
         let head = try cursor.last()
-        if let version = head.definition, let stored = try engine.storedDefinition(name: info.machine, version: version) {
-            return stored
+        if let version = head.definition {
+            if let stored = try replay.log.readLog({ try $0.storedDefinition(name: info.machine, version: version) }) {
+                return stored
+            }
+            if let registered = replay.registeredMachine(version: version) { return registered.definition }
         }
-        if let machine = engine.machine(named: info.machine) { return machine.definition }
+        if let machine = engine?.machine(named: info.machine) { return machine.definition }
         return MachineDefinition(name: info.machine, states: [])
     }
 
     /// Every version of the session, read with a replay cursor from version 1 to the head.
     static func encoding(
-        of info: SessionInfo, in engine: Engine, diagram: StatechartDiagram, redaction: inout Redaction
+        of info: SessionInfo, in replay: LogReplay, diagram: StatechartDiagram, redaction: inout Redaction
     ) throws -> SessionEncoding {
         var encoding = SessionEncoding(session: info.session.rawValue, machine: info.machine)
-        var cursor = try engine.replayCursor(for: info.session)
+        var cursor = try replay.cursor(for: info.session)
         while let point = try cursor.stepForward() {
             let transition = point.event.flatMap {
                 diagram.transitionIndex(event: $0, source: point.source, target: point.configuration)
