@@ -39,9 +39,9 @@ def parse(text):
             side = label.split(" ns/transition")[0]
             results[name][side] = (p50 * scale * 1e-9, p99 * scale * 1e-9)
         else:  # the fleet's custom metrics (item 8): kept by label, without a display unit
+            label = re.sub(r"\s*\*$", "", label).strip()
             scale = next((v for k, v in UNITS.items() if label.endswith(k)), 1)
             key = next((label[: -len(k)].rstrip() for k in UNITS if label.endswith(k)), label)
-            key = re.sub(r"\s*\*$", "", key).strip()
             results[name].setdefault("metrics", {})[key] = (p50 * scale, p99 * scale, int(cells[-1]) if cells[-1].isdigit() else 0)
     for values in results.values():
         if "throughput" not in values and values.get("p50"):
