@@ -22,8 +22,12 @@ struct CopyBaseline: Sendable {
     /// One device's rows in COPY's text format, without the leading `app_id<TAB>store_id<TAB>`
     /// (each run loads them under a fresh store id).
     struct DeviceRows: Sendable {
+        /// Each record's row after the store id: sequence, session, version, machine, definition,
+        /// event, timestamp (µs), the record's bytes as bytea hex; newline-terminated.
         let recordTails: [[UInt8]]
+        /// Each session's head row after the store id (the row ingestion's upserts end at).
         let sessionTails: [[UInt8]]
+        /// The `stores` row's next sequence: one past the device's last record.
         let nextSequence: Int64
     }
 

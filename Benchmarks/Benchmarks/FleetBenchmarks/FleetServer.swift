@@ -43,7 +43,7 @@ struct FleetDatabase: Sendable {
         return FleetDatabase(cluster: cluster, url: cluster.with(database: name))
     }
 
-    /// Runs `body` with a client of this database (`connections` at most).
+    /// Runs `body` with a client of this database (the server's admin client: 2 connections).
     func withClient<R: Sendable>(_ body: @Sendable (PostgresClient) async throws -> R) async throws -> R {
         try await RewindServer.withClient(url, logger: FleetCluster.logger, body)
     }

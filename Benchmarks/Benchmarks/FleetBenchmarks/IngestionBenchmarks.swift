@@ -17,8 +17,8 @@ struct IngestionFixture: Sendable {
     let copy: CopyBaseline
     let client: RunningClient
 
-    /// Checks that `storeIDs` hold `records` records and `stores` store rows: every run loaded
-    /// everything (ingestion's answers say so too; this reads the table).
+    /// Checks that the stores `storeIDs` hold `records` records in all: the run loaded everything
+    /// (ingestion's answers say so too; this reads the table, after the clock stopped).
     func verify(storeIDs: [UUID], records: Int, side: String) async throws {
         let appID = server.app.appID
         var counted = 0

@@ -84,7 +84,8 @@ final class LoopbackConnection {
         buffer.append(contentsOf: scratch[..<count])
     }
 
-    /// The index just past the first CRLF CRLF (or CRLF when `line`) at or after `start`.
+    /// The index just past the first occurrence of `separator` in `buffer` at or after `start`,
+    /// reading more until it arrives.
     private func find(_ separator: [UInt8], from start: Int) throws -> Int {
         var from = start
         while true {
