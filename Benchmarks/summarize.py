@@ -38,6 +38,11 @@ def parse(text):
             scale = next((v for k, v in UNITS.items() if k in label), 1)
             side = label.split(" ns/transition")[0]
             results[name][side] = (p50 * scale * 1e-9, p99 * scale * 1e-9)
+        else:  # the fleet's custom metrics (item 8): kept by label, without a display unit
+            label = re.sub(r"\s*\*$", "", label).strip()
+            scale = next((v for k, v in UNITS.items() if label.endswith(k)), 1)
+            key = next((label[: -len(k)].rstrip() for k in UNITS if label.endswith(k)), label)
+            results[name].setdefault("metrics", {})[key] = (p50 * scale, p99 * scale, int(cells[-1]) if cells[-1].isdigit() else 0)
     for values in results.values():
         if "throughput" not in values and values.get("p50"):
             values["throughput"] = 1 / values["p50"]  # below the table's display unit
@@ -106,10 +111,13 @@ def duration(value):
 
 
 def main():
-    results = parse(sys.stdin.read())
-    separate(results)
-    interleaved(results)
-    levels(results)
+    text = sys.stdin.read()
+    results = parse(text)
+    if "--fleet" not in sys.argv:
+        separate(results)
+        interleaved(results)
+        levels(results)
+    fleet(results, text)
 
 
 def separate(results):
@@ -249,6 +257,48 @@ def levels(results):
             if base else ["–", "–"]
         cells.append("≥ 1.0×")
         print("| " + " | ".join(cells) + " |")
+
+
+def fleet(results, text):
+    """Item 8, the fleet server (FleetBenchmarks, run by `make bench-fleet`): ingestion against
+    COPY, batch latency, bytes per million records, and the PostgreSQL settings the run read back."""
+    ingestion = next((v for n, v in results.items() if n.startswith("8 fleet ingestion")), None)
+    storage = next((v for n, v in results.items() if n.startswith("8 fleet storage")), None)
+    if ingestion is None and storage is None:
+        return
+    print()
+    settings = re.findall(r"fleet: PostgreSQL settings read back: (.*)", text)
+    if settings:
+        print(f"PostgreSQL settings read back by the run: {settings[-1].strip()}")
+        print()
+    metrics = (ingestion or {}).get("metrics", {})
+    if metrics:
+        print("| Fleet (item 8), interleaved per iteration | p50 | p99 | samples | Target |")
+        print("|---|---|---|---|---|")
+        rows = [("ingestion records/s", "rate", ""), ("COPY FROM STDIN records/s", "rate", ""),
+                ("ingestion ÷ COPY (%)", "ratio", "≥ 0.5×"), ("ingestion batch latency (µs)", "µs", "")]
+        for label, kind, target in rows:
+            value = metrics.get(label)
+            if value is None:
+                print(f"| {label} | not measured | | | {target} |")
+                continue
+            p50, p99, samples = value
+            if kind == "rate":
+                cells = [rate(p50), rate(p99)]
+            elif kind == "ratio":
+                cells = [f"{p50 / 100:.2f}×", f"{p99 / 100:.2f}×"]
+            else:
+                cells = [duration(p50 * 1e-6), duration(p99 * 1e-6)]
+            name = "ingestion ÷ COPY (throughput)" if kind == "ratio" else label.replace(" (µs)", "")
+            print(f"| {name} | {cells[0]} | {cells[1]} | {samples} | {target} |")
+        print("| projection catch-up rate on the server | not measured yet (no server catch-up on this branch) | | | |")
+    sizes = (storage or {}).get("metrics", {})
+    if sizes:
+        print()
+        print("| Bytes per 1,000,000 records (fleet of 64 device stores, loaded through ingestion) | MB |")
+        print("|---|---|")
+        for label, (p50, _, _) in sizes.items():
+            print(f"| {label.replace(' bytes per 1M records', '')} | {p50 / 1e6:.1f} |")
 
 
 if __name__ == "__main__":

@@ -8,6 +8,8 @@ let package = Package(
     platforms: [.macOS(.v15)],
     products: [
         .executable(name: "rewind-server", targets: ["RewindServerApp"]),
+        // The server as a library, for the fleet benchmarks in ../Benchmarks.
+        .library(name: "RewindServer", targets: ["RewindServer"]),
     ],
     dependencies: [
         .package(name: "Rewind", path: ".."),
