@@ -105,16 +105,20 @@ extension Engine {
                     location: "snapshot of '\(session)' at version \(last.version)",
                     reason: "it is beyond the session's head version \(info.headVersion)")
             }
-            var machines = ReplayMachines(engine: self, machineName: info.machine, bindings: Bindings())
-            var state = SessionSnapshot.empty(definition: "")
+            var machines = logReplay().machines(for: info.machine)
+            var replayed: UInt64 = 0
             var pending = stored[...]
             var failure: StoreProblem?
+            /// Ends the replay at the first snapshot that differs from it.
+            struct Mismatch: Error {}
             do {
-                try transaction.forEachRecord(of: session, from: 1) { record in
-                    let recording = try machines.recording(for: record.definition)
-                    let request = try recording.request(of: record)
-                    let before = try machines.state(before: record, from: state, in: transaction)
-                    state = try recording.replay(record, request: request, on: before).1
+                // The session from version 1 (not from a snapshot: they are what is checked).
+                _ = try SessionSnapshot.rebuilt(
+                    session, at: last.version, from: .empty(definition: ""),
+                    records: SessionSnapshot.records(of: session, through: last.version, in: transaction)
+                ) { record, before in
+                    let state = try machines.replay(record, on: before, in: transaction).1
+                    replayed = record.version
                     done += 1
                     if done % 4096 == 0 { progress(StoreCheckProgress(stage: .snapshots, done: done, total: total)) }
                     while let next = pending.first, next.version <= record.version {
@@ -126,18 +130,20 @@ extension Engine {
                             failure = StoreProblem(
                                 location: "snapshot of '\(session)' at version \(next.version)",
                                 reason: "it does not match a replay of the log at that version (\(difference))")
-                            return .stop
+                            throw Mismatch()
                         }
                     }
-                    return pending.isEmpty ? .stop : .next
+                    return state
                 }
+            } catch is Mismatch {
+                // `failure` says where.
             } catch ReplayError.definitionNeedsBindings {
                 continue  // app code needed to replay it: its snapshots are checked as decoded only
             } catch let error as StoreError {
                 return StoreProblem(error, context: "session '\(session)'")
             } catch {
                 return StoreProblem(
-                    location: "session '\(session)' version \(state.version + 1)",
+                    location: "session '\(session)' version \(replayed + 1)",
                     reason: "its records cannot be replayed: \(error)")
             }
             if let failure { return failure }

@@ -167,6 +167,15 @@ public final class Engine: Sendable {
         registry.withLock { $0.machines[name] }
     }
 
+    /// The registered machines by the content version of their definition (computed once at
+    /// registration).
+    func registeredMachinesByVersion() -> [String: Machine] {
+        registry.withLock { registry in
+            Dictionary(
+                registry.machines.values.map { ($0.definition, $0.machine) }, uniquingKeysWith: { first, _ in first })
+        }
+    }
+
     /// The migrations registered with the machine registered as `name`, in order.
     func registeredMigrations(named name: String) -> [DefinitionMigration] {
         registry.withLock { $0.migrations[name] ?? [] }

@@ -30,6 +30,11 @@ extension StoreReadTransaction: TransitionLogReader {
         }
     }
 
+    /// The bytes stored in the `definitions` database under `name` and `version`.
+    public func storedDefinitionDocument(name: String, version: String) throws -> [UInt8]? {
+        try value(forKey: Engine.definitionKey(name: name, version: version), in: .definitions)
+    }
+
     /// The latest readable snapshot of `session` in the `snapshots` database at or before `version`.
     public func latestSnapshot(of session: SessionID, atOrBefore version: UInt64) throws -> SessionSnapshot? {
         try SessionSnapshot.latest(of: session, atOrBefore: version, in: self)

@@ -32,12 +32,24 @@ public protocol TransitionLogReader {
     /// - Throws: an error naming the definition when the stored one cannot be decoded.
     func storedDefinition(name: String, version: String) throws -> MachineDefinition?
 
+    /// The JSON interchange document of the definition of machine `name` whose content version is
+    /// `version`, exactly as stored beside the log (a session archive carries these bytes), or
+    /// `nil` when none is. Defaults to ``storedDefinition(name:version:)``'s
+    /// `MachineDefinition/jsonDocument()`, which is the stored document for every definition
+    /// whose content version is its key.
+    func storedDefinitionDocument(name: String, version: String) throws -> [UInt8]?
+
     /// The latest stored snapshot of `session` at or before `version`, when the log keeps
     /// snapshots (a cache: replay starts from it instead of version 1). Defaults to `nil`.
     func latestSnapshot(of session: SessionID, atOrBefore version: UInt64) throws -> SessionSnapshot?
 }
 
 extension TransitionLogReader {
+    /// The stored definition's interchange document, re-encoded.
+    public func storedDefinitionDocument(name: String, version: String) throws -> [UInt8]? {
+        try storedDefinition(name: name, version: version).map { Array($0.jsonDocument()) }
+    }
+
     /// No snapshots: replay starts from version 1.
     public func latestSnapshot(of session: SessionID, atOrBefore version: UInt64) throws -> SessionSnapshot? {
         nil

@@ -1,4 +1,3 @@
-import Foundation
 import RewindMachine
 import RewindStore
 
@@ -94,7 +93,7 @@ public struct VerificationReport: Sendable, Hashable, CustomStringConvertible {
     }
 }
 
-extension Engine {
+extension LogReplay {
     /// Runs every recorded event of `session` through `machine` (from version 1, ignoring
     /// snapshots and the definitions the records name) and reports the first record it does not
     /// reproduce: another target configuration, other navigation operations, or a rejection.
@@ -108,19 +107,19 @@ extension Engine {
     /// verification started).
     ///
     /// - Throws: ``EngineError/unknownSession(_:)``, ``EngineError/corruptedEntry(what:reason:cause:)``
-    ///   for an undecodable payload, the store's errors. A divergence is a result, not an error.
+    ///   for an undecodable payload, the log's errors. A divergence is a result, not an error.
     public func verify(_ session: SessionID, against machine: Machine) throws -> VerificationReport {
-        try store.read { transaction in
-            guard let info = try transaction.sessionInfo(for: session) else { throw EngineError.unknownSession(session) }
+        try log.readLog { reader in
+            guard let info = try reader.sessionInfo(for: session) else { throw EngineError.unknownSession(session) }
             let recording = StepRecording(
                 machine: machine, machineName: info.machine, definition: machine.definition.contentVersion,
-                coder: store.coder)
+                coder: coder)
             var verified: UInt64 = 0
             var divergence: Divergence?
             var first: UInt64 = 1
-            try transaction.forEachRecord(of: session, from: 1) { record in
+            try SessionSnapshot.records(of: session, through: info.headVersion, in: reader)(1) { record in
                 if record.event == StepRecording.migrateEvent { first = record.version }
-                return .next
+                return true
             }
             /// Ends the re-run at the first record the machine does not reproduce.
             struct Diverged: Error {
@@ -129,7 +128,7 @@ extension Engine {
             do {
                 _ = try SessionSnapshot.rebuilt(
                     session, at: info.headVersion, from: .empty(definition: recording.definition), firstVersion: first,
-                    records: SessionSnapshot.records(of: session, in: transaction)
+                    records: SessionSnapshot.records(of: session, through: info.headVersion, in: reader)
                 ) { record, before in
                     func diverged(_ kind: Divergence.Kind) -> Diverged {
                         Diverged(divergence: Divergence(
@@ -141,7 +140,7 @@ extension Engine {
                     if case .migrate(let migration) = request {
                         let problems = try incompatibilities(
                             of: migration, recordedUnder: record.definition, machine: info.machine, with: machine,
-                            in: transaction)
+                            in: reader)
                         if !problems.isEmpty { throw diverged(.incompatible(problems)) }
                         after.state = migration.state
                         verified += 1
@@ -178,23 +177,34 @@ extension Engine {
     /// `machine` is that definition.
     private func incompatibilities(
         of migration: RecordedMigration, recordedUnder definition: String, machine machineName: String,
-        with machine: Machine, in transaction: StoreReadTransaction
+        with machine: Machine, in reader: any TransitionLogReader
     ) throws -> [DefinitionIncompatibility] {
         guard machine.definition.contentVersion != definition else { return [] }
-        let former = try transaction.value(
-            forKey: Self.definitionKey(name: machineName, version: definition), in: .definitions)
-            .flatMap { try? MachineDefinition(jsonDocument: Data($0)) }
+        // A stored definition that cannot be read leaves only the check that each state exists.
+        let former = (try? reader.storedDefinition(name: machineName, version: definition)) ?? nil
         let snapshot = SessionSnapshot(
             version: 0, definition: definition, state: migration.state, navigation: migration.navigation,
             timestamp: nil)
         return DefinitionOutline(machine.definition).incompatibilities(
             of: snapshot, former: former.map(DefinitionOutline.init), formerID: { $0 }, renamed: { $0 })
     }
+}
+
+extension Engine {
+    /// Runs every recorded event of `session` through `machine` and reports the first record it
+    /// does not reproduce (see ``LogReplay/verify(_:against:)``).
+    ///
+    /// - Throws: ``EngineError/unknownSession(_:)``, ``EngineError/corruptedEntry(what:reason:cause:)``
+    ///   for an undecodable payload, the store's errors. A divergence is a result, not an error.
+    public func verify(_ session: SessionID, against machine: Machine) throws -> VerificationReport {
+        try logReplay().verify(session, against: machine)
+    }
 
     /// Verifies every session of the machine registered (or recorded) as `machineName` against
     /// `machine` (see ``verify(_:against:)``), ordered by session id: the check to run before
     /// shipping a new definition.
     public func verifySessions(of machineName: String, against machine: Machine) throws -> [VerificationReport] {
-        try sessions().filter { $0.machine == machineName }.map { try verify($0.session, against: machine) }
+        let replay = logReplay()
+        return try sessions().filter { $0.machine == machineName }.map { try replay.verify($0.session, against: machine) }
     }
 }

@@ -11,13 +11,16 @@ import RewindStore
 /// while let point = try cursor.stepForward() { print(point.version, point.event ?? "") }
 /// ```
 ///
-/// Seeking reads the nearest stored ``SessionSnapshot`` at or before the version and re-runs the
-/// records after it (at most the engine's snapshot interval minus one), so any point of a long
-/// session is reached quickly; stepping forward decodes one record and takes one machine step;
-/// stepping back seeks again. Each re-run record is checked to reach its recorded target.
+/// Seeking reads the nearest stored ``SessionSnapshot`` at or before the version (when the log
+/// keeps snapshots, as a device's store does) and re-runs the records after it (at most the
+/// engine's snapshot interval minus one), so any point of a long session is reached quickly;
+/// stepping forward decodes one record and takes one machine step; stepping back seeks again.
+/// Each re-run record is checked to reach its recorded target.
 ///
-/// A cursor is a value: copy it to keep a bookmark. It reads the store on each move and never
-/// writes; records appended after it was made are seen by ``last()`` and `seek(to:)`.
+/// A cursor is a value: copy it to keep a bookmark. It reads the log (a new
+/// ``TransitionLogReader`` of its ``TransitionLog``) on each move and never writes; records
+/// appended after it was made are seen by ``last()`` and `seek(to:)`. Made by
+/// ``LogReplay/cursor(for:)`` or ``Engine/replayCursor(for:bindings:)``.
 public struct ReplayCursor: Sendable {
     /// The session replayed.
     public let session: SessionID
@@ -26,24 +29,23 @@ public struct ReplayCursor: Sendable {
     /// Where the cursor stands.
     public private(set) var point: ReplayPoint
 
-    private let store: TransitionStore
+    private let log: any TransitionLog
     private var machines: ReplayMachines
     /// The session's state at ``point``.
     private var snapshot: SessionSnapshot
 
-    init(engine: Engine, session: SessionID, bindings: Bindings) throws {
-        guard let info = try engine.store.sessionInfo(for: session) else { throw EngineError.unknownSession(session) }
+    init(log: any TransitionLog, session: SessionID, machines: ReplayMachines) {
         self.session = session
-        self.machineName = info.machine
-        self.store = engine.store
-        self.machines = ReplayMachines(engine: engine, machineName: info.machine, bindings: bindings)
+        self.machineName = machines.machineName
+        self.log = log
+        self.machines = machines
         self.snapshot = .empty(definition: "")
         self.point = ReplayPoint(session: session, snapshot: snapshot, step: nil)
     }
 
     /// The session's head version now.
     public func headVersion() throws -> UInt64 {
-        try store.sessionInfo(for: session)?.headVersion ?? 0
+        try log.readLog { try $0.sessionInfo(for: session)?.headVersion } ?? 0
     }
 
     /// Moves to `version` (0 = before the first record).
@@ -53,12 +55,12 @@ public struct ReplayCursor: Sendable {
     @discardableResult
     public mutating func seek(to version: UInt64) throws -> ReplayPoint {
         let session = self.session
-        let (snapshot, step) = try store.read { transaction in
-            let head = try transaction.sessionInfo(for: session)?.headVersion ?? 0
+        let (snapshot, step) = try log.readLog { reader in
+            let head = try reader.sessionInfo(for: session)?.headVersion ?? 0
             guard version <= head else {
                 throw ReplayError.versionOutOfRange(session: session, requested: version, head: head)
             }
-            return try machines.rebuild(session, at: version, in: transaction)
+            return try machines.rebuild(session, at: version, in: reader)
         }
         return move(to: snapshot, step: step)
     }
@@ -69,12 +71,12 @@ public struct ReplayCursor: Sendable {
     @discardableResult
     public mutating func seek(to time: Timestamp) throws -> ReplayPoint {
         let session = self.session
-        let version = try store.read { transaction -> UInt64 in
+        let version = try log.readLog { reader -> UInt64 in
             var low: UInt64 = 0  // known at or before `time` (0: before the session)
-            var high = (try transaction.sessionInfo(for: session)?.headVersion ?? 0) + 1  // known after
+            var high = (try reader.sessionInfo(for: session)?.headVersion ?? 0) + 1  // known after
             while high - low > 1 {
                 let middle = low + (high - low) / 2
-                guard let record = try transaction.records(of: session, from: middle, limit: 1).first,
+                guard let record = try reader.records(of: session, fromVersion: middle, limit: 1).first,
                       record.version == middle else {
                     throw EngineError.corruptedEntry(
                         what: "the session index of '\(session)'", reason: "version \(middle) is missing")
@@ -93,15 +95,13 @@ public struct ReplayCursor: Sendable {
         let next = point.version + 1
         let session = self.session
         let current = snapshot
-        guard case let (record, before)? = try store.read({ transaction -> (TransitionRecord, SessionSnapshot)? in
-            guard let record = try transaction.records(of: session, from: next, limit: 1).first,
+        let moved = try log.readLog { reader -> (RecordedStep, SessionSnapshot)? in
+            guard let record = try reader.records(of: session, fromVersion: next, limit: 1).first,
                   record.version == next else { return nil }
-            return (record, try machines.state(before: record, from: current, in: transaction))
-        }) else { return nil }
-        let recording = try machines.recording(for: record.definition)
-        let request = try recording.request(of: record)
-        let after = try recording.replay(record, request: request, on: before).1
-        return move(to: after, step: RecordedStep(record: record, request: request, recording: recording))
+            return try machines.replay(record, on: current, in: reader)
+        }
+        guard let (step, after) = moved else { return nil }
+        return move(to: after, step: step)
     }
 
     /// Moves one version back (by seeking). Returns `nil` (and stays) at version 0.
@@ -132,7 +132,8 @@ public struct ReplayCursor: Sendable {
 }
 
 extension Engine {
-    /// A cursor over the recorded session `session`, standing at version 0.
+    /// A cursor over the recorded session `session`, standing at version 0 (see
+    /// ``LogReplay/cursor(for:)``).
     ///
     /// Records are re-run with the registered machine when they were written under its
     /// definition, else with the definition stored when they were written, compiled with
@@ -140,7 +141,7 @@ extension Engine {
     ///
     /// - Throws: ``EngineError/unknownSession(_:)``.
     public func replayCursor(for session: SessionID, bindings: Bindings = Bindings()) throws -> ReplayCursor {
-        try ReplayCursor(engine: self, session: session, bindings: bindings)
+        try logReplay(bindings: bindings).cursor(for: session)
     }
 
     /// A cursor over the recorded session with the plain string id `session`.

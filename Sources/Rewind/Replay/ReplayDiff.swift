@@ -80,16 +80,26 @@ extension ReplayPoint {
     }
 }
 
-extension Engine {
+extension LogReplay {
     /// The differences between versions `from` and `to` of `session` (see ``ReplayDiff``).
+    ///
+    /// - Throws: ``EngineError/unknownSession(_:)``, the errors of seeking a ``ReplayCursor``.
+    public func diff(_ session: SessionID, from: UInt64, to: UInt64) throws -> ReplayDiff {
+        var cursor = try cursor(for: session)
+        let old = try cursor.seek(to: from)
+        let new = try cursor.seek(to: to)
+        return ReplayDiff(from: old, to: new)
+    }
+}
+
+extension Engine {
+    /// The differences between versions `from` and `to` of `session` (see ``ReplayDiff`` and
+    /// ``LogReplay/diff(_:from:to:)``).
     ///
     /// - Throws: the errors of seeking a ``ReplayCursor``.
     public func diff(
         _ session: SessionID, from: UInt64, to: UInt64, bindings: Bindings = Bindings()
     ) throws -> ReplayDiff {
-        var cursor = try replayCursor(for: session, bindings: bindings)
-        let old = try cursor.seek(to: from)
-        let new = try cursor.seek(to: to)
-        return ReplayDiff(from: old, to: new)
+        try logReplay(bindings: bindings).diff(session, from: from, to: to)
     }
 }

@@ -1,39 +1,53 @@
 import RewindMachine
 import RewindStore
 
-/// Finds, for each definition a session's records name, the machine that re-runs them: the one
-/// registered with the engine when its content version matches, else the stored definition
-/// (compiled with the caller's bindings). Compiled machines are cached by content version.
+/// Finds, for each definition a session's records name, the machine that re-runs them: a
+/// registered machine (``LogReplay``'s, or the engine's) whose content version it is, else the
+/// definition stored beside the log (compiled with the caller's bindings). Compiled machines are
+/// cached by content version.
 struct ReplayMachines: Sendable {
-    let engine: Engine
+    /// Where stored definitions are read when no reader is at hand.
+    let log: any TransitionLog
+    /// Machines by the content version of their definition.
+    let registered: [String: Machine]
     let machineName: String
     let bindings: Bindings
+    let coder: any PayloadCoder
     private var cache: [String: StepRecording] = [:]
 
-    init(engine: Engine, machineName: String, bindings: Bindings) {
-        self.engine = engine
+    init(
+        log: any TransitionLog, registered: [String: Machine], machineName: String, bindings: Bindings,
+        coder: any PayloadCoder
+    ) {
+        self.log = log
+        self.registered = registered
         self.machineName = machineName
         self.bindings = bindings
+        self.coder = coder
     }
 
-    /// The step ↔ record mapping for records written under `definition`.
+    /// The step ↔ record mapping for records written under `definition`; a stored definition is
+    /// read through `reader` (through a new reader of ``log`` when `nil`).
     ///
     /// - Throws: ``ReplayError/missingDefinition(machine:version:)``,
     ///   ``ReplayError/definitionNeedsBindings(machine:version:guards:actions:)``,
-    ///   ``ReplayError/invalidStoredDefinition(machine:version:cause:)``.
-    mutating func recording(for definition: String) throws -> StepRecording {
+    ///   ``ReplayError/invalidStoredDefinition(machine:version:cause:)``, the log's errors.
+    mutating func recording(
+        for definition: String, in reader: (any TransitionLogReader)? = nil
+    ) throws -> StepRecording {
         if let cached = cache[definition] { return cached }
         let machine: Machine
-        if let registered = engine.registeredRecording(named: machineName), registered.definition == definition {
-            machine = registered.machine
+        if let registered = registered[definition] {
+            machine = registered
         } else {
-            guard let stored = try engine.storedDefinition(name: machineName, version: definition) else {
+            let name = machineName
+            let read = { (reader: any TransitionLogReader) in try reader.storedDefinition(name: name, version: definition) }
+            guard let stored = try reader.map(read) ?? log.readLog(read) else {
                 throw ReplayError.missingDefinition(machine: machineName, version: definition)
             }
             machine = try Self.compile(stored, bindings: bindings, name: machineName, version: definition)
         }
-        let recording = StepRecording(
-            machine: machine, machineName: machineName, definition: definition, coder: engine.store.coder)
+        let recording = StepRecording(machine: machine, machineName: machineName, definition: definition, coder: coder)
         cache[definition] = recording
         return recording
     }
@@ -68,11 +82,11 @@ struct ReplayMachines: Sendable {
     /// the migration left (every record before it re-run through `record`'s definition; see
     /// `StepRecording.migrated(replaying:)`).
     mutating func state(
-        before record: TransitionRecord, from snapshot: SessionSnapshot, in transaction: StoreReadTransaction
+        before record: TransitionRecord, from snapshot: SessionSnapshot, in reader: any TransitionLogReader
     ) throws -> SessionSnapshot {
         guard StepRecording.isFirstAfterMigration(record, on: snapshot) else { return snapshot }
-        let migrated = try recording(for: record.definition).migrated(
-            record.session, before: record.version, in: transaction)
+        let migrated = try recording(for: record.definition, in: reader).migrated(
+            record.session, before: record.version, in: reader)
         guard migrated.version == snapshot.version else {
             throw EngineError.corruptedEntry(
                 what: "the session index of '\(record.session)'",
@@ -81,22 +95,36 @@ struct ReplayMachines: Sendable {
         return migrated
     }
 
-    /// The session's state at `version` (nearest snapshot at or before it, plus the records
-    /// after it, each re-run with the definition it names: `SessionSnapshot.rebuilt`), with the
-    /// record of that version and its decoded request (`nil` at version 0).
+    /// `record` re-run on `snapshot` (the session's state at the version before it) with the
+    /// definition it names, checked to reach its recorded target: the record, its decoded request,
+    /// its mapping and the state after it.
+    mutating func replay(
+        _ record: TransitionRecord, on snapshot: SessionSnapshot, in reader: any TransitionLogReader
+    ) throws -> (RecordedStep, SessionSnapshot) {
+        let recording = try recording(for: record.definition, in: reader)
+        let request = try recording.request(of: record)
+        let before = try state(before: record, from: snapshot, in: reader)
+        let after = try recording.replay(record, request: request, on: before).1
+        return (RecordedStep(record: record, request: request, recording: recording), after)
+    }
+
+    /// The session's state at `version` (the nearest snapshot the reader keeps at or before it,
+    /// plus the records after it, each re-run with the definition it names:
+    /// `SessionSnapshot.rebuilt`), with the record of that version and its decoded request
+    /// (`nil` at version 0).
     mutating func rebuild(
-        _ session: SessionID, at version: UInt64, in transaction: StoreReadTransaction
+        _ session: SessionID, at version: UInt64, in reader: any TransitionLogReader
     ) throws -> (SessionSnapshot, RecordedStep?) {
         var last: RecordedStep?
-        let snapshot = try SessionSnapshot.rebuilt(session, at: version, in: transaction) { record, snapshot in
-            let recording = try recording(for: record.definition)
-            let request = try recording.request(of: record)
-            let before = try state(before: record, from: snapshot, in: transaction)
-            last = RecordedStep(record: record, request: request, recording: recording)
-            return try recording.replay(record, request: request, on: before).1
+        let snapshot = try SessionSnapshot.rebuilt(session, at: version, in: reader) { record, snapshot in
+            let (step, after) = try replay(record, on: snapshot, in: reader)
+            last = step
+            return after
         }
-        if last == nil, version > 0, let record = try transaction.records(of: session, from: version, limit: 1).first {
-            let recording = try recording(for: record.definition)
+        if last == nil, version > 0,
+            let record = try reader.records(of: session, fromVersion: version, limit: 1).first
+        {
+            let recording = try recording(for: record.definition, in: reader)
             last = RecordedStep(record: record, request: try recording.request(of: record), recording: recording)
         }
         if version > 0, last?.record.version != version {

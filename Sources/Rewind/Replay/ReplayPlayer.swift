@@ -29,18 +29,25 @@ public final class ReplayPlayer {
     /// The version of the last record played (0 before any).
     public var version: UInt64 { snapshot.version }
 
+    /// The engine a hand-over forks into.
     private let engine: Engine
+    /// The log played (the engine's store).
+    private let log: any TransitionLog
     private var machines: ReplayMachines
     private let hooks = StepHooks()
     /// The hooks again, to register them on the live session at hand-over.
     private var registrations: [(Session) -> Void] = []
 
     init(engine: Engine, session: SessionID, bindings: Bindings) throws {
-        guard let info = try engine.store.sessionInfo(for: session) else { throw EngineError.unknownSession(session) }
+        let replay = engine.logReplay(bindings: bindings)
+        guard let info = try replay.log.readLog({ try $0.sessionInfo(for: session) }) else {
+            throw EngineError.unknownSession(session)
+        }
         self.engine = engine
+        self.log = replay.log
         self.session = session
         self.machineName = info.machine
-        self.machines = ReplayMachines(engine: engine, machineName: info.machine, bindings: bindings)
+        self.machines = replay.machines(for: info.machine)
         self.snapshot = .empty(definition: "")
     }
 
@@ -85,7 +92,7 @@ public final class ReplayPlayer {
     @discardableResult
     public func playNext() throws -> Step? {
         let next = version + 1
-        guard let record = try engine.store.read({ try $0.records(of: session, from: next, limit: 1).first }),
+        guard let record = try log.readLog({ try $0.records(of: session, fromVersion: next, limit: 1).first }),
               record.version == next else { return nil }
         return try play(record)
     }
@@ -97,7 +104,7 @@ public final class ReplayPlayer {
     ///   replay errors; the records before a failing one stay played.
     @discardableResult
     public func play(through version: UInt64? = nil) throws -> Int {
-        let head = try engine.store.sessionInfo(for: session)?.headVersion ?? 0
+        let head = try log.readLog { try $0.sessionInfo(for: session)?.headVersion } ?? 0
         let last = version ?? head
         guard last <= head else {
             throw ReplayError.versionOutOfRange(session: session, requested: last, head: head)
@@ -107,7 +114,9 @@ public final class ReplayPlayer {
             // Read a batch, then run the hooks outside the read transaction.
             let from = self.version + 1
             let upper = min(last, from + 255)
-            let records = try engine.store.read { try $0.records(of: session, versions: from...upper) }
+            let records = try log.readLog {
+                try $0.records(of: session, fromVersion: from, limit: Int(upper - from + 1))
+            }
             for record in records {
                 _ = try play(record)
                 played += 1
@@ -126,12 +135,12 @@ public final class ReplayPlayer {
     /// - Throws: ``ReplayError/versionOutOfRange(session:requested:head:)``, the replay errors.
     public func skip(to version: UInt64) throws {
         let session = self.session
-        snapshot = try engine.store.read { transaction in
-            let head = try transaction.sessionInfo(for: session)?.headVersion ?? 0
+        snapshot = try log.readLog { reader in
+            let head = try reader.sessionInfo(for: session)?.headVersion ?? 0
             guard version <= head else {
                 throw ReplayError.versionOutOfRange(session: session, requested: version, head: head)
             }
-            return try machines.rebuild(session, at: version, in: transaction).0
+            return try machines.rebuild(session, at: version, in: reader).0
         }
     }
 
@@ -166,7 +175,7 @@ public final class ReplayPlayer {
         var previous = snapshot
         if StepRecording.isFirstAfterMigration(record, on: previous) {
             // The hooks see the step from the state the migration left, as the live session's did.
-            previous = try engine.store.read { try machines.state(before: record, from: previous, in: $0) }
+            previous = try log.readLog { try machines.state(before: record, from: previous, in: $0) }
         }
         let (step, after) = try recording.replay(record, on: previous)
         snapshot = after

@@ -209,54 +209,32 @@ extension Engine {
     }
 
     /// Snapshots of an imported session every `snapshotInterval` versions, for as long as its
-    /// records can be re-run (the registered machine or the archive's definitions without
-    /// bindings); an empty list when snapshots are off.
+    /// records can be re-run (a registered machine or the archive's definitions without
+    /// bindings): the archive's records replayed as a log of their own
+    /// (`SessionSnapshot.rebuilt`, the records re-run as ``LogReplay`` re-runs them); an empty
+    /// list when snapshots are off.
     private func importedSnapshots(
         of session: SessionID, contents: SessionArchive.Contents
     ) -> [AppendRequest.AuxiliaryWrite] {
         let interval = configuration.snapshotInterval
-        guard interval > 0 else { return [] }
-        let name = contents.header.machine
-        var recordings: [String: StepRecording] = [:]
-        var snapshot = SessionSnapshot.empty(definition: "")
+        guard interval > 0, !contents.transitions.isEmpty else { return [] }
+        let archive = SessionArchive.ContentsLog(session: session, contents: contents)
+        var machines = LogReplay(
+            log: archive, registeredByVersion: registeredMachinesByVersion(), bindings: Bindings(), coder: store.coder
+        ).machines(for: contents.header.machine)
         var writes: [AppendRequest.AuxiliaryWrite] = []
-        for (offset, transition) in contents.transitions.enumerated() {
-            let version = UInt64(offset + 1)
-            let recording: StepRecording
-            if let known = recordings[transition.definition] {
-                recording = known
-            } else {
-                let compiled: Machine?
-                if let registered = machine(named: name), registered.definition.contentVersion == transition.definition {
-                    compiled = registered
-                } else {
-                    compiled = contents.definitions[transition.definition].flatMap { try? Machine($0) }
-                }
-                guard let compiled else { break }
-                recording = StepRecording(
-                    machine: compiled, machineName: name, definition: transition.definition, coder: store.coder)
-                recordings[transition.definition] = recording
-            }
-            let record = TransitionRecord(sequence: 0, session: session, version: version, transition: transition)
-            if StepRecording.isFirstAfterMigration(record, on: snapshot) {
-                // The state the migration left, as the live session (and replay) continued from it.
-                let migrated = try? recording.migrated(session, through: UInt64(offset)) { first, visit in
-                    for (earlier, transition) in contents.transitions[..<offset].enumerated()
-                    where UInt64(earlier + 1) >= first {
-                        let record = TransitionRecord(
-                            sequence: 0, session: session, version: UInt64(earlier + 1), transition: transition)
-                        if try !visit(record) { return }
-                    }
-                }
-                guard let migrated else { break }
-                snapshot = migrated
-            }
-            guard let next = try? recording.replay(record, on: snapshot).1 else { break }
-            snapshot = next
-            if version % interval == 0, let bytes = try? snapshot.encoded() {
+        // A record that cannot be re-run ends the snapshots there (an error, caught below).
+        _ = try? SessionSnapshot.rebuilt(
+            session, at: UInt64(contents.transitions.count), from: .empty(definition: ""),
+            records: SessionSnapshot.records(of: session, in: archive)
+        ) { record, before in
+            let snapshot = try machines.replay(record, on: before, in: archive).1
+            if record.version % interval == 0, let bytes = try? snapshot.encoded() {
                 writes.append(AppendRequest.AuxiliaryWrite(
-                    database: .snapshots, key: SessionSnapshot.key(session: session, version: version), value: bytes))
+                    database: .snapshots, key: SessionSnapshot.key(session: session, version: record.version),
+                    value: bytes))
             }
+            return snapshot
         }
         return writes
     }

@@ -220,32 +220,35 @@ public enum SessionArchive {
     }
 }
 
-extension Engine {
+extension LogReplay {
     /// The archive of `session` (see ``SessionArchive``): its records and the definitions of its
-    /// machine they were written under.
+    /// machine they were written under, as stored beside the log
+    /// (``TransitionLogReader/storedDefinitionDocument(name:version:)``).
     ///
     /// - Throws: ``EngineError/unknownSession(_:)``,
-    ///   ``SessionArchiveError/missingDefinition(machine:version:)``, the store's errors.
+    ///   ``SessionArchiveError/missingDefinition(machine:version:)``,
+    ///   ``EngineError/corruptedEntry(what:reason:cause:)`` for a stored definition that is not
+    ///   JSON, the log's errors.
     public func exportSession(_ session: SessionID) throws -> Data {
         let encoder = SessionArchive.encoder()
-        return try store.read { transaction in
-            guard let info = try transaction.sessionInfo(for: session) else { throw EngineError.unknownSession(session) }
+        return try log.readLog { reader in
+            guard let info = try reader.sessionInfo(for: session) else { throw EngineError.unknownSession(session) }
             var recordLines: [UInt8] = []
             var versions: [String] = []
             var count: UInt64 = 0
-            try transaction.forEachRecord(of: session, from: 1) { record in
+            try SessionSnapshot.records(of: session, in: reader)(1) { record in
                 if versions.last != record.definition, !versions.contains(record.definition) {
                     versions.append(record.definition)
                 }
                 try SessionArchive.appendLine(SessionArchive.Record(record), with: encoder, to: &recordLines)
                 count += 1
-                return .next
+                return true
             }
             var definitions: [SessionArchive.Header.Definition] = []
             for version in versions {
-                guard let bytes = try transaction.value(
-                    forKey: Self.definitionKey(name: info.machine, version: version), in: .definitions)
-                else { throw SessionArchiveError.missingDefinition(machine: info.machine, version: version) }
+                guard let bytes = try reader.storedDefinitionDocument(name: info.machine, version: version) else {
+                    throw SessionArchiveError.missingDefinition(machine: info.machine, version: version)
+                }
                 let document: JSONValue
                 do {
                     document = try JSONValue(jsonBytes: bytes)
@@ -269,6 +272,17 @@ extension Engine {
                 with: encoder, to: &output)
             return Data(output)
         }
+    }
+}
+
+extension Engine {
+    /// The archive of `session` (see ``SessionArchive`` and ``LogReplay/exportSession(_:)``): its
+    /// records and the definitions of its machine they were written under.
+    ///
+    /// - Throws: ``EngineError/unknownSession(_:)``,
+    ///   ``SessionArchiveError/missingDefinition(machine:version:)``, the store's errors.
+    public func exportSession(_ session: SessionID) throws -> Data {
+        try logReplay().exportSession(session)
     }
 
     /// Writes the archive of `session` to the file at `url` (replacing it).

@@ -65,25 +65,39 @@ public struct HistoryFilter: Sendable, Hashable {
     }
 }
 
-extension Engine {
+extension LogReplay {
     /// The history of `session`, oldest first: version, time, event, source → target and
     /// navigation operations of each record that passes `filter`, at most `limit` entries.
+    ///
+    /// - Throws: ``EngineError/unknownSession(_:)``, the log's errors.
+    public func history(
+        of session: SessionID, filter: HistoryFilter = .all, limit: Int = .max
+    ) throws -> [HistoryEntry] {
+        try log.readLog { reader in
+            guard try reader.sessionInfo(for: session) != nil else { throw EngineError.unknownSession(session) }
+            var entries: [HistoryEntry] = []
+            guard limit > 0 else { return entries }
+            let records = SessionSnapshot.records(
+                of: session, through: filter.versions?.upperBound, in: reader)
+            try records(filter.versions?.lowerBound ?? 1) { record in
+                if let versions = filter.versions, record.version > versions.upperBound { return false }
+                if filter.matches(record) { entries.append(HistoryEntry(record)) }
+                return entries.count < limit
+            }
+            return entries
+        }
+    }
+}
+
+extension Engine {
+    /// The history of `session`, oldest first: version, time, event, source → target and
+    /// navigation operations of each record that passes `filter`, at most `limit` entries (see
+    /// ``LogReplay/history(of:filter:limit:)``).
     ///
     /// - Throws: ``EngineError/unknownSession(_:)``, the store's errors.
     public func history(
         of session: SessionID, filter: HistoryFilter = .all, limit: Int = .max
     ) throws -> [HistoryEntry] {
-        try store.read { transaction in
-            guard try transaction.sessionInfo(for: session) != nil else { throw EngineError.unknownSession(session) }
-            var entries: [HistoryEntry] = []
-            guard limit > 0 else { return entries }
-            let start = filter.versions?.lowerBound ?? 1
-            try transaction.forEachRecord(of: session, from: start) { record in
-                if let versions = filter.versions, record.version > versions.upperBound { return .stop }
-                if filter.matches(record) { entries.append(HistoryEntry(record)) }
-                return entries.count < limit ? .next : .stop
-            }
-            return entries
-        }
+        try logReplay().history(of: session, filter: filter, limit: limit)
     }
 }

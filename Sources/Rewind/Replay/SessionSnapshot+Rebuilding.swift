@@ -3,18 +3,35 @@ import RewindStore
 
 /// The state of a session at version N, rebuilt from its records: the one implementation behind
 /// resuming a session (`Engine.loadSnapshot`, `Engine.recordedState`), ``ReplayCursor``
-/// (`ReplayMachines.rebuild`), verification (`Engine.verify(_:against:)`) and migration by replay
-/// (`StepRecording.migrated`), which differ only in where they start and how they re-run one
-/// record.
+/// (`ReplayMachines.rebuild`), verification (``LogReplay/verify(_:against:)``), migration by
+/// replay (`StepRecording.migrated`), `rewind check`'s snapshot check and the snapshots of an
+/// imported archive, which differ only in where they start and how they re-run one record.
+/// Records are read through ``TransitionLogReader``, so a server's log rebuilds the same states.
 extension SessionSnapshot {
     /// Reads a session's records in version order from version `first` on, handing each to
     /// `visit` until the records end or `visit` returns `false`.
     typealias RecordReader = (_ first: UInt64, _ visit: (TransitionRecord) throws -> Bool) throws -> Void
 
-    /// The records of `session` in `transaction`.
-    static func records(of session: SessionID, in transaction: StoreReadTransaction) -> RecordReader {
+    /// How many records one read of a session's records asks for.
+    static let recordBatch = 256
+
+    /// The records of `session` in `reader`, read in batches of at most ``recordBatch`` (none
+    /// past version `last`, when given).
+    static func records(
+        of session: SessionID, through last: UInt64? = nil, in reader: any TransitionLogReader
+    ) -> RecordReader {
         { first, visit in
-            try transaction.forEachRecord(of: session, from: first) { try visit($0) ? .next : .stop }
+            var next = first
+            while last.map({ next <= $0 }) ?? true {
+                let limit = last.map { Int(clamping: min(UInt64(recordBatch), $0 - next + 1)) } ?? recordBatch
+                let batch = try reader.records(of: session, fromVersion: next, limit: limit)
+                for record in batch {
+                    guard try visit(record) else { return }
+                }
+                // Fewer than asked for: the session's head (a gap is the caller's to report).
+                guard batch.count == limit, let end = batch.last?.version, end >= next else { return }
+                next = end + 1
+            }
         }
     }
 
@@ -47,15 +64,17 @@ extension SessionSnapshot {
         return snapshot
     }
 
-    /// The state of `session` at `version`: its latest snapshot stored at or before `version`
-    /// (the empty state when none is), then the records after it re-run by `replay` (see
-    /// ``rebuilt(_:at:from:firstVersion:records:replay:)``).
+    /// The state of `session` at `version`: the latest snapshot `reader` keeps at or before
+    /// `version` (the empty state when it keeps none), then the records after it re-run by
+    /// `replay` (see ``rebuilt(_:at:from:firstVersion:records:replay:)``).
     static func rebuilt(
-        _ session: SessionID, at version: UInt64, in transaction: StoreReadTransaction,
+        _ session: SessionID, at version: UInt64, in reader: any TransitionLogReader,
         replay: (TransitionRecord, SessionSnapshot) throws -> SessionSnapshot
     ) throws -> SessionSnapshot {
-        let start = try latest(of: session, atOrBefore: version, in: transaction) ?? .empty(definition: "")
-        return try rebuilt(session, at: version, from: start, records: records(of: session, in: transaction), replay: replay)
+        let start = try reader.latestSnapshot(of: session, atOrBefore: version) ?? .empty(definition: "")
+        return try rebuilt(
+            session, at: version, from: start, records: records(of: session, through: version, in: reader),
+            replay: replay)
     }
 
     /// The error of a session whose index lacks `version`.

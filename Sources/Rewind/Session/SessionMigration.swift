@@ -38,13 +38,14 @@ extension StepRecording {
     }
 
     /// The session `session` as a migration to this recording's definition leaves it, from its
-    /// records in `transaction` before version `end` (all of them when `nil`); see
+    /// records in `reader` before version `end` (all of them when `nil`); see
     /// ``migrated(_:through:records:)``.
     func migrated(
-        _ session: SessionID, before end: UInt64? = nil, in transaction: StoreReadTransaction
+        _ session: SessionID, before end: UInt64? = nil, in reader: any TransitionLogReader
     ) throws -> SessionSnapshot {
-        try migrated(
-            session, through: end.map { $0 - 1 }, records: SessionSnapshot.records(of: session, in: transaction))
+        let last = end.map { $0 - 1 }
+        return try migrated(
+            session, through: last, records: SessionSnapshot.records(of: session, through: last, in: reader))
     }
 
     /// Whether `record`, re-run on `snapshot` (the session's state at the version before it), is
@@ -94,12 +95,11 @@ extension Engine {
     func recordedState(
         of id: SessionID, at head: UInt64, registered: StepRecording, in transaction: StoreReadTransaction
     ) throws -> SessionSnapshot {
-        var machines = ReplayMachines(
-            engine: self, machineName: registered.machineName, bindings: registered.machine.bindings)
+        var machines = logReplay(bindings: registered.machine.bindings).machines(for: registered.machineName)
         return try SessionSnapshot.rebuilt(id, at: head, in: transaction) { record, snapshot in
             let recording: StepRecording
             do {
-                recording = try machines.recording(for: record.definition)
+                recording = try machines.recording(for: record.definition, in: transaction)
             } catch is ReplayError {
                 recording = registered
             }

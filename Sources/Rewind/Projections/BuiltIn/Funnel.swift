@@ -17,6 +17,16 @@ public struct Funnel: Sendable, Hashable {
         self.stoppedAt = stoppedAt
     }
 
+    /// Counts one session whose flow is `flow` (a session of ``machine``: the caller picks
+    /// them): one more session, one more for each state it reached and each state it is in now.
+    /// ``ScreenFlows/funnel(machine:)`` folds a device's sessions with it, a fleet server its
+    /// devices' sessions.
+    public mutating func add(_ flow: ScreenFlowProjection.Flow) {
+        sessions += 1
+        for state in flow.reached { reached[state, default: 0] += 1 }
+        for state in flow.configuration { stoppedAt[state, default: 0] += 1 }
+    }
+
     /// The funnel's steps along `states` (e.g. a flow's screens in order): for each, how many
     /// sessions reached it and how many stopped there.
     public func steps(along states: [String]) -> [(state: String, reached: Int, stopped: Int)] {

@@ -29,13 +29,11 @@ public struct NavigationStacks: Sendable {
 
     /// The depths of the sessions' stacks (only `machine`'s sessions when given).
     public func depthStatistics(machine: String? = nil) throws -> StackDepthStatistics {
-        var histogram: [Int: Int] = [:]
+        var statistics = StackDepthStatistics()
         try reader.forEachState { _, navigation in
-            if machine == nil || navigation.machine == machine {
-                histogram[navigation.stack.count, default: 0] += 1
-            }
+            if machine == nil || navigation.machine == machine { statistics.add(navigation.stack) }
             return .next
         }
-        return StackDepthStatistics(histogram: histogram)
+        return statistics
     }
 }

@@ -63,9 +63,7 @@ public struct ScreenFlows: Sendable {
         var funnel = Funnel(machine: machine)
         try reader.forEachState { _, flow in
             guard flow.machine == machine else { return .next }
-            funnel.sessions += 1
-            for state in flow.reached { funnel.reached[state, default: 0] += 1 }
-            for state in flow.configuration { funnel.stoppedAt[state, default: 0] += 1 }
+            funnel.add(flow)
             return .next
         }
         return funnel

@@ -11,6 +11,13 @@ public struct StackDepthStatistics: Sendable, Hashable {
         self.sessions = histogram.values.reduce(0, +)
     }
 
+    /// Counts one session whose stack is `stack`. ``NavigationStacks/depthStatistics(machine:)``
+    /// folds a device's sessions with it, a fleet server its devices' sessions.
+    public mutating func add(_ stack: NavigationStack) {
+        histogram[stack.count, default: 0] += 1
+        sessions += 1
+    }
+
     /// The deepest stack (0 when there are no sessions).
     public var maximum: Int { histogram.keys.max() ?? 0 }
 

@@ -1,0 +1,49 @@
+import RewindMachine
+import RewindStore
+
+extension SessionArchive {
+    /// A checked archive's session as a log of its own (sequence numbers 0: it has no place in a
+    /// log yet), with the archive's definitions stored beside it: what an import replays to write
+    /// its snapshots (`SessionSnapshot.rebuilt`, as every replay does).
+    struct ContentsLog: TransitionLog, TransitionLogReader {
+        /// The session the records are read as.
+        let session: SessionID
+        let contents: Contents
+
+        func readLog<R>(_ body: (any TransitionLogReader) throws -> R) throws -> R {
+            try body(self)
+        }
+
+        func headSequence() throws -> UInt64 { 0 }
+
+        func sessionInfo(for session: SessionID) throws -> SessionInfo? {
+            guard session == self.session, let first = contents.transitions.first,
+                let last = contents.transitions.last
+            else { return nil }
+            let count = UInt64(contents.transitions.count)
+            return SessionInfo(
+                session: session, headVersion: count, headSequence: 0, machine: last.machine, recordCount: count,
+                created: first.timestamp, updated: last.timestamp, origin: first.origin)
+        }
+
+        func records(of session: SessionID, fromVersion version: UInt64, limit: Int) throws -> [TransitionRecord] {
+            let count = UInt64(contents.transitions.count)
+            guard session == self.session, limit > 0, version <= count else { return [] }
+            let first = max(version, 1)
+            let end = first + min(UInt64(limit), count - first + 1)
+            return (first..<end).map { version in
+                TransitionRecord(
+                    sequence: 0, session: session, version: version,
+                    transition: contents.transitions[Int(version - 1)])
+            }
+        }
+
+        func records(fromSequence sequence: UInt64, limit: Int) throws -> [TransitionRecord] {
+            []  // the records have no global sequence yet
+        }
+
+        func storedDefinition(name: String, version: String) throws -> MachineDefinition? {
+            name == contents.header.machine ? contents.definitions[version] : nil
+        }
+    }
+}
