@@ -132,6 +132,20 @@ struct ServerConnection {
         return (store, try decode(SessionListing.self, status: status, body: body, url: try url(path, query: []).absoluteString))
     }
 
+    /// The session archive of `session` (what `rewind export` writes on the device).
+    ///
+    /// - Throws: as ``session(_:)``, and ``CLIError/server(_:status:message:)``.
+    func archive(of session: String) async throws -> Data {
+        let (store, _) = try await self.session(session)
+        let path = sessionPath(session, store: store) + ["archive"]
+        let (status, body) = try await get(path)
+        guard status == 200 else {
+            let message = (try? JSONDecoder().decode(ErrorBody.self, from: body).error) ?? "no archive"
+            throw CLIError.server(try url(path, query: []).absoluteString, status: status, message: message)
+        }
+        return body
+    }
+
     private func url(_ segments: [String], query: [URLQueryItem]) throws -> URL {
         var allowed = CharacterSet.alphanumerics
         allowed.insert(charactersIn: "-._~")
