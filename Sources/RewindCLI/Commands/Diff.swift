@@ -1,4 +1,5 @@
 import ArgumentParser
+import Foundation
 import Rewind
 
 /// `rewind diff SESSION A B`: what changed between two versions of a session.
@@ -7,6 +8,7 @@ struct Diff: AsyncParsableCommand {
         abstract: "Compare two versions of a session: states exited and entered, data, context, navigation.")
 
     @OptionGroup var storeOptions: StoreOptions
+    @OptionGroup var serverOptions: ServerOptions
     @OptionGroup var output: OutputOptions
 
     @Argument(help: "The session id.")
@@ -17,12 +19,22 @@ struct Diff: AsyncParsableCommand {
     var to: String
 
     func run() async throws {
-        let engine = try storeOptions.openEngine()
-        defer { engine.close() }
-        let info = try engine.existingSession(session)
-        let a = try parseVersion(from, head: info.headVersion)
-        let b = try parseVersion(to, head: info.headVersion)
-        let report = DiffReport(try engine.diff(info.session, from: a, to: b))
+        let report: DiffReport
+        if let connection = try serverOptions.connection(storeOptions) {
+            let (store, listing) = try await connection.session(session)
+            let a = try parseVersion(from, head: listing.version)
+            let b = try parseVersion(to, head: listing.version)
+            report = try await connection.get(
+                DiffReport.self, connection.sessionPath(session, store: store) + ["diff"],
+                query: [URLQueryItem(name: "from", value: String(a)), URLQueryItem(name: "to", value: String(b))])
+        } else {
+            let engine = try storeOptions.openEngine()
+            defer { engine.close() }
+            let info = try engine.existingSession(session)
+            let a = try parseVersion(from, head: info.headVersion)
+            let b = try parseVersion(to, head: info.headVersion)
+            report = DiffReport(try engine.diff(info.session, from: a, to: b))
+        }
         if output.json {
             try Terminal.printJSON(report)
         } else {

@@ -1,4 +1,5 @@
 import ArgumentParser
+import Foundation
 import Rewind
 
 /// `rewind history SESSION`: every version of a session with time, event, source → target,
@@ -9,6 +10,7 @@ struct History: AsyncParsableCommand {
         abstract: "Show a session's versions: time, event, source → target, navigation and the stack after it.")
 
     @OptionGroup var storeOptions: StoreOptions
+    @OptionGroup var serverOptions: ServerOptions
     @OptionGroup var output: OutputOptions
 
     @Argument(help: "The session id.")
@@ -20,44 +22,34 @@ struct History: AsyncParsableCommand {
     @Option(help: "Only versions entering or leaving this state.")
     var state: String?
 
-    struct Row: Encodable {
-        var version: UInt64
-        var sequence: UInt64
-        var time: String
-        var event: String
-        var source: [String]
-        var target: [String]
-        var navigation: [String]
-        /// The navigation stack after the version, root first.
-        var stack: [NavigationEntry]
-    }
+    /// A row: the Rewind module's ``HistoryRow`` (the server answers the same).
+    typealias Row = HistoryRow
 
     func run() async throws {
-        let engine = try storeOptions.openEngine()
-        defer { engine.close() }
-        let info = try engine.existingSession(session)
-        var rows: [Row] = []
-        var stack = NavigationStack()
-        let coder = engine.store.coder
-        try engine.store.read { transaction in
-            try transaction.forEachRecord(of: info.session) { record in
-                // Every record moves the stack, shown or not.
-                try stack.apply(record, coder: coder)
-                if let event, record.event != event { return .next }
-                if let state, !record.source.contains(state), !record.target.contains(state) { return .next }
-                rows.append(Row(
-                    version: record.version, sequence: record.sequence, time: record.timestamp.description,
-                    event: record.event, source: record.source, target: record.target,
-                    navigation: record.navigation.map(\.description), stack: stack.entries))
-                return .next
-            }
+        let listing: SessionListing
+        let rows: [Row]
+        if let connection = try serverOptions.connection(storeOptions) {
+            let (store, found) = try await connection.session(session)
+            listing = found
+            var query: [URLQueryItem] = []
+            if let event { query.append(URLQueryItem(name: "events", value: event)) }
+            if let state { query.append(URLQueryItem(name: "states", value: state)) }
+            rows = try await connection.get([Row].self, connection.sessionPath(session, store: store) + ["history"], query: query)
+        } else {
+            let engine = try storeOptions.openEngine()
+            defer { engine.close() }
+            let info = try engine.existingSession(session)
+            listing = SessionListing(info, head: nil)
+            let filter = HistoryFilter(events: event.map { [$0] }, states: state.map { [$0] })
+            let coder = engine.store.coder
+            rows = try engine.store.read { try HistoryRow.rows(of: info.session, in: $0, filter: filter, coder: coder) }
         }
         if output.json {
             try Terminal.printJSON(rows)
             return
         }
         let dot = Glyphs.current.dot
-        print("session \(info.session) \(dot) machine \(info.machine) \(dot) \(info.headVersion) versions")
+        print("session \(listing.session) \(dot) machine \(listing.machine) \(dot) \(listing.version) versions")
         print(Terminal.table(
             ["VERSION", "TIME", "EVENT", "TRANSITION", "NAVIGATION", "STACK"],
             rows.map { row in

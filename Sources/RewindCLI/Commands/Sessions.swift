@@ -1,13 +1,19 @@
 import ArgumentParser
+import Foundation
 import Rewind
 
 /// `rewind sessions`: every session of the store with its machine, head version and current states.
 struct Sessions: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
         abstract: "List the sessions of the store with their machine, version and current states.",
-        discussion: "Sessions are sorted by id, numbers counted (kanji-27 before kanji-102).")
+        discussion: """
+            Sessions are sorted by id, numbers counted (kanji-27 before kanji-102). With --server, \
+            the sessions of the device store --store names (by its id), or without --store those \
+            of every device store of the app.
+            """)
 
     @OptionGroup var storeOptions: StoreOptions
+    @OptionGroup var serverOptions: ServerOptions
     @OptionGroup var output: OutputOptions
 
     @Option(help: "Only the sessions of this machine.")
@@ -16,38 +22,42 @@ struct Sessions: AsyncParsableCommand {
     @Option(help: "Show at most this many sessions (the first in order).")
     var limit: Int?
 
-    struct Row: Encodable {
-        var session: String
-        var machine: String
-        var version: UInt64
-        var states: [String]
-        var updated: String
-        var origin: String?
-    }
+    /// A row of the listing: the Rewind module's ``SessionListing`` (the server answers the same).
+    typealias Row = SessionListing
 
     func run() async throws {
         if let limit, limit < 1 { throw CLIError.conflictingOptions("--limit must be at least 1, not \(limit)") }
-        let engine = try storeOptions.openEngine()
-        defer { engine.close() }
-        var total = 0
         var machines = Set<String>()
-        let rows: [Row] = try engine.store.read { transaction in
-            // The session entries first (small), then the head records of the shown ones only.
-            var infos: [SessionInfo] = []
-            try transaction.forEachSession { info in
-                machines.insert(info.machine)
-                if machine == nil || info.machine == machine { infos.append(info) }
-                return .next
+        var total = 0
+        let rows: [Row]
+        if let connection = try serverOptions.connection(storeOptions) {
+            guard let store = connection.store else {
+                try await listFleet(connection)
+                return
             }
-            total = infos.count
-            infos.sort { naturallyPrecedes($0.session.rawValue, $1.session.rawValue) }
-            if let limit, infos.count > limit { infos.removeSubrange(limit...) }
-            return try infos.map { info in
-                let head = try transaction.record(at: info.headSequence)
-                return Row(
-                    session: info.session.rawValue, machine: info.machine, version: info.headVersion,
-                    states: head?.target ?? [], updated: info.updated.description,
-                    origin: info.origin?.description)
+            var listed = try await connection.get(
+                StoreSessions.self, ["v1", "stores", store.uuidString.lowercased(), "sessions"]).sessions
+            machines = Set(listed.map(\.machine))
+            listed = listed.filter { machine == nil || $0.machine == machine }
+            listed.sort { naturallyPrecedes($0.session, $1.session) }
+            total = listed.count
+            if let limit, listed.count > limit { listed.removeSubrange(limit...) }
+            rows = listed
+        } else {
+            let engine = try storeOptions.openEngine()
+            defer { engine.close() }
+            rows = try engine.store.read { transaction in
+                // The session entries first (small), then the head records of the shown ones only.
+                var infos: [SessionInfo] = []
+                try transaction.forEachSession { info in
+                    machines.insert(info.machine)
+                    if machine == nil || info.machine == machine { infos.append(info) }
+                    return .next
+                }
+                total = infos.count
+                infos.sort { naturallyPrecedes($0.session.rawValue, $1.session.rawValue) }
+                if let limit, infos.count > limit { infos.removeSubrange(limit...) }
+                return try infos.map { SessionListing($0, head: try transaction.record(at: $0.headSequence)) }
             }
         }
         if output.json {
@@ -69,5 +79,37 @@ struct Sessions: AsyncParsableCommand {
         if rows.count < total {
             print("(\(rows.count) of \(total) sessions; --limit N shows more)")
         }
+    }
+
+    /// A session of the fleet listing (`--server` without `--store`): which device store it is in.
+    struct FleetRow: Encodable {
+        var store: String
+        var session: String
+        var machine: String
+        var version: UInt64
+        var updated: String
+    }
+
+    /// Lists the sessions of every device store of the app (`GET /v1/sessions`).
+    private func listFleet(_ connection: ServerConnection) async throws {
+        var query = [URLQueryItem(name: "limit", value: String(min(limit ?? 1000, 1000)))]
+        if let machine { query.append(URLQueryItem(name: "machine", value: machine)) }
+        let rows = try await connection.get(FleetSessions.self, ["v1", "sessions"], query: query).sessions.map {
+            FleetRow(store: $0.storeID.uuidString.lowercased(), session: $0.sessionID, machine: $0.machine,
+                     version: $0.headVersion,
+                     updated: Timestamp(microsecondsSince1970: $0.lastRecordedAtMicroseconds).description)
+        }
+        if output.json {
+            try Terminal.printJSON(rows)
+            return
+        }
+        if rows.isEmpty {
+            print(machine.map { "no sessions of machine '\($0)' on \(connection.base.absoluteString)" }
+                ?? "no sessions on \(connection.base.absoluteString)")
+            return
+        }
+        print(Terminal.table(
+            ["STORE", "SESSION", "MACHINE", "VERSION", "UPDATED"],
+            rows.map { [$0.store, $0.session, $0.machine, String($0.version), $0.updated] }))
     }
 }

@@ -1,4 +1,5 @@
 import ArgumentParser
+import Foundation
 import Rewind
 
 /// `rewind state SESSION [--at VERSION]`: a session at its head or at any version.
@@ -7,6 +8,7 @@ struct State: AsyncParsableCommand {
         abstract: "Show a session's configuration, state data, context and navigation stack (at its head or --at a version).")
 
     @OptionGroup var storeOptions: StoreOptions
+    @OptionGroup var serverOptions: ServerOptions
     @OptionGroup var output: OutputOptions
 
     @Argument(help: "The session id.")
@@ -16,17 +18,26 @@ struct State: AsyncParsableCommand {
     var at: String?
 
     func run() async throws {
-        let engine = try storeOptions.openEngine()
-        defer { engine.close() }
-        let info = try engine.existingSession(session)
-        let version = try at.map { try parseVersion($0, head: info.headVersion) } ?? info.headVersion
-        var cursor = try engine.replayCursor(for: info.session)
-        let report = PointReport(try cursor.seek(to: version), machine: info.machine, versions: info.headVersion)
+        let report: PointReport
+        if let connection = try serverOptions.connection(storeOptions) {
+            let (store, listing) = try await connection.session(session)
+            let version = try at.map { try parseVersion($0, head: listing.version) } ?? listing.version
+            report = try await connection.get(
+                PointReport.self, connection.sessionPath(session, store: store) + ["state"],
+                query: [URLQueryItem(name: "version", value: String(version))])
+        } else {
+            let engine = try storeOptions.openEngine()
+            defer { engine.close() }
+            let info = try engine.existingSession(session)
+            let version = try at.map { try parseVersion($0, head: info.headVersion) } ?? info.headVersion
+            var cursor = try engine.replayCursor(for: info.session)
+            report = PointReport(try cursor.seek(to: version), machine: info.machine, versions: info.headVersion)
+        }
         if output.json {
             try Terminal.printJSON(report)
             return
         }
-        print("session     \(info.session) (\(info.machine)), \(info.headVersion) versions")
+        print("session     \(report.session) (\(report.machine ?? "")), \(report.versions ?? 0) versions")
         print(report.text)
     }
 }

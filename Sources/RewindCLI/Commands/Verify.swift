@@ -18,20 +18,10 @@ struct Verify: AsyncParsableCommand {
     @Option(help: "A machine definition file (.json or .scxml) to verify against, instead of the registered machine.")
     var definition: String?
 
-    struct Row: Encodable {
-        var session: String
-        var machine: String
-        var verifiedRecords: UInt64
-        var divergence: String?
-    }
-
-    /// What `verify --json` prints: every session's row and the totals the text shows.
-    struct Report: Encodable {
-        var sessions: [Row]
-        var verifiedSessions: Int
-        var verifiedRecords: UInt64
-        var diverged: Int
-    }
+    /// A session's row and the whole report: the Rewind module's ``VerificationSummary`` (the
+    /// server's `…/verify` answers the same).
+    typealias Row = VerificationSummary.Row
+    typealias Report = VerificationSummary
 
     func run() async throws {
         let engine = try storeOptions.openEngine()
@@ -57,23 +47,20 @@ struct Verify: AsyncParsableCommand {
                 throw CLIError.unknownMachine(info.machine, known: ExampleCatalog.knownMachineNames(in: engine))
             }
             let report = try engine.verify(info.session, against: machine)
-            rows.append(Row(
-                session: info.session.rawValue, machine: info.machine, verifiedRecords: report.verifiedRecords,
-                divergence: report.divergence?.description))
+            rows.append(Row(report, machine: info.machine))
             progress?.update(index + 1)
         }
         progress?.finish()
         let diverged = rows.filter { $0.divergence != nil }
-        let verifiedRecords = rows.reduce(0) { $0 + $1.verifiedRecords }
+        let summary = Report(rows)
         if output.json {
-            try Terminal.printJSON(Report(
-                sessions: rows, verifiedSessions: rows.count, verifiedRecords: verifiedRecords, diverged: diverged.count))
+            try Terminal.printJSON(summary)
         } else {
             for row in diverged {
                 print("\(row.session) (\(row.machine)): \(row.divergence ?? "")")
             }
             print("verified \(rows.count) session\(rows.count == 1 ? "" : "s"), "
-                + "\(records(verifiedRecords)): \(diverged.count) diverged")
+                + "\(records(summary.verifiedRecords)): \(diverged.count) diverged")
         }
         if !diverged.isEmpty { throw ExitCode(1) }
     }

@@ -17,6 +17,7 @@ struct View: AsyncParsableCommand {
             """)
 
     @OptionGroup var storeOptions: StoreOptions
+    @OptionGroup var serverOptions: ServerOptions
 
     @Argument(help: "The session id (omit with --machine).")
     var session: String?
@@ -53,7 +54,23 @@ struct View: AsyncParsableCommand {
         } catch {
             throw ValidationError(error.description)
         }
-        let engine = try storeOptions.openEngine()
+        // With --server: the session's archive from the server, imported into a temporary store
+        // that the page is rendered from, as from a local one.
+        var temporary: String?
+        defer { if let temporary { try? FileManager.default.removeItem(atPath: temporary) } }
+        let engine: Engine
+        if let connection = try serverOptions.connection(storeOptions) {
+            guard let session else {
+                throw CLIError.conflictingOptions("view --machine reads a local store; with --server give a session id")
+            }
+            let archive = try await connection.archive(of: session)
+            let directory = NSTemporaryDirectory() + "rewind-view-" + UUID().uuidString
+            temporary = directory
+            engine = try ExampleCatalog.engine(directory: directory, durability: .noSync)
+            _ = try await engine.importSession(archive)
+        } else {
+            engine = try storeOptions.openEngine()
+        }
         defer { engine.close() }
         let page: Data
         let name: String

@@ -20,6 +20,9 @@ enum CLIError: Error, CustomStringConvertible {
     case invalidDefinition(String, problems: [String])
     /// `demo --fresh` on a path that is not a store: it was left untouched.
     case notRemovable(String, reason: String)
+    /// A fleet server (`--server`) that could not be reached, or answered with an error: the URL
+    /// asked, the HTTP status (0 when there was no answer) and what it said.
+    case server(String, status: Int, message: String)
 
     var description: String {
         switch self {
@@ -48,6 +51,10 @@ enum CLIError: Error, CustomStringConvertible {
         case let .notRemovable(path, reason):
             return "refusing to delete '\(path)': \(reason); only a Rewind store is removed by --fresh, "
                 + "and nothing was deleted"
+        case let .server(url, status, message):
+            return status == 0
+                ? "cannot reach the server at \(url): \(message)"
+                : "the server answered \(status) for \(url): \(message)"
         }
     }
 }
