@@ -15,6 +15,8 @@ let package = Package(
         .package(url: "https://github.com/vapor/postgres-nio", from: "1.33.2"),
         .package(url: "https://github.com/swift-server/swift-service-lifecycle", from: "2.13.0"),
         .package(url: "https://github.com/apple/swift-log", from: "1.16.2"),
+        // NIOThreadPool: the threads replay blocks on (already in the graph through hummingbird).
+        .package(url: "https://github.com/apple/swift-nio", from: "2.101.3"),
         .package(url: "https://github.com/apple/swift-argument-parser", from: "1.8.2"),
         // SHA-256 of key secrets and definition documents (postgres-nio depends on it already).
         .package(url: "https://github.com/apple/swift-crypto", from: "4.5.2"),
@@ -25,8 +27,11 @@ let package = Package(
             name: "RewindServer",
             dependencies: [
                 .product(name: "RewindStore", package: "Rewind"),
+                // The log-reading interface and the replay engine the server runs over PostgreSQL.
+                .product(name: "Rewind", package: "Rewind"),
                 .product(name: "Hummingbird", package: "hummingbird"),
                 .product(name: "PostgresNIO", package: "postgres-nio"),
+                .product(name: "NIOPosix", package: "swift-nio"),
                 .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
                 .product(name: "UnixSignals", package: "swift-service-lifecycle"),
                 .product(name: "Logging", package: "swift-log"),
@@ -47,6 +52,8 @@ let package = Package(
                 "RewindServer",
                 .product(name: "Rewind", package: "Rewind"),
                 .product(name: "RewindExamples", package: "Rewind"),
+                // The CLI, run against the server by the tests of `rewind … --server`.
+                .product(name: "rewind", package: "Rewind"),
                 .product(name: "PostgresNIO", package: "postgres-nio"),
                 .product(name: "Crypto", package: "swift-crypto"),
                 .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),

@@ -23,6 +23,7 @@ struct Routes: Sendable {
             try await position(request, context: context)
         }
         router.get("v1/sessions") { request, _ in try await sessions(request) }
+        addReplayRoutes(to: router)
         return router
     }
 
@@ -127,7 +128,7 @@ struct Routes: Sendable {
 
     /// The caller of a request whose key is of kind `needs` (either kind when `nil`).
     /// - Throws: ``APIError`` 401 without a valid key, 403 with one of the other kind.
-    private func authenticate(_ request: Request, needs: KeyKind?) async throws -> Caller {
+    func authenticate(_ request: Request, needs: KeyKind?) async throws -> Caller {
         guard let header = request.headers[.authorization], header.hasPrefix("Bearer "),
               let caller = try await keys.authenticate(token: String(header.dropFirst("Bearer ".count)))
         else { throw APIError.unauthorized }
@@ -135,14 +136,14 @@ struct Routes: Sendable {
         return caller
     }
 
-    private func storeID(_ context: BasicRequestContext) throws -> UUID {
+    func storeID(_ context: BasicRequestContext) throws -> UUID {
         guard let text = context.parameters.get("storeID"), let id = UUID(uuidString: text) else {
             throw APIError(.badRequest, "the store id must be a UUID (the store's meta.store-id)")
         }
         return id
     }
 
-    private func bodyTooLarge() -> APIError {
+    func bodyTooLarge() -> APIError {
         APIError(.contentTooLarge, "the body is larger than \(maximumBodyBytes) bytes: send smaller batches",
                  details: ["maximumBodyBytes": .integer(Int64(maximumBodyBytes))])
     }
