@@ -17,6 +17,8 @@ let package = Package(
         .package(url: "https://github.com/vapor/postgres-nio", from: "1.33.2"),
         .package(url: "https://github.com/swift-server/swift-service-lifecycle", from: "2.13.0"),
         .package(url: "https://github.com/apple/swift-log", from: "1.16.2"),
+        // NIOThreadPool: the threads replay blocks on (already in the graph through hummingbird).
+        .package(url: "https://github.com/apple/swift-nio", from: "2.101.3"),
         .package(url: "https://github.com/apple/swift-argument-parser", from: "1.8.2"),
         // SHA-256 of key secrets and definition documents (postgres-nio depends on it already).
         .package(url: "https://github.com/apple/swift-crypto", from: "4.5.2"),
@@ -27,10 +29,12 @@ let package = Package(
             name: "RewindServer",
             dependencies: [
                 .product(name: "RewindStore", package: "Rewind"),
-                // The built-in projections, folded on the server by the same code as on a device.
+                // The built-in projections and the replay engine, run on the server by the same code
+                // as on a device, over the log-reading interface.
                 .product(name: "Rewind", package: "Rewind"),
                 .product(name: "Hummingbird", package: "hummingbird"),
                 .product(name: "PostgresNIO", package: "postgres-nio"),
+                .product(name: "NIOPosix", package: "swift-nio"),
                 .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
                 .product(name: "UnixSignals", package: "swift-service-lifecycle"),
                 .product(name: "Logging", package: "swift-log"),
@@ -51,6 +55,8 @@ let package = Package(
                 "RewindServer",
                 .product(name: "Rewind", package: "Rewind"),
                 .product(name: "RewindExamples", package: "Rewind"),
+                // The CLI, run against the server by the tests of `rewind … --server`.
+                .product(name: "rewind", package: "Rewind"),
                 .product(name: "PostgresNIO", package: "postgres-nio"),
                 .product(name: "Crypto", package: "swift-crypto"),
                 .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),

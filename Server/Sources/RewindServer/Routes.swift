@@ -27,6 +27,7 @@ struct Routes: Sendable {
         }
         router.get("v1/sessions") { request, _ in try await sessions(request) }
         addProjectionRoutes(to: router)
+        addReplayRoutes(to: router)
         return router
     }
 
@@ -93,7 +94,7 @@ struct Routes: Sendable {
         return id
     }
 
-    private func bodyTooLarge() -> APIError {
+    func bodyTooLarge() -> APIError {
         APIError(.contentTooLarge, "the body is larger than \(maximumBodyBytes) bytes: send smaller batches",
                  details: ["maximumBodyBytes": .integer(Int64(maximumBodyBytes))])
     }

@@ -5,14 +5,15 @@ import Testing
 /// The built `rewind-server`: `create-app` prints working keys; `serve` migrates, listens,
 /// answers and stops gracefully on SIGTERM.
 @Suite struct ExecutableTests {
-    static func executable() throws -> URL {
+    /// The built executable `name` (`rewind-server`, or the root package's `rewind`), next to the tests.
+    static func executable(named name: String = "rewind-server") throws -> URL {
         var directories: [URL] = []
         if let executable = Bundle.main.executableURL { directories.append(executable.deletingLastPathComponent()) }
         directories.append(Bundle.main.bundleURL.deletingLastPathComponent())
         directories.append(URL(fileURLWithPath: CommandLine.arguments[0]).deletingLastPathComponent())
-        let found = directories.map { $0.appendingPathComponent("rewind-server") }
+        let found = directories.map { $0.appendingPathComponent(name) }
             .first { FileManager.default.isExecutableFile(atPath: $0.path) }
-        return try #require(found, "rewind-server is built next to the tests (swift build --build-tests)")
+        return try #require(found, "\(name) is built next to the tests (swift build --build-tests)")
     }
 
     @Test func createAppPrintsKeysThatWork() async throws {

@@ -1,0 +1,194 @@
+import Foundation
+import Logging
+import PostgresNIO
+import Rewind
+@_spi(Internals) import RewindStore
+
+extension PostgresTransitionLog {
+    /// A consistent read of the log: every answer is bounded by the head sequence read when it
+    /// was made (see ``PostgresTransitionLog``'s design). Each call blocks its thread for its
+    /// queries.
+    public struct Reader: TransitionLogReader, Sendable {
+        /// The log read.
+        public let log: PostgresTransitionLog
+        /// The last sequence this reader sees.
+        public let head: UInt64
+
+        /// A reader of `log` bounded by its pinned head, else by its head now.
+        ///
+        /// - Throws: PostgreSQL's errors.
+        public init(log: PostgresTransitionLog) throws {
+            self.log = log
+            head = try log.pinnedHead ?? log.currentHead()
+        }
+
+        /// The last global sequence this reader sees (0 when the server holds none).
+        public func headSequence() throws -> UInt64 { head }
+
+        /// The session's head from the `sessions` table (with the origin of its first record),
+        /// recomputed from the records under the bound when the row is newer than it; `nil` when
+        /// the log holds no record of it up to the bound.
+        ///
+        /// - Throws: ``PostgresLogError/damagedRecord(storeID:sequence:reason:)``, PostgreSQL's errors.
+        public func sessionInfo(for session: SessionID) throws -> SessionInfo? {
+            let (client, appID, storeID, logger, bound) = (log.client, log.appID, log.storeID, log.logger, Int64(head))
+            let row = try BlockingBridge.wait { () -> SessionRow? in
+                for try await (machine, headVersion, headSequence, count, first, last, firstSequence, firstVersion, firstBytes)
+                    in try await client.query("""
+                    SELECT s.machine, s.head_version, s.head_sequence, s.record_count, s.first_recorded_at_us,
+                        s.last_recorded_at_us, r.sequence, r.version, r.record
+                    FROM sessions s JOIN records r ON r.app_id = s.app_id AND r.store_id = s.store_id
+                        AND r.session_id = s.session_id AND r.version = 1
+                    WHERE s.app_id = \(appID) AND s.store_id = \(storeID) AND s.session_id = \(session.rawValue)
+                        AND r.sequence <= \(bound)
+                    """, logger: logger).decode((String, Int64, Int64, Int64, Int64, Int64, Int64, Int64, ByteBuffer).self) {
+                    return SessionRow(
+                        machine: machine, headVersion: headVersion, headSequence: headSequence, recordCount: count,
+                        firstMicroseconds: first, lastMicroseconds: last,
+                        first: StoredRecord(sequence: firstSequence, session: session.rawValue, version: firstVersion, bytes: firstBytes))
+                }
+                return nil
+            }
+            guard var row else { return nil }
+            let first = try decode(row.first)
+            if row.headSequence > bound {
+                // Records of this session came in after the reader began: its head under the bound.
+                guard let last = try records(of: session, descendingFrom: bound).first else { return nil }
+                row.machine = last.machine
+                row.headVersion = Int64(last.version)
+                row.headSequence = Int64(last.sequence)
+                row.recordCount = Int64(last.version)
+                row.lastMicroseconds = last.timestamp.microsecondsSince1970
+            }
+            return SessionInfo(
+                session: session, headVersion: UInt64(row.headVersion), headSequence: UInt64(row.headSequence),
+                machine: row.machine, recordCount: UInt64(row.recordCount),
+                created: Timestamp(microsecondsSince1970: row.firstMicroseconds),
+                updated: Timestamp(microsecondsSince1970: row.lastMicroseconds), origin: first.origin)
+        }
+
+        /// Up to `limit` records of `session` in version order from version `version` on.
+        ///
+        /// - Throws: ``PostgresLogError/damagedRecord(storeID:sequence:reason:)``, PostgreSQL's errors.
+        public func records(of session: SessionID, fromVersion version: UInt64, limit: Int) throws -> [TransitionRecord] {
+            guard limit > 0, let from = Int64(exactly: max(version, 1)) else { return [] }
+            let (client, appID, storeID, logger, bound) = (log.client, log.appID, log.storeID, log.logger, Int64(head))
+            let rows = try BlockingBridge.wait { () -> [StoredRecord] in
+                try await Self.collect(try await client.query("""
+                    SELECT sequence, session_id, version, record FROM records
+                    WHERE app_id = \(appID) AND store_id = \(storeID) AND session_id = \(session.rawValue)
+                        AND version >= \(from) AND sequence <= \(bound)
+                    ORDER BY version LIMIT \(Int64(limit))
+                    """, logger: logger))
+            }
+            return try rows.map(decode)
+        }
+
+        /// Up to `limit` records of the log in sequence order from sequence `sequence` on.
+        ///
+        /// - Throws: ``PostgresLogError/damagedRecord(storeID:sequence:reason:)``, PostgreSQL's errors.
+        public func records(fromSequence sequence: UInt64, limit: Int) throws -> [TransitionRecord] {
+            guard limit > 0, let from = Int64(exactly: max(sequence, 1)) else { return [] }
+            let (client, appID, storeID, logger, bound) = (log.client, log.appID, log.storeID, log.logger, Int64(head))
+            let rows = try BlockingBridge.wait { () -> [StoredRecord] in
+                try await Self.collect(try await client.query("""
+                    SELECT sequence, session_id, version, record FROM records
+                    WHERE app_id = \(appID) AND store_id = \(storeID) AND sequence >= \(from) AND sequence <= \(bound)
+                    ORDER BY sequence LIMIT \(Int64(limit))
+                    """, logger: logger))
+            }
+            return try rows.map(decode)
+        }
+
+        /// The definition stored for the store's app under `name` and `version` (the JSON
+        /// interchange document a batch carried), or `nil`.
+        ///
+        /// - Throws: ``PostgresLogError/damagedDefinition(name:version:reason:)`` when the document
+        ///   does not decode, PostgreSQL's errors.
+        public func storedDefinition(name: String, version: String) throws -> MachineDefinition? {
+            guard let document = try storedDefinitionDocument(name: name, version: version) else { return nil }
+            do {
+                return try MachineDefinition(jsonDocument: Data(document))
+            } catch {
+                throw PostgresLogError.damagedDefinition(name: name, version: version, reason: String(describing: error))
+            }
+        }
+
+        /// The JSON interchange document stored for the store's app under `name` and `version`,
+        /// byte for byte as the device uploaded it (its SHA-256 is `version`), or `nil`.
+        ///
+        /// - Throws: PostgreSQL's errors.
+        public func storedDefinitionDocument(name: String, version: String) throws -> [UInt8]? {
+            let (client, appID, logger) = (log.client, log.appID, log.logger)
+            return try BlockingBridge.wait { () -> [UInt8]? in
+                for try await document in try await client.query("""
+                    SELECT document FROM definitions WHERE app_id = \(appID) AND machine = \(name) AND content_version = \(version)
+                    """, logger: logger).decode(ByteBuffer.self) {
+                    return Array(buffer: document)
+                }
+                return nil
+            }
+        }
+
+        // MARK: Rows
+
+        /// A row of `records`, not decoded yet.
+        struct StoredRecord: Sendable {
+            var sequence: Int64
+            var session: String
+            var version: Int64
+            var bytes: ByteBuffer
+        }
+
+        /// A row of `sessions` with the first record of its session.
+        struct SessionRow: Sendable {
+            var machine: String
+            var headVersion: Int64
+            var headSequence: Int64
+            var recordCount: Int64
+            var firstMicroseconds: Int64
+            var lastMicroseconds: Int64
+            var first: StoredRecord
+        }
+
+        private static func collect(_ rows: PostgresRowSequence) async throws -> [StoredRecord] {
+            var records: [StoredRecord] = []
+            for try await (sequence, session, version, bytes) in rows.decode((Int64, String, Int64, ByteBuffer).self) {
+                records.append(StoredRecord(sequence: sequence, session: session, version: version, bytes: bytes))
+            }
+            return records
+        }
+
+        /// The records of `session` at or below sequence `bound`, latest version first (at most one).
+        private func records(of session: SessionID, descendingFrom bound: Int64) throws -> [TransitionRecord] {
+            let (client, appID, storeID, logger) = (log.client, log.appID, log.storeID, log.logger)
+            let rows = try BlockingBridge.wait { () -> [StoredRecord] in
+                try await Self.collect(try await client.query("""
+                    SELECT sequence, session_id, version, record FROM records
+                    WHERE app_id = \(appID) AND store_id = \(storeID) AND session_id = \(session.rawValue)
+                        AND sequence <= \(bound)
+                    ORDER BY version DESC LIMIT 1
+                    """, logger: logger))
+            }
+            return try rows.map(decode)
+        }
+
+        /// Decodes a row's record bytes under its sequence, checking that it is the session and
+        /// version the row says.
+        private func decode(_ row: StoredRecord) throws -> TransitionRecord {
+            let sequence = UInt64(max(row.sequence, 0))
+            let record: TransitionRecord
+            do {
+                record = try row.bytes.withUnsafeReadableBytes { try RecordCodec.decode($0, sequence: sequence) }
+            } catch {
+                throw PostgresLogError.damagedRecord(storeID: log.storeID, sequence: sequence, reason: String(describing: error))
+            }
+            guard record.session.rawValue == row.session, Int64(exactly: record.version) == row.version else {
+                throw PostgresLogError.damagedRecord(
+                    storeID: log.storeID, sequence: sequence,
+                    reason: "it holds '\(record.session)' version \(record.version), but its row says '\(row.session)' version \(row.version)")
+            }
+            return record
+        }
+    }
+}

@@ -1,0 +1,188 @@
+import Foundation
+import Hummingbird
+import Logging
+import PostgresNIO
+import Rewind
+
+/// The replay endpoints of one device store (read key): its sessions, and a session's history,
+/// state at a version, diff, verification and archive. Each answers with the same code a device
+/// runs over its own store — ``LogReplay`` and the Rewind module's report types over the
+/// store's ``PostgresTransitionLog`` — in the JSON shapes `rewind … --json` prints. Each request
+/// reads one log pinned at its head when the request began, on a thread that may block.
+extension Routes {
+    func addReplayRoutes(to router: Router<BasicRequestContext>) {
+        router.get("v1/stores/:storeID/sessions") { request, context in
+            try await storeSessions(request, context: context)
+        }
+        router.get("v1/stores/:storeID/sessions/:sessionID") { request, context in
+            try await replay(request, context: context) { log, session in
+                try log.readLog { reader in
+                    guard let listing = try SessionListing.read(session, from: reader) else {
+                        throw EngineError.unknownSession(session)
+                    }
+                    return listing
+                }
+            }
+        }
+        router.get("v1/stores/:storeID/sessions/:sessionID/history") { request, context in
+            let filter = try historyFilter(request)
+            let limit = try integer(request, "limit", in: 1...Int.max) ?? .max
+            return try await replay(request, context: context) { log, session in
+                try log.readLog { reader in
+                    guard try reader.sessionInfo(for: session) != nil else { throw EngineError.unknownSession(session) }
+                    return try HistoryRow.rows(of: session, in: reader, filter: filter, limit: limit, coder: JSONPayloadCoder())
+                }
+            }
+        }
+        router.get("v1/stores/:storeID/sessions/:sessionID/state") { request, context in
+            let version = try integer(request, "version", in: 0...Int.max).map(UInt64.init)
+            return try await replay(request, context: context) { log, session in
+                let info = try Self.info(of: session, in: log)
+                let point = try LogReplay(log: log).point(of: session, at: version ?? info.headVersion)
+                return ReplayPointReport(point, machine: info.machine, versions: info.headVersion)
+            }
+        }
+        router.get("v1/stores/:storeID/sessions/:sessionID/diff") { request, context in
+            guard let from = try integer(request, "from", in: 0...Int.max), let to = try integer(request, "to", in: 0...Int.max) else {
+                throw APIError(.badRequest, "diff needs from and to: the two versions to compare")
+            }
+            return try await replay(request, context: context) { log, session in
+                ReplayDiffReport(try LogReplay(log: log).diff(session, from: UInt64(from), to: UInt64(to)))
+            }
+        }
+        router.post("v1/stores/:storeID/sessions/:sessionID/verify") { request, context in
+            var request = request
+            let body: ByteBuffer
+            do {
+                body = try await request.collectBody(upTo: maximumBodyBytes)
+            } catch let error as HTTPError where error.status == .contentTooLarge {
+                throw bodyTooLarge()
+            }
+            let machine: Machine
+            do {
+                machine = try Machine(try MachineDefinition(jsonDocument: Data(body.readableBytesView)))
+            } catch {
+                throw APIError(.badRequest, "the body is not a machine definition (JSON interchange document) that compiles: \(error)")
+            }
+            return try await replay(request, context: context) { log, session in
+                let info = try Self.info(of: session, in: log)
+                let report = try LogReplay(log: log).verify(session, against: machine)
+                return VerificationSummary([VerificationSummary.Row(report, machine: info.machine)])
+            }
+        }
+        router.get("v1/stores/:storeID/sessions/:sessionID/archive") { request, context in
+            let caller = try await authenticate(request, needs: .read)
+            let (log, session) = try replayTarget(context, appID: caller.appID)
+            let archive = try await answering {
+                try await BlockingBridge.run { try LogReplay(log: try log.pinned()).exportSession(session) }
+            }
+            return Response(
+                status: .ok, headers: [.contentType: "application/json"],
+                body: ResponseBody(byteBuffer: ByteBuffer(bytes: archive)))
+        }
+    }
+
+    // MARK: Endpoints
+
+    /// `GET /v1/stores/{store}/sessions`: every session of the store, as `rewind sessions --json`
+    /// lists them, by id.
+    private func storeSessions(_ request: Request, context: BasicRequestContext) async throws -> Response {
+        struct Sessions: Encodable { var sessions: [SessionListing] }
+        let caller = try await authenticate(request, needs: .read)
+        let storeID = try storeID(context)
+        var ids: [SessionID] = []
+        for try await id in try await client.query("""
+            SELECT session_id FROM sessions WHERE app_id = \(caller.appID) AND store_id = \(storeID) ORDER BY session_id
+            """, logger: logger).decode(String.self) {
+            ids.append(try SessionID(id))
+        }
+        let log = PostgresTransitionLog(client: client, appID: caller.appID, storeID: storeID, logger: logger)
+        let sessions = ids
+        let listings = try await answering {
+            try await BlockingBridge.run {
+                try log.readLog { reader in try sessions.compactMap { try SessionListing.read($0, from: reader) } }
+            }
+        }
+        return try JSONResponse.make(body: Sessions(sessions: listings))
+    }
+
+    /// Authenticates a read key, then runs `body` with the store's log (pinned at its head now)
+    /// and the session on a thread that may block, and answers what it returns as JSON.
+    private func replay<Answer: Encodable & Sendable>(
+        _ request: Request, context: BasicRequestContext,
+        _ body: @escaping @Sendable (PostgresTransitionLog, SessionID) throws -> Answer
+    ) async throws -> Response {
+        let caller = try await authenticate(request, needs: .read)
+        let (log, session) = try replayTarget(context, appID: caller.appID)
+        let answer = try await answering {
+            try await BlockingBridge.run { try body(try log.pinned(), session) }
+        }
+        return try JSONResponse.make(body: answer)
+    }
+
+    /// The store's log (of the caller's app) and the session the path names.
+    private func replayTarget(_ context: BasicRequestContext, appID: Int64) throws -> (PostgresTransitionLog, SessionID) {
+        let storeID = try storeID(context)
+        // Path parameters arrive percent-encoded.
+        guard let text = context.parameters.get("sessionID")?.removingPercentEncoding, let session = try? SessionID(text) else {
+            throw APIError(.badRequest, "the session id is not a valid session id")
+        }
+        return (PostgresTransitionLog(client: client, appID: appID, storeID: storeID, logger: logger), session)
+    }
+
+    /// The session's info in `log`, or ``EngineError/unknownSession(_:)``.
+    static func info(of session: SessionID, in log: PostgresTransitionLog) throws -> SessionInfo {
+        guard let info = try log.readLog({ try $0.sessionInfo(for: session) }) else { throw EngineError.unknownSession(session) }
+        return info
+    }
+
+    /// Runs `work`, turning replay's errors into answers: an unknown session is a 404, a version
+    /// past the head a 400 naming the head, a session replay cannot re-run a 422, a damaged row
+    /// a 500 naming it.
+    private func answering<T>(_ work: () async throws -> T) async throws -> T {
+        do {
+            return try await work()
+        } catch let error as APIError {
+            throw error
+        } catch EngineError.unknownSession(let session) {
+            throw APIError(.notFound, "no session '\(session)' in this store", details: ["session": .text(session.rawValue)])
+        } catch ReplayError.versionOutOfRange(let session, let requested, let head) {
+            throw APIError(.badRequest, "version \(requested) is past the head of session '\(session)', version \(head)",
+                           details: ["head": .integer(Int64(clamping: head)), "version": .integer(Int64(clamping: requested))])
+        } catch let error as PostgresLogError {
+            logger.error("damaged log", metadata: ["error": "\(error)"])
+            throw APIError(.internalServerError, error.description)
+        } catch let error as ReplayError {
+            throw APIError(.unprocessableContent, "the session cannot be replayed: \(error)")
+        } catch let error as EngineError {
+            throw APIError(.unprocessableContent, "the session cannot be replayed: \(error)")
+        }
+    }
+
+    /// The history filter of `events`, `states` (each repeatable) and `from`/`to` (versions).
+    private func historyFilter(_ request: Request) throws -> HistoryFilter {
+        let parameters = request.uri.queryParameters
+        let events = parameters.getAll("events")
+        let states = parameters.getAll("states")
+        let from = try integer(request, "from", in: 1...Int.max)
+        let to = try integer(request, "to", in: 1...Int.max)
+        if let from, let to, from > to {
+            throw APIError(.badRequest, "from (\(from)) is past to (\(to))", details: ["parameter": .text("from")])
+        }
+        var versions: ClosedRange<UInt64>?
+        if from != nil || to != nil { versions = UInt64(from ?? 1)...UInt64(to ?? Int.max) }
+        return HistoryFilter(
+            events: events.isEmpty ? nil : Set(events), states: states.isEmpty ? nil : Set(states), versions: versions)
+    }
+
+    /// The whole-number query parameter `name` in `range`, or `nil` when absent.
+    private func integer(_ request: Request, _ name: String, in range: ClosedRange<Int>) throws -> Int? {
+        guard let text = request.uri.queryParameters[name[...]] else { return nil }
+        guard let value = Int(text), range.contains(value) else {
+            throw APIError(.badRequest, "\(name) must be a whole number from \(range.lowerBound)"
+                + (range.upperBound == Int.max ? " on" : " to \(range.upperBound)"),
+                details: ["parameter": .text(name)])
+        }
+        return value
+    }
+}

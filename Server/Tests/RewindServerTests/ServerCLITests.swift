@@ -1,0 +1,114 @@
+import Foundation
+import Rewind
+import RewindServer
+import Testing
+
+/// `rewind sessions|history|state|diff --server URL --key KEY [--store ID]`: the built `rewind`
+/// reads from a real server what it reads from the device's own store, and prints the same.
+@Suite struct ServerCLITests {
+    /// What a run of `rewind` printed and how it ended.
+    struct Run: Equatable, CustomStringConvertible {
+        var status: Int32
+        var output: String
+        var errors: String
+        var description: String { "exit \(status)\n\(output)\n\(errors)" }
+    }
+
+    static func rewind(_ arguments: [String]) async throws -> Run {
+        let process = Process()
+        process.executableURL = try ExecutableTests.executable(named: "rewind")
+        process.arguments = arguments
+        process.environment = ["LANG": "C.UTF-8", "TERM": "dumb"]
+        let output = Pipe()
+        let errors = Pipe()
+        process.standardOutput = output
+        process.standardError = errors
+        try process.run()
+        async let printed = onThread { output.fileHandleForReading.readDataToEndOfFile() }
+        async let reported = onThread { errors.fileHandleForReading.readDataToEndOfFile() }
+        let (out, err) = try await (printed, reported)
+        process.waitUntilExit()  // its output is closed: it has ended or is ending
+        return Run(status: process.terminationStatus, output: String(decoding: out, as: UTF8.self),
+                   errors: String(decoding: err, as: UTF8.self))
+    }
+
+    /// `arguments` run on the device's store and on the server: the same output and exit.
+    func expectSame(_ arguments: [String], device: Device, server: TestServer, naming store: Bool = true) async throws {
+        let local = try await Self.rewind(arguments + ["--store", device.directory])
+        var remoteArguments = arguments + ["--server", "http://127.0.0.1:\(server.port)", "--key", server.app.readKey.token]
+        if store { remoteArguments += ["--store", device.storeID.uuidString] }
+        let remote = try await Self.rewind(remoteArguments)
+        #expect(remote == local, "rewind \(arguments.joined(separator: " "))")
+    }
+
+    @Test func readsFromTheServerAsFromTheLocalStore() async throws {
+        let device = try Device.withExamples()
+        try await device.runVariety()
+        let server = try await ReplayRoutesTests.serve([device])
+        for json in [[], ["--json"]] {
+            try await expectSame(["sessions"] + json, device: device, server: server)
+            try await expectSame(["sessions", "--machine", "kanji", "--limit", "1"] + json, device: device, server: server)
+            for session in ["kanji-1", "kanji-fork", "lv-1", "ob-1"] {
+                try await expectSame(["history", session] + json, device: device, server: server)
+                try await expectSame(["state", session] + json, device: device, server: server)
+                try await expectSame(["state", session, "--at", "2"] + json, device: device, server: server)
+                try await expectSame(["diff", session, "1", "3"] + json, device: device, server: server)
+            }
+            try await expectSame(["history", "lv-1", "--event", "loaded"] + json, device: device, server: server)
+            try await expectSame(["history", "kanji-1", "--state", "list"] + json, device: device, server: server)
+            // Without --store: the one store of the app that has the session.
+            try await expectSame(["state", "lv-1"] + json, device: device, server: server, naming: false)
+        }
+        let local = try await Self.rewind(["sessions", "--json", "--store", device.directory])
+        #expect(local.status == 0 && local.output.contains("kanji-fork"))
+        try await server.stop()
+    }
+
+    @Test func viewRendersTheServersSessionAsTheLocalOne() async throws {
+        let device = try Device.withExamples()
+        try await device.runVariety()
+        let server = try await ReplayRoutesTests.serve([device])
+        let directory = NSTemporaryDirectory() + "rewind-view-test-" + UUID().uuidString
+        try FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(atPath: directory) }
+        for session in ["kanji-fork", "lv-1"] {
+            let local = try await Self.rewind(["view", session, "-o", "\(directory)/local.html", "--store", device.directory])
+            let remote = try await Self.rewind([
+                "view", session, "-o", "\(directory)/remote.html", "--server", "http://127.0.0.1:\(server.port)",
+                "--key", server.app.readKey.token, "--store", device.storeID.uuidString,
+            ])
+            #expect(local.status == 0, "\(local)")
+            #expect(remote.status == 0, "\(remote)")
+            let localPage = try Data(contentsOf: URL(fileURLWithPath: "\(directory)/local.html"))
+            let remotePage = try Data(contentsOf: URL(fileURLWithPath: "\(directory)/remote.html"))
+            #expect(!localPage.isEmpty)
+            #expect(remotePage == localPage, "the page of \(session)")
+        }
+        try await server.stop()
+    }
+
+    @Test func reportsErrorsAsForTheLocalStore() async throws {
+        let device = try Device()
+        try await device.runOnboarding(["a"])
+        let server = try await ReplayRoutesTests.serve([device])
+        try await expectSame(["history", "nobody"], device: device, server: server)
+        try await expectSame(["state", "a", "--at", "9"], device: device, server: server)
+        try await expectSame(["diff", "a", "0", "2"], device: device, server: server)
+        let badKey = try await Self.rewind([
+            "state", "a", "--server", "http://127.0.0.1:\(server.port)", "--key", "rewind_read_nope", "--store", device.storeID.uuidString,
+        ])
+        #expect(badKey.status != 0)
+        #expect(badKey.errors.contains("401"))
+        let notAStoreID = try await Self.rewind([
+            "state", "a", "--server", "http://127.0.0.1:\(server.port)", "--key", server.app.readKey.token, "--store", device.directory,
+        ])
+        #expect(notAStoreID.status != 0)
+        #expect(notAStoreID.errors.contains("a UUID"))
+        let fleet = try await Self.rewind([
+            "sessions", "--server", "http://127.0.0.1:\(server.port)", "--key", server.app.readKey.token, "--json",
+        ])
+        #expect(fleet.status == 0)
+        #expect(fleet.output.contains(device.storeID.uuidString.lowercased()))
+        try await server.stop()
+    }
+}
