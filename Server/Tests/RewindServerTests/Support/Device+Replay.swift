@@ -56,7 +56,7 @@ extension Device {
             MachineDefinition("flow") {
                 StateNode("list") {
                     On("open", to: "detail",
-                       actions: reminding ? [.send(event: "remind", delayMilliseconds: 3_600_000)] : [])
+                       actions: reminding ? [.send(event: "remind", delay: .seconds(3_600))] : [])
                 }
                 StateNode("detail") {
                     On("back", to: "list")
