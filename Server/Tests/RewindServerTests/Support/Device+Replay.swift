@@ -38,7 +38,7 @@ extension Device {
         try await runOnboarding(["ob-2"])
         _ = try await engine.fork("kanji-1", at: 3, as: "kanji-fork")
         let fork = try engine.session("kanji-fork")
-        _ = try await fork.enter(Kanji.State.list, data: Kanji.Word(word: "本日"))
+        _ = try await fork.enter(Kanji.State.detail, data: Kanji.Character(character: "日", meanings: ["day", "sun"]))
         _ = try await fork.enter(Kanji.State.all)
     }
 
