@@ -38,8 +38,9 @@ struct CommitGatheringTests {
         defer { engine.close() }
         let a = try await engine.startSession(id: "a", machine: "loading-view")
         let b = try await engine.startSession(id: "b", machine: "loading-view")
-        // Let any wait after the set-up's commits end (each is bounded by a commit's duration).
-        try await Task.sleep(for: .milliseconds(100))
+        // Until any wait after the set-up's commits has ended (each is bounded by a commit's
+        // duration).
+        while engine.commits.isBusy { try await Task.sleep(for: .milliseconds(1)) }
         let before = engine.commitStatistics
         #expect(before.largestBatch == 1)
 
@@ -69,8 +70,8 @@ struct CommitGatheringTests {
         held.release()
         let aLatency = try await first.value
         let bLatency = try await second.value
-        // Past the bound of any wait the last commit started (it took milliseconds).
-        try await Task.sleep(for: .milliseconds(500))
+        // Until the wait the last commit started has ended (at its bound or when it gathered).
+        while engine.commits.isBusy { try await Task.sleep(for: .milliseconds(1)) }
         let after = engine.commitStatistics
         #expect(after.appends - before.appends == (aComesBack ? 3 : 2))
         #expect(a.version == (aComesBack ? 3 : 2))
