@@ -186,6 +186,12 @@ final class CommitQueue: @unchecked Sendable {
         lock.withLock { isDraining }
     }
 
+    /// Tests: whether the commit thread is waiting, after a commit, for the senders it
+    /// acknowledged to come back.
+    var isGathering: Bool {
+        lock.withLock { gatherTarget != .max }
+    }
+
     /// Tests: how many appends wait for the next commit.
     var pendingCount: Int {
         lock.withLock { pending.count }

@@ -24,8 +24,9 @@ struct CommitGatheringTests {
     }
 
     /// Sessions "a" and "b": a's send is committed alone, held until b's send is waiting for the
-    /// next commit and `hold` more has passed; 0.1 s after a's send returns, a sends again
-    /// (`aComesBack`), or never.
+    /// next commit and `hold` more has passed; once a's send returns and the commit thread waits
+    /// for it (or b's append is committed, without gathering), a sends again (`aComesBack`), or
+    /// never.
     func scenario(
         durability: Durability, gathering: CommitGathering, aComesBack: Bool, hold: Duration
     ) async throws -> Outcome {
@@ -51,10 +52,10 @@ struct CommitGatheringTests {
             let start = clock.now
             try await a.send("loaded")
             let latency = clock.now - start
-            // Well within the bound (a's commit took more than `hold`), and long after an
-            // immediate commit has taken b's append.
+            // Once the commit thread waits for it (well within the bound: a's commit took more
+            // than `hold`), or, without gathering, once b's append is committed on its own.
             if aComesBack {
-                try await Task.sleep(for: .milliseconds(100))
+                while !engine.commits.isGathering, b.version < 2 { try await Task.sleep(for: .milliseconds(1)) }
                 try await a.send("reload")
             }
             return latency
