@@ -10,7 +10,7 @@ import PackageDescription
 
 let package = Package(
     name: "RewindFuzz",
-    platforms: [.macOS(.v14)],
+    platforms: [.macOS(.v15)],  // as the root package (Synchronization.Mutex)
     dependencies: [
         .package(name: "Rewind", path: ".."),
     ],

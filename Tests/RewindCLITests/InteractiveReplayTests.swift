@@ -135,11 +135,11 @@ struct InteractiveReplayTests {
             let typing = try await terminal.waitForScreen { $0.contains("go to version: 3") }
             #expect(typing.contains("go to version: 3"), "\(typing)")
             try await terminal.send("Escape")
-            let cancelled = try await terminal.waitForScreen(timeout: .seconds(10)) { !$0.contains("go to version: ") }
+            let cancelled = try await terminal.waitForScreen { !$0.contains("go to version: ") }
             #expect(!cancelled.contains("go to version: "), "Escape did not cancel the prompt:\n\(cancelled)")
             // The next key is a key of its own, not swallowed as part of an escape sequence.
             try await terminal.send("Right")
-            let stepped = try await terminal.waitForScreen(timeout: .seconds(10)) { Shown($0).version == 3 }
+            let stepped = try await terminal.waitForScreen { Shown($0).version == 3 }
             #expect(Shown(stepped).version == 3, "\(stepped)")
             try await terminal.send("q")
             let end = try await terminal.waitForScreen { $0.contains("exited with status") }

@@ -179,6 +179,19 @@ final class CommitQueue: @unchecked Sendable {
         lock.withLock { statistics }
     }
 
+    /// Tests: whether a commit is running or the commit thread is still draining (its wait to
+    /// gather after a commit included): `false` once everything submitted is committed and every
+    /// wait has ended.
+    var isBusy: Bool {
+        lock.withLock { isDraining }
+    }
+
+    /// Tests: whether the commit thread is waiting, after a commit, for the senders it
+    /// acknowledged to come back.
+    var isGathering: Bool {
+        lock.withLock { gatherTarget != .max }
+    }
+
     /// Tests: how many appends wait for the next commit.
     var pendingCount: Int {
         lock.withLock { pending.count }
@@ -220,9 +233,9 @@ final class CommitQueue: @unchecked Sendable {
                 return (batch, faultInjector)
             }
             if batch.isEmpty { return }
-            let started = DispatchTime.now().uptimeNanoseconds
+            let started = ContinuousClock.now
             let outcome = write(batch.map(\.request), injector: injector)
-            let took = DispatchTime.now().uptimeNanoseconds &- started
+            let took = ContinuousClock.now - started
             // Counted before the callers are resumed: these arrived during the commit, none of
             // them is one of its callers coming back.
             let waiting = gathers ? lock.withLock { pending.count } : 0
@@ -233,7 +246,7 @@ final class CommitQueue: @unchecked Sendable {
             if gathers && waiting + batch.count > 1 {
                 gathering = Gathering(
                     target: waiting + batch.count,
-                    deadline: Date(timeIntervalSinceNow: Double(took) / 1e9))
+                    deadline: Date(timeIntervalSinceNow: took.seconds))
             } else {
                 gathering = nil
             }

@@ -54,6 +54,9 @@ final class HeadNotifier: @unchecked Sendable {
         for waiter in ready { waiter.continuation.resume(returning: true) }
     }
 
+    /// Tests: whether a polling task runs (never without `polling`).
+    var isPolling: Bool { lock.withLock { _ in poller != nil } }
+
     /// Tests: how many subscribers wait for a commit.
     var waitingCount: Int { lock.withLock { _ in waiters.count } }
 

@@ -69,7 +69,7 @@ struct TmuxSession {
 
     /// Polls the screen until `condition` holds (returning it) or `timeout` passes (returning the
     /// last screen, which then fails the caller's check).
-    func waitForScreen(timeout: Duration = .seconds(30), until condition: (String) -> Bool) async throws -> String {
+    func waitForScreen(timeout: Duration = .seconds(180), until condition: (String) -> Bool) async throws -> String {
         let clock = ContinuousClock()
         let deadline = clock.now + timeout
         var last = ""

@@ -24,8 +24,9 @@ struct CommitGatheringTests {
     }
 
     /// Sessions "a" and "b": a's send is committed alone, held until b's send is waiting for the
-    /// next commit and `hold` more has passed; 0.1 s after a's send returns, a sends again
-    /// (`aComesBack`), or never.
+    /// next commit and `hold` more has passed; once a's send returns and the commit thread waits
+    /// for it (or b's append is committed, without gathering), a sends again (`aComesBack`), or
+    /// never.
     func scenario(
         durability: Durability, gathering: CommitGathering, aComesBack: Bool, hold: Duration
     ) async throws -> Outcome {
@@ -38,8 +39,9 @@ struct CommitGatheringTests {
         defer { engine.close() }
         let a = try await engine.startSession(id: "a", machine: "loading-view")
         let b = try await engine.startSession(id: "b", machine: "loading-view")
-        // Let any wait after the set-up's commits end (each is bounded by a commit's duration).
-        try await Task.sleep(for: .milliseconds(100))
+        // Until any wait after the set-up's commits has ended (each is bounded by a commit's
+        // duration).
+        while engine.commits.isBusy { try await Task.sleep(for: .milliseconds(1)) }
         let before = engine.commitStatistics
         #expect(before.largestBatch == 1)
 
@@ -50,10 +52,10 @@ struct CommitGatheringTests {
             let start = clock.now
             try await a.send("loaded")
             let latency = clock.now - start
-            // Well within the bound (a's commit took more than `hold`), and long after an
-            // immediate commit has taken b's append.
+            // Once the commit thread waits for it (well within the bound: a's commit took more
+            // than `hold`), or, without gathering, once b's append is committed on its own.
             if aComesBack {
-                try await Task.sleep(for: .milliseconds(100))
+                while !engine.commits.isGathering, b.version < 2 { try await Task.sleep(for: .milliseconds(1)) }
                 try await a.send("reload")
             }
             return latency
@@ -69,8 +71,8 @@ struct CommitGatheringTests {
         held.release()
         let aLatency = try await first.value
         let bLatency = try await second.value
-        // Past the bound of any wait the last commit started (it took milliseconds).
-        try await Task.sleep(for: .milliseconds(500))
+        // Until the wait the last commit started has ended (at its bound or when it gathered).
+        while engine.commits.isBusy { try await Task.sleep(for: .milliseconds(1)) }
         let after = engine.commitStatistics
         #expect(after.appends - before.appends == (aComesBack ? 3 : 2))
         #expect(a.version == (aComesBack ? 3 : 2))

@@ -81,7 +81,7 @@ struct SubscriptionTests {
         }
         // Let the reader catch up and wait for new commits, then cancel it.
         while seen.current < 2 { try await Task.sleep(for: .milliseconds(1)) }
-        try await Task.sleep(for: .milliseconds(20))
+        while engine.notifier.waitingCount < 1 { try await Task.sleep(for: .milliseconds(1)) }
         reader.cancel()
         #expect(try await reader.value == "ended")
         #expect(seen.current == 2)
@@ -124,7 +124,7 @@ struct SubscriptionTests {
             return "ended"
         }
         while seen.current < 2 { try await Task.sleep(for: .milliseconds(1)) }
-        try await Task.sleep(for: .milliseconds(20))
+        while engine.notifier.waitingCount < 1 { try await Task.sleep(for: .milliseconds(1)) }
         engine.close()
         #expect(try await reader.value == "ended")
     }
@@ -195,11 +195,9 @@ struct ExternalCommitSubscriptionTests {
         return (reader, seen)
     }
 
-    /// Waits (a few seconds at most) until `box` holds at least `count` sequences.
+    /// Waits until `box` holds at least `count` sequences (the test's hang guard bounds it).
     func waitUntil(_ box: LockedBox<[UInt64]>, holds count: Int) async throws {
-        for _ in 0..<5_000 where box.current.count < count {
-            try await Task.sleep(for: .milliseconds(1))
-        }
+        while box.current.count < count { try await Task.sleep(for: .milliseconds(1)) }
     }
 
     /// Engine A (polling as `interval` says) with a caught-up reader of its log, and engine B on
@@ -215,6 +213,8 @@ struct ExternalCommitSubscriptionTests {
         // The store is empty: the reader is caught up and waits.
         let (reader, seen) = try await startReader(of: a)
         defer { reader.cancel() }
+        // While the reader waits, a poller runs exactly when polling is on.
+        #expect(a.notifier.isPolling == (interval != nil))
         let session = try await b.startSession(id: "elsewhere", machine: TickerMachine.name)
         try await session.send(TickerMachine.tick)
         try await body(a, session, seen)
@@ -235,8 +235,10 @@ struct ExternalCommitSubscriptionTests {
     @Test(.hangGuard)
     func withPollingOffTheyArriveAtThisEnginesNextCommit() async throws {
         try await withAnotherWriter(pollingEvery: nil) { a, _, seen in
-            // Long enough for a poll of the other test's interval many times over.
-            try await Task.sleep(for: .milliseconds(300))
+            // B has committed and A's reader waits, with no poller to read the head: nothing can
+            // reach it before A's own commit (with polling on, a poller runs while it waits).
+            #expect(a.notifier.waitingCount == 1)
+            #expect(!a.notifier.isPolling)
             #expect(seen.current.isEmpty)
             _ = try await a.startSession(id: "here", machine: TickerMachine.name)
             try await waitUntil(seen, holds: 3)
