@@ -32,6 +32,8 @@ let package = Package(
                 // The built-in projections and the replay engine, run on the server by the same code
                 // as on a device, over the log-reading interface.
                 .product(name: "Rewind", package: "Rewind"),
+                // The session viewer page of any uploaded session.
+                .product(name: "RewindViewer", package: "Rewind"),
                 .product(name: "Hummingbird", package: "hummingbird"),
                 .product(name: "PostgresNIO", package: "postgres-nio"),
                 .product(name: "NIOPosix", package: "swift-nio"),

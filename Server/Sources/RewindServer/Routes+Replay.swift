@@ -3,6 +3,7 @@ import Hummingbird
 import Logging
 import PostgresNIO
 import Rewind
+import RewindViewer
 
 /// The replay endpoints of one device store (read key): its sessions, and a session's history,
 /// state at a version, diff, verification and archive. Each answers with the same code a device
@@ -79,6 +80,24 @@ extension Routes {
             return Response(
                 status: .ok, headers: [.contentType: "application/json"],
                 body: ResponseBody(byteBuffer: ByteBuffer(bytes: archive)))
+        }
+        router.get("v1/stores/:storeID/sessions/:sessionID/page") { request, context in
+            let caller = try await authenticate(request, needs: .read)
+            let (log, session) = try replayTarget(context, appID: caller.appID)
+            let redaction: Redaction
+            do {
+                redaction = try Redaction(paths: request.uri.queryParameters.getAll("redact").map(String.init))
+            } catch {
+                throw APIError(.badRequest, "redact: \(error.description)")
+            }
+            let page = try await answering {
+                try await BlockingBridge.run {
+                    try SessionPage(log: try log.pinned(), session: session, redacting: redaction).html()
+                }
+            }
+            return Response(
+                status: .ok, headers: [.contentType: "text/html; charset=utf-8"],
+                body: ResponseBody(byteBuffer: ByteBuffer(bytes: page)))
         }
     }
 

@@ -54,23 +54,18 @@ struct View: AsyncParsableCommand {
         } catch {
             throw ValidationError(error.description)
         }
-        // With --server: the session's archive from the server, imported into a temporary store
-        // that the page is rendered from, as from a local one.
-        var temporary: String?
-        defer { if let temporary { try? FileManager.default.removeItem(atPath: temporary) } }
-        let engine: Engine
+        // With --server: the page as the server renders it from its copy of the session's log.
         if let connection = try serverOptions.connection(storeOptions) {
             guard let session else {
                 throw CLIError.conflictingOptions("view --machine reads a local store; with --server give a session id")
             }
-            let archive = try await connection.archive(of: session)
-            let directory = NSTemporaryDirectory() + "rewind-view-" + UUID().uuidString
-            temporary = directory
-            engine = try ExampleCatalog.engine(directory: directory, durability: .noSync)
-            _ = try await engine.importSession(archive)
-        } else {
-            engine = try storeOptions.openEngine()
+            if verify {
+                throw CLIError.conflictingOptions("view --verify reads a local store; export the session from the server and verify it locally")
+            }
+            try write(try await connection.page(of: session, redacting: redact), named: session)
+            return
         }
+        let engine = try storeOptions.openEngine()
         defer { engine.close() }
         let page: Data
         let name: String
@@ -99,6 +94,11 @@ struct View: AsyncParsableCommand {
             page = try SessionPage(engine: engine, session: info.session, redacting: redaction, verifyingAgainst: against).html()
             name = info.session.rawValue
         }
+        try write(page, named: name)
+    }
+
+    /// Writes `page` to `--output` (or NAME.html), says where, and opens it with `--open`.
+    private func write(_ page: Data, named name: String) throws {
         let path = output ?? View.fileName(for: name)
         do {
             try page.write(to: URL(fileURLWithPath: path), options: .atomic)

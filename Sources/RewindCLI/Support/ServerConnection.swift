@@ -146,6 +146,20 @@ struct ServerConnection {
         return body
     }
 
+    /// The viewer page of `session` as the server renders it from its copy of the log (the same
+    /// `SessionPage` code), with the values at `redact` paths replaced.
+    func page(of session: String, redacting redact: [String]) async throws -> Data {
+        let (store, _) = try await self.session(session)
+        let path = sessionPath(session, store: store) + ["page"]
+        let query = redact.map { URLQueryItem(name: "redact", value: $0) }
+        let (status, body) = try await get(path, query: query)
+        guard status == 200 else {
+            let message = (try? JSONDecoder().decode(ErrorBody.self, from: body).error) ?? "no page"
+            throw CLIError.server(try url(path, query: query).absoluteString, status: status, message: message)
+        }
+        return body
+    }
+
     private func url(_ segments: [String], query: [URLQueryItem]) throws -> URL {
         var allowed = CharacterSet.alphanumerics
         allowed.insert(charactersIn: "-._~")
