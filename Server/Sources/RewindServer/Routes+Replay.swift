@@ -86,7 +86,7 @@ extension Routes {
             let (log, session) = try replayTarget(context, appID: caller.appID)
             let redaction: Redaction
             do {
-                redaction = try Redaction(paths: request.uri.queryParameters.getAll("redact").map(String.init))
+                redaction = try Redaction(paths: request.uri.queryParameters.getAll("redact").map { String($0) })
             } catch {
                 throw APIError(.badRequest, "redact: \(error.description)")
             }
