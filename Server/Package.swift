@@ -47,6 +47,7 @@ let package = Package(
                 "RewindServer",
                 .product(name: "Rewind", package: "Rewind"),
                 .product(name: "RewindExamples", package: "Rewind"),
+                .product(name: "RewindSync", package: "Rewind"),
                 .product(name: "PostgresNIO", package: "postgres-nio"),
                 .product(name: "Crypto", package: "swift-crypto"),
                 .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
