@@ -35,8 +35,10 @@ conformance: deps
 		swift run rewind-conformance "$(OWN_CONFORMANCE_DIR)"; \
 	fi
 
-## make server-test: the fleet server's package (Server/): build it once with its tests, then run
-## them against a throwaway PostgreSQL cluster (Server/scripts/with-postgres.sh).
+## make server-test: the fleet server's package (Server/): build it once with its tests (and the
+## root's `rewind`, which `rewind push`'s tests run), then run them against a throwaway PostgreSQL
+## cluster (Server/scripts/with-postgres.sh).
 server-test: deps
+	swift build --product rewind
 	cd Server && swift build --build-tests
 	bash Server/scripts/with-postgres.sh sh -c 'cd Server && swift test --skip-build'

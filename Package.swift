@@ -13,6 +13,8 @@ let package = Package(
         // The seeds' machines as samples (and the fuzzer's seed corpus).
         .library(name: "RewindExamples", targets: ["RewindExamples"]),
         .library(name: "RewindViewer", targets: ["RewindViewer"]),
+        // The device's uploader to the fleet server (URLSession only).
+        .library(name: "RewindSync", targets: ["RewindSync"]),
         .executable(name: "rewind", targets: ["RewindCLI"]),
         .executable(name: "rewind-conformance", targets: ["RewindConformance"]),
     ],
@@ -47,10 +49,13 @@ let package = Package(
         .target(name: "Rewind", dependencies: ["RewindStore", "RewindMachine"]),
         // Layer 4: tools. The viewer: statecharts as SVG, a session or a machine as one self-contained HTML page.
         .target(name: "RewindViewer", dependencies: ["Rewind"]),
+        // The device's uploader: the store's log to a fleet server over Foundation's URLSession
+        // (FoundationNetworking on Linux), no server-side HTTP client in an app's graph.
+        .target(name: "RewindSync", dependencies: ["Rewind", "RewindStore"]),
         .executableTarget(
             name: "RewindCLI",
             dependencies: [
-                "Rewind", "RewindViewer", "RewindExamples",
+                "Rewind", "RewindViewer", "RewindExamples", "RewindSync",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
             ]
         ),
@@ -97,6 +102,7 @@ let package = Package(
         ),
         .testTarget(name: "RewindViewerTests", dependencies: ["RewindViewer", "Rewind", "RewindTestSupport"]),
         .testTarget(name: "RewindCLITests", dependencies: ["RewindCLI", "Rewind", "RewindLMDB", "RewindViewer", "RewindTestSupport"]),
+        .testTarget(name: "RewindSyncTests", dependencies: ["RewindSync", "Rewind", "RewindTestSupport"]),
         .testTarget(name: "RewindConformanceTests", dependencies: ["RewindConformance", "RewindMachine"]),
         // Crashes, full disks, concurrent processes and hostile input (see RELIABILITY.md).
         .testTarget(name: "ReliabilityTests", dependencies: ["Rewind", "RewindLMDB", "RewindTestSupport"]),

@@ -59,6 +59,7 @@ let package = Package(
                 .product(name: "RewindExamples", package: "Rewind"),
                 // The CLI, run against the server by the tests of `rewind … --server`.
                 .product(name: "rewind", package: "Rewind"),
+                .product(name: "RewindSync", package: "Rewind"),
                 .product(name: "PostgresNIO", package: "postgres-nio"),
                 .product(name: "Crypto", package: "swift-crypto"),
                 .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),

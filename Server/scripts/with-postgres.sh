@@ -4,7 +4,8 @@
 # The cluster is made by initdb in a temporary directory, listens on 127.0.0.1 only (its unix
 # socket in that directory too), and is stopped and removed when CMD ends, however it ends.
 # CMD gets its URL in REWIND_TEST_DATABASE_URL (user postgres, trust authentication, database
-# postgres; each test creates a database of its own). Debian's postgresql is installed when no
+# postgres; each test creates a database of its own), and the PostgreSQL binaries' directory in
+# REWIND_TEST_PG_BIN (the fault tests restart a cluster of their own). Debian's postgresql is installed when no
 # initdb is found. PostgreSQL refuses to run as root, so as root the cluster runs as the
 # `postgres` system user (created when missing).
 set -euo pipefail
@@ -59,5 +60,7 @@ trap stop EXIT
     start >/dev/null || { cat "$TMP/postgres.log" >&2; exit 1; }
 
 export REWIND_TEST_DATABASE_URL="postgres://postgres@127.0.0.1:$PORT/postgres"
+# The binaries, for tests that make (and restart) a cluster of their own.
+export REWIND_TEST_PG_BIN="$PG_BIN"
 echo "with-postgres: $("$PG_BIN/postgres" --version) on 127.0.0.1:$PORT ($TMP)" >&2
 "$@"

@@ -188,7 +188,8 @@ public final class Engine: Sendable {
         try store.read { try $0.storedDefinition(name: name, version: version) }
     }
 
-    static func definitionKey(name: String, version: String) -> [UInt8] {
+    /// The `definitions` key of machine `name`'s definition with content version `version`.
+    package static func definitionKey(name: String, version: String) -> [UInt8] {
         Array(name.utf8) + [0] + Array(version.utf8)
     }
 

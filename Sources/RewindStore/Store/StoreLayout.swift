@@ -43,6 +43,12 @@ package enum StoreLayout {
     /// follow it; readers advance an entry by its session's records after the mark.
     public static let sessionsThroughKey = Array("sessions-through".utf8)
 
+    /// Prefix of the `meta` keys of upload checkpoints (`RewindSync`): `upload-checkpoint`, NUL,
+    /// then the destination's name (its server URL); the value is the next global sequence the
+    /// server acknowledged (8 bytes big-endian). Stores without one (any written before) upload
+    /// from the server's position.
+    public static let uploadCheckpointPrefix = Array("upload-checkpoint".utf8) + [0]
+
     /// Every database the store creates.
     public static var allDatabases: [String] {
         [log, sessionIndex, sessions, meta] + AuxiliaryDatabase.allCases.map(\.name)

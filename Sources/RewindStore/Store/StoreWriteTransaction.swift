@@ -8,7 +8,7 @@ import RewindLMDB
 /// its expected version or validation throws **before writing anything**, and the transaction
 /// stays usable for the other sessions' appends.
 public final class StoreWriteTransaction: StoreReadTransaction {
-    private let writeTransaction: WriteTransaction
+    let writeTransaction: WriteTransaction
     /// The session entries' encode buffer, reused by every entry this transaction writes out.
     /// Like the two below, it allocates on first use only: most transactions (one session's
     /// append, no tail written out, no index block completed) never use them.

@@ -18,7 +18,12 @@ struct TestDatabase {
     /// Creates an empty database with a unique name.
     static func make() async throws -> TestDatabase {
         guard let text = ProcessInfo.processInfo.environment["REWIND_TEST_DATABASE_URL"] else { throw NoClusterError() }
-        let cluster = try DatabaseURL(text)
+        return try await make(in: try DatabaseURL(text))
+    }
+
+    /// Creates an empty database with a unique name in the cluster of `cluster` (a URL of one of
+    /// its databases).
+    static func make(in cluster: DatabaseURL) async throws -> TestDatabase {
         let name = "rewind_test_" + UUID().uuidString.lowercased().replacingOccurrences(of: "-", with: "")
         try await RewindServer.withClient(cluster, logger: testLogger) { client in
             // A database name cannot be a bound parameter; this one is made of hex digits here.

@@ -1,0 +1,93 @@
+import Foundation
+import Rewind
+@_spi(Internals) import RewindStore
+import RewindServer
+import Testing
+
+/// `rewind push` end to end: the built `rewind` against the real server.
+@Suite(.timeLimit(.minutes(10))) struct PushCommandTests {
+    /// The built `rewind`: next to the tests, or the root package's debug build (`swift build
+    /// --product rewind` in the root, as `make server-test` does).
+    static func rewind() throws -> URL {
+        var candidates = [try ExecutableTests.executable().deletingLastPathComponent().appendingPathComponent("rewind")]
+        let root = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
+            .deletingLastPathComponent().deletingLastPathComponent()
+        candidates.append(root.appendingPathComponent(".build/debug/rewind"))
+        let found = candidates.first { FileManager.default.isExecutableFile(atPath: $0.path) }
+        return try #require(found, "rewind is built (swift build --product rewind in the root package)")
+    }
+
+    struct Run {
+        var status: Int32
+        var output: String
+        var errors: String
+    }
+
+    static func push(_ arguments: [String]) async throws -> Run {
+        let process = Process()
+        process.executableURL = try rewind()
+        process.arguments = ["push"] + arguments
+        let output = Pipe()
+        let errors = Pipe()
+        process.standardOutput = output
+        process.standardError = errors
+        let outputLines = LineReader(output.fileHandleForReading)
+        let errorLines = LineReader(errors.fileHandleForReading)
+        try await withCheckedThrowingContinuation { (continuation: CheckedContinuation<Void, any Error>) in
+            process.terminationHandler = { _ in continuation.resume() }
+            do { try process.run() } catch { continuation.resume(throwing: error) }
+        }
+        var out: [String] = []
+        for await line in outputLines.stream { out.append(line) }
+        var err: [String] = []
+        for await line in errorLines.stream { err.append(line) }
+        return Run(status: process.terminationStatus, output: out.joined(separator: "\n"), errors: err.joined(separator: "\n"))
+    }
+
+    @Test func pushUploadsTheStoreAndReportsProgress() async throws {
+        let server = try await TestServer.start()
+        let device = try Device()
+        try await device.writeSessions(6, prefix: "push")
+        let url = "http://127.0.0.1:\(server.port)"
+        let run = try await Self.push(["--store", device.directory, "--server", url, "--key", server.app.ingestKey.token, "--batch-records", "5"])
+        #expect(run.status == 0, "\(run.output)\n\(run.errors)")
+        let lines = run.output.split(separator: "\n").map(String.init)
+        #expect(lines.last == "pushed 24 records in 5 batches to \(url): the server holds records 1–24 of store \(device.storeID.uuidString)")
+        #expect(lines.contains { $0.hasPrefix("batch ") && $0.contains("/24 records") })
+        try await server.database.expectHoldsPrefix(of: device, count: 24)
+
+        // Again: nothing to send. After more sessions: only those.
+        let again = try await Self.push(["--store", device.directory, "--server", url, "--key", server.app.ingestKey.token])
+        #expect(again.status == 0)
+        #expect(again.output.hasSuffix("pushed 0 records in 0 batches to \(url): the server holds records 1–24 of store \(device.storeID.uuidString)"))
+        try await device.writeSessions(2, prefix: "more")
+        let more = try await Self.push(["--store", device.directory, "--server", url, "--key", server.app.ingestKey.token, "--json"])
+        #expect(more.status == 0)
+        let report = try JSONSerialization.jsonObject(with: Data(more.output.utf8)) as? [String: Any]
+        #expect(report?["recordsUploaded"] as? Int == 8)
+        #expect(report?["acknowledgedThrough"] as? Int == 32)
+        try await server.database.expectHoldsPrefix(of: device, count: 32)
+        try await server.stop()
+    }
+
+    @Test func pushFailsWithAClearMessage() async throws {
+        let server = try await TestServer.start()
+        let device = try Device()
+        try await device.writeSessions(1, prefix: "fail")
+        let url = "http://127.0.0.1:\(server.port)"
+        let readKey = try await Self.push(["--store", device.directory, "--server", url, "--key", server.app.readKey.token])
+        #expect(readKey.status == 2)
+        #expect(readKey.errors.contains("push to \(url) failed: the key may not upload (403)"), "\(readKey.errors)")
+        let unknown = try await Self.push(["--store", device.directory, "--server", url, "--key", "rewind_ingest_0000000000000000_00"])
+        #expect(unknown.status == 2)
+        #expect(unknown.errors.contains("the server refused the key (401)"), "\(unknown.errors)")
+        let unreachable = try await Self.push(["--store", device.directory, "--server", "http://127.0.0.1:\(try TCPProxy.freePort())", "--key", "k"])
+        #expect(unreachable.status == 2)
+        #expect(unreachable.errors.contains("the request did not complete"), "\(unreachable.errors)")
+        let badURL = try await Self.push(["--store", device.directory, "--server", "ftp://x", "--key", "k"])
+        #expect(badURL.status == 64)
+        #expect(badURL.errors.contains("--server must be an http or https URL"), "\(badURL.errors)")
+        try await server.database.expectHoldsPrefix(of: device, count: 0)
+        try await server.stop()
+    }
+}

@@ -1,0 +1,149 @@
+import Foundation
+import PostgresNIO
+import RewindServer
+
+/// Runs `executable` with `arguments` to its end and returns its status and output (both
+/// streams), without blocking a thread of the cooperative pool.
+func runToEnd(_ executable: String, _ arguments: [String]) async throws -> (status: Int32, output: String) {
+    let process = Process()
+    process.executableURL = URL(fileURLWithPath: executable)
+    process.arguments = arguments
+    let output = Pipe()
+    process.standardOutput = output
+    process.standardError = output
+    let reader = LineReader(output.fileHandleForReading)
+    try await withCheckedThrowingContinuation { (continuation: CheckedContinuation<Void, any Error>) in
+        process.terminationHandler = { _ in continuation.resume() }
+        do { try process.run() } catch { continuation.resume(throwing: error) }
+    }
+    var lines: [String] = []
+    for await line in reader.stream { lines.append(line) }
+    return (process.terminationStatus, lines.joined(separator: "\n"))
+}
+
+/// The built `rewind-server serve` as a child process on a test database, so a test can
+/// `kill -9` it; its app and keys created in that database.
+final class ServerProcess {
+    let process: Process
+    let port: Int
+    /// Standard error's lines after "listening".
+    let lines: LineReader
+
+    /// Starts `rewind-server serve` on `database`, on `port` (0: a free one), and waits until it
+    /// listens.
+    static func start(database: TestDatabase, port: Int = 0) async throws -> ServerProcess {
+        let process = Process()
+        process.executableURL = try ExecutableTests.executable()
+        process.arguments = ["serve", "--port", "\(port)"]
+        process.environment = ["DATABASE_URL": ExecutableTests.url(database), "LOG_LEVEL": "info"]
+        let errors = Pipe()
+        process.standardError = errors
+        process.standardOutput = FileHandle.nullDevice
+        let lines = LineReader(errors.fileHandleForReading)
+        try process.run()
+        var iterator = lines.stream.makeAsyncIterator()
+        var seen: [String] = []
+        while let line = await iterator.next() {
+            seen.append(line)
+            if line.contains("listening"), let range = line.range(of: #"port=\d+"#, options: .regularExpression),
+               let listening = Int(line[range].dropFirst("port=".count)) {
+                return ServerProcess(process: process, port: listening, lines: lines)
+            }
+        }
+        process.waitUntilExit()
+        throw StartError(output: seen.joined(separator: "\n"))
+    }
+
+    struct StartError: Error, CustomStringConvertible {
+        var output: String
+        var description: String { "rewind-server did not start:\n\(output)" }
+    }
+
+    private init(process: Process, port: Int, lines: LineReader) {
+        self.process = process
+        self.port = port
+        self.lines = lines
+    }
+
+    /// `kill -9`: the server dies wherever it is (mid-request, mid-transaction).
+    func kill9() {
+        kill(process.processIdentifier, SIGKILL)
+        process.waitUntilExit()
+    }
+
+    /// SIGTERM and wait (a graceful stop).
+    func stop() {
+        if process.isRunning {
+            process.terminate()
+            process.waitUntilExit()
+        }
+    }
+}
+
+/// A PostgreSQL cluster of one test's own (initdb in a temporary directory, 127.0.0.1 only), so
+/// the test can restart it without disturbing the other tests' cluster. Uses the binaries
+/// `Server/scripts/with-postgres.sh` found (`REWIND_TEST_PG_BIN`); as root it runs as `postgres`.
+final class PrivateCluster: Sendable {
+    let directory: String
+    let port: Int
+    let bin: String
+    let runAs: [String]
+
+    struct Unavailable: Error, CustomStringConvertible {
+        var description: String
+    }
+
+    var url: DatabaseURL {
+        get throws { try DatabaseURL("postgres://postgres@127.0.0.1:\(port)/postgres") }
+    }
+
+    static func start() async throws -> PrivateCluster {
+        guard let bin = ProcessInfo.processInfo.environment["REWIND_TEST_PG_BIN"] else {
+            throw Unavailable(description: "REWIND_TEST_PG_BIN is not set: run the server's tests with Server/scripts/with-postgres.sh")
+        }
+        let directory = NSTemporaryDirectory() + "rewind-private-pg-" + UUID().uuidString
+        try FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true)
+        var runAs: [String] = []
+        if getuid() == 0 {
+            let chown = try await runToEnd("/bin/chown", ["postgres:", directory])
+            guard chown.status == 0 else { throw Unavailable(description: "chown: \(chown.output)") }
+            runAs = ["/usr/sbin/runuser", "-u", "postgres", "--"]
+        }
+        let port = try TCPProxy.freePort()
+        let cluster = PrivateCluster(directory: directory, port: port, bin: bin, runAs: runAs)
+        let initdb = try await cluster.run("initdb", ["-D", "\(directory)/data", "-U", "postgres", "-A", "trust", "-E", "UTF8", "--locale=C", "--no-sync"])
+        guard initdb.status == 0 else { throw Unavailable(description: "initdb: \(initdb.output)") }
+        try await cluster.pgCtl(["start", "-o", "-c listen_addresses=127.0.0.1 -p \(port) -k \(directory) -c fsync=off -c max_connections=100"])
+        return cluster
+    }
+
+    private init(directory: String, port: Int, bin: String, runAs: [String]) {
+        self.directory = directory
+        self.port = port
+        self.bin = bin
+        self.runAs = runAs
+    }
+
+    private func run(_ tool: String, _ arguments: [String]) async throws -> (status: Int32, output: String) {
+        let command = runAs + ["\(bin)/\(tool)"] + arguments
+        return try await runToEnd(command[0], Array(command.dropFirst()))
+    }
+
+    /// `pg_ctl ARGUMENTS` on this cluster (waiting for it to finish), throwing its output on failure.
+    func pgCtl(_ arguments: [String]) async throws {
+        let result = try await run("pg_ctl", ["-D", "\(directory)/data", "-l", "\(directory)/postgres.log", "-w"] + arguments)
+        guard result.status == 0 else { throw Unavailable(description: "pg_ctl \(arguments.joined(separator: " ")): \(result.output)") }
+    }
+
+    /// Stops PostgreSQL at once, aborting every transaction (`-m immediate`: as a crash), and starts
+    /// it again (crash recovery).
+    func restart() async throws {
+        try await pgCtl(["-m", "immediate", "restart"])
+    }
+
+    /// Stops the cluster and removes its directory.
+    func remove() async {
+        try? await pgCtl(["-m", "immediate", "stop"])
+        try? FileManager.default.removeItem(atPath: directory)
+    }
+}

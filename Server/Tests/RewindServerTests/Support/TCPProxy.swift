@@ -1,0 +1,231 @@
+import Foundation
+import Synchronization
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Darwin)
+import Darwin
+#endif
+
+/// A TCP proxy on 127.0.0.1 in front of a server, for faults between an uploader and the server:
+/// it forwards both directions byte for byte, or cuts connections after a number of request bytes
+/// (a dropped connection mid-body), and reports how many request bytes it forwarded. The upstream
+/// port can change (a server restarted on another port). Blocking sockets on threads of its own.
+final class TCPProxy: Sendable {
+    /// What the proxy does with the next connections.
+    enum Mode: Sendable, Equatable {
+        /// Forward everything.
+        case pass
+        /// Forward the first `bytes` bytes the client sends on a connection, then close both
+        /// sides (the server sees a cut body; the client a lost connection).
+        case cutAfter(bytes: Int)
+        /// Forward requests whole, but cut a POST's connection when its answer starts, so the
+        /// server has stored the batch and the client never hears it (GETs are answered).
+        case dropAnswersToPosts
+    }
+
+    private struct State {
+        var mode: Mode = .pass
+        var upstreamPort: Int
+        var connections = 0
+        var cuts = 0
+        var requestBytes = 0
+        var open: Set<Int32> = []
+        var closed = false
+    }
+
+    /// The port the proxy listens on.
+    let port: Int
+    private let listener: Int32
+    private let state: Mutex<State>
+    /// Each time request bytes pass: the total forwarded so far.
+    let forwarded: AsyncStream<Int>
+    private let forwardedContinuation: AsyncStream<Int>.Continuation
+
+    init(upstreamPort: Int) throws {
+        let descriptor = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
+        guard descriptor >= 0 else { throw RawHTTP.SocketError(what: "socket", code: errno) }
+        var yes: Int32 = 1
+        setsockopt(descriptor, SOL_SOCKET, SO_REUSEADDR, &yes, socklen_t(MemoryLayout<Int32>.size))
+        var address = sockaddr_in()
+        address.sin_family = sa_family_t(AF_INET)
+        address.sin_port = 0
+        address.sin_addr.s_addr = inet_addr("127.0.0.1")
+        var length = socklen_t(MemoryLayout<sockaddr_in>.size)
+        let bound = withUnsafeMutablePointer(to: &address) { pointer in
+            pointer.withMemoryRebound(to: sockaddr.self, capacity: 1) {
+                bind(descriptor, $0, length) == 0 && getsockname(descriptor, $0, &length) == 0
+            }
+        }
+        guard bound, listen(descriptor, 64) == 0 else {
+            let code = errno
+            closeSocket(descriptor)
+            throw RawHTTP.SocketError(what: "bind/listen", code: code)
+        }
+        listener = descriptor
+        port = Int(UInt16(bigEndian: address.sin_port))
+        state = Mutex(State(upstreamPort: upstreamPort))
+        (forwarded, forwardedContinuation) = AsyncStream.makeStream(of: Int.self, bufferingPolicy: .bufferingNewest(1))
+        let thread = Thread { [self] in acceptLoop() }
+        thread.start()
+    }
+
+    var mode: Mode {
+        get { state.withLock { $0.mode } }
+        set { state.withLock { $0.mode = newValue } }
+    }
+
+    var upstreamPort: Int {
+        get { state.withLock { $0.upstreamPort } }
+        set { state.withLock { $0.upstreamPort = newValue } }
+    }
+
+    /// Connections accepted so far, and how many were cut.
+    var counts: (connections: Int, cuts: Int) { state.withLock { ($0.connections, $0.cuts) } }
+
+    /// Closes the listener and every open connection.
+    func close() {
+        let descriptors = state.withLock { state -> [Int32] in
+            state.closed = true
+            return Array(state.open)
+        }
+        for descriptor in descriptors { shutdown(descriptor, Int32(SHUT_RDWR)) }
+        shutdown(listener, Int32(SHUT_RDWR))
+        closeSocket(listener)
+        forwardedContinuation.finish()
+    }
+
+    private func acceptLoop() {
+        while true {
+            let client = accept(listener, nil, nil)
+            if client < 0 {
+                if errno == EINTR { continue }
+                return
+            }
+            let (mode, upstreamPort, closed) = state.withLock { state in
+                state.connections += 1
+                return (state.mode, state.upstreamPort, state.closed)
+            }
+            if closed { closeSocket(client); return }
+            let upstream = Self.connectUpstream(port: upstreamPort)
+            guard upstream >= 0 else { closeSocket(client); continue }
+            state.withLock { $0.open.formUnion([client, upstream]) }
+            let limit: Int? = if case .cutAfter(let bytes) = mode { bytes } else { nil }
+            let pair = Pair(client: client, upstream: upstream, dropsPostAnswers: mode == .dropAnswersToPosts)
+            Thread { [self] in pump(from: client, to: upstream, limit: limit, pair: pair, countsRequest: true) }.start()
+            Thread { [self] in pump(from: upstream, to: client, limit: nil, pair: pair, countsRequest: false) }.start()
+        }
+    }
+
+    /// The two sockets of a connection; closed once both pumps are done.
+    private final class Pair: Sendable {
+        let client: Int32
+        let upstream: Int32
+        let finished = Mutex(0)
+        let dropsPostAnswers: Bool
+        /// Whether the request began with `POST`.
+        let isPost = Mutex(false)
+        init(client: Int32, upstream: Int32, dropsPostAnswers: Bool) {
+            self.client = client
+            self.upstream = upstream
+            self.dropsPostAnswers = dropsPostAnswers
+        }
+    }
+
+    private func pump(from source: Int32, to destination: Int32, limit: Int?, pair: Pair, countsRequest: Bool) {
+        var buffer = [UInt8](repeating: 0, count: 16384)
+        var total = 0
+        var cut = false
+        loop: while true {
+            var want = buffer.count
+            if let limit { want = min(want, limit - total) }
+            if want == 0 { cut = true; break }
+            let count = buffer.withUnsafeMutableBytes { recv(source, $0.baseAddress, want, 0) }
+            if count <= 0 { break }
+            if countsRequest, total == 0, buffer[..<count].starts(with: Array("POST".utf8)) {
+                pair.isPost.withLock { $0 = true }
+            }
+            if !countsRequest, pair.dropsPostAnswers, pair.isPost.withLock({ $0 }) {
+                cut = true
+                break
+            }
+            var sent = 0
+            while sent < count {
+                let written = buffer[sent..<count].withUnsafeBytes { send(destination, $0.baseAddress, $0.count, Int32(MSG_NOSIGNAL)) }
+                if written <= 0 { break loop }
+                sent += written
+            }
+            total += count
+            if countsRequest {
+                let all = state.withLock { state in
+                    state.requestBytes += count
+                    return state.requestBytes
+                }
+                forwardedContinuation.yield(all)
+            }
+        }
+        if cut {
+            state.withLock { $0.cuts += 1 }
+            // A dropped connection: both sides see it end, the server with the body cut short.
+            shutdown(pair.client, Int32(SHUT_RDWR))
+            shutdown(pair.upstream, Int32(SHUT_RDWR))
+        } else {
+            // One direction ended: pass the end on (a half close), so the other pump ends too.
+            shutdown(destination, Int32(SHUT_WR))
+            if !countsRequest { shutdown(pair.client, Int32(SHUT_RDWR)); shutdown(pair.upstream, Int32(SHUT_RDWR)) }
+        }
+        let done = pair.finished.withLock { count in
+            count += 1
+            return count == 2
+        }
+        if done {
+            state.withLock { $0.open.subtract([pair.client, pair.upstream]) }
+            closeSocket(pair.client)
+            closeSocket(pair.upstream)
+        }
+    }
+
+    private static func connectUpstream(port: Int) -> Int32 {
+        let descriptor = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
+        guard descriptor >= 0 else { return -1 }
+        var address = sockaddr_in()
+        address.sin_family = sa_family_t(AF_INET)
+        address.sin_port = in_port_t(UInt16(port).bigEndian)
+        address.sin_addr.s_addr = inet_addr("127.0.0.1")
+        let connected = withUnsafePointer(to: &address) { pointer in
+            pointer.withMemoryRebound(to: sockaddr.self, capacity: 1) {
+                connect(descriptor, $0, socklen_t(MemoryLayout<sockaddr_in>.size))
+            }
+        }
+        if connected != 0 { closeSocket(descriptor); return -1 }
+        return descriptor
+    }
+}
+
+/// `close(2)` (the proxy's own `close()` hides the name inside it).
+private func closeSocket(_ descriptor: Int32) {
+    #if canImport(Glibc)
+    _ = Glibc.close(descriptor)
+    #else
+    _ = Darwin.close(descriptor)
+    #endif
+}
+
+extension TCPProxy {
+    /// A port of 127.0.0.1 that was free a moment ago (bound to port 0, then closed).
+    static func freePort() throws -> Int {
+        let descriptor = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
+        guard descriptor >= 0 else { throw RawHTTP.SocketError(what: "socket", code: errno) }
+        defer { closeSocket(descriptor) }
+        var address = sockaddr_in()
+        address.sin_family = sa_family_t(AF_INET)
+        address.sin_addr.s_addr = inet_addr("127.0.0.1")
+        var length = socklen_t(MemoryLayout<sockaddr_in>.size)
+        let bound = withUnsafeMutablePointer(to: &address) { pointer in
+            pointer.withMemoryRebound(to: sockaddr.self, capacity: 1) {
+                bind(descriptor, $0, length) == 0 && getsockname(descriptor, $0, &length) == 0
+            }
+        }
+        guard bound else { throw RawHTTP.SocketError(what: "bind", code: errno) }
+        return Int(UInt16(bigEndian: address.sin_port))
+    }
+}

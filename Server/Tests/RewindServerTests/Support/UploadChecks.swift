@@ -1,0 +1,81 @@
+import Foundation
+import PostgresNIO
+import Rewind
+@_spi(Internals) import RewindStore
+import RewindSync
+import Testing
+
+/// Checks of a server's copy of a device store, and waits on an uploader's progress.
+extension TestDatabase {
+    /// The sessions table's rows of `storeID`: session id → (head version, record count).
+    func sessionHeads(store storeID: UUID) async throws -> [String: (headVersion: Int64, recordCount: Int64)] {
+        try await withClient { client in
+            var heads: [String: (headVersion: Int64, recordCount: Int64)] = [:]
+            for try await (session, head, count) in try await client.query("""
+                SELECT session_id, head_version, record_count FROM sessions WHERE store_id = \(storeID)
+                """).decode((String, Int64, Int64).self) {
+                heads[session] = (head, count)
+            }
+            return heads
+        }
+    }
+
+    /// Asserts that the server holds a prefix of `device`'s log and nothing else for its store:
+    /// sequences 1…n without gap or duplicate, each record byte for byte the device's, and every
+    /// session's head and record count those of these records (nothing half-stored). With
+    /// `expected`, n must be it. Returns n.
+    @discardableResult
+    func expectHoldsPrefix(of device: Device, count expected: Int? = nil, sourceLocation: SourceLocation = #_sourceLocation) async throws -> Int {
+        let rows = try await records(store: device.storeID)
+        let deviceRecords = try device.records()
+        #expect(rows.map(\.sequence) == Array(0..<Int64(rows.count)).map { $0 + 1 }, "gap-free, no duplicate", sourceLocation: sourceLocation)
+        #expect(rows.count <= deviceRecords.count, "no more than the device has", sourceLocation: sourceLocation)
+        if let expected { #expect(rows.count == expected, sourceLocation: sourceLocation) }
+        var heads: [String: (headVersion: Int64, recordCount: Int64)] = [:]
+        for (row, record) in zip(rows, deviceRecords) {
+            #expect(row.bytes == RecordCodec.encode(record), "record \(record.sequence) byte for byte", sourceLocation: sourceLocation)
+            let head = heads[row.session]
+            heads[row.session] = (Int64(record.version), (head?.recordCount ?? 0) + 1)
+        }
+        let stored = try await sessionHeads(store: device.storeID)
+        #expect(Set(stored.keys) == Set(heads.keys), "the sessions of the stored records", sourceLocation: sourceLocation)
+        for (session, head) in heads {
+            #expect(stored[session]?.headVersion == head.headVersion, "\(session)'s head", sourceLocation: sourceLocation)
+            #expect(stored[session]?.recordCount == head.recordCount, "\(session)'s record count", sourceLocation: sourceLocation)
+        }
+        return rows.count
+    }
+}
+
+extension Uploader {
+    /// An uploader of `device` to `port` on 127.0.0.1 with `key`, retrying quickly (tests wait on
+    /// its progress, with no fixed sleep).
+    static func forTest(
+        _ device: Device, port: Int, key: String, batchRecords: Int = 500, batchBytes: Int = 1 << 20,
+        destination: String? = nil
+    ) -> Uploader {
+        Uploader(
+            engine: device.engine, server: URL(string: "http://127.0.0.1:\(port)")!, key: key,
+            configuration: UploaderConfiguration(
+                maximumBatchRecords: batchRecords, maximumBatchBytes: batchBytes, coalescingDelay: .milliseconds(5),
+                backoff: Backoff(initial: .milliseconds(20), multiplier: 2, maximum: .milliseconds(400), jitter: 0.5),
+                requestTimeout: .seconds(30), destination: destination))
+    }
+
+    /// Waits until the progress satisfies `condition` and returns it.
+    @discardableResult
+    nonisolated func wait(until condition: (UploadProgress) -> Bool) async throws -> UploadProgress {
+        for await progress in progressUpdates where condition(progress) { return progress }
+        throw CancellationError()
+    }
+}
+
+extension Device {
+    /// `count` onboarding sessions named `prefix-i` (4 records each), written while other tasks run.
+    func writeSessions(_ count: Int, prefix: String) async throws {
+        try await runOnboarding((0..<count).map { "\(prefix)-\($0)" })
+    }
+
+    /// The log's head.
+    var head: UInt64 { get throws { try engine.store.headSequence() } }
+}

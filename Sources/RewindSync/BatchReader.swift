@@ -1,0 +1,80 @@
+import Rewind
+import RewindLMDB
+import RewindStore
+
+/// A machine definition as records name it: machine name and content version.
+struct DefinitionName: Hashable, Sendable {
+    var machine: String
+    var version: String
+}
+
+/// A batch read from the device's log, ready to send.
+struct PendingBatch: Sendable {
+    /// The records from the requested sequence on and the definitions they name.
+    var batch: RecordBatch
+    /// The log's head in the read transaction the batch was read in.
+    var head: UInt64
+    /// The framing's size in bytes.
+    var byteCount: Int
+    /// The definitions the records name, whether in the batch or left out as known to the server.
+    var named: Set<DefinitionName>
+}
+
+/// Reads batches from a store's log in one read transaction each: the records' stored bytes
+/// (checked as decoding checks them: CRC-32C, fields), never decoded into records.
+enum BatchReader {
+    /// The size of the framing around the records and definitions: magic, first sequence, counts.
+    static let headerBytes = 4 + 8 + 4 + 4
+
+    /// Up to `maximumRecords` records from global sequence `start` on, stopping before a record
+    /// that would take the body past `maximumBytes` (the first record always goes), with the stored
+    /// definitions they name that are not in `known` (a definition missing from the store is left
+    /// out: the server says whether it holds it).
+    ///
+    /// - Throws: ``StoreError/corruptedRecord(sequence:reason:)`` for a record that does not check,
+    ///   and LMDB's errors.
+    static func read(
+        from store: TransitionStore, start: UInt64, maximumRecords: Int, maximumBytes: Int,
+        known: Set<DefinitionName>
+    ) throws -> PendingBatch {
+        try store.read { transaction in
+            let head = try transaction.headSequence()
+            var records: [[UInt8]] = []
+            var definitions: [RecordBatch.Definition] = []
+            var named: Set<DefinitionName> = []
+            var bytes = headerBytes
+            guard start <= head else {
+                return PendingBatch(batch: RecordBatch(firstSequence: start, records: [], definitions: []),
+                                    head: head, byteCount: bytes, named: named)
+            }
+            try transaction.forEachEncodedRecord(from: start) { view, encoded in
+                var size = 4 + encoded.count
+                let name = DefinitionName(machine: view.string(view.machineField), version: view.string(view.definitionField))
+                var definition: RecordBatch.Definition?
+                if !named.contains(name), !known.contains(name),
+                   let document = try transaction.value(forKey: Engine.definitionKey(name: name.machine, version: name.version), in: .definitions) {
+                    definition = RecordBatch.Definition(machine: name.machine, contentVersion: name.version, document: document)
+                    size += 12 + name.machine.utf8.count + name.version.utf8.count + document.count
+                }
+                if !records.isEmpty, bytes + size > maximumBytes { return .stop }
+                bytes += size
+                named.insert(name)
+                if let definition { definitions.append(definition) }
+                records.append(Array(encoded))
+                return records.count < maximumRecords ? .next : .stop
+            }
+            return PendingBatch(batch: RecordBatch(firstSequence: start, records: records, definitions: definitions),
+                                head: head, byteCount: bytes, named: named)
+        }
+    }
+
+    /// The store's upload checkpoint for `destination` (see `StoreReadTransaction.uploadCheckpoint`).
+    static func checkpoint(in store: TransitionStore, for destination: String) throws -> UInt64? {
+        try store.read { try $0.uploadCheckpoint(for: destination) }
+    }
+
+    /// Stores `next` as `destination`'s upload checkpoint, in a write transaction of its own.
+    static func setCheckpoint(_ next: UInt64, in store: TransitionStore, for destination: String) throws {
+        try store.write { try $0.setUploadCheckpoint(next, for: destination) }
+    }
+}

@@ -1,0 +1,135 @@
+import Foundation
+#if canImport(FoundationNetworking)
+import FoundationNetworking
+#endif
+import Rewind
+import RewindStore
+
+/// The fleet server's two ingestion endpoints over `URLSession`: `GET …/position` and
+/// `POST …/records` (Server/README.md), their answers sorted into what the uploader does next.
+struct UploadClient: Sendable {
+    /// What the server did with a batch.
+    enum Outcome: Sendable, Equatable {
+        /// 200: it holds the store's records up to `nextSequence` (exclusive).
+        case accepted(nextSequence: UInt64, stored: Int, alreadyHeld: Int)
+        /// 409: the batch does not continue where the server's copy ends; `recordIndex` is set
+        /// when a record the server holds differs from the one sent.
+        case conflict(nextSequence: UInt64, recordIndex: Int?, message: String)
+        /// 413: the body is larger than the server accepts.
+        case tooLarge(message: String)
+        /// 400: the batch was refused.
+        case badRequest(message: String)
+    }
+
+    let session: URLSession
+    let recordsURL: URL
+    let positionURL: URL
+    let authorization: String
+    let timeout: TimeInterval
+
+    init(server: URL, key: String, storeID: UUID, timeout: Duration) {
+        let configuration = URLSessionConfiguration.ephemeral
+        configuration.timeoutIntervalForRequest = timeout.timeInterval
+        configuration.requestCachePolicy = .reloadIgnoringLocalCacheData
+        session = URLSession(configuration: configuration)
+        let store = server.appendingPathComponent("v1").appendingPathComponent("stores")
+            .appendingPathComponent(storeID.uuidString)
+        recordsURL = store.appendingPathComponent("records")
+        positionURL = store.appendingPathComponent("position")
+        authorization = "Bearer \(key)"
+        self.timeout = timeout.timeInterval
+    }
+
+    /// The server's next expected sequence for the store (1 when it holds none).
+    func position() async throws(UploadError) -> UInt64 {
+        var request = URLRequest(url: positionURL, timeoutInterval: timeout)
+        request.setValue(authorization, forHTTPHeaderField: "Authorization")
+        let (status, body) = try await exchange(request)
+        guard status == 200 else { throw Self.failure(status: status, body: body) }
+        guard let next = Answer.decode(body)?.nextSequence, next >= 1 else {
+            throw UploadError.invalidResponse(message: "the position answer has no nextSequence: \(Self.excerpt(body))")
+        }
+        return next
+    }
+
+    /// Posts one batch's body.
+    func post(_ body: [UInt8]) async throws(UploadError) -> Outcome {
+        var request = URLRequest(url: recordsURL, timeoutInterval: timeout)
+        request.httpMethod = "POST"
+        request.setValue(authorization, forHTTPHeaderField: "Authorization")
+        request.setValue(RecordBatch.mediaType, forHTTPHeaderField: "Content-Type")
+        request.httpBody = Data(body)
+        let (status, answerBody) = try await exchange(request)
+        let answer = Answer.decode(answerBody)
+        switch status {
+        case 200:
+            guard let answer, let next = answer.nextSequence else {
+                throw UploadError.invalidResponse(message: "an acceptance without nextSequence: \(Self.excerpt(answerBody))")
+            }
+            return .accepted(nextSequence: next, stored: answer.stored ?? 0, alreadyHeld: answer.alreadyHeld ?? 0)
+        case 409:
+            guard let answer, let next = answer.nextSequence else {
+                throw UploadError.invalidResponse(message: "a conflict without nextSequence: \(Self.excerpt(answerBody))")
+            }
+            return .conflict(nextSequence: next, recordIndex: answer.recordIndex, message: answer.error ?? "")
+        case 413:
+            return .tooLarge(message: answer?.error ?? Self.excerpt(answerBody))
+        case 400:
+            return .badRequest(message: answer?.error ?? Self.excerpt(answerBody))
+        default:
+            throw Self.failure(status: status, body: answerBody)
+        }
+    }
+
+    /// Sends `request`; a transport failure is ``UploadError/network(message:)``.
+    private func exchange(_ request: URLRequest) async throws(UploadError) -> (Int, Data) {
+        let data: Data
+        let response: URLResponse
+        do {
+            (data, response) = try await session.data(for: request)
+        } catch is CancellationError {
+            throw UploadError.network(message: "cancelled")
+        } catch {
+            throw UploadError.network(message: "\(request.httpMethod ?? "GET") \(request.url?.absoluteString ?? ""): \(error.localizedDescription)")
+        }
+        guard let http = response as? HTTPURLResponse else {
+            throw UploadError.invalidResponse(message: "not an HTTP response")
+        }
+        return (http.statusCode, data)
+    }
+
+    /// The error of an answer that is not a success the caller handles.
+    static func failure(status: Int, body: Data) -> UploadError {
+        let message = Answer.decode(body)?.error ?? excerpt(body)
+        switch status {
+        case 401: return .unauthorized(message: message)
+        case 403: return .forbidden(message: message)
+        case 408, 429, 500...: return .server(status: status, message: message)
+        default: return .rejected(status: status, message: message)
+        }
+    }
+
+    /// The start of a body, for messages.
+    static func excerpt(_ body: Data) -> String {
+        let text = String(decoding: body.prefix(200), as: UTF8.self)
+        return text.isEmpty ? "(empty body)" : text
+    }
+
+    /// The fields of the server's JSON answers the uploader reads.
+    struct Answer: Decodable {
+        var nextSequence: UInt64?
+        var stored: Int?
+        var alreadyHeld: Int?
+        var recordIndex: Int?
+        var error: String?
+
+        static func decode(_ body: Data) -> Answer? {
+            try? JSONDecoder().decode(Answer.self, from: body)
+        }
+    }
+}
+
+extension Duration {
+    /// The duration as a `TimeInterval`, for Foundation's APIs.
+    var timeInterval: TimeInterval { seconds }
+}

@@ -1,0 +1,338 @@
+import Dispatch
+import Foundation
+import Rewind
+import RewindStore
+
+/// Uploads a device store's log to a Rewind fleet server (`rewind-server`), in the background,
+/// in batches, resuming where the server's acknowledgement left off.
+///
+/// ```swift
+/// let uploader = Uploader(engine: engine, server: URL(string: "https://rewind.example.com")!,
+///                         key: ingestionKey)
+/// await uploader.start()                  // uploads what is pending, then each new commit
+/// for await progress in uploader.progressUpdates { … }   // or read uploader.progress
+/// ```
+///
+/// What it sends: the records committed after the server's last acknowledgement, in their stored
+/// encoding (checksums included) as RWB1 batches (``RecordBatch``), with the machine definitions
+/// they name the first time the server needs them. After each accepted batch it keeps the
+/// server's acknowledged position in the store (a `meta` entry per destination), so an app that
+/// restarts resumes from there; when it starts it also asks the server's position and follows
+/// it (a server that holds less — a restored database — gets the rest again; a 409 names where
+/// to continue).
+///
+/// It never delays a `send`: it reads the log in read transactions of its own (LMDB readers
+/// never block the writer) on a queue of its own, off the cooperative pool, and waits for the
+/// engine's commits rather than polling. The only write is the checkpoint, one small write
+/// transaction per accepted batch.
+///
+/// Failures: network errors, timeouts, 5xx, 408 and 429 are retried after an exponential
+/// ``Backoff`` with jitter; a refused key (401, 403), a refused batch (400), a record the server
+/// cannot take (413) or a server copy that differs from the log stop the background upload with
+/// ``UploadProgress/Status/failed(_:)`` and a typed ``UploadError``.
+public actor Uploader {
+    /// The engine whose store is uploaded.
+    public nonisolated let engine: Engine
+    /// The server's base URL.
+    public nonisolated let server: URL
+    /// How it batches, waits and retries.
+    public nonisolated let configuration: UploaderConfiguration
+    /// The name of the store's checkpoint for this upload (the configuration's, or the server URL).
+    public nonisolated let destination: String
+
+    private let client: UploadClient
+    private let clock: any Clock<Duration>
+    private let broadcaster: ProgressBroadcaster
+    /// Store reads and the checkpoint's writes run here: never on the cooperative pool.
+    private let storeQueue = DispatchQueue(label: "rewind.sync.store")
+    /// The server's next expected sequence, as last acknowledged; `nil` until asked.
+    private var serverNext: UInt64?
+    /// Definitions the server has acknowledged (sent once, then left out).
+    private var knownDefinitions: Set<DefinitionName> = []
+    /// The batch size in records: the configuration's, halved after each 413.
+    private var recordLimit: Int
+    /// The background upload while it runs.
+    private var loop: Task<Void, Never>?
+    /// Whether the background upload runs (set by ``start()``, cleared when it ends).
+    private var loopRunning = false
+    /// Serializes passes: the background upload's and ``uploadNow()``'s.
+    private var passRunning = false
+    private var passWaiters: [CheckedContinuation<Void, Never>] = []
+
+    /// An uploader of `engine`'s store to `server` with ingestion key `key`; nothing happens until
+    /// ``start()`` or ``uploadNow()``.
+    ///
+    /// - Parameters:
+    ///   - clock: the clock the retry and coalescing delays are waited on (tests pass a manual
+    ///     one).
+    public init(
+        engine: Engine, server: URL, key: String, configuration: UploaderConfiguration = UploaderConfiguration(),
+        clock: any Clock<Duration> = ContinuousClock()
+    ) {
+        self.engine = engine
+        self.server = server
+        self.configuration = configuration
+        let destination = configuration.destination ?? server.absoluteString
+        self.destination = destination
+        self.clock = clock
+        self.recordLimit = configuration.maximumBatchRecords
+        client = UploadClient(server: server, key: key, storeID: engine.store.storeID, timeout: configuration.requestTimeout)
+        let checkpoint = (try? BatchReader.checkpoint(in: engine.store, for: destination)) ?? nil
+        let head = (try? engine.store.headSequence()) ?? 0
+        broadcaster = ProgressBroadcaster(UploadProgress(
+            acknowledgedThrough: checkpoint.map { $0 - 1 } ?? 0, headSequence: head))
+    }
+
+    deinit {
+        loop?.cancel()
+        client.session.finishTasksAndInvalidate()
+        broadcaster.finish()
+    }
+
+    // MARK: Observing
+
+    /// The current progress (readable from any thread or actor, without waiting).
+    public nonisolated var progress: UploadProgress { broadcaster.progress }
+
+    /// The progress now, then each change (a reader that falls behind gets the newest).
+    public nonisolated var progressUpdates: AsyncStream<UploadProgress> { broadcaster.stream() }
+
+    /// Waits until the server acknowledges holding the device's records through `sequence` (by
+    /// default the log's head now).
+    ///
+    /// - Throws: the ``UploadError`` the upload failed with, once it has given up;
+    ///   `CancellationError` when the task is cancelled.
+    public nonisolated func waitUntilUploaded(through sequence: UInt64? = nil) async throws {
+        let target = try sequence ?? engine.store.headSequence()
+        for await progress in progressUpdates {
+            if progress.acknowledgedThrough >= target { return }
+            if case .failed(let error) = progress.status { throw error }
+        }
+        try Task.checkCancellation()
+    }
+
+    // MARK: Running
+
+    /// Starts the background upload (nothing when it runs already): it uploads what is pending,
+    /// then waits for commits and uploads them, retrying failures after the backoff, until
+    /// ``stop()``, the engine closes, or a failure that retrying cannot fix.
+    public func start() {
+        guard !loopRunning else { return }
+        loopRunning = true
+        loop = Task { await self.run() }
+    }
+
+    /// Stops the background upload and waits until it has ended (a batch in flight is abandoned;
+    /// the server stores it whole or not at all, and the next start asks where it stands).
+    public func stop() async {
+        guard let loop else { return }
+        self.loop = nil
+        loop.cancel()
+        await loop.value
+        broadcaster.update { $0.status = .stopped }
+    }
+
+    /// Uploads everything committed so far, now, and returns the progress once the server holds
+    /// it: one pass, without retries (the background upload's passes wait while it runs).
+    ///
+    /// - Throws: ``UploadError``.
+    @discardableResult
+    public func uploadNow() async throws(UploadError) -> UploadProgress {
+        try await pass()
+        return progress
+    }
+
+    private var isFailed: Bool {
+        if case .failed = progress.status { return true }
+        return false
+    }
+
+    /// The background upload: passes, waits for commits, backs off after failures.
+    private func run() async {
+        var attempt = 0
+        var generator = SystemRandomNumberGenerator()
+        while !Task.isCancelled {
+            do {
+                try await pass()
+                attempt = 0
+                let acknowledged = progress.acknowledgedThrough
+                guard progress.headSequence <= acknowledged else { continue }
+                broadcaster.update { $0.status = .idle }
+                guard await engine.waitForCommit(past: acknowledged) else { break }
+                if configuration.coalescingDelay > .zero {
+                    let head = try await onStoreQueue { try $0.headSequence() }
+                    if head - min(head, acknowledged) < UInt64(recordLimit) {
+                        try await clock.sleep(for: configuration.coalescingDelay)
+                    }
+                }
+            } catch let error as UploadError {
+                if Task.isCancelled { break }
+                guard error.isRetryable else { break }  // pass() has published the failure
+                serverNext = nil  // ask the server where it stands before the next batch
+                attempt += 1
+                let delay = configuration.backoff.delay(forAttempt: attempt, using: &generator)
+                broadcaster.update { $0.status = .retrying(attempt: attempt, delay: delay) }
+                do { try await clock.sleep(for: delay) } catch { break }
+            } catch {
+                break  // cancelled while waiting
+            }
+        }
+        if !isFailed { broadcaster.update { $0.status = .stopped } }
+        loopRunning = false
+    }
+
+    /// Sends batches until the server holds the log as far as it was when the pass last read it.
+    private func pass() async throws(UploadError) {
+        await acquirePass()
+        defer { releasePass() }
+        broadcaster.update { $0.status = .uploading }
+        do {
+            try await sendPending()
+            let after: UploadProgress.Status = loopRunning ? .idle : .stopped
+            broadcaster.update { $0.status = after }
+        } catch {
+            if Task.isCancelled { throw error }
+            broadcaster.update { progress in
+                progress.failures += 1
+                progress.lastError = error
+                if !error.isRetryable { progress.status = .failed(error) }
+            }
+            throw error
+        }
+    }
+
+    private func sendPending() async throws(UploadError) {
+        var next: UInt64
+        if let serverNext {
+            next = serverNext
+        } else {
+            next = try await reconcile()
+        }
+        var definitionsResent = false
+        var conflicts = 0
+        while true {
+            if Task.isCancelled { throw UploadError.network(message: "cancelled") }
+            let pending = try await readBatch(from: next)
+            broadcaster.update { $0.headSequence = pending.head }
+            let count = pending.batch.records.count
+            guard count > 0 else { return }
+            switch try await client.post(pending.batch.encoded()) {
+            case .accepted(let acknowledged, let stored, let alreadyHeld):
+                guard acknowledged >= next + UInt64(count) else {
+                    throw UploadError.invalidResponse(message: "a batch of sequences \(next)–\(next + UInt64(count) - 1) acknowledged only up to \(acknowledged)")
+                }
+                knownDefinitions.formUnion(pending.named)
+                conflicts = 0
+                try await acknowledge(acknowledged)
+                next = acknowledged
+                broadcaster.update { progress in
+                    progress.recordsUploaded += stored
+                    progress.recordsAlreadyHeld += alreadyHeld
+                    progress.batchesUploaded += 1
+                }
+            case .conflict(let serverNext, let recordIndex, let message):
+                if let recordIndex {
+                    throw UploadError.diverged(sequence: next + UInt64(recordIndex), message: message)
+                }
+                conflicts += 1
+                guard conflicts <= 8 else {
+                    throw UploadError.server(status: 409, message: "the server's position keeps moving: \(message)")
+                }
+                next = try await follow(serverNext, head: pending.head)
+            case .tooLarge(let message):
+                guard count > 1 else {
+                    throw UploadError.recordTooLarge(sequence: next, bytes: pending.batch.records[0].count, message: message)
+                }
+                recordLimit = max(1, count / 2)
+            case .badRequest(let message):
+                // The server may have lost definitions it acknowledged (a restored database):
+                // send every definition once more before giving up.
+                guard !definitionsResent, !knownDefinitions.isEmpty else {
+                    throw UploadError.rejected(status: 400, message: message)
+                }
+                definitionsResent = true
+                knownDefinitions.removeAll()
+            }
+        }
+    }
+
+    /// Asks the server's position and follows it; returns the sequence to send from.
+    private func reconcile() async throws(UploadError) -> UInt64 {
+        let position = try await client.position()
+        let head = try await onStoreQueue { try $0.headSequence() }
+        broadcaster.update { $0.headSequence = head }
+        return try await follow(position, head: head)
+    }
+
+    /// Adopts the server's next expected sequence `position` (from its position or a 409): it
+    /// becomes the checkpoint, whether ahead of the stored one (a checkpoint write lost) or behind
+    /// it (the server lost records: they go again, and definitions with them).
+    private func follow(_ position: UInt64, head: UInt64) async throws(UploadError) -> UInt64 {
+        guard position >= 1, position <= head + 1 else {
+            throw UploadError.diverged(sequence: head + 1,
+                message: "the server holds this store's records up to \(position - 1) but the device's log ends at \(head)")
+        }
+        if let known = serverNext, position < known { knownDefinitions.removeAll() }
+        try await acknowledge(position)
+        return position
+    }
+
+    /// Records the server's acknowledged `next` in memory, in the store and in the progress.
+    private func acknowledge(_ next: UInt64) async throws(UploadError) {
+        serverNext = next
+        let destination = destination
+        let stored = try await onStoreQueue { try $0.uploadCheckpoint(for: destination) }
+        if stored != next {
+            try await onStoreWriteQueue { try $0.setUploadCheckpoint(next, for: destination) }
+        }
+        broadcaster.update { $0.acknowledgedThrough = next - 1 }
+    }
+
+    private func readBatch(from next: UInt64) async throws(UploadError) -> PendingBatch {
+        let store = engine.store
+        let (limit, bytes, known) = (recordLimit, configuration.maximumBatchBytes, knownDefinitions)
+        return try await onStoreQueue(store: store) { store in
+            try BatchReader.read(from: store, start: next, maximumRecords: limit, maximumBytes: bytes, known: known)
+        }
+    }
+
+    // MARK: Store access off the cooperative pool
+
+    private func onStoreQueue<R: Sendable>(_ body: @escaping @Sendable (StoreReadTransaction) throws -> R) async throws(UploadError) -> R {
+        try await onStoreQueue(store: engine.store) { store in try store.read(body) }
+    }
+
+    private func onStoreWriteQueue(_ body: @escaping @Sendable (StoreWriteTransaction) throws -> Void) async throws(UploadError) {
+        try await onStoreQueue(store: engine.store) { store in try store.write(body) }
+    }
+
+    private func onStoreQueue<R: Sendable>(
+        store: TransitionStore, _ body: @escaping @Sendable (TransitionStore) throws -> R
+    ) async throws(UploadError) -> R {
+        let result: Result<R, any Error> = await withCheckedContinuation { continuation in
+            storeQueue.async { continuation.resume(returning: Result { try body(store) }) }
+        }
+        switch result {
+        case .success(let value): return value
+        case .failure(let error): throw UploadError.store(message: "\(error)")
+        }
+    }
+
+    // MARK: One pass at a time
+
+    private func acquirePass() async {
+        guard passRunning else {
+            passRunning = true
+            return
+        }
+        await withCheckedContinuation { passWaiters.append($0) }
+    }
+
+    private func releasePass() {
+        if passWaiters.isEmpty {
+            passRunning = false
+        } else {
+            passWaiters.removeFirst().resume()
+        }
+    }
+}
