@@ -88,7 +88,7 @@ extension Routes {
             do {
                 redaction = try Redaction(paths: request.uri.queryParameters.getAll("redact").map { String($0) })
             } catch {
-                throw APIError(.badRequest, "redact: \(error.description)")
+                throw APIError(.badRequest, "redact: \(error)")
             }
             let page = try await answering {
                 try await BlockingBridge.run {
