@@ -128,8 +128,9 @@ import Testing
         try await uploader.waitUntilUploaded(through: 120)
         try await server.database.expectHoldsPrefix(of: device, count: 120)
         // It resumed from its own acknowledged position (81): the 10 records the raw upload
-        // stored behind its back were acknowledged, not stored twice.
-        #expect(uploader.progress.recordsUploaded == 80 + 20)
+        // stored behind its back (81–90) were acknowledged, not stored twice, and it stored the
+        // 30 after them (91–120).
+        #expect(uploader.progress.recordsUploaded == 80 + 30)
         #expect(uploader.progress.recordsAlreadyHeld == 10)
         await uploader.stop()
         try await server.stop()
