@@ -29,6 +29,8 @@ let package = Package(
             name: "RewindServer",
             dependencies: [
                 .product(name: "RewindStore", package: "Rewind"),
+                // The one HTML escaper (XMLText, @_spi(Internals)) for the fleet page.
+                .product(name: "RewindMachine", package: "Rewind"),
                 // The built-in projections and the replay engine, run on the server by the same code
                 // as on a device, over the log-reading interface.
                 .product(name: "Rewind", package: "Rewind"),

@@ -1,6 +1,7 @@
 import Foundation
 import Hummingbird
 import Rewind
+@_spi(Internals) import RewindMachine
 
 /// `GET /v1/pages/fleet`: one self-contained HTML page (inline CSS, no script, no external URL)
 /// with the app's machines, each one's funnel, and a page of the session list, computed by the
@@ -159,21 +160,9 @@ enum FleetPage {
         return formatter.string(from: Date(timeIntervalSince1970: Double(microseconds) / 1_000_000))
     }
 
-    /// Text for HTML content and quoted attribute values.
+    /// Text for HTML content and quoted attribute values: the viewer's escaper.
     static func escaped(_ text: String) -> String {
-        var result = ""
-        result.reserveCapacity(text.utf8.count)
-        for character in text.unicodeScalars {
-            switch character {
-            case "&": result += "&amp;"
-            case "<": result += "&lt;"
-            case ">": result += "&gt;"
-            case "\"": result += "&quot;"
-            case "'": result += "&#39;"
-            default: result.unicodeScalars.append(character)
-            }
-        }
-        return result
+        XMLText.escape(text)
     }
 
     /// A query parameter's value, percent-encoded.

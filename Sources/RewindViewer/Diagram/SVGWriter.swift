@@ -1,4 +1,4 @@
-import RewindMachine
+@_spi(Internals) import RewindMachine
 
 /// Writes a laid-out diagram as one standalone `<svg>` element.
 struct SVGWriter {

@@ -1,5 +1,5 @@
 import Foundation
-import RewindMachine
+@_spi(Internals) import RewindMachine
 
 /// Assembles the page: the HTML skeleton with the style, the diagram, the data, the archive and
 /// the script inline. Nothing refers to another file or to the network.

@@ -3,7 +3,7 @@ import Foundation
 import FoundationXML
 #endif
 import Testing
-import RewindMachine
+@_spi(Internals) import RewindMachine
 
 @Suite("XML text escaping")
 struct XMLTextTests {
