@@ -48,6 +48,9 @@ enum BaselineConfiguration: String, Sendable, CaseIterable {
 
     /// Fails unless `observed` (read back from the running baseline) is what the row claims.
     func check(_ condition: Bool, _ observed: @autoclosure () -> String) throws {
+        // The setting read back is printed in every run, so a ratio can be checked against what
+        // its baseline was really configured as.
+        if condition { print("baseline check: \(rawValue) (\(label)): \(observed())") }
         guard condition else {
             let error = BaselineConfigurationError(configuration: self, observed: observed())
             // Loud on purpose: the benchmark tool would report a failed set-up, but a run
@@ -86,7 +89,7 @@ enum BaselineConfiguration: String, Sendable, CaseIterable {
     func verify(environment: OpaquePointer?, writeMap: Bool) throws {
         var flags: UInt32 = 0
         let code = mdb_env_get_flags(environment, &flags)
-        try check(code == 0, "mdb_env_get_flags failed (\(code))")
+        if code != 0 { try check(false, "mdb_env_get_flags failed (\(code))") }
         let noSync = flags & UInt32(MDB_NOSYNC) != 0
         let noMetaSync = flags & UInt32(MDB_NOMETASYNC) != 0
         let hasWriteMap = flags & UInt32(MDB_WRITEMAP) != 0
