@@ -116,6 +116,7 @@ def main():
     if "--fleet" not in sys.argv:
         separate(results)
         interleaved(results)
+        durable_breakdown(results)
         levels(results)
     fleet(results, text)
 
@@ -219,6 +220,32 @@ def interleaved(results):
     print("Durability of the GRDB columns: FULL = " + LABELS["grdbFull"] + "; NORMAL = " + LABELS["grdbNormal"] + ".")
 
 
+def durable_breakdown(results):
+    """Issue 19: where a durable one-per-commit send's time goes beyond raw LMDB's commit, from the
+    two attribution baselines of the interleaved durable row."""
+    own = next((v for n, v in results.items() if n.startswith("7 interleaved durable one per commit:")), None)
+    if not own or "Rewind" not in own or "raw LMDB" not in own:
+        return
+    like, fed = own.get("raw LMDB WRITEMAP reserved"), own.get("raw LMDB WRITEMAP reserved fed by one task")
+    if not fed or not like:
+        return
+    rewind, raw = own["Rewind"][0], own["raw LMDB"][0]
+    print()
+    print("Durable one per commit, where the time goes (p50 per commit, same iterations; each step adds one thing):")
+    print()
+    print("| Side | p50 | raw LMDB's throughput ÷ its | added by this step |")
+    print("|---|---|---|---|")
+    steps = [("raw LMDB (synced, no WRITEMAP; the target's baseline)", raw),
+             ("+ the store's environment: WRITEMAP, map reserved on disk", like[0]),
+             ("+ reached as a send reaches its commit: a suspending task, a commit thread and back", fed[0]),
+             ("+ the engine: Rewind durable, one session", rewind)]
+    previous = raw
+    for label, value in steps:
+        added = value - previous
+        print(f"| {label} | {duration(value)} | {raw / value:.2f}× | {'−' if added < 0 else ''}{duration(abs(added))} |")
+        previous = value
+
+
 # Issue 23 §2: each durability level, one transition per commit, against SQLite (GRDB) at the
 # matching level and raw LMDB with the same sync flags, interleaved: (level, row name prefix,
 # Rewind's label, SQLite side, its label, raw LMDB side, its label).
@@ -264,7 +291,7 @@ def fleet(results, text):
     COPY, batch latency, bytes per million records, and the PostgreSQL settings the run read back."""
     ingestion = next((v for n, v in results.items() if n.startswith("8 fleet ingestion")), None)
     storage = next((v for n, v in results.items() if n.startswith("8 fleet storage")), None)
-    if ingestion is None and storage is None:
+    if ingestion is None and storage is None and not any(n.startswith("8 fleet projection catch-up") for n in results):
         return
     print()
     settings = re.findall(r"fleet: PostgreSQL settings read back: (.*)", text)
@@ -291,7 +318,24 @@ def fleet(results, text):
                 cells = [duration(p50 * 1e-6), duration(p99 * 1e-6)]
             name = "ingestion ÷ COPY (throughput)" if kind == "ratio" else label.replace(" (µs)", "")
             print(f"| {name} | {cells[0]} | {cells[1]} | {samples} | {target} |")
-        print("| projection catch-up rate on the server | not measured yet (no server catch-up on this branch) | | | |")
+    catch_up = next((v for n, v in results.items() if n.startswith("8 fleet projection catch-up")), None)
+    caught = (catch_up or {}).get("metrics", {})
+    if caught:
+        if not metrics:
+            print("| Fleet (item 8), interleaved per iteration | p50 | p99 | samples | Target |")
+            print("|---|---|---|---|---|")
+        for label, kind in [("server catch-up records/s", "rate"), ("in-memory fold records/s", "rate"),
+                            ("server ÷ in-memory fold (%)", "ratio")]:
+            value = caught.get(label)
+            if value is None:
+                print(f"| {label} | not measured | | | |")
+                continue
+            p50, p99, samples = value
+            cells = [rate(p50), rate(p99)] if kind == "rate" else [f"{p50 / 100:.2f}×", f"{p99 / 100:.2f}×"]
+            name = "projection catch-up ÷ the same fold in memory" if kind == "ratio" else f"projection {label}"
+            print(f"| {name} | {cells[0]} | {cells[1]} | {samples} | |")
+    elif metrics:
+        print("| projection catch-up rate on the server | not measured in this run | | | |")
     sizes = (storage or {}).get("metrics", {})
     if sizes:
         print()

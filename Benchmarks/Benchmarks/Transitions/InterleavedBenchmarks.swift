@@ -15,17 +15,26 @@ func registerInterleavedBenchmarks() {
     let ceiling = nanoseconds("ceiling ns/transition")
 
     // Items 2 and 5, one transition per commit: GRDB at FULL (Rewind's durability) and at NORMAL.
-    let box = FixtureBox<(engine: EngineFixture, raw: RawLMDBLog, grdb: GRDBLog, grdbNormal: GRDBLog)>()
+    // Two more raw LMDB baselines say where Rewind's time beyond raw LMDB goes (issue 19), one
+    // step at a time: raw LMDB opened as the store opens its environment (`MDB_WRITEMAP`, the map
+    // reserved on disk), and that log's commit reached the way a `send` reaches its commit (a
+    // suspending task, the hop to a commit thread and back: the async ceiling of one sender over
+    // the store's environment). Rewind beyond the second is the engine's own work.
+    let rawFed = nanoseconds("raw LMDB WRITEMAP reserved fed by one task ns/transition")
+    let rawLikeStore = nanoseconds("raw LMDB WRITEMAP reserved ns/transition")
+    let box = FixtureBox<(engine: EngineFixture, raw: RawLMDBLog, grdb: GRDBLog, grdbNormal: GRDBLog,
+                          fed: TaskFedRawLog, likeStore: RawLMDBLog)>()
     Benchmark(
-        "7 interleaved durable one per commit: Rewind, raw LMDB, GRDB FULL, GRDB NORMAL",
-        configuration: .init(metrics: [rewind, raw, grdb, grdbNormal], maxDuration: .seconds(6), maxIterations: 3_000),
+        "7 interleaved durable one per commit: Rewind, raw LMDB, GRDB FULL, GRDB NORMAL, raw LMDB WRITEMAP reserved, the same fed by one task",
+        configuration: .init(
+            metrics: [rewind, raw, grdb, grdbNormal, rawFed, rawLikeStore], maxDuration: .seconds(8), maxIterations: 3_000),
         closure: { benchmark in
-            guard let (engine, rawLog, grdbLog, normalLog) = box.value else { return benchmark.error("no fixture") }
+            guard let (engine, rawLog, grdbLog, normalLog, fedLog, likeStoreLog) = box.value else { return benchmark.error("no fixture") }
             do {
                 let clock = ContinuousClock()
-                for turn in 0..<4 {
+                for turn in 0..<6 {
                     let start = clock.now
-                    switch (benchmark.currentIteration + turn) % 4 {
+                    switch (benchmark.currentIteration + turn) % 6 {
                     case 0:
                         try await engine.step(0)
                         benchmark.measurement(rewind, clock.now.nanoseconds(since: start))
@@ -35,9 +44,15 @@ func registerInterleavedBenchmarks() {
                     case 2:
                         try grdbLog.append(count: 1)
                         benchmark.measurement(grdb, clock.now.nanoseconds(since: start))
-                    default:
+                    case 3:
                         try normalLog.append(count: 1)
                         benchmark.measurement(grdbNormal, clock.now.nanoseconds(since: start))
+                    case 4:
+                        try await fedLog.append()
+                        benchmark.measurement(rawFed, clock.now.nanoseconds(since: start))
+                    default:
+                        try likeStoreLog.append(batch: 1)
+                        benchmark.measurement(rawLikeStore, clock.now.nanoseconds(since: start))
                     }
                 }
             } catch {
@@ -50,13 +65,17 @@ func registerInterleavedBenchmarks() {
                 try await EngineFixture(durability: .durable, sessions: 1),
                 try RawLMDBLog(recordSize: sample.encodedSize, noSync: false),
                 try GRDBLog(sample: sample.record, configuration: .grdbFull),
-                try GRDBLog(sample: sample.record, configuration: .grdbNormal))
+                try GRDBLog(sample: sample.record, configuration: .grdbNormal),
+                try TaskFedRawLog(recordSize: sample.encodedSize, writeMap: true, reservedMap: 64 << 20),
+                try RawLMDBLog(recordSize: sample.encodedSize, noSync: false, writeMap: true, reservedMap: 64 << 20))
         },
         teardown: {
             box.value?.engine.close()
             box.value?.raw.close()
             try box.value?.grdb.close()
             try box.value?.grdbNormal.close()
+            box.value?.fed.close()
+            box.value?.likeStore.close()
         })
 
     // Issue 23 §2, the two other durability levels, one transition per commit, each against

@@ -15,12 +15,14 @@ final class RawLMDBLog {
     let configuration: BaselineConfiguration
 
     /// `noMetaSync`: `MDB_NOMETASYNC` (the data synced per commit, not the meta page; ignored with
-    /// `noSync`, which LMDB lets win).
-    init(recordSize: Int, noSync: Bool, noMetaSync: Bool = false, writeMap: Bool = false) throws {
+    /// `noSync`, which LMDB lets win). `reservedMap`: with `writeMap`, a map of that many bytes
+    /// allocated on disk (`posix_fallocate`) before the first commit, as the store reserves its own
+    /// (instead of LMDB's sparse file of 8 GiB).
+    init(recordSize: Int, noSync: Bool, noMetaSync: Bool = false, writeMap: Bool = false, reservedMap: Int? = nil) throws {
         directory = try ScratchDirectory("raw-lmdb")
         value = (0..<recordSize).map { UInt8(truncatingIfNeeded: $0 &* 31) }
         try Self.check(mdb_env_create(&environment), "mdb_env_create")
-        try Self.check(mdb_env_set_mapsize(environment, 8 << 30), "mdb_env_set_mapsize")
+        try Self.check(mdb_env_set_mapsize(environment, reservedMap ?? 8 << 30), "mdb_env_set_mapsize")
         try Self.check(mdb_env_set_maxdbs(environment, 16), "mdb_env_set_maxdbs")
         var flags = UInt32(MDB_NOTLS)
         if noSync { flags |= UInt32(MDB_NOSYNC) } else if noMetaSync { flags |= UInt32(MDB_NOMETASYNC) }
@@ -28,6 +30,17 @@ final class RawLMDBLog {
         try Self.check(mdb_env_open(environment, directory.path, flags, 0o644), "mdb_env_open")
         configuration = noSync ? .rawLMDBNoSync : noMetaSync ? .rawLMDBNoMetaSync : .rawLMDBSynced
         try configuration.verify(environment: environment, writeMap: writeMap)
+        if let reservedMap {
+            var descriptor: Int32 = -1
+            try Self.check(mdb_env_get_fd(environment, &descriptor), "mdb_env_get_fd")
+            try Self.check(posix_fallocate(descriptor, 0, off_t(reservedMap)), "posix_fallocate")
+            // Read back: the file's allocated blocks cover the map.
+            var status = stat()
+            guard fstat(descriptor, &status) == 0, Int(status.st_blocks) * 512 >= reservedMap else {
+                throw RawLMDBError(operation: "posix_fallocate (read back: \(Int(status.st_blocks) * 512) bytes allocated)", code: EIO)
+            }
+            print("baseline check: \(configuration.rawValue) with a reserved map: \(Int(status.st_blocks) * 512) bytes allocated for a map of \(reservedMap)")
+        }
         var transaction: OpaquePointer?
         try Self.check(mdb_txn_begin(environment, nil, 0, &transaction), "mdb_txn_begin")
         try Self.check(mdb_dbi_open(transaction, "log", UInt32(MDB_CREATE), &database), "mdb_dbi_open")

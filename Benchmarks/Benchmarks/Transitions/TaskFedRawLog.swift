@@ -25,8 +25,10 @@ final class TaskFedRawLog: @unchecked Sendable {
     /// Whether the commit thread waits for every running sender before it commits.
     private let gathersAll: Bool
 
-    init(recordSize: Int, noSync: Bool = false) throws {
-        log = try RawLMDBLog(recordSize: recordSize, noSync: noSync)
+    /// `writeMap` and `reservedMap`: the log opened as ``RawLMDBLog`` says (the store's own
+    /// environment: a writable map reserved on disk).
+    init(recordSize: Int, noSync: Bool = false, writeMap: Bool = false, reservedMap: Int? = nil) throws {
+        log = try RawLMDBLog(recordSize: recordSize, noSync: noSync, writeMap: writeMap, reservedMap: reservedMap)
         gathersAll = !noSync
         // The thread holds the log until `close()` stops it.
         let thread = Thread { self.commitLoop() }
@@ -52,8 +54,10 @@ final class TaskFedRawLog: @unchecked Sendable {
         return condition.withLock { commits } - commitsBefore
     }
 
-    /// One value appended by the next commit; returns once that commit returned.
-    private func append() async throws {
+    /// One value appended by the next commit; returns once that commit returned. Outside
+    /// ``run(appends:senders:)`` (no senders counted) the commit thread commits it at once: a lone
+    /// sender's round trip, the hop to the commit thread and back around one raw commit.
+    func append() async throws {
         try await withCheckedThrowingContinuation { (continuation: CheckedContinuation<Void, any Error>) in
             condition.withLock {
                 pending.append(continuation)
