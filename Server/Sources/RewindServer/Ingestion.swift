@@ -201,41 +201,30 @@ public struct Ingestion: Sendable {
         }
     }
 
-    /// Inserts the records, several rows per statement (every value a bound parameter).
+    /// Inserts the records, 500 rows per statement (every value a bound parameter).
     private static func insertRecords(
         _ records: ArraySlice<CheckedRecord>, appID: Int64, storeID: UUID,
         connection: PostgresConnection, logger: Logger
     ) async throws {
-        let columns = 11
-        let rowsPerStatement = 500  // 5,500 parameters, under PostgreSQL's 65,535
-        var start = records.startIndex
-        while start < records.endIndex {
-            let end = min(start + rowsPerStatement, records.endIndex)
-            var sql = """
-                INSERT INTO records (app_id, store_id, sequence, session_id, version, machine, definition, event, \
-                recorded_at_us, record, received_at) VALUES
-                """
-            var binds = PostgresBindings(capacity: (end - start) * (columns - 1))
-            for (row, record) in records[start..<end].enumerated() {
-                let base = row * (columns - 1)
-                sql += row == 0 ? " (" : ", ("
-                sql += (1...(columns - 1)).map { "$\(base + $0)" }.joined(separator: ", ")
-                sql += ", now())"
-                binds.append(appID)
-                binds.append(storeID)
-                binds.append(record.sequence)
-                binds.append(record.record.session.rawValue)
-                binds.append(record.version)
-                binds.append(record.record.machine)
-                binds.append(record.record.definition)
-                binds.append(record.record.event)
-                binds.append(record.record.timestamp.microsecondsSince1970)
-                binds.append(ByteBuffer(bytes: record.bytes))
-            }
-            try await connection.query(PostgresQuery(unsafeSQL: sql, binds: binds), logger: logger)
-            start = end
+        try await recordsInsert.run(records, on: connection, logger: logger) { record, binds in
+            binds.append(appID)
+            binds.append(storeID)
+            binds.append(record.sequence)
+            binds.append(record.record.session.rawValue)
+            binds.append(record.version)
+            binds.append(record.record.machine)
+            binds.append(record.record.definition)
+            binds.append(record.record.event)
+            binds.append(record.record.timestamp.microsecondsSince1970)
+            binds.append(ByteBuffer(bytes: record.bytes))
         }
     }
+
+    private static let recordsInsert = MultiRowInsert(
+        table: "records",
+        columns: ["app_id", "store_id", "sequence", "session_id", "version", "machine", "definition", "event",
+                  "recorded_at_us", "record", "received_at"],
+        boundColumns: 10, rowSuffix: ", now()")
 
     /// Moves each session's head to its last record of the batch.
     private static func updateSessions(
@@ -259,22 +248,37 @@ public struct Ingestion: Sendable {
                 order.append(record.record.session)
             }
         }
-        for session in order {
-            guard let head = heads[session] else { continue }
+        let rows = order.compactMap { session in heads[session].map { (session, $0) } }
+        try await sessionsUpsert.run(rows, on: connection, logger: logger) { row, binds in
+            let (session, head) = row
             let last = head.last.record
-            try await connection.query("""
-                INSERT INTO sessions (app_id, store_id, session_id, machine, definition, head_version, head_sequence,
-                    record_count, first_recorded_at_us, last_recorded_at_us, last_event)
-                VALUES (\(appID), \(storeID), \(session.rawValue), \(last.machine), \(last.definition), \(head.last.version),
-                    \(head.last.sequence), \(head.count), \(head.firstRecordedAt), \(last.timestamp.microsecondsSince1970), \(last.event))
-                ON CONFLICT (app_id, store_id, session_id) DO UPDATE SET
-                    machine = EXCLUDED.machine, definition = EXCLUDED.definition,
-                    head_version = EXCLUDED.head_version, head_sequence = EXCLUDED.head_sequence,
-                    record_count = sessions.record_count + EXCLUDED.record_count,
-                    last_recorded_at_us = EXCLUDED.last_recorded_at_us, last_event = EXCLUDED.last_event
-                """, logger: logger)
+            binds.append(appID)
+            binds.append(storeID)
+            binds.append(session.rawValue)
+            binds.append(last.machine)
+            binds.append(last.definition)
+            binds.append(head.last.version)
+            binds.append(head.last.sequence)
+            binds.append(head.count)
+            binds.append(head.firstRecordedAt)
+            binds.append(last.timestamp.microsecondsSince1970)
+            binds.append(last.event)
         }
     }
+
+    /// Each session of a batch once (its rows are distinct, as one `ON CONFLICT DO UPDATE`
+    /// statement needs): a new session is inserted, a known one moves its head.
+    private static let sessionsUpsert = MultiRowInsert(
+        table: "sessions",
+        columns: ["app_id", "store_id", "session_id", "machine", "definition", "head_version", "head_sequence",
+                  "record_count", "first_recorded_at_us", "last_recorded_at_us", "last_event"],
+        suffix: """
+            ON CONFLICT (app_id, store_id, session_id) DO UPDATE SET
+                machine = EXCLUDED.machine, definition = EXCLUDED.definition,
+                head_version = EXCLUDED.head_version, head_sequence = EXCLUDED.head_sequence,
+                record_count = sessions.record_count + EXCLUDED.record_count,
+                last_recorded_at_us = EXCLUDED.last_recorded_at_us, last_event = EXCLUDED.last_event
+            """)
 
     /// The next sequence the server expects from `storeID` of app `appID` (1 when it holds none).
     public func position(storeID: UUID, appID: Int64) async throws -> UInt64 {

@@ -73,14 +73,16 @@ final class ProjectionCatchUp: Service, Sendable {
         var storeID: UUID
     }
 
-    /// Folds the stores asked for (every store that is behind, or those listed) until none is.
-    func catchUpAll() async throws {
+    /// Folds the stores asked for (every store that is behind, or those listed) until none is;
+    /// returns how many records were read.
+    @discardableResult
+    func catchUpAll() async throws -> Int64 {
         let (everyStore, listed) = pending.withLock { pending in
             defer { pending = (false, [], []) }
             return (pending.everyStore, pending.stores)
         }
         let stores = everyStore ? try await storesBehind() : listed
-        guard !stores.isEmpty else { return }
+        guard !stores.isEmpty else { return 0 }
         let start = ContinuousClock.now
         let folded = try await withThrowingTaskGroup(of: Int64.self) { group in
             var pending = stores[...]
@@ -99,6 +101,7 @@ final class ProjectionCatchUp: Service, Sendable {
         logger.info("projections caught up", metadata: [
             "stores": "\(stores.count)", "records": "\(folded)", "elapsed": "\(ContinuousClock.now - start)",
         ])
+        return folded
     }
 
     /// The stores some projection is behind on (no checkpoint, another version, or a checkpoint
@@ -264,38 +267,26 @@ final class ProjectionCatchUp: Service, Sendable {
                 """, logger: logger)
         }
         let rows = states.compactMap { entry in entry.state.map { (entry.key, $0.bytes, $0.columns) } }
-        let columns = 9
-        let rowsPerStatement = 500
-        var start = 0
-        while start < rows.count {
-            let end = min(start + rowsPerStatement, rows.count)
-            var sql = """
-                INSERT INTO projection_states (app_id, store_id, projection, key, state, machine, configuration, \
-                updated_at_us, depth) VALUES
-                """
-            var binds = PostgresBindings(capacity: (end - start) * columns)
-            for (row, (key, bytes, extracted)) in rows[start..<end].enumerated() {
-                let base = row * columns
-                sql += row == 0 ? " (" : ", ("
-                sql += (1...columns).map { "$\(base + $0)" }.joined(separator: ", ")
-                sql += ")"
-                binds.append(store.appID)
-                binds.append(store.storeID)
-                binds.append(projection)
-                binds.append(key)
-                binds.append(ByteBuffer(bytes: bytes))
-                binds.append(extracted.machine)
-                binds.append(extracted.configuration)
-                binds.append(extracted.updatedAtMicroseconds)
-                binds.append(extracted.depth)
-            }
-            sql += """
-                 ON CONFLICT (app_id, store_id, projection, key) DO UPDATE SET state = EXCLUDED.state,
-                machine = EXCLUDED.machine, configuration = EXCLUDED.configuration,
-                updated_at_us = EXCLUDED.updated_at_us, depth = EXCLUDED.depth
-                """
-            try await connection.query(PostgresQuery(unsafeSQL: sql, binds: binds), logger: logger)
-            start = end
+        try await statesUpsert.run(rows, on: connection, logger: logger) { row, binds in
+            let (key, bytes, extracted) = row
+            binds.append(store.appID)
+            binds.append(store.storeID)
+            binds.append(projection)
+            binds.append(key)
+            binds.append(ByteBuffer(bytes: bytes))
+            binds.append(extracted.machine)
+            binds.append(extracted.configuration)
+            binds.append(extracted.updatedAtMicroseconds)
+            binds.append(extracted.depth)
         }
     }
+
+    private static let statesUpsert = MultiRowInsert(
+        table: "projection_states",
+        columns: ["app_id", "store_id", "projection", "key", "state", "machine", "configuration", "updated_at_us", "depth"],
+        suffix: """
+            ON CONFLICT (app_id, store_id, projection, key) DO UPDATE SET state = EXCLUDED.state,
+                machine = EXCLUDED.machine, configuration = EXCLUDED.configuration,
+                updated_at_us = EXCLUDED.updated_at_us, depth = EXCLUDED.depth
+            """)
 }

@@ -84,6 +84,32 @@ import Testing
         try await second.stop()
     }
 
+    @Test func aCatchUpPassRunOnADatabaseFoldsWhatTheServiceWould() async throws {
+        let server = try await TestServer.start()
+        let devices = try (0..<3).map { _ in try Device() }
+        for (index, device) in devices.enumerated() {
+            try await device.runMixed(records: 90, seed: 30 + UInt64(index))
+            try await server.uploadAll(device, batchSize: 40)
+        }
+        try await server.stop()
+        // As if nothing had been folded: one pass on the database, with no server running.
+        try await server.database.withClient { client in
+            try await client.query("DELETE FROM projection_states")
+            try await client.query("DELETE FROM projection_checkpoints")
+        }
+        let read = try await server.database.withClient { client in
+            try await RewindServer.catchUpProjections(on: client, logger: testLogger)
+        }
+        let total = try devices.reduce(0) { $0 + (try $1.records().count) }
+        #expect(read == Int64(total))
+        for device in devices { try await Self.expectSameStates(server, device) }
+        // Nothing is behind any more: a second pass reads nothing.
+        let again = try await server.database.withClient { client in
+            try await RewindServer.catchUpProjections(on: client, logger: testLogger)
+        }
+        #expect(again == 0)
+    }
+
     @Test func aServerStoppedWhileFoldingLeavesStatesAndCheckpointsTogether() async throws {
         let first = try await TestServer.start()
         let devices = try (0..<4).map { _ in try Device() }
