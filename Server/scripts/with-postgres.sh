@@ -3,6 +3,7 @@
 #   bash Server/scripts/with-postgres.sh swift test --skip-build
 # The cluster is made by initdb in a temporary directory, listens on 127.0.0.1 only (its unix
 # socket in that directory too), and is stopped and removed when CMD ends, however it ends.
+# REWIND_PG_DURABLE=1 keeps PostgreSQL's durable defaults (the benchmarks); tests run without fsync.
 # CMD gets its URL in REWIND_TEST_DATABASE_URL (user postgres, trust authentication, database
 # postgres; each test creates a database of its own), and the PostgreSQL binaries' directory in
 # REWIND_TEST_PG_BIN (the fault tests restart a cluster of their own). Debian's postgresql is installed when no
@@ -55,8 +56,12 @@ trap stop EXIT
 
 "${RUN_AS[@]}" "$PG_BIN/initdb" -D "$TMP/data" -U postgres -A trust -E UTF8 --locale=C --no-sync >"$TMP/initdb.log" 2>&1 \
     || { cat "$TMP/initdb.log" >&2; exit 1; }
+# Tests need no durability (fsync off: faster on a shared disk); benchmarks ask for PostgreSQL's
+# defaults (fsync and synchronous_commit on) with REWIND_PG_DURABLE=1.
+SYNC_OPTIONS="-c fsync=off -c synchronous_commit=off"
+if [ "${REWIND_PG_DURABLE:-0}" = 1 ]; then SYNC_OPTIONS="-c fsync=on -c synchronous_commit=on"; fi
 "${RUN_AS[@]}" "$PG_BIN/pg_ctl" -D "$TMP/data" -l "$TMP/postgres.log" -w \
-    -o "-c listen_addresses=127.0.0.1 -p $PORT -k $TMP -c fsync=off -c synchronous_commit=off -c max_connections=300" \
+    -o "-c listen_addresses=127.0.0.1 -p $PORT -k $TMP $SYNC_OPTIONS -c max_connections=300" \
     start >/dev/null || { cat "$TMP/postgres.log" >&2; exit 1; }
 
 export REWIND_TEST_DATABASE_URL="postgres://postgres@127.0.0.1:$PORT/postgres"

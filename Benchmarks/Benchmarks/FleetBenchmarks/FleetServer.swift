@@ -56,6 +56,21 @@ struct FleetDatabase: Sendable {
         }
     }
 
+    /// Checks that the cluster commits durably (`fsync` and `synchronous_commit` on, PostgreSQL's
+    /// defaults): the ingestion and catch-up rows claim a production PostgreSQL, and a cluster
+    /// made for the tests (no fsync) would measure something cheaper. Returns the settings read
+    /// back, for the run's output.
+    func verifyDurable() async throws -> [(name: String, value: String)] {
+        let settings = try await self.settings()
+        let value = { (name: String) in settings.first { $0.name == name }?.value ?? "unknown" }
+        guard value("fsync") == "on", value("synchronous_commit") == "on" else {
+            let observed = "fsync=\(value("fsync")) synchronous_commit=\(value("synchronous_commit"))"
+            print("BASELINE CONFIGURATION CHECK FAILED: PostgreSQL reads back \(observed), the fleet rows need fsync=on synchronous_commit=on (make bench-fleet sets REWIND_PG_DURABLE=1)")
+            throw FleetSetupError("PostgreSQL is not durable (\(observed))")
+        }
+        return settings
+    }
+
     /// The settings that decide what a commit costs, read back from the server as `SHOW` gives
     /// them: printed with the results, so each row says what it ran against.
     func settings() async throws -> [(name: String, value: String)] {

@@ -93,7 +93,7 @@ func registerIngestionBenchmarks(cluster: DatabaseURL) {
             let server = try await FleetServer.start(database: made)
             let client = RunningClient(made.url, connections: server.configuration.maximumDatabaseConnections)
             box.value = IngestionFixture(server: server, upload: upload, copy: copy, client: client)
-            let settings = try await made.settings().map { "\($0.name)=\($0.value)" }.joined(separator: " ")
+            let settings = try await made.verifyDurable().map { "\($0.name)=\($0.value)" }.joined(separator: " ")
             report("PostgreSQL settings read back: \(settings)")
             report("""
                 \(devices.count) devices, \(upload.recordCount) records per run (\(upload.bodies.reduce(0) { $0 + $1.count }) batches of \
