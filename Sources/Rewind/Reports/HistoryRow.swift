@@ -23,18 +23,6 @@ public struct HistoryRow: Codable, Sendable, Hashable {
     /// The navigation stack after the version, root first.
     public var stack: [NavigationEntry]
 
-    /// The row of `entry`, with the navigation stack after it.
-    init(_ entry: HistoryEntry, stack: [NavigationEntry]) {
-        version = entry.version
-        sequence = entry.sequence
-        time = entry.timestamp.description
-        event = entry.event
-        source = entry.source
-        target = entry.target
-        navigation = entry.navigation.map(\.description)
-        self.stack = stack
-    }
-
     /// The rows of the records of `session` that pass `filter`, oldest first, at most `limit`,
     /// read from `reader`: the entries of ``LogReplay/history(of:filter:limit:)`` (the same walk
     /// of the records), each with the navigation stack after it. Every record moves the
@@ -52,5 +40,14 @@ public struct HistoryRow: Codable, Sendable, Hashable {
             if passes { rows.append(HistoryRow(HistoryEntry(record), stack: stack.entries)) }
         }
         return rows
+    }
+}
+
+extension HistoryRow {
+    /// The row of `entry`, with the navigation stack after it.
+    init(_ entry: HistoryEntry, stack: [NavigationEntry]) {
+        self.init(
+            version: entry.version, sequence: entry.sequence, time: entry.timestamp.description, event: entry.event,
+            source: entry.source, target: entry.target, navigation: entry.navigation.map(\.description), stack: stack)
     }
 }
