@@ -5,6 +5,16 @@ import Foundation
 /// Values are plain data so that the log can store them as bytes and a replay can compare them
 /// structurally. Objects keep their keys in a dictionary; ``encoded()`` writes them with sorted keys,
 /// so the same value always produces the same bytes.
+///
+/// ## Absent and null
+///
+/// `JSONValue` is expressible by `nil` (`let value: JSONValue = nil` is ``null``), but in a
+/// `JSONValue?` the two stay apart, everywhere in Rewind: `nil` is a value that is absent (an
+/// object member that is not there, a record without payload bytes, a diff's `before` of an added
+/// value), ``null`` is a JSON `null` that is there. A `JSONValue?` member of a `Codable` type is
+/// written that way by `encodeIfPresent` (left out, or `null`) but read back by `decodeIfPresent`
+/// as `nil` either way; decode it with
+/// `KeyedDecodingContainer/decodeJSONValueIfPresent(forKey:)`, which keeps them apart.
 public enum JSONValue: Hashable, Sendable {
     /// JSON `null`.
     case null

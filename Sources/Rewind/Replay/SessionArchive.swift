@@ -132,10 +132,8 @@ public enum SessionArchive {
         private static func bytes(
             _ container: KeyedDecodingContainer<CodingKeys>, json: CodingKeys, base64: CodingKeys
         ) throws -> [UInt8] {
-            if container.contains(json) {
-                // `contains` first: a JSON null is a value here (the bytes `null`), not "absent".
-                return try container.decode(JSONValue.self, forKey: json).jsonBytes()
-            }
+            // A JSON null is a value here (the bytes `null`), not "absent".
+            if let value = try container.decodeJSONValueIfPresent(forKey: json) { return try value.jsonBytes() }
             return container.contains(base64) ? try Self.base64(container, base64) : []
         }
 

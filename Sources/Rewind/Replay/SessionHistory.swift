@@ -65,6 +65,32 @@ public struct HistoryFilter: Sendable, Hashable {
     }
 }
 
+extension HistoryFilter {
+    /// The one walk behind every history listing (``LogReplay/history(of:filter:limit:)`` and
+    /// ``HistoryRow/rows(of:in:filter:limit:coder:)``): the records of `session` in `reader`,
+    /// oldest first, from version `first` through the filter's last version, each handed to
+    /// `visit` with whether it passes the filter, until `limit` have passed. A listing that
+    /// rebuilds something from every record (the navigation stack) starts at version 1 and uses
+    /// the records that do not pass too.
+    ///
+    /// - Throws: the reader's errors, what `visit` throws.
+    func walk(
+        _ session: SessionID, in reader: any TransitionLogReader, from first: UInt64, limit: Int,
+        _ visit: (_ record: TransitionRecord, _ passes: Bool) throws -> Void
+    ) throws {
+        guard limit > 0 else { return }
+        var passed = 0
+        let last = versions?.upperBound
+        try SessionSnapshot.records(of: session, through: last, in: reader)(first) { record in
+            if let last, record.version > last { return false }
+            let passes = matches(record)
+            try visit(record, passes)
+            if passes { passed += 1 }
+            return passed < limit
+        }
+    }
+}
+
 extension LogReplay {
     /// The history of `session`, oldest first: version, time, event, source → target and
     /// navigation operations of each record that passes `filter`, at most `limit` entries.
@@ -76,13 +102,8 @@ extension LogReplay {
         try log.readLog { reader in
             guard try reader.sessionInfo(for: session) != nil else { throw EngineError.unknownSession(session) }
             var entries: [HistoryEntry] = []
-            guard limit > 0 else { return entries }
-            let records = SessionSnapshot.records(
-                of: session, through: filter.versions?.upperBound, in: reader)
-            try records(filter.versions?.lowerBound ?? 1) { record in
-                if let versions = filter.versions, record.version > versions.upperBound { return false }
-                if filter.matches(record) { entries.append(HistoryEntry(record)) }
-                return entries.count < limit
+            try filter.walk(session, in: reader, from: filter.versions?.lowerBound ?? 1, limit: limit) { record, passes in
+                if passes { entries.append(HistoryEntry(record)) }
             }
             return entries
         }

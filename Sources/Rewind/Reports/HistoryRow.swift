@@ -24,8 +24,9 @@ public struct HistoryRow: Codable, Sendable, Hashable {
     public var stack: [NavigationEntry]
 
     /// The rows of the records of `session` that pass `filter`, oldest first, at most `limit`,
-    /// read from `reader`. Every record moves the navigation stack, shown or not; `coder`
-    /// decodes the state data its entries carry.
+    /// read from `reader`: the entries of ``LogReplay/history(of:filter:limit:)`` (the same walk
+    /// of the records), each with the navigation stack after it. Every record moves the
+    /// navigation stack, shown or not; `coder` decodes the state data its entries carry.
     ///
     /// - Throws: the reader's errors, the coder's when a record's state data does not decode.
     public static func rows(
@@ -33,26 +34,20 @@ public struct HistoryRow: Codable, Sendable, Hashable {
         limit: Int = .max, coder: any PayloadCoder
     ) throws -> [HistoryRow] {
         var rows: [HistoryRow] = []
-        guard limit > 0 else { return rows }
         var stack = NavigationStack()
-        var next: UInt64 = 1
-        let last = filter.versions?.upperBound ?? .max
-        let page = 512
-        while next <= last {
-            let records = try reader.records(of: session, fromVersion: next, limit: page)
-            for record in records {
-                if record.version > last { return rows }
-                try stack.apply(record, coder: coder)
-                guard filter.matches(record) else { continue }
-                rows.append(HistoryRow(
-                    version: record.version, sequence: record.sequence, time: record.timestamp.description,
-                    event: record.event, source: record.source, target: record.target,
-                    navigation: record.navigation.map(\.description), stack: stack.entries))
-                if rows.count == limit { return rows }
-            }
-            guard records.count == page, let final = records.last else { break }
-            next = final.version + 1
+        try filter.walk(session, in: reader, from: 1, limit: limit) { record, passes in
+            try stack.apply(record, coder: coder)
+            if passes { rows.append(HistoryRow(HistoryEntry(record), stack: stack.entries)) }
         }
         return rows
+    }
+}
+
+extension HistoryRow {
+    /// The row of `entry`, with the navigation stack after it.
+    init(_ entry: HistoryEntry, stack: [NavigationEntry]) {
+        self.init(
+            version: entry.version, sequence: entry.sequence, time: entry.timestamp.description, event: entry.event,
+            source: entry.source, target: entry.target, navigation: entry.navigation.map(\.description), stack: stack)
     }
 }

@@ -53,28 +53,16 @@ public struct ReplayDiffReport: Codable, Sendable, Hashable {
             case change, path, before, after
         }
 
-        /// Decodes a change; a `before` or `after` that is JSON `null` is the value `.null`, not
-        /// an absent value (the synthesized decoding would read it as `nil`, so a diff from or to
-        /// `null` would not read back as it was written).
+        /// Decodes a change; a `before` or `after` that is JSON `null` is the value `.null`, an
+        /// absent one `nil` (``JSONValue``'s rule: the synthesized decoding would read `null` as
+        /// `nil`, so a diff from or to `null` would not read back as it was written).
         public init(from decoder: any Decoder) throws {
             let container = try decoder.container(keyedBy: CodingKeys.self)
             change = try container.decode(String.self, forKey: .change)
             path = try container.decode(String.self, forKey: .path)
-            // `JSONValue` is expressible by `nil` (as `.null`): absent stays `Optional.none`.
-            before = container.contains(.before) ? try container.decode(JSONValue.self, forKey: .before) : .none
-            after = container.contains(.after) ? try container.decode(JSONValue.self, forKey: .after) : .none
+            before = try container.decodeJSONValueIfPresent(forKey: .before)
+            after = try container.decodeJSONValueIfPresent(forKey: .after)
         }
-
-        /// Encodes a change, leaving out `before` or `after` when there is none (a JSON `null`
-        /// stands for the value `.null`).
-        public func encode(to encoder: any Encoder) throws {
-            var container = encoder.container(keyedBy: CodingKeys.self)
-            try container.encode(change, forKey: .change)
-            try container.encode(path, forKey: .path)
-            if let before { try container.encode(before, forKey: .before) }
-            if let after { try container.encode(after, forKey: .after) }
-        }
-
     }
 
     /// The report of `diff`.

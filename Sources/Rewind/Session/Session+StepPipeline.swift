@@ -9,17 +9,49 @@ extension Session {
     /// it (SCXML `<send>` without a delay) in the same append. Returns the steps, the request's
     /// first.
     func runStep(_ request: StepRecording.Request) async throws -> [Step] {
+        try await runPipeline(capacity: 1) { latest, steps, transitions, writes in
+            try evaluate(request, advancing: &latest, steps: &steps, transitions: &transitions, snapshots: &writes)
+            try evaluateDueSends(advancing: &latest, steps: &steps, transitions: &transitions, snapshots: &writes)
+        }
+    }
+
+    /// Evaluate every request → one append → adopt → every step's hooks, holding the gate (see
+    /// `send(contentsOf:)`; `runStep` is the one-request case). Returns the requests' own steps.
+    func runSteps(_ requests: [StepRecording.Request]) async throws -> [Step] {
+        // Where each request's own step is among the steps (the deliveries of due sends go between).
+        var requested: [Int] = []
+        requested.reserveCapacity(requests.count)
+        let steps = try await runPipeline(capacity: requests.count) { latest, steps, transitions, writes in
+            for request in requests {
+                try evaluate(request, advancing: &latest, steps: &steps, transitions: &transitions, snapshots: &writes)
+                requested.append(steps.count - 1)
+                try evaluateDueSends(advancing: &latest, steps: &steps, transitions: &transitions, snapshots: &writes)
+            }
+        }
+        return requested.count == steps.count ? steps : requested.map { steps[$0] }
+    }
+
+    /// The pipeline of ``runStep(_:)`` and ``runSteps(_:)``: `evaluateRequests` evaluates (purely)
+    /// from the session's state, after the record of a pending migration, adding the steps, their
+    /// transitions and snapshot writes; then one append, adopt, hooks. Returns every step
+    /// evaluated, due sends' deliveries included.
+    private func runPipeline(
+        capacity: Int,
+        _ evaluateRequests: (
+            _ latest: inout SessionSnapshot, _ steps: inout [Step], _ transitions: inout [TransitionDraft],
+            _ writes: inout [AppendRequest.AuxiliaryWrite]
+        ) throws -> Void
+    ) async throws -> [Step] {
         try engine.ensureOpen()
         let (before, migration) = lock.withLock { _ in (current, self.migration) }
         var latest = before
         var steps: [Step] = []
-        steps.reserveCapacity(1)
+        steps.reserveCapacity(capacity)
         var transitions: [TransitionDraft] = []
-        transitions.reserveCapacity(1)
+        transitions.reserveCapacity(capacity)
         var writes: [AppendRequest.AuxiliaryWrite] = []
         if let migration { try prepend(migration, advancing: &latest, transitions: &transitions, snapshots: &writes) }
-        try evaluate(request, advancing: &latest, steps: &steps, transitions: &transitions, snapshots: &writes)
-        try evaluateDueSends(advancing: &latest, steps: &steps, transitions: &transitions, snapshots: &writes)
+        try evaluateRequests(&latest, &steps, &transitions, &writes)
         // No transition: an explicitly ignored event; nothing happened, nothing is recorded (not
         // even a pending migration: it goes with the first record under the new definition).
         if transitions.count == (migration == nil ? 0 : 1) { return steps }
@@ -30,36 +62,5 @@ extension Session {
         }
         await runHooks(of: steps, from: before.state)
         return steps
-    }
-
-    /// Evaluate every request → one append → adopt → every step's hooks, holding the gate (see
-    /// `send(contentsOf:)`; `runStep` is the one-request case).
-    func runSteps(_ requests: [StepRecording.Request]) async throws -> [Step] {
-        try engine.ensureOpen()
-        let (before, migration) = lock.withLock { _ in (current, self.migration) }
-        var latest = before
-        var steps: [Step] = []
-        steps.reserveCapacity(requests.count)
-        var transitions: [TransitionDraft] = []
-        transitions.reserveCapacity(requests.count)
-        var writes: [AppendRequest.AuxiliaryWrite] = []
-        if let migration { try prepend(migration, advancing: &latest, transitions: &transitions, snapshots: &writes) }
-        // Where each request's own step is among `steps` (the deliveries of due sends go between).
-        var requested: [Int] = []
-        requested.reserveCapacity(requests.count)
-        for request in requests {
-            try evaluate(request, advancing: &latest, steps: &steps, transitions: &transitions, snapshots: &writes)
-            requested.append(steps.count - 1)
-            try evaluateDueSends(advancing: &latest, steps: &steps, transitions: &transitions, snapshots: &writes)
-        }
-        let requestSteps = requested.count == steps.count ? steps : requested.map { steps[$0] }
-        if transitions.count == (migration == nil ? 0 : 1) { return requestSteps }
-        try await append(transitions, after: before, writes: writes)
-        lock.withLock { _ in
-            current = latest
-            self.migration = nil
-        }
-        await runHooks(of: steps, from: before.state)
-        return requestSteps
     }
 }

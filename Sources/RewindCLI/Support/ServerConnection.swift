@@ -90,15 +90,20 @@ struct ServerConnection {
 
     private func decode<T: Decodable>(_ type: T.Type, status: Int, body: Data, url: String) throws -> T {
         guard status == 200 else {
-            let message = (try? JSONDecoder().decode(ErrorBody.self, from: body).error)
-                ?? String(decoding: body.prefix(200), as: UTF8.self)
-            throw CLIError.server(url, status: status, message: message)
+            throw failure(status: status, body: body, url: url, otherwise: String(decoding: body.prefix(200), as: UTF8.self))
         }
         do {
             return try JSONDecoder().decode(T.self, from: body)
         } catch {
             throw CLIError.server(url, status: status, message: "an answer the command cannot read (\(error))")
         }
+    }
+
+    /// The error of an answer other than 200: the server's message (the `error` of its JSON
+    /// body), or `otherwise` when the body has none.
+    private func failure(status: Int, body: Data, url: String, otherwise: @autoclosure () -> String) -> CLIError {
+        let message = (try? JSONDecoder().decode(ErrorBody.self, from: body).error) ?? otherwise()
+        return CLIError.server(url, status: status, message: message)
     }
 
     /// The path of session `session` of the store: `v1/stores/{store}/sessions/{session}`.
@@ -140,8 +145,7 @@ struct ServerConnection {
         let path = sessionPath(session, store: store) + ["archive"]
         let (status, body) = try await get(path)
         guard status == 200 else {
-            let message = (try? JSONDecoder().decode(ErrorBody.self, from: body).error) ?? "no archive"
-            throw CLIError.server(try url(path, query: []).absoluteString, status: status, message: message)
+            throw failure(status: status, body: body, url: try url(path, query: []).absoluteString, otherwise: "no archive")
         }
         return body
     }
@@ -154,8 +158,7 @@ struct ServerConnection {
         let query = redact.map { URLQueryItem(name: "redact", value: $0) }
         let (status, body) = try await get(path, query: query)
         guard status == 200 else {
-            let message = (try? JSONDecoder().decode(ErrorBody.self, from: body).error) ?? "no page"
-            throw CLIError.server(try url(path, query: query).absoluteString, status: status, message: message)
+            throw failure(status: status, body: body, url: try url(path, query: query).absoluteString, otherwise: "no page")
         }
         return body
     }

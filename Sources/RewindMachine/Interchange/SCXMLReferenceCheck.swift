@@ -10,15 +10,7 @@ struct ReferenceCheck {
 
     init(definition: MachineDefinition) {
         self.definition = definition
-        var ids: Set<String> = []
-        func collect(_ states: [StateDefinition]) {
-            for state in states {
-                ids.insert(state.id)
-                collect(state.children)
-            }
-        }
-        collect(definition.states)
-        self.ids = ids
+        ids = Self.ids(of: definition.states)
     }
 
     private static let stateElements: Set<String> = ["state", "parallel", "final", "history"]
@@ -87,14 +79,19 @@ struct ReferenceCheck {
     }
 
     private static func descendants(of state: StateDefinition) -> Set<String> {
+        ids(of: state.children)
+    }
+
+    /// The ids of `states` and of all their descendants.
+    private static func ids(of states: [StateDefinition]) -> Set<String> {
         var result: Set<String> = []
         func collect(_ states: [StateDefinition]) {
-            for child in states {
-                result.insert(child.id)
-                collect(child.children)
+            for state in states {
+                result.insert(state.id)
+                collect(state.children)
             }
         }
-        collect(state.children)
+        collect(states)
         return result
     }
 }

@@ -96,8 +96,9 @@ struct LayeredLayout: Sendable {
     /// Chains, orders and places the vertices (sizes must be final).
     mutating func layOut() {
         buildChains()
-        order()
-        place()
+        let links = chainLinks()
+        order(links)
+        place(links)
     }
 
     // MARK: - Cycles and ranks
@@ -174,6 +175,20 @@ struct LayeredLayout: Sendable {
 
     // MARK: - Chains
 
+    /// Each vertex's neighbours along the edges' chains: one rank up (`above`) and one rank down
+    /// (`below`), what ordering and placing both look at.
+    private func chainLinks() -> (above: [[Int]], below: [[Int]]) {
+        var above = Array(repeating: [Int](), count: vertices.count)
+        var below = Array(repeating: [Int](), count: vertices.count)
+        for edge in edges {
+            for (upper, lower) in zip(edge.chain, edge.chain.dropFirst()) {
+                below[upper].append(lower)
+                above[lower].append(upper)
+            }
+        }
+        return (above, below)
+    }
+
     private mutating func buildChains() {
         for number in edges.indices {
             let edge = edges[number]
@@ -200,16 +215,9 @@ struct LayeredLayout: Sendable {
 
     // MARK: - Order
 
-    private mutating func order() {
+    private mutating func order(_ links: (above: [[Int]], below: [[Int]])) {
         let rankCount = (vertices.map(\.rank).max() ?? -1) + 1
-        var above = Array(repeating: [Int](), count: vertices.count)
-        var below = Array(repeating: [Int](), count: vertices.count)
-        for edge in edges {
-            for (upper, lower) in zip(edge.chain, edge.chain.dropFirst()) {
-                below[upper].append(lower)
-                above[lower].append(upper)
-            }
-        }
+        let (above, below) = links
         // Initial order: depth-first from each vertex in insertion order.
         var layers = Array(repeating: [Int](), count: rankCount)
         var seen = Array(repeating: false, count: vertices.count)
@@ -275,15 +283,8 @@ struct LayeredLayout: Sendable {
         vertices[left].role == .box && vertices[right].role == .box ? Self.boxGap : Self.smallGap
     }
 
-    private mutating func place() {
-        var above = Array(repeating: [Int](), count: vertices.count)
-        var below = Array(repeating: [Int](), count: vertices.count)
-        for edge in edges {
-            for (upper, lower) in zip(edge.chain, edge.chain.dropFirst()) {
-                below[upper].append(lower)
-                above[lower].append(upper)
-            }
-        }
+    private mutating func place(_ links: (above: [[Int]], below: [[Int]])) {
+        let (above, below) = links
         // Packed left to right to start with.
         for layer in ranks {
             var x = 0.0

@@ -39,13 +39,23 @@ enum CommandOutputs {
         var navigationStack: [NavigationEntry]
     }
 
-    /// `rewind diff --json`.
-    /// A JSON change of `diff --json`.
+    /// A JSON change of `diff --json`: `before` or `after` absent is `nil`, JSON `null` is
+    /// `.null` (``JSONValue``'s rule for `JSONValue?`).
     struct Change: Decodable, Sendable, Equatable {
         var change: String
         var path: String
         var before: JSONValue?
         var after: JSONValue?
+
+        enum CodingKeys: String, CodingKey { case change, path, before, after }
+
+        init(from decoder: any Decoder) throws {
+            let container = try decoder.container(keyedBy: CodingKeys.self)
+            change = try container.decode(String.self, forKey: .change)
+            path = try container.decode(String.self, forKey: .path)
+            before = try container.decodeJSONValueIfPresent(forKey: .before)
+            after = try container.decodeJSONValueIfPresent(forKey: .after)
+        }
     }
 
     struct Diff: Decodable, Sendable {

@@ -123,6 +123,38 @@ struct SessionArchiveTests {
         #expect(again[2].contains(#""payloadBase64":"\#(spaced)""#), "\(again[2])")
     }
 
+    /// A record whose payload bytes are `null` keeps them through import, export and a rewrite,
+    /// apart from a record without payload bytes: `"payload":null` is the value `.null`, an
+    /// absent `payload` is `nil` (``JSONValue``'s rule for `JSONValue?`).
+    @Test func aNullPayloadStaysApartFromNoPayload() async throws {
+        let source = try ReplayFixture()
+        try await source.record("loading-view", as: "v")
+        let lines = lines(try source.engine.exportSession(SessionID("v")))
+        // Two record lines without payload bytes: the first gets the bytes `null`.
+        let bare = lines.indices.dropFirst().dropLast().filter { !lines[$0].contains(#""payload""#) }
+        try #require(bare.count >= 2)
+        let (null, none) = (bare[0], bare[1])
+        let archive = try forged(lines) { index, body in
+            if index == null { body["payload"] = NSNull() }
+        }
+        let target = try ReplayFixture(registering: [])
+        let info = try await target.engine.importSession(archive)
+        let records = try target.engine.store.read { try $0.records(of: info.session) }
+        // Line n holds version n.
+        #expect(records[null - 1].payload == Array("null".utf8))
+        #expect(records[none - 1].payload == [])
+        let exported = self.lines(try target.engine.exportSession(info.session))
+        #expect(exported[null].contains(#""payload":null"#), "\(exported[null])")
+        #expect(!exported[none].contains(#""payload""#), "\(exported[none])")
+
+        var payloads: [UInt64: JSONValue?] = [:]
+        let rewritten = self.lines(try SessionArchive.rewritten(archive) { payloads[$0.version] = $0.payload })
+        #expect(payloads[UInt64(null)] == .some(.null))
+        #expect(payloads[UInt64(none)] == .some(nil))
+        #expect(rewritten[null].contains(#""payload":null"#), "\(rewritten[null])")
+        #expect(!rewritten[none].contains(#""payload""#), "\(rewritten[none])")
+    }
+
     /// An archive written by format version 1 (base64, synthesized navigation) still imports.
     @Test func aFormatVersion1ArchiveImportsLikeTheOriginal() async throws {
         let source = try ReplayFixture()
