@@ -1,18 +1,153 @@
 import Logging
+import NIOCore
 import PostgresNIO
+import Synchronization
 
 extension PostgresClient {
     /// Runs `body` in a transaction on a leased connection: committed when it returns, rolled
     /// back when it throws. Unlike `withTransaction`, the error `body` threw comes out as itself
     /// (an ``APIError`` stays an answer) when the rollback succeeded.
+    ///
+    /// When the connection closes before the transaction ends (PostgreSQL restarted or gone), it
+    /// throws ``DatabaseConnectionLost`` at once rather than waiting for the statement in flight:
+    /// postgres-nio (1.33) drops a statement written to a connection whose channel has closed
+    /// without ever answering it, so the `ROLLBACK` after a statement that failed because the
+    /// server went away, or the next statement of `body`, would otherwise wait forever (and hold
+    /// a request, or the server's graceful shutdown, with it). PostgreSQL rolls back the
+    /// transaction of a connection that ends.
     func transaction<Result: Sendable>(
-        logger: Logger, _ body: (PostgresConnection) async throws -> Result
+        logger: Logger, _ body: @escaping @Sendable (PostgresConnection) async throws -> Result
     ) async throws -> Result {
         do {
-            return try await withTransaction(logger: logger) { connection in try await body(connection) }
+            return try await withConnection { connection in
+                try await connection.untilClosed {
+                    try await connection.withTransaction(logger: logger) { connection in try await body(connection) }
+                }
+            }
         } catch let error as PostgresTransactionError {
             if let closureError = error.closureError, error.rollbackError == nil { throw closureError }
             throw error
         }
+    }
+}
+
+/// The database connection closed while a transaction was in progress; PostgreSQL rolled it back.
+struct DatabaseConnectionLost: Error, CustomStringConvertible {
+    /// A sentence for logs.
+    var description: String { "the database connection closed during a transaction (rolled back)" }
+}
+
+extension PostgresConnection {
+    /// The result of `work`, or ``DatabaseConnectionLost`` as soon as the connection closes
+    /// before `work` ends. `work` runs in a task of its own, cancelled when the caller is; a
+    /// statement the closed connection dropped leaves that task waiting (postgres-nio never
+    /// answers it), but nothing waits for it.
+    func untilClosed<R: Sendable>(_ work: @escaping @Sendable () async throws -> R) async throws -> R {
+        let race = FirstOutcome<R>()
+        return try await withTaskCancellationHandler {
+            try await withCheckedThrowingContinuation { (continuation: CheckedContinuation<R, any Error>) in
+                race.start(continuation)
+                let token = ClosingConnections.shared.onClose(of: self) { race.finish(.failure(DatabaseConnectionLost())) }
+                race.run {
+                    defer { ClosingConnections.shared.remove(token) }
+                    return try await work()
+                }
+            }
+        } onCancel: {
+            race.cancel()
+        }
+    }
+}
+
+/// The first of a piece of work's outcome and its connection's end, delivered once.
+private final class FirstOutcome<R: Sendable>: Sendable {
+    private struct State {
+        var continuation: CheckedContinuation<R, any Error>?
+        var task: Task<Void, Never>?
+        var cancelled = false
+    }
+
+    private let state = Mutex(State())
+
+    /// The caller to resume.
+    func start(_ continuation: CheckedContinuation<R, any Error>) {
+        state.withLock { $0.continuation = continuation }
+    }
+
+    /// Runs `work` in a task of its own; its outcome resumes the caller unless something else
+    /// did first.
+    func run(_ work: @escaping @Sendable () async throws -> R) {
+        let task = Task {
+            do { finish(.success(try await work())) } catch { finish(.failure(error)) }
+        }
+        let cancelled = state.withLock { state in
+            state.task = task
+            return state.cancelled
+        }
+        if cancelled { task.cancel() }
+    }
+
+    /// Resumes the caller with `outcome` if nothing did before.
+    func finish(_ outcome: Result<R, any Error>) {
+        let continuation = state.withLock { state in
+            defer { state.continuation = nil }
+            return state.continuation
+        }
+        continuation?.resume(with: outcome)
+    }
+
+    /// Cancels the work (the caller was cancelled); its outcome still resumes the caller.
+    func cancel() {
+        let task = state.withLock { state in
+            state.cancelled = true
+            return state.task
+        }
+        task?.cancel()
+    }
+}
+
+/// What to do when each open connection closes: one callback on a connection's `closeFuture`
+/// (registered when a transaction first runs on it), calling the handlers of the transactions in
+/// progress on it. (A callback per transaction would pile up on a connection that lives long.)
+private final class ClosingConnections: Sendable {
+    static let shared = ClosingConnections()
+
+    /// A handler's place, to remove it when its transaction ends.
+    struct Token: Sendable {
+        var connection: ObjectIdentifier
+        var number: UInt64
+    }
+
+    private struct State {
+        /// The handlers of each watched connection (watched: its `closeFuture` has our callback).
+        var handlers: [ObjectIdentifier: [UInt64: @Sendable () -> Void]] = [:]
+        var next: UInt64 = 0
+    }
+
+    private let state = Mutex(State())
+
+    /// Calls `handler` when `connection` closes (at once when it has), unless removed before.
+    func onClose(of connection: PostgresConnection, _ handler: @escaping @Sendable () -> Void) -> Token {
+        let key = ObjectIdentifier(connection)
+        let (token, watch) = state.withLock { state in
+            state.next += 1
+            let watch = state.handlers[key] == nil
+            state.handlers[key, default: [:]][state.next] = handler
+            return (Token(connection: key, number: state.next), watch)
+        }
+        if watch {
+            connection.closeFuture.whenComplete { [self] _ in closed(key) }
+        }
+        return token
+    }
+
+    /// Forgets the handler of `token`.
+    func remove(_ token: Token) {
+        state.withLock { state in _ = state.handlers[token.connection]?.removeValue(forKey: token.number) }
+    }
+
+    private func closed(_ key: ObjectIdentifier) {
+        let handlers = state.withLock { state in state.handlers.removeValue(forKey: key) ?? [:] }
+        for handler in handlers.values { handler() }
     }
 }

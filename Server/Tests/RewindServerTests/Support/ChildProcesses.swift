@@ -2,23 +2,70 @@ import Foundation
 import PostgresNIO
 import RewindServer
 
-/// Runs `executable` with `arguments` to its end and returns its status and output (both
+/// Runs `executable` with `arguments` to its end and returns its exit status and output (both
 /// streams), without blocking a thread of the cooperative pool.
+///
+/// Not `Foundation.Process`: on Linux it learns that a child ended when a socket it hands the
+/// child reaches end of file, and a daemon the child starts (`pg_ctl start` starts PostgreSQL)
+/// inherits that socket, so the child's end would only be seen when the daemon stops. Here the
+/// child inherits standard input (`/dev/null`), output and error (a temporary file) and no other
+/// descriptor, its end is `waitpid`'s answer on a thread of its own, and its output is read
+/// from the file once it has ended (a daemon holding the file cannot delay that).
 func runToEnd(_ executable: String, _ arguments: [String]) async throws -> (status: Int32, output: String) {
-    let process = Process()
-    process.executableURL = URL(fileURLWithPath: executable)
-    process.arguments = arguments
-    let output = Pipe()
-    process.standardOutput = output
-    process.standardError = output
-    let reader = LineReader(output.fileHandleForReading)
-    try await withCheckedThrowingContinuation { (continuation: CheckedContinuation<Void, any Error>) in
-        process.terminationHandler = { _ in continuation.resume() }
-        do { try process.run() } catch { continuation.resume(throwing: error) }
+    let outputPath = NSTemporaryDirectory() + "rewind-child-output-" + UUID().uuidString
+    let output = open(outputPath, O_RDWR | O_CREAT | O_TRUNC | O_CLOEXEC, 0o600)
+    guard output >= 0 else { throw SpawnError(executable: executable, code: errno) }
+    defer {
+        close(output)
+        unlink(outputPath)
     }
-    var lines: [String] = []
-    for await line in reader.stream { lines.append(line) }
-    return (process.terminationStatus, lines.joined(separator: "\n"))
+    #if canImport(Darwin)
+    var actions: posix_spawn_file_actions_t? = nil
+    var attributes: posix_spawnattr_t? = nil
+    #else
+    var actions = posix_spawn_file_actions_t()
+    var attributes = posix_spawnattr_t()
+    #endif
+    posix_spawn_file_actions_init(&actions)
+    defer { posix_spawn_file_actions_destroy(&actions) }
+    posix_spawnattr_init(&attributes)
+    defer { posix_spawnattr_destroy(&attributes) }
+    posix_spawn_file_actions_addopen(&actions, 0, "/dev/null", O_RDONLY, 0)
+    posix_spawn_file_actions_adddup2(&actions, output, 1)
+    posix_spawn_file_actions_adddup2(&actions, output, 2)
+    #if canImport(Darwin)
+    posix_spawnattr_setflags(&attributes, Int16(POSIX_SPAWN_CLOEXEC_DEFAULT))
+    #else
+    // Every other open descriptor is closed in the child (glibc ignores one closed meanwhile).
+    let descriptors = (try? FileManager.default.contentsOfDirectory(atPath: "/proc/self/fd")) ?? []
+    for descriptor in descriptors.compactMap({ Int32($0) }) where descriptor > 2 {
+        posix_spawn_file_actions_addclose(&actions, descriptor)
+    }
+    #endif
+    let argv: [UnsafeMutablePointer<CChar>?] = ([executable] + arguments).map { strdup($0) } + [nil]
+    defer { for argument in argv { free(argument) } }
+    var pid: pid_t = 0
+    let spawned = posix_spawn(&pid, executable, &actions, &attributes, argv, environ)
+    guard spawned == 0 else { throw SpawnError(executable: executable, code: spawned) }
+    let child = pid
+    let status = await withCheckedContinuation { (continuation: CheckedContinuation<Int32, Never>) in
+        Thread {
+            var status: Int32 = 0
+            while waitpid(child, &status, 0) == -1, errno == EINTR {}
+            continuation.resume(returning: status)
+        }.start()
+    }
+    let text = (try? String(contentsOfFile: outputPath, encoding: .utf8)) ?? ""
+    // Exited: its code; killed by a signal: 128 + the signal, as a shell says.
+    let exitStatus = status & 0x7f == 0 ? (status >> 8) & 0xff : 128 + status & 0x7f
+    return (exitStatus, text.hasSuffix("\n") ? String(text.dropLast()) : text)
+}
+
+/// A child process that could not be started.
+struct SpawnError: Error, CustomStringConvertible {
+    var executable: String
+    var code: Int32
+    var description: String { "cannot run \(executable): \(String(cString: strerror(code)))" }
 }
 
 /// The built `rewind-server serve` as a child process on a test database, so a test can

@@ -7,16 +7,23 @@ import Darwin
 #endif
 
 /// A TCP proxy on 127.0.0.1 in front of a server, for faults between an uploader and the server:
-/// it forwards both directions byte for byte, or cuts connections after a number of request bytes
-/// (a dropped connection mid-body), and reports how many request bytes it forwarded. The upstream
-/// port can change (a server restarted on another port). Blocking sockets on threads of its own.
+/// it forwards both directions byte for byte, or cuts a connection after a number of bytes of a
+/// request (a dropped connection mid-body) or when a POST's answer starts (a lost answer), and
+/// reports how many request bytes it forwarded. The upstream port can change (a server restarted
+/// on another port). Blocking sockets on threads of its own.
+///
+/// Faults apply to each request, not to each connection: a client keeps a connection alive
+/// across requests (`URLSession` sends the position's GET and then the batches' POSTs on one), so
+/// the proxy follows the requests on a connection (heads and `Content-Length` bodies) and reads
+/// the mode when each request's bytes pass, not when the connection was accepted.
 final class TCPProxy: Sendable {
     /// What the proxy does with the next connections.
     enum Mode: Sendable, Equatable {
         /// Forward everything.
         case pass
-        /// Forward the first `bytes` bytes the client sends on a connection, then close both
-        /// sides (the server sees a cut body; the client a lost connection).
+        /// Forward the first `bytes` bytes of each request, then close both sides of its
+        /// connection (the server sees a cut body; the client a lost connection). Shorter
+        /// requests pass whole.
         case cutAfter(bytes: Int)
         /// Forward requests whole, but cut a POST's connection when its answer starts, so the
         /// server has stored the batch and the client never hears it (GETs are answered).
@@ -101,18 +108,17 @@ final class TCPProxy: Sendable {
                 if errno == EINTR { continue }
                 return
             }
-            let (mode, upstreamPort, closed) = state.withLock { state in
+            let (upstreamPort, closed) = state.withLock { state in
                 state.connections += 1
-                return (state.mode, state.upstreamPort, state.closed)
+                return (state.upstreamPort, state.closed)
             }
             if closed { closeSocket(client); return }
             let upstream = Self.connectUpstream(port: upstreamPort)
             guard upstream >= 0 else { closeSocket(client); continue }
             state.withLock { $0.open.formUnion([client, upstream]) }
-            let limit: Int? = if case .cutAfter(let bytes) = mode { bytes } else { nil }
-            let pair = Pair(client: client, upstream: upstream, dropsPostAnswers: mode == .dropAnswersToPosts)
-            Thread { [self] in pump(from: client, to: upstream, limit: limit, pair: pair, countsRequest: true) }.start()
-            Thread { [self] in pump(from: upstream, to: client, limit: nil, pair: pair, countsRequest: false) }.start()
+            let pair = Pair(client: client, upstream: upstream)
+            Thread { [self] in pump(from: client, to: upstream, pair: pair, isRequest: true) }.start()
+            Thread { [self] in pump(from: upstream, to: client, pair: pair, isRequest: false) }.start()
         }
     }
 
@@ -121,47 +127,49 @@ final class TCPProxy: Sendable {
         let client: Int32
         let upstream: Int32
         let finished = Mutex(0)
-        let dropsPostAnswers: Bool
-        /// Whether the request began with `POST`.
+        /// Whether the request last sent on the connection (the one being answered) is a POST.
         let isPost = Mutex(false)
-        init(client: Int32, upstream: Int32, dropsPostAnswers: Bool) {
+        init(client: Int32, upstream: Int32) {
             self.client = client
             self.upstream = upstream
-            self.dropsPostAnswers = dropsPostAnswers
         }
     }
 
-    private func pump(from source: Int32, to destination: Int32, limit: Int?, pair: Pair, countsRequest: Bool) {
+    /// Forwards `source` to `destination` until either ends or a fault cuts the connection; the
+    /// client's side (`isRequest`) through a ``RequestTracker``.
+    private func pump(from source: Int32, to destination: Int32, pair: Pair, isRequest: Bool) {
         var buffer = [UInt8](repeating: 0, count: 16384)
-        var total = 0
+        var requests = RequestTracker()
         var cut = false
         loop: while true {
-            var want = buffer.count
-            if let limit { want = min(want, limit - total) }
-            if want == 0 { cut = true; break }
-            let count = buffer.withUnsafeMutableBytes { recv(source, $0.baseAddress, want, 0) }
+            let count = buffer.withUnsafeMutableBytes { recv(source, $0.baseAddress, $0.count, 0) }
             if count <= 0 { break }
-            if countsRequest, total == 0, buffer[..<count].starts(with: Array("POST".utf8)) {
-                pair.isPost.withLock { $0 = true }
-            }
-            if !countsRequest, pair.dropsPostAnswers, pair.isPost.withLock({ $0 }) {
+            let mode = self.mode
+            var passing = count
+            if isRequest {
+                let limit: Int? = if case .cutAfter(let bytes) = mode { bytes } else { nil }
+                passing = requests.feed(buffer[..<count], limit: limit)
+                pair.isPost.withLock { $0 = requests.isPost }
+                // The request reached the limit: what passed is all the server gets of it.
+                if let limit, requests.isMidRequest, requests.requestBytes >= limit { cut = true }
+            } else if mode == .dropAnswersToPosts, pair.isPost.withLock({ $0 }) {
                 cut = true
                 break
             }
             var sent = 0
-            while sent < count {
-                let written = buffer[sent..<count].withUnsafeBytes { send(destination, $0.baseAddress, $0.count, Int32(MSG_NOSIGNAL)) }
+            while sent < passing {
+                let written = buffer[sent..<passing].withUnsafeBytes { send(destination, $0.baseAddress, $0.count, Int32(MSG_NOSIGNAL)) }
                 if written <= 0 { break loop }
                 sent += written
             }
-            total += count
-            if countsRequest {
+            if isRequest, passing > 0 {
                 let all = state.withLock { state in
-                    state.requestBytes += count
+                    state.requestBytes += passing
                     return state.requestBytes
                 }
                 forwardedContinuation.yield(all)
             }
+            if cut { break }
         }
         if cut {
             state.withLock { $0.cuts += 1 }
@@ -171,7 +179,7 @@ final class TCPProxy: Sendable {
         } else {
             // One direction ended: pass the end on (a half close), so the other pump ends too.
             shutdown(destination, Int32(SHUT_WR))
-            if !countsRequest { shutdown(pair.client, Int32(SHUT_RDWR)); shutdown(pair.upstream, Int32(SHUT_RDWR)) }
+            if !isRequest { shutdown(pair.client, Int32(SHUT_RDWR)); shutdown(pair.upstream, Int32(SHUT_RDWR)) }
         }
         let done = pair.finished.withLock { count in
             count += 1
@@ -227,5 +235,63 @@ extension TCPProxy {
         }
         guard bound else { throw RawHTTP.SocketError(what: "bind", code: errno) }
         return Int(UInt16(bigEndian: address.sin_port))
+    }
+}
+
+/// Follows the HTTP/1.1 requests a client sends on one connection: each request's head (its
+/// method and `Content-Length`) and body, so the proxy knows which request bytes belong to and
+/// where the next one starts. Requests without a `Content-Length` have no body (the uploader's
+/// always carry one).
+struct RequestTracker {
+    private var head: [UInt8] = []
+    private var inBody = false
+    private var bodyRemaining = 0
+    /// Bytes of the current request seen so far, head included.
+    private(set) var requestBytes = 0
+    /// Whether the current request (or the last one, between requests) is a POST.
+    private(set) var isPost = false
+
+    /// Whether a request has started and not ended.
+    var isMidRequest: Bool { inBody || !head.isEmpty }
+
+    /// Follows `bytes`; returns how many of them come before the current request reaches
+    /// `limit` bytes (all of them when no request reaches it).
+    mutating func feed(_ bytes: ArraySlice<UInt8>, limit: Int?) -> Int {
+        var index = bytes.startIndex
+        while index < bytes.endIndex {
+            if !isMidRequest { requestBytes = 0 }
+            if let limit, requestBytes >= limit { break }
+            if inBody {
+                var step = min(bodyRemaining, bytes.endIndex - index)
+                if let limit { step = min(step, limit - requestBytes) }
+                index += step
+                requestBytes += step
+                bodyRemaining -= step
+                if bodyRemaining == 0 { inBody = false }
+            } else {
+                head.append(bytes[index])
+                index += 1
+                requestBytes += 1
+                if head.count == 4, head.starts(with: Array("POST".utf8)) { isPost = true }
+                if head.count == 4, !head.starts(with: Array("POST".utf8)) { isPost = false }
+                if head.count >= 4, head.suffix(4).elementsEqual([13, 10, 13, 10]) { endHead() }
+            }
+        }
+        return index - bytes.startIndex
+    }
+
+    /// The head is complete: its body (if any) follows.
+    private mutating func endHead() {
+        let text = String(decoding: head, as: UTF8.self)
+        head.removeAll()
+        bodyRemaining = 0
+        for line in text.split(separator: "\r\n") {
+            let parts = line.split(separator: ":", maxSplits: 1)
+            if parts.count == 2, parts[0].lowercased() == "content-length",
+               let length = Int(parts[1].trimmingCharacters(in: .whitespaces)) {
+                bodyRemaining = length
+            }
+        }
+        inBody = bodyRemaining > 0
     }
 }

@@ -49,24 +49,64 @@ extension TestDatabase {
 
 extension Uploader {
     /// An uploader of `device` to `port` on 127.0.0.1 with `key`, retrying quickly (tests wait on
-    /// its progress, with no fixed sleep).
+    /// its progress, with no fixed sleep). A request that gets no answer fails after
+    /// `requestTimeout`.
     static func forTest(
         _ device: Device, port: Int, key: String, batchRecords: Int = 500, batchBytes: Int = 1 << 20,
-        destination: String? = nil
+        requestTimeout: Duration = .seconds(30), destination: String? = nil
     ) -> Uploader {
         Uploader(
             engine: device.engine, server: URL(string: "http://127.0.0.1:\(port)")!, key: key,
             configuration: UploaderConfiguration(
                 maximumBatchRecords: batchRecords, maximumBatchBytes: batchBytes, coalescingDelay: .milliseconds(5),
                 backoff: Backoff(initial: .milliseconds(20), multiplier: 2, maximum: .milliseconds(400), jitter: 0.5),
-                requestTimeout: .seconds(30), destination: destination))
+                requestTimeout: requestTimeout, destination: destination))
     }
 
-    /// Waits until the progress satisfies `condition` and returns it.
+    /// Waits until the progress satisfies `condition` and returns it; throws
+    /// ``DeadlineExceeded`` (with the progress then) when that takes longer than `deadline`,
+    /// so a wait for something that never happens fails instead of hanging.
     @discardableResult
-    nonisolated func wait(until condition: (UploadProgress) -> Bool) async throws -> UploadProgress {
-        for await progress in progressUpdates where condition(progress) { return progress }
-        throw CancellationError()
+    nonisolated func wait(
+        deadline: Duration = .seconds(180), sourceLocation: SourceLocation = #_sourceLocation,
+        until condition: @escaping @Sendable (UploadProgress) -> Bool
+    ) async throws -> UploadProgress {
+        try await withDeadline(deadline, { "progress meeting the condition at \(sourceLocation); last: \(self.progress)" }) {
+            for await progress in self.progressUpdates where condition(progress) { return progress }
+            throw CancellationError()
+        }
+    }
+
+    /// ``waitUntilUploaded(through:)``, throwing ``DeadlineExceeded`` (with the progress then)
+    /// when it takes longer than `deadline`.
+    nonisolated func waitUntilUploaded(through sequence: UInt64, deadline: Duration) async throws {
+        try await withDeadline(deadline, { "acknowledgement through \(sequence); last: \(self.progress)" }) {
+            try await self.waitUntilUploaded(through: sequence)
+        }
+    }
+}
+
+/// A wait that did not end within its deadline.
+struct DeadlineExceeded: Error, CustomStringConvertible {
+    var description: String
+}
+
+/// `body`'s result, or ``DeadlineExceeded`` naming `what` was awaited once `deadline` has passed
+/// (`body` is then cancelled): a test's wait for an event that never comes fails with a message.
+func withDeadline<R: Sendable>(
+    _ deadline: Duration, _ what: @escaping @Sendable () -> String, _ body: @escaping @Sendable () async throws -> R
+) async throws -> R {
+    try await withThrowingTaskGroup(of: R?.self) { group in
+        group.addTask { try await body() }
+        group.addTask {
+            try await Task.sleep(for: deadline)
+            return nil
+        }
+        defer { group.cancelAll() }
+        guard let first = try await group.next(), let value = first else {
+            throw DeadlineExceeded(description: "no \(what()) within \(deadline)")
+        }
+        return value
     }
 }
 
