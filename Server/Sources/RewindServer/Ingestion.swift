@@ -192,14 +192,20 @@ public struct Ingestion: Sendable {
                     details: ["recordIndex": .integer(Int64(place.index)), "sequence": .integer(place.sequence)])
             }
         }
-        for definition in definitions {
-            try await connection.query("""
-                INSERT INTO definitions (app_id, machine, content_version, document)
-                VALUES (\(appID), \(definition.machine), \(definition.contentVersion), \(ByteBuffer(bytes: definition.document)))
-                ON CONFLICT DO NOTHING
-                """, logger: logger)
+        // In one order whatever order the batch lists them in: concurrent batches of an app's
+        // devices insert the same definitions, and each takes their index entries' locks in this
+        // order, so two batches never wait for each other in a cycle (a deadlock, a 500).
+        let ordered = definitions.sorted { ($0.machine, $0.contentVersion) < ($1.machine, $1.contentVersion) }
+        try await definitionsInsert.run(ordered, on: connection, logger: logger) { definition, binds in
+            binds.append(appID)
+            binds.append(definition.machine)
+            binds.append(definition.contentVersion)
+            binds.append(ByteBuffer(bytes: definition.document))
         }
     }
+
+    private static let definitionsInsert = MultiRowInsert(
+        table: "definitions", columns: ["app_id", "machine", "content_version", "document"], suffix: "ON CONFLICT DO NOTHING")
 
     /// Inserts the records, 500 rows per statement (every value a bound parameter).
     private static func insertRecords(

@@ -52,13 +52,7 @@ extension Routes {
             }
         }
         router.post("v1/stores/:storeID/sessions/:sessionID/verify") { request, context in
-            var request = request
-            let body: ByteBuffer
-            do {
-                body = try await request.collectBody(upTo: maximumBodyBytes)
-            } catch let error as HTTPError where error.status == .contentTooLarge {
-                throw bodyTooLarge()
-            }
+            let body = try await collectBody(of: request)
             let machine: Machine
             do {
                 machine = try Machine(try MachineDefinition(jsonDocument: Data(body.readableBytesView)))

@@ -52,16 +52,7 @@ struct Routes: Sendable {
     private func upload(_ request: Request, context: BasicRequestContext) async throws -> Response {
         let caller = try await authenticate(request, needs: .ingest)
         let storeID = try storeID(context)
-        if let length = request.headers[.contentLength].flatMap(Int.init), length > maximumBodyBytes {
-            throw bodyTooLarge()
-        }
-        var request = request
-        let body: ByteBuffer
-        do {
-            body = try await request.collectBody(upTo: maximumBodyBytes)
-        } catch let error as HTTPError where error.status == .contentTooLarge {
-            throw bodyTooLarge()
-        }
+        let body = try await collectBody(of: request)
         let result = try await ingestion.ingest(body: body.readableBytesView, storeID: storeID, appID: caller.appID)
         if result.stored > 0 { catchUp.wake(appID: caller.appID, storeID: storeID) }
         return try JSONResponse.make(body: result)
@@ -92,6 +83,20 @@ struct Routes: Sendable {
             throw APIError(.badRequest, "the store id must be a UUID (the store's meta.store-id)")
         }
         return id
+    }
+
+    /// The request's body, at most `maximumBodyBytes` (a larger one, declared or sent, is a 413
+    /// before more of it is read).
+    func collectBody(of request: Request) async throws -> ByteBuffer {
+        if let length = request.headers[.contentLength].flatMap(Int.init), length > maximumBodyBytes {
+            throw bodyTooLarge()
+        }
+        var request = request
+        do {
+            return try await request.collectBody(upTo: maximumBodyBytes)
+        } catch let error as HTTPError where error.status == .contentTooLarge {
+            throw bodyTooLarge()
+        }
     }
 
     func bodyTooLarge() -> APIError {

@@ -44,30 +44,13 @@ import Testing
 
     @Test func serveStopsGracefullyOnSIGTERM() async throws {
         let database = try await TestDatabase.make()
-        let process = Process()
-        process.executableURL = try Self.executable()
-        process.arguments = ["serve", "--port", "0"]
-        process.environment = ["DATABASE_URL": Self.url(database), "LOG_LEVEL": "info"]
-        let errors = Pipe()
-        process.standardError = errors
-        process.standardOutput = FileHandle.nullDevice
-        let lines = LineReader(errors.fileHandleForReading)
-        try process.run()
-        var port: Int?
-        var iterator = lines.stream.makeAsyncIterator()
-        while port == nil, let line = await iterator.next() {
-            if line.contains("listening"), let range = line.range(of: #"port=\d+"#, options: .regularExpression) {
-                port = Int(line[range].dropFirst("port=".count))
-            }
-        }
-        let listening = try #require(port)
-        let health = try await RawHTTP.exchange(port: listening, bytes: Array("GET /health HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n".utf8))
+        let server = try await ServerProcess.start(database: database)
+        let health = try await RawHTTP.exchange(port: server.port, bytes: Array("GET /health HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n".utf8))
         #expect(health.status == 200)
+        let process = server.process
         process.terminate()  // SIGTERM
         var stopped = false
-        while let line = await iterator.next() {
-            if line.contains("stopped") { stopped = true }
-        }
+        for await line in server.lines.stream where line.contains("stopped") { stopped = true }
         process.waitUntilExit()
         #expect(stopped)
         #expect(process.terminationReason == .exit)

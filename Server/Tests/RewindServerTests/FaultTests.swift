@@ -225,7 +225,7 @@ import Testing
             (server.app.readKey.token, { if case .forbidden = $0 { true } else { false } }),
             (unknown, { if case .unauthorized = $0 { true } else { false } }),
             ("not a key", { if case .unauthorized = $0 { true } else { false } }),
-            (String(server.app.ingestKey.token.dropLast(2)) + "00", { if case .unauthorized = $0 { true } else { false } }),
+            (tampered(server.app.ingestKey.token), { if case .unauthorized = $0 { true } else { false } }),
         ]
         for (key, expected) in cases {
             let uploader = Uploader.forTest(device, port: server.port, key: key)
@@ -248,4 +248,9 @@ import Testing
         await uploader.stop()
         try await server.stop()
     }
+}
+
+/// `token` with its last character changed (a key that was once valid, mistyped).
+private func tampered(_ token: String) -> String {
+    String(token.dropLast()) + (token.last == "0" ? "1" : "0")
 }

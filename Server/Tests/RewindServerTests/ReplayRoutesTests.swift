@@ -128,6 +128,17 @@ import Testing
         try await server.stop()
     }
 
+    @Test func aDefinitionPastTheBodyLimitIs413AsAnUploadIs() async throws {
+        let server = try await TestServer.start(maximumBodyBytes: 512)
+        let definition = Array(ExampleMachines.LoadingView.definition.jsonDocument())
+        #expect(definition.count > 512)
+        let response = try await server.request(
+            "POST", "/v1/stores/\(UUID().uuidString)/sessions/any/verify", key: server.app.readKey, body: definition)
+        #expect(response.status == 413)
+        #expect(try response.object()["maximumBodyBytes"] as? Int == 512)
+        try await server.stop()
+    }
+
     @Test func errorsAreAnswersThatSayWhatWasWrong() async throws {
         let device = try Device()
         try await device.runOnboarding(["a"])

@@ -57,19 +57,14 @@ final class Device: @unchecked Sendable {
     /// The batch of up to `limit` records from `sequence` on, with every definition they name.
     func batch(from sequence: UInt64 = 1, limit: Int = .max) throws -> IngestionBatch {
         let records = try engine.store.records(from: sequence, limit: limit)
-        let named = Set(records.map { "\($0.machine)\u{0}\($0.definition)" })
+        // The stored definitions the records name, each once, in the order they are first named.
         var definitions: [IngestionBatch.Definition] = []
+        var named: Set<String> = []
         try engine.store.read { transaction in
-            try transaction.forEach(in: .definitions) { key, value in
-                let name = Array(key)
-                if let zero = name.firstIndex(of: 0) {
-                    let machine = String(decoding: name[..<zero], as: UTF8.self)
-                    let version = String(decoding: name[(zero + 1)...], as: UTF8.self)
-                    if named.contains("\(machine)\u{0}\(version)") {
-                        definitions.append(.init(machine: machine, contentVersion: version, document: Array(value)))
-                    }
+            for record in records where named.insert("\(record.machine)\u{0}\(record.definition)").inserted {
+                if let document = try transaction.storedDefinitionDocument(name: record.machine, version: record.definition) {
+                    definitions.append(.init(machine: record.machine, contentVersion: record.definition, document: document))
                 }
-                return .next
             }
         }
         return IngestionBatch(firstSequence: sequence, records: records.map(RecordCodec.encode), definitions: definitions)
