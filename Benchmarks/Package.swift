@@ -25,10 +25,14 @@ let package = Package(
         ),
         // The machines both executables run.
         .target(name: "BenchmarkMachines", dependencies: [.product(name: "Rewind", package: "Rewind")]),
+        // What both benchmark executables use around their measurements: scratch directories,
+        // fixture boxes, clock arithmetic.
+        .target(name: "BenchmarkSupport"),
         .executableTarget(
             name: "Transitions",
             dependencies: [
                 "BenchmarkMachines",
+                "BenchmarkSupport",
                 "CLMDBBench",
                 .product(name: "Benchmark", package: "benchmark"),
                 .product(name: "Rewind", package: "Rewind"),
@@ -41,6 +45,7 @@ let package = Package(
         .executableTarget(
             name: "FleetBenchmarks",
             dependencies: [
+                "BenchmarkSupport",
                 "CLMDBBench",
                 .product(name: "Benchmark", package: "benchmark"),
                 .product(name: "Rewind", package: "Rewind"),

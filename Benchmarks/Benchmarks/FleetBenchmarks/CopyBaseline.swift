@@ -1,9 +1,10 @@
+import BenchmarkSupport
 import Foundation
 import Logging
 import PostgresNIO
 import Rewind
-@_spi(Internals) import RewindStore
 import RewindServer
+@_spi(Internals) import RewindStore
 
 /// The baseline of the fleet's ingestion: PostgreSQL's own bulk path, `COPY … FROM STDIN`
 /// (postgres-nio 1.33's `PostgresConnection.copyFrom`, text format), loading the same rows into
@@ -156,13 +157,6 @@ private func copyText(_ text: String) -> String {
     return escaped
 }
 
-extension Duration {
-    /// The duration in seconds.
-    var seconds: Double {
-        let parts = components
-        return Double(parts.seconds) + Double(parts.attoseconds) * 1e-18
-    }
-}
 
 /// A PostgreSQL client of `url` with at most `connections` connections, run for the lifetime of
 /// the benchmark that made it (``stop()`` ends it).

@@ -1,9 +1,10 @@
+import BenchmarkSupport
 import CLMDBBench
 import Foundation
 import Rewind
 import RewindExamples
-@_spi(Internals) import RewindStore
 import RewindServer
+@_spi(Internals) import RewindStore
 
 /// One simulated device: a real Rewind store in a scratch directory, written by the engine with
 /// two example machines (onboarding and loading-view sessions, the latter with JSON payloads),
@@ -64,19 +65,14 @@ struct FleetDevice: Sendable {
         guard records.count == written, records.first?.sequence == 1, records.last?.sequence == UInt64(written) else {
             throw FleetSetupError("device \(index): the store holds \(records.count) records, \(written) were written")
         }
-        let named = Set(records.map { "\($0.machine)\u{0}\($0.definition)" })
+        // The stored definitions the records name, each once, in the order they are first named.
         var definitions: [IngestionBatch.Definition] = []
+        var named: Set<String> = []
         try engine.store.read { transaction in
-            try transaction.forEach(in: .definitions) { key, value in
-                let name = Array(key)
-                if let zero = name.firstIndex(of: 0) {
-                    let machine = String(decoding: name[..<zero], as: UTF8.self)
-                    let version = String(decoding: name[(zero + 1)...], as: UTF8.self)
-                    if named.contains("\(machine)\u{0}\(version)") {
-                        definitions.append(.init(machine: machine, contentVersion: version, document: Array(value)))
-                    }
+            for record in records where named.insert("\(record.machine)\u{0}\(record.definition)").inserted {
+                if let document = try transaction.storedDefinitionDocument(name: record.machine, version: record.definition) {
+                    definitions.append(.init(machine: record.machine, contentVersion: record.definition, document: document))
                 }
-                return .next
             }
         }
         engine.close()
@@ -178,17 +174,3 @@ struct FleetSetupError: Error, CustomStringConvertible {
     init(_ description: String) { self.description = description }
 }
 
-/// A fresh directory under the system's temporary directory, removed by ``remove()``.
-struct ScratchDirectory: Sendable {
-    let path: String
-
-    init(_ label: String) throws {
-        path = FileManager.default.temporaryDirectory
-            .appendingPathComponent("rewind-bench-\(label)-\(UUID().uuidString)").path
-        try FileManager.default.createDirectory(atPath: path, withIntermediateDirectories: true)
-    }
-
-    func remove() {
-        try? FileManager.default.removeItem(atPath: path)
-    }
-}

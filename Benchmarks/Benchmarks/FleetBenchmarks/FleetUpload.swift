@@ -1,3 +1,4 @@
+import BenchmarkSupport
 import Foundation
 import RewindServer
 
@@ -78,10 +79,3 @@ struct FleetUpload: Sendable {
     }
 }
 
-extension ContinuousClock.Instant {
-    /// Whole nanoseconds from `start` to this instant.
-    func nanoseconds(since start: ContinuousClock.Instant) -> Int {
-        let elapsed = start.duration(to: self).components
-        return Int(elapsed.seconds) * 1_000_000_000 + Int(elapsed.attoseconds / 1_000_000_000)
-    }
-}

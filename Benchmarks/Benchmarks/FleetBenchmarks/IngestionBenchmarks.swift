@@ -1,12 +1,8 @@
 import Benchmark
+import BenchmarkSupport
 import Foundation
 import PostgresNIO
 import RewindServer
-
-/// State made by a benchmark's setup and used by its closure (the hooks take no arguments).
-final class FixtureBox<Value>: @unchecked Sendable {
-    var value: Value?
-}
 
 /// What the ingestion benchmark runs on: the fleet, its batches and COPY rows prepared, the real
 /// server over a database of its own, and a client for the baseline with as many connections as

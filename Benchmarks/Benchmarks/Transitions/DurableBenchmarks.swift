@@ -1,5 +1,6 @@
 import Benchmark
 import BenchmarkMachines
+import BenchmarkSupport
 import Rewind
 
 /// Items 2–4: the engine's appends (durable one per commit, group commit, no-sync) each paired

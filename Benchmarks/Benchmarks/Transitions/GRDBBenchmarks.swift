@@ -1,4 +1,5 @@
 import Benchmark
+import BenchmarkSupport
 import Rewind
 
 /// Item 5: the same durable log on SQLite through GRDB, each row named with its durability (see

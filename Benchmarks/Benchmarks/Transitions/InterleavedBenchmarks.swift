@@ -1,4 +1,5 @@
 import Benchmark
+import BenchmarkSupport
 import Rewind
 
 /// The durable comparisons again, interleaved: this machine's disk is shared, and its sync
@@ -240,10 +241,3 @@ private func nanoseconds(_ name: String) -> BenchmarkMetric {
     .custom(name, polarity: .prefersSmaller, useScalingFactor: false)
 }
 
-extension ContinuousClock.Instant {
-    /// Whole nanoseconds from `start` to this instant.
-    func nanoseconds(since start: ContinuousClock.Instant) -> Int {
-        let elapsed = start.duration(to: self).components
-        return Int(elapsed.seconds) * 1_000_000_000 + Int(elapsed.attoseconds / 1_000_000_000)
-    }
-}

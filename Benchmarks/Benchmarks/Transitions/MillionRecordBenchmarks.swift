@@ -1,5 +1,6 @@
 import Benchmark
 import BenchmarkMachines
+import BenchmarkSupport
 import Foundation
 import Rewind
 

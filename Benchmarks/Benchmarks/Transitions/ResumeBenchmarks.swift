@@ -1,4 +1,5 @@
 import Benchmark
+import BenchmarkSupport
 import Rewind
 
 /// Item 6 (what exists so far): resuming a session with 100,000 versions — its latest snapshot

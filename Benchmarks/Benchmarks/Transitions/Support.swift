@@ -1,24 +1,10 @@
 import Benchmark
 import BenchmarkMachines
+import BenchmarkSupport
 import Foundation
 import Rewind
 @_spi(Internals) import RewindStore
 import Synchronization
-
-/// A fresh directory under the system's temporary directory, removed by ``remove()``.
-struct ScratchDirectory: Sendable {
-    let path: String
-
-    init(_ label: String) throws {
-        path = FileManager.default.temporaryDirectory
-            .appendingPathComponent("rewind-bench-\(label)-\(UUID().uuidString)").path
-        try FileManager.default.createDirectory(atPath: path, withIntermediateDirectories: true)
-    }
-
-    func remove() {
-        try? FileManager.default.removeItem(atPath: path)
-    }
-}
 
 /// Hands out at most `limit` tickets across concurrent sessions: an iteration's transitions.
 final class Tickets: Sendable {
@@ -30,11 +16,6 @@ final class Tickets: Sendable {
     func take() -> Bool {
         taken.wrappingAdd(1, ordering: .relaxed).oldValue < limit
     }
-}
-
-/// State made by a benchmark's setup and used by its closure (the hooks take no arguments).
-final class FixtureBox<Value>: @unchecked Sendable {
-    var value: Value?
 }
 
 /// The metric carrying the observed (or replayed) batch size: appends per LMDB commit.
