@@ -77,7 +77,7 @@ final class ProjectionRegistry: Sendable {
             }
             let fold = runner.makeFold(after: status.checkpoint)
             do {
-                for record in records { try fold.apply(record, in: transaction) }
+                for record in records { try fold.apply(record, reading: transaction) }
                 try fold.write(to: transaction)
                 try Self.write(
                     ProjectionStatus(name: runner.name, version: runner.version, checkpoint: fold.checkpoint),
@@ -96,23 +96,22 @@ final class ProjectionRegistry: Sendable {
         records: some Collection<TransitionRecord>, in transaction: StoreWriteTransaction
     ) throws {
         let failure = Self.failure(of: error, records: records)
-        let fold = runner.makeFold(after: checkpoint)
         var stop = checkpoint
-        do {
-            for record in records where record.sequence < failure.sequence {
-                try fold.apply(record, in: transaction)
+        if let fold = try runner.fold(before: failure.sequence, of: records, after: checkpoint, reading: transaction) {
+            do {
+                try fold.write(to: transaction)
+                stop = fold.checkpoint
+            } catch is ProjectionError {
+                // A state that cannot be encoded: keep the states as they were.
             }
-            try fold.write(to: transaction)
-            stop = fold.checkpoint
-        } catch is ProjectionError {
-            // The fold is not pure after all: keep the states as they were.
         }
         try Self.write(
             ProjectionStatus(name: runner.name, version: runner.version, checkpoint: stop, failure: failure),
             in: transaction)
     }
 
-    private static func failure(of error: ProjectionError, records: some Collection<TransitionRecord>) -> ProjectionFailure {
+    /// Where and why a projection stopped: on the record `error` names, else before `records`.
+    static func failure(of error: ProjectionError, records: some Collection<TransitionRecord>) -> ProjectionFailure {
         if case let .applyFailed(_, sequence, session, cause) = error {
             return ProjectionFailure(sequence: sequence, session: session, reason: cause.description)
         }
@@ -184,7 +183,7 @@ final class ProjectionRegistry: Sendable {
                 var failure: ProjectionError?
                 try transaction.forEachRecordView(from: status.checkpoint + 1) { record in
                     do {
-                        try current.apply(record, in: transaction)
+                        try current.apply(record, reading: transaction)
                     } catch let error as ProjectionError {
                         failure = error
                         return .stop

@@ -16,6 +16,9 @@ public enum ReplayError: Error, Sendable, Hashable, CustomStringConvertible {
     /// The stored definition `version` of `machine` does not compile (other than for missing
     /// bindings); `cause` is the machine's `MachineError`.
     case invalidStoredDefinition(machine: String, version: String, cause: ErrorCause)
+    /// A log read asynchronously (``SessionLog/load(_:from:)``) answered records of `session` that
+    /// are not its versions 1 to its head in order: `reason` says which.
+    case incompleteSession(SessionID, reason: String)
 
     /// A one-line explanation naming what failed and on what.
     public var description: String {
@@ -31,6 +34,8 @@ public enum ReplayError: Error, Sendable, Hashable, CustomStringConvertible {
                 + names.joined(separator: ", ") + "; pass them as bindings or register the machine"
         case let .invalidStoredDefinition(machine, version, reason):
             return "the stored definition \(version.prefix(12)) of machine '\(machine)' does not compile: \(reason)"
+        case let .incompleteSession(session, reason):
+            return "the log's records of session '\(session)' are incomplete: \(reason)"
         }
     }
 }

@@ -15,6 +15,13 @@ extension StoreReadTransaction {
         try transaction.withValue(forKey: key, in: databases.handle(for: database), body)
     }
 
+    /// Lends the value under the borrowed `key` in `database` to `body`, or returns `nil`.
+    package func withValue<R>(
+        forKey key: UnsafeRawBufferPointer, in database: AuxiliaryDatabase, _ body: (UnsafeRawBufferPointer) throws -> R
+    ) throws -> R? {
+        try transaction.withValue(forKey: key, in: databases.handle(for: database), body)
+    }
+
     /// Iterates `database` from `start` in `direction` (see `ReadTransaction.forEach`), lending
     /// each key and value to `body`.
     public func forEach(

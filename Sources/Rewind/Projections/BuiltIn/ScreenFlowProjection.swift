@@ -59,7 +59,7 @@ public struct ScreenFlowProjection: Projection {
 
     /// Moves the session to the record's target, adding the target's states to ``Flow/reached``.
     public func apply(_ record: TransitionRecord, to state: inout Flow?) {
-        // The same step as the catch-up fold's over record views (ScreenFlowFold.swift).
+        // The same step as the catch-up fold's over record views (ScreenFlowFoldStep.swift).
         var none: Void = ()
         Flow.fold(record, into: &state, strings: &none)
     }

@@ -6,7 +6,7 @@ import RewindTestSupport
 
 /// The built-in ``ScreenFlowProjection``'s fold over record views must store exactly the bytes the
 /// general fold (the projection's own `apply` on whole records) stores.
-struct ScreenFlowFoldTests {
+struct ScreenFlowFoldStepTests {
     /// Strings that stress the fold's byte-level shortcuts: small and long (heap) strings,
     /// non-ASCII, and pairs that are equal as Swift `String`s but differ in bytes (precomposed
     /// and decomposed accents).
@@ -63,15 +63,16 @@ struct ScreenFlowFoldTests {
             var folded = 0
             try store.write { transaction in
                 let fast = ScreenFlowProjection(name: "fast").runner(mode: .catchUp).makeFold(after: checkpoint)
-                let general = ProjectionFold(projection: ScreenFlowProjection(name: "general"), checkpoint: checkpoint)
-                #expect(fast is ScreenFlowFold)
+                let general = ProjectionFold(
+                    step: RecordFoldStep(projection: ScreenFlowProjection(name: "general")), after: checkpoint)
+                #expect(fast is ProjectionFold<ScreenFlowFoldStep>)
                 try transaction.forEachRecordView(from: checkpoint + 1) { view in
                     if random.chance(0.2) {
-                        try fast.apply(view.record(), in: transaction)
+                        try fast.apply(view.record(), reading: transaction)
                     } else {
-                        try fast.apply(view, in: transaction)
+                        try fast.apply(view, reading: transaction)
                     }
-                    try general.apply(view.record(), in: transaction)
+                    try general.apply(view.record(), reading: transaction)
                     if random.chance(0.01) {
                         try fast.write(to: transaction)
                         try general.write(to: transaction)

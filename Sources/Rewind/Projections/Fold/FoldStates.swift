@@ -11,17 +11,12 @@ struct FoldStates<State> {
     var states: [State?] = []
     private var isDirty: [Bool] = []
     private var dirty: [Int] = []
-    /// The reused key buffer: the name's prefix, then a state key.
-    private var keyBuffer: [UInt8]
-    private let prefixCount: Int
 
     /// The most states a fold keeps in memory between writes (a rebuild over many sessions).
     static var maximumCachedStates: Int { 200_000 }
 
     init(name: String) {
         self.name = name
-        self.keyBuffer = ProjectionKeys.prefix(name)
-        self.prefixCount = keyBuffer.count
     }
 
     /// The key at `index`.
@@ -33,18 +28,21 @@ struct FoldStates<State> {
         table.index(of: bytes)
     }
 
-    /// Reads the stored state of `key` (absent from the table, UTF-8 `bytes`) with `decode` and
-    /// adds it, returning its index.
+    /// Reads the stored state of `key` (absent from the table, UTF-8 `bytes`) from `stored` with
+    /// `decode` and adds it, returning its index.
     ///
     /// - Throws: ``ProjectionError/invalidKey(projection:key:)``,
-    ///   ``ProjectionError/corruptedState(projection:key:cause:)``; LMDB's errors.
+    ///   ``ProjectionError/corruptedState(projection:key:cause:)``; the state store's errors.
     mutating func load(
-        _ key: String, bytes: UnsafeRawBufferPointer, from transaction: StoreReadTransaction,
+        _ key: String, bytes: UnsafeRawBufferPointer, from stored: some ProjectionStateReading,
         decode: (UnsafeRawBufferPointer) throws -> State
     ) throws -> Int {
-        let storeKey = try self.storeKey(bytes, key: key)
+        guard bytes.count <= ProjectionKeys.maximumKeyBytes else {
+            throw ProjectionError.invalidKey(projection: name, key: key)
+        }
         let name = self.name
-        let state = try transaction.withValue(forKey: storeKey, in: .projections) { value -> State in
+        let state = try stored.withStoredState(of: name, key: bytes) { value -> State? in
+            guard let value else { return nil }
             do {
                 return try decode(value)
             } catch {
@@ -66,15 +64,15 @@ struct FoldStates<State> {
         }
     }
 
-    /// Writes (or deletes) every state changed since the last write, encoding them all with
-    /// `encode` before writing any; then forgets the states if there are too many to keep.
+    /// Writes (or deletes) every state changed since the last write to `writer`, encoding them
+    /// all with `encode` before writing any; then forgets the states if there are too many to keep.
     ///
     /// - Throws: ``ProjectionError/stateEncodingFailed(projection:key:cause:)`` before writing
-    ///   anything, LMDB's errors.
+    ///   anything, the state store's errors.
     mutating func write(
-        to transaction: StoreWriteTransaction, encode: (State, inout [UInt8]) throws -> Void
+        to writer: some ProjectionStateWriting, encode: (State, inout [UInt8]) throws -> Void
     ) throws {
-        var encoded: [(key: [UInt8], value: [UInt8]?)] = []
+        var encoded: [(key: String, value: [UInt8]?)] = []
         encoded.reserveCapacity(dirty.count)
         for index in dirty {
             let key = table.keys[index]
@@ -88,16 +86,10 @@ struct FoldStates<State> {
                 }
                 value = bytes
             }
-            var utf8 = key
-            let storeKey = try utf8.withUTF8 { try self.storeKey(UnsafeRawBufferPointer($0), key: key) }
-            encoded.append((storeKey, value))
+            encoded.append((key, value))
         }
         for (key, value) in encoded {
-            if let value {
-                try transaction.put(value, forKey: key, in: .projections)
-            } else {
-                try transaction.delete(key, in: .projections)
-            }
+            try writer.storeState(value, of: name, key: key)
         }
         if table.count > Self.maximumCachedStates {
             // Everything is written: forget the states rather than grow without bound (they are
@@ -109,14 +101,5 @@ struct FoldStates<State> {
             for index in dirty { isDirty[index] = false }
         }
         dirty.removeAll(keepingCapacity: true)
-    }
-
-    private mutating func storeKey(_ bytes: UnsafeRawBufferPointer, key: String) throws -> [UInt8] {
-        guard bytes.count <= ProjectionKeys.maximumKeyBytes else {
-            throw ProjectionError.invalidKey(projection: name, key: key)
-        }
-        keyBuffer.removeSubrange(prefixCount...)
-        keyBuffer.append(contentsOf: bytes)
-        return keyBuffer
     }
 }

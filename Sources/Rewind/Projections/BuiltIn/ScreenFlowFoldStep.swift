@@ -1,87 +1,41 @@
 import RewindStore
 
-extension ScreenFlowProjection: RecordViewFolding {
-    func makeViewFold(after checkpoint: UInt64) -> any ProjectionFolding {
-        ScreenFlowFold(projection: self, checkpoint: checkpoint)
-    }
-}
-
-/// ``ScreenFlowProjection``'s fold over borrowed record views: each session's
-/// ``ScreenFlowProjection/Flow`` is changed in place from the record's bytes by the one fold step
+/// ``ScreenFlowProjection``'s step of the fold driver (``ProjectionFold``): each session's
+/// ``ScreenFlowProjection/Flow`` is changed in place by the one fold step
 /// (``ScreenFlowProjection/Flow/fold(_:into:strings:)``, which ``ScreenFlowProjection/apply(_:to:)``
-/// runs on whole records too), with state ids, events and machine names interned (equal ones
-/// share one `String`). A rebuild then allocates nothing per record in the steady state.
-final class ScreenFlowFold: ProjectionFolding {
-    /// Everything mutable, in one struct: the class's stored property is accessed once per record
-    /// (one dynamic exclusivity check), not once per field.
-    private var fold: Fold
+/// runs on whole records too), and over a borrowed record view (catch-ups and rebuilds) straight
+/// from the record's bytes, with state ids, events and machine names interned (equal ones share
+/// one `String`). A rebuild then allocates nothing per record in the steady state.
+struct ScreenFlowFoldStep: ProjectionFoldStep {
+    let projection: ScreenFlowProjection
+    /// Machine names, events and state ids seen so far.
+    private var strings = UTF8KeyTable()
 
-    init(projection: ScreenFlowProjection, checkpoint: UInt64) {
-        fold = Fold(projection: projection, checkpoint: checkpoint, states: FoldStates(name: projection.name))
+    /// The most distinct strings interned before the table starts over (bounds its memory).
+    static let maximumInternedStrings = 100_000
+
+    init(projection: ScreenFlowProjection) {
+        self.projection = projection
     }
 
-    var checkpoint: UInt64 { fold.checkpoint }
+    var name: String { projection.name }
 
-    func apply(_ record: TransitionRecord, in transaction: StoreReadTransaction) throws {
-        try fold.apply(record, in: transaction)
+    func key(for record: TransitionRecord) -> String? { projection.key(for: record) }
+
+    func apply(_ record: TransitionRecord, to state: inout ScreenFlowProjection.Flow?) {
+        projection.apply(record, to: &state)
     }
 
-    func apply(_ view: RecordView, in transaction: StoreReadTransaction) throws {
-        try fold.apply(view, in: transaction)
+    func key(of view: RecordView) -> ViewKey { .key(view.sessionBytes) }
+
+    mutating func apply(_ view: RecordView, to state: inout ScreenFlowProjection.Flow?) {
+        if strings.count > Self.maximumInternedStrings { strings.removeAll() }
+        ScreenFlowProjection.Flow.fold(view, into: &state, strings: &strings)
     }
 
-    func write(to transaction: StoreWriteTransaction) throws {
-        try fold.states.write(to: transaction, encode: fold.projection.encode)
-    }
+    func encode(_ state: ScreenFlowProjection.Flow, into buffer: inout [UInt8]) { projection.encode(state, into: &buffer) }
 
-    private struct Fold {
-        let projection: ScreenFlowProjection
-        var checkpoint: UInt64
-        var states: FoldStates<ScreenFlowProjection.Flow>
-        /// Machine names, events and state ids seen so far.
-        var strings = UTF8KeyTable()
-
-        /// The most distinct strings interned before the table starts over (bounds its memory).
-        static let maximumInternedStrings = 100_000
-
-        mutating func apply(_ record: TransitionRecord, in transaction: StoreReadTransaction) throws {
-            var key = record.session.rawValue
-            let index = try key.withUTF8 { utf8 in
-                try self.index(ofSession: UnsafeRawBufferPointer(utf8), sequence: record.sequence, in: transaction) {
-                    record.session
-                }
-            }
-            var none: Void = ()
-            ScreenFlowProjection.Flow.fold(record, into: &states.states[index], strings: &none)
-            states.markDirty(index)
-            checkpoint = record.sequence
-        }
-
-        mutating func apply(_ view: RecordView, in transaction: StoreReadTransaction) throws {
-            let index = try self.index(ofSession: view.sessionBytes, sequence: view.sequence, in: transaction) {
-                view.session
-            }
-            if strings.count > Self.maximumInternedStrings { strings.removeAll() }
-            ScreenFlowProjection.Flow.fold(view, into: &states.states[index], strings: &strings)
-            states.markDirty(index)
-            checkpoint = view.sequence
-        }
-
-        /// The index of the session's flow, read from the store the first time.
-        private mutating func index(
-            ofSession bytes: UnsafeRawBufferPointer, sequence: UInt64, in transaction: StoreReadTransaction,
-            session: () -> SessionID
-        ) throws -> Int {
-            if let index = states.index(of: bytes) { return index }
-            let key = String(decoding: bytes, as: UTF8.self)
-            do {
-                return try states.load(key, bytes: bytes, from: transaction, decode: projection.decode)
-            } catch let error as ProjectionError {
-                throw ProjectionError.applyFailed(
-                    projection: states.name, sequence: sequence, session: session(), cause: ErrorCause(error))
-            }
-        }
-    }
+    func decode(_ bytes: UnsafeRawBufferPointer) throws -> ScreenFlowProjection.Flow { try projection.decode(bytes) }
 }
 
 // MARK: - The fold step

@@ -1,0 +1,127 @@
+import RewindStore
+
+/// One run of a projection over consecutive records (a ``ProjectionFold`` with its step's type
+/// erased): each touched key's state is read once through a ``ProjectionStateReading``, folded in
+/// memory, and written once through a ``ProjectionStateWriting``.
+///
+/// A fold whose `apply` threw is spoiled (a state may be half-updated): discard it and redo the
+/// records before the failing one with a fresh fold (``ProjectionRunning/fold(before:of:after:reading:)``).
+protocol ProjectionFolding: AnyObject {
+    /// The global sequence of the last record applied.
+    var checkpoint: UInt64 { get }
+    /// Folds `record` into its key's state, reading that state from `stored` the first time.
+    /// - Throws: ``ProjectionError/applyFailed(projection:sequence:session:cause:)`` naming
+    ///   `record` (also when its key is invalid or its stored state unreadable), the state
+    ///   store's errors.
+    func apply(_ record: TransitionRecord, reading stored: some ProjectionStateReading) throws
+    /// Folds the record `view` shows, as ``apply(_:reading:)`` folds the record itself (a
+    /// catch-up reads views; steps that need the whole record copy it out).
+    func apply(_ view: RecordView, reading stored: some ProjectionStateReading) throws
+    /// The keys of the states `records` past the checkpoint change, each once, in first-use
+    /// order: what a server loads before folding them.
+    func keys(of records: some Sequence<TransitionRecord>) -> [String]
+    /// Writes (or deletes) every state changed since the last write.
+    /// - Throws: ``ProjectionError/stateEncodingFailed(projection:key:cause:)`` before writing
+    ///   anything, the state store's errors.
+    func write(to writer: some ProjectionStateWriting) throws
+}
+
+/// The one fold driver, on a device (inline in an append's transaction, catch-ups, rebuilds) and
+/// on the fleet server (its catch-up's chunks, through ``ProjectionChunkFold``): reads each
+/// touched key's state once, applies the projection's step, and writes what changed.
+final class ProjectionFold<Step: ProjectionFoldStep>: ProjectionFolding {
+    /// Everything mutable, in one struct: the class's stored property is accessed once per record
+    /// (one dynamic exclusivity check), not once per field.
+    private var fold: Fold
+
+    init(step: Step, after checkpoint: UInt64) {
+        fold = Fold(step: step, checkpoint: checkpoint, states: FoldStates(name: step.name))
+    }
+
+    var checkpoint: UInt64 { fold.checkpoint }
+
+    func apply(_ record: TransitionRecord, reading stored: some ProjectionStateReading) throws {
+        try fold.apply(record, reading: stored)
+    }
+
+    func apply(_ view: RecordView, reading stored: some ProjectionStateReading) throws {
+        try fold.apply(view, reading: stored)
+    }
+
+    func keys(of records: some Sequence<TransitionRecord>) -> [String] {
+        var seen = Set<String>()
+        var keys: [String] = []
+        for record in records where record.sequence > fold.checkpoint {
+            if let key = fold.step.key(for: record), seen.insert(key).inserted { keys.append(key) }
+        }
+        return keys
+    }
+
+    func write(to writer: some ProjectionStateWriting) throws {
+        try fold.states.write(to: writer, encode: fold.step.encode)
+    }
+
+    private struct Fold {
+        var step: Step
+        var checkpoint: UInt64
+        var states: FoldStates<Step.State>
+
+        mutating func apply(_ record: TransitionRecord, reading stored: some ProjectionStateReading) throws {
+            guard var key = step.key(for: record) else {
+                checkpoint = record.sequence
+                return
+            }
+            let index = try key.withUTF8 { utf8 in
+                try self.index(of: UnsafeRawBufferPointer(utf8), sequence: record.sequence, reading: stored) {
+                    record.session
+                }
+            }
+            do {
+                try step.apply(record, to: &states.states[index])
+            } catch {
+                throw ProjectionError.applyFailed(
+                    projection: states.name, sequence: record.sequence, session: record.session,
+                    cause: ErrorCause(error))
+            }
+            states.markDirty(index)
+            checkpoint = record.sequence
+        }
+
+        mutating func apply(_ view: RecordView, reading stored: some ProjectionStateReading) throws {
+            switch step.key(of: view) {
+            case .needsRecord:
+                try apply(view.record(), reading: stored)
+            case .none:
+                checkpoint = view.sequence
+            case .key(let key):
+                let index = try self.index(of: key, sequence: view.sequence, reading: stored) { view.session }
+                do {
+                    try step.apply(view, to: &states.states[index])
+                } catch {
+                    throw ProjectionError.applyFailed(
+                        projection: states.name, sequence: view.sequence, session: view.session,
+                        cause: ErrorCause(error))
+                }
+                states.markDirty(index)
+                checkpoint = view.sequence
+            }
+        }
+
+        /// The index of the state of the key whose UTF-8 is `bytes`, read from `stored` the first
+        /// time.
+        private mutating func index(
+            of bytes: UnsafeRawBufferPointer, sequence: UInt64, reading stored: some ProjectionStateReading,
+            session: () -> SessionID
+        ) throws -> Int {
+            if let index = states.index(of: bytes) { return index }
+            let key = String(decoding: bytes, as: UTF8.self)
+            do {
+                return try states.load(key, bytes: bytes, from: stored, decode: step.decode)
+            } catch let error as ProjectionError {
+                // A key too long or a stored state unreadable: this record is where it stops.
+                throw ProjectionError.applyFailed(
+                    projection: states.name, sequence: sequence, session: session(), cause: ErrorCause(error))
+            }
+        }
+    }
+}
