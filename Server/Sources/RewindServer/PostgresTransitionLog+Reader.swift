@@ -6,34 +6,31 @@ import Rewind
 
 extension PostgresTransitionLog {
     /// A consistent read of the log: every answer is bounded by the head sequence read when it
-    /// was made (see ``PostgresTransitionLog``'s design). Each call blocks its thread for its
-    /// queries.
-    public struct Reader: TransitionLogReader, Sendable {
+    /// was made (see ``PostgresTransitionLog``'s design).
+    public struct Reader: AsyncTransitionLogReader, Sendable {
         /// The log read.
         public let log: PostgresTransitionLog
         /// The last sequence this reader sees.
         public let head: UInt64
 
-        /// A reader of `log` bounded by its pinned head, else by its head now.
-        ///
-        /// - Throws: PostgreSQL's errors.
-        public init(log: PostgresTransitionLog) throws {
+        /// A reader of `log` bounded by `head`.
+        init(log: PostgresTransitionLog, head: UInt64) {
             self.log = log
-            head = try log.pinnedHead ?? log.currentHead()
+            self.head = head
         }
 
         /// The last global sequence this reader sees (0 when the server holds none).
-        public func headSequence() throws -> UInt64 { head }
+        public func headSequence() async throws -> UInt64 { head }
 
         /// The session's head from the `sessions` table (with the origin of its first record),
         /// recomputed from the records under the bound when the row is newer than it; `nil` when
         /// the log holds no record of it up to the bound.
         ///
         /// - Throws: ``PostgresLogError/damagedRecord(storeID:sequence:reason:)``, PostgreSQL's errors.
-        public func sessionInfo(for session: SessionID) throws -> SessionInfo? {
+        public func sessionInfo(for session: SessionID) async throws -> SessionInfo? {
             let (client, appID, storeID, logger, bound) = (log.client, log.appID, log.storeID, log.logger, Int64(head))
-            let row = try BlockingBridge.wait { () -> SessionRow? in
-                for try await (machine, headVersion, headSequence, count, first, last, firstSequence, firstVersion, firstBytes)
+            var found: SessionRow?
+            for try await (machine, headVersion, headSequence, count, first, last, firstSequence, firstVersion, firstBytes)
                     in try await client.query("""
                     SELECT s.machine, s.head_version, s.head_sequence, s.record_count, s.first_recorded_at_us,
                         s.last_recorded_at_us, r.sequence, r.version, r.record
@@ -42,18 +39,16 @@ extension PostgresTransitionLog {
                     WHERE s.app_id = \(appID) AND s.store_id = \(storeID) AND s.session_id = \(session.rawValue)
                         AND r.sequence <= \(bound)
                     """, logger: logger).decode((String, Int64, Int64, Int64, Int64, Int64, Int64, Int64, ByteBuffer).self) {
-                    return SessionRow(
+                    found = SessionRow(
                         machine: machine, headVersion: headVersion, headSequence: headSequence, recordCount: count,
                         firstMicroseconds: first, lastMicroseconds: last,
                         first: StoredRecord(sequence: firstSequence, session: session.rawValue, version: firstVersion, bytes: firstBytes))
-                }
-                return nil
             }
-            guard var row else { return nil }
+            guard var row = found else { return nil }
             let first = try decode(row.first)
             if row.headSequence > bound {
                 // Records of this session came in after the reader began: its head under the bound.
-                guard let last = try records(of: session, descendingFrom: bound).first else { return nil }
+                guard let last = try await records(of: session, descendingFrom: bound).first else { return nil }
                 row.machine = last.machine
                 row.headVersion = Int64(last.version)
                 row.headSequence = Int64(last.sequence)
@@ -70,64 +65,44 @@ extension PostgresTransitionLog {
         /// Up to `limit` records of `session` in version order from version `version` on.
         ///
         /// - Throws: ``PostgresLogError/damagedRecord(storeID:sequence:reason:)``, PostgreSQL's errors.
-        public func records(of session: SessionID, fromVersion version: UInt64, limit: Int) throws -> [TransitionRecord] {
+        public func records(of session: SessionID, fromVersion version: UInt64, limit: Int) async throws -> [TransitionRecord] {
             guard limit > 0, let from = Int64(exactly: max(version, 1)) else { return [] }
             let (client, appID, storeID, logger, bound) = (log.client, log.appID, log.storeID, log.logger, Int64(head))
-            let rows = try BlockingBridge.wait { () -> [StoredRecord] in
-                try await Self.collect(try await client.query("""
+            let rows = try await Self.collect(try await client.query("""
                     SELECT sequence, session_id, version, record FROM records
                     WHERE app_id = \(appID) AND store_id = \(storeID) AND session_id = \(session.rawValue)
                         AND version >= \(from) AND sequence <= \(bound)
                     ORDER BY version LIMIT \(Int64(limit))
                     """, logger: logger))
-            }
             return try rows.map(decode)
         }
 
         /// Up to `limit` records of the log in sequence order from sequence `sequence` on.
         ///
         /// - Throws: ``PostgresLogError/damagedRecord(storeID:sequence:reason:)``, PostgreSQL's errors.
-        public func records(fromSequence sequence: UInt64, limit: Int) throws -> [TransitionRecord] {
+        public func records(fromSequence sequence: UInt64, limit: Int) async throws -> [TransitionRecord] {
             guard limit > 0, let from = Int64(exactly: max(sequence, 1)) else { return [] }
             let (client, appID, storeID, logger, bound) = (log.client, log.appID, log.storeID, log.logger, Int64(head))
-            let rows = try BlockingBridge.wait { () -> [StoredRecord] in
-                try await Self.collect(try await client.query("""
+            let rows = try await Self.collect(try await client.query("""
                     SELECT sequence, session_id, version, record FROM records
                     WHERE app_id = \(appID) AND store_id = \(storeID) AND sequence >= \(from) AND sequence <= \(bound)
                     ORDER BY sequence LIMIT \(Int64(limit))
                     """, logger: logger))
-            }
             return try rows.map(decode)
-        }
-
-        /// The definition stored for the store's app under `name` and `version` (the JSON
-        /// interchange document a batch carried), or `nil`.
-        ///
-        /// - Throws: ``PostgresLogError/damagedDefinition(name:version:reason:)`` when the document
-        ///   does not decode, PostgreSQL's errors.
-        public func storedDefinition(name: String, version: String) throws -> MachineDefinition? {
-            guard let document = try storedDefinitionDocument(name: name, version: version) else { return nil }
-            do {
-                return try MachineDefinition(jsonDocument: Data(document))
-            } catch {
-                throw PostgresLogError.damagedDefinition(name: name, version: version, reason: String(describing: error))
-            }
         }
 
         /// The JSON interchange document stored for the store's app under `name` and `version`,
         /// byte for byte as the device uploaded it (its SHA-256 is `version`), or `nil`.
         ///
         /// - Throws: PostgreSQL's errors.
-        public func storedDefinitionDocument(name: String, version: String) throws -> [UInt8]? {
+        public func storedDefinitionDocument(name: String, version: String) async throws -> [UInt8]? {
             let (client, appID, logger) = (log.client, log.appID, log.logger)
-            return try BlockingBridge.wait { () -> [UInt8]? in
-                for try await document in try await client.query("""
-                    SELECT document FROM definitions WHERE app_id = \(appID) AND machine = \(name) AND content_version = \(version)
-                    """, logger: logger).decode(ByteBuffer.self) {
-                    return Array(buffer: document)
-                }
-                return nil
+            for try await document in try await client.query("""
+                SELECT document FROM definitions WHERE app_id = \(appID) AND machine = \(name) AND content_version = \(version)
+                """, logger: logger).decode(ByteBuffer.self) {
+                return Array(buffer: document)
             }
+            return nil
         }
 
         // MARK: Rows
@@ -160,32 +135,35 @@ extension PostgresTransitionLog {
         }
 
         /// The records of `session` at or below sequence `bound`, latest version first (at most one).
-        private func records(of session: SessionID, descendingFrom bound: Int64) throws -> [TransitionRecord] {
+        private func records(of session: SessionID, descendingFrom bound: Int64) async throws -> [TransitionRecord] {
             let (client, appID, storeID, logger) = (log.client, log.appID, log.storeID, log.logger)
-            let rows = try BlockingBridge.wait { () -> [StoredRecord] in
-                try await Self.collect(try await client.query("""
+            let rows = try await Self.collect(try await client.query("""
                     SELECT sequence, session_id, version, record FROM records
                     WHERE app_id = \(appID) AND store_id = \(storeID) AND session_id = \(session.rawValue)
                         AND sequence <= \(bound)
                     ORDER BY version DESC LIMIT 1
                     """, logger: logger))
-            }
             return try rows.map(decode)
         }
 
         /// Decodes a row's record bytes under its sequence, checking that it is the session and
         /// version the row says.
         private func decode(_ row: StoredRecord) throws -> TransitionRecord {
+            try Self.decode(row, storeID: log.storeID)
+        }
+
+        /// Decodes a row of store `storeID`'s records (see ``decode(_:)``).
+        static func decode(_ row: StoredRecord, storeID: UUID) throws -> TransitionRecord {
             let sequence = UInt64(max(row.sequence, 0))
             let record: TransitionRecord
             do {
                 record = try row.bytes.withUnsafeReadableBytes { try RecordCodec.decode($0, sequence: sequence) }
             } catch {
-                throw PostgresLogError.damagedRecord(storeID: log.storeID, sequence: sequence, reason: String(describing: error))
+                throw PostgresLogError.damagedRecord(storeID: storeID, sequence: sequence, reason: String(describing: error))
             }
             guard record.session.rawValue == row.session, Int64(exactly: record.version) == row.version else {
                 throw PostgresLogError.damagedRecord(
-                    storeID: log.storeID, sequence: sequence,
+                    storeID: storeID, sequence: sequence,
                     reason: "it holds '\(record.session)' version \(record.version), but its row says '\(row.session)' version \(row.version)")
             }
             return record

@@ -1,6 +1,7 @@
 import Foundation
 import Logging
 import PostgresNIO
+@_spi(Internals) import Rewind
 @_spi(Internals) import RewindStore
 import ServiceLifecycle
 import Synchronization
@@ -155,11 +156,10 @@ final class ProjectionCatchUp: Service, Sendable {
         let appID = store.appID
         let storeID = store.storeID
         return try await client.transaction(logger: logger) { connection -> (read: Int64, progressed: Bool) in
-            let folds = ServerProjections.makeFolds()
-            for fold in folds {
+            for projection in ServerProjections.projections {
                 try await connection.query("""
                     INSERT INTO projection_checkpoints (app_id, store_id, projection, version)
-                    VALUES (\(appID), \(storeID), \(fold.name), \(Int64(fold.version))) ON CONFLICT DO NOTHING
+                    VALUES (\(appID), \(storeID), \(projection.name), \(Int64(projection.version))) ON CONFLICT DO NOTHING
                     """, logger: logger)
             }
             // The lock that makes servers take turns on a store's projections.
@@ -170,27 +170,25 @@ final class ProjectionCatchUp: Service, Sendable {
                 """, logger: logger).decode((String, Int64, Int64, String?).self) {
                 stored[name] = (version, sequence, failure)
             }
-            var active: [any StoreProjectionFold] = []
-            for fold in folds {
-                guard let checkpoint = stored[fold.name] else { continue }
-                if checkpoint.version != Int64(fold.version) {
+            var active: [(projection: any ServerProjecting, fold: ProjectionChunkFold)] = []
+            for projection in ServerProjections.projections {
+                guard let checkpoint = stored[projection.name] else { continue }
+                if checkpoint.version != Int64(projection.version) {
                     // Another version of the projection: rebuilt from the first record.
                     logger.info("rebuilding projection", metadata: [
-                        "projection": "\(fold.name)", "store": "\(storeID)",
-                        "from.version": "\(checkpoint.version)", "to.version": "\(fold.version)",
+                        "projection": "\(projection.name)", "store": "\(storeID)",
+                        "from.version": "\(checkpoint.version)", "to.version": "\(projection.version)",
                     ])
                     try await connection.query("""
-                        DELETE FROM projection_states WHERE app_id = \(appID) AND store_id = \(storeID) AND projection = \(fold.name)
+                        DELETE FROM projection_states WHERE app_id = \(appID) AND store_id = \(storeID) AND projection = \(projection.name)
                         """, logger: logger)
                     try await connection.query("""
-                        UPDATE projection_checkpoints SET version = \(Int64(fold.version)), sequence = 0, failure = NULL, updated_at = now()
-                        WHERE app_id = \(appID) AND store_id = \(storeID) AND projection = \(fold.name)
+                        UPDATE projection_checkpoints SET version = \(Int64(projection.version)), sequence = 0, failure = NULL, updated_at = now()
+                        WHERE app_id = \(appID) AND store_id = \(storeID) AND projection = \(projection.name)
                         """, logger: logger)
-                    fold.checkpoint = 0
-                    active.append(fold)
+                    active.append((projection, projection.makeFold(after: 0)))
                 } else if checkpoint.failure == nil {
-                    fold.checkpoint = checkpoint.sequence
-                    active.append(fold)
+                    active.append((projection, projection.makeFold(after: checkpoint.sequence)))
                 }
             }
             var head: Int64 = 0
@@ -199,10 +197,10 @@ final class ProjectionCatchUp: Service, Sendable {
                 """, logger: logger).decode(Int64.self) {
                 head = next - 1
             }
-            guard let start = active.map(\.checkpoint).min().map({ $0 + 1 }), start <= head else { return (0, false) }
+            guard let start = active.map({ Int64($0.fold.checkpoint) }).min().map({ $0 + 1 }), start <= head else { return (0, false) }
             let end = min(head, start + Self.recordsPerTransaction - 1)
 
-            var records: [(sequence: Int64, record: TransitionRecord)] = []
+            var records: [TransitionRecord] = []
             records.reserveCapacity(Int(end - start + 1))
             for try await (sequence, bytes) in try await connection.query("""
                 SELECT sequence, record FROM records
@@ -213,25 +211,28 @@ final class ProjectionCatchUp: Service, Sendable {
                     let record = try bytes.readableBytesView.withUnsafeBytes {
                         try RecordCodec.decode($0, sequence: UInt64(sequence))
                     }
-                    records.append((sequence, record))
+                    records.append(record)
                 } catch {
                     throw StoredRecordError(store: store, sequence: sequence, cause: "\(error)")
                 }
             }
 
             var progressed = false
-            for fold in active {
+            for (projection, fold) in active {
                 let before = fold.checkpoint
-                try await Self.load(fold, keys: fold.keys(of: records), store: store, connection: connection, logger: logger)
-                fold.fold(records)
-                try await Self.write(fold.changedStates(), of: fold.name, store: store, connection: connection, logger: logger)
-                if let failure = fold.failure {
+                let states = ChunkStates()
+                try await Self.load(fold.keys(of: records), of: fold.name, into: states, store: store, connection: connection, logger: logger)
+                // The device's fold driver, over states in memory: nothing here waits on I/O.
+                try fold.fold(records, reading: states)
+                try fold.write(to: states)
+                try await Self.write(states.written, of: projection, store: store, connection: connection, logger: logger)
+                if let error = fold.error {
                     logger.error("projection stopped on a record", metadata: [
-                        "projection": "\(fold.name)", "store": "\(storeID)", "failure": "\(failure)",
+                        "projection": "\(fold.name)", "store": "\(storeID)", "failure": "\(error)",
                     ])
                 }
                 try await connection.query("""
-                    UPDATE projection_checkpoints SET sequence = \(fold.checkpoint), failure = \(fold.failure), updated_at = now()
+                    UPDATE projection_checkpoints SET sequence = \(Int64(fold.checkpoint)), failure = \(fold.error?.description), updated_at = now()
                     WHERE app_id = \(appID) AND store_id = \(storeID) AND projection = \(fold.name)
                     """, logger: logger)
                 progressed = progressed || fold.checkpoint > before
@@ -240,38 +241,42 @@ final class ProjectionCatchUp: Service, Sendable {
         }
     }
 
-    /// Loads the stored states of `keys` into `fold`.
+    /// Loads the stored states of `keys` of `projection` into `states`.
     private static func load(
-        _ fold: any StoreProjectionFold, keys: [String], store: StoreRef, connection: PostgresConnection, logger: Logger
+        _ keys: [String], of projection: String, into states: ChunkStates, store: StoreRef,
+        connection: PostgresConnection, logger: Logger
     ) async throws {
         guard !keys.isEmpty else { return }
         for try await (key, state) in try await connection.query("""
             SELECT key, state FROM projection_states
-            WHERE app_id = \(store.appID) AND store_id = \(store.storeID) AND projection = \(fold.name) AND key = ANY(\(keys))
+            WHERE app_id = \(store.appID) AND store_id = \(store.storeID) AND projection = \(projection) AND key = ANY(\(keys))
             """, logger: logger).decode((String, ByteBuffer).self) {
-            try fold.load(key: key, state: state)
+            states.load(key: key, state: state)
         }
     }
 
     /// Writes changed states (several rows per statement, every value a bound parameter) and
     /// deletes those the projection set to `nil`.
     private static func write(
-        _ states: [(key: String, state: (bytes: [UInt8], columns: StateColumns)?)], of projection: String,
+        _ states: [(key: String, bytes: [UInt8]?)], of projection: any ServerProjecting,
         store: StoreRef, connection: PostgresConnection, logger: Logger
     ) async throws {
-        let deleted = states.filter { $0.state == nil }.map(\.key)
+        let name = projection.name
+        let deleted = states.filter { $0.bytes == nil }.map(\.key)
         if !deleted.isEmpty {
             try await connection.query("""
                 DELETE FROM projection_states
-                WHERE app_id = \(store.appID) AND store_id = \(store.storeID) AND projection = \(projection) AND key = ANY(\(deleted))
+                WHERE app_id = \(store.appID) AND store_id = \(store.storeID) AND projection = \(name) AND key = ANY(\(deleted))
                 """, logger: logger)
         }
-        let rows = states.compactMap { entry in entry.state.map { (entry.key, $0.bytes, $0.columns) } }
+        let rows = try states.compactMap { entry in
+            try entry.bytes.map { (entry.key, $0, try projection.columns(ofStored: $0)) }
+        }
         try await statesUpsert.run(rows, on: connection, logger: logger) { row, binds in
             let (key, bytes, extracted) = row
             binds.append(store.appID)
             binds.append(store.storeID)
-            binds.append(projection)
+            binds.append(name)
             binds.append(key)
             binds.append(ByteBuffer(bytes: bytes))
             binds.append(extracted.machine)

@@ -7,48 +7,43 @@ import RewindViewer
 
 /// The replay endpoints of one device store (read key): its sessions, and a session's history,
 /// state at a version, diff, verification and archive. Each answers with the same code a device
-/// runs over its own store — ``LogReplay`` and the Rewind module's report types over the
-/// store's ``PostgresTransitionLog`` — in the JSON shapes `rewind … --json` prints. Each request
-/// reads one log pinned at its head when the request began, on a thread that may block.
+/// runs over its own store — ``LogReplay`` and the Rewind module's report types — in the JSON
+/// shapes `rewind … --json` prints. Each request loads the session from the store's
+/// ``PostgresTransitionLog`` as it is when the request begins (awaiting PostgreSQL, never blocking
+/// a thread: ``SessionLog/load(_:from:)``), then replays it in memory.
 extension Routes {
     func addReplayRoutes(to router: Router<BasicRequestContext>) {
         router.get("v1/stores/:storeID/sessions") { request, context in
             try await storeSessions(request, context: context)
         }
         router.get("v1/stores/:storeID/sessions/:sessionID") { request, context in
-            try await replay(request, context: context) { log, session in
-                try log.readLog { reader in
-                    guard let listing = try SessionListing.read(session, from: reader) else {
-                        throw EngineError.unknownSession(session)
-                    }
-                    return listing
+            try await replay(request, context: context) { log in
+                guard let listing = try SessionListing.read(log.session, from: log) else {
+                    throw EngineError.unknownSession(log.session)
                 }
+                return listing
             }
         }
         router.get("v1/stores/:storeID/sessions/:sessionID/history") { request, context in
             let filter = try historyFilter(request)
             let limit = try integer(request, "limit", in: 1...Int.max) ?? .max
-            return try await replay(request, context: context) { log, session in
-                try log.readLog { reader in
-                    guard try reader.sessionInfo(for: session) != nil else { throw EngineError.unknownSession(session) }
-                    return try HistoryRow.rows(of: session, in: reader, filter: filter, limit: limit, coder: JSONPayloadCoder())
-                }
+            return try await replay(request, context: context) { log in
+                try HistoryRow.rows(of: log.session, in: log, filter: filter, limit: limit, coder: JSONPayloadCoder())
             }
         }
         router.get("v1/stores/:storeID/sessions/:sessionID/state") { request, context in
             let version = try integer(request, "version", in: 0...Int.max).map(UInt64.init)
-            return try await replay(request, context: context) { log, session in
-                let info = try Self.info(of: session, in: log)
-                let point = try LogReplay(log: log).point(of: session, at: version ?? info.headVersion)
-                return ReplayPointReport(point, machine: info.machine, versions: info.headVersion)
+            return try await replay(request, context: context) { log in
+                let point = try LogReplay(log: log).point(of: log.session, at: version ?? log.info.headVersion)
+                return ReplayPointReport(point, machine: log.info.machine, versions: log.info.headVersion)
             }
         }
         router.get("v1/stores/:storeID/sessions/:sessionID/diff") { request, context in
             guard let from = try integer(request, "from", in: 0...Int.max), let to = try integer(request, "to", in: 0...Int.max) else {
                 throw APIError(.badRequest, "diff needs from and to: the two versions to compare")
             }
-            return try await replay(request, context: context) { log, session in
-                ReplayDiffReport(try LogReplay(log: log).diff(session, from: UInt64(from), to: UInt64(to)))
+            return try await replay(request, context: context) { log in
+                ReplayDiffReport(try LogReplay(log: log).diff(log.session, from: UInt64(from), to: UInt64(to)))
             }
         }
         router.post("v1/stores/:storeID/sessions/:sessionID/verify") { request, context in
@@ -59,35 +54,26 @@ extension Routes {
             } catch {
                 throw APIError(.badRequest, "the body is not a machine definition (JSON interchange document) that compiles: \(error)")
             }
-            return try await replay(request, context: context) { log, session in
-                let info = try Self.info(of: session, in: log)
-                let report = try LogReplay(log: log).verify(session, against: machine)
-                return VerificationSummary([VerificationSummary.Row(report, machine: info.machine)])
+            return try await replay(request, context: context) { log in
+                let report = try LogReplay(log: log).verify(log.session, against: machine)
+                return VerificationSummary([VerificationSummary.Row(report, machine: log.info.machine)])
             }
         }
         router.get("v1/stores/:storeID/sessions/:sessionID/archive") { request, context in
-            let caller = try await authenticate(request, needs: .read)
-            let (log, session) = try replayTarget(context, appID: caller.appID)
-            let archive = try await answering {
-                try await BlockingBridge.run { try LogReplay(log: try log.pinned()).exportSession(session) }
-            }
+            let archive = try await loaded(request, context: context) { log in try LogReplay(log: log).exportSession(log.session) }
             return Response(
                 status: .ok, headers: [.contentType: "application/json"],
                 body: ResponseBody(byteBuffer: ByteBuffer(bytes: archive)))
         }
         router.get("v1/stores/:storeID/sessions/:sessionID/page") { request, context in
-            let caller = try await authenticate(request, needs: .read)
-            let (log, session) = try replayTarget(context, appID: caller.appID)
             let redaction: Redaction
             do {
                 redaction = try Redaction(paths: request.uri.queryParameters.getAll("redact").map { String($0) })
             } catch {
                 throw APIError(.badRequest, "redact: \(error)")
             }
-            let page = try await answering {
-                try await BlockingBridge.run {
-                    try SessionPage(log: try log.pinned(), session: session, redacting: redaction).html()
-                }
+            let page = try await loaded(request, context: context) { log in
+                try SessionPage(log: log, session: log.session, redacting: redaction).html()
             }
             return Response(
                 status: .ok, headers: [.contentType: "text/html; charset=utf-8"],
@@ -97,56 +83,49 @@ extension Routes {
 
     // MARK: Endpoints
 
-    /// `GET /v1/stores/{store}/sessions`: every session of the store, as `rewind sessions --json`
-    /// lists them, by id.
+    /// `GET /v1/stores/{store}/sessions?limit=&after=`: the store's sessions by id, as
+    /// `rewind sessions --json` lists them, a page at a time: up to `limit` (default and at most
+    /// ``storeSessionsPageLimit``) after the session id `after`, with the store's session count
+    /// and the `after` of the next page (absent on the last). One query per page.
     private func storeSessions(_ request: Request, context: BasicRequestContext) async throws -> Response {
-        struct Sessions: Encodable { var sessions: [SessionListing] }
         let caller = try await authenticate(request, needs: .read)
         let storeID = try storeID(context)
-        var ids: [SessionID] = []
-        for try await id in try await client.query("""
-            SELECT session_id FROM sessions WHERE app_id = \(caller.appID) AND store_id = \(storeID) ORDER BY session_id
-            """, logger: logger).decode(String.self) {
-            ids.append(try SessionID(id))
+        let limit = try integer(request, "limit", in: 1...Self.storeSessionsPageLimit) ?? Self.storeSessionsPageLimit
+        let after = request.uri.queryParameters["after"].map(String.init) ?? ""
+        let page = try await answering {
+            try await StoreSessionPage.read(
+                client: client, appID: caller.appID, storeID: storeID, after: after, limit: limit, logger: logger)
         }
-        let log = PostgresTransitionLog(client: client, appID: caller.appID, storeID: storeID, logger: logger)
-        let sessions = ids
-        let listings = try await answering {
-            try await BlockingBridge.run {
-                try log.readLog { reader in try sessions.compactMap { try SessionListing.read($0, from: reader) } }
-            }
-        }
-        return try JSONResponse.make(body: Sessions(sessions: listings))
+        return try JSONResponse.make(body: page)
     }
 
-    /// Authenticates a read key, then runs `body` with the store's log (pinned at its head now)
-    /// and the session on a thread that may block, and answers what it returns as JSON.
+    /// The most sessions a page of `GET /v1/stores/{store}/sessions` lists (and its default).
+    static let storeSessionsPageLimit = 1_000
+
+    /// Authenticates a read key, loads the session the path names from its store's log, and runs
+    /// `body` on it in memory; answers what it returns as JSON.
     private func replay<Answer: Encodable & Sendable>(
-        _ request: Request, context: BasicRequestContext,
-        _ body: @escaping @Sendable (PostgresTransitionLog, SessionID) throws -> Answer
+        _ request: Request, context: BasicRequestContext, _ body: @escaping @Sendable (SessionLog) throws -> Answer
     ) async throws -> Response {
-        let caller = try await authenticate(request, needs: .read)
-        let (log, session) = try replayTarget(context, appID: caller.appID)
-        let answer = try await answering {
-            try await BlockingBridge.run { try body(try log.pinned(), session) }
-        }
-        return try JSONResponse.make(body: answer)
+        try JSONResponse.make(body: try await loaded(request, context: context, body))
     }
 
-    /// The store's log (of the caller's app) and the session the path names.
-    private func replayTarget(_ context: BasicRequestContext, appID: Int64) throws -> (PostgresTransitionLog, SessionID) {
+    /// Authenticates a read key, loads the session the path names from its store's log as it is
+    /// now, and returns what `body` makes of it (replay's errors turned into answers).
+    private func loaded<T>(
+        _ request: Request, context: BasicRequestContext, _ body: (SessionLog) throws -> T
+    ) async throws -> T {
+        let caller = try await authenticate(request, needs: .read)
         let storeID = try storeID(context)
         // Path parameters arrive percent-encoded.
         guard let text = context.parameters.get("sessionID")?.removingPercentEncoding, let session = try? SessionID(text) else {
             throw APIError(.badRequest, "the session id is not a valid session id")
         }
-        return (PostgresTransitionLog(client: client, appID: appID, storeID: storeID, logger: logger), session)
-    }
-
-    /// The session's info in `log`, or ``EngineError/unknownSession(_:)``.
-    static func info(of session: SessionID, in log: PostgresTransitionLog) throws -> SessionInfo {
-        guard let info = try log.readLog({ try $0.sessionInfo(for: session) }) else { throw EngineError.unknownSession(session) }
-        return info
+        let log = PostgresTransitionLog(client: client, appID: caller.appID, storeID: storeID, logger: logger)
+        return try await answering {
+            guard let loaded = try await log.session(session) else { throw EngineError.unknownSession(session) }
+            return try body(loaded)
+        }
     }
 
     /// Runs `work`, turning replay's errors into answers: an unknown session is a 404, a version

@@ -1,6 +1,6 @@
 import Foundation
 import PostgresNIO
-import Rewind
+@_spi(Internals) import Rewind
 
 /// Columns the server extracts from a projection's state into `projection_states`, so that SQL
 /// can filter and order sessions without decoding states (the state itself stays the
@@ -16,19 +16,42 @@ struct StateColumns: Sendable, Equatable {
     var depth: Int32?
 }
 
-/// A projection the server keeps in PostgreSQL: the root's ``Projection`` itself (its `key`,
-/// `apply`, `encode` and `decode` run here exactly as on a device) and how to extract its
-/// ``StateColumns``.
-struct ServerProjection<P: Projection>: Sendable {
+/// A projection the server keeps in PostgreSQL: the root's ``Projection`` itself, folded by the
+/// device's own fold driver (``ProjectionChunkFold``) so its states are a device's byte for byte,
+/// and how to extract its ``StateColumns``.
+struct ServerProjection<P: Projection>: ServerProjecting {
     /// The projection, as a device runs it.
     let projection: P
     /// The columns extracted from a state.
     let columns: @Sendable (P.State) -> StateColumns
 
+    var name: String { projection.name }
+    var version: UInt32 { projection.version }
+
+    func makeFold(after checkpoint: Int64) -> ProjectionChunkFold {
+        ProjectionChunkFold(projection, after: UInt64(max(checkpoint, 0)))
+    }
+
     /// A state decoded from its stored bytes.
     func decode(_ buffer: ByteBuffer) throws -> P.State {
         try buffer.readableBytesView.withUnsafeBytes { try projection.decode($0) }
     }
+
+    func columns(ofStored bytes: [UInt8]) throws -> StateColumns {
+        columns(try bytes.withUnsafeBytes { try projection.decode($0) })
+    }
+}
+
+/// A ``ServerProjection`` with its projection's type erased.
+protocol ServerProjecting: Sendable {
+    /// The projection's name.
+    var name: String { get }
+    /// The projection's version.
+    var version: UInt32 { get }
+    /// A fold of one chunk of records after `checkpoint`.
+    func makeFold(after checkpoint: Int64) -> ProjectionChunkFold
+    /// The columns of the state stored as `bytes` (as the fold wrote them).
+    func columns(ofStored bytes: [UInt8]) throws -> StateColumns
 }
 
 /// The built-in projections the server keeps for every store, in the order they are folded.
@@ -46,93 +69,36 @@ enum ServerProjections {
                      depth: Int32(clamping: navigation.stack.count))
     }
 
+    /// Every projection, in the order they are folded.
+    static let projections: [any ServerProjecting] = [screenFlows, navigation]
+
     /// Every projection's name and version, for status and catch-up.
-    static let all: [(name: String, version: UInt32)] = [
-        (screenFlows.projection.name, screenFlows.projection.version),
-        (navigation.projection.name, navigation.projection.version),
-    ]
-
-    /// New folds of every projection, one per projection.
-    static func makeFolds() -> [any StoreProjectionFold] {
-        [ProjectionFold(screenFlows), ProjectionFold(navigation)]
-    }
+    static let all: [(name: String, version: UInt32)] = projections.map { ($0.name, $0.version) }
 }
 
-/// One projection's fold over a chunk of one store's records: the states the chunk touches,
-/// loaded from their stored bytes, changed by the projection's own `apply`, and written back.
-protocol StoreProjectionFold: AnyObject {
-    /// The projection's name.
-    var name: String { get }
-    /// The projection's version.
-    var version: UInt32 { get }
-    /// The last sequence folded (the checkpoint).
-    var checkpoint: Int64 { get set }
-    /// Why the fold stopped (the projection's `apply` threw), if it did.
-    var failure: String? { get set }
-    /// The keys of the states `records` past the checkpoint touch.
-    func keys(of records: [(sequence: Int64, record: TransitionRecord)]) -> [String]
-    /// Loads a key's stored state.
-    func load(key: String, state: ByteBuffer) throws
-    /// Folds `records` past the checkpoint, in order; stops at the first `apply` that throws
-    /// (recorded in ``failure``; the checkpoint stays before that record).
-    func fold(_ records: [(sequence: Int64, record: TransitionRecord)])
-    /// The states changed since loading: bytes and columns, or `nil` for a deleted state.
-    func changedStates() throws -> [(key: String, state: (bytes: [UInt8], columns: StateColumns)?)]
-}
+/// The projection states of one chunk of a store's records, in the catch-up's transaction: the
+/// stored states of the keys the chunk changes, loaded before the fold (it reads them through
+/// ``ProjectionStateReading``, synchronously, from memory), and the states the fold wrote (through
+/// ``ProjectionStateWriting``), written to `projection_states` after it.
+final class ChunkStates: ProjectionStateReading, ProjectionStateWriting {
+    /// The stored states loaded, by key.
+    private var stored: [String: ByteBuffer] = [:]
+    /// The states written, in order (`nil`: deleted).
+    private(set) var written: [(key: String, bytes: [UInt8]?)] = []
 
-/// ``StoreProjectionFold`` of one projection.
-final class ProjectionFold<P: Projection>: StoreProjectionFold {
-    let projection: ServerProjection<P>
-    var checkpoint: Int64 = 0
-    var failure: String?
-    private var states: [String: P.State] = [:]
-    private var changed: [String] = []
-    private var changedSet: Set<String> = []
-
-    init(_ projection: ServerProjection<P>) {
-        self.projection = projection
+    /// Adds the stored state of `key`.
+    func load(key: String, state: ByteBuffer) {
+        stored[key] = state
     }
 
-    var name: String { projection.projection.name }
-    var version: UInt32 { projection.projection.version }
-
-    func keys(of records: [(sequence: Int64, record: TransitionRecord)]) -> [String] {
-        var seen = Set<String>()
-        var keys: [String] = []
-        for (sequence, record) in records where sequence > checkpoint {
-            if let key = projection.projection.key(for: record), seen.insert(key).inserted { keys.append(key) }
-        }
-        return keys
+    func withStoredState<R>(
+        of projection: String, key: UnsafeRawBufferPointer, _ body: (UnsafeRawBufferPointer?) throws -> R
+    ) throws -> R {
+        guard let state = stored[String(decoding: key, as: UTF8.self)] else { return try body(nil) }
+        return try state.withUnsafeReadableBytes { try body($0) }
     }
 
-    func load(key: String, state: ByteBuffer) throws {
-        states[key] = try projection.decode(state)
-    }
-
-    func fold(_ records: [(sequence: Int64, record: TransitionRecord)]) {
-        guard failure == nil else { return }
-        for (sequence, record) in records where sequence > checkpoint {
-            if let key = projection.projection.key(for: record) {
-                var state = states[key]
-                do {
-                    try projection.projection.apply(record, to: &state)
-                } catch {
-                    failure = "sequence \(sequence) (session \(record.session.rawValue)): \(error)"
-                    return
-                }
-                states[key] = state
-                if changedSet.insert(key).inserted { changed.append(key) }
-            }
-            checkpoint = sequence
-        }
-    }
-
-    func changedStates() throws -> [(key: String, state: (bytes: [UInt8], columns: StateColumns)?)] {
-        try changed.map { key in
-            guard let state = states[key] else { return (key, nil) }
-            var bytes: [UInt8] = []
-            try projection.projection.encode(state, into: &bytes)
-            return (key, (bytes, projection.columns(state)))
-        }
+    func storeState(_ bytes: [UInt8]?, of projection: String, key: String) throws {
+        written.append((key, bytes))
     }
 }

@@ -7,8 +7,9 @@ import RewindServer
 import Testing
 
 /// The contract: the server's PostgreSQL reader of an uploaded store answers every question of
-/// `TransitionLogReader` as the device's own LMDB reader does, for real device stores; it sees
-/// one consistent log; damaged rows are typed errors.
+/// `AsyncTransitionLogReader` as the device's own LMDB reader does, for real device stores; it
+/// sees one consistent log; damaged rows are typed errors; a session loaded from it replays as
+/// the device's.
 @Suite struct PostgresTransitionLogTests {
     /// Uploads the whole of `device`'s log.
     static func upload(_ device: Device, to server: TestServer, from sequence: UInt64 = 1) async throws {
@@ -23,11 +24,11 @@ import Testing
 
     func compare(_ device: Device, server: TestServer, client: PostgresClient) async throws {
         let sessions = try Self.sessions(of: device)
-        let local = try device.engine.store.read { try LogAnswers.of($0, sessions: sessions) }
+        let local = try await LogAnswers.of(DeviceLogReader(store: device.engine.store), sessions: sessions)
         #expect(local.recordCount == (try device.records().count))
         #expect(local.recordCount > 0)
         let log = PostgresTransitionLog(client: client, appID: server.app.appID, storeID: device.storeID, logger: testLogger)
-        let remote = try await log.read { try LogAnswers.of($0, sessions: sessions) }
+        let remote = try await LogAnswers.of(try await log.reader(), sessions: sessions)
         #expect(remote.head == local.head)
         #expect(remote.infos == local.infos)
         for (key, records) in local.sessionRecords.sorted(by: { $0.key < $1.key }) {
@@ -64,10 +65,10 @@ import Testing
         try await device.runVariety()
         try await Self.upload(device, to: server)
         let sessions = try Self.sessions(of: device, extra: ["ob-late"])
-        let before = try device.engine.store.read { try LogAnswers.of($0, sessions: sessions) }
+        let before = try await LogAnswers.of(DeviceLogReader(store: device.engine.store), sessions: sessions)
         try await server.database.withClient { client in
             let log = PostgresTransitionLog(client: client, appID: server.app.appID, storeID: device.storeID, logger: testLogger)
-            let reader = try await onThread { try PostgresTransitionLog.Reader(log: log) }
+            let reader = try await log.reader()
             // More records of sessions the reader knows, and a new session, uploaded after it began.
             let next = try await server.position(store: device.storeID)
             _ = try await device.engine.session("lv-1").send(ExampleMachines.LoadingView.Event.reload)
@@ -75,13 +76,13 @@ import Testing
                 data: ExampleMachines.Kanji.Character(character: "日", meanings: ["sun"]))
             try await device.runOnboarding(["ob-late"])
             try await Self.upload(device, to: server, from: next)
-            let seen = try await onThread { try LogAnswers.of(reader, sessions: sessions) }
+            let seen = try await LogAnswers.of(reader, sessions: sessions)
             #expect(seen == before)
             #expect(seen.infos["lv-1"] != nil && seen.infos["ob-late"] == nil)
             // A new reader sees everything.
-            let after = try device.engine.store.read { try LogAnswers.of($0, sessions: sessions) }
+            let after = try await LogAnswers.of(DeviceLogReader(store: device.engine.store), sessions: sessions)
             #expect(after != before)
-            #expect(try await log.read { try LogAnswers.of($0, sessions: sessions) } == after)
+            #expect(try await LogAnswers.of(try await log.reader(), sessions: sessions) == after)
         }
         try await server.stop()
     }
@@ -94,7 +95,7 @@ import Testing
         let other = try await server.createApp()
         try await server.database.withClient { client in
             let log = PostgresTransitionLog(client: client, appID: other.appID, storeID: device.storeID, logger: testLogger)
-            let answers = try await log.read { try LogAnswers.of($0, sessions: ["a", "b"]) }
+            let answers = try await LogAnswers.of(try await log.reader(), sessions: ["a", "b"])
             #expect(answers.head == 0)
             #expect(answers.infos.isEmpty)
             #expect(answers.recordCount == 0)
@@ -121,7 +122,7 @@ import Testing
             }
             func expectDamaged(at sequence: UInt64) async throws {
                 let error = await #expect(throws: PostgresLogError.self) {
-                    _ = try await log.read { try $0.records(fromSequence: 1, limit: .max) }
+                    _ = try await log.reader().records(fromSequence: 1, limit: .max)
                 }
                 guard case .damagedRecord(let store, let at, _) = error else {
                     Issue.record("expected a damaged record, got \(String(describing: error))")
@@ -130,7 +131,7 @@ import Testing
                 #expect(store == storeID)
                 #expect(at == sequence)
                 let again = await #expect(throws: PostgresLogError.self) {
-                    _ = try await log.read { try $0.records(of: "a", fromVersion: 1, limit: .max) }
+                    _ = try await log.reader().records(of: "a", fromVersion: 1, limit: .max)
                 }
                 #expect(again == error)
             }
@@ -150,9 +151,9 @@ import Testing
             // The session's info reads its first record: damaged there, a typed error too.
             try await damage(sequence: 3, with: RecordCodec.encode(records[2]))
             try await damage(sequence: 1, with: flipped)
-            await #expect(throws: PostgresLogError.self) { _ = try await log.read { try $0.sessionInfo(for: "a") } }
+            await #expect(throws: PostgresLogError.self) { _ = try await log.reader().sessionInfo(for: "a") }
             try await damage(sequence: 1, with: RecordCodec.encode(records[0]))
-            #expect(try await log.read { try $0.records(fromSequence: 1, limit: .max) } == records)
+            #expect(try await log.reader().records(fromSequence: 1, limit: .max) == records)
 
             // A stored definition that is not a definition document.
             let name = records[0].machine
@@ -161,14 +162,40 @@ import Testing
                 UPDATE definitions SET document = \(ByteBuffer(string: "{\"not\": \"a definition\"}"))
                 WHERE app_id = \(appID) AND machine = \(name) AND content_version = \(version)
                 """, logger: testLogger)
-            let error = await #expect(throws: PostgresLogError.self) {
-                _ = try await log.read { try $0.storedDefinition(name: name, version: version) }
+            // Loaded as it is; replaying under it says which definition does not decode.
+            let session = try #require(try await log.session("a"))
+            let error = #expect(throws: ReplayError.self) {
+                _ = try session.storedDefinition(name: name, version: version)
             }
-            if case .damagedDefinition(let damagedName, let damagedVersion, _) = error {
+            if case .invalidStoredDefinition(let damagedName, let damagedVersion, _) = error {
                 #expect(damagedName == name && damagedVersion == version)
             } else {
-                Issue.record("expected a damaged definition, got \(String(describing: error))")
+                Issue.record("expected an invalid stored definition, got \(String(describing: error))")
             }
+        }
+        try await server.stop()
+    }
+
+    /// A session loaded from the server (``SessionLog/load(_:from:)``) is the device's: the same
+    /// records, head and definition documents, so replay over it answers as the device does.
+    @Test func aLoadedSessionIsTheDevicesSession() async throws {
+        let server = try await TestServer.start()
+        let device = try await Device.withMigratedSession()
+        try await Self.upload(device, to: server)
+        try await server.database.withClient { client in
+            let log = PostgresTransitionLog(client: client, appID: server.app.appID, storeID: device.storeID, logger: testLogger)
+            for session in try device.sessionIDs() {
+                let remote = try #require(try await log.session(session))
+                let local = try #require(try await SessionLog.load(session, from: DeviceLogReader(store: device.engine.store)))
+                #expect(remote.info == local.info)
+                #expect(remote.records == local.records)
+                #expect(remote.definitionDocuments == local.definitionDocuments)
+                #expect(!remote.definitionDocuments.isEmpty)
+                let head = remote.info.headVersion
+                #expect(try LogReplay(log: remote).point(of: session, at: head)
+                    == (try LogReplay(log: device.engine.store).point(of: session, at: head)))
+            }
+            #expect(try await log.session("nobody") == nil)
         }
         try await server.stop()
     }

@@ -35,8 +35,7 @@ struct Sessions: AsyncParsableCommand {
                 try await listFleet(connection)
                 return
             }
-            var listed = try await connection.get(
-                StoreSessions.self, ["v1", "stores", store.uuidString.lowercased(), "sessions"]).sessions
+            var listed = try await connection.storeSessions(store)
             machines = Set(listed.map(\.machine))
             listed = listed.filter { machine == nil || $0.machine == machine }
             listed.sort { naturallyPrecedes($0.session, $1.session) }

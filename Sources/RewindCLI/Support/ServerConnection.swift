@@ -106,6 +106,20 @@ struct ServerConnection {
         return CLIError.server(url, status: status, message: message)
     }
 
+    /// Every session of device store `store`, page after page.
+    func storeSessions(_ store: UUID) async throws -> [SessionListing] {
+        var sessions: [SessionListing] = []
+        var after: String?
+        repeat {
+            let page = try await get(
+                StoreSessions.self, ["v1", "stores", store.uuidString.lowercased(), "sessions"],
+                query: after.map { [URLQueryItem(name: "after", value: $0)] } ?? [])
+            sessions += page.sessions
+            after = page.next
+        } while after != nil
+        return sessions
+    }
+
     /// The path of session `session` of the store: `v1/stores/{store}/sessions/{session}`.
     func sessionPath(_ session: String, store: UUID) -> [String] {
         ["v1", "stores", store.uuidString.lowercased(), "sessions", session]
@@ -194,8 +208,12 @@ struct FleetSessions: Decodable {
     var sessions: [Summary]
 }
 
-/// The body of the server's `GET /v1/stores/{store}/sessions`.
+/// A page of the server's `GET /v1/stores/{store}/sessions`.
 struct StoreSessions: Decodable {
-    /// Every session of the store, by id.
+    /// The page's sessions, by id.
     var sessions: [SessionListing]
+    /// How many sessions the store has.
+    var total: Int
+    /// The `after` of the next page, or `nil` on the last.
+    var next: String?
 }

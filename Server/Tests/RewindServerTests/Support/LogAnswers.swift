@@ -1,7 +1,7 @@
 import Foundation
 import Rewind
 
-/// Everything a `TransitionLogReader` answers about a log, asked the same way of any reader: the
+/// Everything an `AsyncTransitionLogReader` answers about a log, asked the same way of any reader: the
 /// head, each session's info, each session's records from several versions with several limits,
 /// the log's records from several sequences with several limits, and the definitions its records
 /// name (and two it does not hold). Two readers of the same log must give equal answers.
@@ -19,34 +19,55 @@ struct LogAnswers: Equatable {
     static let limits = [0, 1, 2, 3, 7, Int.max]
 
     /// Asks `reader` about `sessions` (ids that need not be in the log).
-    static func of(_ reader: any TransitionLogReader, sessions: [SessionID]) throws -> LogAnswers {
-        let head = try reader.headSequence()
+    static func of(_ reader: some AsyncTransitionLogReader, sessions: [SessionID]) async throws -> LogAnswers {
+        let head = try await reader.headSequence()
         var answers = LogAnswers(head: head, infos: [:], sessionRecords: [:], logRecords: [:], definitions: [:])
         for session in sessions {
-            let info = try reader.sessionInfo(for: session)
+            let info = try await reader.sessionInfo(for: session)
             answers.infos[session.rawValue] = info
             let last = info?.headVersion ?? 3
             for version in Set([0, 1, 2, max(last, 1) - 1, last, last + 1, UInt64.max]) {
                 for limit in limits {
                     answers.sessionRecords["\(session) \(version), \(limit)"] =
-                        try reader.records(of: session, fromVersion: version, limit: limit)
+                        try await reader.records(of: session, fromVersion: version, limit: limit)
                 }
             }
         }
         for sequence in Set([0, 1, 2, 3, head / 2, max(head, 1) - 1, head, head + 1, UInt64.max]) {
             for limit in limits {
-                answers.logRecords["\(sequence), \(limit)"] = try reader.records(fromSequence: sequence, limit: limit)
+                answers.logRecords["\(sequence), \(limit)"] = try await reader.records(fromSequence: sequence, limit: limit)
             }
         }
-        var names = Set(try reader.records(fromSequence: 1, limit: .max).map { [$0.machine, $0.definition] })
+        var names = Set(try await reader.records(fromSequence: 1, limit: .max).map { [$0.machine, $0.definition] })
         names.insert(["onboarding", "not-a-version"])
         names.insert(["no-such-machine", "x"])
         for name in names {
-            answers.definitions["\(name[0])@\(name[1])"] = try reader.storedDefinition(name: name[0], version: name[1])
+            answers.definitions["\(name[0])@\(name[1])"] = try await reader.storedDefinitionDocument(name: name[0], version: name[1])
+                .map { try MachineDefinition(jsonDocument: Data($0)) }
         }
         return answers
     }
 
     /// How many records the answers hold in all (for tests to check they are not trivially empty).
     var recordCount: Int { logRecords["1, \(Int.max)"]?.count ?? 0 }
+}
+
+/// A device's store read through the asynchronous interface, one LMDB read transaction per
+/// question (the tests ask it of a store nothing writes to meanwhile).
+struct DeviceLogReader: AsyncTransitionLogReader {
+    let store: TransitionStore
+
+    func headSequence() async throws -> UInt64 { try store.read { try $0.headSequence() } }
+    func sessionInfo(for session: SessionID) async throws -> SessionInfo? {
+        try store.read { try $0.sessionInfo(for: session) }
+    }
+    func records(of session: SessionID, fromVersion version: UInt64, limit: Int) async throws -> [TransitionRecord] {
+        try store.read { try $0.records(of: session, fromVersion: version, limit: limit) }
+    }
+    func records(fromSequence sequence: UInt64, limit: Int) async throws -> [TransitionRecord] {
+        try store.read { try $0.records(fromSequence: sequence, limit: limit) }
+    }
+    func storedDefinitionDocument(name: String, version: String) async throws -> [UInt8]? {
+        try store.read { try $0.storedDefinitionDocument(name: name, version: version) }
+    }
 }
