@@ -131,7 +131,7 @@ enum DataFileCheck {
 
     /// Reads the header and meta of the page at `offset`: its bytes (fewer at the end of the
     /// file) and whether they are all zeros (or none).
-    private static func readMeta(_ fd: Int32, at offset: off_t, path: String) throws -> (bytes: [UInt8], isBlank: Bool) {
+    static func readMeta(_ fd: Int32, at offset: off_t, path: String) throws -> (bytes: [UInt8], isBlank: Bool) {
         var bytes = [UInt8](repeating: 0, count: metaBytes)
         let count = readFully(fd, into: &bytes, at: offset)
         if count < 0 {
@@ -162,13 +162,17 @@ enum DataFileCheck {
         }
     }
 
-    /// The fields of one meta page this check needs.
-    private struct Meta {
+    /// The fields of one meta page this check and ``PageCheck`` need.
+    struct Meta {
         var pageSize: UInt32
         var lastPage: UInt64
         var transactionID: UInt64
         /// The root page of the free database (`mm_dbs[FREE_DBI].md_root`; all ones when empty).
         var freeRoot: UInt64
+        /// The free database's record (`mm_dbs[FREE_DBI]`).
+        var freeDatabase: DatabaseRecord
+        /// The main database's record (`mm_dbs[MAIN_DBI]`).
+        var mainDatabase: DatabaseRecord
 
         init(_ bytes: [UInt8], page: Int, fail: (String, String) -> DataFileError) throws {
             let flags = UInt16(bytes[10]) | UInt16(bytes[11]) << 8
@@ -185,6 +189,8 @@ enum DataFileCheck {
             lastPage = Self.uint64(bytes, at: pageHeaderSize + 120)
             transactionID = Self.uint64(bytes, at: pageHeaderSize + 128)
             freeRoot = Self.uint64(bytes, at: pageHeaderSize + 24 + 40)
+            freeDatabase = DatabaseRecord(bytes, at: pageHeaderSize + 24)
+            mainDatabase = DatabaseRecord(bytes, at: pageHeaderSize + 24 + DatabaseRecord.size)
         }
 
         static func uint32(_ bytes: [UInt8], at offset: Int) -> UInt32 {
