@@ -98,19 +98,26 @@ struct Import: AsyncParsableCommand {
     var create = false
 
     func run() async throws {
-        // Everything that can be checked without a store is, then what needs the store is checked
-        // on it read-only, before the store is opened for writing (or created): a refused import
-        // leaves the store's files as they were. Without --create a missing store is reported first.
+        // The store first (missing, not a store, damaged: opened read-only), then the archive and
+        // whether its session id is free, all before the store is opened for writing; with --create
+        // and no store yet, the archive before the store is created. A refused import leaves the
+        // store's files as they were.
         if !create, storeOptions.namesNoStore { throw CLIError.noStore(storeOptions.store) }
-        let data = try readFile()
         let id = try newID.map { try SessionID($0) }
-        let session = try SessionArchive.validate(data, as: id)
+        func checkedArchive() throws -> (data: Data, session: SessionID) {
+            let data = try readFile()
+            return (data, try SessionArchive.validate(data, as: id))
+        }
+        var archive = storeOptions.namesNoStore ? try checkedArchive() : nil
         let engine = try storeOptions.openEngine(writing: true, creating: create) { reader in
-            if try reader.store.sessionInfo(for: session) != nil {
-                throw CLIError.sessionExists(session.rawValue, command: "import")
+            let checked = try checkedArchive()
+            archive = checked
+            if try reader.store.sessionInfo(for: checked.session) != nil {
+                throw CLIError.sessionExists(checked.session.rawValue, command: "import")
             }
         }
         defer { engine.close() }
+        let data = try archive?.data ?? readFile()
         let info = try await Self.importing { try await engine.importSession(data, as: id) }
         if output.json {
             try Terminal.printJSON(ArchiveReport(session: info.session.rawValue, machine: info.machine, records: info.headVersion))
