@@ -212,10 +212,14 @@ package enum PageCheck {
             guard count == pageSize else { throw damaged(pgno, database, "it is cut off by the file's end") }
         }
 
-        private func uint16(_ offset: Int) -> Int { Int(page[offset]) | Int(page[offset + 1]) << 8 }
+        /// The little-endian 16-bit integer at `offset` of `page` (within the page: callers check).
+        private func uint16(_ offset: Int) -> Int {
+            Int(UInt16(littleEndian: page.withUnsafeBytes { $0.loadUnaligned(fromByteOffset: offset, as: UInt16.self) }))
+        }
 
+        /// The little-endian 64-bit integer at `offset` of `page` (within the page: callers check).
         private func uint64(_ offset: Int) -> UInt64 {
-            (0..<8).reduce(UInt64(0)) { $0 | UInt64(page[offset + $1]) << (8 * $1) }
+            UInt64(littleEndian: page.withUnsafeBytes { $0.loadUnaligned(fromByteOffset: offset, as: UInt64.self) })
         }
 
         /// Walks the tree of `record` (named `name`), depth first. `onSubDatabase` receives the
@@ -364,7 +368,15 @@ package enum PageCheck {
                 }
                 return value(previous) < value(next)
             }
-            return previous.lexicographicallyPrecedes(next)
+            // LMDB's `mdb_cmp_memn`: the common prefix with `memcmp`, then the shorter key first.
+            let common = min(previous.count, next.count)
+            let order = previous.withUnsafeBytes { left in
+                next.withUnsafeBytes { right -> Int32 in
+                    guard common > 0, let left = left.baseAddress, let right = right.baseAddress else { return 0 }
+                    return memcmp(left, right, common)
+                }
+            }
+            return order < 0 || (order == 0 && previous.count < next.count)
         }
 
         /// Checks the overflow pages of a big value: within the file, marked as overflow pages

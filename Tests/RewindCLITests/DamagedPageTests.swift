@@ -6,7 +6,8 @@ import Testing
 
 /// A damaged page of the data file never crashes a command: every page of a demo store is damaged
 /// in turn (64 bytes of 0xff at offset 100, a copy per page), and `check` and every command that
-/// reads a store run on each copy as subprocesses of the built tool.
+/// reads a store run on each copy as subprocesses of the built tool; `check` also runs on a second
+/// copy per page damaged at offset 16, where the node offsets start.
 struct DamagedPageTests {
     /// The commands run on every damaged copy, besides `check`: every read command, and `fork`
     /// and `import`, which read the store before they write.
@@ -35,12 +36,29 @@ struct DamagedPageTests {
         print("page check of the demo store (\(pages) pages): \(ContinuousClock.now - checking)")
         // The copies hold the pages in use only (the file is a sparse 64 MiB map).
         let pristine = try Data(contentsOf: URL(fileURLWithPath: dataFile)).prefix(pages * pageSize)
-        let damage = 100..<164
+        /// A copy of the store in `directory` with 64 bytes of 0xff at `offset` of page `page`.
+        @Sendable func damagedCopy(page: Int, at offset: Int, in directory: String) throws -> RewindTool {
+            try FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true)
+            var bytes = pristine
+            let start = bytes.startIndex + page * pageSize + offset
+            bytes.replaceSubrange(start..<(start + 64), with: repeatElement(0xff, count: 64))
+            try bytes.write(to: URL(fileURLWithPath: directory + "/data.mdb"))
+            return try RewindTool(store: directory)
+        }
+        /// What ran on the copies of one page.
+        struct Outputs: Sendable {
+            var page: Int
+            /// `check`, then every other command, on the copy damaged at offset 100.
+            var check: ProcessOutput
+            var others: [([String], ProcessOutput)]
+            /// `check` on the copy damaged at offset 16: the node offsets, right after the header.
+            var offsetsCheck: ProcessOutput
+        }
 
         let started = ContinuousClock.now
         var named = 0
-        // Two copies at a time, their commands side by side.
-        try await withThrowingTaskGroup(of: (page: Int, check: ProcessOutput, others: [([String], ProcessOutput)]).self) { group in
+        // Two pages at a time, each copy's commands side by side.
+        try await withThrowingTaskGroup(of: Outputs.self) { group in
             var next = 0
             func startNext() {
                 guard next < pages else { return }
@@ -48,37 +66,36 @@ struct DamagedPageTests {
                 next += 1
                 group.addTask {
                     let directory = demo.file("page-\(page)")
-                    try FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true)
                     defer { try? FileManager.default.removeItem(atPath: directory) }
-                    var bytes = pristine
-                    let start = bytes.startIndex + page * pageSize
-                    bytes.replaceSubrange((start + damage.lowerBound)..<(start + damage.upperBound),
-                                          with: repeatElement(0xff, count: damage.count))
-                    try bytes.write(to: URL(fileURLWithPath: directory + "/data.mdb"))
-                    let tool = try RewindTool(store: directory)
+                    let tool = try damagedCopy(page: page, at: 100, in: directory + "/at-100")
                     let check = try await tool.run(["check"])
                     var others: [([String], ProcessOutput)] = []
                     try await withThrowingTaskGroup(of: ([String], ProcessOutput).self) { commands in
-                        for command in Self.commands(archive: archive, output: directory + "-out") {
+                        for command in Self.commands(archive: archive, output: directory + "/out") {
                             commands.addTask { (command, try await tool.run(command)) }
                         }
                         for try await result in commands { others.append(result) }
                     }
-                    return (page, check, others)
+                    let offsets = try damagedCopy(page: page, at: 16, in: directory + "/at-16")
+                    return Outputs(page: page, check: check, others: others, offsetsCheck: try await offsets.run(["check"]))
                 }
             }
             startNext()
             startNext()
-            for try await (page, check, others) in group {
+            for try await outputs in group {
                 startNext()
-                let offset = page * pageSize
-                for (command, output) in [(["check"], check)] + others {
+                let page = outputs.page, check = outputs.check
+                for (command, output) in [(["check"], check), (["check"], outputs.offsetsCheck)] + outputs.others {
                     #expect(!output.terminatedBySignal && output.status < 128,
                             "page \(page): rewind \(command.joined(separator: " ")) crashed: \(output)")
                 }
                 if page < 2 {
-                    // A meta page: the data file check names it.
-                    #expect(check.status == 2 && check.stderr.contains("meta page \(page)"), "page \(page): \(check)")
+                    // A meta page: the data file check names it ("meta page 0 of transaction …", or
+                    // "an LMDB meta page … at page 0").
+                    for output in [check, outputs.offsetsCheck] {
+                        #expect(output.status == 2 && output.stderr.contains("damaged data file")
+                                    && output.stderr.contains("page \(page)"), "page \(page): \(output)")
+                    }
                     continue
                 }
                 let pageNamed = check.stdout.contains("problem at page \(page) of ")
@@ -86,37 +103,32 @@ struct DamagedPageTests {
                     named += 1
                     #expect(check.status == 1, "page \(page): \(check)")
                     // Every other command refuses the store with the same finding.
-                    for (command, output) in others {
+                    for (command, output) in outputs.others {
                         #expect(output.status == 2 && output.stderr.contains("page \(page) (database '"),
                                 "page \(page): rewind \(command.joined(separator: " ")): \(output)")
                     }
                 }
-                guard inUse.contains(UInt64(page)) else {
-                    // A free page: LMDB never reads it, so nothing may notice.
-                    continue
-                }
-                // A branch or leaf page whose damage reaches its header or node offsets (which end
-                // at `mp_lower`) is a structural damage that the page check names.
+                // A free page: LMDB never reads it, so nothing need notice.
+                guard inUse.contains(UInt64(page)) else { continue }
+                // A branch or leaf page in use whose node offsets (from byte 16 to `mp_lower`) were
+                // hit is damaged in its structure: `check` names it. Damage inside the nodes is named
+                // when it breaks a node's size, flags or key order, or reported at the record whose
+                // checksum it breaks; bytes of a value without a checksum (a projection's state, in
+                // a leaf or an overflow page) may change unnoticed. An overflow page after the first
+                // of its run has no header of its own.
+                let offset = page * pageSize
                 let flags = Int(pristine[offset + 10]) | Int(pristine[offset + 11]) << 8
                 let lower = Int(pristine[offset + 12]) | Int(pristine[offset + 13]) << 8
-                let upper = Int(pristine[offset + 14]) | Int(pristine[offset + 15]) << 8
-                let isTreePage = flags == 0x01 || flags == 0x02
-                if isTreePage && lower > damage.lowerBound {
-                    #expect(pageNamed, "page \(page) (flags \(flags), lower \(lower)): \(check)")
-                } else if isTreePage && upper >= damage.upperBound {
-                    // The damage fell in the page's free space, between the offsets and the nodes.
-                    continue
-                } else if isTreePage {
-                    // Damage inside nodes: the page (a changed key or a node's size or flags), or the
-                    // record whose bytes it changed (its checksum) or another inconsistency is reported.
-                    #expect(check.status == 1, "page \(page) (flags \(flags)): \(check)")
+                guard flags == 0x01 || flags == 0x02, lower > 16 else { continue }
+                #expect(outputs.offsetsCheck.status == 1 && outputs.offsetsCheck.stdout.contains("problem at page \(page) of "),
+                        "page \(page) (flags \(flags), lower \(lower)), damaged at 16: \(outputs.offsetsCheck)")
+                if lower > 100 {
+                    #expect(pageNamed, "page \(page) (flags \(flags), lower \(lower)), damaged at 100: \(check)")
                 }
-                // Otherwise an overflow page (the first of a run has flags 0x04, the others no header
-                // of their own): the bytes of a big value, which its record's checksum covers when it
-                // is a record; a value without one (a projection's state) may change unnoticed.
             }
         }
-        print("damaged \(pages) pages in turn (\(inUse.count) in use, \(named) named by check) in \(ContinuousClock.now - started)")
+        print("damaged \(pages) pages in turn (\(inUse.count) in use, \(named) named by check at offset 100) "
+            + "in \(ContinuousClock.now - started)")
         #expect(named > 0)
     }
 }
