@@ -66,6 +66,8 @@ struct WriteSafetyTests {
         ] {
             expectOneLineError(try await tool.run(command), containing: [fragment])
             // The data file byte for byte (both meta pages included), and no file added or removed.
+            // (`lock.mdb` is LMDB's reader table: every read, `rewind sessions` too, leaves its
+            // process's ids in a reader slot.)
             let after = try files(of: tool.store)
             #expect(after["data.mdb"] == before["data.mdb"], "\(command) changed data.mdb")
             #expect(Set(after.keys) == Set(before.keys), "\(command) changed the store's files")
