@@ -9,16 +9,7 @@ import Testing
 struct PageCheckTests {
     /// An environment whose named database spans branch and leaf pages; closed.
     private func filledEnvironment() throws -> TestDirectory {
-        let directory = try TestDirectory("pagecheck")
-        let env = try Environment(directory: directory.path)
-        let db = try env.database(named: "things")
-        try env.write { txn in
-            for n in 0..<2_000 as Range<UInt64> {
-                try txn.put([UInt8](repeating: UInt8(truncatingIfNeeded: n), count: 100), forKey: n.key, in: db)
-            }
-        }
-        env.close()
-        return directory
+        try TestDirectory.filledEnvironment("pagecheck")
     }
 
     /// Writes 64 bytes of 0xff at `offset` of page `page` of the data file.
