@@ -109,13 +109,15 @@ enum DataFileCheck {
         // LMDB may leave the last pages unwritten when they are free (allocated and released in
         // the transaction that committed, without a writable map): the file is then shorter than
         // the meta's last page, and LMDB never reads those pages. Anything else is a truncation.
-        if overflow || overflow2
-            || (UInt64(size) < required
+        if overflow || overflow2 {
+            throw fail("in meta page \(number) (transaction \(current.transactionID)) a last page that a file can hold",
+                       "last page \(current.lastPage): the meta page is damaged")
+        }
+        if UInt64(size) < required
                 && !FreePages(fd: fd, pageSize: pageSize, filePages: UInt64(size) / UInt64(pageSize))
-                    .listsAll(from: UInt64(size) / UInt64(pageSize), through: current.lastPage, root: current.freeRoot)) {
-            let requiredText = overflow || overflow2 ? "a page count that fits (last page \(current.lastPage))" : "\(required)"
+                    .listsAll(from: UInt64(size) / UInt64(pageSize), through: current.lastPage, root: current.freeRoot) {
             throw fail(
-                "at least \(requiredText) bytes (pages 0…\(current.lastPage) of \(pageSize) bytes, as meta page "
+                "at least \(required) bytes (pages 0…\(current.lastPage) of \(pageSize) bytes, as meta page "
                     + "\(number) of transaction \(current.transactionID) records)",
                 "\(size) bytes: the file is truncated")
         }
