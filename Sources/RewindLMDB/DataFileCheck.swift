@@ -109,13 +109,15 @@ enum DataFileCheck {
         // LMDB may leave the last pages unwritten when they are free (allocated and released in
         // the transaction that committed, without a writable map): the file is then shorter than
         // the meta's last page, and LMDB never reads those pages. Anything else is a truncation.
-        if overflow || overflow2
-            || (UInt64(size) < required
+        if overflow || overflow2 {
+            throw fail("in meta page \(number) (transaction \(current.transactionID)) a last page that a file can hold",
+                       "last page \(current.lastPage): the meta page is damaged")
+        }
+        if UInt64(size) < required
                 && !FreePages(fd: fd, pageSize: pageSize, filePages: UInt64(size) / UInt64(pageSize))
-                    .listsAll(from: UInt64(size) / UInt64(pageSize), through: current.lastPage, root: current.freeRoot)) {
-            let requiredText = overflow || overflow2 ? "a page count that fits (last page \(current.lastPage))" : "\(required)"
+                    .listsAll(from: UInt64(size) / UInt64(pageSize), through: current.lastPage, root: current.freeRoot) {
             throw fail(
-                "at least \(requiredText) bytes (pages 0…\(current.lastPage) of \(pageSize) bytes, as meta page "
+                "at least \(required) bytes (pages 0…\(current.lastPage) of \(pageSize) bytes, as meta page "
                     + "\(number) of transaction \(current.transactionID) records)",
                 "\(size) bytes: the file is truncated")
         }
@@ -131,7 +133,7 @@ enum DataFileCheck {
 
     /// Reads the header and meta of the page at `offset`: its bytes (fewer at the end of the
     /// file) and whether they are all zeros (or none).
-    private static func readMeta(_ fd: Int32, at offset: off_t, path: String) throws -> (bytes: [UInt8], isBlank: Bool) {
+    static func readMeta(_ fd: Int32, at offset: off_t, path: String) throws -> (bytes: [UInt8], isBlank: Bool) {
         var bytes = [UInt8](repeating: 0, count: metaBytes)
         let count = readFully(fd, into: &bytes, at: offset)
         if count < 0 {
@@ -162,13 +164,17 @@ enum DataFileCheck {
         }
     }
 
-    /// The fields of one meta page this check needs.
-    private struct Meta {
+    /// The fields of one meta page this check and ``PageCheck`` need.
+    struct Meta {
         var pageSize: UInt32
         var lastPage: UInt64
         var transactionID: UInt64
         /// The root page of the free database (`mm_dbs[FREE_DBI].md_root`; all ones when empty).
         var freeRoot: UInt64
+        /// The free database's record (`mm_dbs[FREE_DBI]`).
+        var freeDatabase: DatabaseRecord
+        /// The main database's record (`mm_dbs[MAIN_DBI]`).
+        var mainDatabase: DatabaseRecord
 
         init(_ bytes: [UInt8], page: Int, fail: (String, String) -> DataFileError) throws {
             let flags = UInt16(bytes[10]) | UInt16(bytes[11]) << 8
@@ -185,6 +191,8 @@ enum DataFileCheck {
             lastPage = Self.uint64(bytes, at: pageHeaderSize + 120)
             transactionID = Self.uint64(bytes, at: pageHeaderSize + 128)
             freeRoot = Self.uint64(bytes, at: pageHeaderSize + 24 + 40)
+            freeDatabase = DatabaseRecord(bytes, at: pageHeaderSize + 24)
+            mainDatabase = DatabaseRecord(bytes, at: pageHeaderSize + 24 + DatabaseRecord.size)
         }
 
         static func uint32(_ bytes: [UInt8], at offset: Int) -> UInt32 {

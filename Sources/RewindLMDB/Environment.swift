@@ -361,9 +361,10 @@ public final class Environment: Sendable {
     ///     committed states. Pass `true` whenever the lock file exists (some process opened the
     ///     environment for writing, and may be writing it now); without it reads are lock-free and
     ///     only safe when nobody writes. Either way no file is created.
+    ///   - checkingPages: check the data file's pages first (``EnvironmentOptions/checkPages``).
     ///   - body: reads the environment; its result is returned.
     public static func inspect<R>(
-        directory: String, sharingLock: Bool = false, _ body: (Environment) throws -> R
+        directory: String, sharingLock: Bool = false, checkingPages: Bool = false, _ body: (Environment) throws -> R
     ) throws -> R {
         let path = try canonicalPath(directory)
         if let shared = EnvironmentRegistry.shared.acquireIfOpen(path: path) {
@@ -373,6 +374,7 @@ public final class Environment: Sendable {
         }
         var configuration = EnvironmentConfiguration(mapSize: 0, maxDatabases: 64)
         configuration.options = sharingLock ? [.readOnly] : [.readOnly, .noLock]
+        if checkingPages { configuration.options.insert(.checkPages) }
         let shared = try SharedEnvironment(path: path, configuration: configuration)
         defer { shared.close() }
         let environment = Environment(shared: shared, isRegistered: false)

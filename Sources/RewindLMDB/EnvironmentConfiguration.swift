@@ -90,6 +90,20 @@ public struct EnvironmentOptions: OptionSet, Sendable, Hashable {
     /// Linux only (where blocks can be reserved); ignored elsewhere and with ``readOnly``.
     public static let writeMap = EnvironmentOptions(rawValue: 1 << 4)
 
+    /// Check, before LMDB opens the data file, every page it could read: LMDB trusts its pages,
+    /// and a damaged one (a disk error, a stray write) makes it read outside its map and crash the
+    /// process. The pages of both meta pages' trees are read with `pread` and their headers,
+    /// bounds, nodes, keys' order and child page numbers checked; the first damaged page throws
+    /// ``DamagedPageError``. It reads every page in use once, so its cost grows with the file:
+    /// for tools opening a store that may be damaged, not for an app's every launch. Damage that
+    /// keeps the pages' structure (a changed byte in a value) is not found.
+    public static let checkPages = EnvironmentOptions(rawValue: 1 << 5)
+    /// Refuse a data file that exists but is empty (or whose meta pages are zeros) instead of
+    /// making it a new environment: ``DataFileError``, as ``readOnly`` does. A missing data file is
+    /// still created. For tools that must not take over a file that was emptied; two processes
+    /// creating one environment at the same instant may see each other's blank file and refuse.
+    public static let refuseBlankDataFile = EnvironmentOptions(rawValue: 1 << 6)
+
     /// The options that say when commits flush (``noSync``, ``noMetaSync``); none of them is a
     /// durable commit (data flushed, then the meta page).
     public static let syncOptions: EnvironmentOptions = [.noSync, .noMetaSync]

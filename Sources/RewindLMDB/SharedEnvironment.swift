@@ -47,20 +47,23 @@ final class SharedEnvironment: @unchecked Sendable {
     /// ``DataFileError`` instead of crashing the process when a page past its end is read. A
     /// read-only open also needs an existing, non-empty data file, and takes part in LMDB's
     /// locking only when it can write the lock file (see ``EnvironmentOptions/readOnly``).
+    /// ``EnvironmentOptions/checkPages`` checks every page LMDB could read (``PageCheck``), and
+    /// ``EnvironmentOptions/refuseBlankDataFile`` refuses an empty data file, before LMDB opens it.
     init(path: String, configuration: EnvironmentConfiguration) throws {
         var options = configuration.options
         let state = try DataFileCheck.check(directory: path)
+        let dataFile = path + "/data.mdb"
+        if state == .blank && (options.contains(.readOnly) || options.contains(.refuseBlankDataFile)) {
+            throw DataFileError(path: dataFile, expected: "LMDB's two meta pages",
+                                found: "an empty file, or zeros where they belong")
+        }
+        if state == .valid && options.contains(.checkPages) {
+            try PageCheck.check(directory: path)
+        }
         if options.contains(.readOnly) {
             options.remove(.writeMap)
-            let dataFile = path + "/data.mdb"
-            switch state {
-            case .absent:
+            if state == .absent {
                 throw DataFileError(path: dataFile, expected: "an LMDB data file", found: "no file")
-            case .blank:
-                throw DataFileError(path: dataFile, expected: "LMDB's two meta pages",
-                                    found: "an empty file, or zeros where they belong")
-            case .valid:
-                break
             }
             // Without a writable lock file (read-only media or files, or none at all: no process
             // has the store open for writing) read without LMDB's locks, creating nothing.

@@ -9,5 +9,6 @@
 @_exported import enum RewindLMDB.IterationDirection  // TransitionStore.forEachRecord(direction:)
 @_exported import struct RewindLMDB.LMDBError  // thrown by every store operation
 @_exported import struct RewindLMDB.DataFileError  // thrown when a store's data file is truncated
+@_exported import struct RewindLMDB.DamagedPageError  // thrown by EnvironmentOptions.checkPages
 // The machine's navigation vocabulary (records say what each step did to the navigation stack).
 @_exported import enum RewindValues.NavigationOperation

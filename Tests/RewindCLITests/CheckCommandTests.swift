@@ -49,4 +49,27 @@ struct CheckCommandTests {
         #expect(!report.consistent)
         #expect(report.location == "log sequence 12")
     }
+
+    @Test func aDamagedPageIsTheProblemInTextAndJSONAndStatusOne() async throws {
+        let demo = try await DemoStore.make()
+        defer { demo.remove() }
+        let dataFile = demo.tool.store + "/data.mdb"
+        var bytes = try Data(contentsOf: URL(fileURLWithPath: dataFile))
+        // The last branch or leaf page in use, its node offsets overwritten.
+        let page = try #require(try PageCheck.check(directory: demo.tool.store).filter { page in
+            let flags = Int(page) * 4096 + 10
+            return page >= 2 && (bytes[flags] == 0x01 || bytes[flags] == 0x02) && bytes[flags + 1] == 0
+        }.max())
+        bytes.replaceSubrange((Int(page) * 4096 + 16)..<(Int(page) * 4096 + 80), with: repeatElement(0xff, count: 64))
+        try bytes.write(to: URL(fileURLWithPath: dataFile))
+        let text = try await demo.tool.run(["check"])
+        #expect(text.status == 1, "\(text)")
+        #expect(text.stdout.hasPrefix("problem at page \(page) of '"), "\(text)")
+        let json = try await demo.tool.run(["check", "--json"])
+        #expect(json.status == 1, "\(json)")
+        let report = try JSONDecoder().decode(Report.self, from: Data(json.stdout.utf8))
+        #expect(!report.consistent)
+        #expect(report.location?.hasPrefix("page \(page) of '") == true, "\(json)")
+        #expect(report.problem?.isEmpty == false)
+    }
 }

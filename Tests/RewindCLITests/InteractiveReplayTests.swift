@@ -36,6 +36,19 @@ struct InteractiveReplayTests {
         }
     }
 
+    /// The kanji session of `demo` with the most versions.
+    private func longestKanjiSession(of demo: DemoStore) async throws -> CommandOutputs.SessionRow {
+        let sessions = try await demo.tool.json([CommandOutputs.SessionRow].self, ["sessions", "--machine", "kanji"])
+        return try #require(sessions.max { $0.version < $1.version })
+    }
+
+    /// The shell command that replays `session` on `demo`'s store, then prints its exit status
+    /// (and waits, so the screen stays to be read).
+    private func replayCommand(_ session: String, _ options: String..., on demo: DemoStore) -> String {
+        "'\(demo.tool.executable.path)' replay '\(session)' \(options.joined(separator: " ")) --store '\(demo.tool.store)'; "
+            + "echo \"exited with status $?\"; sleep 60"
+    }
+
     @Test(.hangGuard, .enabled(if: TmuxSession.executable != nil, "tmux is not installed (apt-get install tmux)"))
     func keysStepJumpAndQuitShowingTheRightVersionTimelineAndStack() async throws {
         guard let tmux = TmuxSession.executable else {
@@ -44,8 +57,7 @@ struct InteractiveReplayTests {
         }
         let demo = try await DemoStore.make()
         defer { demo.remove() }
-        let sessions = try await demo.tool.json([CommandOutputs.SessionRow].self, ["sessions", "--machine", "kanji"])
-        let row = try #require(sessions.max { $0.version < $1.version })
+        let row = try await longestKanjiSession(of: demo)
         let head = row.version
         try #require(head >= 4)
         let points = try await demo.tool.json([CommandOutputs.Point].self, ["replay", row.session])
@@ -58,8 +70,7 @@ struct InteractiveReplayTests {
         }
         let expected = Expected(points: points, timelines: timelines)
 
-        let command = "'\(demo.tool.executable.path)' replay '\(row.session)' --store '\(demo.tool.store)'; "
-            + "echo \"exited with status $?\"; sleep 60"
+        let command = replayCommand(row.session, on: demo)
         // Wide enough for a stack's entries with their data on one line.
         try await TmuxSession.with(tmux: tmux, command: command, width: 1000) { terminal in
             func expectScreen(at version: UInt64, after keys: [String], sourceLocation: SourceLocation = #_sourceLocation) async throws {
@@ -113,6 +124,33 @@ struct InteractiveReplayTests {
         }
     }
 
+    /// A data file truncated under the replay kills the read with SIGBUS: the terminal is
+    /// restored (main screen, modes) and one line says what happened, instead of a dead
+    /// alternate screen on which `q` does nothing.
+    @Test(.hangGuard, .enabled(if: TmuxSession.executable != nil, "tmux is not installed (apt-get install tmux)"))
+    func aDataFileTruncatedUnderTheReplayRestoresTheTerminalAndSaysSo() async throws {
+        guard let tmux = TmuxSession.executable else {
+            Issue.record("tmux disappeared")
+            return
+        }
+        let demo = try await DemoStore.make()
+        defer { demo.remove() }
+        let row = try await longestKanjiSession(of: demo)
+        try await TmuxSession.with(tmux: tmux, command: replayCommand(row.session, on: demo)) { terminal in
+            _ = try await terminal.waitForScreen { $0.contains("q quit") }
+            #expect(try await terminal.display("#{alternate_on}") == "1")
+            let handle = try #require(FileHandle(forWritingAtPath: demo.tool.store + "/data.mdb"))
+            try handle.truncate(atOffset: 8192)
+            try handle.close()
+            try await terminal.send("End")
+            let end = try await terminal.waitForScreen { $0.contains("exited with status") }
+            #expect(end.contains("exited with status \(128 + SIGBUS)"), "\(end)")
+            #expect(end.contains("the store's data file changed under the replay"), "\(end)")
+            #expect(try await terminal.display("#{alternate_on}") == "0", "the alternate screen was left")
+            #expect(try await terminal.display("#{cursor_flag}") == "1", "the cursor is shown")
+        }
+    }
+
     @Test(.hangGuard, .enabled(if: TmuxSession.executable != nil, "tmux is not installed (apt-get install tmux)"))
     func escapeCancelsTheGoToPromptWithoutWaitingForAnotherKey() async throws {
         guard let tmux = TmuxSession.executable else {
@@ -121,11 +159,9 @@ struct InteractiveReplayTests {
         }
         let demo = try await DemoStore.make()
         defer { demo.remove() }
-        let sessions = try await demo.tool.json([CommandOutputs.SessionRow].self, ["sessions", "--machine", "kanji"])
-        let row = try #require(sessions.max { $0.version < $1.version })
+        let row = try await longestKanjiSession(of: demo)
         try #require(row.version >= 3)
-        let command = "'\(demo.tool.executable.path)' replay '\(row.session)' --at 2 --store '\(demo.tool.store)'; "
-            + "echo \"exited with status $?\"; sleep 60"
+        let command = replayCommand(row.session, "--at", "2", on: demo)
         // Wide enough for a stack's entries with their data on one line.
         try await TmuxSession.with(tmux: tmux, command: command, width: 1000) { terminal in
 

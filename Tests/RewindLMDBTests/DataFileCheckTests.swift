@@ -8,16 +8,7 @@ import Testing
 struct DataFileCheckTests {
     /// An environment with enough pages that a truncation cuts some of them off; closed.
     private func filledEnvironment(options: EnvironmentOptions = []) throws -> TestDirectory {
-        let directory = try TestDirectory("datafile")
-        let env = try Environment(directory: directory.path, configuration: EnvironmentConfiguration(options: options))
-        let db = try env.database(named: "things")
-        try env.write { txn in
-            for n in 0..<2_000 as Range<UInt64> {
-                try txn.put([UInt8](repeating: UInt8(truncatingIfNeeded: n), count: 300), forKey: n.key, in: db)
-            }
-        }
-        env.close()
-        return directory
+        try TestDirectory.filledEnvironment("datafile", options: options)
     }
 
     private func truncate(_ directory: TestDirectory, to size: Int) throws {

@@ -5,7 +5,9 @@ extension Engine {
     /// Walks the whole store in one read transaction and reports the first inconsistency with
     /// its location (`rewind check`): everything ``TransitionStore/check(progress:)`` checks
     /// (every record decodes and its checksum matches, the sequence is gap-free, the session
-    /// entries and the index agree with the log), then every snapshot decodes, names the version
+    /// entries and the index agree with the log), that every record's target states are states of
+    /// the definition it names (stored or registered; a record whose definition is neither is not
+    /// checked against one), then every snapshot decodes, names the version
     /// of its key and equals a replay of its session's records up to that version, and every
     /// projection checkpoint decodes and is at or before the log's head.
     ///
@@ -17,7 +19,10 @@ extension Engine {
     public func checkStore(progress: (StoreCheckProgress) -> Void = { _ in }) throws -> StoreCheckReport {
         try ensureOpen()
         return try store.read { transaction in
-            var report = try transaction.checkLogAndSessions(progress: progress)
+            var definitions = DefinitionStates(registered: registeredMachinesByVersion())
+            var report = try transaction.checkLogAndSessions(progress: progress) { record in
+                try definitions.problem(with: record, in: transaction)
+            }
             if report.problem != nil { return report }
             let head = report.records
             if let problem = try checkSnapshots(in: transaction, report: &report, progress: progress) {
@@ -171,5 +176,36 @@ extension Engine {
             return "it names definition \(stored.definition.prefix(12)), the replay \(replayed.definition.prefix(12))"
         }
         return nil
+    }
+}
+
+/// The definitions records name, looked up once each, for ``Engine/checkStore(progress:)``'s
+/// check of every record's target states.
+private struct DefinitionStates {
+    let registered: [String: Machine]
+    /// By machine name and content version; `nil` when neither stored nor registered.
+    var definitions: [String: [String: MachineDefinition?]] = [:]
+
+    init(registered: [String: Machine]) {
+        self.registered = registered
+    }
+
+    /// The problem with `record`: a target state its definition does not have.
+    mutating func problem(with record: TransitionRecord, in transaction: StoreReadTransaction) throws -> StoreProblem? {
+        let name = record.machine, version = record.definition
+        let definition: MachineDefinition?
+        if let known = definitions[name]?[version] {
+            definition = known
+        } else {
+            // A stored definition that does not decode is reported by the replay of the snapshots.
+            definition = (try? transaction.storedDefinition(name: name, version: version)) ?? nil
+                ?? registered[version].flatMap { $0.definition.name == name ? $0.definition : nil }
+            definitions[name, default: [:]][version] = .some(definition)
+        }
+        guard let definition, let unknown = definition.unknownStates(in: record.target).first else { return nil }
+        return StoreProblem(
+            location: "log sequence \(record.sequence)",
+            reason: "session '\(record.session)' version \(record.version) enters state '\(unknown)', which is no state of "
+                + "machine '\(name)' definition \(version.prefix(12))")
     }
 }

@@ -113,6 +113,14 @@ public struct EngineConfiguration: Sendable {
         set { store.readOnly = newValue }
     }
 
+    /// Whether the data file's pages are checked before the store opens
+    /// (``StoreConfiguration/checksPages``): a damaged page is a `DamagedPageError` instead of a
+    /// crash. Default `false`.
+    public var checksPages: Bool {
+        get { store.checksPages }
+        set { store.checksPages = newValue }
+    }
+
     /// Projections registered (in ``ProjectionMode/inline`` mode) and caught up when the engine
     /// opens, before it serves anything; a projection failing on a record does not stop the
     /// engine from opening (see ``Engine/projectionStatus(named:)``). Default none.

@@ -23,10 +23,12 @@ extension SessionArchive {
     /// An archive that passes can still be refused by the import itself: when the store already
     /// holds the session (``EngineError/sessionExists(_:)``), or on the store's errors.
     ///
+    /// - Returns: the session id the import would write: `id`, or the exported session's.
     /// - Throws: ``SessionArchiveError`` with the 1-based line at fault.
-    public static func validate(_ archive: Data, as id: SessionID? = nil) throws {
+    @discardableResult
+    public static func validate(_ archive: Data, as id: SessionID? = nil) throws -> SessionID {
         let contents = try parse(Array(archive))
-        if id == nil { _ = try exportedSession(of: contents.header) }
+        return try id ?? exportedSession(of: contents.header)
     }
 
     /// The session id `header` names, checked.
@@ -152,8 +154,12 @@ extension SessionArchive {
         guard record.machine == header.machine else {
             throw malformed("its machine '\(record.machine)' is not the header's '\(header.machine)'")
         }
-        guard definitions[record.definition] != nil else {
+        guard let definition = definitions[record.definition] else {
             throw malformed("its definition \(record.definition.prefix(12)) is not in the header")
+        }
+        if let unknown = definition.unknownStates(in: record.target).first {
+            throw SessionArchiveError.unknownState(
+                line: number, version: record.version, state: unknown, definition: record.definition)
         }
         guard !record.event.isEmpty else { throw malformed("its event name is empty") }
         guard !record.target.isEmpty else { throw malformed("its target configuration is empty") }
@@ -171,7 +177,8 @@ extension Engine {
     /// exported session's id), with the definitions it carries.
     ///
     /// Every line is checked first (checksums, format, versions 1…N without gaps, definitions
-    /// against their content versions, the trailer's count and checksum); a truncated, altered or
+    /// against their content versions, each record's target states against its definition, the
+    /// trailer's count and checksum); a truncated, altered or
     /// malformed archive is rejected with the 1-based number of the line at fault and nothing is
     /// written. Then the records, the definitions and snapshots (every
     /// ``EngineConfiguration/snapshotInterval`` versions, as far as the archive's definitions

@@ -22,12 +22,16 @@ public enum SessionArchiveError: Error, Sendable, Hashable, CustomStringConverti
     case lineTooLong(line: Int, limit: Int)
     /// Exporting: the definition the records name is not in the store.
     case missingDefinition(machine: String, version: String)
+    /// Line `line` (the session's version `version`) enters `state`, which is no state of the
+    /// definition it names (content version `definition`): the records were forged or damaged.
+    case unknownState(line: Int, version: UInt64, state: String, definition: String)
 
     /// The 1-based line at fault, when there is one.
     public var line: Int? {
         switch self {
         case .truncated(let line, _), .checksumMismatch(let line, _, _), .malformedLine(let line, _, _),
-             .versionGap(let line, _, _), .trailerMismatch(let line, _), .lineTooLong(let line, _):
+             .versionGap(let line, _, _), .trailerMismatch(let line, _), .lineTooLong(let line, _),
+             .unknownState(let line, _, _, _):
             return line
         case .unsupportedFormat:
             return 1
@@ -57,6 +61,9 @@ public enum SessionArchiveError: Error, Sendable, Hashable, CustomStringConverti
             return "session archive trailer (line \(line)) does not match the archive: \(reason); nothing was imported"
         case let .lineTooLong(line, limit):
             return "session archive line \(line) is longer than \(limit) bytes: not a session archive; nothing was imported"
+        case let .unknownState(line, version, state, definition):
+            return "session archive line \(line) (version \(version)) enters state '\(state)', which is no state of "
+                + "its definition \(definition.prefix(12)); nothing was imported"
         case let .missingDefinition(machine, version):
             return "cannot export: the definition \(version.prefix(12)) of machine '\(machine)' is not in the store"
         }

@@ -98,22 +98,27 @@ struct Import: AsyncParsableCommand {
     var create = false
 
     func run() async throws {
-        let info: SessionInfo
-        if create {
-            // Everything that can be checked without a store is, before the store is created.
+        // The store first (missing, not a store, damaged: opened read-only), then the archive and
+        // whether its session id is free, all before the store is opened for writing; with --create
+        // and no store yet, the archive before the store is created. A refused import leaves the
+        // store's files as they were.
+        if !create, storeOptions.namesNoStore { throw CLIError.noStore(storeOptions.store) }
+        let id = try newID.map { try SessionID($0) }
+        func checkedArchive() throws -> (data: Data, session: SessionID) {
             let data = try readFile()
-            let id = try newID.map { try SessionID($0) }
-            try SessionArchive.validate(data, as: id)
-            let engine = try storeOptions.openEngine(creating: true)
-            defer { engine.close() }
-            info = try await Self.importing { try await engine.importSession(data, as: id) }
-        } else {
-            let engine = try storeOptions.openEngine(writing: true)
-            defer { engine.close() }
-            let data = try readFile()
-            let id = try newID.map { try SessionID($0) }
-            info = try await Self.importing { try await engine.importSession(data, as: id) }
+            return (data, try SessionArchive.validate(data, as: id))
         }
+        var archive = storeOptions.namesNoStore ? try checkedArchive() : nil
+        let engine = try storeOptions.openEngine(writing: true, creating: create) { reader in
+            let checked = try checkedArchive()
+            archive = checked
+            if try reader.store.sessionInfo(for: checked.session) != nil {
+                throw CLIError.sessionExists(checked.session.rawValue, command: "import")
+            }
+        }
+        defer { engine.close() }
+        let data = try archive?.data ?? readFile()
+        let info = try await Self.importing { try await engine.importSession(data, as: id) }
         if output.json {
             try Terminal.printJSON(ArchiveReport(session: info.session.rawValue, machine: info.machine, records: info.headVersion))
         } else {
@@ -163,11 +168,14 @@ struct Fork: AsyncParsableCommand {
     var newID: String?
 
     func run() async throws {
-        let engine = try storeOptions.openEngine(writing: true)
+        // The session, the version and the new id are checked on the store opened read-only
+        // first: a refused fork leaves the store's files as they were.
+        let engine = try storeOptions.openEngine(writing: true) { reader in
+            let id = try target(in: reader).id
+            if try reader.store.sessionInfo(for: id) != nil { throw CLIError.sessionExists(id.rawValue, command: "fork") }
+        }
         defer { engine.close() }
-        let info = try engine.existingSession(session)
-        let version = try parseVersion(at, head: info.headVersion)
-        let id = try SessionID(newID ?? "\(info.session)-fork-\(version)")
+        let (info, version, id) = try target(in: engine)
         let fork: SessionInfo
         do {
             fork = try await engine.fork(info.session, at: version, as: id)
@@ -180,6 +188,15 @@ struct Fork: AsyncParsableCommand {
         } else {
             print("forked \(info.session) at version \(version) as \(fork.session)")
         }
+    }
+}
+
+extension Fork {
+    /// The session to fork, the version and the new session's id, checked against `engine`.
+    private func target(in engine: Engine) throws -> (info: SessionInfo, version: UInt64, id: SessionID) {
+        let info = try engine.existingSession(session)
+        let version = try parseVersion(at, head: info.headVersion)
+        return (info, version, try SessionID(newID ?? "\(info.session)-fork-\(version)"))
     }
 }
 

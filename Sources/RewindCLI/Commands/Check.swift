@@ -8,7 +8,8 @@ struct Check: AsyncParsableCommand {
         abstract: "Walk the whole store (records and checksums, sequence, sessions, index, snapshots, checkpoints).",
         discussion: """
             Reports the first problem with its location and exits with status 1, or prints a \
-            one-line summary (status 0). Opens the store read-only.
+            one-line summary (status 0). Opens the store read-only, after checking every page of \
+            its data file that LMDB could read (a damaged page is reported with its number).
             """)
 
     @OptionGroup var storeOptions: StoreOptions
@@ -26,7 +27,22 @@ struct Check: AsyncParsableCommand {
     }
 
     func run() async throws {
-        let engine = try storeOptions.openEngine()
+        let engine: Engine
+        do {
+            engine = try storeOptions.openEngine()
+        } catch let damage as DamagedPageError {
+            // The page check found a page LMDB cannot be trusted to read: that is this command's
+            // finding, reported like any other problem.
+            let location = "page \(damage.page) of '\(damage.path)' (database '\(damage.database)')"
+            if output.json {
+                try Terminal.printJSON(Report(
+                    store: storeOptions.store, consistent: false, records: 0, sessions: 0, snapshots: 0,
+                    checkpoints: 0, location: location, problem: damage.reason))
+            } else {
+                print("problem at \(location): \(damage.reason)")
+            }
+            throw ExitCode(1)
+        }
         defer { engine.close() }
         var bar: (stage: StoreCheckProgress.Stage, bar: ProgressBar)?
         let report = try engine.checkStore { progress in

@@ -56,7 +56,11 @@ struct Projections: AsyncParsableCommand {
         var name: String
 
         func run() async throws {
-            let engine = try storeOptions.openEngine(writing: true)
+            let engine = try storeOptions.openEngine(writing: true) { reader in
+                guard reader.registeredProjections.contains(name) else {
+                    throw CLIError.unknownProjection(name, known: reader.registeredProjections)
+                }
+            }
             defer { engine.close() }
             let head = try engine.store.headSequence()
             guard engine.registeredProjections.contains(name) else {

@@ -33,9 +33,13 @@ enum ExampleCatalog {
     /// Opens (creating) the store in `directory` with every example machine and the built-in
     /// projections (screen flows, navigation stacks) registered; the projections run inline.
     /// With `readOnly` the existing store is opened read-only: nothing is created or written.
+    /// Every command checks the data file's pages before LMDB reads them (a damaged page is a
+    /// `DamagedPageError`, not a crash), and none makes an emptied data file a new store.
     static func engine(directory: String, durability: Durability = .durable, readOnly: Bool = false) throws -> Engine {
         var configuration = EngineConfiguration(durability: durability)
         configuration.readOnly = readOnly
+        configuration.checksPages = true
+        configuration.store.environment.options.insert(.refuseBlankDataFile)
         configuration.projections = [ScreenFlowProjection(), NavigationProjection()]
         let engine = try Engine(directory: directory, configuration: configuration)
         for machine in try machines().values {

@@ -66,6 +66,7 @@ final class RawTerminal {
             source.resume()
             sources.append(source)
         }
+        installFaultHandlers(restoring: saved)
         // The alternate screen keeps the user's scrollback; then hide the cursor.
         write("\u{1B}[?1049h\u{1B}[?25l")
     }
@@ -80,7 +81,7 @@ final class RawTerminal {
         write("\u{1B}[?25h\u{1B}[?1049l")
         tcsetattr(STDIN_FILENO, TCSAFLUSH, &original)
         for source in sources { source.cancel() }
-        for number in Self.handledSignals { signal(number, SIG_DFL) }
+        for number in Self.handledSignals + faultSignals { signal(number, SIG_DFL) }
         close(signalPipe.read)
         close(signalPipe.write)
     }
@@ -155,4 +156,36 @@ final class RawTerminal {
 /// The C library's `write(2)` (the name `write` is the terminal's method inside the class).
 private func systemWrite(_ descriptor: Int32, _ bytes: UnsafeRawPointer, _ count: Int) -> Int {
     write(descriptor, bytes, count)
+}
+
+/// The terminal modes to put back when the process faults (``installFaultHandlers(restoring:)``);
+/// written before the handlers are installed, read only by them.
+nonisolated(unsafe) private var faultTerminalModes = termios()
+
+/// What a fault handler writes: leave the alternate screen, show the cursor, then say why.
+private let faultRestoreSequence = Array("\u{1B}[?25h\u{1B}[?1049l".utf8)
+private let faultMessage = Array((
+    "Error: the store's data file changed under the replay (truncated or damaged while it was read: "
+        + "SIGBUS or SIGSEGV); the replay stopped and the terminal was restored. Run `rewind check`.\n").utf8)
+
+/// The synchronous signals a read of a data file truncated (SIGBUS) or damaged (SIGSEGV) under
+/// the process raises.
+private let faultSignals: [Int32] = [SIGBUS, SIGSEGV]
+
+/// Installs handlers for ``faultSignals`` that restore the terminal to `modes` and the main
+/// screen, print one line saying what happened and exit with 128 + the signal's number: the
+/// default action would leave the user's terminal raw and on the alternate screen, where `q`
+/// does nothing. The handlers call only async-signal-safe functions (`write`, `tcsetattr`, `_exit`).
+private func installFaultHandlers(restoring modes: termios) {
+    faultTerminalModes = modes
+    // Globals are initialised on first use: not inside a signal handler.
+    _ = (faultRestoreSequence.count, faultMessage.count)
+    for number in faultSignals {
+        signal(number) { received in
+            _ = faultRestoreSequence.withUnsafeBytes { write(STDOUT_FILENO, $0.baseAddress, $0.count) }
+            _ = tcsetattr(STDIN_FILENO, TCSAFLUSH, &faultTerminalModes)
+            _ = faultMessage.withUnsafeBytes { write(STDERR_FILENO, $0.baseAddress, $0.count) }
+            _exit(128 + received)
+        }
+    }
 }

@@ -20,8 +20,27 @@ struct StoreOptions: ParsableArguments {
     /// not made into a new store.
     /// - Throws: ``CLIError/noStore(_:)`` when there is no store to open, and the store's errors
     ///   (not a store, newer format) otherwise.
-    func openEngine(durability: Durability = .durable, writing: Bool = false, creating: Bool = false) throws -> Engine {
+    ///
+    /// `checkingFirst` runs, when there is a store, on it opened read-only before it is opened for
+    /// writing: a command whose checks fail there (an unknown session, a taken id) throws before
+    /// the writable open, which writes even when the command then writes nothing (metadata,
+    /// definitions, projections caught up), so a failed command leaves the store's files as they
+    /// were. A store that must be migrated before it can be read skips them (the migration is a
+    /// write the command needs anyway); the command checks again on the writable engine.
+    func openEngine(
+        durability: Durability = .durable, writing: Bool = false, creating: Bool = false,
+        checkingFirst check: ((Engine) throws -> Void)? = nil
+    ) throws -> Engine {
         if !creating, namesNoStore { throw CLIError.noStore(store) }
+        if let check, !namesNoStore {
+            do {
+                let reader = try ExampleCatalog.engine(directory: store, durability: durability, readOnly: true)
+                defer { reader.close() }
+                try check(reader)
+            } catch StoreError.needsWriteAccess {
+                // An older format: checked after the writable open has migrated it.
+            }
+        }
         return try ExampleCatalog.engine(directory: store, durability: durability, readOnly: !writing && !creating)
     }
 

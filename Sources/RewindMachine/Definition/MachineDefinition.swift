@@ -288,3 +288,17 @@ public enum NavigationDeclaration: Hashable, Sendable {
     /// Pops back to the named screen (the topmost occurrence on the stack).
     case popTo(screen: String)
 }
+
+extension MachineDefinition {
+    /// The ids of `configuration` that name no state of this definition, in their order: what a
+    /// record of a session that ran under it can never hold (a damaged or forged record).
+    public func unknownStates(in configuration: [String]) -> [String] {
+        var ids = Set<String>()
+        var pending = states[...]
+        while let state = pending.popFirst() {
+            ids.insert(state.id)
+            pending.append(contentsOf: state.children)
+        }
+        return configuration.filter { !ids.contains($0) }
+    }
+}

@@ -108,7 +108,12 @@ extension TransitionStore {
 
 extension StoreReadTransaction {
     /// The log and session part of ``TransitionStore/check(progress:)``, in this transaction.
-    package func checkLogAndSessions(progress: (StoreCheckProgress) -> Void) throws -> StoreCheckReport {
+    /// `inspect` sees every decoded record of the log, in order, and may name a problem with it
+    /// (the engine checks records against their definitions there).
+    package func checkLogAndSessions(
+        progress: (StoreCheckProgress) -> Void,
+        inspect: (TransitionRecord) throws -> StoreProblem? = { _ in nil }
+    ) throws -> StoreCheckReport {
         var report = StoreCheckReport()
         let head: UInt64
         do {
@@ -135,6 +140,10 @@ extension StoreReadTransaction {
                     report.problem = StoreProblem(
                         location: "log sequence \(sequence)",
                         reason: "session '\(record.session)' version \(record.version) follows its version \(previous)")
+                    return .stop
+                }
+                if let problem = try inspect(record) {
+                    report.problem = problem
                     return .stop
                 }
                 logSessions[record.session, default: []].append(sequence)

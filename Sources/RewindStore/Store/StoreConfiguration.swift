@@ -24,6 +24,17 @@ public struct StoreConfiguration: Sendable {
         }
     }
 
+    /// Whether every page LMDB could read is checked before the store opens
+    /// (``EnvironmentOptions/checkPages`` of ``environment``): a damaged page throws
+    /// `DamagedPageError` instead of crashing the process when LMDB reads it. It reads every page
+    /// in use once: for tools opening a store that may be damaged. Default `false`.
+    public var checksPages: Bool {
+        get { environment.options.contains(.checkPages) }
+        set {
+            if newValue { environment.options.insert(.checkPages) } else { environment.options.remove(.checkPages) }
+        }
+    }
+
     /// Creates a configuration: durable by default, JSON payloads, entries at most 256 records behind.
     public init(environment: EnvironmentConfiguration = EnvironmentConfiguration(),
                 coder: any PayloadCoder = JSONPayloadCoder(), maximumSessionTail: Int = 256) {

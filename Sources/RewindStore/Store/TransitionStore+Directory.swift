@@ -5,8 +5,10 @@ import RewindLMDB
 /// another process is creating right now, or something that is not a store.
 extension TransitionStore {
     /// Creates the directory when it is missing; returns whether the store is new. Throws
-    /// ``StoreError/notAStore(path:reason:)`` for a non-store, having changed nothing.
-    static func prepareDirectory(_ directory: String) throws -> Bool {
+    /// ``StoreError/notAStore(path:reason:)`` for a non-store, having changed nothing. With
+    /// `checkingPages` the data file's pages are checked before LMDB reads it
+    /// (``EnvironmentOptions/checkPages``).
+    static func prepareDirectory(_ directory: String, checkingPages: Bool = false) throws -> Bool {
         let files = FileManager.default
         var isDirectory: ObjCBool = false
         if !files.fileExists(atPath: directory, isDirectory: &isDirectory) {
@@ -39,7 +41,9 @@ extension TransitionStore {
         // LMDB's locking then, or a lock-free read may see pages that writer is reusing.
         do {
             let sharingLock = contents.contains("lock.mdb")
-            return try Environment.inspect(directory: directory, sharingLock: sharingLock) { environment in
+            return try Environment.inspect(
+                directory: directory, sharingLock: sharingLock, checkingPages: checkingPages
+            ) { environment in
                 let meta: Database
                 do {
                     meta = try environment.database(named: StoreLayout.meta, create: false)

@@ -34,7 +34,8 @@ extension TransitionStore {
         // no-sync mode, no system call per commit. Durable commits stay msync-then-meta; the map
         // is reserved on disk, so a full disk fails a write instead of crashing (Linux only).
         configuration.environment.options.insert(.writeMap)
-        let isNew = try prepareDirectory(directory)
+        let isNew = try prepareDirectory(
+            directory, checkingPages: configuration.environment.options.contains(.checkPages))
         let environment: Environment
         do {
             environment = try Environment(directory: directory, configuration: configuration.environment)

@@ -51,6 +51,22 @@ struct EngineStoreCheckTests {
         #expect(stages == [.log, .sessions, .snapshots])
     }
 
+    @Test func aRecordEnteringAStateItsDefinitionLacksIsReportedWithItsSessionVersionAndState() async throws {
+        let fixture = try EngineFixture(snapshotInterval: 3)
+        defer { fixture.remove() }
+        let engine = try await makeStore(fixture)
+        defer { engine.close() }
+        #expect(try engine.checkStore().isConsistent)
+        // A record written past the engine (a forged or damaged log): every checksum is valid.
+        let last = try #require(try engine.store.read { try $0.records(of: SessionID("screen"), from: 10, limit: 1).first })
+        try engine.store.append([TransitionDraft(
+            machine: last.machine, definition: last.definition, event: "loaded", source: last.target,
+            target: ["nowhere"])], to: SessionID("screen"), expectedVersion: .exact(10))
+        let report = try engine.checkStore()
+        #expect(report.problem?.location == "log sequence 11", "\(report)")
+        #expect(report.problem?.reason.contains("session 'screen' version 11 enters state 'nowhere'") == true, "\(report)")
+    }
+
     @Test func aSnapshotThatDiffersFromTheReplayIsReported() async throws {
         let fixture = try EngineFixture(snapshotInterval: 3)
         defer { fixture.remove() }

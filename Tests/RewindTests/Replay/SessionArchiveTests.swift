@@ -50,6 +50,25 @@ struct SessionArchiveTests {
         #expect(try await target.engine.importSession(try forged(lines) { _, _ in }).headVersion == 6)
     }
 
+    @Test func aForgedRecordEnteringAStateItsDefinitionLacksIsRefusedAndImportsNothing() async throws {
+        let source = try ReplayFixture()
+        try await source.record("loading-view", as: "v")
+        let lines = lines(try source.engine.exportSession(SessionID("v")))
+        // Every checksum valid: version 3 enters a state the definition does not have.
+        let archive = try forged(lines) { index, body in
+            if index == 3 { body["target"] = ["nowhere"] }
+        }
+        #expect(throws: SessionArchiveError.unknownState(
+            line: 4, version: 3, state: "nowhere", definition: try #require(source.engine.store.read {
+                try $0.records(of: SessionID("v"), from: 1, limit: 1).first?.definition
+            }))) {
+            try SessionArchive.validate(archive)
+        }
+        let target = try ReplayFixture(registering: [])
+        await #expect(throws: SessionArchiveError.self) { try await target.engine.importSession(archive) }
+        #expect(try target.engine.store.headSequence() == 0)
+    }
+
     /// Too long for a definitions key, or empty.
     @Test(arguments: [String(repeating: "m", count: 450), ""])
     func aMachineNameTheStoreCannotHoldIsAMalformedHeaderAndImportsNothing(_ name: String) async throws {
