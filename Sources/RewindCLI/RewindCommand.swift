@@ -9,11 +9,13 @@ struct RewindCommand: AsyncParsableCommand {
         commandName: "rewind",
         abstract: "Durable, replayable screen flows: run the demo, inspect sessions, travel in time.",
         discussion: """
-            Every command takes --json for machine-readable output, and every one but bench (which \
+            Every command but view (which writes an HTML page) takes --json for machine-readable \
+            output, and every one but bench (which \
             runs on a temporary store) takes --store PATH (default: ./\(StoreOptions.defaultDirectory), \
             the demo store). Commands that only read open the store read-only: they create and change \
             nothing, and work on read-only media. Exit status: 0 success, 1 `verify` found a \
-            divergence or `check` a problem, 2 an error (one line on standard error), 64 a usage error.
+            divergence or `check` a problem, 2 an error (one line on standard error), 64 a usage \
+            error (options that do not go together, a value out of range).
             """,
         version: RewindCommand.version,
         subcommands: [
@@ -38,11 +40,16 @@ struct RewindCommand: AsyncParsableCommand {
             }
         } catch let error as ExitCode {
             exit(withError: error)
+        } catch let error as CLIError {
+            FileHandle.standardError.write(Data((fullMessage(for: error) + "\n").utf8))
+            exit(withError: ExitCode(error.exitStatus))
         } catch {
             // Help, usage and validation errors keep ArgumentParser's handling; the rest are
             // Rewind's errors, reported in one line with status 2.
             guard exitCode(for: error) == .failure else { exit(withError: error) }
-            FileHandle.standardError.write(Data((fullMessage(for: error) + "\n").utf8))
+            // A file-system error Foundation threw: said in the tool's words, not as an NSError.
+            let message = FileProblem.message(for: error).map { "Error: " + $0 } ?? fullMessage(for: error)
+            FileHandle.standardError.write(Data((message + "\n").utf8))
             exit(withError: ExitCode(2))
         }
     }

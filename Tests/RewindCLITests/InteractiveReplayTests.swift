@@ -44,7 +44,7 @@ struct InteractiveReplayTests {
         }
         let demo = try await DemoStore.make()
         defer { demo.remove() }
-        let sessions = try await demo.tool.json([CommandOutputs.SessionRow].self, ["sessions", "--machine", "kanji"])
+        let sessions = try await demo.tool.sessionRows(["sessions", "--machine", "kanji"])
         let row = try #require(sessions.max { $0.version < $1.version })
         let head = row.version
         try #require(head >= 4)
@@ -121,7 +121,7 @@ struct InteractiveReplayTests {
         }
         let demo = try await DemoStore.make()
         defer { demo.remove() }
-        let sessions = try await demo.tool.json([CommandOutputs.SessionRow].self, ["sessions", "--machine", "kanji"])
+        let sessions = try await demo.tool.sessionRows(["sessions", "--machine", "kanji"])
         let row = try #require(sessions.max { $0.version < $1.version })
         try #require(row.version >= 3)
         let command = "'\(demo.tool.executable.path)' replay '\(row.session)' --at 2 --store '\(demo.tool.store)'; "
