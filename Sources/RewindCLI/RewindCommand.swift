@@ -29,7 +29,10 @@ struct RewindCommand: AsyncParsableCommand {
     static let version = "rewind 0.1.0 (store format \(StoreLayout.formatVersion), session archive format \(SessionArchive.formatVersion))"
 
     /// Runs the command; errors of the store, the engine and the tool itself exit with status 2
-    /// after one `Error: …` line, so scripts can tell them from `verify`'s divergence (status 1).
+    /// after one `Error: …` line, so scripts can tell them from `verify`'s divergence (status 1);
+    /// the tool's usage errors exit with 64 after one line. The line is shown escaped
+    /// (``Swift/String/shown``): a name or value an error quotes cannot act on the terminal or
+    /// break the line.
     static func main() async {
         do {
             var command = try parseAsRoot()
@@ -41,7 +44,7 @@ struct RewindCommand: AsyncParsableCommand {
         } catch let error as ExitCode {
             exit(withError: error)
         } catch let error as CLIError {
-            FileHandle.standardError.write(Data((fullMessage(for: error) + "\n").utf8))
+            FileHandle.standardError.write(Data((fullMessage(for: error).shown + "\n").utf8))
             exit(withError: ExitCode(error.exitStatus))
         } catch {
             // Help, usage and validation errors keep ArgumentParser's handling; the rest are
@@ -49,7 +52,7 @@ struct RewindCommand: AsyncParsableCommand {
             guard exitCode(for: error) == .failure else { exit(withError: error) }
             // A file-system error Foundation threw: said in the tool's words, not as an NSError.
             let message = FileProblem.message(for: error).map { "Error: " + $0 } ?? fullMessage(for: error)
-            FileHandle.standardError.write(Data((message + "\n").utf8))
+            FileHandle.standardError.write(Data((message.shown + "\n").utf8))
             exit(withError: ExitCode(2))
         }
     }

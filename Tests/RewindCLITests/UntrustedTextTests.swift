@@ -48,6 +48,10 @@ struct UntrustedTextTests {
         let history = try await demo.tool.text(["history", id])
         #expect(history.hasPrefix(#"session evil\e[2J\nx · machine kanji"#), "\(history)")
         expectOneLineError(try await demo.tool.run(["history", "evil\u{1B}[2Jx"]), containing: [#"unknown session 'evil\e[2Jx'"#])
+        // Whatever an error quotes, its line is escaped.
+        let badVersion = try await demo.tool.run(["state", id, "--at", "1\u{1B}[2J"])
+        expectOneLineError(badVersion, containing: [#"bad version '1\e[2J'"#])
+        #expect(!badVersion.stderr.contains("\u{1B}"), "\(badVersion)")
         let check = try await demo.tool.run(["check"])
         #expect(check.status == 0, "\(check)")
     }
