@@ -14,7 +14,7 @@ struct ServerOptions: ParsableArguments {
         valueName: "url"))
     var server: String?
 
-    @Option(help: ArgumentHelp("The app's read key for --server (rewind_read_…).", valueName: "key"))
+    @Option(help: ArgumentHelp("The app's read key for --server (rewind_read_...).", valueName: "key"))
     var key: String?
 
     /// The connection `--server` asks for, or `nil` when the command reads a local store.
