@@ -54,6 +54,18 @@ struct WordsAndCodesTests {
         #expect(try Data(contentsOf: URL(fileURLWithPath: demo.tool.store + "/data.mdb")) == before)
     }
 
+    @Test func aStoreDirectoryThatCannotBeCreatedIsSaidSo() async throws {
+        let directory = try TemporaryDirectory(prefix: "rewind-cli")
+        defer { directory.remove() }
+        let file = directory.url.appendingPathComponent("afile").path
+        try Data().write(to: URL(fileURLWithPath: file))
+        // A folder below a file: not even root can create it.
+        let tool = try RewindTool(store: file + "/store")
+        let output = try await tool.run(["demo", "--sessions", "1"])
+        expectOneLineError(output, containing: ["cannot open or create the store '\(file)/store': '\(file)' is a file, not a folder"])
+        expectOwnWords(output)
+    }
+
     @Test func anEmptyStorePathIsAUsageError() async throws {
         let tool = try RewindTool(store: "")
         for command in [["sessions"], ["demo", "--sessions", "1"], ["history", "kanji-3"]] {

@@ -33,11 +33,21 @@ enum ExampleCatalog {
     /// Opens (creating) the store in `directory` with every example machine and the built-in
     /// projections (screen flows, navigation stacks) registered; the projections run inline.
     /// With `readOnly` the existing store is opened read-only: nothing is created or written.
+    ///
+    /// - Throws: the engine's errors; ``CLIError/fileSystem(_:operation:reason:)`` when the file
+    ///   system refuses the directory (it cannot be created, permission denied).
     static func engine(directory: String, durability: Durability = .durable, readOnly: Bool = false) throws -> Engine {
         var configuration = EngineConfiguration(durability: durability)
         configuration.readOnly = readOnly
         configuration.projections = [ScreenFlowProjection(), NavigationProjection()]
-        let engine = try Engine(directory: directory, configuration: configuration)
+        let engine: Engine
+        do {
+            engine = try Engine(directory: directory, configuration: configuration)
+        } catch where FileProblem.isFileSystemError(error) {
+            throw CLIError.fileSystem(
+                directory, operation: readOnly ? "open the store" : "open or create the store",
+                reason: FileProblem.reason(for: error))
+        }
         for machine in try machines().values {
             try engine.register(machine)
         }

@@ -19,17 +19,41 @@ enum FileProblem {
         case .fileWriteVolumeReadOnly: return "the file system is read-only"
         case .fileWriteFileExists: return "it already exists"
         case .fileReadInvalidFileName, .fileWriteInvalidFileName: return "it is not a valid path"
-        default: return "it could not be done (Foundation error \(error.code))"
+        default:
+            // Foundation's "unknown" errors carry no errno: look at the path's folders instead.
+            let path = error.userInfo[NSFilePathErrorKey] as? String ?? (error.userInfo[NSURLErrorKey] as? URL)?.path
+            return path.flatMap(folderProblem(above:)) ?? "it could not be done (Foundation error \(error.code))"
         }
+    }
+
+    /// What keeps `path` from being made, found in the nearest of its folders that exists: a file
+    /// where a folder should be, or a folder the user cannot write; `nil` when neither.
+    private static func folderProblem(above path: String) -> String? {
+        var folder = URL(fileURLWithPath: path).deletingLastPathComponent()
+        while folder.path != "/" {
+            var isDirectory: ObjCBool = false
+            if FileManager.default.fileExists(atPath: folder.path, isDirectory: &isDirectory) {
+                if !isDirectory.boolValue { return "'\(folder.path.shown)' is a file, not a folder" }
+                return FileManager.default.isWritableFile(atPath: folder.path) ? nil : "permission denied in '\(folder.path.shown)'"
+            }
+            folder.deleteLastPathComponent()
+        }
+        return nil
     }
 
     /// A whole message for a Foundation file-system error that reached the top of the tool
     /// (`'PATH': permission denied`), or `nil` when `error` is none.
     static func message(for error: any Error) -> String? {
+        guard isFileSystemError(error) else { return nil }
         let error = error as NSError
-        guard error.domain == NSCocoaErrorDomain || error.domain == NSPOSIXErrorDomain else { return nil }
         let path = error.userInfo[NSFilePathErrorKey] as? String ?? (error.userInfo[NSURLErrorKey] as? URL)?.path
         return path.map { "'\($0.shown)': \(reason(for: error))" } ?? "a file operation failed: \(reason(for: error))"
+    }
+
+    /// Whether `error` is one of Foundation's file errors or a POSIX error.
+    static func isFileSystemError(_ error: any Error) -> Bool {
+        let domain = (error as NSError).domain
+        return domain == NSCocoaErrorDomain || domain == NSPOSIXErrorDomain
     }
 
     /// Writes `data` to the file `path` atomically.
