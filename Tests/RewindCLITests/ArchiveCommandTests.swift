@@ -14,7 +14,7 @@ struct ArchiveCommandTests {
 
     /// The longest Kanji session of the demo.
     static func longestKanji(in demo: DemoStore) async throws -> CommandOutputs.SessionRow {
-        let sessions = try await demo.tool.json([CommandOutputs.SessionRow].self, ["sessions", "--machine", "kanji"])
+        let sessions = try await demo.tool.sessionRows(["sessions", "--machine", "kanji"])
         return try #require(sessions.max { $0.version < $1.version })
     }
 
@@ -39,7 +39,7 @@ struct ArchiveCommandTests {
         let copyState = try await demo.tool.json(CommandOutputs.Point.self, ["state", "copy"])
         #expect(copyState.navigationStack == originalState.navigationStack)
         #expect(copyState.activeStates == originalState.activeStates)
-        let sessions = try await demo.tool.json([CommandOutputs.SessionRow].self, ["sessions"])
+        let sessions = try await demo.tool.sessionRows(["sessions"])
         #expect(sessions.count == demo.summary.totalSessions + 1)
         let verified = try await demo.tool.run(["verify", "copy"])
         #expect(verified.status == 0, "\(verified)")
@@ -66,7 +66,7 @@ struct ArchiveCommandTests {
             let imported = try await fresh.json(CommandOutputs.Archive.self, ["import", file, "--create"])
             #expect(imported.session == row.session)
             #expect(imported.records == row.version)
-            let sessions = try await fresh.json([CommandOutputs.SessionRow].self, ["sessions"])
+            let sessions = try await fresh.sessionRows(["sessions"])
             #expect(sessions.map(\.session) == [row.session])
             let original = try await demo.tool.json([CommandOutputs.HistoryRow].self, ["history", row.session])
             let copy = try await fresh.json([CommandOutputs.HistoryRow].self, ["history", row.session])
@@ -134,7 +134,7 @@ struct ArchiveCommandTests {
         let original = try await demo.tool.json([CommandOutputs.HistoryRow].self, ["history", row.session])
         let copy = try await demo.tool.json([CommandOutputs.HistoryRow].self, ["history", "piped"])
         #expect(Self.steps(copy) == Self.steps(original))
-        expectOneLineError(try await demo.tool.run(["export", row.session, "-o", "-", "--json"]), containing: ["-o -"])
+        expectUsageError(try await demo.tool.run(["export", row.session, "-o", "-", "--json"]), containing: ["-o -"])
     }
 
     @Test func exportToADirectoryOrAMissingFolderSaysWhyWithoutFoundationsError() async throws {
@@ -178,7 +178,7 @@ struct ArchiveCommandTests {
         let refused = try await demo.tool.run(["import", file])
         expectOneLineError(refused, containing: ["'\(row.session)' already exists", "--as NEWID"])
         #expect(!refused.stderr.contains("engine."), "no library API in a CLI error: \(refused.stderr)")
-        let sessions = try await demo.tool.json([CommandOutputs.SessionRow].self, ["sessions"])
+        let sessions = try await demo.tool.sessionRows(["sessions"])
         #expect(sessions.count == demo.summary.totalSessions)
         #expect(sessions.first { $0.session == row.session }?.version == row.version)
     }
@@ -214,7 +214,7 @@ struct ArchiveCommandTests {
         try damaged.write(to: URL(fileURLWithPath: path))
 
         expectOneLineError(try await demo.tool.run(["import", path, "--as", "copy"]), containing: [])
-        let sessions = try await demo.tool.json([CommandOutputs.SessionRow].self, ["sessions"])
+        let sessions = try await demo.tool.sessionRows(["sessions"])
         #expect(sessions.count == demo.summary.totalSessions, "\(damage)")
         #expect(!sessions.contains { $0.session == "copy" }, "\(damage)")
         let stats = try await demo.tool.json(CommandOutputs.Stats.self, ["stats"])
@@ -250,7 +250,7 @@ struct ArchiveCommandTests {
 
         let after = try await demo.tool.json([CommandOutputs.HistoryRow].self, ["history", row.session])
         #expect(after == original)
-        let sessions = try await demo.tool.json([CommandOutputs.SessionRow].self, ["sessions"])
+        let sessions = try await demo.tool.sessionRows(["sessions"])
         #expect(sessions.count == demo.summary.totalSessions + 1)
         #expect(sessions.first { $0.session == "branch" }?.origin?.contains(row.session) == true)
 

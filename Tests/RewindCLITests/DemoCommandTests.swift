@@ -16,7 +16,7 @@ struct DemoCommandTests {
         #expect(summary.totalRecords == UInt64(summary.transitionsAdded))
         #expect(summary.averageBatch >= 1)
 
-        let sessions = try await demo.tool.json([CommandOutputs.SessionRow].self, ["sessions"])
+        let sessions = try await demo.tool.sessionRows(["sessions"])
         #expect(sessions.count == summary.totalSessions)
         #expect(sessions.reduce(0) { $0 + $1.version } == summary.totalRecords)
         // A third of the users in each of the three flows.
@@ -29,14 +29,14 @@ struct DemoCommandTests {
     @Test func rerunningTheDemoAppendsNewSessionsAndFreshStartsOver() async throws {
         let demo = try await DemoStore.make()
         defer { demo.remove() }
-        let before = try await demo.tool.json([CommandOutputs.SessionRow].self, ["sessions"])
+        let before = try await demo.tool.sessionRows(["sessions"])
 
         let again = try await demo.tool.json(DemoStore.Summary.self, ["demo", "--sessions", "30"])
         #expect(!again.created)
         #expect(again.sessionsAdded == 30)
         #expect(again.totalSessions == before.count + 30)
         #expect(again.totalRecords == demo.summary.totalRecords + UInt64(again.transitionsAdded))
-        let after = try await demo.tool.json([CommandOutputs.SessionRow].self, ["sessions"])
+        let after = try await demo.tool.sessionRows(["sessions"])
         #expect(after.count == before.count + 30)
         // The old sessions are untouched; the new ones have new ids.
         let old = Dictionary(uniqueKeysWithValues: before.map { ($0.session, $0.version) })
@@ -49,7 +49,7 @@ struct DemoCommandTests {
         #expect(fresh.created)
         #expect(fresh.totalSessions == 30)
         #expect(fresh.totalRecords == UInt64(fresh.transitionsAdded))
-        let restarted = try await demo.tool.json([CommandOutputs.SessionRow].self, ["sessions"])
+        let restarted = try await demo.tool.sessionRows(["sessions"])
         #expect(restarted.count == 30)
     }
 
@@ -68,8 +68,8 @@ struct DemoCommandTests {
         defer { first.remove() }
         let second = try await DemoStore.make(seed: 7)
         defer { second.remove() }
-        let a = try await first.tool.json([CommandOutputs.SessionRow].self, ["sessions"])
-        let b = try await second.tool.json([CommandOutputs.SessionRow].self, ["sessions"])
+        let a = try await first.tool.sessionRows(["sessions"])
+        let b = try await second.tool.sessionRows(["sessions"])
         #expect(a.map(\.session).sorted() == b.map(\.session).sorted())
         let versions = { (rows: [CommandOutputs.SessionRow]) in
             Dictionary(uniqueKeysWithValues: rows.map { ($0.session, "\($0.version) \($0.states)") })
@@ -101,7 +101,7 @@ struct DemoCommandTests {
         }
         let report = try await tool.json(Report.self, ["demo", "--sessions", "30"])
         #expect(Set(report.funnels.map(\.machine)) == ["onboarding", "map", "kanji"])
-        let sessions = try await tool.json([CommandOutputs.SessionRow].self, ["sessions"])
+        let sessions = try await tool.sessionRows(["sessions"])
         for funnel in report.funnels {
             let rows = sessions.filter { $0.machine == funnel.machine }
             #expect(funnel.sessions == rows.count, "\(funnel.machine)")
@@ -128,7 +128,7 @@ struct DemoCommandTests {
 
         let funnels = DemoFunnel.parse(text)
         #expect(Set(funnels.map(\.machine)) == ["onboarding", "map", "kanji"], "\(text)")
-        let sessions = try await tool.json([CommandOutputs.SessionRow].self, ["sessions"])
+        let sessions = try await tool.sessionRows(["sessions"])
         for funnel in funnels {
             let rows = sessions.filter { $0.machine == funnel.machine }
             #expect(funnel.sessions == rows.count, "\(funnel.machine)")

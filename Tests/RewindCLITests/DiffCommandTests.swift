@@ -8,7 +8,7 @@ struct DiffCommandTests {
     @Test func diffBetweenTwoVersionsMatchesTheStatesAtThoseVersions() async throws {
         let demo = try await DemoStore.make()
         defer { demo.remove() }
-        let sessions = try await demo.tool.json([CommandOutputs.SessionRow].self, ["sessions", "--machine", "kanji"])
+        let sessions = try await demo.tool.sessionRows(["sessions", "--machine", "kanji"])
         let row = try #require(sessions.max { $0.version < $1.version })
         try #require(row.version >= 3)
         let pairs: [(UInt64, UInt64)] = [(1, row.version), (2, 3), (row.version, 1), (2, 2)]
@@ -51,7 +51,7 @@ struct DiffCommandTests {
     @Test func diffWithABadVersionIsAOneLineError() async throws {
         let demo = try await DemoStore.make()
         defer { demo.remove() }
-        let sessions = try await demo.tool.json([CommandOutputs.SessionRow].self, ["sessions"])
+        let sessions = try await demo.tool.sessionRows(["sessions"])
         let row = try #require(sessions.first)
         for (a, b) in [("0", "1"), ("1", String(row.version + 1)), ("x", "1")] {
             expectOneLineError(try await demo.tool.run(["diff", row.session, a, b]), containing: ["bad version"])

@@ -65,7 +65,7 @@ struct GraphCommandTests {
     @Test func aSessionAtAVersionHighlightsItsActiveStates() async throws {
         let demo = try await DemoStore.make()
         defer { demo.remove() }
-        let sessions = try await demo.tool.json([CommandOutputs.SessionRow].self, ["sessions", "--machine", "kanji"])
+        let sessions = try await demo.tool.sessionRows(["sessions", "--machine", "kanji"])
         let row = try #require(sessions.max { $0.version < $1.version })
         let plain = try await demo.tool.text(["graph", "kanji", "--format", "dot"])
         var drawings: Set<String> = []
@@ -98,15 +98,15 @@ struct GraphCommandTests {
     @Test func optionsThatCannotApplyAreRefusedNotIgnored() async throws {
         let demo = try await DemoStore.make()
         defer { demo.remove() }
-        let sessions = try await demo.tool.json([CommandOutputs.SessionRow].self, ["sessions", "--machine", "kanji"])
+        let sessions = try await demo.tool.sessionRows(["sessions", "--machine", "kanji"])
         let row = try #require(sessions.first)
-        expectOneLineError(try await demo.tool.run(["graph", "kanji", "--at", "2"]), containing: ["--at needs --session"])
+        expectUsageError(try await demo.tool.run(["graph", "kanji", "--at", "2"]), containing: ["--at needs --session"])
         let file = demo.file("kanji.json")
         let document = try await demo.tool.run(["graph", "kanji", "--format", "json"])
         try Data(document.stdout.utf8).write(to: URL(fileURLWithPath: file))
-        expectOneLineError(try await demo.tool.run(["graph", file, "--session", row.session]),
-                           containing: ["--session cannot apply to a definition file"])
-        expectOneLineError(try await demo.tool.run(["graph", "kanji", "--json", "--format", "dot"]),
+        expectUsageError(try await demo.tool.run(["graph", file, "--session", row.session]),
+                         containing: ["--session cannot apply to a definition file"])
+        expectUsageError(try await demo.tool.run(["graph", "kanji", "--json", "--format", "dot"]),
                            containing: ["--json conflicts with --format dot"])
         // --json with --format json agrees.
         let agreed = try await demo.tool.run(["graph", "kanji", "--json", "--format", "json"])

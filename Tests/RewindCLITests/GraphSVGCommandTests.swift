@@ -38,7 +38,7 @@ struct GraphSVGCommandTests {
     @Test func aSessionAtAVersionMarksItsActiveStates() async throws {
         let demo = try await DemoStore.make()
         defer { demo.remove() }
-        let sessions = try await demo.tool.json([CommandOutputs.SessionRow].self, ["sessions", "--machine", "kanji"])
+        let sessions = try await demo.tool.sessionRows(["sessions", "--machine", "kanji"])
         let row = try #require(sessions.max { $0.version < $1.version })
         for version in 1...min(row.version, 4) {
             let point = try await demo.tool.json(CommandOutputs.Point.self, ["state", row.session, "--at", String(version)])
@@ -48,7 +48,7 @@ struct GraphSVGCommandTests {
             #expect(Set(states.filter(\.value).keys) == Set(point.activeStates), "version \(version)")
             #expect(states.count == 3)
         }
-        expectOneLineError(try await demo.tool.run(["graph", "kanji", "--format", "svg", "--at", "2"]),
+        expectUsageError(try await demo.tool.run(["graph", "kanji", "--format", "svg", "--at", "2"]),
                            containing: ["--at needs --session"])
     }
 }

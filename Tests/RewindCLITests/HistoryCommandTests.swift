@@ -6,7 +6,7 @@ struct HistoryCommandTests {
     @Test func historyListsVersionsOneToHeadEachStartingWhereThePreviousEnded() async throws {
         let demo = try await DemoStore.make()
         defer { demo.remove() }
-        let sessions = try await demo.tool.json([CommandOutputs.SessionRow].self, ["sessions"])
+        let sessions = try await demo.tool.sessionRows(["sessions"])
         for machine in ["onboarding", "map", "kanji"] {
             let row = try #require(sessions.filter { $0.machine == machine }.max { $0.version < $1.version })
             let history = try await demo.tool.json([CommandOutputs.HistoryRow].self, ["history", row.session])
@@ -29,7 +29,7 @@ struct HistoryCommandTests {
     @Test func eventAndStateFiltersKeepOnlyTheMatchingVersions() async throws {
         let demo = try await DemoStore.make()
         defer { demo.remove() }
-        let sessions = try await demo.tool.json([CommandOutputs.SessionRow].self, ["sessions", "--machine", "kanji"])
+        let sessions = try await demo.tool.sessionRows(["sessions", "--machine", "kanji"])
         let row = try #require(sessions.max { $0.version < $1.version })
         try #require(row.version >= 3)
         let all = try await demo.tool.json([CommandOutputs.HistoryRow].self, ["history", row.session])

@@ -38,7 +38,7 @@ struct InteractiveReplayTests {
 
     /// The kanji session of `demo` with the most versions.
     private func longestKanjiSession(of demo: DemoStore) async throws -> CommandOutputs.SessionRow {
-        let sessions = try await demo.tool.json([CommandOutputs.SessionRow].self, ["sessions", "--machine", "kanji"])
+        let sessions = try await demo.tool.sessionRows(["sessions", "--machine", "kanji"])
         return try #require(sessions.max { $0.version < $1.version })
     }
 

@@ -12,6 +12,7 @@ struct ProjectionsCommandTests {
             #expect(row.head == demo.summary.totalRecords, "\(row.name)")
             #expect(row.checkpoint == row.head, "\(row.name)")
             #expect(row.failure == nil, "\(row.name)")
+            #expect(row.status == "up to date", "--json carries the STATUS column: \(row.name)")
         }
         let listed = try await demo.tool.json([CommandOutputs.ProjectionRow].self, ["projections", "list"])
         #expect(listed.map(\.name) == rows.map(\.name))

@@ -19,7 +19,7 @@ struct ReplayCommandTests {
     @Test func withoutATerminalReplayPrintsEveryStepWithItsTimelineAndDiff() async throws {
         let demo = try await DemoStore.make()
         defer { demo.remove() }
-        let sessions = try await demo.tool.json([CommandOutputs.SessionRow].self, ["sessions", "--machine", "kanji"])
+        let sessions = try await demo.tool.sessionRows(["sessions", "--machine", "kanji"])
         let row = try #require(sessions.max { $0.version < $1.version })
         let text = try await demo.tool.text(["replay", row.session])
         let timelines = Self.timelines(text)
@@ -41,7 +41,7 @@ struct ReplayCommandTests {
     @Test func replayAtAVersionStartsThere() async throws {
         let demo = try await DemoStore.make()
         defer { demo.remove() }
-        let sessions = try await demo.tool.json([CommandOutputs.SessionRow].self, ["sessions", "--machine", "kanji"])
+        let sessions = try await demo.tool.sessionRows(["sessions", "--machine", "kanji"])
         let row = try #require(sessions.max { $0.version < $1.version })
         try #require(row.version >= 3)
         let all = try await demo.tool.json([CommandOutputs.Point].self, ["replay", row.session])

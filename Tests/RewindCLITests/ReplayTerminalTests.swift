@@ -25,7 +25,7 @@ struct ReplayTerminalTests {
 
         static func make() async throws -> Setup {
             let demo = try await DemoStore.make()
-            let sessions = try await demo.tool.json([CommandOutputs.SessionRow].self, ["sessions", "--machine", "kanji"])
+            let sessions = try await demo.tool.sessionRows(["sessions", "--machine", "kanji"])
             guard let row = sessions.max(by: { $0.version < $1.version }), row.version >= 4 else {
                 demo.remove()
                 throw NoLongSession()

@@ -6,7 +6,7 @@ struct SessionsCommandTests {
     @Test func everySessionIsListedWithItsHeadVersionAndCurrentStates() async throws {
         let demo = try await DemoStore.make()
         defer { demo.remove() }
-        let rows = try await demo.tool.json([CommandOutputs.SessionRow].self, ["sessions"])
+        let rows = try await demo.tool.sessionRows(["sessions"])
         #expect(rows.count == demo.summary.totalSessions)
         #expect(Set(rows.map(\.session)).count == rows.count)
         for row in rows.prefix(6) {
@@ -31,12 +31,12 @@ struct SessionsCommandTests {
     @Test func machineFilterListsOnlyThatMachinesSessions() async throws {
         let demo = try await DemoStore.make()
         defer { demo.remove() }
-        let all = try await demo.tool.json([CommandOutputs.SessionRow].self, ["sessions"])
-        let kanji = try await demo.tool.json([CommandOutputs.SessionRow].self, ["sessions", "--machine", "kanji"])
+        let all = try await demo.tool.sessionRows(["sessions"])
+        let kanji = try await demo.tool.sessionRows(["sessions", "--machine", "kanji"])
         #expect(!kanji.isEmpty)
         #expect(kanji.allSatisfy { $0.machine == "kanji" })
         #expect(kanji.map(\.session).sorted() == all.filter { $0.machine == "kanji" }.map(\.session).sorted())
-        let none = try await demo.tool.json([CommandOutputs.SessionRow].self, ["sessions", "--machine", "nothing"])
+        let none = try await demo.tool.sessionRows(["sessions", "--machine", "nothing"])
         #expect(none.isEmpty)
         // The text says there are no sessions of that machine (not that the store is empty).
         let text = try await demo.tool.text(["sessions", "--machine", "nothing"])
@@ -53,7 +53,7 @@ struct SessionsCommandTests {
     @Test func sessionsAreSortedNaturallyAndLimited() async throws {
         let demo = try await DemoStore.make()
         defer { demo.remove() }
-        let rows = try await demo.tool.json([CommandOutputs.SessionRow].self, ["sessions"])
+        let rows = try await demo.tool.sessionRows(["sessions"])
         let natural = rows.map(\.session).sorted { Self.key($0) < Self.key($1) }
         #expect(rows.map(\.session) == natural)
         // kanji-3 before kanji-12 (as text they sort the other way).
@@ -62,11 +62,14 @@ struct SessionsCommandTests {
         let text = try await demo.tool.text(["sessions"])
         #expect(text.split(separator: "\n").dropFirst().map { String($0.split(separator: " ")[0]) } == natural)
 
-        let limited = try await demo.tool.json([CommandOutputs.SessionRow].self, ["sessions", "--limit", "4"])
-        #expect(limited.map(\.session) == Array(natural.prefix(4)))
+        let limited = try await demo.tool.json(CommandOutputs.SessionList.self, ["sessions", "--limit", "4"])
+        #expect(limited.sessions.map(\.session) == Array(natural.prefix(4)))
+        #expect(limited.total == rows.count, "--json carries the total the text's last line says")
         let limitedText = try await demo.tool.text(["sessions", "--limit", "4"])
         #expect(limitedText.contains("(4 of \(rows.count) sessions; --limit N shows more)"), "\(limitedText)")
-        expectOneLineError(try await demo.tool.run(["sessions", "--limit", "0"]), containing: ["--limit"])
+        let kanjiLimited = try await demo.tool.json(CommandOutputs.SessionList.self, ["sessions", "--machine", "kanji", "--limit", "2"])
+        #expect(kanjiLimited.sessions.count == 2 && kanjiLimited.total == kanji.count)
+        expectUsageError(try await demo.tool.run(["sessions", "--limit", "0"]), containing: ["--limit must be at least 1"])
     }
 
     @Test func anEmptyStoreHasNoSessions() async throws {
@@ -74,7 +77,7 @@ struct SessionsCommandTests {
         defer { demo.remove() }
         let summary = try await demo.tool.json(DemoStore.Summary.self, ["demo", "--sessions", "0", "--fresh"])
         #expect(summary.totalSessions == 0)
-        let rows = try await demo.tool.json([CommandOutputs.SessionRow].self, ["sessions"])
+        let rows = try await demo.tool.sessionRows(["sessions"])
         #expect(rows.isEmpty)
         let text = try await demo.tool.text(["sessions"])
         #expect(text.contains("no sessions"))

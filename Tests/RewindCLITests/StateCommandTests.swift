@@ -6,7 +6,7 @@ struct StateCommandTests {
     @Test func stateAtEachVersionIsWhatReplayShowsAtThatVersion() async throws {
         let demo = try await DemoStore.make()
         defer { demo.remove() }
-        let sessions = try await demo.tool.json([CommandOutputs.SessionRow].self, ["sessions"])
+        let sessions = try await demo.tool.sessionRows(["sessions"])
         for machine in ["onboarding", "map", "kanji"] {
             let row = try #require(sessions.filter { $0.machine == machine }.max { $0.version < $1.version })
             let steps = try await demo.tool.json([CommandOutputs.Point].self, ["replay", row.session])
@@ -31,7 +31,7 @@ struct StateCommandTests {
     @Test func stateTextShowsTheSessionVersionAndNavigationStack() async throws {
         let demo = try await DemoStore.make()
         defer { demo.remove() }
-        let sessions = try await demo.tool.json([CommandOutputs.SessionRow].self, ["sessions", "--machine", "kanji"])
+        let sessions = try await demo.tool.sessionRows(["sessions", "--machine", "kanji"])
         let row = try #require(sessions.max { $0.version < $1.version })
         let point = try await demo.tool.json(CommandOutputs.Point.self, ["state", row.session, "--at", "2"])
         let text = try await demo.tool.text(["state", row.session, "--at", "2"])
@@ -44,7 +44,7 @@ struct StateCommandTests {
     @Test func negativeVersionsGetTheBadVersionMessageNotAUsageError() async throws {
         let demo = try await DemoStore.make()
         defer { demo.remove() }
-        let sessions = try await demo.tool.json([CommandOutputs.SessionRow].self, ["sessions"])
+        let sessions = try await demo.tool.sessionRows(["sessions"])
         let row = try #require(sessions.first)
         for command in [["state", row.session, "--at", "-1"], ["replay", row.session, "--at", "-1"],
                         ["fork", row.session, "--at", "-1"], ["graph", row.machine, "--session", row.session, "--at", "-1"]] {
@@ -55,7 +55,7 @@ struct StateCommandTests {
     @Test func jsonCarriesTheMachineAndVersionCountTheTextShows() async throws {
         let demo = try await DemoStore.make()
         defer { demo.remove() }
-        let sessions = try await demo.tool.json([CommandOutputs.SessionRow].self, ["sessions"])
+        let sessions = try await demo.tool.sessionRows(["sessions"])
         let row = try #require(sessions.first)
         struct State: Decodable { var machine: String; var versions: UInt64; var version: UInt64 }
         let state = try await demo.tool.json(State.self, ["state", row.session, "--at", "1"])
@@ -67,7 +67,7 @@ struct StateCommandTests {
     @Test func badVersionsAndUnknownSessionsAreOneLineErrors() async throws {
         let demo = try await DemoStore.make()
         defer { demo.remove() }
-        let sessions = try await demo.tool.json([CommandOutputs.SessionRow].self, ["sessions"])
+        let sessions = try await demo.tool.sessionRows(["sessions"])
         let row = try #require(sessions.first)
         let head = row.version
         for bad in ["0", String(head + 1), "two", "1.5", ""] {

@@ -7,7 +7,7 @@ struct StatsCommandTests {
         let demo = try await DemoStore.make()
         defer { demo.remove() }
         let stats = try await demo.tool.json(CommandOutputs.Stats.self, ["stats"])
-        let sessions = try await demo.tool.json([CommandOutputs.SessionRow].self, ["sessions"])
+        let sessions = try await demo.tool.sessionRows(["sessions"])
         #expect(stats.records == demo.summary.totalRecords)
         #expect(stats.sessions == sessions.count)
         #expect(stats.machines == Dictionary(grouping: sessions, by: \.machine).mapValues(\.count))

@@ -56,13 +56,14 @@ struct StoreErrorTests {
         #expect(try FileManager.default.contentsOfDirectory(atPath: directory.path) == ["notes.txt"])
     }
 
-    @Test func aFileInsteadOfADirectoryIsNoStore() async throws {
+    @Test func aFileInsteadOfADirectoryIsSaidToBeAFile() async throws {
         let directory = try TemporaryDirectory(prefix: "rewind-cli")
         defer { directory.remove() }
         let file = directory.url.appendingPathComponent("file")
         try Data("x".utf8).write(to: file)
         let tool = try RewindTool(store: file.path)
-        expectOneLineError(try await tool.run(["sessions"]), containing: ["no store at"])
+        expectOneLineError(try await tool.run(["sessions"]), containing: ["'\(file.path)' is a file, not a store directory"])
+        expectOneLineError(try await tool.run(["demo", "--sessions", "3"]), containing: ["is not a Rewind store: it is not a directory"])
         #expect(try Data(contentsOf: file) == Data("x".utf8))
     }
 }

@@ -61,7 +61,7 @@ struct VerifyCommandTests {
                 states[index]["validNextStates"] = (states[index]["validNextStates"] as? [String])?.filter { $0 != "list" }
             }
         }
-        let kanji = try await demo.tool.json([CommandOutputs.SessionRow].self, ["sessions", "--machine", "kanji"])
+        let kanji = try await demo.tool.sessionRows(["sessions", "--machine", "kanji"])
         var expected: [String: UInt64] = [:]
         for row in kanji {
             if let version = try await Self.firstVersion(entering: "list", of: row.session, in: demo) {
@@ -107,7 +107,7 @@ struct VerifyCommandTests {
                 states[index]["validNextStates"] = ["all"]
             }
         }
-        let kanji = try await demo.tool.json([CommandOutputs.SessionRow].self, ["sessions", "--machine", "kanji"])
+        let kanji = try await demo.tool.sessionRows(["sessions", "--machine", "kanji"])
         var session: (String, UInt64)?
         for row in kanji {
             if let version = try await Self.firstVersion(entering: "list", of: row.session, in: demo) {
@@ -133,5 +133,14 @@ struct VerifyCommandTests {
         try Data("{\"format\": \"rewind.machine\", ".utf8).write(to: URL(fileURLWithPath: broken))
         expectOneLineError(try await demo.tool.run(["verify", "--definition", broken]), containing: [])
         expectOneLineError(try await demo.tool.run(["verify", "nobody"]), containing: ["unknown session 'nobody'"])
+    }
+
+    @Test func verifyListsSessionsInTheOrderSessionsDoes() async throws {
+        let demo = try await DemoStore.make()
+        defer { demo.remove() }
+        let listed = try await demo.tool.sessionRows(["sessions"]).map(\.session)
+        let verified = try await demo.tool.json(CommandOutputs.Verify.self, ["verify"]).sessions.map(\.session)
+        #expect(verified == listed, "natural order: kanji-12 before kanji-102, in text and JSON alike")
+        #expect(try #require(verified.firstIndex(of: "kanji-3")) < #require(verified.firstIndex(of: "kanji-12")))
     }
 }

@@ -8,7 +8,7 @@ struct ViewCommandTests {
     @Test func theDefaultFileIsTheSessionsNameInTheCurrentDirectory() async throws {
         let demo = try await DemoStore.make()
         defer { demo.remove() }
-        let sessions = try await demo.tool.json([CommandOutputs.SessionRow].self, ["sessions"])
+        let sessions = try await demo.tool.sessionRows(["sessions"])
         let row = try #require(sessions.first { $0.machine == "kanji" })
         let folder = demo.directory.url.appendingPathComponent("pages")
         try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)

@@ -51,3 +51,36 @@ extension SessionIDTests {
         #expect(Set([composed, SessionID("caf\u{E9}")]).count == 1)
     }
 }
+
+extension SessionIDTests {
+    /// A new session's id has no control characters (an id is printed on terminals); the error
+    /// names the first one and its position, and a long id is shortened in it.
+    @Test func newIDsRefuseControlCharactersNamingThem() {
+        for (text, named) in [
+            ("evil\u{1B}[2J", "U+001B (ESC) at position 5"), ("a\nb", "U+000A (line feed) at position 2"),
+            ("x\u{7F}", "U+007F (DEL) at position 2"), ("c1\u{85}", "U+0085 at position 3"),
+        ] {
+            #expect(throws: Never.self) { _ = try SessionID(text) }  // ids of old stores stay readable
+            let error = #expect(throws: StoreError.self) { _ = try SessionID(new: text) }
+            #expect(error?.description.contains(named) == true, "\(String(describing: error))")
+            #expect(error?.description.contains("\u{1B}") == false && error?.description.contains("\n") == false)
+        }
+        #expect(throws: Never.self) { _ = try SessionID(new: "kanji-27 日本 café") }
+        let long = String(repeating: "y", count: 1_000)
+        let error = #expect(throws: StoreError.self) { _ = try SessionID(new: long) }
+        #expect(error?.description.contains(String(repeating: "y", count: 60) + "... (1000 characters)") == true)
+        #expect((error?.description.count ?? .max) < 200, "\(String(describing: error))")
+    }
+
+    /// The store checks a new session's id when an append creates it, whatever made the id.
+    @Test func anAppendCreatingASessionWhoseIDHasAControlCharacterWritesNothing() throws {
+        try withStore { store, _ throws in
+            let text = "bell\u{7}"  // a variable: a literal would take the literal initializer
+            let id = try SessionID(text)
+            let error = #expect(throws: StoreError.self) { try store.append(onboarding, to: id) }
+            #expect(error?.description.contains("U+0007 (BEL) at position 5") == true, "\(String(describing: error))")
+            #expect(try store.headSequence() == 0)
+            #expect(try store.sessionInfo(for: id) == nil)
+        }
+    }
+}

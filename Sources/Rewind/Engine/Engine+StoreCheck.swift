@@ -71,7 +71,7 @@ extension Engine {
                     reason: "it is not a session id, a NUL and an 8-byte version")
                 return .stop
             }
-            let location = "snapshot of '\(session)' at version \(version)"
+            let location = "snapshot of '\(session.excerpt)' at version \(version)"
             let snapshot: SessionSnapshot
             do {
                 let stored = try SessionSnapshot.decodeStored(value, session: session)
@@ -96,7 +96,7 @@ extension Engine {
         for session in snapshots.keys {
             guard let info = try transaction.sessionInfo(for: session) else {
                 return StoreProblem(
-                    location: "snapshot of '\(session)' at version \(snapshots[session]?.first?.version ?? 0)",
+                    location: "snapshot of '\(session.excerpt)' at version \(snapshots[session]?.first?.version ?? 0)",
                     reason: "the session has no records in the log")
             }
             heads[session] = info
@@ -107,7 +107,7 @@ extension Engine {
             guard let stored = snapshots[session], let info = heads[session], let last = stored.last else { continue }
             guard last.version <= info.headVersion else {
                 return StoreProblem(
-                    location: "snapshot of '\(session)' at version \(last.version)",
+                    location: "snapshot of '\(session.excerpt)' at version \(last.version)",
                     reason: "it is beyond the session's head version \(info.headVersion)")
             }
             var machines = logReplay().machines(for: info.machine)
@@ -133,7 +133,7 @@ extension Engine {
                             let difference = Self.difference(next, state, entriesHaveData: entryData)
                         {
                             failure = StoreProblem(
-                                location: "snapshot of '\(session)' at version \(next.version)",
+                                location: "snapshot of '\(session.excerpt)' at version \(next.version)",
                                 reason: "it does not match a replay of the log at that version (\(difference))")
                             throw Mismatch()
                         }
@@ -145,10 +145,10 @@ extension Engine {
             } catch ReplayError.definitionNeedsBindings {
                 continue  // app code needed to replay it: its snapshots are checked as decoded only
             } catch let error as StoreError {
-                return StoreProblem(error, context: "session '\(session)'")
+                return StoreProblem(error, context: "session '\(session.excerpt)'")
             } catch {
                 return StoreProblem(
-                    location: "session '\(session)' version \(replayed + 1)",
+                    location: "session '\(session.excerpt)' version \(replayed + 1)",
                     reason: "its records cannot be replayed: \(error)")
             }
             if let failure { return failure }

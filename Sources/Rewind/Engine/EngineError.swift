@@ -62,31 +62,31 @@ public enum EngineError: Error, Sendable, Hashable, CustomStringConvertible {
     public var description: String {
         switch self {
         case .unknownSession(let session):
-            return "unknown session '\(session)': the store has no record of it"
+            return "unknown session '\(session.excerpt)': the store has no record of it"
         case .unknownMachine(let name):
             return "unknown machine '\(name)': register it with the engine before using it"
         case .sessionExists(let session):
-            return "session '\(session)' already exists; resume it with engine.session(_:), or resume or start it with engine.openSession(id:machine:)"
+            return "session '\(session.excerpt)' already exists; resume it with engine.session(_:), or resume or start it with engine.openSession(id:machine:)"
         case let .sessionOfAnotherMachine(session, machine, requested):
-            return "session '\(session)' runs machine '\(machine)', not '\(requested)'; open it with machine '\(machine)'"
+            return "session '\(session.excerpt)' runs machine '\(machine)', not '\(requested)'; open it with machine '\(machine)'"
         case .machineAlreadyRegistered(let name):
             return "a different definition of machine '\(name)' is already registered with this engine"
         case let .definitionMismatch(session, machine, recorded, registered):
-            return "session '\(session)' ran under definition \(recorded.prefix(12)) of machine '\(machine)', "
+            return "session '\(session.excerpt)' ran under definition \(recorded.prefix(12)) of machine '\(machine)', "
                 + "but \(registered.prefix(12)) is registered (resumed strictly); resume with upgradeWhenCompatible "
                 + "or replayWithRegistered, or verify it"
         case let .incompatibleDefinition(session, machine, recorded, registered, problems):
-            return "session '\(session)' cannot continue under definition \(registered.prefix(12)) of machine "
+            return "session '\(session.excerpt)' cannot continue under definition \(registered.prefix(12)) of machine "
                 + "'\(machine)' (recorded under \(recorded.prefix(12))): "
                 + problems.map(\.description).joined(separator: "; ")
                 + "; declare a DefinitionMigration for it, or resume with replayWithRegistered"
         case let .migrationFailed(session, migration, reason):
-            return "the migration '\(migration)' of session '\(session)' failed: \(reason); nothing was written"
+            return "the migration '\(migration)' of session '\(session.excerpt)' failed: \(reason); nothing was written"
         case let .replayDivergence(session, version, event, recorded, computed):
-            return "session '\(session)' version \(version) (event '\(event)'): recorded target \(recorded) "
+            return "session '\(session.excerpt)' version \(version) (event '\(event)'): recorded target \(recorded) "
                 + "but the machine computes \(computed)"
         case let .replayFailed(session, version, event, reason):
-            return "session '\(session)' version \(version) (event '\(event)') cannot be replayed: \(reason)"
+            return "session '\(session.excerpt)' version \(version) (event '\(event)') cannot be replayed: \(reason)"
         case .reservedEventName(let name):
             return "the event name '\(name)' is reserved for the engine's records; send it under another name"
         case let .payloadEncoding(event, reason):

@@ -27,7 +27,7 @@ public enum ProjectionError: Error, Sendable, Hashable, CustomStringConvertible 
     public var description: String {
         switch self {
         case let .applyFailed(projection, sequence, session, reason):
-            return "projection '\(projection)' failed on the record at sequence \(sequence) (session '\(session)'): "
+            return "projection '\(projection)' failed on the record at sequence \(sequence) (session '\(session.excerpt)'): "
                 + "\(reason); it stays at sequence \(sequence - 1) until caught up again"
         case let .stateEncodingFailed(projection, key, reason):
             return "projection '\(projection)' cannot encode its state for key '\(key)': \(reason)"

@@ -29,7 +29,7 @@ extension Engine {
                 guard record.version <= version else { return .stop }
                 guard record.version == UInt64(transitions.count + 1) else {
                     throw EngineError.corruptedEntry(
-                        what: "the session index of '\(session)'",
+                        what: "the session index of '\(session.excerpt)'",
                         reason: "version \(transitions.count + 1) is missing")
                 }
                 var transition = record.transition
@@ -51,7 +51,7 @@ extension Engine {
         }
         guard transitions.count == Int(clamping: version) else {
             throw EngineError.corruptedEntry(
-                what: "the session index of '\(session)'", reason: "it holds \(transitions.count) of \(version) versions")
+                what: "the session index of '\(session.excerpt)'", reason: "it holds \(transitions.count) of \(version) versions")
         }
         do {
             _ = try await commits.submit(AppendRequest(

@@ -86,10 +86,10 @@ public struct VerificationReport: Sendable, Hashable, CustomStringConvertible {
     /// A one-line summary.
     public var description: String {
         if let divergence {
-            return "session '\(session)' diverges from definition \(definition.prefix(12)) at \(divergence)"
+            return "session '\(session.excerpt)' diverges from definition \(definition.prefix(12)) at \(divergence)"
         }
         let from = firstVersion > 1 ? " from its migration at version \(firstVersion)" : ""
-        return "session '\(session)': all \(verifiedRecords) records\(from) reproduced by definition \(definition.prefix(12))"
+        return "session '\(session.excerpt)': all \(verifiedRecords) records\(from) reproduced by definition \(definition.prefix(12))"
     }
 }
 

@@ -79,7 +79,7 @@ public struct ReplayCursor: Sendable {
                 guard let record = try reader.records(of: session, fromVersion: middle, limit: 1).first,
                       record.version == middle else {
                     throw EngineError.corruptedEntry(
-                        what: "the session index of '\(session)'", reason: "version \(middle) is missing")
+                        what: "the session index of '\(session.excerpt)'", reason: "version \(middle) is missing")
                 }
                 if record.timestamp <= time { low = middle } else { high = middle }
             }

@@ -24,7 +24,7 @@ public enum ReplayError: Error, Sendable, Hashable, CustomStringConvertible {
     public var description: String {
         switch self {
         case let .versionOutOfRange(session, requested, head):
-            return "session '\(session)' has no version \(requested): its versions run from 1 to \(head)"
+            return "session '\(session.excerpt)' has no version \(requested): its versions run from 1 to \(head)"
         case let .missingDefinition(machine, version):
             return "the definition \(version.prefix(12)) of machine '\(machine)' is neither registered nor stored; "
                 + "register it to replay the records written under it"

@@ -129,7 +129,7 @@ struct ReplayMachines: Sendable {
         }
         if version > 0, last?.record.version != version {
             throw EngineError.corruptedEntry(
-                what: "the session index of '\(session)'", reason: "version \(version) is missing")
+                what: "the session index of '\(session.excerpt)'", reason: "version \(version) is missing")
         }
         return (snapshot, last)
     }

@@ -123,7 +123,7 @@ public final class ReplayPlayer {
             }
             guard self.version == upper else {
                 throw EngineError.corruptedEntry(
-                    what: "the session index of '\(session)'", reason: "version \(self.version + 1) is missing")
+                    what: "the session index of '\(session.excerpt)'", reason: "version \(self.version + 1) is missing")
             }
         }
         return played
@@ -169,7 +169,7 @@ public final class ReplayPlayer {
     private func play(_ record: TransitionRecord) throws -> Step {
         guard record.version == version + 1 else {
             throw EngineError.corruptedEntry(
-                what: "the session index of '\(session)'", reason: "version \(version + 1) is missing")
+                what: "the session index of '\(session.excerpt)'", reason: "version \(version + 1) is missing")
         }
         let recording = try machines.recording(for: record.definition)
         var previous = snapshot

@@ -31,13 +31,14 @@ extension SessionArchive {
         return try id ?? exportedSession(of: contents.header)
     }
 
-    /// The session id `header` names, checked.
+    /// The session id `header` names, checked as a new session's id (``SessionID/init(new:)``:
+    /// an archive of a session whose id has control characters imports only under another id).
     ///
     /// - Throws: ``SessionArchiveError/malformedLine(line:reason:)`` (line 1) when it is not a
-    ///   valid ``SessionID``.
+    ///   valid new ``SessionID``.
     static func exportedSession(of header: Header) throws -> SessionID {
         do {
-            return try SessionID(header.session)
+            return try SessionID(new: header.session)
         } catch {
             throw SessionArchiveError.malformedLine(line: 1, reason: "its session id is invalid: \(error)", cause: ErrorCause(error))
         }

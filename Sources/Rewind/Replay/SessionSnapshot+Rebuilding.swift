@@ -79,6 +79,6 @@ extension SessionSnapshot {
 
     /// The error of a session whose index lacks `version`.
     private static func missing(_ version: UInt64, of session: SessionID) -> EngineError {
-        EngineError.corruptedEntry(what: "the session index of '\(session)'", reason: "version \(version) is missing")
+        EngineError.corruptedEntry(what: "the session index of '\(session.excerpt)'", reason: "version \(version) is missing")
     }
 }

@@ -19,13 +19,13 @@ struct Export: AsyncParsableCommand {
     func run() async throws {
         let toStandardOutput = file == "-"
         if toStandardOutput, output.json {
-            throw CLIError.conflictingOptions("--json conflicts with -o -: standard output carries the archive")
+            throw CLIError.usage("--json conflicts with -o -: standard output carries the archive")
         }
         let engine = try storeOptions.openEngine()
         defer { engine.close() }
         let info = try engine.existingSession(session)
         let archive = try engine.exportSession(info.session)
-        let summary = "exported \(info.session) (\(records(info.headVersion)))"
+        let summary = "exported \(info.session.shown) (\(records(info.headVersion)))"
         if toStandardOutput {
             FileHandle.standardOutput.write(archive)
             FileHandle.standardError.write(Data("\(summary) to standard output\n".utf8))
@@ -42,34 +42,11 @@ struct Export: AsyncParsableCommand {
 
     /// Writes `archive` to `path` atomically.
     ///
-    /// - Throws: ``CLIError/unwritableFile(_:reason:)`` saying why (a directory, a missing
-    ///   folder, no permission, a full disk) instead of Foundation's error.
+    /// - Throws: ``CLIError/unwritableFile(_:reason:)`` saying why (``FileProblem/write(_:to:hint:)``).
     private func write(_ archive: Data, to path: String) throws {
-        var isDirectory: ObjCBool = false
-        if FileManager.default.fileExists(atPath: path, isDirectory: &isDirectory), isDirectory.boolValue {
-            throw CLIError.unwritableFile(path, reason: "it is a directory; give a file path such as \(path)/\(session).rewind, or - for standard output")
-        }
-        let folder = URL(fileURLWithPath: path).deletingLastPathComponent().path
-        var folderIsDirectory: ObjCBool = false
-        guard FileManager.default.fileExists(atPath: folder, isDirectory: &folderIsDirectory),
-              folderIsDirectory.boolValue else {
-            throw CLIError.unwritableFile(path, reason: "its folder '\(folder)' does not exist")
-        }
-        do {
-            try archive.write(to: URL(fileURLWithPath: path), options: .atomic)
-        } catch let error as CocoaError {
-            let reason: String
-            switch error.code {
-            case .fileWriteOutOfSpace: reason = "the disk is full"
-            case .fileWriteVolumeReadOnly: reason = "the volume is read-only"
-            default:
-                reason = FileManager.default.isWritableFile(atPath: folder)
-                    ? "it could not be written" : "permission denied in '\(folder)'"
-            }
-            throw CLIError.unwritableFile(path, reason: reason)
-        } catch {
-            throw CLIError.unwritableFile(path, reason: "it could not be written")
-        }
+        try FileProblem.write(
+            archive, to: path,
+            hint: "give a file path such as \(path.hasSuffix("/") ? path : path + "/")\(View.fileName(for: session, extension: "rewind")), or - for standard output")
     }
 }
 
@@ -103,7 +80,7 @@ struct Import: AsyncParsableCommand {
         // and no store yet, the archive before the store is created. A refused import leaves the
         // store's files as they were.
         if !create, storeOptions.namesNoStore { throw CLIError.noStore(storeOptions.store) }
-        let id = try newID.map { try SessionID($0) }
+        let id = try newID.map { try SessionID(new: $0) }
         func checkedArchive() throws -> (data: Data, session: SessionID) {
             let data = try readFile()
             return (data, try SessionArchive.validate(data, as: id))
@@ -122,7 +99,7 @@ struct Import: AsyncParsableCommand {
         if output.json {
             try Terminal.printJSON(ArchiveReport(session: info.session.rawValue, machine: info.machine, records: info.headVersion))
         } else {
-            print("imported \(info.session) (\(info.machine), \(records(info.headVersion)))")
+            print("imported \(info.session.shown) (\(info.machine.shown), \(records(info.headVersion)))")
         }
     }
 
@@ -186,7 +163,7 @@ struct Fork: AsyncParsableCommand {
             try Terminal.printJSON(ForkReport(
                 session: fork.session.rawValue, origin: "\(info.session)@\(version)", version: fork.headVersion))
         } else {
-            print("forked \(info.session) at version \(version) as \(fork.session)")
+            print("forked \(info.session.shown) at version \(version) as \(fork.session.shown)")
         }
     }
 }
@@ -196,7 +173,7 @@ extension Fork {
     private func target(in engine: Engine) throws -> (info: SessionInfo, version: UInt64, id: SessionID) {
         let info = try engine.existingSession(session)
         let version = try parseVersion(at, head: info.headVersion)
-        return (info, version, try SessionID(newID ?? "\(info.session)-fork-\(version)"))
+        return (info, version, try SessionID(new: newID ?? "\(info.session)-fork-\(version)"))
     }
 }
 

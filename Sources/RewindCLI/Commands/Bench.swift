@@ -28,8 +28,8 @@ struct Bench: AsyncParsableCommand {
     }
 
     func validate() throws {
-        guard transitions >= 1, transitions <= 10_000_000 else { throw ValidationError("--transitions must be 1…10000000") }
-        guard sessions >= 1, sessions <= 4096 else { throw ValidationError("--sessions must be 1…4096") }
+        guard transitions >= 1, transitions <= 10_000_000 else { throw ValidationError("--transitions must be from 1 to 10000000") }
+        guard sessions >= 1, sessions <= 4096 else { throw ValidationError("--sessions must be from 1 to 4096") }
     }
 
     func run() async throws {
@@ -44,7 +44,7 @@ struct Bench: AsyncParsableCommand {
         ]
         var results: [Result] = []
         for (name, durability, sessionCount) in runs {
-            if !output.json { FileHandle.standardError.write(Data("running \(name)…\n".utf8)) }
+            if !output.json { FileHandle.standardError.write(Data("running \(name)\(Glyphs.current.ellipsis)\n".utf8)) }
             results.append(try await measure(name, durability: durability, sessions: sessionCount))
         }
         if output.json {
@@ -52,7 +52,7 @@ struct Bench: AsyncParsableCommand {
             return
         }
         print(Terminal.table(
-            ["RUN", "SESSIONS", "TRANSITIONS/S", "P50 µs", "P99 µs", "PER COMMIT"],
+            ["RUN", "SESSIONS", "TRANSITIONS/S", "P50 \(Glyphs.current.microseconds)", "P99 \(Glyphs.current.microseconds)", "PER COMMIT"],
             results.map {
                 [$0.run, String($0.sessions), String(Int($0.transitionsPerSecond)),
                  String(format: "%.0f", $0.p50Microseconds), String(format: "%.0f", $0.p99Microseconds),

@@ -60,7 +60,7 @@ struct Check: AsyncParsableCommand {
                 sessions: report.sessions, snapshots: report.snapshots, checkpoints: report.checkpoints,
                 location: report.problem?.location, problem: report.problem?.reason))
         } else if let problem = report.problem {
-            print("problem at \(problem.location): \(problem.reason)")
+            print("problem at \(problem.location.shown): \(problem.reason.shown)")
         } else {
             print("\(engine.store.path): consistent (\(report.records) records, \(report.sessions) sessions, "
                 + "\(report.snapshots) snapshots, \(report.checkpoints) checkpoints)")

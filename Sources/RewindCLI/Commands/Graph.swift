@@ -33,14 +33,14 @@ struct Graph: AsyncParsableCommand {
     /// definition file (it belongs to no store), and `--json` with another `--format`.
     func refuseInapplicableOptions() throws {
         if at != nil, session == nil {
-            throw CLIError.conflictingOptions("--at needs --session: it is the version of that session whose states are highlighted")
+            throw CLIError.usage("--at needs --session: it is the version of that session whose states are highlighted")
         }
         if session != nil, Self.isDefinitionFile(machine) {
-            throw CLIError.conflictingOptions(
+            throw CLIError.usage(
                 "--session cannot apply to a definition file ('\(machine)'): name the session's machine instead")
         }
         if output.json, let format, format != .json {
-            throw CLIError.conflictingOptions("--json conflicts with --format \(format.rawValue): give one of them")
+            throw CLIError.usage("--json conflicts with --format \(format.rawValue): give one of them")
         }
     }
 

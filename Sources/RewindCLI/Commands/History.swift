@@ -7,7 +7,7 @@ import Rewind
 /// the records as the navigation projection does).
 struct History: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
-        abstract: "Show a session's versions: time, event, source → target, navigation and the stack after it.")
+        abstract: "Show a session's versions: time, event, source -> target, navigation and the stack after it.")
 
     @OptionGroup var storeOptions: StoreOptions
     @OptionGroup var serverOptions: ServerOptions
@@ -49,11 +49,11 @@ struct History: AsyncParsableCommand {
             return
         }
         let dot = Glyphs.current.dot
-        print("session \(listing.session) \(dot) machine \(listing.machine) \(dot) \(listing.version) versions")
+        print("session \(listing.session.shown) \(dot) machine \(listing.machine.shown) \(dot) \(listing.version) versions")
         print(Terminal.table(
             ["VERSION", "TIME", "EVENT", "TRANSITION", "NAVIGATION", "STACK"],
             rows.map { row in
-                let source = row.source.isEmpty ? "∅" : row.source.joined(separator: ",")
+                let source = row.source.isEmpty ? Glyphs.current.emptySet : row.source.joined(separator: ",")
                 return [String(row.version), row.time, row.event,
                         "\(source) \(Glyphs.current.arrow) \(row.target.joined(separator: ","))",
                         row.navigation.isEmpty ? "-" : row.navigation.joined(separator: " "),

@@ -8,25 +8,31 @@ struct Projections: AsyncParsableCommand {
         subcommands: [List.self, Rebuild.self],
         defaultSubcommand: List.self)
 
+    /// A projection's row, in text and in `--json` alike.
     struct Row: Encodable {
         var name: String
         var version: UInt32
         var checkpoint: UInt64
         var head: UInt64
+        /// What the STATUS column says: `up to date`, `behind by N records`, or the failure.
+        var status: String
         var failure: String?
         /// How long `rebuild` took, in seconds (absent in `list`).
         var seconds: Double?
     }
 
     static func row(_ status: ProjectionStatus, head: UInt64) -> Row {
-        Row(name: status.name, version: status.version, checkpoint: status.checkpoint, head: head,
-            failure: status.failure.map { "stopped before sequence \($0.sequence) (\($0.session)): \($0.reason)" })
+        let failure = status.failure.map { "stopped before sequence \($0.sequence) (\($0.session)): \($0.reason)" }
+        let behind = head > status.checkpoint ? head - status.checkpoint : 0
+        return Row(
+            name: status.name, version: status.version, checkpoint: status.checkpoint, head: head,
+            status: failure ?? (behind == 0 ? "up to date" : "behind by \(records(behind))"), failure: failure)
     }
 
     static func print(_ rows: [Row]) {
         Swift.print(Terminal.table(
             ["PROJECTION", "VERSION", "CHECKPOINT", "HEAD", "STATUS"],
-            rows.map { [$0.name, String($0.version), String($0.checkpoint), String($0.head), $0.failure ?? "up to date"] }))
+            rows.map { [$0.name, String($0.version), String($0.checkpoint), String($0.head), $0.status] }))
     }
 
     struct List: AsyncParsableCommand {

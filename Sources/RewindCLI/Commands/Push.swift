@@ -21,7 +21,7 @@ struct Push: AsyncParsableCommand {
     @Option(name: .long, help: "The server's base URL, e.g. http://127.0.0.1:8080.")
     var server: String
 
-    @Option(name: .long, help: "An ingestion key of the app (rewind_ingest_…).")
+    @Option(name: .long, help: "An ingestion key of the app (rewind_ingest_...).")
     var key: String
 
     @Option(name: .long, help: "The most records per batch.")

@@ -4,7 +4,7 @@ import Rewind
 /// `rewind replay SESSION`: time travel through a session in the terminal.
 struct Replay: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
-        abstract: "Step through a session in the terminal: ←/→ step, ↑/↓ PgUp/PgDn scroll, Home/End, g to go to a version, q or Ctrl-C to quit.",
+        abstract: "Step through a session in the terminal: Left/Right step, Up/Down PgUp/PgDn scroll, Home/End, g to go to a version, q or Ctrl-C to quit.",
         discussion: "Without a terminal it prints every step with what changed.")
 
     @OptionGroup var storeOptions: StoreOptions
@@ -70,9 +70,9 @@ struct Replay: AsyncParsableCommand {
                 body += DiffReport(ReplayDiff(from: previous, to: point)).text.split(separator: "\n").map(String.init)
             }
             let dot = " \(glyphs.dot) "
-            let full = "rewind replay\(dot)\(info.session) (\(info.machine))\(dot)version \(point.version) of \(info.headVersion)"
+            let full = "rewind replay\(dot)\(info.session.shown) (\(info.machine.shown))\(dot)version \(point.version) of \(info.headVersion)"
             let header = full.terminalWidth <= size.columns
-                ? full : "version \(point.version) of \(info.headVersion)\(dot)\(info.session) (\(info.machine))"
+                ? full : "version \(point.version) of \(info.headVersion)\(dot)\(info.session.shown) (\(info.machine.shown))"
             var screen = ReplayScreen(
                 header: header, version: point.version, head: info.headVersion, body: body,
                 status: typed.map { "go to version: \($0)" + (message.map { " \($0)" } ?? "") } ?? message, scroll: scroll, glyphs: glyphs)

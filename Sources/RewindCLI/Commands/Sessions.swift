@@ -7,9 +7,10 @@ struct Sessions: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
         abstract: "List the sessions of the store with their machine, version and current states.",
         discussion: """
-            Sessions are sorted by id, numbers counted (kanji-27 before kanji-102). With --server, \
-            the sessions of the device store --store names (by its id), or without --store those \
-            of every device store of the app.
+            Sessions are sorted by id, numbers counted (kanji-27 before kanji-102). --json prints \
+            {"sessions": [...], "total": N}: the rows shown and how many sessions matched before \
+            --limit. With --server, the sessions of the device store --store names (by its id), or \
+            without --store those of every device store of the app (an array of rows).
             """)
 
     @OptionGroup var storeOptions: StoreOptions
@@ -25,8 +26,18 @@ struct Sessions: AsyncParsableCommand {
     /// A row of the listing: the Rewind module's ``SessionListing`` (the server answers the same).
     typealias Row = SessionListing
 
+    /// What `--json` prints: the rows shown, and how many sessions matched (`--machine`) before
+    /// `--limit` cut the list, as the text's "(4 of 30 sessions)" line says.
+    struct Listing: Encodable {
+        var sessions: [Row]
+        var total: Int
+    }
+
+    func validate() throws {
+        if let limit, limit < 1 { throw ValidationError("--limit must be at least 1, not \(limit)") }
+    }
+
     func run() async throws {
-        if let limit, limit < 1 { throw CLIError.conflictingOptions("--limit must be at least 1, not \(limit)") }
         var machines = Set<String>()
         var total = 0
         let rows: [Row]
@@ -54,21 +65,21 @@ struct Sessions: AsyncParsableCommand {
                     return .next
                 }
                 total = infos.count
-                infos.sort { naturallyPrecedes($0.session.rawValue, $1.session.rawValue) }
+                infos.sortNaturally()
                 if let limit, infos.count > limit { infos.removeSubrange(limit...) }
                 return try infos.map { SessionListing($0, head: try transaction.record(at: $0.headSequence)) }
             }
         }
         if output.json {
-            try Terminal.printJSON(rows)
+            try Terminal.printJSON(Listing(sessions: rows, total: total))
             return
         }
         if rows.isEmpty {
             if let machine {
-                print("no sessions of machine '\(machine)' in '\(storeOptions.store)'"
-                    + (machines.isEmpty ? "" : " (its sessions run " + machines.sorted().joined(separator: ", ") + ")"))
+                print("no sessions of machine '\(machine.shown)' in '\(storeOptions.store.shown)'"
+                    + (machines.isEmpty ? "" : " (its sessions run " + machines.sorted().joined(separator: ", ").shown + ")"))
             } else {
-                print("no sessions in '\(storeOptions.store)'")
+                print("no sessions in '\(storeOptions.store.shown)'")
             }
             return
         }
@@ -103,7 +114,7 @@ struct Sessions: AsyncParsableCommand {
             return
         }
         if rows.isEmpty {
-            print(machine.map { "no sessions of machine '\($0)' on \(connection.base.absoluteString)" }
+            print(machine.map { "no sessions of machine '\($0.shown)' on \(connection.base.absoluteString)" }
                 ?? "no sessions on \(connection.base.absoluteString)")
             return
         }

@@ -37,15 +37,16 @@ struct State: AsyncParsableCommand {
             try Terminal.printJSON(report)
             return
         }
-        print("session     \(report.session) (\(report.machine ?? "")), \(report.versions ?? 0) versions")
+        print("session     \(report.session.shown) (\((report.machine ?? "").shown)), \(report.versions ?? 0) versions")
         print(report.text)
     }
 }
 
 extension JSONValue {
-    /// One-line JSON text with sorted keys.
+    /// One-line JSON text with sorted keys, for text output: the control characters JSON leaves
+    /// as they are (DEL, C1) escaped too (``Swift/String/shown``).
     var compactJSON: String {
         guard let data = try? encoded() else { return "?" }
-        return String(decoding: data, as: UTF8.self)
+        return String(decoding: data, as: UTF8.self).shown
     }
 }

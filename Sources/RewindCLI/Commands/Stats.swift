@@ -62,7 +62,7 @@ struct Stats: AsyncParsableCommand {
             store     \(report.store)
             records   \(report.records)
             sessions  \(report.sessions)
-            machines  \(report.machines.sorted { $0.key < $1.key }.map { "\($0.key) (\($0.value))" }.joined(separator: ", "))
+            machines  \(report.machines.sorted { $0.key < $1.key }.map { "\($0.key.shown) (\($0.value))" }.joined(separator: ", "))
             size      \(Self.bytes(report.allocatedBytes)) on disk\(sparse); map \(Self.bytes(UInt64(report.mapBytes))), \
             \(String(format: "%.1f", usage))% used
             oldest    \(report.oldest ?? "-")

@@ -38,6 +38,8 @@ struct Verify: AsyncParsableCommand {
         } else {
             targets = try engine.sessions()
             if let override { targets = targets.filter { $0.machine == override.definition.name } }
+            // In the order `sessions` lists them (kanji-12 before kanji-102), text and JSON alike.
+            targets.sortNaturally()
         }
         // On a terminal a bar; piped, a line now and then (a long run is not silent).
         let progress = output.json ? nil : ProgressBar(title: "verifying", total: targets.count, unit: "sessions")
@@ -57,7 +59,7 @@ struct Verify: AsyncParsableCommand {
             try Terminal.printJSON(summary)
         } else {
             for row in diverged {
-                print("\(row.session) (\(row.machine)): \(row.divergence ?? "")")
+                print("\(row.session.shown) (\(row.machine.shown)): \((row.divergence ?? "").shown)")
             }
             print("verified \(rows.count) session\(rows.count == 1 ? "" : "s"), "
                 + "\(records(summary.verifiedRecords)): \(diverged.count) diverged")

@@ -13,7 +13,8 @@ struct View: AsyncParsableCommand {
             The page works offline from disk: timeline, statechart, navigation stack, data and diffs \
             at any version; it embeds the session's archive (for rewind import). --redact replaces \
             values at JSON paths (payload.card.*, data.*.email, context.token) in the page and the \
-            embedded archive.
+            embedded archive; a path that matches no value is an error (nothing is written) unless \
+            --allow-unmatched-redactions is given.
             """)
 
     @OptionGroup var storeOptions: StoreOptions
@@ -37,6 +38,9 @@ struct View: AsyncParsableCommand {
     @Option(parsing: .upToNextOption, help: "JSON paths whose values are replaced by a placeholder (payload.card.*, data.*.email).")
     var redact: [String] = []
 
+    @Flag(help: "Write the page even when a --redact path matches no value (by default that is an error: a mistyped path would leave the values it meant to hide in the page).")
+    var allowUnmatchedRedactions = false
+
     @Flag(help: "Open the page in the default browser afterwards, where there is one.")
     var open = false
 
@@ -52,15 +56,15 @@ struct View: AsyncParsableCommand {
         do {
             redaction = try Redaction(paths: redact)
         } catch {
-            throw ValidationError(error.description)
+            throw CLIError.usage(error.description)
         }
         // With --server: the page as the server renders it from its copy of the session's log.
         if let connection = try serverOptions.connection(storeOptions) {
             guard let session else {
-                throw CLIError.conflictingOptions("view --machine reads a local store; with --server give a session id")
+                throw CLIError.usage("view --machine reads a local store; with --server give a session id")
             }
             if verify {
-                throw CLIError.conflictingOptions("view --verify reads a local store; export the session from the server and verify it locally")
+                throw CLIError.usage("view --verify reads a local store; export the session from the server and verify it locally")
             }
             try write(try await connection.page(of: session, redacting: redact), named: session)
             return
@@ -73,7 +77,9 @@ struct View: AsyncParsableCommand {
             guard try engine.sessions().contains(where: { $0.machine == machine }) else {
                 throw CLIError.unknownMachine(machine, known: ExampleCatalog.knownMachineNames(in: engine))
             }
-            page = try MachinePage(engine: engine, machine: machine, redacting: redaction).html()
+            var machinePage = MachinePage(engine: engine, machine: machine, redacting: redaction)
+            machinePage.requiresEveryRedactionToMatch = !allowUnmatchedRedactions
+            page = try machinePage.html()
             name = machine
         } else {
             let info = try engine.existingSession(session ?? "")
@@ -91,7 +97,9 @@ struct View: AsyncParsableCommand {
                     against = registered
                 }
             }
-            page = try SessionPage(engine: engine, session: info.session, redacting: redaction, verifyingAgainst: against).html()
+            var sessionPage = SessionPage(engine: engine, session: info.session, redacting: redaction, verifyingAgainst: against)
+            sessionPage.requiresEveryRedactionToMatch = !allowUnmatchedRedactions
+            page = try sessionPage.html()
             name = info.session.rawValue
         }
         try write(page, named: name)
@@ -100,18 +108,17 @@ struct View: AsyncParsableCommand {
     /// Writes `page` to `--output` (or NAME.html), says where, and opens it with `--open`.
     private func write(_ page: Data, named name: String) throws {
         let path = output ?? View.fileName(for: name)
-        do {
-            try page.write(to: URL(fileURLWithPath: path), options: .atomic)
-        } catch {
-            throw CLIError.unwritableFile(path, reason: error.localizedDescription)
-        }
-        print("wrote \(path) (\(ByteCountFormatter.string(fromByteCount: Int64(page.count), countStyle: .file)))")
+        try FileProblem.write(
+            page, to: path, hint: "give a file path such as \(path.hasSuffix("/") ? path : path + "/")\(View.fileName(for: name))")
+        print("wrote \(path.shown) (\(ByteCountFormatter.string(fromByteCount: Int64(page.count), countStyle: .file)))")
         if open { View.openInBrowser(path) }
     }
 
-    /// `name.html`, with characters a file name cannot hold replaced by `_`.
-    static func fileName(for name: String) -> String {
-        String(name.map { "/\\:".contains($0) ? "_" : $0 }) + ".html"
+    /// `name.html` (or another `extension`), with characters a file name cannot hold (and control
+    /// characters) replaced by `_`.
+    static func fileName(for name: String, extension: String = "html") -> String {
+        String(name.unicodeScalars.map { "/\\:".unicodeScalars.contains($0) || DisplayText.isControl($0) ? "_" : Character($0) })
+            + "." + `extension`
     }
 
     /// Opens `path` with the system's opener (`open` on macOS, `xdg-open` elsewhere) when there is

@@ -79,34 +79,35 @@ struct DemoReport {
         Swift.print("\nNavigation stacks (kanji: \(navigation.sessions) sessions, deepest \(navigation.deepest), "
             + "mean depth \(String(format: "%.2f", navigation.meanDepth))):")
         for deepest in navigation.deepestStacks {
-            Swift.print("  \(deepest.session): \(deepest.stack.stackText)")
+            Swift.print("  \(deepest.session.shown): \(deepest.stack.stackText)")
         }
         guard let session = navigation.deepestStacks.first?.session, let id = try? SessionID(session),
               let info = try engine.store.sessionInfo(for: id) else { return }
-        Swift.print("\nReplay of \(session) (`rewind replay \(session)` steps through it):")
+        let shown = session.shown
+        Swift.print("\nReplay of \(shown) (`rewind replay \(shown)` steps through it):")
         var cursor = try engine.replayCursor(for: id)
         var point = try cursor.seek(to: 1)
         var points = [point]
-        Swift.print("  v\(point.version) \(point.event ?? "")  \(Glyphs.current.arrow) \(point.activeStates.joined(separator: ","))"
-            + "  [\(point.navigation.screens.joined(separator: " \(Glyphs.current.stackSeparator) "))]")
+        Swift.print("  v\(point.version) \((point.event ?? "").shown)  \(Glyphs.current.arrow) \(point.activeStates.joined(separator: ",").shown)"
+            + "  [\(point.navigation.screens.joined(separator: " \(Glyphs.current.stackSeparator) ").shown)]")
         while let next = try cursor.stepForward() {
             point = next
             points.append(point)
-            let data = point.stateData.sorted { $0.key < $1.key }.map { "\($0.key)=\($0.value.compactJSON)" }
-            Swift.print("  v\(point.version) \(point.event ?? "") \(point.activeStates.joined(separator: ","))"
+            let data = point.stateData.sorted { $0.key < $1.key }.map { "\($0.key.shown)=\($0.value.compactJSON)" }
+            Swift.print("  v\(point.version) \((point.event ?? "").shown) \(point.activeStates.joined(separator: ",").shown)"
                 + (data.isEmpty ? "" : " \(data.joined(separator: " "))")
-                + "  [\(point.navigation.screens.joined(separator: " \(Glyphs.current.stackSeparator) "))]")
+                + "  [\(point.navigation.screens.joined(separator: " \(Glyphs.current.stackSeparator) ").shown)]")
         }
         if points.count >= 3 {
             let from = points[1], to = points[points.count - 1]
-            Swift.print("\n`rewind diff \(session) \(from.version) \(info.headVersion)`:")
+            Swift.print("\n`rewind diff \(shown) \(from.version) \(info.headVersion)`:")
             Swift.print(DiffReport(ReplayDiff(from: from, to: to)).text
                 .split(separator: "\n").map { "  " + $0 }.joined(separator: "\n"))
         }
         Swift.print("""
 
-            Next: `rewind sessions`, `rewind history \(session)`, `rewind replay \(session)`, \
-            `rewind graph kanji --session \(session)`, `rewind verify`, `rewind --help`.
+            Next: `rewind sessions`, `rewind history \(shown)`, `rewind replay \(shown)`, \
+            `rewind graph kanji --session \(shown)`, `rewind verify`, `rewind --help`.
             """)
     }
 }

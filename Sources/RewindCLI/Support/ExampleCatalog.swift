@@ -35,13 +35,23 @@ enum ExampleCatalog {
     /// With `readOnly` the existing store is opened read-only: nothing is created or written.
     /// Every command checks the data file's pages before LMDB reads them (a damaged page is a
     /// `DamagedPageError`, not a crash), and none makes an emptied data file a new store.
+    ///
+    /// - Throws: the engine's errors; ``CLIError/fileSystem(_:operation:reason:)`` when the file
+    ///   system refuses the directory (it cannot be created, permission denied).
     static func engine(directory: String, durability: Durability = .durable, readOnly: Bool = false) throws -> Engine {
         var configuration = EngineConfiguration(durability: durability)
         configuration.readOnly = readOnly
         configuration.checksPages = true
         configuration.store.environment.options.insert(.refuseBlankDataFile)
         configuration.projections = [ScreenFlowProjection(), NavigationProjection()]
-        let engine = try Engine(directory: directory, configuration: configuration)
+        let engine: Engine
+        do {
+            engine = try Engine(directory: directory, configuration: configuration)
+        } catch where FileProblem.isFileSystemError(error) {
+            throw CLIError.fileSystem(
+                directory, operation: readOnly ? "open the store" : "open or create the store",
+                reason: FileProblem.reason(for: error))
+        }
         for machine in try machines().values {
             try engine.register(machine)
         }

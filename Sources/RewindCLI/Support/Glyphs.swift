@@ -28,6 +28,12 @@ struct Glyphs: Sendable {
     var progressDone: String { unicode ? "█" : "#" }
     /// The rest of a progress bar (`░` or `.`).
     var progressRest: String { unicode ? "░" : "." }
+    /// No states, before a session's first record (`∅` or `-`).
+    var emptySet: String { unicode ? "∅" : "-" }
+    /// Something left out or still going (`…` or `...`).
+    var ellipsis: String { unicode ? "…" : "..." }
+    /// Microseconds (`µs` or `us`).
+    var microseconds: String { unicode ? "µs" : "us" }
 
     /// The glyphs for the process's locale.
     static let current = Glyphs(unicode: localeIsUTF8(ProcessInfo.processInfo.environment))

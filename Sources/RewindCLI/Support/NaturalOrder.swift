@@ -1,3 +1,5 @@
+import Rewind
+
 /// Orders text the way people count: runs of digits compare as numbers, so `kanji-27` comes
 /// before `kanji-102`; the rest compares character by character.
 func naturallyPrecedes(_ a: String, _ b: String) -> Bool {
@@ -21,4 +23,12 @@ func naturallyPrecedes(_ a: String, _ b: String) -> Bool {
         right = right.dropFirst()
     }
     return left.isEmpty && !right.isEmpty
+}
+
+extension [SessionInfo] {
+    /// Sorts the sessions by id in natural order (``naturallyPrecedes(_:_:)``), as `sessions`
+    /// and `verify` list them.
+    mutating func sortNaturally() {
+        sort { naturallyPrecedes($0.session.rawValue, $1.session.rawValue) }
+    }
 }

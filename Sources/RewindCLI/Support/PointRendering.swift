@@ -6,17 +6,18 @@ typealias PointReport = ReplayPointReport
 typealias DiffReport = ReplayDiffReport
 
 extension ReplayPointReport {
-    /// The point as aligned lines.
+    /// The point as aligned lines; names and values from the log are shown with their control
+    /// characters escaped (``Swift/String/shown``).
     var text: String {
         var lines = [
             "version     \(version)\(time.map { " \(Glyphs.current.dot) \($0)" } ?? "")",
-            "event       \(event ?? "(before the first record)")\(payload.isNull ? "" : " \(payload.compactJSON)")",
-            "active      \(activeStates.joined(separator: ", "))",
+            "event       \(event?.shown ?? "(before the first record)")\(payload.isNull ? "" : " \(payload.compactJSON)")",
+            "active      \(activeStates.joined(separator: ", ").shown)",
             "navigation  \(navigationStack.isEmpty ? "(empty)" : navigationStack.stackText)"
-                + (navigation.isEmpty ? "" : "   (\(navigation.joined(separator: ", ")))"),
+                + (navigation.isEmpty ? "" : "   (\(navigation.joined(separator: ", ").shown))"),
         ]
         for (id, value) in data.sorted(by: { $0.key < $1.key }) {
-            lines.append("data        \(id): \(value.compactJSON)")
+            lines.append("data        \(id.shown): \(value.compactJSON)")
         }
         if !context.isNull { lines.append("context     \(context.compactJSON)") }
         return lines.joined(separator: "\n")
@@ -27,10 +28,10 @@ extension ReplayDiffReport.Change {
     /// `+ path: value`, `- path: value`, `~ path: before → after`.
     var text: String {
         switch change {
-        case "added": return "+ \(path): \(after?.compactJSON ?? "null")"
-        case "removed": return "- \(path): \(before?.compactJSON ?? "null")"
+        case "added": return "+ \(path.shown): \(after?.compactJSON ?? "null")"
+        case "removed": return "- \(path.shown): \(before?.compactJSON ?? "null")"
         default:
-            return "~ \(path): \(before?.compactJSON ?? "null") \(Glyphs.current.arrow) \(after?.compactJSON ?? "null")"
+            return "~ \(path.shown): \(before?.compactJSON ?? "null") \(Glyphs.current.arrow) \(after?.compactJSON ?? "null")"
         }
     }
 }
@@ -39,8 +40,8 @@ extension ReplayDiffReport {
     /// The diff as indented lines.
     var text: String {
         var lines = ["diff \(from) \(Glyphs.current.arrow) \(to)"]
-        if !exited.isEmpty { lines.append("  exited    \(exited.joined(separator: ", "))") }
-        if !entered.isEmpty { lines.append("  entered   \(entered.joined(separator: ", "))") }
+        if !exited.isEmpty { lines.append("  exited    \(exited.joined(separator: ", ").shown)") }
+        if !entered.isEmpty { lines.append("  entered   \(entered.joined(separator: ", ").shown)") }
         for change in stateData { lines.append("  data      \(change.text)") }
         for change in context { lines.append("  context   \(change.text)") }
         for change in payload { lines.append("  payload   \(change.text)") }
@@ -56,7 +57,7 @@ extension NavigationEntry {
     /// The entry in one line: its screen, then its data as compact JSON when it has some
     /// (`detail {"character":"日"}`).
     var text: String {
-        data.isNull ? screen : "\(screen) \(data.compactJSON)"
+        data.isNull ? screen.shown : "\(screen.shown) \(data.compactJSON)"
     }
 }
 

@@ -14,30 +14,30 @@ struct ServerOptions: ParsableArguments {
         valueName: "url"))
     var server: String?
 
-    @Option(help: ArgumentHelp("The app's read key for --server (rewind_read_…).", valueName: "key"))
+    @Option(help: ArgumentHelp("The app's read key for --server (rewind_read_...).", valueName: "key"))
     var key: String?
 
     /// The connection `--server` asks for, or `nil` when the command reads a local store.
     ///
-    /// - Throws: ``CLIError/conflictingOptions(_:)`` for a URL that is not http(s), a missing
+    /// - Throws: ``CLIError/usage(_:)`` for a URL that is not http(s), a missing
     ///   key, a key without a server, or a `--store` that is not a store id.
     func connection(_ storeOptions: StoreOptions) throws -> ServerConnection? {
         guard let server else {
-            if key != nil { throw CLIError.conflictingOptions("--key goes with --server URL") }
+            if key != nil { throw CLIError.usage("--key goes with --server URL") }
             return nil
         }
         guard let url = URL(string: server), let scheme = url.scheme?.lowercased(), ["http", "https"].contains(scheme),
               url.host != nil
         else {
-            throw CLIError.conflictingOptions("--server must be an http:// or https:// URL, not '\(server)'")
+            throw CLIError.usage("--server must be an http:// or https:// URL, not '\(server)'")
         }
         guard let key, !key.isEmpty else {
-            throw CLIError.conflictingOptions("--server needs --key KEY: a read key of the app (rewind-server create-app prints one)")
+            throw CLIError.usage("--server needs --key KEY: a read key of the app (rewind-server create-app prints one)")
         }
         var store: UUID?
         if storeOptions.store != StoreOptions.defaultDirectory {
             guard let id = UUID(uuidString: storeOptions.store) else {
-                throw CLIError.conflictingOptions(
+                throw CLIError.usage(
                     "with --server, --store names a device store by its id (a UUID), not '\(storeOptions.store)'")
             }
             store = id
@@ -129,7 +129,7 @@ struct ServerConnection {
     /// store of the app that has a session of that id.
     ///
     /// - Throws: ``CLIError/unknownSession(_:)`` when no store (or not the named one) has it,
-    ///   ``CLIError/conflictingOptions(_:)`` when several stores do and `--store` was not given.
+    ///   ``CLIError/usage(_:)`` when several stores do and `--store` was not given.
     func session(_ session: String) async throws -> (store: UUID, listing: SessionListing) {
         let store: UUID
         if let named = self.store {
@@ -139,8 +139,8 @@ struct ServerConnection {
             let stores = Set(all.sessions.filter { $0.sessionID == session }.map(\.storeID))
             guard let only = stores.first else { throw CLIError.unknownSession(session) }
             guard stores.count == 1 else {
-                throw CLIError.conflictingOptions(
-                    "session '\(session)' is in several device stores: pick one with --store ("
+                throw CLIError.usage(
+                    "session '\(DisplayText.excerpt(session))' is in several device stores: pick one with --store ("
                     + stores.map { $0.uuidString.lowercased() }.sorted().joined(separator: ", ") + ")")
             }
             store = only
@@ -184,11 +184,11 @@ struct ServerConnection {
         var text = base.absoluteString
         if !text.hasSuffix("/") { text += "/" }
         guard var components = URLComponents(string: text + path) else {
-            throw CLIError.conflictingOptions("--server \(base.absoluteString) does not make a URL with \(path)")
+            throw CLIError.usage("--server \(base.absoluteString) does not make a URL with \(path)")
         }
         if !query.isEmpty { components.queryItems = query }
         guard let url = components.url else {
-            throw CLIError.conflictingOptions("--server \(base.absoluteString) does not make a URL with \(path)")
+            throw CLIError.usage("--server \(base.absoluteString) does not make a URL with \(path)")
         }
         return url
     }

@@ -18,8 +18,9 @@ struct StoreOptions: ParsableArguments {
     /// Without `creating`, a missing directory, a file, and an empty directory (or one holding only
     /// LMDB's lock file) are no store and are left as they are: a mistyped `--store` is reported,
     /// not made into a new store.
-    /// - Throws: ``CLIError/noStore(_:)`` when there is no store to open, and the store's errors
-    ///   (not a store, newer format) otherwise.
+    /// - Throws: ``CLIError/storeIsAFile(_:)`` when `--store` names a file,
+    ///   ``CLIError/noStore(_:)`` when there is no store to open, and the store's errors (not a
+    ///   store, newer format) otherwise.
     ///
     /// `checkingFirst` runs, when there is a store, on it opened read-only before it is opened for
     /// writing: a command whose checks fail there (an unknown session, a taken id) throws before
@@ -31,6 +32,7 @@ struct StoreOptions: ParsableArguments {
         durability: Durability = .durable, writing: Bool = false, creating: Bool = false,
         checkingFirst check: ((Engine) throws -> Void)? = nil
     ) throws -> Engine {
+        if namesAFile { throw CLIError.storeIsAFile(store) }
         if !creating, namesNoStore { throw CLIError.noStore(store) }
         if let check, !namesNoStore {
             do {
@@ -42,6 +44,19 @@ struct StoreOptions: ParsableArguments {
             }
         }
         return try ExampleCatalog.engine(directory: store, durability: durability, readOnly: !writing && !creating)
+    }
+
+    /// Refuses an empty `--store` (a usage error): it names no directory.
+    func validate() throws {
+        if store.isEmpty {
+            throw ValidationError("--store needs a directory, not an empty path (default: ./\(Self.defaultDirectory))")
+        }
+    }
+
+    /// Whether `--store` names something that exists and is not a directory (a file).
+    var namesAFile: Bool {
+        var isDirectory: ObjCBool = false
+        return FileManager.default.fileExists(atPath: store, isDirectory: &isDirectory) && !isDirectory.boolValue
     }
 
     /// Whether `--store` names no store: a missing path, a file, or an empty directory (or one

@@ -5,9 +5,9 @@ import Rewind
 ///
 /// A store is a directory holding LMDB's `data.mdb` (a regular file starting with an LMDB meta
 /// page, and a Rewind store when LMDB can open it) and possibly its `lock.mdb`, nothing else.
-/// Only those two files are removed (never recursively, never the directory itself, which may be
-/// `.`), so a mistyped `--store` naming a directory of the user's files, a plain file or the
-/// current directory is refused and left untouched.
+/// Only those two files are removed (never recursively, never the directory itself), so a
+/// mistyped `--store` naming a directory of the user's files, a plain file or the current
+/// directory (`.`, even inside a store) is refused and left untouched.
 enum StoreRemoval {
     /// LMDB's meta page magic (0xBEEFC0DE, little-endian) after the 16-byte page header.
     private static let lmdbMagic: [UInt8] = [0xDE, 0xC0, 0xEF, 0xBE]
@@ -15,8 +15,9 @@ enum StoreRemoval {
     /// Removes the store at `path`; does nothing when `path` does not exist or is an empty
     /// directory.
     ///
-    /// - Throws: ``CLIError/notRemovable(_:reason:)`` when `path` is anything but a store (nothing
-    ///   is removed); the file system's errors.
+    /// - Throws: ``CLIError/notRemovable(_:reason:)`` when `path` is anything but a store, or is
+    ///   the current directory (nothing is removed); ``CLIError/fileSystem(_:operation:reason:)``
+    ///   when the file system refuses to list or delete (permission denied, say).
     static func remove(_ path: String) throws {
         let files = FileManager.default
         var isDirectory: ObjCBool = false
@@ -24,13 +25,21 @@ enum StoreRemoval {
         guard isDirectory.boolValue else {
             throw CLIError.notRemovable(path, reason: "it is a file, not a store directory")
         }
-        let contents = try files.contentsOfDirectory(atPath: path)
+        if isCurrentDirectory(path) {
+            throw CLIError.notRemovable(path, reason: "it is the current directory; name the store's directory from outside it")
+        }
+        let contents: [String]
+        do {
+            contents = try files.contentsOfDirectory(atPath: path)
+        } catch {
+            throw CLIError.fileSystem(path, operation: "read the directory", reason: FileProblem.reason(for: error))
+        }
         if contents.isEmpty { return }
         let others = contents.filter { $0 != "data.mdb" && $0 != "lock.mdb" }
         guard others.isEmpty else {
             let listed = others.sorted().prefix(3).map { "'\($0)'" }.joined(separator: ", ")
             throw CLIError.notRemovable(
-                path, reason: "it holds files a store does not have (\(listed)\(others.count > 3 ? ", …" : ""))")
+                path, reason: "it holds files a store does not have (\(listed)\(others.count > 3 ? ", \(Glyphs.current.ellipsis)" : ""))")
         }
         let directory = URL(fileURLWithPath: path)
         let dataFile = directory.appendingPathComponent("data.mdb").path
@@ -38,14 +47,32 @@ enum StoreRemoval {
             try checkDataFile(dataFile, store: path)
         }
         for name in ["data.mdb", "lock.mdb"] where contents.contains(name) {
-            try files.removeItem(atPath: directory.appendingPathComponent(name).path)
+            let file = directory.appendingPathComponent(name).path
+            do {
+                try files.removeItem(atPath: file)
+            } catch {
+                throw CLIError.fileSystem(file, operation: "delete", reason: FileProblem.reason(for: error))
+            }
         }
+    }
+
+    /// Whether `path` is the process's current directory (`.`, `./`, or its path by any name).
+    private static func isCurrentDirectory(_ path: String) -> Bool {
+        func resolved(_ path: String) -> String {
+            URL(fileURLWithPath: path).resolvingSymlinksInPath().standardizedFileURL.path
+        }
+        return resolved(path) == resolved(FileManager.default.currentDirectoryPath)
     }
 
     /// Throws unless `path` is a regular LMDB data file of a Rewind store (or one too damaged to
     /// open, whose meta page is still LMDB's).
     private static func checkDataFile(_ path: String, store: String) throws {
-        let attributes = try FileManager.default.attributesOfItem(atPath: path)
+        let attributes: [FileAttributeKey: Any]
+        do {
+            attributes = try FileManager.default.attributesOfItem(atPath: path)
+        } catch {
+            throw CLIError.fileSystem(path, operation: "read", reason: FileProblem.reason(for: error))
+        }
         guard attributes[.type] as? FileAttributeType == .typeRegular else {
             throw CLIError.notRemovable(store, reason: "its data.mdb is not a regular file")
         }

@@ -21,9 +21,11 @@ enum Terminal {
         print(String(decoding: data, as: UTF8.self))
     }
 
-    /// Formats rows as left-aligned columns under `header`.
+    /// Formats rows as left-aligned columns under `header`; every cell is shown with its control
+    /// characters escaped (``Swift/String/shown``), so a cell holding a newline or an escape
+    /// sequence stays one cell.
     static func table(_ header: [String], _ rows: [[String]]) -> String {
-        let all = [header] + rows
+        let all = ([header] + rows).map { $0.map(\.shown) }
         var widths = [Int](repeating: 0, count: header.count)
         for row in all {
             for (index, cell) in row.enumerated() where index < widths.count {

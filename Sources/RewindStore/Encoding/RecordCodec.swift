@@ -1,3 +1,5 @@
+import RewindValues
+
 /// The binary encoding of a ``TransitionRecord`` (the value of the `log` database).
 ///
 /// Format 1, in order (integers little-endian; "varint" is unsigned LEB128; "string" and "bytes"
@@ -123,7 +125,7 @@
         do {
             return try SessionID(text)
         } catch {
-            throw DecodingFailure(reason: "invalid session id \(text.debugDescription)")
+            throw DecodingFailure(reason: "invalid session id '\(DisplayText.excerpt(text))'")
         }
     }
 

@@ -1,4 +1,5 @@
 import Foundation
+import RewindValues
 
 /// A checked record read in place: the encoded bytes of a ``TransitionRecord`` (usually inside
 /// LMDB's memory map) with the position of every field, so that a fold reading a few fields
@@ -144,7 +145,7 @@ package struct RecordView {
     private static func checkSessionID(_ bytes: UnsafeRawBufferPointer) throws(DecodingFailure) {
         guard let base = bytes.baseAddress, !bytes.isEmpty, bytes.count <= SessionID.maximumByteCount,
               memchr(base, 0, bytes.count) == nil else {
-            throw DecodingFailure(reason: "invalid session id \(String(decoding: bytes, as: UTF8.self).debugDescription)")
+            throw DecodingFailure(reason: "invalid session id '\(DisplayText.excerpt(String(decoding: bytes, as: UTF8.self)))'")
         }
     }
 

@@ -1,7 +1,13 @@
 import Foundation
+import RewindValues
 
 /// The id of a session: a non-empty UTF-8 string of at most ``maximumByteCount`` bytes without
 /// NUL characters (a NUL separates the id from the version in the session index's keys).
+///
+/// A new session's id (``init(new:)``; the store checks it again when it creates the session)
+/// also has no control characters (C0, DEL, C1): `sessions` and `history` print ids on a
+/// terminal, where an ESC would act and a newline break the table. Ids with control characters
+/// written before that rule are still read; text output shows them escaped.
 ///
 /// Ids are compared, hashed and ordered by their UTF-8 bytes, as the store keys sessions: two
 /// texts Swift's `String` calls equal because they are canonically equivalent ("é" as one scalar,
@@ -17,6 +23,17 @@ public struct SessionID: Sendable, Hashable, Comparable, Codable, CustomStringCo
     /// - Throws: ``StoreError/invalidSessionID(_:reason:)`` when it is empty, too long or has a NUL.
     public init(_ rawValue: String) throws {
         if let reason = Self.problem(with: rawValue) {
+            throw StoreError.invalidSessionID(rawValue, reason: reason)
+        }
+        self.rawValue = rawValue
+    }
+
+    /// Validates `rawValue` as the id of a new session: the rules of every id, and no control
+    /// character (C0, DEL, C1).
+    /// - Throws: ``StoreError/invalidSessionID(_:reason:)`` naming the first control character and
+    ///   its position, or as ``init(_:)``.
+    public init(new rawValue: String) throws {
+        if let reason = Self.problem(with: rawValue) ?? Self.problemForNewSession(with: rawValue) {
             throw StoreError.invalidSessionID(rawValue, reason: reason)
         }
         self.rawValue = rawValue
@@ -38,6 +55,18 @@ public struct SessionID: Sendable, Hashable, Comparable, Codable, CustomStringCo
         if utf8.contains(0) { return "it contains a NUL character" }
         return nil
     }
+
+    /// Why `rawValue` cannot name a new session beyond ``problem(with:)``: its first control
+    /// character and where it is; `nil` when it has none.
+    static func problemForNewSession(with rawValue: String) -> String? {
+        guard let (scalar, position) = DisplayText.firstControl(in: rawValue) else { return nil }
+        return "it contains the control character \(DisplayText.name(of: scalar)) at position \(position); "
+            + "a new session's id may not hold control characters"
+    }
+
+    /// The id for a message: control characters escaped, a long id shortened
+    /// (``DisplayText/excerpt(_:)``).
+    package var excerpt: String { DisplayText.excerpt(rawValue) }
 
     /// The id's text.
     public var description: String { rawValue }
@@ -63,7 +92,7 @@ public struct SessionID: Sendable, Hashable, Comparable, Codable, CustomStringCo
         let text = try container.decode(String.self)
         if let reason = Self.problem(with: text) {
             throw DecodingError.dataCorruptedError(
-                in: container, debugDescription: "invalid session id \(text.debugDescription): \(reason)")
+                in: container, debugDescription: "invalid session id '\(DisplayText.excerpt(text))': \(reason)")
         }
         rawValue = text
     }

@@ -171,7 +171,7 @@ enum SessionInfoCodec {
             return SessionHead(info: info, recent: recent)
         } catch let failure as DecodingFailure {
             throw StoreError.corruptedEntry(
-                database: StoreLayout.sessions, key: "'\(session)'", reason: failure.reason)
+                database: StoreLayout.sessions, key: "'\(session.excerpt)'", reason: failure.reason)
         }
     }
 }

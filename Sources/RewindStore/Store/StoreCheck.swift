@@ -194,7 +194,7 @@ extension StoreReadTransaction {
     /// `sequences`, the sequences of its records in the log.
     private func checkSession(_ info: SessionInfo, against sequences: [UInt64]) throws -> StoreProblem? {
         let session = info.session
-        let entry = "database '\(StoreLayout.sessions)' entry '\(session)'"
+        let entry = "database '\(StoreLayout.sessions)' entry '\(session.excerpt)'"
         guard !sequences.isEmpty else {
             return StoreProblem(location: entry, reason: "the log holds no record of this session")
         }
@@ -212,7 +212,7 @@ extension StoreReadTransaction {
         var problem: StoreProblem?
         var next: UInt64 = 1
         try forEachSequence(of: session, from: 1, direction: .forward) { version, sequence in
-            let location = "database '\(StoreLayout.sessionIndex)' entry '\(session)' version \(version)"
+            let location = "database '\(StoreLayout.sessionIndex)' entry '\(session.excerpt)' version \(version)"
             guard version == next else {
                 problem = StoreProblem(location: location, reason: "version \(next) was expected here")
                 return .stop
@@ -229,7 +229,7 @@ extension StoreReadTransaction {
         }
         if problem == nil, next != UInt64(sequences.count) + 1 {
             problem = StoreProblem(
-                location: "database '\(StoreLayout.sessionIndex)' entry '\(session)' version \(next)",
+                location: "database '\(StoreLayout.sessionIndex)' entry '\(session.excerpt)' version \(next)",
                 reason: "it is missing (the session's head is version \(sequences.count))")
         }
         return problem

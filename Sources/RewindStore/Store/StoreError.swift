@@ -1,3 +1,5 @@
+import RewindValues
+
 /// A domain error of the transition store. LMDB failures are reported as `LMDBError` instead.
 public enum StoreError: Error, Sendable, Hashable, CustomStringConvertible {
     /// An append's expected version did not match the session's head version; nothing of that
@@ -16,7 +18,8 @@ public enum StoreError: Error, Sendable, Hashable, CustomStringConvertible {
     /// The store cannot be opened read-only as it is (an older format, databases not created
     /// yet): a read-write open would change it first. Nothing was changed.
     case needsWriteAccess(path: String, reason: String)
-    /// A session id is invalid (empty, too long or containing a NUL character).
+    /// A session id is invalid (empty, too long or containing a NUL character; for a new session,
+    /// containing a control character).
     case invalidSessionID(String, reason: String)
     /// The transition at `index` of an append to `session` is invalid; nothing was written.
     case invalidTransition(session: SessionID, index: Int, reason: String)
@@ -27,7 +30,7 @@ public enum StoreError: Error, Sendable, Hashable, CustomStringConvertible {
     public var description: String {
         switch self {
         case let .versionConflict(session, expected, actual):
-            return "version conflict in session '\(session)': expected \(expected), actual version \(actual)"
+            return "version conflict in session '\(session.excerpt)': expected \(expected), actual version \(actual)"
                 + (actual == 0 ? " (no such session)" : "")
         case let .corruptedRecord(sequence, reason):
             return "corrupted record at sequence \(sequence): \(reason)"
@@ -40,11 +43,11 @@ public enum StoreError: Error, Sendable, Hashable, CustomStringConvertible {
         case let .needsWriteAccess(path, reason):
             return "'\(path)' cannot be read without writing it first: \(reason)"
         case let .invalidSessionID(id, reason):
-            return "invalid session id \(id.debugDescription): \(reason)"
+            return "invalid session id '\(DisplayText.excerpt(id))': \(reason)"
         case let .invalidTransition(session, index, reason):
-            return "invalid transition \(index) of the append to session '\(session)': \(reason)"
+            return "invalid transition \(index) of the append to session '\(session.excerpt)': \(reason)"
         case let .emptyAppend(session):
-            return "empty append to session '\(session)': an append needs at least one transition"
+            return "empty append to session '\(session.excerpt)': an append needs at least one transition"
         }
     }
 }

@@ -1,4 +1,5 @@
 import RewindLMDB
+import RewindValues
 
 /// Brings a store written in an older format up to ``StoreLayout/formatVersion``, inside the
 /// write transaction that opens it (all or nothing; another process opening the store meanwhile
@@ -37,7 +38,7 @@ enum StoreMigration {
             var sequences = sequencesBySession.removeValue(forKey: session) ?? []
             guard version == UInt64(sequences.count) + 1 else {
                 throw StoreError.corruptedEntry(
-                    database: StoreLayout.sessionIndex, key: "'\(session)' version \(version)",
+                    database: StoreLayout.sessionIndex, key: "'\(DisplayText.excerpt(session))' version \(version)",
                     reason: "version \(sequences.count + 1) was expected")
             }
             sequences.append(sequence)
@@ -55,7 +56,7 @@ enum StoreMigration {
             let sequences = sequencesBySession.removeValue(forKey: text) ?? []
             guard UInt64(sequences.count) == info.headVersion, sequences.last == info.headSequence else {
                 throw StoreError.corruptedEntry(
-                    database: StoreLayout.sessions, key: "'\(session)'",
+                    database: StoreLayout.sessions, key: "'\(session.excerpt)'",
                     reason: "head version \(info.headVersion) but \(sequences.count) versions in the session index")
             }
             heads.append(SessionHead(info: info, recent: sequences))

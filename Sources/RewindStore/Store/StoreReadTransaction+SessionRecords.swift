@@ -16,13 +16,13 @@ extension StoreReadTransaction {
         try forEachSequence(of: session, from: start, direction: direction) { version, sequence in
             guard let record = try record(at: sequence) else {
                 throw StoreError.corruptedEntry(
-                    database: StoreLayout.sessionIndex, key: "'\(session)' version \(version)",
+                    database: StoreLayout.sessionIndex, key: "'\(session.excerpt)' version \(version)",
                     reason: "it points at sequence \(sequence), which is not in the log")
             }
             // The index has no checksum of its own: a damaged one must not lend another record.
             guard record.version == version, record.session == session else {
                 throw StoreError.corruptedEntry(
-                    database: StoreLayout.sessionIndex, key: "'\(session)' version \(version)",
+                    database: StoreLayout.sessionIndex, key: "'\(session.excerpt)' version \(version)",
                     reason: "it points at sequence \(sequence), which holds '\(record.session)' version \(record.version)")
             }
             return try body(record)
@@ -98,7 +98,7 @@ extension StoreReadTransaction {
 
     private static func missingBlock(of session: SessionID, at version: UInt64) -> StoreError {
         StoreError.corruptedEntry(
-            database: StoreLayout.sessionIndex, key: "'\(session)' version \(version)",
+            database: StoreLayout.sessionIndex, key: "'\(session.excerpt)' version \(version)",
             reason: "the block of this version is missing")
     }
 
@@ -121,12 +121,12 @@ extension StoreReadTransaction {
             let blockStart = UInt64(bigEndian: key.loadUnaligned(fromByteOffset: prefix.count, as: UInt64.self))
             guard blockStart == expected else {
                 throw StoreError.corruptedEntry(
-                    database: StoreLayout.sessionIndex, key: "'\(session)' version \(blockStart)",
+                    database: StoreLayout.sessionIndex, key: "'\(session.excerpt)' version \(blockStart)",
                     reason: "the block of version \(expected) was expected here")
             }
             guard value.count == StoreLayout.indexBlockSize * 8 else {
                 throw StoreError.corruptedEntry(
-                    database: StoreLayout.sessionIndex, key: "'\(session)' version \(blockStart)",
+                    database: StoreLayout.sessionIndex, key: "'\(session.excerpt)' version \(blockStart)",
                     reason: "the value is \(value.count) bytes, not \(StoreLayout.indexBlockSize) 8-byte sequences")
             }
             sequences.removeAll(keepingCapacity: true)

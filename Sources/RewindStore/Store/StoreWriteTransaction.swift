@@ -30,7 +30,8 @@ public final class StoreWriteTransaction: StoreReadTransaction {
     /// a failure throws without writing anything and leaves the transaction usable.
     /// - Throws: ``StoreError/versionConflict(session:expected:actual:)``,
     ///   ``StoreError/invalidTransition(session:index:reason:)``, ``StoreError/emptyAppend(session:)``,
-    ///   or an `LMDBError`.
+    ///   ``StoreError/invalidSessionID(_:reason:)`` when the append would create a session whose
+    ///   id has a control character (``SessionID/init(new:)``), or an `LMDBError`.
     @discardableResult
     public func append(
         _ transitions: [TransitionDraft], to session: SessionID, expectedVersion: ExpectedVersion = .any
@@ -53,8 +54,13 @@ public final class StoreWriteTransaction: StoreReadTransaction {
         if let found = tail.heads.index(forKey: session) {
             index = found
         } else {
-            let stored = try storedEntry(for: session)
-                ?? .empty(session, created: transitions[0].timestamp, origin: transitions[0].origin)
+            let existing = try storedEntry(for: session)
+            // A new session's id has no control characters; old sessions whose ids have some
+            // (written before the rule) still take appends.
+            if existing == nil, let problem = SessionID.problemForNewSession(with: session.rawValue) {
+                throw StoreError.invalidSessionID(session.rawValue, reason: problem)
+            }
+            let stored = existing ?? .empty(session, created: transitions[0].timestamp, origin: transitions[0].origin)
             // Checked before the head joins the tail (`appendRecords` checks again, in place).
             let head = stored.info.headVersion
             guard expectedVersion.isSatisfied(byHead: head) else {

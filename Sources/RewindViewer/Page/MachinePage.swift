@@ -14,6 +14,9 @@ public struct MachinePage: Sendable {
     public let machine: String
     /// The redaction rules applied to every session's values.
     public var redaction: Redaction
+    /// Whether ``html()`` fails with ``ViewerError/unmatchedRedactions(paths:)`` when a redaction
+    /// rule matches no value of any session. Default `false`.
+    public var requiresEveryRedactionToMatch = false
 
     /// The page of `machine`'s sessions in `engine`'s store.
     public init(engine: Engine, machine: String, redacting redaction: Redaction = Redaction([])) {
@@ -25,7 +28,8 @@ public struct MachinePage: Sendable {
     /// The page as UTF-8 HTML.
     ///
     /// - Throws: ``ViewerError/noSessions(machine:)`` when the store has no session of the machine;
-    ///   the projection's and the replay engine's errors.
+    ///   ``ViewerError/unmatchedRedactions(paths:)`` (with ``requiresEveryRedactionToMatch``); the
+    ///   projection's and the replay engine's errors.
     public func html() throws -> Data {
         let infos = try engine.sessions().filter { $0.machine == machine }.sorted { $0.session.rawValue < $1.session.rawValue }
         guard let first = infos.first else { throw ViewerError.noSessions(machine: machine) }
@@ -52,6 +56,7 @@ public struct MachinePage: Sendable {
             encodings.append(try SessionPage.encoding(of: info, in: replay, diagram: diagram, redaction: &redaction))
         }
         let swept = redaction
+        try redaction.requireEveryRuleMatched(requiresEveryRedactionToMatch)
         writer.array(encodings) { writer, encoding in encoding.write(to: &writer, sweep: swept.sweep) }
         writer.key("funnel")
         writer.raw("{")
@@ -92,11 +97,20 @@ public struct MachinePage: Sendable {
 public enum ViewerError: Error, Sendable, Hashable, CustomStringConvertible {
     /// The store holds no session of the machine.
     case noSessions(machine: String)
+    /// Redaction rules that matched no value of the page's sessions (`paths`, as given), while
+    /// the page required every rule to match (``SessionPage/requiresEveryRedactionToMatch``):
+    /// a mistyped path would otherwise leave the values it meant to hide in the page. No page
+    /// was made.
+    case unmatchedRedactions(paths: [String])
 
     /// The error in words.
     public var description: String {
         switch self {
         case .noSessions(let machine): "the store has no session of machine '\(machine)'"
+        case .unmatchedRedactions(let paths):
+            "no value matched the redaction "
+                + (paths.count == 1 ? "path " : "paths ") + paths.map { "'\($0)'" }.joined(separator: ", ")
+                + ": check the spelling against the session's payload, data and context; nothing was written"
         }
     }
 }

@@ -32,6 +32,9 @@ public struct SessionPage: Sendable {
     public var verifyingAgainst: Machine?
     /// Whether the page embeds the session's archive (its download button). Default `true`.
     public var embedsArchive: Bool
+    /// Whether ``html()`` fails with ``ViewerError/unmatchedRedactions(paths:)`` when a redaction
+    /// rule matches no value of the session. Default `false`.
+    public var requiresEveryRedactionToMatch = false
 
     /// The page of `session` in `engine`'s store (its replay: ``Engine/replay(bindings:)``).
     public init(
@@ -70,7 +73,8 @@ public struct SessionPage: Sendable {
     /// The page as UTF-8 HTML.
     ///
     /// - Throws: ``EngineError/unknownSession(_:)``, the replay engine's errors
-    ///   (``ReplayError``), ``SessionArchiveError`` when the archive cannot be redacted.
+    ///   (``ReplayError``), ``SessionArchiveError`` when the archive cannot be redacted,
+    ///   ``ViewerError/unmatchedRedactions(paths:)`` (with ``requiresEveryRedactionToMatch``).
     public func html() throws -> Data {
         guard let info = try replay.log.readLog({ try $0.sessionInfo(for: session) }) else {
             throw EngineError.unknownSession(session)
@@ -87,6 +91,7 @@ public struct SessionPage: Sendable {
             archive = try redaction.apply(toArchive: try replay.exportSession(session))
         }
         let swept = redaction
+        try redaction.requireEveryRuleMatched(requiresEveryRedactionToMatch)
         let verification = try verifyingAgainst.map { try replay.verify(session, against: $0) }
         var writer = PageJSONWriter()
         writer.raw(#"{"kind":"session","machine":"#)

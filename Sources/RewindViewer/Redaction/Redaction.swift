@@ -15,6 +15,12 @@ public struct Redaction: Sendable {
     public private(set) var redactedPaths: Set<String> = []
     /// The strings the rules replaced so far.
     public private(set) var redactedStrings: Set<String> = []
+    /// The rules that replaced at least one value so far.
+    public private(set) var matchedRules: Set<RedactionRule> = []
+
+    /// The rules that replaced nothing so far, in the order given: after a page is made, a path
+    /// mistyped (`data.*.usr` for `data.*.user`) or naming a field the session does not have.
+    public var unmatchedRules: [RedactionRule] { rules.filter { !matchedRules.contains($0) } }
     /// Strings ``sweep(_:)`` leaves alone: the machine's state ids and event names, which its
     /// payloads name (an `enter`'s target) and replay needs.
     public private(set) var protectedStrings: Set<String> = []
@@ -54,10 +60,13 @@ public struct Redaction: Sendable {
         var found: Set<String> = []
         var strings: Set<String> = []
         for rule in rules where rule.root == root {
+            var matched = false
             value = rule.apply(to: value) { path, original in
+                matched = true
                 found.insert(path)
                 Self.collectStrings(of: original, into: &strings)
             }
+            if matched { matchedRules.insert(rule) }
         }
         if !found.isEmpty {
             redactedPaths.formUnion(found)
@@ -131,5 +140,14 @@ public struct Redaction: Sendable {
         }
         self = copy
         return result
+    }
+}
+
+extension Redaction {
+    /// Throws ``ViewerError/unmatchedRedactions(paths:)`` when `required` and a rule matched
+    /// nothing so far.
+    func requireEveryRuleMatched(_ required: Bool) throws(ViewerError) {
+        let unmatched = unmatchedRules
+        if required, !unmatched.isEmpty { throw ViewerError.unmatchedRedactions(paths: unmatched.map(\.description)) }
     }
 }

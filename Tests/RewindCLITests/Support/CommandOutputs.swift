@@ -13,6 +13,12 @@ enum CommandOutputs {
         var origin: String?
     }
 
+    /// `rewind sessions --json`: the rows shown and how many sessions matched before `--limit`.
+    struct SessionList: Decodable, Sendable {
+        var sessions: [SessionRow]
+        var total: Int
+    }
+
     /// A row of `rewind history --json`.
     struct HistoryRow: Decodable, Sendable, Equatable {
         var version: UInt64
@@ -117,6 +123,8 @@ enum CommandOutputs {
         var version: UInt32
         var checkpoint: UInt64
         var head: UInt64
+        /// What the text's STATUS column says.
+        var status: String
         var failure: String?
         /// `rebuild` only: how long it took.
         var seconds: Double?

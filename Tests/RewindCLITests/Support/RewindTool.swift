@@ -55,6 +55,12 @@ struct RewindTool: Sendable {
         }
     }
 
+    /// Runs `rewind sessions …` (`arguments`, starting with `sessions`) with `--json` and returns its
+    /// rows (`{"sessions": [...], "total": N}`).
+    func sessionRows(_ arguments: [String]) async throws -> [CommandOutputs.SessionRow] {
+        try await json(CommandOutputs.SessionList.self, arguments).sessions
+    }
+
     /// Runs the command and expects success; returns its standard output.
     func text(_ arguments: [String]) async throws -> String {
         let output = try await run(arguments)
@@ -62,6 +68,20 @@ struct RewindTool: Sendable {
             throw UnexpectedOutput(arguments: arguments, output: output, reason: "exit status \(output.status)")
         }
         return output.stdout
+    }
+}
+
+/// Expects `output` to be a usage error: exit status 64, nothing on standard output, `Error: …`
+/// first on standard error (ArgumentParser's usage lines may follow) with every one of `fragments`.
+func expectUsageError(
+    _ output: ProcessOutput, containing fragments: [String], sourceLocation: SourceLocation = #_sourceLocation
+) {
+    #expect(output.status == 64, "usage errors exit with status 64: \(output)", sourceLocation: sourceLocation)
+    #expect(!output.terminatedBySignal, "\(output)", sourceLocation: sourceLocation)
+    #expect(output.stdout.isEmpty, "\(output)", sourceLocation: sourceLocation)
+    #expect(output.stderrLines.first?.hasPrefix("Error: ") == true, "\(output)", sourceLocation: sourceLocation)
+    for fragment in fragments {
+        #expect(output.stderr.contains(fragment), "missing '\(fragment)' in: \(output.stderr)", sourceLocation: sourceLocation)
     }
 }
 

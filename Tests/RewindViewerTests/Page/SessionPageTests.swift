@@ -59,6 +59,21 @@ struct SessionPageTests {
         try SessionArchive.validate(archive)
     }
 
+    @Test func rulesThatMatchNothingFailThePageWhenEveryRuleMustMatch() async throws {
+        let (fixture, engine) = try await Self.engineWithSession()
+        defer { fixture.remove(); engine.close() }
+        let rules = try Redaction(paths: ["payload.email", "payload.emial", "context.nothing"])
+        var page = SessionPage(engine: engine, session: SessionID("ticker-1"), redacting: rules)
+        #expect(throws: Never.self) { _ = try page.html() }  // the library's default: allowed
+        page.requiresEveryRedactionToMatch = true
+        #expect(throws: ViewerError.unmatchedRedactions(paths: ["payload.emial", "context.nothing"])) { _ = try page.html() }
+        page.redaction = try Redaction(paths: ["payload.email", "context.token"])
+        #expect(throws: Never.self) { _ = try page.html() }
+        var machinePage = MachinePage(engine: engine, machine: TickerMachine.name, redacting: rules)
+        machinePage.requiresEveryRedactionToMatch = true
+        #expect(throws: ViewerError.unmatchedRedactions(paths: ["payload.emial", "context.nothing"])) { _ = try machinePage.html() }
+    }
+
     @Test func aSessionStringCannotEndTheScript() async throws {
         let fixture = try EngineFixture()
         defer { fixture.remove() }
