@@ -48,7 +48,9 @@ struct StateCommandTests {
         let row = try #require(sessions.first)
         for command in [["state", row.session, "--at", "-1"], ["replay", row.session, "--at", "-1"],
                         ["fork", row.session, "--at", "-1"], ["graph", row.machine, "--session", row.session, "--at", "-1"]] {
-            expectOneLineError(try await demo.tool.run(command), containing: ["bad version '-1'", "from 1 to \(row.version)"])
+            // `state` shows version 0 (before the first record); the others start at a record.
+            let first = command[0] == "state" ? 0 : 1
+            expectOneLineError(try await demo.tool.run(command), containing: ["bad version '-1'", "from \(first) to \(row.version)"])
         }
     }
 
@@ -70,11 +72,16 @@ struct StateCommandTests {
         let sessions = try await demo.tool.sessionRows(["sessions"])
         let row = try #require(sessions.first)
         let head = row.version
-        for bad in ["0", String(head + 1), "two", "1.5", ""] {
+        for bad in ["18446744073709551616", String(head + 1), "two", "1.5", ""] {
             expectOneLineError(
                 try await demo.tool.run(["state", row.session, "--at", bad]),
-                containing: ["bad version '\(bad)'", "1 to \(head)"])
+                containing: ["bad version '\(bad)'", "0 to \(head)"])
         }
+        // Version 0: the session before its first record, no active state.
+        let before = try await demo.tool.run(["state", row.session, "--at", "0", "--json"])
+        #expect(before.status == 0, "\(before)")
+        let point = try JSONSerialization.jsonObject(with: Data(before.stdout.utf8)) as? [String: Any]
+        #expect(point?["version"] as? Int == 0, "\(before.stdout)")
         expectOneLineError(try await demo.tool.run(["state", "nobody"]), containing: ["unknown session 'nobody'"])
         // Not even a valid session id.
         expectOneLineError(try await demo.tool.run(["state", "no body/..", "--json"]), containing: ["unknown session"])

@@ -73,7 +73,15 @@ public struct RewindServer: Sendable {
     ) async throws -> R {
         let client = PostgresClient(configuration: database.clientConfiguration(maximumConnections: 2), backgroundLogger: logger)
         return try await withThrowingTaskGroup(of: Void.self) { group in
-            group.addTask { await client.run() }
+            // `body` starts once the task running the client has begun: `run()` marks the client
+            // running in its first statement, right after the signal, so `body`'s first query does
+            // not find it idle (postgres-nio then logs a warning, which `create-app` printed).
+            await withCheckedContinuation { (started: CheckedContinuation<Void, Never>) in
+                group.addTask {
+                    started.resume()
+                    await client.run()
+                }
+            }
             defer { group.cancelAll() }
             return try await body(client)
         }

@@ -22,12 +22,18 @@ import Testing
         process.executableURL = try Self.executable()
         process.arguments = ["create-app", "shop's app; DROP TABLE apps", "--database-url", "\(Self.url(database))"]
         let output = Pipe()
+        let errors = Pipe()
         process.standardOutput = output
-        process.standardError = FileHandle.nullDevice
+        process.standardError = errors
         try process.run()
+        async let reported = onThread { errors.fileHandleForReading.readDataToEndOfFile() }
         let printed = String(decoding: output.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
         process.waitUntilExit()
+        let warnings = String(decoding: try await reported, as: UTF8.self)
         #expect(process.terminationStatus == 0, "\(printed)")
+        // Nothing but the keys: no stray warning of the database driver.
+        #expect(!warnings.contains("PostgresClient"), "\(warnings)")
+        #expect(!warnings.contains("warning"), "\(warnings)")
         let tokens = printed.split(whereSeparator: \.isWhitespace).filter { $0.hasPrefix("rewind_") }.map(String.init)
         let keys = tokens.compactMap(APIKey.init(token:))
         #expect(keys.map(\.kind) == [.ingest, .read])

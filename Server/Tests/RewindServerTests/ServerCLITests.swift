@@ -53,6 +53,10 @@ import Testing
                 try await expectSame(["state", session] + json, device: device, server: server)
                 try await expectSame(["state", session, "--at", "2"] + json, device: device, server: server)
                 try await expectSame(["diff", session, "1", "3"] + json, device: device, server: server)
+                // Version 0, before the first record: one rule on both sides (the server answers it).
+                try await expectSame(["state", session, "--at", "0"] + json, device: device, server: server)
+                try await expectSame(["diff", session, "0", "2"] + json, device: device, server: server)
+                #expect(try await Self.rewind(["state", session, "--at", "0", "--store", device.directory] + json).status == 0)
             }
             try await expectSame(["history", "lv-1", "--event", "loaded"] + json, device: device, server: server)
             try await expectSame(["history", "kanji-1", "--state", "list"] + json, device: device, server: server)

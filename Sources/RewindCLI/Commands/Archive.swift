@@ -79,6 +79,7 @@ struct Import: AsyncParsableCommand {
         // whether its session id is free, all before the store is opened for writing; with --create
         // and no store yet, the archive before the store is created. A refused import leaves the
         // store's files as they were.
+        if storeOptions.namesAFile { throw CLIError.storeIsAFile(storeOptions.store) }
         if !create, storeOptions.namesNoStore { throw CLIError.noStore(storeOptions.store) }
         let id = try newID.map { try SessionID(new: $0) }
         func checkedArchive() throws -> (data: Data, session: SessionID) {

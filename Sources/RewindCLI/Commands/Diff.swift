@@ -22,8 +22,8 @@ struct Diff: AsyncParsableCommand {
         let report: DiffReport
         if let connection = try serverOptions.connection(storeOptions) {
             let (store, listing) = try await connection.session(session)
-            let a = try parseVersion(from, head: listing.version)
-            let b = try parseVersion(to, head: listing.version)
+            let a = try parseVersion(from, head: listing.version, allowingZero: true)
+            let b = try parseVersion(to, head: listing.version, allowingZero: true)
             report = try await connection.get(
                 DiffReport.self, connection.sessionPath(session, store: store) + ["diff"],
                 query: [URLQueryItem(name: "from", value: String(a)), URLQueryItem(name: "to", value: String(b))])
@@ -31,8 +31,8 @@ struct Diff: AsyncParsableCommand {
             let engine = try storeOptions.openEngine()
             defer { engine.close() }
             let info = try engine.existingSession(session)
-            let a = try parseVersion(from, head: info.headVersion)
-            let b = try parseVersion(to, head: info.headVersion)
+            let a = try parseVersion(from, head: info.headVersion, allowingZero: true)
+            let b = try parseVersion(to, head: info.headVersion, allowingZero: true)
             report = DiffReport(try engine.diff(info.session, from: a, to: b))
         }
         if output.json {

@@ -21,7 +21,7 @@ struct State: AsyncParsableCommand {
         let report: PointReport
         if let connection = try serverOptions.connection(storeOptions) {
             let (store, listing) = try await connection.session(session)
-            let version = try at.map { try parseVersion($0, head: listing.version) } ?? listing.version
+            let version = try at.map { try parseVersion($0, head: listing.version, allowingZero: true) } ?? listing.version
             report = try await connection.get(
                 PointReport.self, connection.sessionPath(session, store: store) + ["state"],
                 query: [URLQueryItem(name: "version", value: String(version))])
@@ -29,7 +29,7 @@ struct State: AsyncParsableCommand {
             let engine = try storeOptions.openEngine()
             defer { engine.close() }
             let info = try engine.existingSession(session)
-            let version = try at.map { try parseVersion($0, head: info.headVersion) } ?? info.headVersion
+            let version = try at.map { try parseVersion($0, head: info.headVersion, allowingZero: true) } ?? info.headVersion
             var cursor = try engine.replayCursor(for: info.session)
             report = PointReport(try cursor.seek(to: version), machine: info.machine, versions: info.headVersion)
         }

@@ -7,7 +7,7 @@ enum CLIError: Error, CustomStringConvertible {
     /// `--store` names a file: a store is a directory.
     case storeIsAFile(String)
     case unknownSession(String)
-    case badVersion(String, head: UInt64)
+    case badVersion(String, head: UInt64, first: UInt64)
     /// A machine name that is no machine of the store nor an example; `known` lists the valid names.
     case unknownMachine(String, known: [String])
     /// A projection name that is not registered; `known` lists the valid names.
@@ -49,8 +49,9 @@ enum CLIError: Error, CustomStringConvertible {
                 + "`rewind import FILE --create` to start one from a session file, or pass --store PATH"
         case .unknownSession(let id):
             return "unknown session '\(DisplayText.excerpt(id))': `rewind sessions` lists the sessions of the store"
-        case let .badVersion(text, head):
-            return "bad version '\(text)': versions of this session run from 1 to \(head)"
+        case let .badVersion(text, head, first):
+            return "bad version '\(text)': versions of this session run from \(first) to \(head)"
+                + (first == 0 ? " (0: before its first record)" : "")
         case let .unknownMachine(name, known):
             return "unknown machine '\(DisplayText.excerpt(name))': give a machine of the store or an example ("
                 + known.sorted().joined(separator: ", ") + "), or a .json/.scxml file"

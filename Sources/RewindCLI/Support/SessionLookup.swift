@@ -11,10 +11,13 @@ extension Engine {
     }
 }
 
-/// A version named on the command line: a number from 1 to the session's head.
-func parseVersion(_ text: String, head: UInt64) throws -> UInt64 {
-    guard let version = UInt64(text), version >= 1, version <= head else {
-        throw CLIError.badVersion(text, head: head)
+/// A version named on the command line: a number from 1 to the session's head, or from 0 (before
+/// the session's first record) where the answer is a state — `state` and `diff`, as the fleet
+/// server's `state?version=0` and `diff?from=0`. Fork and replay start at a record: from 1.
+func parseVersion(_ text: String, head: UInt64, allowingZero: Bool = false) throws -> UInt64 {
+    let first: UInt64 = allowingZero ? 0 : 1
+    guard let version = UInt64(text), version >= first, version <= head else {
+        throw CLIError.badVersion(text, head: head, first: first)
     }
     return version
 }

@@ -76,15 +76,9 @@ final class ProjectionFold<Step: ProjectionFoldStep>: ProjectionFolding {
                     record.session
                 }
             }
-            do {
-                try step.apply(record, to: &states.states[index])
-            } catch {
-                throw ProjectionError.applyFailed(
-                    projection: states.name, sequence: record.sequence, session: record.session,
-                    cause: ErrorCause(error))
+            try changeState(at: index, sequence: record.sequence, session: { record.session }) { step, state in
+                try step.apply(record, to: &state)
             }
-            states.markDirty(index)
-            checkpoint = record.sequence
         }
 
         mutating func apply(_ view: RecordView, reading stored: some ProjectionStateReading) throws {
@@ -95,16 +89,27 @@ final class ProjectionFold<Step: ProjectionFoldStep>: ProjectionFolding {
                 checkpoint = view.sequence
             case .key(let key):
                 let index = try self.index(of: key, sequence: view.sequence, reading: stored) { view.session }
-                do {
-                    try step.apply(view, to: &states.states[index])
-                } catch {
-                    throw ProjectionError.applyFailed(
-                        projection: states.name, sequence: view.sequence, session: view.session,
-                        cause: ErrorCause(error))
+                try changeState(at: index, sequence: view.sequence, session: { view.session }) { step, state in
+                    try step.apply(view, to: &state)
                 }
-                states.markDirty(index)
-                checkpoint = view.sequence
             }
+        }
+
+        /// Runs the step on the state at `index` for the record at `sequence`: marks it changed and
+        /// moves the checkpoint, or throws ``ProjectionError/applyFailed(projection:sequence:session:cause:)``.
+        @inline(__always)
+        private mutating func changeState(
+            at index: Int, sequence: UInt64, session: () -> SessionID,
+            _ change: (inout Step, inout Step.State?) throws -> Void
+        ) throws {
+            do {
+                try change(&step, &states.states[index])
+            } catch {
+                throw ProjectionError.applyFailed(
+                    projection: states.name, sequence: sequence, session: session(), cause: ErrorCause(error))
+            }
+            states.markDirty(index)
+            checkpoint = sequence
         }
 
         /// The index of the state of the key whose UTF-8 is `bytes`, read from `stored` the first
