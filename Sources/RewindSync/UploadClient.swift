@@ -41,13 +41,20 @@ struct UploadClient: Sendable {
     }
 
     /// The server's next expected sequence for the store (1 when it holds none).
+    ///
+    /// - Throws: ``UploadError/forbidden(message:)`` when the server says the key may not upload
+    ///   (a read key), before anything is to be sent.
     func position() async throws(UploadError) -> UInt64 {
         var request = URLRequest(url: positionURL, timeoutInterval: timeout)
         request.setValue(authorization, forHTTPHeaderField: "Authorization")
         let (status, body) = try await exchange(request)
         guard status == 200 else { throw Self.failure(status: status, body: body) }
-        guard let next = Answer.decode(body)?.nextSequence, next >= 1 else {
+        let answer = Answer.decode(body)
+        guard let next = answer?.nextSequence, next >= 1 else {
             throw UploadError.invalidResponse(message: "the position answer has no nextSequence: \(Self.excerpt(body))")
+        }
+        if answer?.mayUpload == false {
+            throw UploadError.forbidden(message: "this is a read key; uploading needs the app's ingestion key")
         }
         return next
     }
@@ -118,6 +125,8 @@ struct UploadClient: Sendable {
     /// The fields of the server's JSON answers the uploader reads.
     struct Answer: Decodable {
         var nextSequence: UInt64?
+        /// Whether the key may upload (the position's answer; absent from older servers).
+        var mayUpload: Bool?
         var stored: Int?
         var alreadyHeld: Int?
         var recordIndex: Int?

@@ -59,11 +59,13 @@ struct Routes: Sendable {
     }
 
     private func position(_ request: Request, context: BasicRequestContext) async throws -> Response {
-        struct Position: Encodable { var storeID: UUID; var nextSequence: UInt64 }
+        struct Position: Encodable { var storeID: UUID; var nextSequence: UInt64; var mayUpload: Bool }
         let caller = try await authenticate(request, needs: nil)
         let storeID = try storeID(context)
         let next = try await ingestion.position(storeID: storeID, appID: caller.appID)
-        return try JSONResponse.make(body: Position(storeID: storeID, nextSequence: next))
+        // Whether the asking key may upload: an uploader with nothing to send learns from its
+        // first question that its key could not send anything either.
+        return try JSONResponse.make(body: Position(storeID: storeID, nextSequence: next, mayUpload: caller.kind == .ingest))
     }
 
     // MARK: Helpers

@@ -61,14 +61,14 @@ extension Session {
                     return try await runStep(request)
                 }
             } catch {
-                lock.withLock { _ in deferred.append(error) }
+                lock.withLock { _ in recordDeferred(error) }
             }
         }
         guard lock.withLock({ _ in deliveries == 0 && dueSend(in: current.state) != nil }) else { return }
         do {
             try await deliverDueSends()
         } catch {
-            lock.withLock { _ in deferred.append(error) }
+            lock.withLock { _ in recordDeferred(error) }
         }
     }
 }

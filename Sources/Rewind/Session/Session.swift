@@ -91,8 +91,29 @@ public final class Session: @unchecked Sendable {
     /// The navigation stack the user sees: one entry per screen with the data it was entered
     /// with (see ``NavigationStack`` and ``navigationPath(as:)``).
     public var navigationStack: NavigationStack { snapshot.navigation }
-    /// Errors thrown by requests queued from hooks (they cannot reach the hook's caller).
+    /// Errors thrown by requests queued from hooks (they cannot reach the hook's caller), oldest
+    /// first: the latest ``maximumDeferredErrors`` of them, until ``takeDeferredErrors()`` takes them.
     public var deferredErrors: [any Error] { lock.withLock { _ in deferred } }
+
+    /// The most errors ``deferredErrors`` keeps; older ones are dropped first.
+    public static let maximumDeferredErrors = 100
+
+    /// Returns the errors of queued requests collected so far (see ``deferredErrors``) and
+    /// forgets them, as `Interpreter.takeDeferredErrors()` does.
+    public func takeDeferredErrors() -> [any Error] {
+        lock.withLock { _ in
+            defer { deferred.removeAll() }
+            return deferred
+        }
+    }
+
+    /// Keeps `error` in ``deferredErrors`` (dropping the oldest beyond the bound). Call holding `lock`.
+    func recordDeferred(_ error: any Error) {
+        deferred.append(error)
+        if deferred.count > Self.maximumDeferredErrors {
+            deferred.removeFirst(deferred.count - Self.maximumDeferredErrors)
+        }
+    }
 
     /// Whether `enter(id)` would be accepted now (GKStateMachine's `canEnterState`).
     public func canEnter(_ id: String) -> Bool {
