@@ -11,6 +11,8 @@ if (svg) {
   svg.querySelectorAll('[data-transition]').forEach(function (n) { transitionNodes[n.getAttribute('data-transition')] = n; });
 }
 var M = null, v = 0, pinned = null, matches = null, query = '', playing = null, speed = 1, drawn = null, hashTimer = 0;
+// Play shows each step for at least this long at 1× (divided by the speed; none at max).
+var MIN_STEP_MS = 250;
 
 function pairs(list) { var n = list.length >> 1, vs = new Int32Array(n), ix = new Int32Array(n); for (var i = 0; i < n; i++) { vs[i] = list[2 * i]; ix[i] = list[2 * i + 1]; } return { vs: vs, ix: ix }; }
 function atOrBefore(c, ver) { var lo = 0, hi = c.vs.length - 1, found = -1; while (lo <= hi) { var mid = (lo + hi) >> 1; if (c.vs[mid] <= ver) { found = mid; lo = mid + 1; } else hi = mid - 1; } return found < 0 ? -1 : c.ix[found]; }
@@ -88,6 +90,19 @@ function diff(a, b, path, out) {
   return out;
 }
 function short(value) { var s = JSON.stringify(value); return s === undefined ? 'undefined' : (s.length > 80 ? s.slice(0, 77) + '…' : s); }
+// A payload in a few words: an object's keys in order with their values (strings unquoted).
+function summary(value) {
+  var part = function (x) { return typeof x === 'string' ? x : JSON.stringify(x); };
+  var s = value && typeof value === 'object' && !Array.isArray(value) ? Object.keys(value).sort().map(function (k) { return k + '=' + part(value[k]); }).join(' ') : part(value);
+  return s.length > 48 ? s.slice(0, 47) + '…' : s;
+}
+// The states a record entered: the atomic states active after it that were not before it
+// (its source configuration), else every active atomic state (a self-transition).
+function entered(r) {
+  var raw = M.raw, c = raw.configs[raw.cf[r]], sc = exactly(M.src, r), before = sc >= 0 ? raw.configs[sc][0] : raw.configs[raw.cf[r - 1]][0];
+  var fresh = c[1].filter(function (k) { return before.indexOf(k) < 0; });
+  return (fresh.length ? fresh : c[1]).map(function (k) { return raw.strings[k]; });
+}
 
 // ---- timeline ----
 var canvas = $('#rw-canvas'), scrub = $('#rw-scrubber');
@@ -109,23 +124,51 @@ function drawTimeline() {
     var g = base.getContext('2d'); g.scale(dpr, dpr);
     var lm = Math.log(max + 1), bw = Math.max(1, Math.min(5, Math.floor(w / (M.n + 1) / 3)));
     for (i = 0; i < w; i++) {
-      if (counts[i]) { var bh = Math.max(3, (h - 16) * Math.log(counts[i] + 1) / lm); g.fillStyle = cs.getPropertyValue('--bar').trim(); g.fillRect(Math.min(i, w - bw), h - 4 - bh, bw, bh); }
+      if (counts[i]) { var bh = Math.max(3, (h - 32) * Math.log(counts[i] + 1) / lm); g.fillStyle = cs.getPropertyValue('--bar').trim(); g.fillRect(Math.min(i, w - bw), h - 14 - bh, bw, bh); }
       if (hits[i]) { g.fillStyle = cs.getPropertyValue('--match').trim(); g.fillRect(i, 0, 1, 6); }
     }
+    // Labels: the idle gaps' along the top, the time axis's along the bottom; a label that
+    // would overlap one already drawn in its row is left out (its gap's line stays).
     g.strokeStyle = cs.getPropertyValue('--muted').trim(); g.fillStyle = cs.getPropertyValue('--muted').trim(); g.font = '10px system-ui,sans-serif';
-    M.gaps.forEach(function (gap) {
+    var labels = [], place = function (text, x, row) {
+      var lw = g.measureText(text).width, lx = Math.max(0, Math.min(w - lw, x)), y = row ? h - 2 : 16;
+      if (labels.some(function (l) { return l.row === row && lx < l.x + l.w + 6 && l.x < lx + lw + 6; })) return false;
+      g.fillText(text, lx, y); labels.push({ text: text, x: lx, w: lw, row: row, top: y - 10, bottom: y + 2 }); return true;
+    };
+    M.gaps.slice().sort(function (a, b) { return b.ms - a.ms; }).forEach(function (gap) {
       var gx = Math.floor(M.x[gap.version] / total * (w - 1)) - Math.floor(M.threshold / total * (w - 1) / 2);
-      g.setLineDash([2, 2]); g.beginPath(); g.moveTo(gx + .5, 8); g.lineTo(gx + .5, h); g.stroke(); g.setLineDash([]);
-      g.fillText('⋯' + duration(gap.ms), gx + 3, 16);
+      g.setLineDash([2, 2]); g.beginPath(); g.moveTo(gx + .5, 8); g.lineTo(gx + .5, h - 12); g.stroke(); g.setLineDash([]);
+      place('⋯' + duration(gap.ms), gx + 3, 0);
     });
+    // The axis: ticks about every 90 px, each labelled with the time since the first record
+    // at that point (gaps are compressed, so the scale is not linear across them).
+    if (M.n) for (i = 0; i * 90 < w; i++) {
+      var tx = i * 90, tv = versionAtX(tx), label = i === 0 ? new Date(M.raw.t0).toISOString().slice(11, 19) : '+' + clock(M.t[tv]);
+      g.fillRect(tx, h - 12, 1, 3);
+      place(label, tx + 2, 1);
+    }
     var div = M.raw.verification && M.raw.verification.divergence;
     if (div) { var dx = Math.floor(M.x[div.version] / total * (w - 1)); g.fillStyle = cs.getPropertyValue('--bad').trim(); g.fillRect(dx - 1, 0, 3, h); }
-    drawn = { w: w, m: M, q: matches, base: base, total: total };
+    drawn = { w: w, m: M, q: matches, base: base, total: total, labels: labels };
   }
   var c = canvas.getContext('2d'); c.setTransform(1, 0, 0, 1, 0, 0); c.clearRect(0, 0, canvas.width, canvas.height); c.drawImage(drawn.base, 0, 0);
   c.setTransform(dpr, 0, 0, dpr, 0, 0);
   var cx = Math.floor(M.x[v] / drawn.total * (w - 1));
   c.fillStyle = getComputedStyle(document.documentElement).getPropertyValue('--accent').trim(); c.fillRect(cx - 1, 0, 3, h);
+  drawn.pin = null;
+  if (pinned != null) {
+    var px = Math.floor(M.x[pinned] / drawn.total * (w - 1));
+    c.fillStyle = getComputedStyle(document.documentElement).getPropertyValue('--match').trim(); c.fillRect(px - 1, 0, 3, h - 12);
+    c.beginPath(); c.moveTo(px - 5, 0); c.lineTo(px + 6, 0); c.lineTo(px + .5, 7); c.fill();
+    drawn.pin = { version: pinned, x: px };
+  }
+}
+// A time since the first record, for the axis: 0:42, 12:05, 3:04:10, 2 d 03:04.
+function clock(ms) {
+  var s = Math.floor(ms / 1000), d = Math.floor(s / 86400), hh = Math.floor(s % 86400 / 3600), mm = Math.floor(s % 3600 / 60), ss = s % 60;
+  var two = function (n) { return (n < 10 ? '0' : '') + n; };
+  if (d) return d + ' d ' + two(hh) + ':' + two(mm);
+  return hh ? hh + ':' + two(mm) + ':' + two(ss) : mm + ':' + two(ss);
 }
 function duration(ms) { var s = ms / 1000; if (s < 90) return Math.round(s) + ' s'; if (s < 5400) return Math.round(s / 60) + ' min'; if (s < 172800) return Math.round(s / 3600) + ' h'; return Math.round(s / 86400) + ' d'; }
 
@@ -198,7 +241,11 @@ function renderLog() {
     var li = el('li', (r === v ? 'rw-here' : '') + (div && div.version === r ? ' rw-diverged' : ''));
     li.setAttribute('data-v', String(r));
     li.appendChild(el('span', 'rw-v', String(r)));
-    li.appendChild(el('span', null, M.raw.strings[M.raw.ev[r - 1]]));
+    li.appendChild(el('span', 'rw-ev', M.raw.strings[M.raw.ev[r - 1]]));
+    li.appendChild(el('span', 'rw-target', '→ ' + entered(r).join(', ')));
+    var pl = exactly(M.pl, r);
+    if (pl >= 0) li.appendChild(el('span', 'rw-pl', summary(M.raw.values[pl])));
+    if (r === pinned) { li.classList.add('rw-pinned'); li.title = 'pinned: changes are shown against this version'; }
     li.addEventListener('click', function () { go(r); });
     log.appendChild(li);
   });
@@ -214,7 +261,7 @@ function scheduleHash() {
   clearTimeout(hashTimer);
   hashTimer = setTimeout(function () {
     var h = (P.kind === 'machine' ? 'session=' + encodeURIComponent(M.raw.session) + '&' : '') + 'v=' + v;
-    if (location.hash.slice(1) !== h) history.replaceState(null, '', '#' + h);
+    if (location.hash.slice(1) !== h) history.replaceState(history.state, '', '#' + h);
   }, 120);
 }
 
@@ -226,7 +273,7 @@ function play() {
   $('#rw-play').setAttribute('aria-pressed', 'true');
   var tick = function () {
     if (v >= M.n) { stop(); return; }
-    var wait = Math.min(M.threshold, v >= 1 ? M.t[v + 1] - M.t[v] : 0);
+    var wait = Math.max(MIN_STEP_MS, Math.min(M.threshold, v >= 1 ? M.t[v + 1] - M.t[v] : 0));
     playing = setTimeout(function () { v++; render(); tick(); }, speed > 0 ? wait / speed : 0);
   };
   tick();
@@ -275,7 +322,14 @@ function openSession(i, ver) {
   v = ver == null ? M.n : Math.max(0, Math.min(M.n, ver));
   render();
 }
-function showFunnel() {
+// Opening a session from the funnel is a new history entry: Back returns to the funnel.
+function openFromFunnel(i) {
+  openSession(i);
+  clearTimeout(hashTimer);
+  history.pushState({ rwFunnel: true }, '', '#session=' + encodeURIComponent(M.raw.session) + '&v=' + v);
+}
+function showFunnel(missing) {
+  var notice = $('#rw-notice'); notice.hidden = missing == null; notice.textContent = missing == null ? '' : 'No session \u201c' + missing + '\u201d in this file: showing the funnel.';
   stop(); M = M || null;
   $('#rw-session-view').hidden = true; $('#rw-machine-view').hidden = false; $('#rw-back').hidden = true; $('#rw-download').hidden = true;
   $('#rw-title').textContent = P.machine + ' · ' + P.sessions.length + ' sessions';
@@ -306,7 +360,7 @@ function sessionTable(host, indexes, title) {
   indexes = indexes.slice().sort(function (a, b) { return P.sessions[a].session.localeCompare(P.sessions[b].session, undefined, { numeric: true }); });
   indexes.forEach(function (i) {
     var s = P.sessions[i], tr = el('tr'), td = el('td'), a = el('a', null, s.session); a.setAttribute('data-session', s.session); a.tabIndex = 0;
-    a.addEventListener('click', function () { openSession(i); }); a.addEventListener('keydown', function (e) { if (e.key === 'Enter') openSession(i); });
+    a.addEventListener('click', function () { openFromFunnel(i); }); a.addEventListener('keydown', function (e) { if (e.key === 'Enter') openFromFunnel(i); });
     td.appendChild(a); tr.appendChild(td);
     tr.appendChild(el('td', null, String(s.head)));
     tr.appendChild(el('td', null, s.head ? s.strings[s.ev[s.head - 1]] : ''));
@@ -322,8 +376,8 @@ function fromHash() {
   var target = ver != null && /^\d+$/.test(ver) ? parseInt(ver, 10) : null;
   if (P.kind === 'machine') {
     var i = id == null ? -1 : P.sessions.findIndex(function (s) { return s.session === id; });
-    if (i < 0) { showFunnel(); return; }
-    if (!M || M.raw !== P.sessions[i]) { openSession(i, target); return; }
+    if (i < 0) { showFunnel(id); return; }
+    if (!M || M.raw !== P.sessions[i] || $('#rw-session-view').hidden) { openSession(i, target); return; }
   }
   if (target != null && M && target !== v) go(target);
 }
@@ -331,7 +385,7 @@ document.addEventListener('keydown', function (e) {
   if (!M || $('#rw-session-view').hidden) return;
   var inSearch = e.target === $('#rw-search');
   if (inSearch) {
-    if (e.key === 'Escape') { e.target.blur(); }
+    if (e.key === 'Escape') { clearTimeout(searchTimer); e.target.value = ''; search(''); e.target.blur(); }
     else if (e.key === 'Enter') { e.preventDefault(); nextMatch(e.shiftKey ? -1 : 1); }
     return;
   }
@@ -366,7 +420,7 @@ var dragging = false;
 canvas.addEventListener('pointerdown', function (e) { dragging = true; canvas.setPointerCapture(e.pointerId); go(versionAtX(e.offsetX)); });
 canvas.addEventListener('pointermove', function (e) { if (dragging) go(versionAtX(e.offsetX)); });
 canvas.addEventListener('pointerup', function () { dragging = false; });
-$('#rw-back').addEventListener('click', showFunnel);
+$('#rw-back').addEventListener('click', function () { if (history.state && history.state.rwFunnel) history.back(); else showFunnel(); });
 $('#rw-theme').addEventListener('click', function () {
   var root = document.documentElement, dark = root.getAttribute('data-theme') ? root.getAttribute('data-theme') === 'dark' : matchMedia('(prefers-color-scheme: dark)').matches;
   root.setAttribute('data-theme', dark ? 'light' : 'dark'); drawn = null; if (M && !$('#rw-session-view').hidden) drawTimeline();
@@ -378,6 +432,7 @@ $('#rw-download').addEventListener('click', function () {
   document.body.appendChild(a); a.click(); a.remove(); setTimeout(function () { URL.revokeObjectURL(a.href); }, 1000);
 });
 window.addEventListener('hashchange', fromHash);
+window.addEventListener('popstate', fromHash);
 window.addEventListener('resize', function () { if (M && !$('#rw-session-view').hidden) drawTimeline(); });
 var red = $('#rw-redaction');
 if (P.rules && P.rules.length) {
@@ -385,8 +440,12 @@ if (P.rules && P.rules.length) {
   red.appendChild(el('strong', null, 'Redacted: '));
   red.appendChild(document.createTextNode((P.redacted.length ? P.redacted.join(', ') : 'nothing matched') + ' (rules: ' + P.rules.join(', ') + '). Values shown as ' + REDACTED + ' here and in the downloadable session.'));
 }
-window.rewindViewer = { version: function () { return v; }, at: function (ver) { return at(ver); }, session: function () { return M && M.raw.session; } };
-if (P.kind === 'machine') { buildFunnel(); fromHash(); if (!M) showFunnel(); }
+window.rewindViewer = {
+  version: function () { return v; }, at: function (ver) { return at(ver); }, session: function () { return M && M.raw.session; },
+  // What the timeline drew last: its labels' boxes (canvas pixels from the top left) and the pin.
+  timeline: function () { return drawn ? { width: drawn.w, labels: drawn.labels, pin: drawn.pin } : null; }
+};
+if (P.kind === 'machine') { buildFunnel(); fromHash(); }
 else { var start = new URLSearchParams(location.hash.slice(1)).get('v'); openSession(0, start != null && /^\d+$/.test(start) ? parseInt(start, 10) : null); }
 requestAnimationFrame(function () { document.documentElement.setAttribute('data-ready', '1'); performance.mark('rw-ready'); });
 })();
