@@ -39,7 +39,7 @@ main{padding:8px 12px}
 .rw-log li:hover{background:var(--bg)}.rw-log li.rw-here{background:var(--accent-bg)}
 .rw-log .rw-v{color:var(--muted);min-width:6ch;text-align:right}
 .rw-log .rw-target{color:var(--match)}.rw-log .rw-pl{color:var(--muted);min-width:0;overflow:hidden;text-overflow:ellipsis}
-.rw-log li.rw-pinned{box-shadow:inset 3px 0 0 var(--match)}.rw-log li.rw-pinned .rw-v::before{content:"📌";margin-right:2px}
+.rw-log li.rw-pinned{box-shadow:inset 3px 0 0 var(--match)}.rw-log li.rw-pinned .rw-v::before{content:"◆";color:var(--match);margin-right:3px}
 .rw-log li.rw-diverged .rw-v{color:var(--bad);font-weight:700}
 .rw-stack{display:flex;flex-direction:column;gap:4px}
 .rw-card{border:1px solid var(--line);border-radius:8px;padding:6px 8px;background:var(--bg)}

@@ -163,8 +163,9 @@ function drawTimeline() {
     drawn.pin = { version: pinned, x: px };
   }
 }
-// A time since the first record, for the axis: 0:42, 12:05, 3:04:10, 2 d 03:04.
+// A time since the first record, for the axis: 0.35 s, 42.5 s, 12:05, 3:04:10, 2 d 03:04.
 function clock(ms) {
+  if (ms < 60000) return (ms / 1000).toFixed(ms < 10000 ? 2 : 1) + ' s';
   var s = Math.floor(ms / 1000), d = Math.floor(s / 86400), hh = Math.floor(s % 86400 / 3600), mm = Math.floor(s % 3600 / 60), ss = s % 60;
   var two = function (n) { return (n < 10 ? '0' : '') + n; };
   if (d) return d + ' d ' + two(hh) + ':' + two(mm);
