@@ -48,7 +48,8 @@ let package = Package(
         // Layer 3: engine, projections, replay.
         .target(name: "Rewind", dependencies: ["RewindStore", "RewindMachine"]),
         // Layer 4: tools. The viewer: statecharts as SVG, a session or a machine as one self-contained HTML page.
-        .target(name: "RewindViewer", dependencies: ["Rewind"]),
+        // The page's script is a file of its own (Resources/viewer.js), compiled in as bytes.
+        .target(name: "RewindViewer", dependencies: ["Rewind"], resources: [.embedInCode("Resources/viewer.js")]),
         // The device's uploader: the store's log to a fleet server over Foundation's URLSession
         // (FoundationNetworking on Linux), no server-side HTTP client in an app's graph.
         .target(name: "RewindSync", dependencies: ["Rewind", "RewindStore"]),

@@ -1,10 +1,12 @@
 /// The stylesheet embedded in every diagram: every rule is scoped under the `<svg>`'s class
 /// `rw-diagram`, so a page embedding the diagram is not restyled by it. Light colours by default,
 /// dark ones under `prefers-color-scheme: dark`; `.rw-active` (a state group) and `.rw-taken` (a
-/// transition group) are the highlights a viewer toggles.
+/// transition group) are the highlights a viewer toggles. A page with a theme toggle applies
+/// ``light`` and ``dark`` under its own selectors too (``scoped(_:under:)``).
 enum DiagramStyle {
-    static let css = """
-    .rw-diagram{font-family:-apple-system,BlinkMacSystemFont,"Segoe UI",Helvetica,Arial,sans-serif;font-size:13px}
+    /// The rules in light colours (and the layout, the same in both schemes).
+    static let light = """
+    .rw-diagram{font-family:\(FontStack.sans);font-size:13px}
     .rw-diagram text{fill:#1f2328}
     .rw-diagram .rw-title{font-size:14px;font-weight:600;fill:#57606a}
     .rw-diagram .rw-box{fill:#ffffff;stroke:#57606a;stroke-width:1.2}
@@ -29,7 +31,10 @@ enum DiagramStyle {
     .rw-diagram .rw-taken .rw-edge{stroke:#cf222e;stroke-width:2.6;stroke-dasharray:none}
     .rw-diagram .rw-taken .rw-arrowhead{fill:#cf222e}
     .rw-diagram .rw-taken .rw-label{fill:#cf222e;font-weight:700}
-    @media (prefers-color-scheme:dark){
+    """
+
+    /// The rules the dark scheme changes.
+    static let dark = """
     .rw-diagram text{fill:#e6edf3}
     .rw-diagram .rw-title{fill:#9198a1}
     .rw-diagram .rw-box{fill:#161b22;stroke:#9198a1}
@@ -49,6 +54,31 @@ enum DiagramStyle {
     .rw-diagram .rw-taken .rw-edge{stroke:#ff7b72}
     .rw-diagram .rw-taken .rw-arrowhead{fill:#ff7b72}
     .rw-diagram .rw-taken .rw-label{fill:#ff7b72}
-    }
     """
+
+    static let css = light + "\n@media (prefers-color-scheme:dark){\n" + dark + "\n}"
+
+    /// `rules` (one rule a line, as ``light`` and ``dark`` are written) with every selector
+    /// prefixed by `scope`: `.rw-diagram text{…}` under `:root[data-theme=dark]` becomes
+    /// `:root[data-theme=dark] .rw-diagram text{…}`.
+    static func scoped(_ rules: String, under scope: String) -> String {
+        rules.split(separator: "\n").map { line -> String in
+            guard let brace = line.firstIndex(of: "{") else { return String(line) }
+            let selectors = line[..<brace].split(separator: ",").map { "\(scope) \($0)" }
+            return selectors.joined(separator: ",") + line[brace...]
+        }.joined(separator: "\n")
+    }
+}
+
+/// The fonts the page and the diagram ask for: the system's UI font, then the usual CJK fonts
+/// of macOS, iOS, Windows and Linux (so kanji and kana are drawn, not shown as empty boxes,
+/// wherever one of them is installed), then the generic family.
+enum FontStack {
+    static let sans = [
+        "system-ui", "-apple-system", "BlinkMacSystemFont", "\"Segoe UI\"", "Helvetica", "Arial",
+        "\"PingFang SC\"", "\"Hiragino Sans\"", "\"Hiragino Kaku Gothic ProN\"", "\"Noto Sans CJK JP\"",
+        "\"Noto Sans CJK SC\"", "\"Noto Sans JP\"", "\"Source Han Sans JP\"", "\"Source Han Sans SC\"",
+        "\"Yu Gothic UI\"", "\"Yu Gothic\"", "Meiryo", "\"Microsoft YaHei\"", "\"Microsoft JhengHei\"",
+        "\"WenQuanYi Micro Hei\"", "sans-serif",
+    ].joined(separator: ",")
 }

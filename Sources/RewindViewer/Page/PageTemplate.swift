@@ -71,6 +71,7 @@ enum PageTemplate {
 </div>
 </main>
 <main id="rw-machine-view" hidden>
+<div id="rw-notice" class="rw-banner rw-bad" role="alert" hidden></div>
 <section class="rw-panel"><h2>Funnel: sessions that reached each state (orange: stopped there)</h2><div id="rw-funnel" class="rw-funnel"></div>
 <div id="rw-stopped"></div><div id="rw-all"></div></section>
 </main>

@@ -96,7 +96,7 @@ extension ViewerBrowserTests {
             try await expectPage(driver, at: expected, equals: try await demo.state(session, at: expected))
             // Every row the filtered list shows has the event searched for.
             let rows = try await driver.execute(
-                "return Array.from(document.querySelectorAll('#rw-log li[data-v] span:last-child')).map(function (n) { return n.textContent; });") as? [String]
+                "return Array.from(document.querySelectorAll('#rw-log li[data-v] .rw-ev')).map(function (n) { return n.textContent; });") as? [String]
             #expect(rows?.isEmpty == false)
             #expect(rows?.allSatisfy { $0.lowercased().contains(event.lowercased()) } == true, "\(rows ?? [])")
         } catch {

@@ -150,6 +150,20 @@ final class WebDriver: @unchecked Sendable {
         _ = try await command("POST", "element/\(element)/click", [:] as [String: Any])
     }
 
+    /// Goes back one entry in the browser's history (the toolbar's Back).
+    func back() async throws {
+        _ = try await command("POST", "back", [:] as [String: Any])
+    }
+
+    /// Makes the page see `scheme` ("light" or "dark") as the system's `prefers-color-scheme`
+    /// (Chromium's DevTools emulation, through chromedriver).
+    func emulateColorScheme(_ scheme: String) async throws {
+        _ = try await command("POST", "goog/cdp/execute", [
+            "cmd": "Emulation.setEmulatedMedia",
+            "params": ["features": [["name": "prefers-color-scheme", "value": scheme]]] as [String: Any],
+        ])
+    }
+
     /// Sets the window's size.
     func resize(width: Int, height: Int) async throws {
         _ = try await command("POST", "window/rect", ["width": width, "height": height])

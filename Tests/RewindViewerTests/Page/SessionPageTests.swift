@@ -43,6 +43,20 @@ struct SessionPageTests {
         for state in ["all", "detail", "list"] { #expect(text.contains(#"data-state="\#(state)""#)) }
     }
 
+    /// The script is `Resources/viewer.js`, byte for byte, inline in the page (no file beside it).
+    @Test func thePageInlinesViewerJSVerbatim() async throws {
+        let (fixture, engine) = try await Self.engineWithSession()
+        defer { fixture.remove(); engine.close() }
+        var source = URL(fileURLWithPath: #filePath)
+        for _ in 0..<4 { source.deleteLastPathComponent() }
+        let script = try String(
+            contentsOf: source.appendingPathComponent("Sources/RewindViewer/Resources/viewer.js"), encoding: .utf8)
+        #expect(!script.isEmpty)
+        #expect(!script.lowercased().contains("</script"), "the script would end its own element")
+        let page = String(decoding: try SessionPage(engine: engine, session: SessionID("kanji-1")).html(), as: UTF8.self)
+        #expect(page.contains("<script>\(script)</script>"))
+    }
+
     @Test func redactedValuesAppearNowhereInTheFile() async throws {
         let (fixture, engine) = try await Self.engineWithSession()
         defer { fixture.remove(); engine.close() }
