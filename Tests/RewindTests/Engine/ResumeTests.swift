@@ -76,7 +76,7 @@ struct ResumeTests {
         try await resumed.send("closeSettings")
         #expect(resumed.configuration == ["app", "browse", "feed", "post", "postComments"])
         // The navigation stack is what an uninterrupted run of the same events gives.
-        var expected = NavigationStack()
+        var expected = ScreenStack()
         var state = MachineState()
         for (index, event) in ["open", "showComments", "openSettings", "closeSettings"].enumerated() {
             if index == 0 {

@@ -127,7 +127,7 @@ struct NavigationProjectionTests {
     @Test func theBinaryEncodingRoundTrips() throws {
         let projection = NavigationProjection()
         let navigation = NavigationProjection.SessionNavigation(
-            machine: "kanji", stack: NavigationStack(entries: [
+            machine: "kanji", stack: ScreenStack(entries: [
                 NavigationEntry(screen: "all"), NavigationEntry(screen: "detail", data: ["character": "日", "n": 1.5]),
                 NavigationEntry(screen: "日本", data: "word"),
             ]))

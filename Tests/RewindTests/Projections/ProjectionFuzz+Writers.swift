@@ -29,7 +29,7 @@ extension ProjectionFuzz {
                 model = external[Int.random(in: 0..<external.count, using: &random)]
             }
             guard !planned.contains(where: { $0.model === model }) else { continue }
-            var stack = model.history.last?.navigation ?? NavigationStack()
+            var stack = model.history.last?.navigation ?? ScreenStack()
             var transitions: [TransitionDraft] = []
             for _ in 0..<Int.random(in: 1...3, using: &random) {
                 let operations: [NavigationOperation] = (0..<Int.random(in: 0...2, using: &random)).map { _ in

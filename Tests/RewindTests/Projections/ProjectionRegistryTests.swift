@@ -96,7 +96,7 @@ struct ProjectionRegistryTests {
 
         // Hand-computed: every session ended in s99 after 100 records and went through s0…s99;
         // its stack started [s0] and then pushed on rounds not divisible by 3, popped on the others.
-        var expectedStack = NavigationStack()
+        var expectedStack = ScreenStack()
         for round in 0..<perSession {
             expectedStack.apply(round == 0 ? .setRoot("s0") : (round % 3 == 0 ? .pop : .push("s\(round)")))
         }
