@@ -75,7 +75,7 @@ struct NavigationProjectionTests {
         let engine = try fixture.open(registering: [])
         defer { engine.close() }
         let id = SessionID("odd")
-        _ = try engine.store.write { transaction in
+        _ = try engine.writableStore.write { transaction in
             try transaction.append([
                 ProjectionFixtures.transition(event: "rewind.start", to: "a", navigation: [.setRoot("a")], at: 1),
                 TransitionDraft(
