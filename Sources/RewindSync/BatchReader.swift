@@ -1,5 +1,4 @@
 import Rewind
-import RewindLMDB
 import RewindStore
 
 /// A machine definition as records name it: machine name and content version.
@@ -34,7 +33,7 @@ enum BatchReader {
     /// - Throws: ``StoreError/corruptedRecord(sequence:reason:)`` for a record that does not check,
     ///   and LMDB's errors.
     static func read(
-        from store: TransitionStore, start: UInt64, maximumRecords: Int, maximumBytes: Int,
+        from store: TransitionStoreReader, start: UInt64, maximumRecords: Int, maximumBytes: Int,
         known: Set<DefinitionName>
     ) throws -> PendingBatch {
         try store.read { transaction in
@@ -69,7 +68,7 @@ enum BatchReader {
     }
 
     /// The store's upload checkpoint for `destination` (see `StoreReadTransaction.uploadCheckpoint`).
-    static func checkpoint(in store: TransitionStore, for destination: String) throws -> UInt64? {
+    static func checkpoint(in store: TransitionStoreReader, for destination: String) throws -> UInt64? {
         try store.read { try $0.uploadCheckpoint(for: destination) }
     }
 

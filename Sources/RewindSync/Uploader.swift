@@ -303,11 +303,11 @@ public actor Uploader {
     }
 
     private func onStoreWriteQueue(_ body: @escaping @Sendable (StoreWriteTransaction) throws -> Void) async throws(UploadError) {
-        try await onStoreQueue(store: engine.store) { store in try store.write(body) }
+        try await onStoreQueue(store: engine.writableStore) { store in try store.write(body) }
     }
 
-    private func onStoreQueue<R: Sendable>(
-        store: TransitionStore, _ body: @escaping @Sendable (TransitionStore) throws -> R
+    private func onStoreQueue<Store: Sendable, R: Sendable>(
+        store: Store, _ body: @escaping @Sendable (Store) throws -> R
     ) async throws(UploadError) -> R {
         let result: Result<R, any Error> = await withCheckedContinuation { continuation in
             storeQueue.async { continuation.resume(returning: Result { try body(store) }) }

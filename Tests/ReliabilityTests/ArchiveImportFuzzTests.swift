@@ -121,7 +121,7 @@ struct ArchiveImportFuzzTests {
         }
         print("archive import: \(outcomes.imported) imported, \(outcomes.refused) refused")
         #expect(outcomes.refused > 1_000)
-        #expect(try LogAudit(engine.store).problems.isEmpty)
+        #expect(try LogAudit(engine.writableStore).problems.isEmpty)
     }
 
     @Test func anArchiveAnnouncingAbsurdCountsIsRefusedWithoutAllocatingThem() async throws {

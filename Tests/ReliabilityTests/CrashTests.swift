@@ -95,7 +95,7 @@ struct CrashTests {
         try engine.register(try TickerMachine.machine())
 
         // Every record decodes (its checksum verifies); sequence gap-free, versions contiguous.
-        let audit = try LogAudit(engine.store)
+        let audit = try LogAudit(engine.writableStore)
         #expect(audit.problems.isEmpty, "\(moment): \(audit.problems.prefix(5))")
 
         // Every acknowledged send is there, where it was acknowledged, with its payload.

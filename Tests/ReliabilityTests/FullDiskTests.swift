@@ -69,7 +69,7 @@ struct FullDiskTests {
         #expect(session.version == UInt64(acknowledged + 1))
         #expect(hooks.current == acknowledged)
         #expect(try engine.store.headSequence() == UInt64(acknowledged + 1))
-        #expect(try LogAudit(engine.store).problems.isEmpty)
+        #expect(try LogAudit(engine.writableStore).problems.isEmpty)
         // Still full: a second attempt fails the same way and writes nothing.
         await #expect(throws: LMDBError.self) {
             try await session.send(TickerMachine.tick, payload: ["n": -1, "chunk": chunk])
@@ -86,7 +86,7 @@ struct FullDiskTests {
         let reopened = try Engine(directory: directory, configuration: configuration)
         defer { reopened.close() }
         try reopened.register(try TickerMachine.machine())
-        let audit = try LogAudit(reopened.store)
+        let audit = try LogAudit(reopened.writableStore)
         #expect(audit.problems.isEmpty, "\(audit.problems.prefix(5))")
         let numbers = try audit.records(of: "filler").dropFirst().map { record in
             try JSONPayloadCoder().decode(JSONValue.self, from: record.payload)["n"]?.doubleValue

@@ -40,7 +40,7 @@ struct MultiProcessTests {
 
         let engine = try fixture.open(registering: [try TickerMachine.machine()])
         defer { engine.close() }
-        let audit = try LogAudit(engine.store)
+        let audit = try LogAudit(engine.writableStore)
         #expect(audit.problems.isEmpty, "\(audit.problems.prefix(5))")
         // One start per session; one tick per round, writer and own or shared session.
         let sessions = writers.count * own + shared
@@ -136,6 +136,6 @@ struct MultiProcessTests {
         #expect(takerStatus.reason == .exit && takerStatus.code == 0)
         // And this process reads again too.
         #expect(try engine.store.headSequence() == 2)
-        #expect(try LogAudit(engine.store).problems.isEmpty)
+        #expect(try LogAudit(engine.writableStore).problems.isEmpty)
     }
 }

@@ -90,9 +90,9 @@ struct MachineStateJSONValueTests {
     }
 
     @Test func navigationStacksAndEventsMatchTheirCodableEncoding() throws {
-        let stack = NavigationStack(screens: ["home", "a/b"])
+        let stack = ScreenStack(screens: ["home", "a/b"])
         #expect(try stack.jsonValue.jsonBytes() == (try sortedJSON(stack)))
-        #expect(try NavigationStack(jsonValue: stack.jsonValue) == stack)
+        #expect(try ScreenStack(jsonValue: stack.jsonValue) == stack)
         let event = Event("pick", payload: ["id": 7])
         #expect(try event.jsonValue.jsonBytes() == (try sortedJSON(event)))
         #expect(try Event(jsonValue: event.jsonValue) == event)

@@ -4,7 +4,7 @@ import RewindExamples
 
 struct NavigationTests {
     @Test func stackAppliesEveryOperation() {
-        var stack = NavigationStack()
+        var stack = ScreenStack()
         stack.apply([.setRoot("a"), .push("b"), .push("c"), .push("b"), .push("d")])
         #expect(stack.screens == ["a", "b", "c", "b", "d"])
         stack.apply(.popTo("c"))
@@ -24,7 +24,7 @@ struct NavigationTests {
 
     @Test func kanjiLogRebuildsTheNavigationStack() throws {
         let machine = try ExampleMachines.Kanji.machine()
-        var stack = NavigationStack()
+        var stack = ScreenStack()
         var step = try machine.start()
         #expect(step.navigation == [.setRoot("all")])
         stack.apply(step.navigation)
@@ -43,7 +43,7 @@ struct NavigationTests {
 
     @Test func transitionDeclarationOverridesTheTargetsDeclaration() throws {
         let machine = try ExampleMachines.Browser.machine()
-        var stack = NavigationStack()
+        var stack = ScreenStack()
         var step = try machine.start()
         stack.apply(step.navigation)
         #expect(stack.screens == ["feedList"])
@@ -66,7 +66,7 @@ struct NavigationTests {
             state = step.state
         }
         #expect(operations == [.setRoot("greeting"), .push("login"), .setRoot("home")])
-        var stack = NavigationStack()
+        var stack = ScreenStack()
         stack.apply(operations)
         #expect(stack.screens == ["home"])
     }

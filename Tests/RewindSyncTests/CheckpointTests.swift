@@ -15,9 +15,9 @@ import Testing
             let engine = try fixture.open(registering: [ExampleMachines.Onboarding.machine()])
             defer { engine.close() }
             #expect(try BatchReader.checkpoint(in: engine.store, for: "https://a.example") == nil)
-            try BatchReader.setCheckpoint(42, in: engine.store, for: "https://a.example")
-            try BatchReader.setCheckpoint(7, in: engine.store, for: "https://b.example")
-            try BatchReader.setCheckpoint(43, in: engine.store, for: "https://a.example")
+            try BatchReader.setCheckpoint(42, in: engine.writableStore, for: "https://a.example")
+            try BatchReader.setCheckpoint(7, in: engine.writableStore, for: "https://b.example")
+            try BatchReader.setCheckpoint(43, in: engine.writableStore, for: "https://a.example")
         }
         let engine = try fixture.open(registering: [ExampleMachines.Onboarding.machine()])
         defer { engine.close() }

@@ -65,3 +65,23 @@ public protocol Cursor {
     /// The next element, or `nil` at the end.
     mutating func next() -> Int?
 }
+
+/// SwiftUI's `NavigationStack(path:root:)`: a stack of views over a bound path of route values.
+public struct NavigationStack<Route, Root> {
+    /// The bound path, the routes above the root.
+    public let path: Binding<[Route]>
+    /// The root view.
+    public let root: Root
+    /// Shows `root` under the routes of `path`.
+    public init(path: Binding<[Route]>, @NavigationRootBuilder root: () -> Root) {
+        self.path = path
+        self.root = root()
+    }
+}
+
+/// Stands in for SwiftUI's `@ViewBuilder` on ``NavigationStack``'s root.
+@resultBuilder
+public enum NavigationRootBuilder {
+    /// The root is its one component.
+    public static func buildBlock<Root>(_ root: Root) -> Root { root }
+}

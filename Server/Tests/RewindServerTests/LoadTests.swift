@@ -82,7 +82,7 @@ import Testing
         #expect(stacks.histogram == Dictionary(uniqueKeysWithValues: histogram.map { (String($0.key), $0.value) }))
         // Every session's stack, entries and data.
         let serverStacks = try await server.database.withClient { client in
-            var stacks: [String: NavigationStack] = [:]
+            var stacks: [String: ScreenStack] = [:]
             for try await (store, key, state) in try await client.query("""
                 SELECT store_id, key, state FROM projection_states WHERE projection = \(NavigationProjection().name)
                 """).decode((UUID, String, ByteBuffer).self) {
@@ -90,7 +90,7 @@ import Testing
             }
             return stacks
         }
-        var deviceStacks: [String: NavigationStack] = [:]
+        var deviceStacks: [String: ScreenStack] = [:]
         for device in devices {
             for (key, stack) in try device.engine.navigationStacks.all() { deviceStacks["\(device.storeID)/\(key.rawValue)"] = stack }
         }

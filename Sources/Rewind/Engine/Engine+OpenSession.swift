@@ -31,7 +31,9 @@ extension Engine {
     ///   - context: The context a new session starts with (the payload of its `rewind.start`
     ///     record); ignored when the session exists.
     ///   - policy: How a resumed session's records written under another definition of its machine
-    ///     are treated (see ``ResumePolicy``).
+    ///     are treated (see ``ResumePolicy``); by default ``ResumePolicy/upgradeWhenCompatible``,
+    ///     as `session(_:policy:)`, so the same launch call resumes the session after the app's
+    ///     next version changed the machine compatibly (added a screen).
     ///   - isolation: The caller's actor, which the call runs on (so a `configure` closure made on
     ///     the main actor stays there).
     ///   - configure: Installs hooks on the session before it starts or is returned.
@@ -39,7 +41,7 @@ extension Engine {
     ///   session exists but runs another machine, ``EngineError/unknownMachine(_:)``, the errors of
     ///   resuming (`session(_:policy:)`) and starting (nothing written), the store's errors.
     public func openSession(
-        id: SessionID, machine: String, context: JSONValue = .null, policy: ResumePolicy = .strict,
+        id: SessionID, machine: String, context: JSONValue = .null, policy: ResumePolicy = .upgradeWhenCompatible,
         isolation: isolated (any Actor)? = #isolation, configure: (Session) -> Void = { _ in }
     ) async throws -> Session {
         try ensureOpen()
@@ -75,7 +77,7 @@ extension Engine {
     /// Opens a session by its plain string id (see
     /// `openSession(id:machine:context:policy:isolation:configure:)`).
     public func openSession(
-        id: String, machine: String, context: JSONValue = .null, policy: ResumePolicy = .strict,
+        id: String, machine: String, context: JSONValue = .null, policy: ResumePolicy = .upgradeWhenCompatible,
         isolation: isolated (any Actor)? = #isolation, configure: (Session) -> Void = { _ in }
     ) async throws -> Session {
         try await openSession(

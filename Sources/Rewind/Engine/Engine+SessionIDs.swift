@@ -95,7 +95,7 @@ extension NavigationStacks {
     /// ``stack(of:)``).
     ///
     /// - Throws: ``StoreError/invalidSessionID(_:reason:)``, the errors of ``stack(of:)``.
-    public func stack(of session: String) throws -> NavigationStack? {
+    public func stack(of session: String) throws -> ScreenStack? {
         try stack(of: try SessionID(session))
     }
 }

@@ -43,9 +43,12 @@ extension Engine {
     /// initial configuration instead. Use this for GKStateMachine-style machines whose first step
     /// is `enter(state)`.
     ///
+    /// The session ``Session/reload()``s under ``ResumePolicy/upgradeWhenCompatible``, the default
+    /// of `session(_:policy:)` and `openSession(id:machine:context:policy:isolation:configure:)`.
+    ///
     /// - Throws: ``EngineError/sessionExists(_:)``, ``EngineError/unknownMachine(_:)``.
     public func makeSession(id: SessionID, machine: String) throws -> Session {
-        try makeSession(id: id, machine: machine, resumePolicy: .strict)
+        try makeSession(id: id, machine: machine, resumePolicy: .upgradeWhenCompatible)
     }
 
     /// `makeSession(id:machine:)` for a session that ``Session/reload()``s with `resumePolicy`.

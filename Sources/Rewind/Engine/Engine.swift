@@ -19,10 +19,15 @@ import Synchronization
 /// processes) work too: LMDB serialises their writes and a session changed elsewhere surfaces as
 /// `StoreError.versionConflict` on the next send.
 public final class Engine: Sendable {
-    /// The store the engine writes to (a constant: the engine never swaps it). Read the log from
-    /// it (`records(of:)`, `read {}`); write through sessions, so that hooks, snapshots and
-    /// projections follow.
-    public let store: TransitionStore
+    /// The engine's store, for reading: the log (`records(of:)`, `headSequence()`), the sessions
+    /// and the auxiliary databases in consistent read transactions (`read {}`). Apps write only
+    /// through sessions, so that the commit queue, hooks, snapshots, inline projections and
+    /// subscribers follow every change.
+    public var store: TransitionStoreReader { writableStore.reader }
+    /// The store the engine writes to (a constant: the engine never swaps it), for the library's
+    /// own modules and tests. A write here bypasses the commit queue, the head notifier and the
+    /// inline projections.
+    package let writableStore: TransitionStore
     /// How the engine runs.
     public let configuration: EngineConfiguration
 
@@ -52,7 +57,7 @@ public final class Engine: Sendable {
         storeConfiguration.environment.options.subtract(EnvironmentOptions.syncOptions)
         storeConfiguration.environment.options.formUnion(configuration.durability.environmentOptions)
         let store = try TransitionStore(directory: directory, configuration: storeConfiguration)
-        self.store = store
+        self.writableStore = store
         self.configuration = configuration
         let notifier = HeadNotifier(
             head: try store.headSequence(),
@@ -89,7 +94,7 @@ public final class Engine: Sendable {
     /// Closes the engine: subscriptions end, and the store is released.
     public func close() {
         notifier.close()
-        store.close()
+        writableStore.close()
     }
 
     /// Makes every commit so far durable: flushes what ``Durability/noSync`` left unflushed, or
@@ -97,7 +102,7 @@ public final class Engine: Sendable {
     /// OS crash or power loss after it undoes nothing). Needless with ``Durability/durable``.
     public func flush() throws {
         try ensureOpen()
-        try store.sync(force: true)
+        try writableStore.sync(force: true)
     }
 
     /// The durability this engine's commits get now: its configured
@@ -152,7 +157,7 @@ public final class Engine: Sendable {
         let stored = try store.read { try $0.value(forKey: key, in: .definitions) }
         if stored == nil && !configuration.readOnly {  // a read-only engine only reads
             let document = Array(machine.definition.jsonDocument())
-            try store.write { try $0.put(document, forKey: key, in: .definitions) }
+            try writableStore.write { try $0.put(document, forKey: key, in: .definitions) }
         }
     }
 
@@ -206,6 +211,6 @@ public final class Engine: Sendable {
     /// Every committed record from global sequence `sequence` on, then new ones live (see
     /// ``RecordSubscription``).
     public func records(from sequence: UInt64 = 1) -> RecordSubscription {
-        RecordSubscription(store: store, notifier: notifier, start: sequence, batchSize: 512)
+        RecordSubscription(store: writableStore, notifier: notifier, start: sequence, batchSize: 512)
     }
 }

@@ -22,3 +22,11 @@ extension TransitionStore: TransitionLog {
         try read { transaction in try body(transaction) }
     }
 }
+
+/// An engine's store, read only: each reader is one LMDB read transaction.
+extension TransitionStoreReader: TransitionLog {
+    /// Runs `body` in a read transaction of the store.
+    public func readLog<R>(_ body: (any TransitionLogReader) throws -> R) throws -> R {
+        try store.readLog(body)
+    }
+}

@@ -18,7 +18,7 @@ extension Engine {
     ) throws -> ProjectionStatus {
         let runner = ProjectionRunner(projection: projection, mode: mode)
         try projections.add(runner)
-        return try projections.catchUp(runner, store: store, progress: progress)
+        return try projections.catchUp(runner, store: writableStore, progress: progress)
     }
 
     /// The names of the registered projections, in registration order.
@@ -36,7 +36,7 @@ extension Engine {
         var firstFailure: (any Error)?
         for runner in projections.all {
             do {
-                try projections.catchUp(runner, store: store, progress: progress)
+                try projections.catchUp(runner, store: writableStore, progress: progress)
             } catch let error as ProjectionError {
                 firstFailure = firstFailure ?? error
             }
@@ -54,7 +54,7 @@ extension Engine {
         named name: String, progress: (ProjectionProgress) -> Void = { _ in }
     ) throws -> ProjectionStatus {
         guard let runner = projections.runner(named: name) else { throw ProjectionError.notRegistered(name) }
-        return try projections.rebuild(runner, store: store, progress: progress)
+        return try projections.rebuild(runner, store: writableStore, progress: progress)
     }
 
     /// The stored status of the projection `name` (checkpoint, version, failure), or `nil` when it
@@ -65,7 +65,7 @@ extension Engine {
 
     /// Typed read access to `projection`'s stored states.
     public func reader<P: Projection>(for projection: P) -> ProjectionReader<P> {
-        ProjectionReader(store: store, projection: projection)
+        ProjectionReader(store: writableStore, projection: projection)
     }
 
     /// Queries over the built-in ``ScreenFlowProjection`` (register it first).

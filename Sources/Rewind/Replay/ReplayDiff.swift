@@ -15,7 +15,7 @@ public struct NavigationChange: Sendable, Hashable {
     public var pushed: [NavigationEntry]
 
     /// The change from `before` to `after`.
-    public init(before: NavigationStack, after: NavigationStack) {
+    public init(before: ScreenStack, after: ScreenStack) {
         self.before = before.entries
         self.after = after.entries
         var common = 0

@@ -2,7 +2,7 @@ import RewindMachine
 
 extension ReplayPoint {
     /// The navigation stack at this point above its root decoded as the app's route type, bottom
-    /// first (see ``NavigationStack/navigationPath(as:)``): the path the app showed then.
+    /// first (see ``ScreenStack/navigationPath(as:)``): the path the app showed then.
     ///
     /// - Throws: ``NavigationRouteError`` naming the first entry (index, screen) that does not
     ///   decode.

@@ -28,7 +28,7 @@ public struct ReplayPoint: Sendable, Hashable {
     /// What the step did to the navigation stack, in order.
     public var navigationOperations: [NavigationOperation]
     /// The navigation stack after the step.
-    public var navigation: NavigationStack
+    public var navigation: ScreenStack
     /// The content version of the machine definition the record was written under.
     public var definition: String?
     /// Where the record came from, when it is the first record of a fork.
@@ -46,7 +46,7 @@ public struct ReplayPoint: Sendable, Hashable {
     public init(
         session: SessionID, version: UInt64, timestamp: Timestamp?, event: String?, payload: JSONValue,
         source: [String], configuration: [String], activeStates: [String],
-        navigationOperations: [NavigationOperation], navigation: NavigationStack, definition: String?,
+        navigationOperations: [NavigationOperation], navigation: ScreenStack, definition: String?,
         origin: RecordOrigin?, state: MachineState
     ) {
         self.session = session

@@ -34,7 +34,7 @@ public struct HistoryRow: Codable, Sendable, Hashable {
         limit: Int = .max, coder: any PayloadCoder
     ) throws -> [HistoryRow] {
         var rows: [HistoryRow] = []
-        var stack = NavigationStack()
+        var stack = ScreenStack()
         try filter.walk(session, in: reader, from: 1, limit: limit) { record, passes in
             try stack.apply(record, coder: coder)
             if passes { rows.append(HistoryRow(HistoryEntry(record), stack: stack.entries)) }

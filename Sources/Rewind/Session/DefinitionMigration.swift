@@ -61,7 +61,7 @@ public struct DefinitionMigration: Sendable {
             snapshot.state.history.map { (name($0.key), $0.value.map(name)) }, uniquingKeysWith: { first, _ in first })
         result.state.data = Dictionary(
             snapshot.state.data.map { (name($0.key), $0.value) }, uniquingKeysWith: { first, _ in first })
-        result.navigation = NavigationStack(
+        result.navigation = ScreenStack(
             entries: snapshot.navigation.entries.map { NavigationEntry(screen: name($0.screen), data: $0.data) })
         return result
     }

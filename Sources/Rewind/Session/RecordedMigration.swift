@@ -8,7 +8,7 @@ import RewindStore
 /// before the move, its target the one after, its navigation operations turn the stack before
 /// into the stack after (when they differ), and its payload is
 /// `{"from": …, "to": …, "renamed": {old: new}, "migrations": [names], "replayed": bool,
-/// "state": MachineState, "navigation": NavigationStack}`. Replay takes the state after the record
+/// "state": MachineState, "navigation": ScreenStack}`. Replay takes the state after the record
 /// from the payload, so it needs neither the app's migrations nor a re-run of earlier records.
 public struct RecordedMigration: Sendable, Hashable {
     /// The content version of the definition the session was recorded under before.
@@ -26,12 +26,12 @@ public struct RecordedMigration: Sendable, Hashable {
     /// The machine state after the move.
     public var state: MachineState
     /// The navigation stack after the move.
-    public var navigation: NavigationStack
+    public var navigation: ScreenStack
 
     /// Creates the description of a move.
     public init(
         from: String, to: String, renamed: [String: String] = [:], migrations: [String] = [], replayed: Bool = false,
-        state: MachineState, navigation: NavigationStack
+        state: MachineState, navigation: ScreenStack
     ) {
         self.from = from
         self.to = to
@@ -83,7 +83,7 @@ public struct RecordedMigration: Sendable, Hashable {
             throw JSONShapeError(path: ["state"] + error.path, expected: error.expected)
         }
         do {
-            navigation = try NavigationStack(jsonValue: try JSONShape.member("navigation", of: members, at: []))
+            navigation = try ScreenStack(jsonValue: try JSONShape.member("navigation", of: members, at: []))
         } catch {
             throw JSONShapeError(path: ["navigation"] + error.path, expected: error.expected)
         }
@@ -93,7 +93,7 @@ public struct RecordedMigration: Sendable, Hashable {
     /// `setRoot` of the new root and a `push` of each screen above it (a log reader that folds
     /// operations, like the navigation projection, then sees the stack the session continued
     /// with). An empty `after` cannot be reached by operations and gives none.
-    static func operations(from before: NavigationStack, to after: NavigationStack) -> [NavigationOperation] {
+    static func operations(from before: ScreenStack, to after: ScreenStack) -> [NavigationOperation] {
         guard before != after, let root = after.screens.first else { return [] }
         return [.setRoot(root)] + after.screens.dropFirst().map { .push($0) }
     }

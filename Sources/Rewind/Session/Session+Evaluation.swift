@@ -50,7 +50,7 @@ extension Session {
 
     /// Moves `snapshot`, whose state is already the step's, one version on: `navigation` applied
     /// (entries with the data `microsteps` entered; an uncovered entry's data restored into the
-    /// state: ``NavigationStack/apply(_:of:to:)``), stamped `time`; when a snapshot is due at that
+    /// state: ``ScreenStack/apply(_:of:to:)``), stamped `time`; when a snapshot is due at that
     /// version, its write is added to `snapshots`.
     ///
     /// - Returns: Whether the state's data changed (an uncovered entry's data restored).

@@ -89,8 +89,8 @@ public final class Session: @unchecked Sendable {
     /// The active atomic states.
     public var activeStates: [String] { machine.atomicStates(of: configuration) }
     /// The navigation stack the user sees: one entry per screen with the data it was entered
-    /// with (see ``NavigationStack`` and ``navigationPath(as:)``).
-    public var navigationStack: NavigationStack { snapshot.navigation }
+    /// with (see ``ScreenStack`` and ``navigationPath(as:)``).
+    public var navigationStack: ScreenStack { snapshot.navigation }
     /// Errors thrown by requests queued from hooks (they cannot reach the hook's caller), oldest
     /// first: the latest ``maximumDeferredErrors`` of them, until ``takeDeferredErrors()`` takes them.
     public var deferredErrors: [any Error] { lock.withLock { _ in deferred } }

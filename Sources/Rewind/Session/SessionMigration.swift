@@ -64,7 +64,7 @@ extension StepRecording {
     ///
     /// - Throws: ``EngineError/payloadEncoding(event:cause:)`` when the payload cannot be encoded.
     func transition(
-        for migration: RecordedMigration, source: [String], navigation: NavigationStack
+        for migration: RecordedMigration, source: [String], navigation: ScreenStack
     ) throws -> TransitionDraft {
         let payload: [UInt8]
         do {

@@ -37,14 +37,14 @@ public final class SessionModel {
     /// The machine's context.
     public private(set) var context: JSONValue
     /// The navigation stack the user sees, root first.
-    public private(set) var navigationStack: NavigationStack
+    public private(set) var navigationStack: ScreenStack
 
     /// The screens pushed above the stack's root, bottom first: what a SwiftUI `NavigationStack`'s
     /// path (or the view controllers above a `UINavigationController`'s root) shows.
     public var path: [String] { Array(navigationStack.screens.dropFirst()) }
 
     /// The entries above the stack's root decoded as the app's route values, ready for
-    /// `SwiftUI.NavigationStack(path:)` (see ``NavigationStack/navigationPath(as:)``).
+    /// SwiftUI's `NavigationStack(path:)` (see ``ScreenStack/navigationPath(as:)``).
     ///
     /// - Throws: ``NavigationRouteError`` naming the first entry that does not decode.
     public func navigationPath<Route: Decodable>(as type: Route.Type = Route.self) throws(NavigationRouteError) -> [Route] {

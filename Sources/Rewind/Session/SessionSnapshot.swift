@@ -16,13 +16,13 @@ public struct SessionSnapshot: Sendable, Hashable, Codable {
     /// The interpreter's whole state: configuration, history memory, context, state data, queues.
     public var state: MachineState
     /// The navigation stack the user saw, each entry with its screen's data.
-    public var navigation: NavigationStack
+    public var navigation: ScreenStack
     /// When the record of this version was written (`nil` at version 0).
     public var timestamp: Timestamp?
 
     /// Creates a snapshot from its parts.
     public init(
-        version: UInt64, definition: String, state: MachineState, navigation: NavigationStack,
+        version: UInt64, definition: String, state: MachineState, navigation: ScreenStack,
         timestamp: Timestamp?
     ) {
         self.version = version
@@ -35,7 +35,7 @@ public struct SessionSnapshot: Sendable, Hashable, Codable {
     /// The snapshot of a session that has no record yet.
     public static func empty(definition: String) -> SessionSnapshot {
         SessionSnapshot(
-            version: 0, definition: definition, state: MachineState(), navigation: NavigationStack(),
+            version: 0, definition: definition, state: MachineState(), navigation: ScreenStack(),
             timestamp: nil)
     }
 
@@ -118,10 +118,10 @@ public struct SessionSnapshot: Sendable, Hashable, Codable {
         } catch {
             throw JSONShapeError(path: ["state"] + error.path, expected: error.expected)
         }
-        var navigation: NavigationStack
+        var navigation: ScreenStack
         let navigationValue = try JSONShape.member("navigation", of: members, at: [])
         do {
-            navigation = try NavigationStack(jsonValue: navigationValue)
+            navigation = try ScreenStack(jsonValue: navigationValue)
         } catch {
             throw JSONShapeError(path: ["navigation"] + error.path, expected: error.expected)
         }
@@ -141,12 +141,12 @@ public struct SessionSnapshot: Sendable, Hashable, Codable {
     /// A stack read from a snapshot of the first format (`{"screens": […]}`, no data) with the
     /// best data it can have: the top screen is the one the state shows, so when its state is
     /// active with data, that is the top entry's data; the entries below stay without data.
-    static func firstFormat(_ navigation: NavigationStack, showing state: MachineState) -> NavigationStack {
+    static func firstFormat(_ navigation: ScreenStack, showing state: MachineState) -> ScreenStack {
         guard let top = navigation.top, let data = state.data[top.screen], !data.isNull, state.isActive(top.screen)
         else { return navigation }
         var entries = navigation.entries
         entries[entries.count - 1].data = data
-        return NavigationStack(entries: entries)
+        return ScreenStack(entries: entries)
     }
 
     private enum CodingKeys: String, CodingKey {
@@ -165,7 +165,7 @@ public struct SessionSnapshot: Sendable, Hashable, Codable {
         version = try container.decode(UInt64.self, forKey: .version)
         definition = try container.decode(String.self, forKey: .definition)
         state = try container.decode(MachineState.self, forKey: .state)
-        navigation = try container.decode(NavigationStack.self, forKey: .navigation)
+        navigation = try container.decode(ScreenStack.self, forKey: .navigation)
         timestamp = try container.decodeIfPresent(Timestamp.self, forKey: .timestamp)
         if try container.decode(EntriesProbe.self, forKey: .navigation).entries == nil {
             navigation = Self.firstFormat(navigation, showing: state)

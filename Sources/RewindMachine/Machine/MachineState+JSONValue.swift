@@ -114,7 +114,7 @@ extension ScheduledEvent {
     }
 }
 
-extension NavigationStack {
+extension ScreenStack {
     /// The stack as the JSON value of its `Codable` encoding:
     /// `{"entries": [{"screen": …, "data": …}, …], "screens": […]}`.
     public var jsonValue: JSONValue {

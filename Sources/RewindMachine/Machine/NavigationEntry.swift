@@ -1,4 +1,4 @@
-/// One entry of a ``NavigationStack``: a screen and the data it was entered with, as one value of
+/// One entry of a ``ScreenStack``: a screen and the data it was entered with, as one value of
 /// SwiftUI's `NavigationStack(path:)` or one view controller of a `UINavigationController`.
 ///
 /// The same screen pushed twice with different data is two entries (`detail {"character":"日"}`

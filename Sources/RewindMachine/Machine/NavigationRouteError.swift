@@ -1,7 +1,7 @@
 /// A navigation stack entry that does not decode as the app's route type
-/// (``NavigationStack/navigationPath(as:)``, ``NavigationStack/routes(as:)``).
+/// (``ScreenStack/navigationPath(as:)``, ``ScreenStack/routes(as:)``).
 public struct NavigationRouteError: Error, Sendable, Hashable, CustomStringConvertible {
-    /// The entry's index in ``NavigationStack/entries`` (0 is the root).
+    /// The entry's index in ``ScreenStack/entries`` (0 is the root).
     public var index: Int
     /// The entry's screen.
     public var screen: String

@@ -33,7 +33,7 @@ public struct Step: Hashable, Sendable {
 
     /// The navigation operations of the whole macrostep: every microstep's operations,
     /// concatenated in order (``NavigationOperation/none`` never appears). Applying them in order
-    /// to a ``NavigationStack`` gives the stack after the step.
+    /// to a ``ScreenStack`` gives the stack after the step.
     public var navigation: [NavigationOperation] {
         microsteps.flatMap(\.navigation)
     }

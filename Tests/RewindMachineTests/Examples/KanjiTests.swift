@@ -22,7 +22,7 @@ struct KanjiTests {
 
     @Test func allPopsToRootExceptOnFirstEntry() throws {
         let interpreter = Interpreter(machine: try Kanji.machine())
-        var stack = NavigationStack()
+        var stack = ScreenStack()
         var firstEntries: [Bool] = []
         interpreter.perform = { stack.apply($0.navigation) }
         interpreter.onDidEnter("all") { firstEntries.append($0.previousState == nil) }

@@ -5,7 +5,8 @@ import Testing
 
 /// An app file imports SwiftUI (here its stand-ins) and Rewind and names SwiftUI's types without
 /// qualification: `import Rewind` exports no `Environment`, `Transition`, `Database`, `Cursor`,
-/// `State`, `Binding`, `Transaction`, `Namespace` or `Animation` of its own. This file compiling
+/// `State`, `Binding`, `Transaction`, `Namespace`, `Animation` or `NavigationStack` of its own
+/// (the recorded stack is ``ScreenStack``). This file compiling
 /// is the test; the assertions check that the two sets of names work side by side.
 struct NameCollisionTests {
     typealias Onboarding = ExampleMachines.Onboarding
@@ -48,6 +49,12 @@ struct NameCollisionTests {
         #expect(view.slide.name == "push")
         #expect(view.database.name == "app")
         #expect(cursor.next() == 1)
+        // SwiftUI's stack, unqualified, over the path the session's recorded stack gives it.
+        let recorded: ScreenStack = session.navigationStack
+        let stack = NavigationStack(path: Binding { Array(recorded.screens.dropFirst()) }) { "root" }
+        #expect(stack.path.get() == [])
+        #expect(stack.root == "root")
+        #expect(recorded.screens == ["greeting"])
         // Rewind's own names for what it used to export under these: the store's transition to
         // append and the LMDB types stay reachable under names of their own.
         let draft = TransitionDraft(

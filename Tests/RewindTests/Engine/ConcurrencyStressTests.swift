@@ -47,7 +47,7 @@ struct ConcurrencyStressTests {
         }
         let total = senders * (1 + rounds * 5)
         #expect(engine.commits.pendingCount == 0)
-        let audit = try LogAudit(engine.store)
+        let audit = try LogAudit(engine.writableStore)
         #expect(audit.problems.isEmpty, "\(audit.problems.prefix(5))")
         #expect(audit.records.count == total)
         #expect(try await reader.value == Array(1...UInt64(total)))
@@ -103,7 +103,7 @@ struct ConcurrencyStressTests {
 
         let reopened = try fixture.open(registering: [try TickerMachine.machine()], durability: .noSync)
         defer { reopened.close() }
-        let audit = try LogAudit(reopened.store)
+        let audit = try LogAudit(reopened.writableStore)
         #expect(audit.problems.isEmpty, "\(audit.problems.prefix(5))")
         for (index, version) in acknowledged.enumerated() {
             #expect(try reopened.store.sessionInfo(for: SessionID("s\(index)"))?.headVersion ?? 0 == version)
@@ -137,6 +137,6 @@ struct ConcurrencyStressTests {
         #expect(engine.commitStatistics.inlineCommits == inline + 1)
         #expect(engine.commits.pendingCount == 0)
         #expect(b.version == 2)
-        #expect(try LogAudit(engine.store).problems.isEmpty)
+        #expect(try LogAudit(engine.writableStore).problems.isEmpty)
     }
 }

@@ -74,7 +74,7 @@ struct DurabilityTests {
         try await imported.send(TickerMachine.tick)
         #expect(try importer.session("import").version == 4)
         #expect(try importer.session("screen").version == 2)
-        #expect(try LogAudit(importer.store).problems.isEmpty)
+        #expect(try LogAudit(importer.writableStore).problems.isEmpty)
     }
 
     @Test func noSyncEngineKeepsEverythingAfterFlushAndReopen() async throws {
@@ -92,7 +92,7 @@ struct DurabilityTests {
         engine = try fixture.open(registering: [machine], durability: .durable)
         defer { engine.close() }
         #expect(try engine.session("user").snapshot == live)
-        #expect(try LogAudit(engine.store).records.count == 4)
+        #expect(try LogAudit(engine.writableStore).records.count == 4)
     }
 
     @Test func durableEngineAcknowledgesOnlyCommittedRecords() async throws {

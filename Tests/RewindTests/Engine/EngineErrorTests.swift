@@ -144,7 +144,7 @@ struct EngineErrorTests {
         try await session.send("loggedIn")
         let live = session.snapshot
         // Version 4's snapshot is garbage, version 2's names another version: both are passed over.
-        try engine.store.write { transaction in
+        try engine.writableStore.write { transaction in
             try transaction.put(Array("{not json".utf8), forKey: StoreKey.compound("user", 4), in: .snapshots)
             var wrong = live
             wrong.version = 3

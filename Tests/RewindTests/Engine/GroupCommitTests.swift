@@ -41,7 +41,7 @@ struct GroupCommitTests {
     }
 
     func verify(_ engine: Engine, _ acknowledged: [String: Acknowledgements], sessions: Int, transitions: Int) throws {
-        let audit = try LogAudit(engine.store)
+        let audit = try LogAudit(engine.writableStore)
         #expect(audit.problems.isEmpty, "\(audit.problems.prefix(5))")
         #expect(audit.records.count == sessions * (transitions + 1))
         var bySession: [String: [TransitionRecord]] = [:]
@@ -107,7 +107,7 @@ struct GroupCommitTests {
         }
         #expect(sent == 400)
         #expect(session.version == 401)
-        let audit = try LogAudit(engine.store)
+        let audit = try LogAudit(engine.writableStore)
         #expect(audit.problems.isEmpty)
         #expect(audit.records.count == 401)
         // Each task's sends were recorded in the order it made them.
@@ -155,7 +155,7 @@ struct LoneSessionCommitTests {
         #expect(try engine.store.headSequence() == 21)
         try await session.send("loaded")
         #expect(session.version == 22)
-        #expect(try LogAudit(engine.store).problems.isEmpty)
+        #expect(try LogAudit(engine.writableStore).problems.isEmpty)
     }
 
     /// A synced commit never runs on the sender's thread (a thread of Swift's cooperative pool):

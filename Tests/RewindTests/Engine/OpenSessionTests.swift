@@ -91,7 +91,7 @@ struct OpenSessionTests {
             let time = Timestamp(microsecondsSince1970: 1_000_000)
             let step = try? other.evaluate(.start(context: ["theirs": true]), in: MachineState(), at: time)
             if let step, let transition = try? other.transition(for: step, request: .start(context: ["theirs": true]), at: time) {
-                _ = try? engine.store.append([transition], to: SessionID("user"), expectedVersion: .noStream)
+                _ = try? engine.writableStore.append([transition], to: SessionID("user"), expectedVersion: .noStream)
             }
         }
         #expect(configured.current == 1)

@@ -76,7 +76,7 @@ struct ResumeTests {
         try await resumed.send("closeSettings")
         #expect(resumed.configuration == ["app", "browse", "feed", "post", "postComments"])
         // The navigation stack is what an uninterrupted run of the same events gives.
-        var expected = NavigationStack()
+        var expected = ScreenStack()
         var state = MachineState()
         for (index, event) in ["open", "showComments", "openSettings", "closeSettings"].enumerated() {
             if index == 0 {
@@ -110,7 +110,7 @@ struct ResumeTests {
         #expect(snapshot.version == 2)
         snapshot.state.context = ["n": 2]
         marked = Array(try JSONEncoder().encode(snapshot))
-        try engine.store.write { try $0.put(marked, forKey: StoreKey.compound("user", 2), in: .snapshots) }
+        try engine.writableStore.write { try $0.put(marked, forKey: StoreKey.compound("user", 2), in: .snapshots) }
         engine.close()
 
         engine = try fixture.open(registering: [machine])

@@ -33,7 +33,7 @@ struct EngineStoreCheckTests {
 
     private func putSnapshot(_ snapshot: SessionSnapshot, at version: UInt64, in engine: Engine) throws {
         let bytes = try snapshot.encoded()
-        try engine.store.write { try $0.put(bytes, forKey: SessionSnapshot.key(session: SessionID("screen"), version: version), in: .snapshots) }
+        try engine.writableStore.write { try $0.put(bytes, forKey: SessionSnapshot.key(session: SessionID("screen"), version: version), in: .snapshots) }
     }
 
     @Test func aConsistentStoreChecksEverySnapshotAndCheckpoint() async throws {
@@ -59,7 +59,7 @@ struct EngineStoreCheckTests {
         #expect(try engine.checkStore().isConsistent)
         // A record written past the engine (a forged or damaged log): every checksum is valid.
         let last = try #require(try engine.store.read { try $0.records(of: SessionID("screen"), from: 10, limit: 1).first })
-        try engine.store.append([TransitionDraft(
+        try engine.writableStore.append([TransitionDraft(
             machine: last.machine, definition: last.definition, event: "loaded", source: last.target,
             target: ["nowhere"])], to: SessionID("screen"), expectedVersion: .exact(10))
         let report = try engine.checkStore()
@@ -89,7 +89,7 @@ struct EngineStoreCheckTests {
         var problem = try #require(try engine.checkStore().problem)
         #expect(problem.location == "snapshot of 'screen' at version 6")
         #expect(problem.reason == "it holds version 3")
-        try engine.store.write {
+        try engine.writableStore.write {
             try $0.put(Array("{not json".utf8), forKey: SessionSnapshot.key(session: SessionID("screen"), version: 6), in: .snapshots)
         }
         problem = try #require(try engine.checkStore().problem)
@@ -104,7 +104,7 @@ struct EngineStoreCheckTests {
         defer { engine.close() }
         let name = try #require(engine.registeredProjections.first)
         let status = ProjectionStatus(name: name, version: 1, checkpoint: 99)
-        try engine.store.write { try $0.put(CheckpointCodec.encode(status), forKey: Array(name.utf8), in: .checkpoints) }
+        try engine.writableStore.write { try $0.put(CheckpointCodec.encode(status), forKey: Array(name.utf8), in: .checkpoints) }
         let problem = try #require(try engine.checkStore().problem)
         #expect(problem.location == "checkpoint of projection '\(name)'")
         #expect(problem.reason.contains("sequence 99, beyond the log's head at sequence 10"))

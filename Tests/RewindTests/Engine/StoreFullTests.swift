@@ -42,7 +42,7 @@ struct StoreFullTests {
         #expect(hooks.current == acknowledged)
         #expect(session.version == UInt64(acknowledged + 1))
         #expect(try engine.store.headSequence() == UInt64(acknowledged + 1))
-        #expect(try LogAudit(engine.store).problems.isEmpty)
+        #expect(try LogAudit(engine.writableStore).problems.isEmpty)
         // Small records still fit.
         try await session.send(TickerMachine.tick)
         #expect(session.version == UInt64(acknowledged + 2))
@@ -69,7 +69,7 @@ struct StoreFullTests {
             try await group.waitForAll()
         }
         #expect(try engine.store.statistics().mapSize > 1 << 20)
-        let audit = try LogAudit(engine.store)
+        let audit = try LogAudit(engine.writableStore)
         #expect(audit.problems.isEmpty)
         #expect(audit.records.count == sessions * (sends + 1))
         // Each session's sends once each, in order.

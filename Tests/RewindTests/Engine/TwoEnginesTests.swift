@@ -32,7 +32,7 @@ struct TwoEnginesTests {
         try await sessionA.reload()
         try await sessionA.send("loggedIn")
 
-        let audit = try LogAudit(engineA.store)
+        let audit = try LogAudit(engineA.writableStore)
         #expect(audit.problems.isEmpty)
         #expect(audit.records.map(\.event) == [StepRecording.startEvent, "launch", "start", "loggedIn"])
         #expect(try engineB.session("user").snapshot == sessionA.snapshot)
@@ -76,7 +76,7 @@ struct TwoEnginesTests {
             }
             return try await group.reduce(into: []) { $0.append($1) }
         }
-        let audit = try LogAudit(engines[0].store)
+        let audit = try LogAudit(engines[0].writableStore)
         #expect(audit.problems.isEmpty)
         #expect(audit.records.count == 1 + 2 * (1 + 2 * perWriter))
         let coder = JSONPayloadCoder()
@@ -114,6 +114,6 @@ struct TwoEnginesTests {
         let resumed = try engineB.session("user")
         try await resumed.send("start")
         #expect(resumed.configuration == ["login"])
-        #expect(try LogAudit(engineB.store).records.map(\.event) == [StepRecording.startEvent, "launch", "start"])
+        #expect(try LogAudit(engineB.writableStore).records.map(\.event) == [StepRecording.startEvent, "launch", "start"])
     }
 }

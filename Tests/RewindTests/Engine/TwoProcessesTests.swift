@@ -82,7 +82,7 @@ struct TwoProcessesTests {
 
         let engine = try fixture.open(registering: [try TickerMachine.machine()])
         defer { engine.close() }
-        let audit = try LogAudit(engine.store)
+        let audit = try LogAudit(engine.writableStore)
         #expect(audit.problems.isEmpty, "\(audit.problems.prefix(5))")
         // One start of the shared session, one per own session, two ticks per round and writer.
         #expect(audit.records.count == 1 + writers.count * (1 + 2 * count))

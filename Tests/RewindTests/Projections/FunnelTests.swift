@@ -24,10 +24,10 @@ struct FunnelTests {
 
     @Test func addingStacksBuildsTheDepthHistogram() {
         var statistics = StackDepthStatistics()
-        statistics.add(NavigationStack(screens: ["all"]))
-        statistics.add(NavigationStack(screens: ["all", "detail"]))
-        statistics.add(NavigationStack(screens: ["all", "list", "detail"]))
-        statistics.add(NavigationStack(screens: ["all", "detail"]))
+        statistics.add(ScreenStack(screens: ["all"]))
+        statistics.add(ScreenStack(screens: ["all", "detail"]))
+        statistics.add(ScreenStack(screens: ["all", "list", "detail"]))
+        statistics.add(ScreenStack(screens: ["all", "detail"]))
         #expect(statistics.sessions == 4)
         #expect(statistics.histogram == [1: 1, 2: 2, 3: 1])
         #expect(statistics == StackDepthStatistics(histogram: [1: 1, 2: 2, 3: 1]))

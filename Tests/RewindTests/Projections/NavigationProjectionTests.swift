@@ -75,7 +75,7 @@ struct NavigationProjectionTests {
         let engine = try fixture.open(registering: [])
         defer { engine.close() }
         let id = SessionID("odd")
-        _ = try engine.store.write { transaction in
+        _ = try engine.writableStore.write { transaction in
             try transaction.append([
                 ProjectionFixtures.transition(event: "rewind.start", to: "a", navigation: [.setRoot("a")], at: 1),
                 TransitionDraft(
@@ -127,7 +127,7 @@ struct NavigationProjectionTests {
     @Test func theBinaryEncodingRoundTrips() throws {
         let projection = NavigationProjection()
         let navigation = NavigationProjection.SessionNavigation(
-            machine: "kanji", stack: NavigationStack(entries: [
+            machine: "kanji", stack: ScreenStack(entries: [
                 NavigationEntry(screen: "all"), NavigationEntry(screen: "detail", data: ["character": "日", "n": 1.5]),
                 NavigationEntry(screen: "日本", data: "word"),
             ]))

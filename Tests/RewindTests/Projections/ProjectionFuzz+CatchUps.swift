@@ -58,7 +58,7 @@ extension ProjectionFuzz {
         guard let slot, let runner = engine.projections.runner(named: slot.name) else { return }
         let batchSize = Int.random(in: 1...5, using: &random)
         do {
-            try engine.projections.catchUp(runner, store: engine.store, batchSize: batchSize) { _ in }
+            try engine.projections.catchUp(runner, store: engine.writableStore, batchSize: batchSize) { _ in }
         } catch {
             guard isInjected(error) else { throw error }
         }
@@ -70,7 +70,7 @@ extension ProjectionFuzz {
         guard let slot = randomRegisteredSlot(), let runner = engine.projections.runner(named: slot.name) else { return }
         let engine = self.engine
         if random.chance(0.5) {
-            try engine.store.write { transaction in
+            try engine.writableStore.write { transaction in
                 try ProjectionRegistry.removeStates(of: slot.name, in: transaction)
                 try transaction.delete(Array(slot.name.utf8), in: .checkpoints)
             }
@@ -78,7 +78,7 @@ extension ProjectionFuzz {
         let batchSize = Int.random(in: 1...4, using: &random)
         var closed = false
         do {
-            try engine.projections.catchUp(runner, store: engine.store, batchSize: batchSize) { _ in
+            try engine.projections.catchUp(runner, store: engine.writableStore, batchSize: batchSize) { _ in
                 if !closed {
                     closed = true
                     engine.close()
@@ -103,7 +103,7 @@ extension ProjectionFuzz {
         guard let fault = slot.fault, let runner = engine.projections.runner(named: slot.name) else { return }
         let head = try engine.store.headSequence()
         guard head > 8 else { return }
-        try engine.store.write { transaction in
+        try engine.writableStore.write { transaction in
             try ProjectionRegistry.removeStates(of: slot.name, in: transaction)
             try transaction.delete(Array(slot.name.utf8), in: .checkpoints)
         }
@@ -115,13 +115,13 @@ extension ProjectionFuzz {
         var interleaved = false
         var unexpected: (any Error)?
         do {
-            try engine.projections.catchUp(runner, store: engine.store, batchSize: firstBatch) { progress in
+            try engine.projections.catchUp(runner, store: engine.writableStore, batchSize: firstBatch) { progress in
                 guard !interleaved, progress.recordsDone > 0 else { return }
                 interleaved = true
                 let checkpoint = (try? engine.projectionStatus(named: runner.name)?.checkpoint) ?? 0
                 fault.failAt.withValue { $0 = checkpoint + stopAfter }
                 do {
-                    try engine.projections.catchUp(runner, store: engine.store, batchSize: secondBatch) { _ in }
+                    try engine.projections.catchUp(runner, store: engine.writableStore, batchSize: secondBatch) { _ in }
                 } catch {
                     if !isInjected(error) { unexpected = error }
                 }

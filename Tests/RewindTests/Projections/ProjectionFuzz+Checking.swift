@@ -72,7 +72,7 @@ extension ProjectionFuzz {
     func check() async throws {
         let head = try engine.store.headSequence()
         let watched = slots.map { ($0.name, $0.kind) }
-        let before = try Self.observe(store: engine.store, watched: watched, context: context + " (before catch-up)")
+        let before = try Self.observe(store: engine.writableStore, watched: watched, context: context + " (before catch-up)")
         pending += before
         for observation in before {
             guard let slot = slots.first(where: { $0.name == observation.name }) else { continue }
@@ -82,7 +82,7 @@ extension ProjectionFuzz {
         }
         for slot in slots { slot.fault?.failAt.withValue { $0 = nil } }
         try engine.catchUpProjections()
-        let after = try Self.observe(store: engine.store, watched: watched, context: context + " (caught up)")
+        let after = try Self.observe(store: engine.writableStore, watched: watched, context: context + " (caught up)")
         pending += after
         for slot in slots where slot.registered {
             guard let observation = after.first(where: { $0.name == slot.name }) else {
@@ -103,12 +103,12 @@ extension ProjectionFuzz {
         }
         if random.chance(0.3) {
             // A rebuild from scratch stores the same bytes and checkpoints.
-            let states = try ProjectionFixtures.entries(of: engine.store, in: .projections)
-            let checkpoints = try ProjectionFixtures.entries(of: engine.store, in: .checkpoints)
+            let states = try ProjectionFixtures.entries(of: engine.writableStore, in: .projections)
+            let checkpoints = try ProjectionFixtures.entries(of: engine.writableStore, in: .checkpoints)
             for slot in slots where slot.registered { try engine.rebuildProjection(named: slot.name) }
-            let rebuilt = try ProjectionFixtures.entries(of: engine.store, in: .projections)
+            let rebuilt = try ProjectionFixtures.entries(of: engine.writableStore, in: .projections)
             if rebuilt != states { fail("rebuilding changed the stored states: " + Self.difference(rebuilt, states)) }
-            if try ProjectionFixtures.entries(of: engine.store, in: .checkpoints) != checkpoints {
+            if try ProjectionFixtures.entries(of: engine.writableStore, in: .checkpoints) != checkpoints {
                 fail("rebuilding changed the checkpoints")
             }
         }

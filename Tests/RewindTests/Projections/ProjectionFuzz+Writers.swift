@@ -29,7 +29,7 @@ extension ProjectionFuzz {
                 model = external[Int.random(in: 0..<external.count, using: &random)]
             }
             guard !planned.contains(where: { $0.model === model }) else { continue }
-            var stack = model.history.last?.navigation ?? NavigationStack()
+            var stack = model.history.last?.navigation ?? ScreenStack()
             var transitions: [TransitionDraft] = []
             for _ in 0..<Int.random(in: 1...3, using: &random) {
                 let operations: [NavigationOperation] = (0..<Int.random(in: 0...2, using: &random)).map { _ in
@@ -122,7 +122,7 @@ extension ProjectionFuzz {
         }
         guard !planned.isEmpty || concurrentCatchUp != nil else { return }  // an added runner is caught up
 
-        let store = engine.store
+        let store = engine.writableStore
         let watched = slots.map { ($0.name, $0.kind) }
         let context = self.context
         let stop = LockedBox(false)
@@ -156,7 +156,7 @@ extension ProjectionFuzz {
                 let batchSize = Int.random(in: 1...3, using: &random)
                 Thread.detachNewThread {
                     do {
-                        try engine.projections.catchUp(runner, store: engine.store, batchSize: batchSize) { _ in }
+                        try engine.projections.catchUp(runner, store: engine.writableStore, batchSize: batchSize) { _ in }
                     } catch {
                         catchUpError.withValue { $0 = $0 ?? error }
                     }

@@ -28,7 +28,7 @@ final class ModelSession {
     struct Entry {
         var configuration: [String]?
         var event: String?
-        var navigation: NavigationStack?
+        var navigation: ScreenStack?
         var timestamp: Timestamp?
     }
 

@@ -27,7 +27,7 @@ struct ProjectionRegistryTests {
             try await group.waitForAll()
         }
         // And one commit carrying several records of several sessions, as a group commit does.
-        try engine.store.write { transaction in
+        try engine.writableStore.write { transaction in
             var appended: [TransitionRecord] = []
             for (index, id) in ["user-1", "kanji-2", "user-1", "new"].enumerated() {
                 let transition = ProjectionFixtures.transition(
@@ -40,8 +40,8 @@ struct ProjectionRegistryTests {
             try engine.projections.applyInline(appended, in: transaction)
         }
         let head = try engine.store.headSequence()
-        let inlineStates = try ProjectionFixtures.entries(of: engine.store, in: .projections)
-        let inlineCheckpoints = try ProjectionFixtures.entries(of: engine.store, in: .checkpoints)
+        let inlineStates = try ProjectionFixtures.entries(of: engine.writableStore, in: .projections)
+        let inlineCheckpoints = try ProjectionFixtures.entries(of: engine.writableStore, in: .checkpoints)
         #expect(inlineStates.count == 3 * 25)
         for name in engine.registeredProjections {
             #expect(try engine.projectionStatus(named: name)?.checkpoint == head)
@@ -51,8 +51,8 @@ struct ProjectionRegistryTests {
         for name in engine.registeredProjections {
             try engine.rebuildProjection(named: name) { reports.append($0) }
         }
-        #expect(try ProjectionFixtures.entries(of: engine.store, in: .projections) == inlineStates)
-        #expect(try ProjectionFixtures.entries(of: engine.store, in: .checkpoints) == inlineCheckpoints)
+        #expect(try ProjectionFixtures.entries(of: engine.writableStore, in: .projections) == inlineStates)
+        #expect(try ProjectionFixtures.entries(of: engine.writableStore, in: .checkpoints) == inlineCheckpoints)
         #expect(reports.last?.recordsDone == head)
         #expect(reports.last?.recordsTotal == head)
     }
@@ -96,7 +96,7 @@ struct ProjectionRegistryTests {
 
         // Hand-computed: every session ended in s99 after 100 records and went through s0…s99;
         // its stack started [s0] and then pushed on rounds not divisible by 3, popped on the others.
-        var expectedStack = NavigationStack()
+        var expectedStack = ScreenStack()
         for round in 0..<perSession {
             expectedStack.apply(round == 0 ? .setRoot("s0") : (round % 3 == 0 ? .pop : .push("s\(round)")))
         }
@@ -133,7 +133,7 @@ struct ProjectionRegistryTests {
         async let caughtUp: ProjectionStatus = withCheckedThrowingContinuation { continuation in
             Thread.detachNewThread {
                 continuation.resume(with: Result {
-                    try engine.projections.catchUp(runner, store: engine.store, batchSize: 7) { _ in }
+                    try engine.projections.catchUp(runner, store: engine.writableStore, batchSize: 7) { _ in }
                 })
             }
         }
@@ -144,10 +144,10 @@ struct ProjectionRegistryTests {
         _ = try await caughtUp
         let head = try engine.store.headSequence()
         #expect(try engine.projectionStatus(named: runner.name)?.checkpoint == head)
-        let live = try ProjectionFixtures.entries(of: engine.store, in: .projections)
+        let live = try ProjectionFixtures.entries(of: engine.writableStore, in: .projections)
         #expect(live.count == 8)
         try engine.rebuildProjection(named: runner.name)
-        #expect(try ProjectionFixtures.entries(of: engine.store, in: .projections) == live)
+        #expect(try ProjectionFixtures.entries(of: engine.writableStore, in: .projections) == live)
     }
 
     @Test func aCatchUpProjectionWaitsForCatchUpWhileInlineOnesFollowEveryAppend() async throws {
@@ -263,7 +263,7 @@ struct ProjectionRegistryTests {
         let engine = try ProjectionFixtures.engine(in: directory, projections: [EventCountProjection()])
         defer { engine.close() }
         try await ProjectionFixtures.onboard(engine, id: "a", steps: 0)  // sequence 1
-        try engine.store.write { try $0.put([0xFF], forKey: Array("test.event-counts\0a".utf8), in: .projections) }
+        try engine.writableStore.write { try $0.put([0xFF], forKey: Array("test.event-counts\0a".utf8), in: .projections) }
         try await ProjectionFixtures.onboard(engine, id: "b", steps: 0)  // 2: another key, fine
         try await engine.session("a").send("launch")                     // 3: reads the broken state
         let status = try #require(try engine.projectionStatus(named: "test.event-counts"))

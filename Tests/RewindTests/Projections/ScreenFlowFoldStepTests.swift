@@ -101,10 +101,10 @@ struct ScreenFlowFoldStepTests {
         for (index, id) in ["ann", "bob", "cat", "dan", "a-session-id-longer-than-fifteen-bytes"].enumerated() {
             try await ProjectionFixtures.onboard(engine, id: id, steps: index % 4)
         }
-        let inline = try Self.states(of: ScreenFlowProjection().name, in: engine.store)
+        let inline = try Self.states(of: ScreenFlowProjection().name, in: engine.writableStore)
         #expect(inline.count == 5)
         try engine.rebuildProjection(named: ScreenFlowProjection().name)
-        #expect(try Self.states(of: ScreenFlowProjection().name, in: engine.store) == inline)
+        #expect(try Self.states(of: ScreenFlowProjection().name, in: engine.writableStore) == inline)
     }
 
     /// A record corrupted behind the store's back stops a rebuild (which reads record views)

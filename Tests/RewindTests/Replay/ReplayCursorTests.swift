@@ -187,7 +187,7 @@ struct ReplayCursorTests {
         #expect(snapshot.state.context == ["count": 3])
         snapshot.state.context = ["count": 100]
         let doctored = try JSONEncoder().encode(snapshot)
-        try fixture.engine.store.write { try $0.put(Array(doctored), forKey: key, in: .snapshots) }
+        try fixture.engine.writableStore.write { try $0.put(Array(doctored), forKey: key, in: .snapshots) }
 
         var cursor = try fixture.engine.replayCursor(for: session.id)
         #expect(try cursor.seek(to: 3).context == ["count": 2])

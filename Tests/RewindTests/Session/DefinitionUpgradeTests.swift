@@ -501,7 +501,7 @@ struct DefinitionUpgradeTests {
             for _ in 1...3 { try await session.send("tap") }
             #expect(session.state.context["count"] == 3)
             // The record the old migration appended: a tap under the new definition, no more.
-            try engine.store.append(
+            try engine.writableStore.append(
                 [TransitionDraft(
                     machine: "counter", definition: new.definition.contentVersion, event: "tap",
                     source: ["counting"], target: ["counting"])],

@@ -86,7 +86,7 @@ struct SessionNavigationTests {
             json = .object(members)
             let old = try json.jsonBytes()
             #expect(String(decoding: old, as: UTF8.self).contains(#""navigation":{"screens":["all","detail","list","detail"]}"#))
-            try engine.store.write { try $0.put(old, forKey: key, in: .snapshots) }
+            try engine.writableStore.write { try $0.put(old, forKey: key, in: .snapshots) }
 
             // Both decoders read it: no data below the top, the top's from the state it shows.
             let expected = [

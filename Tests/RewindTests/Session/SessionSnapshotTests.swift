@@ -23,7 +23,7 @@ struct SessionSnapshotTests {
         state.internalQueue = [Event("queued")]
         return SessionSnapshot(
             version: version, definition: "sha256:abc", state: state,
-            navigation: NavigationStack(screens: ["greeting", "login"]), timestamp: timestamp)
+            navigation: ScreenStack(screens: ["greeting", "login"]), timestamp: timestamp)
     }
 
     @Test func encodedSnapshotsAreTheBytesJSONEncoderWrites() throws {

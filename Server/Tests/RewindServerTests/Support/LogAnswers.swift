@@ -55,7 +55,7 @@ struct LogAnswers: Equatable {
 /// A device's store read through the asynchronous interface, one LMDB read transaction per
 /// question (the tests ask it of a store nothing writes to meanwhile).
 struct DeviceLogReader: AsyncTransitionLogReader {
-    let store: TransitionStore
+    let store: TransitionStoreReader
 
     func headSequence() async throws -> UInt64 { try store.read { try $0.headSequence() } }
     func sessionInfo(for session: SessionID) async throws -> SessionInfo? {

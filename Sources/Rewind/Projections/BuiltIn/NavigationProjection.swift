@@ -4,7 +4,7 @@ import RewindStore
 /// Built-in projection: the navigation stack of every session, rebuilt from the navigation
 /// operations of its records (push, pop, popToRoot, popTo, replace, setRoot) as the user saw it
 /// after each step, each entry with the data its screen was entered with (taken from the
-/// record's state data: ``NavigationStack/apply(_:coder:)``). Query it through
+/// record's state data: ``ScreenStack/apply(_:coder:)``). Query it through
 /// ``Engine/navigationStacks``.
 public struct NavigationProjection: Projection {
     /// One session's navigation.
@@ -12,10 +12,10 @@ public struct NavigationProjection: Projection {
         /// The session's machine.
         public var machine: String
         /// The stack after the session's last record.
-        public var stack: NavigationStack
+        public var stack: ScreenStack
 
         /// Creates a session's navigation.
-        public init(machine: String, stack: NavigationStack) {
+        public init(machine: String, stack: ScreenStack) {
             self.machine = machine
             self.stack = stack
         }
@@ -50,7 +50,7 @@ public struct NavigationProjection: Projection {
     ///   stops at that record: ``ProjectionError/applyFailed(projection:sequence:session:cause:)``).
     public func apply(_ record: TransitionRecord, to state: inout SessionNavigation?) throws {
         // Taken out of `state` so that the stack is uniquely referenced and changes in place.
-        var navigation = state.take() ?? SessionNavigation(machine: record.machine, stack: NavigationStack())
+        var navigation = state.take() ?? SessionNavigation(machine: record.machine, stack: ScreenStack())
         if navigation.machine != record.machine { navigation.machine = record.machine }
         defer { state = navigation }
         try navigation.stack.apply(record, coder: coder)
@@ -83,6 +83,6 @@ public struct NavigationProjection: Projection {
             entries.append(NavigationEntry(screen: screen, data: data.isEmpty ? .null : try JSONValue(jsonBytes: data)))
         }
         try reader.expectEnd()
-        return SessionNavigation(machine: machine, stack: NavigationStack(entries: entries))
+        return SessionNavigation(machine: machine, stack: ScreenStack(entries: entries))
     }
 }

@@ -18,12 +18,12 @@ public struct NavigationStacks: Sendable {
 
     /// The navigation stack of `session` after its last record, or `nil` when it has no record
     /// (or the projection has not seen it).
-    public func stack(of session: SessionID) throws -> NavigationStack? {
+    public func stack(of session: SessionID) throws -> ScreenStack? {
         try reader.state(forKey: session.rawValue)?.stack
     }
 
     /// Every session's stack, by session id (its bytes: see ``ProjectionKey``).
-    public func all() throws -> [ProjectionKey: NavigationStack] {
+    public func all() throws -> [ProjectionKey: ScreenStack] {
         try reader.states().mapValues(\.stack)
     }
 

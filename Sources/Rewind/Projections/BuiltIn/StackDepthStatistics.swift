@@ -13,7 +13,7 @@ public struct StackDepthStatistics: Sendable, Hashable {
 
     /// Counts one session whose stack is `stack`. ``NavigationStacks/depthStatistics(machine:)``
     /// folds a device's sessions with it, a fleet server its devices' sessions.
-    public mutating func add(_ stack: NavigationStack) {
+    public mutating func add(_ stack: ScreenStack) {
         histogram[stack.count, default: 0] += 1
         sessions += 1
     }

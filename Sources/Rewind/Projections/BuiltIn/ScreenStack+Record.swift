@@ -1,7 +1,7 @@
 import RewindMachine
 import RewindStore
 
-extension NavigationStack {
+extension ScreenStack {
     /// Applies `record`'s navigation operations as a reader of the log alone rebuilds them (the
     /// navigation projection, `rewind history`): new entries take the data the record's state
     /// data holds for their screen, and an entry a pop uncovers takes the data the step entered

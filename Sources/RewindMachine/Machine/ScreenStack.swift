@@ -18,7 +18,7 @@
 /// session.navigationStack.entries.map(\.screen)   // ["all", "detail", "list"]
 /// session.navigationStack.top?.data               // {"word": "日本"}
 /// ```
-public struct NavigationStack: Hashable, Sendable, Codable {
+public struct ScreenStack: Hashable, Sendable, Codable {
     /// The entries, root first.
     public private(set) var entries: [NavigationEntry]
 

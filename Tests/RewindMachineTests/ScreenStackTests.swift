@@ -9,7 +9,7 @@ struct NavigationStackTests {
     static let japan: JSONValue = ["word": "日本"]
 
     @Test func theSameScreenPushedTwiceWithDifferentDataIsTwoEntries() {
-        var stack = NavigationStack()
+        var stack = ScreenStack()
         let entered: [String: JSONValue] = ["detail": Self.day]
         stack.apply([.setRoot("all"), .push("detail")]) { entered[$0] }
         stack.apply([.push("detail")]) { $0 == "detail" ? Self.book : nil }
@@ -23,7 +23,7 @@ struct NavigationStackTests {
     }
 
     @Test func aPopUncoversTheEntryBelowWithItsData() {
-        var stack = NavigationStack(entries: [
+        var stack = ScreenStack(entries: [
             NavigationEntry(screen: "all"), NavigationEntry(screen: "detail", data: Self.day),
             NavigationEntry(screen: "list", data: Self.japan), NavigationEntry(screen: "detail", data: Self.book),
         ])
@@ -41,7 +41,7 @@ struct NavigationStackTests {
     }
 
     @Test func dataTheStepEnteredTheUncoveredScreenWithWinsAndBecomesTheEntrysData() {
-        var stack = NavigationStack(entries: [
+        var stack = ScreenStack(entries: [
             NavigationEntry(screen: "all"), NavigationEntry(screen: "detail", data: Self.day),
             NavigationEntry(screen: "list", data: Self.japan),
         ])
@@ -50,7 +50,7 @@ struct NavigationStackTests {
     }
 
     @Test func aSessionsStepTakesEntryDataFromItsMicrostepsAndRestoresItIntoTheState() throws {
-        var stack = NavigationStack(screens: ["all"])
+        var stack = ScreenStack(screens: ["all"])
         // Later microsteps win, as the record's merged state data does.
         let microsteps = [
             Microstep(event: nil, transitions: [], source: [], target: [], exited: [], entered: ["detail"],
@@ -77,33 +77,33 @@ struct NavigationStackTests {
     }
 
     @Test func theCodableEncodingHasEntriesAndScreensAndTheFirstFormatStillDecodes() throws {
-        let stack = NavigationStack(entries: [NavigationEntry(screen: "all"), NavigationEntry(screen: "detail", data: Self.day)])
+        let stack = ScreenStack(entries: [NavigationEntry(screen: "all"), NavigationEntry(screen: "detail", data: Self.day)])
         let encoder = JSONEncoder()
         encoder.outputFormatting = .sortedKeys
         let text = String(decoding: try encoder.encode(stack), as: UTF8.self)
         #expect(text == #"{"entries":[{"data":null,"screen":"all"},{"data":{"character":"日"},"screen":"detail"}],"screens":["all","detail"]}"#)
-        #expect(try JSONDecoder().decode(NavigationStack.self, from: Data(text.utf8)) == stack)
-        #expect(try NavigationStack(jsonValue: try JSONValue(jsonBytes: Array(text.utf8))) == stack)
+        #expect(try JSONDecoder().decode(ScreenStack.self, from: Data(text.utf8)) == stack)
+        #expect(try ScreenStack(jsonValue: try JSONValue(jsonBytes: Array(text.utf8))) == stack)
         #expect(try JSONValue(jsonBytes: Array(text.utf8)) == stack.jsonValue)
 
         // Written before entries had data: screens only.
         let old = Data(#"{"screens":["all","detail","list"]}"#.utf8)
-        let expected = NavigationStack(entries: ["all", "detail", "list"].map { NavigationEntry(screen: $0, data: .null) })
-        #expect(try JSONDecoder().decode(NavigationStack.self, from: old) == expected)
-        #expect(try NavigationStack(jsonValue: try JSONValue(jsonBytes: Array(old))) == expected)
+        let expected = ScreenStack(entries: ["all", "detail", "list"].map { NavigationEntry(screen: $0, data: .null) })
+        #expect(try JSONDecoder().decode(ScreenStack.self, from: old) == expected)
+        #expect(try ScreenStack(jsonValue: try JSONValue(jsonBytes: Array(old))) == expected)
         // An entry without `data` has none.
-        #expect(try NavigationStack(jsonValue: ["entries": [["screen": "all"]]]) == NavigationStack(screens: ["all"]))
+        #expect(try ScreenStack(jsonValue: ["entries": [["screen": "all"]]]) == ScreenStack(screens: ["all"]))
     }
 
     @Test func aMalformedStackIsAShapeErrorNamingWhere() {
-        #expect(throws: JSONShapeError.self) { try NavigationStack(jsonValue: ["entries": [["data": 1]]]) }
+        #expect(throws: JSONShapeError.self) { try ScreenStack(jsonValue: ["entries": [["data": 1]]]) }
         do {
-            _ = try NavigationStack(jsonValue: ["entries": [["screen": "all"], ["screen": 3]]])
+            _ = try ScreenStack(jsonValue: ["entries": [["screen": "all"], ["screen": 3]]])
             Issue.record("a screen that is a number was accepted")
         } catch {
             #expect(error.path == ["entries", "1", "screen"])
         }
-        #expect(throws: JSONShapeError.self) { try NavigationStack(jsonValue: [:]) }
+        #expect(throws: JSONShapeError.self) { try ScreenStack(jsonValue: [:]) }
     }
 
     enum Route: Hashable, Decodable {
@@ -126,18 +126,18 @@ struct NavigationStackTests {
     }
 
     @Test func theNavigationPathIsTheEntriesAboveTheRootAsTheAppsRoutes() throws {
-        let stack = NavigationStack(entries: [
+        let stack = ScreenStack(entries: [
             NavigationEntry(screen: "all"), NavigationEntry(screen: "detail", data: Self.day),
             NavigationEntry(screen: "list", data: Self.japan),
         ])
         #expect(try stack.navigationPath(as: Route.self) == [.detail("日"), .list("日本")])
-        #expect(try NavigationStack(screens: ["all"]).navigationPath(as: Route.self) == [])
-        #expect(try NavigationStack().navigationPath(as: Route.self) == [])
+        #expect(try ScreenStack(screens: ["all"]).navigationPath(as: Route.self) == [])
+        #expect(try ScreenStack().navigationPath(as: Route.self) == [])
         // Every entry, root included, as a plain struct.
         struct Entry: Decodable, Equatable { var screen: String; var data: JSONValue }
         #expect(try stack.routes(as: Entry.self).map(\.screen) == ["all", "detail", "list"])
 
-        let broken = NavigationStack(entries: stack.entries + [NavigationEntry(screen: "list", data: ["word": 3])])
+        let broken = ScreenStack(entries: stack.entries + [NavigationEntry(screen: "list", data: ["word": 3])])
         do {
             _ = try broken.navigationPath(as: Route.self)
             Issue.record("an entry whose data is not a word decoded")

@@ -1,4 +1,4 @@
-extension NavigationStack {
+extension ScreenStack {
     /// Every entry decoded as the app's route type, root first.
     ///
     /// Each entry is decoded from the JSON value `{"screen": screen, "data": data}` (its `Codable`
@@ -38,7 +38,7 @@ extension NavigationStack {
     ///
     /// // all › detail(日) › list(日本)
     /// let path = try session.navigationPath(as: Route.self)   // [.detail(日), .list(日本)]
-    /// SwiftUI.NavigationStack(path: .constant(path)) {   // `SwiftUI.`: Rewind has a NavigationStack too
+    /// NavigationStack(path: .constant(path)) {
     ///     AllKanjiView()
     ///         .navigationDestination(for: Route.self) { route in RouteView(route: route) }
     /// }
