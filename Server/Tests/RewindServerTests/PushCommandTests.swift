@@ -23,10 +23,11 @@ import Testing
         var errors: String
     }
 
-    static func push(_ arguments: [String]) async throws -> Run {
+    static func push(_ arguments: [String], locale: String = "C.UTF-8") async throws -> Run {
         let process = Process()
         process.executableURL = try rewind()
         process.arguments = ["push"] + arguments
+        process.environment = ["LANG": locale, "TERM": "dumb"]
         let output = Pipe()
         let errors = Pipe()
         process.standardOutput = output
@@ -60,6 +61,10 @@ import Testing
         let again = try await Self.push(["--store", device.directory, "--server", url, "--key", server.app.ingestKey.token])
         #expect(again.status == 0)
         #expect(again.output.hasSuffix("pushed 0 records in 0 batches to \(url): the server holds records 1–24 of store \(device.storeID.uuidString)"))
+        // Without a UTF-8 locale: ASCII only.
+        let ascii = try await Self.push(["--store", device.directory, "--server", url, "--key", server.app.ingestKey.token], locale: "C")
+        #expect(ascii.output.hasSuffix("pushed 0 records in 0 batches to \(url): the server holds records 1-24 of store \(device.storeID.uuidString)"), "\(ascii.output)")
+        #expect(ascii.output.allSatisfy(\.isASCII), "\(ascii.output)")
         try await device.writeSessions(2, prefix: "more")
         let more = try await Self.push(["--store", device.directory, "--server", url, "--key", server.app.ingestKey.token, "--json"])
         #expect(more.status == 0)

@@ -77,7 +77,7 @@ struct Push: AsyncParsableCommand {
                 acknowledgedThrough: progress.acknowledgedThrough, headSequence: progress.headSequence))
         } else {
             print("pushed \(progress.recordsUploaded) records in \(progress.batchesUploaded) batches to \(server): "
-                + "the server holds records 1–\(progress.acknowledgedThrough) of store \(engine.store.storeID.uuidString)")
+                + "the server holds records 1\(Glyphs.current.rangeDash)\(progress.acknowledgedThrough) of store \(engine.store.storeID.uuidString)")
         }
     }
 

@@ -32,6 +32,8 @@ struct Glyphs: Sendable {
     var emptySet: String { unicode ? "∅" : "-" }
     /// Something left out or still going (`…` or `...`).
     var ellipsis: String { unicode ? "…" : "..." }
+    /// Between the ends of a range (`–` or `-`).
+    var rangeDash: String { unicode ? "–" : "-" }
     /// Microseconds (`µs` or `us`).
     var microseconds: String { unicode ? "µs" : "us" }
 

@@ -53,7 +53,7 @@ enum PageTemplate {
 <input id="rw-search" class="rw-search" type="search" placeholder="Search events and payloads ( / )" aria-label="Search events and payloads">
 <span id="rw-count" class="rw-meta"></span>
 </div>
-<canvas id="rw-canvas" aria-label="Versions over time (long idle gaps compressed)"></canvas>
+<canvas id="rw-canvas" aria-label="Versions over time (long idle gaps compressed)" title="Click or drag to move; scroll or + / − to zoom, 0 to see it all"></canvas>
 <input id="rw-scrubber" type="range" min="0" max="0" value="0" aria-label="Version">
 </section>
 <div class="rw-grid">

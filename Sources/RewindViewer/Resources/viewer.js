@@ -11,6 +11,8 @@ if (svg) {
   svg.querySelectorAll('[data-transition]').forEach(function (n) { transitionNodes[n.getAttribute('data-transition')] = n; });
 }
 var M = null, v = 0, pinned = null, matches = null, query = '', playing = null, speed = 1, drawn = null, hashTimer = 0;
+// The timeline's view: the part of the session's time it shows, as fractions of the whole.
+var zoom = { lo: 0, hi: 1 };
 // Play shows each step for at least this long at 1× (divided by the speed; none at max).
 var MIN_STEP_MS = 250;
 
@@ -106,8 +108,10 @@ function entered(r) {
 
 // ---- timeline ----
 var canvas = $('#rw-canvas'), scrub = $('#rw-scrubber');
+// Where a point of the session's time is drawn: its x in the timeline's pixels at the zoom.
+function xOf(x, total, w) { return (x / total - zoom.lo) / (zoom.hi - zoom.lo) * (w - 1); }
 function versionAtX(px) {
-  var w = canvas.clientWidth || 1, target = px / w * (M.x[M.n] || 1), lo = 0, hi = M.n;
+  var w = canvas.clientWidth || 1, target = (zoom.lo + px / w * (zoom.hi - zoom.lo)) * (M.x[M.n] || 1), lo = 0, hi = M.n;
   while (lo < hi) { var mid = (lo + hi) >> 1; if (M.x[mid] < target) lo = mid + 1; else hi = mid; }
   if (lo > 0 && target - M.x[lo - 1] < M.x[lo] - target) lo--;
   return Math.max(M.n ? 1 : 0, lo);
@@ -115,14 +119,15 @@ function versionAtX(px) {
 function drawTimeline() {
   var w = canvas.clientWidth, h = canvas.clientHeight, dpr = window.devicePixelRatio || 1;
   if (!w) return;
-  if (!drawn || drawn.w !== w || drawn.m !== M || drawn.q !== matches) {
+  follow();
+  if (!drawn || drawn.w !== w || drawn.m !== M || drawn.q !== matches || drawn.z !== zoom) {
     canvas.width = Math.round(w * dpr); canvas.height = Math.round(h * dpr);
     var counts = new Uint32Array(w), hits = new Uint32Array(w), total = M.x[M.n] || 1, max = 1, i, cs = getComputedStyle(document.documentElement);
-    for (i = 1; i <= M.n; i++) { var col = Math.min(w - 1, Math.floor(M.x[i] / total * (w - 1))); counts[col]++; if (counts[col] > max) max = counts[col]; }
-    if (matches) for (i = 0; i < matches.length; i++) hits[Math.min(w - 1, Math.floor(M.x[matches[i]] / total * (w - 1)))]++;
+    for (i = 1; i <= M.n; i++) { var col = Math.floor(xOf(M.x[i], total, w)); if (col < 0 || col >= w) continue; counts[col]++; if (counts[col] > max) max = counts[col]; }
+    if (matches) for (i = 0; i < matches.length; i++) { var hx = Math.floor(xOf(M.x[matches[i]], total, w)); if (hx >= 0 && hx < w) hits[hx]++; }
     var base = document.createElement('canvas'); base.width = canvas.width; base.height = canvas.height;
     var g = base.getContext('2d'); g.scale(dpr, dpr);
-    var lm = Math.log(max + 1), bw = Math.max(1, Math.min(5, Math.floor(w / (M.n + 1) / 3)));
+    var lm = Math.log(max + 1), bw = Math.max(1, Math.min(5, Math.floor(w / ((M.n + 1) * (zoom.hi - zoom.lo)) / 3)));
     for (i = 0; i < w; i++) {
       if (counts[i]) { var bh = Math.max(3, (h - 32) * Math.log(counts[i] + 1) / lm); g.fillStyle = cs.getPropertyValue('--bar').trim(); g.fillRect(Math.min(i, w - bw), h - 14 - bh, bw, bh); }
       if (hits[i]) { g.fillStyle = cs.getPropertyValue('--match').trim(); g.fillRect(i, 0, 1, 6); }
@@ -136,7 +141,8 @@ function drawTimeline() {
       g.fillText(text, lx, y); labels.push({ text: text, x: lx, w: lw, row: row, top: y - 10, bottom: y + 2 }); return true;
     };
     M.gaps.slice().sort(function (a, b) { return b.ms - a.ms; }).forEach(function (gap) {
-      var gx = Math.floor(M.x[gap.version] / total * (w - 1)) - Math.floor(M.threshold / total * (w - 1) / 2);
+      var gx = Math.floor(xOf(M.x[gap.version], total, w)) - Math.floor(M.threshold / total / (zoom.hi - zoom.lo) * (w - 1) / 2);
+      if (gx < 0 || gx >= w) return;
       g.setLineDash([2, 2]); g.beginPath(); g.moveTo(gx + .5, 8); g.lineTo(gx + .5, h - 12); g.stroke(); g.setLineDash([]);
       place('⋯' + duration(gap.ms), gx + 3, 0);
     });
@@ -148,20 +154,36 @@ function drawTimeline() {
       place(label, tx + 2, 1);
     }
     var div = M.raw.verification && M.raw.verification.divergence;
-    if (div) { var dx = Math.floor(M.x[div.version] / total * (w - 1)); g.fillStyle = cs.getPropertyValue('--bad').trim(); g.fillRect(dx - 1, 0, 3, h); }
-    drawn = { w: w, m: M, q: matches, base: base, total: total, labels: labels };
+    if (div) { var dx = Math.floor(xOf(M.x[div.version], total, w)); g.fillStyle = cs.getPropertyValue('--bad').trim(); g.fillRect(dx - 1, 0, 3, h); }
+    drawn = { w: w, m: M, q: matches, z: zoom, base: base, total: total, labels: labels };
   }
   var c = canvas.getContext('2d'); c.setTransform(1, 0, 0, 1, 0, 0); c.clearRect(0, 0, canvas.width, canvas.height); c.drawImage(drawn.base, 0, 0);
   c.setTransform(dpr, 0, 0, dpr, 0, 0);
-  var cx = Math.floor(M.x[v] / drawn.total * (w - 1));
+  var cx = Math.floor(xOf(M.x[v], drawn.total, w));
   c.fillStyle = getComputedStyle(document.documentElement).getPropertyValue('--accent').trim(); c.fillRect(cx - 1, 0, 3, h);
   drawn.pin = null;
   if (pinned != null) {
-    var px = Math.floor(M.x[pinned] / drawn.total * (w - 1));
+    var px = Math.floor(xOf(M.x[pinned], drawn.total, w));
     c.fillStyle = getComputedStyle(document.documentElement).getPropertyValue('--match').trim(); c.fillRect(px - 1, 0, 3, h - 12);
     c.beginPath(); c.moveTo(px - 5, 0); c.lineTo(px + 6, 0); c.lineTo(px + .5, 7); c.fill();
     drawn.pin = { version: pinned, x: px };
   }
+}
+// Zooming: by `factor` (2: in, 0.5: out) around the fraction `at` of the session's time, kept
+// inside the whole; at most to a few records across the timeline.
+function zoomBy(factor, at) {
+  if (!M) return;
+  var width = Math.min(1, Math.max((zoom.hi - zoom.lo) / factor, Math.min(1, 4 / Math.max(1, M.n))));
+  var lo = Math.max(0, Math.min(1 - width, at - (at - zoom.lo) / (zoom.hi - zoom.lo) * width));
+  zoom = { lo: lo, hi: lo + width };
+  drawTimeline();
+}
+function zoomReset() { zoom = { lo: 0, hi: 1 }; if (M) drawTimeline(); }
+// The current version stays in view: the view moves (its width kept) when it leaves it.
+function follow() {
+  if (!M || zoom.hi - zoom.lo >= 1) return;
+  var total = M.x[M.n] || 1, f = M.x[v] / total, width = zoom.hi - zoom.lo;
+  if (f < zoom.lo || f > zoom.hi) { var lo = Math.max(0, Math.min(1 - width, f - width / 2)); zoom = { lo: lo, hi: lo + width }; }
 }
 // A time since the first record, for the axis: 0.35 s, 42.5 s, 12:05, 3:04:10, 2 d 03:04.
 function clock(ms) {
@@ -300,7 +322,7 @@ function nextMatch(dir) {
 
 // ---- the machine page: funnel and sessions ----
 function openSession(i, ver) {
-  M = model(P.sessions[i]); drawn = null; pinned = null; matches = null; $('#rw-search').value = '';
+  M = model(P.sessions[i]); drawn = null; zoom = { lo: 0, hi: 1 }; pinned = null; matches = null; $('#rw-search').value = '';
   scrub.max = String(M.n);
   $('#rw-title').textContent = M.raw.session + ' · ' + M.raw.machine + ' · ' + M.n + ' versions';
   $('#rw-session-view').hidden = false; $('#rw-machine-view').hidden = true;
@@ -403,6 +425,9 @@ document.addEventListener('keydown', function (e) {
     case 'n': nextMatch(1); break;
     case 'N': nextMatch(-1); break;
     case 'p': $('#rw-pin').click(); break;
+    case '+': case '=': zoomBy(2, (M.x[v] || 0) / (M.x[M.n] || 1)); break;
+    case '-': zoomBy(0.5, (M.x[v] || 0) / (M.x[M.n] || 1)); break;
+    case '0': zoomReset(); break;
     default: handled = false;
   }
   if (handled) e.preventDefault();
@@ -421,6 +446,12 @@ var dragging = false;
 canvas.addEventListener('pointerdown', function (e) { dragging = true; canvas.setPointerCapture(e.pointerId); go(versionAtX(e.offsetX)); });
 canvas.addEventListener('pointermove', function (e) { if (dragging) go(versionAtX(e.offsetX)); });
 canvas.addEventListener('pointerup', function () { dragging = false; });
+// The wheel zooms around the pointer (up: in).
+canvas.addEventListener('wheel', function (e) {
+  if (!M || !e.deltaY) return;
+  e.preventDefault();
+  zoomBy(e.deltaY < 0 ? 2 : 0.5, zoom.lo + e.offsetX / (canvas.clientWidth || 1) * (zoom.hi - zoom.lo));
+}, { passive: false });
 $('#rw-back').addEventListener('click', function () { if (history.state && history.state.rwFunnel) history.back(); else showFunnel(); });
 $('#rw-theme').addEventListener('click', function () {
   var root = document.documentElement, dark = root.getAttribute('data-theme') ? root.getAttribute('data-theme') === 'dark' : matchMedia('(prefers-color-scheme: dark)').matches;
@@ -444,7 +475,7 @@ if (P.rules && P.rules.length) {
 window.rewindViewer = {
   version: function () { return v; }, at: function (ver) { return at(ver); }, session: function () { return M && M.raw.session; },
   // What the timeline drew last: its labels' boxes (canvas pixels from the top left) and the pin.
-  timeline: function () { return drawn ? { width: drawn.w, labels: drawn.labels, pin: drawn.pin } : null; }
+  timeline: function () { return drawn ? { width: drawn.w, labels: drawn.labels, pin: drawn.pin, zoom: { lo: zoom.lo, hi: zoom.hi }, version: v, first: versionAtX(0), last: versionAtX(drawn.w) } : null; }
 };
 if (P.kind === 'machine') { buildFunnel(); fromHash(); }
 else { var start = new URLSearchParams(location.hash.slice(1)).get('v'); openSession(0, start != null && /^\d+$/.test(start) ? parseInt(start, 10) : null); }

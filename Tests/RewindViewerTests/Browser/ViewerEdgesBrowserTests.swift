@@ -50,9 +50,19 @@ extension ViewerBrowserTests {
             var version: UInt64
             var x: Double
         }
+        struct Zoom: Decodable {
+            var lo: Double
+            var hi: Double
+        }
         var width: Double
         var labels: [Rect]
         var pin: Pin?
+        var zoom: Zoom
+        /// The current version.
+        var version: UInt64
+        /// The versions at the timeline's left and right ends.
+        var first: UInt64
+        var last: UInt64
     }
 
     static func rows(_ driver: WebDriver) async throws -> [Row] {
@@ -241,26 +251,32 @@ extension ViewerBrowserTests {
     }
 
     // 6. A long session with many idle gaps: labels never overlap, and the timeline has an axis.
-    @Test func idleGapLabelsNeverOverlapAndTheTimelineHasATimeAxis() async throws {
+    /// A page of a 400-record session, a second between records and every fifth after an idle gap
+    /// of 31 minutes to 3 days, written in `fixture`'s directory.
+    static func idleSessionPage(in fixture: EngineFixture) async throws -> URL {
         final class Clock: Sendable {
             let now = Mutex<Int64>(1_780_000_000_000_000)
         }
         let clock = Clock()
-        let fixture = try EngineFixture()
-        defer { fixture.remove() }
         let engine = try fixture.open(registering: [try TickerMachine.machine()]) { configuration in
             configuration.clock = { Timestamp(microsecondsSince1970: clock.now.withLock { $0 }) }
         }
         defer { engine.close() }
         let session = try await engine.openSession(id: "idle-user", machine: TickerMachine.name, context: .null)
         for index in 1...400 {
-            // A second apart, and every fifth record after an idle gap of 31 minutes to 3 days.
             let step: Int64 = index % 5 == 0 ? Int64(31 + (index * 37) % 4_300) * 60_000_000 : 1_000_000
             clock.now.withLock { $0 += step }
             _ = try await session.send(TickerMachine.tick, payload: ["n": .number(JSONNumber(index))])
         }
         let url = fixture.directory.url.appendingPathComponent("idle.html")
         try SessionPage(engine: engine, session: session.id).html().write(to: url)
+        return url
+    }
+
+    @Test func idleGapLabelsNeverOverlapAndTheTimelineHasATimeAxis() async throws {
+        let fixture = try EngineFixture()
+        defer { fixture.remove() }
+        let url = try await Self.idleSessionPage(in: fixture)
         for (width, height) in [(1280, 800), (390, 844)] {
             try await browsing(width: width, height: height) { driver in
                 try await openPage(driver, url)
@@ -268,14 +284,51 @@ extension ViewerBrowserTests {
                 let gaps = timeline.labels.filter { $0.row == 0 }, axis = timeline.labels.filter { $0.row == 1 }
                 #expect(!gaps.isEmpty, "no idle gap is labelled")
                 #expect(axis.count >= 3, "\(axis.count) axis labels at \(width) px")
-                for (i, a) in timeline.labels.enumerated() {
-                    #expect(a.x >= 0 && a.x + a.w <= timeline.width + 0.5, "a label outside the timeline")
-                    for b in timeline.labels[(i + 1)...] {
-                        let apart = a.x + a.w <= b.x || b.x + b.w <= a.x || a.bottom <= b.top || b.bottom <= a.top
-                        #expect(apart, "labels overlap: \(a) and \(b)")
-                    }
-                }
+                Self.expectApart(timeline.labels, width: timeline.width)
                 _ = try Screenshots.write(try await driver.screenshot(), named: "idle-gaps-\(width).png")
+            }
+        }
+    }
+
+    /// The timeline zooms with + and −, around the current version, keeps that version in view
+    /// as it moves, labels without overlap at every zoom, and 0 shows the whole session again.
+    @Test func theTimelineZoomsAroundTheCurrentVersionAndFollowsIt() async throws {
+        let fixture = try EngineFixture()
+        defer { fixture.remove() }
+        let url = try await Self.idleSessionPage(in: fixture)
+        try await browsing { driver in
+            try await openPage(driver, url, fragment: "v=200")
+            let whole = try await Self.timeline(driver)
+            #expect(whole.zoom.lo == 0 && whole.zoom.hi == 1)
+            let head = whole.last
+            #expect(whole.first <= 1 && head >= 400, "the whole session: versions \(whole.first)–\(head)")
+            for _ in 0..<3 { try await driver.press("+") }
+            try await driver.wait(until: "Math.abs(window.rewindViewer.timeline().zoom.hi - window.rewindViewer.timeline().zoom.lo - 0.125) < 1e-9")
+            let zoomed = try await Self.timeline(driver)
+            #expect(zoomed.first > 1 && zoomed.last < head, "an eighth of the session: versions \(zoomed.first)–\(zoomed.last)")
+            #expect(zoomed.first <= 200 && 200 <= zoomed.last, "the current version is in view")
+            Self.expectApart(zoomed.labels, width: zoomed.width)
+            // Moving past the view's end moves the view with it.
+            try await driver.press(WebDriver.Key.end)
+            try await driver.wait(until: "window.rewindViewer.timeline().version === \(head)")
+            let followed = try await Self.timeline(driver)
+            #expect(followed.last == head && followed.first > zoomed.last, "\(followed.first)–\(followed.last)")
+            #expect(abs(followed.zoom.hi - followed.zoom.lo - 0.125) < 1e-9, "the view keeps its width")
+            try await driver.press("-")
+            try await driver.wait(until: "Math.abs(window.rewindViewer.timeline().zoom.hi - window.rewindViewer.timeline().zoom.lo - 0.25) < 1e-9")
+            try await driver.press("0")
+            try await driver.wait(until: "window.rewindViewer.timeline().zoom.lo === 0 && window.rewindViewer.timeline().zoom.hi === 1")
+            _ = try Screenshots.write(try await driver.screenshot(), named: "timeline-zoom.png")
+        }
+    }
+
+    /// Labels drawn inside the timeline and apart from each other.
+    static func expectApart(_ labels: [Rect], width: Double, sourceLocation: SourceLocation = #_sourceLocation) {
+        for (i, a) in labels.enumerated() {
+            #expect(a.x >= 0 && a.x + a.w <= width + 0.5, "a label outside the timeline", sourceLocation: sourceLocation)
+            for b in labels[(i + 1)...] {
+                let apart = a.x + a.w <= b.x || b.x + b.w <= a.x || a.bottom <= b.top || b.bottom <= a.top
+                #expect(apart, "labels overlap: \(a) and \(b)", sourceLocation: sourceLocation)
             }
         }
     }
