@@ -22,15 +22,16 @@ struct TestDirectory {
 }
 
 /// Runs `body` with a new store in a fresh directory, closed and removed afterwards.
-func withStore(
+@discardableResult
+func withStore<Result>(
     configuration: StoreConfiguration = StoreConfiguration(),
-    _ body: (TransitionStore, TestDirectory) throws -> Void
-) throws {
+    _ body: (TransitionStore, TestDirectory) throws -> Result
+) throws -> Result {
     let directory = try TestDirectory()
     defer { directory.remove() }
     let store = try TransitionStore(directory: directory.path, configuration: configuration)
     defer { store.close() }
-    try body(store, directory)
+    return try body(store, directory)
 }
 
 func session(_ id: String) throws -> SessionID { try SessionID(id) }

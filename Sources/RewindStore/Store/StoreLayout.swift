@@ -43,6 +43,12 @@ package enum StoreLayout {
     /// follow it; readers advance an entry by its session's records after the mark.
     public static let sessionsThroughKey = Array("sessions-through".utf8)
 
+    /// Meta key of the store's secret (``secretLength`` random bytes, made when first needed):
+    /// the key of erasure tombstones' and redaction's keyed hashes. Never exported or uploaded.
+    public static let secretKey = Array("secret".utf8)
+    /// The length of the store's secret in bytes.
+    public static let secretLength = 32
+
     /// Prefix of the `meta` keys of upload checkpoints (`RewindSync`): `upload-checkpoint`, NUL,
     /// then the destination's name (its server URL); the value is the next global sequence the
     /// server acknowledged (8 bytes big-endian). Stores without one (any written before) upload

@@ -1,6 +1,7 @@
-/// SHA-256 (FIPS 180-4), small and dependency-free, used to name definition contents
-/// (``MachineDefinition/contentVersion``). Not constant-time and not meant for secrets.
-struct SHA256 {
+/// SHA-256 (FIPS 180-4), small and dependency-free: it names definition contents
+/// (`MachineDefinition.contentVersion`) and is the hash of ``HMACSHA256``, the keyed hash of
+/// erasure tombstones and redaction.
+package struct SHA256 {
     private var state: (UInt32, UInt32, UInt32, UInt32, UInt32, UInt32, UInt32, UInt32) = (
         0x6a09_e667, 0xbb67_ae85, 0x3c6e_f372, 0xa54f_f53a, 0x510e_527f, 0x9b05_688c, 0x1f83_d9ab, 0x5be0_cd19
     )
@@ -19,12 +20,12 @@ struct SHA256 {
         0x748f_82ee, 0x78a5_636f, 0x84c8_7814, 0x8cc7_0208, 0x90be_fffa, 0xa450_6ceb, 0xbef9_a3f7, 0xc671_78f2,
     ]
 
-    init() {
+    package init() {
         block.reserveCapacity(64)
     }
 
     /// The digest of `bytes` as 64 lowercase hexadecimal digits.
-    static func hexDigest(of bytes: some Sequence<UInt8>) -> String {
+    package static func hexDigest(of bytes: some Sequence<UInt8>) -> String {
         var hasher = SHA256()
         hasher.update(bytes)
         return hasher.finalize().map { byte in
@@ -34,7 +35,7 @@ struct SHA256 {
     }
 
     /// Adds bytes to the message.
-    mutating func update(_ bytes: some Sequence<UInt8>) {
+    package mutating func update(_ bytes: some Sequence<UInt8>) {
         for byte in bytes {
             block.append(byte)
             length &+= 1
@@ -43,7 +44,7 @@ struct SHA256 {
     }
 
     /// Pads the message and returns the 32-byte digest.
-    mutating func finalize() -> [UInt8] {
+    package mutating func finalize() -> [UInt8] {
         let bitLength = length &* 8
         block.append(0x80)
         if block.count > 56 {

@@ -1,5 +1,5 @@
 import Testing
-@testable import RewindMachine
+@testable import RewindValues
 
 @Suite("SHA-256")
 struct SHA256Tests {
