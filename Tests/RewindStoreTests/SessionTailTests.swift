@@ -258,7 +258,7 @@ struct SessionTailTests {
             environment.close()
             let migrated = try TransitionStore(directory: directory.path)
             defer { migrated.close() }
-            #expect(migrated.formatVersion == 3)
+            #expect(migrated.formatVersion == StoreLayout.formatVersion)
             #expect(try migrated.read { try $0.sessionsThrough() } == 3)
             #expect(try migrated.sessionInfo(for: id)?.headVersion == 3)
             try migrated.append([onboarding[1]], to: id, expectedVersion: .exact(3))

@@ -55,7 +55,10 @@ extension Engine {
     func makeSession(id: SessionID, machine: String, resumePolicy: ResumePolicy) throws -> Session {
         try ensureOpen()
         let recording = try recording(for: machine)
-        if try store.sessionInfo(for: id) != nil { throw EngineError.sessionExists(id) }
+        try store.read { transaction in
+            if try transaction.sessionInfo(for: id) != nil { throw EngineError.sessionExists(id) }
+            if let erasure = try transaction.erasure(of: id) { throw EngineError.sessionErased(id, erasure) }
+        }
         return Session(
             id: id, machineName: machine, recording: recording, engine: self,
             snapshot: .empty(definition: recording.definition), resumePolicy: resumePolicy)
@@ -77,7 +80,7 @@ extension Engine {
     ///   ``ResumePolicy/strict``), replay and store errors.
     public func session(_ id: SessionID, policy: ResumePolicy = .upgradeWhenCompatible) throws -> Session {
         try ensureOpen()
-        guard let info = try store.sessionInfo(for: id) else { throw EngineError.unknownSession(id) }
+        let info = try store.read { try $0.requireSessionInfo(for: id) }
         let recording = try recording(for: info.machine)
         let resumed = try loadSnapshot(of: id, recording: recording, policy: policy)
         return Session(
@@ -103,7 +106,7 @@ extension Engine {
     ) throws -> ResumedState {
         try ensureOpen()
         return try store.read { transaction in
-            guard let info = try transaction.sessionInfo(for: id) else { throw EngineError.unknownSession(id) }
+            let info = try transaction.requireSessionInfo(for: id)
             guard let head = try transaction.records(of: id, from: info.headVersion, limit: 1).first else {
                 throw EngineError.unknownSession(id)
             }

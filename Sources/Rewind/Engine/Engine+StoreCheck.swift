@@ -24,7 +24,7 @@ extension Engine {
                 try definitions.problem(with: record, in: transaction)
             }
             if report.problem != nil { return report }
-            let head = report.records
+            let head = report.records + report.erased  // the log accounts for every sequence through it
             if let problem = try checkSnapshots(in: transaction, report: &report, progress: progress) {
                 report.problem = problem
                 return report

@@ -8,6 +8,9 @@ import RewindStore
 public enum EngineError: Error, Sendable, Hashable, CustomStringConvertible {
     /// No session with this id is in the store.
     case unknownSession(SessionID)
+    /// The session was erased (``Engine/erase(_:)``, retention): it cannot be resumed, replayed,
+    /// exported or forked, and its id cannot start a new session.
+    case sessionErased(SessionID, SessionErasure)
     /// No machine with this name is registered with the engine.
     case unknownMachine(String)
     /// A session with this id already exists (`startSession(id:machine:context:isolation:configure:)`,
@@ -63,6 +66,9 @@ public enum EngineError: Error, Sendable, Hashable, CustomStringConvertible {
         switch self {
         case .unknownSession(let session):
             return "unknown session '\(session.excerpt)': the store has no record of it"
+        case let .sessionErased(session, erasure):
+            return "session '\(session.excerpt)' was erased at \(erasure.erasedAt) (\(erasure.reason)): "
+                + "nothing of it is kept"
         case .unknownMachine(let name):
             return "unknown machine '\(name)': register it with the engine before using it"
         case .sessionExists(let session):

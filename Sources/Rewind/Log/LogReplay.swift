@@ -67,9 +67,7 @@ public struct LogReplay: Sendable {
     ///
     /// - Throws: ``EngineError/unknownSession(_:)``, the log's errors.
     public func cursor(for session: SessionID) throws -> ReplayCursor {
-        guard let info = try log.readLog({ try $0.sessionInfo(for: session) }) else {
-            throw EngineError.unknownSession(session)
-        }
+        let info = try log.readLog { try $0.requireSessionInfo(for: session) }
         return ReplayCursor(log: log, session: session, machines: machines(for: info.machine))
     }
 

@@ -42,6 +42,10 @@ public protocol TransitionLogReader {
     /// The latest stored snapshot of `session` at or before `version`, when the log keeps
     /// snapshots (a cache: replay starts from it instead of version 1). Defaults to `nil`.
     func latestSnapshot(of session: SessionID, atOrBefore version: UInt64) throws -> SessionSnapshot?
+
+    /// Whether `session` was erased from the log, and when and why (its tombstone), or `nil` when
+    /// the log knows of no erasure of that id. Defaults to `nil`.
+    func erasure(of session: SessionID) throws -> SessionErasure?
 }
 
 extension TransitionLogReader {
@@ -53,5 +57,20 @@ extension TransitionLogReader {
     /// No snapshots: replay starts from version 1.
     public func latestSnapshot(of session: SessionID, atOrBefore version: UInt64) throws -> SessionSnapshot? {
         nil
+    }
+
+    /// No erasures.
+    public func erasure(of session: SessionID) throws -> SessionErasure? {
+        nil
+    }
+
+    /// The head of `session`, which the log must hold.
+    ///
+    /// - Throws: ``EngineError/sessionErased(_:_:)`` when it was erased,
+    ///   ``EngineError/unknownSession(_:)`` when the log never held it, the log's errors.
+    public func requireSessionInfo(for session: SessionID) throws -> SessionInfo {
+        if let info = try sessionInfo(for: session) { return info }
+        if let erasure = try erasure(of: session) { throw EngineError.sessionErased(session, erasure) }
+        throw EngineError.unknownSession(session)
     }
 }

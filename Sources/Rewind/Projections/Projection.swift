@@ -49,6 +49,11 @@ public protocol Projection: Sendable {
     /// the key's state). Pure; a throw leaves the stored state as it was before `record`.
     func apply(_ record: TransitionRecord, to state: inout State?) throws
 
+    /// Whether ``key(for:)`` is always the record's session id (or `nil`): erasing a session then
+    /// deletes its state and nothing more. Otherwise (the default, `false`) erasing re-folds the
+    /// states the erased records touched from the remaining log, so they equal a rebuild.
+    var keysAreSessionIDs: Bool { get }
+
     /// Appends the stored bytes of `state` to `buffer`. Must be deterministic (equal states give
     /// equal bytes). Defaults to JSON with sorted keys.
     func encode(_ state: State, into buffer: inout [UInt8]) throws
@@ -58,6 +63,9 @@ public protocol Projection: Sendable {
 }
 
 extension Projection {
+    /// `false`: erasing a session re-folds the states its records touched.
+    public var keysAreSessionIDs: Bool { false }
+
     /// Encodes `state` as JSON with sorted keys (deterministic).
     public func encode(_ state: State, into buffer: inout [UInt8]) throws {
         let encoder = JSONEncoder()

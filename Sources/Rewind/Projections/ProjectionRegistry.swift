@@ -72,8 +72,9 @@ final class ProjectionRegistry: Sendable {
             else { continue }  // not caught up (or unreadable): the next catch-up handles it
             var records = records
             if status.checkpoint < first - 1 {
-                records = try transaction.records(
-                    from: status.checkpoint + 1, limit: Int(first - 1 - status.checkpoint)) + records
+                // Fewer records than sequences when some were erased: only those before `first`.
+                records = try transaction.records(from: status.checkpoint + 1, limit: Int(first - 1 - status.checkpoint))
+                    .filter { $0.sequence < first } + records
             }
             let fold = runner.makeFold(after: status.checkpoint)
             do {
@@ -182,6 +183,7 @@ final class ProjectionRegistry: Sendable {
                 let last = min(head, status.checkpoint + batchSize)
                 var failure: ProjectionError?
                 try transaction.forEachRecordView(from: status.checkpoint + 1) { record in
+                    guard record.sequence <= last else { return .stop }  // past an erased range
                     do {
                         try current.apply(record, reading: transaction)
                     } catch let error as ProjectionError {
@@ -195,12 +197,15 @@ final class ProjectionRegistry: Sendable {
                     let failedAt: UInt64
                     if case let .applyFailed(_, sequence, _, _) = failure { failedAt = sequence } else { failedAt = status.checkpoint + 1 }
                     var records = try transaction.records(
-                        from: status.checkpoint + 1, limit: Int(failedAt - status.checkpoint - 1))
+                        from: status.checkpoint + 1, limit: Int(failedAt - status.checkpoint - 1)
+                    ).filter { $0.sequence < failedAt }
                     if let failing = try transaction.record(at: failedAt) { records.append(failing) }
                     try markFailed(runner, error: failure, from: status.checkpoint, records: records, in: transaction)
                     let stopped = try Self.status(of: runner.name, in: transaction)?.checkpoint ?? status.checkpoint
                     return .failed(applied: stopped - status.checkpoint, failure)
                 }
+                // Sequences up to `last` without a record were erased: the fold accounts for them.
+                current.advance(through: last)
                 try current.write(to: transaction)
                 let applied = current.checkpoint - status.checkpoint
                 status.checkpoint = current.checkpoint

@@ -18,7 +18,7 @@ extension Engine {
     @discardableResult
     public func fork(_ session: SessionID, at version: UInt64, as newSession: SessionID) async throws -> SessionInfo {
         let (transitions, snapshots) = try store.read { transaction in
-            guard let info = try transaction.sessionInfo(for: session) else { throw EngineError.unknownSession(session) }
+            let info = try transaction.requireSessionInfo(for: session)
             guard version >= 1, version <= info.headVersion else {
                 throw ReplayError.versionOutOfRange(session: session, requested: version, head: info.headVersion)
             }

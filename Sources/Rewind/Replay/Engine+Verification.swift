@@ -110,7 +110,7 @@ extension LogReplay {
     ///   for an undecodable payload, the log's errors. A divergence is a result, not an error.
     public func verify(_ session: SessionID, against machine: Machine) throws -> VerificationReport {
         try log.readLog { reader in
-            guard let info = try reader.sessionInfo(for: session) else { throw EngineError.unknownSession(session) }
+            let info = try reader.requireSessionInfo(for: session)
             let recording = StepRecording(
                 machine: machine, machineName: info.machine, definition: machine.definition.contentVersion,
                 coder: coder)

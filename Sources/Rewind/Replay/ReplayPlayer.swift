@@ -40,9 +40,7 @@ public final class ReplayPlayer {
 
     init(engine: Engine, session: SessionID, bindings: Bindings) throws {
         let replay = engine.logReplay(bindings: bindings)
-        guard let info = try replay.log.readLog({ try $0.sessionInfo(for: session) }) else {
-            throw EngineError.unknownSession(session)
-        }
+        let info = try replay.log.readLog { try $0.requireSessionInfo(for: session) }
         self.engine = engine
         self.log = replay.log
         self.session = session

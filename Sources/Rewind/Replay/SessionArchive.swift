@@ -230,7 +230,7 @@ extension LogReplay {
     public func exportSession(_ session: SessionID) throws -> Data {
         let encoder = SessionArchive.encoder()
         return try log.readLog { reader in
-            guard let info = try reader.sessionInfo(for: session) else { throw EngineError.unknownSession(session) }
+            let info = try reader.requireSessionInfo(for: session)
             var recordLines: [UInt8] = []
             var versions: [String] = []
             var count: UInt64 = 0

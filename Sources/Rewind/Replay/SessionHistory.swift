@@ -100,7 +100,7 @@ extension LogReplay {
         of session: SessionID, filter: HistoryFilter = .all, limit: Int = .max
     ) throws -> [HistoryEntry] {
         try log.readLog { reader in
-            guard try reader.sessionInfo(for: session) != nil else { throw EngineError.unknownSession(session) }
+            _ = try reader.requireSessionInfo(for: session)
             var entries: [HistoryEntry] = []
             try filter.walk(session, in: reader, from: filter.versions?.lowerBound ?? 1, limit: limit) { record, passes in
                 if passes { entries.append(HistoryEntry(record)) }

@@ -22,6 +22,8 @@ struct Check: AsyncParsableCommand {
         var sessions: Int
         var snapshots: Int
         var checkpoints: Int
+        /// The global sequences erased (their records removed by `rewind erase` or retention).
+        var erased: UInt64 = 0
         var location: String?
         var problem: String?
     }
@@ -58,12 +60,13 @@ struct Check: AsyncParsableCommand {
             try Terminal.printJSON(Report(
                 store: engine.store.path, consistent: report.isConsistent, records: report.records,
                 sessions: report.sessions, snapshots: report.snapshots, checkpoints: report.checkpoints,
-                location: report.problem?.location, problem: report.problem?.reason))
+                erased: report.erased, location: report.problem?.location, problem: report.problem?.reason))
         } else if let problem = report.problem {
             print("problem at \(problem.location.shown): \(problem.reason.shown)")
         } else {
+            let erased = report.erased > 0 ? ", \(report.erased) sequences erased" : ""
             print("\(engine.store.path): consistent (\(report.records) records, \(report.sessions) sessions, "
-                + "\(report.snapshots) snapshots, \(report.checkpoints) checkpoints)")
+                + "\(report.snapshots) snapshots, \(report.checkpoints) checkpoints\(erased))")
         }
         if !report.isConsistent { throw ExitCode(1) }
     }

@@ -2,12 +2,15 @@ import Rewind
 
 /// Resolving a session named on the command line.
 extension Engine {
-    /// The session's info, or ``CLIError/unknownSession(_:)``.
+    /// The session's info, or ``CLIError/unknownSession(_:)`` (``EngineError/sessionErased(_:_:)``
+    /// when the store erased it).
     func existingSession(_ text: String) throws -> SessionInfo {
-        guard let id = try? SessionID(text), let info = try store.sessionInfo(for: id) else {
+        guard let id = try? SessionID(text) else { throw CLIError.unknownSession(text) }
+        return try store.read { transaction in
+            if let info = try transaction.sessionInfo(for: id) { return info }
+            if let erasure = try transaction.erasure(of: id) { throw EngineError.sessionErased(id, erasure) }
             throw CLIError.unknownSession(text)
         }
-        return info
     }
 }
 

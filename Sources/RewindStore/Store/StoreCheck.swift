@@ -30,8 +30,11 @@ public struct StoreProblem: Sendable, Hashable, CustomStringConvertible {
 
 /// What a walk of the whole store found: how much it checked, and the first problem, if any.
 public struct StoreCheckReport: Sendable, Hashable, CustomStringConvertible {
-    /// The records of the log checked (decoded, checksums verified, sequence gap-free).
+    /// The records of the log checked (decoded, checksums verified, sequence gap-free but for
+    /// erased ranges).
     public var records: UInt64
+    /// The global sequences the log accounts for as erased (see `rewind erase`).
+    public var erased: UInt64 = 0
     /// The sessions whose entries and index were checked against the log.
     public var sessions: Int
     /// The snapshots checked (decoded; compared with a replay by `Engine.checkStore`).
@@ -57,8 +60,8 @@ public struct StoreCheckReport: Sendable, Hashable, CustomStringConvertible {
     /// One line: the problem, or what was checked.
     public var description: String {
         if let problem { return "problem at \(problem)" }
-        return "store consistent: \(records) records, \(sessions) sessions, \(snapshots) snapshots, "
-            + "\(checkpoints) checkpoints checked"
+        return "store consistent: \(records) records\(erased > 0 ? " (\(erased) sequences erased)" : ""), "
+            + "\(sessions) sessions, \(snapshots) snapshots, \(checkpoints) checkpoints checked"
     }
 }
 
@@ -122,16 +125,38 @@ extension StoreReadTransaction {
             report.problem = StoreProblem(error, context: "the log's last key")
             return report
         }
-        // The log: gap-free, every record decodes (checksum included), versions consecutive.
+        // The log: gap-free but for erased ranges, every record decodes (checksum included),
+        // versions consecutive.
         var logSessions: [SessionID: [UInt64]] = [:]
         var expected: UInt64 = 1
+        let erased: [ClosedRange<UInt64>]
+        do {
+            erased = try erasedRanges()
+        } catch let error as StoreError {
+            report.problem = StoreProblem(error, context: "the erased ranges in '\(StoreLayout.meta)'")
+            return report
+        }
+        var nextErased = 0
+        /// The problem of a gap from `expected` to just before `sequence`, if any: a gap must be
+        /// exactly one erased range.
+        func gapProblem(before sequence: UInt64) -> StoreProblem? {
+            guard sequence != expected else { return nil }
+            if nextErased < erased.count, erased[nextErased] == expected...(sequence - 1) {
+                report.erased += sequence - expected
+                nextErased += 1
+                expected = sequence
+                return nil
+            }
+            return StoreProblem(
+                location: "log sequence \(expected)",
+                reason: "it is missing: the log goes from sequence \(expected - 1) to \(sequence), and no erased "
+                    + "range accounts for \(expected)…\(sequence - 1)")
+        }
         do {
             try transaction.forEach(in: databases.log) { key, value in
                 let sequence = try Self.sequence(ofLogKey: key)
-                guard sequence == expected else {
-                    report.problem = StoreProblem(
-                        location: "log sequence \(expected)",
-                        reason: "it is missing: the log goes from sequence \(expected - 1) to \(sequence)")
+                if let problem = gapProblem(before: sequence) {
+                    report.problem = problem
                     return .stop
                 }
                 let record = try RecordCodec.decode(value, sequence: sequence)
@@ -147,7 +172,7 @@ extension StoreReadTransaction {
                     return .stop
                 }
                 logSessions[record.session, default: []].append(sequence)
-                report.records = sequence
+                report.records += 1
                 expected += 1
                 if sequence % 4096 == 0 { progress(StoreCheckProgress(stage: .log, done: sequence, total: head)) }
                 return .next
@@ -155,8 +180,14 @@ extension StoreReadTransaction {
         } catch let error as StoreError {
             report.problem = StoreProblem(error, context: "log sequence \(expected)")
         }
+        if report.problem == nil, head >= expected { report.problem = gapProblem(before: head + 1) }
+        if report.problem == nil, nextErased < erased.count {
+            report.problem = StoreProblem(
+                location: "the erased range \(erased[nextErased].lowerBound)…\(erased[nextErased].upperBound)",
+                reason: "the log holds records in it")
+        }
         if report.problem != nil { return report }
-        progress(StoreCheckProgress(stage: .log, done: report.records, total: head))
+        progress(StoreCheckProgress(stage: .log, done: head, total: head))
 
         // The sessions: each entry (advanced by the tail) and its index against the log.
         let total = UInt64(logSessions.count)

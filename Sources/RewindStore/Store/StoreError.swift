@@ -25,6 +25,9 @@ public enum StoreError: Error, Sendable, Hashable, CustomStringConvertible {
     case invalidTransition(session: SessionID, index: Int, reason: String)
     /// An append to `session` carried no transitions.
     case emptyAppend(session: SessionID)
+    /// `session` was erased (``SessionErasure``): it cannot be resumed, replayed, exported,
+    /// forked or appended to, and its id cannot start a new session.
+    case sessionErased(session: SessionID, erasure: SessionErasure)
 
     /// A sentence naming what failed and where.
     public var description: String {
@@ -48,6 +51,9 @@ public enum StoreError: Error, Sendable, Hashable, CustomStringConvertible {
             return "invalid transition \(index) of the append to session '\(session.excerpt)': \(reason)"
         case let .emptyAppend(session):
             return "empty append to session '\(session.excerpt)': an append needs at least one transition"
+        case let .sessionErased(session, erasure):
+            return "session '\(session.excerpt)' was erased at \(erasure.erasedAt) (\(erasure.reason)): "
+                + "nothing of it is kept, and its id cannot be used again"
         }
     }
 }

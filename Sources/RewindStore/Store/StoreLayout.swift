@@ -6,8 +6,12 @@ package enum StoreLayout {
     /// The store format this code writes and the newest it opens. Older stores are migrated
     /// when opened: format 1 (one `session-index` entry per version) to format 2 (blocks), format
     /// 2 (every append writes its session's entry) to format 3 (entries may lag the log by a
-    /// bounded tail, see ``sessionsThroughKey``).
-    public static let formatVersion: UInt32 = 3
+    /// bounded tail, see ``sessionsThroughKey``), format 3 to format 4 (the log may have erased
+    /// ranges, see ``erasedRangePrefix``: nothing to change, a format 3 store has none; code that
+    /// reads format 3 only would take an erased range for a damaged log, so it must refuse).
+    public static let formatVersion: UInt32 = 4
+    /// The oldest format a read-only open reads as it is (format 4 without erased ranges).
+    public static let oldestReadableFormat: UInt32 = 3
 
     /// `log`: key 8-byte big-endian global sequence → encoded ``TransitionRecord``.
     public static let log = "log"
@@ -48,6 +52,22 @@ package enum StoreLayout {
     public static let secretKey = Array("secret".utf8)
     /// The length of the store's secret in bytes.
     public static let secretLength = 32
+
+    /// Prefix of the `meta` keys of erased ranges: `erased`, NUL, the first sequence of a range
+    /// (8 bytes big-endian) → its last sequence (8 bytes big-endian). The log has no records at
+    /// those sequences: they were erased (whole sessions, or history trimmed), and their numbers
+    /// are never given again. Ranges do not overlap and adjacent ones are merged, so a gap-free
+    /// check of the log reads "every sequence has a record or lies in one range".
+    public static let erasedRangePrefix = Array("erased".utf8) + [0]
+    /// Prefix of the `meta` keys of tombstones: `tombstone`, NUL, the HMAC-SHA-256 of an erased
+    /// session's id under the store's secret (32 bytes) → when (Int64 little-endian µs since 1970)
+    /// and why (1 byte, ``ErasureReason``). The id itself is not kept.
+    public static let tombstonePrefix = Array("tombstone".utf8) + [0]
+    /// Prefix of the `meta` keys of erasure notices for the fleet server: `erasure`, NUL, the
+    /// notice's number (8 bytes big-endian) → kind (1 byte, ``ErasureNotice/Kind``), when (Int64
+    /// little-endian µs), the count of ranges and each range's first and last sequence (LEB128
+    /// varints). Sequences only, nothing of the sessions.
+    public static let erasureNoticePrefix = Array("erasure".utf8) + [0]
 
     /// Prefix of the `meta` keys of upload checkpoints (`RewindSync`): `upload-checkpoint`, NUL,
     /// then the destination's name (its server URL); the value is the next global sequence the

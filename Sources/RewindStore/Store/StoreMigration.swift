@@ -10,13 +10,16 @@ enum StoreMigration {
     /// - Throws: ``StoreError/corruptedEntry(database:key:reason:)`` when the old index and the
     ///   sessions disagree (nothing is changed then), `LMDBError`.
     static func migrate(_ txn: WriteTransaction, databases: StoreDatabases, from format: UInt32) throws -> UInt32 {
-        guard format == 1 || format == 2 else {
+        guard (1...3).contains(format) else {
             throw StoreError.unsupportedFormat(found: format, supported: StoreLayout.formatVersion)
         }
         if format == 1 { try blockIndex(txn, databases: databases) }
-        // Format 2 → 3: every entry is current, so the mark is the log's end.
-        let end = try StoreReadTransaction(transaction: txn, databases: databases).headSequence()
-        try txn.put(StoreKey.uint64(end), forKey: StoreLayout.sessionsThroughKey, in: databases.meta)
+        if format <= 2 {
+            // Format 2 → 3: every entry is current, so the mark is the log's end.
+            let end = try StoreReadTransaction(transaction: txn, databases: databases).headSequence()
+            try txn.put(StoreKey.uint64(end), forKey: StoreLayout.sessionsThroughKey, in: databases.meta)
+        }
+        // Format 3 → 4: nothing to change (a format 3 log has no erased ranges).
         let current = StoreLayout.formatVersion
         try txn.put(withUnsafeBytes(of: current.bigEndian) { Array($0) }, forKey: StoreLayout.formatVersionKey,
                     in: databases.meta)

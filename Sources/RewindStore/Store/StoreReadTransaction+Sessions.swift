@@ -60,6 +60,8 @@ extension StoreReadTransaction {
         var tail = tailCache?.tail(mark: mark, end: end, take: isWriting) ?? SessionTail(mark: mark)
         if tail.end < end {
             try tail.read(from: self)
+            // The newest records may have been erased: the tail accounts for their numbers too.
+            tail.end = end
             if !isWriting { tailCache?.offer(tail) }
         }
         loadedTail = tail

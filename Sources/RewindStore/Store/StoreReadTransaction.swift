@@ -19,12 +19,15 @@ public class StoreReadTransaction {
 
     // MARK: The log
 
-    /// The global sequence of the last record, 0 when the log is empty.
+    /// The last global sequence given so far, 0 when the log is empty: the last record's, or the
+    /// last erased sequence when the newest records were erased (their numbers are not given
+    /// again).
     public func headSequence() throws -> UInt64 {
-        try transaction.withCursor(on: databases.log) { cursor in
-            guard try cursor.last() else { return 0 }
+        let last = try transaction.withCursor(on: databases.log) { cursor in
+            guard try cursor.last() else { return UInt64(0) }
             return try cursor.withCurrent { key, _ in try Self.sequence(ofLogKey: key) } ?? 0
         }
+        return max(last, try lastErasedSequence())
     }
 
     /// The record at global sequence `sequence`, or `nil` when there is none.

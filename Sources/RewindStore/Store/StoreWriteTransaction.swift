@@ -31,7 +31,9 @@ public final class StoreWriteTransaction: StoreReadTransaction {
     /// - Throws: ``StoreError/versionConflict(session:expected:actual:)``,
     ///   ``StoreError/invalidTransition(session:index:reason:)``, ``StoreError/emptyAppend(session:)``,
     ///   ``StoreError/invalidSessionID(_:reason:)`` when the append would create a session whose
-    ///   id has a control character (``SessionID/init(new:)``), or an `LMDBError`.
+    ///   id has a control character (``SessionID/init(new:)``),
+    ///   ``StoreError/sessionErased(session:erasure:)`` when it would create a session whose id was
+    ///   erased, or an `LMDBError`.
     @discardableResult
     public func append(
         _ transitions: [TransitionDraft], to session: SessionID, expectedVersion: ExpectedVersion = .any
@@ -59,6 +61,10 @@ public final class StoreWriteTransaction: StoreReadTransaction {
             // (written before the rule) still take appends.
             if existing == nil, let problem = SessionID.problemForNewSession(with: session.rawValue) {
                 throw StoreError.invalidSessionID(session.rawValue, reason: problem)
+            }
+            // An erased session's id stays erased: nothing may bring it back.
+            if existing == nil, let erasure = try erasure(of: session) {
+                throw StoreError.sessionErased(session: session, erasure: erasure)
             }
             let stored = existing ?? .empty(session, created: transitions[0].timestamp, origin: transitions[0].origin)
             // Checked before the head joins the tail (`appendRecords` checks again, in place).

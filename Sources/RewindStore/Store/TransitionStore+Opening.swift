@@ -112,7 +112,7 @@ extension TransitionStore {
             let format = try readFormat(txn, meta: meta, path: path)
             return (format, try readStoreID(txn, meta: meta))
         }
-        guard format == StoreLayout.formatVersion else {
+        guard format >= StoreLayout.oldestReadableFormat else {
             throw StoreError.needsWriteAccess(
                 path: path, reason: "it is in store format \(format); open it for writing once to migrate it to format "
                     + "\(StoreLayout.formatVersion)")

@@ -76,9 +76,7 @@ public struct SessionPage: Sendable {
     ///   (``ReplayError``), ``SessionArchiveError`` when the archive cannot be redacted,
     ///   ``ViewerError/unmatchedRedactions(paths:)`` (with ``requiresEveryRedactionToMatch``).
     public func html() throws -> Data {
-        guard let info = try replay.log.readLog({ try $0.sessionInfo(for: session) }) else {
-            throw EngineError.unknownSession(session)
-        }
+        let info = try replay.log.readLog { try $0.requireSessionInfo(for: session) }
         var redaction = redaction
         let definition = try SessionPage.definition(of: info, in: replay, engine: engine)
         redaction.protect(definition)

@@ -44,6 +44,9 @@ public struct NavigationProjection: Projection {
         record.session.rawValue
     }
 
+    /// `true`: a state per session, deleted with its session.
+    public var keysAreSessionIDs: Bool { true }
+
     /// Applies the record's navigation operations, in order, to the session's stack.
     ///
     /// - Throws: The coder's error when the record's state data cannot be decoded (the projection

@@ -57,6 +57,9 @@ public struct ScreenFlowProjection: Projection {
         record.session.rawValue
     }
 
+    /// `true`: a state per session, deleted with its session.
+    public var keysAreSessionIDs: Bool { true }
+
     /// Moves the session to the record's target, adding the target's states to ``Flow/reached``.
     public func apply(_ record: TransitionRecord, to state: inout Flow?) {
         // The same step as the catch-up fold's over record views (ScreenFlowFoldStep.swift).

@@ -20,6 +20,9 @@ protocol ProjectionFolding: AnyObject {
     /// The keys of the states `records` past the checkpoint change, each once, in first-use
     /// order: what a server loads before folding them.
     func keys(of records: some Sequence<TransitionRecord>) -> [String]
+    /// Moves the checkpoint to `sequence` when it is behind: the sequences up to it that the fold
+    /// did not see have no record (they were erased).
+    func advance(through sequence: UInt64)
     /// Writes (or deletes) every state changed since the last write.
     /// - Throws: ``ProjectionError/stateEncodingFailed(projection:key:cause:)`` before writing
     ///   anything, the state store's errors.
@@ -34,8 +37,10 @@ final class ProjectionFold<Step: ProjectionFoldStep>: ProjectionFolding {
     /// (one dynamic exclusivity check), not once per field.
     private var fold: Fold
 
-    init(step: Step, after checkpoint: UInt64) {
-        fold = Fold(step: step, checkpoint: checkpoint, states: FoldStates(name: step.name))
+    /// A fold of `step` after `checkpoint`; with `keys`, of the records whose keys are among
+    /// them only (the others move the checkpoint and nothing else).
+    init(step: Step, after checkpoint: UInt64, onlyKeys keys: Set<String>? = nil) {
+        fold = Fold(step: step, checkpoint: checkpoint, states: FoldStates(name: step.name), onlyKeys: keys)
     }
 
     var checkpoint: UInt64 { fold.checkpoint }
@@ -57,6 +62,10 @@ final class ProjectionFold<Step: ProjectionFoldStep>: ProjectionFolding {
         return keys
     }
 
+    func advance(through sequence: UInt64) {
+        fold.checkpoint = max(fold.checkpoint, sequence)
+    }
+
     func write(to writer: some ProjectionStateWriting) throws {
         try fold.states.write(to: writer, encode: fold.step.encode)
     }
@@ -65,9 +74,11 @@ final class ProjectionFold<Step: ProjectionFoldStep>: ProjectionFolding {
         var step: Step
         var checkpoint: UInt64
         var states: FoldStates<Step.State>
+        /// When set, the only keys folded (see `init(step:after:onlyKeys:)`).
+        var onlyKeys: Set<String>?
 
         mutating func apply(_ record: TransitionRecord, reading stored: some ProjectionStateReading) throws {
-            guard var key = step.key(for: record) else {
+            guard var key = step.key(for: record), onlyKeys?.contains(key) ?? true else {
                 checkpoint = record.sequence
                 return
             }
@@ -88,6 +99,10 @@ final class ProjectionFold<Step: ProjectionFoldStep>: ProjectionFolding {
             case .none:
                 checkpoint = view.sequence
             case .key(let key):
+                if let onlyKeys, !onlyKeys.contains(String(decoding: key, as: UTF8.self)) {
+                    checkpoint = view.sequence
+                    return
+                }
                 let index = try self.index(of: key, sequence: view.sequence, reading: stored) { view.session }
                 try changeState(at: index, sequence: view.sequence, session: { view.session }) { step, state in
                     try step.apply(view, to: &state)

@@ -9,11 +9,19 @@ protocol ProjectionRunning: Sendable {
     var version: UInt32 { get }
     /// When it runs.
     var mode: ProjectionMode { get }
-    /// A fold over consecutive records starting after global sequence `checkpoint`.
-    func makeFold(after checkpoint: UInt64) -> any ProjectionFolding
+    /// Whether the projection's keys are session ids (``Projection/keysAreSessionIDs``).
+    var keysAreSessionIDs: Bool { get }
+    /// A fold over consecutive records starting after global sequence `checkpoint`; with `keys`,
+    /// one that folds only the records whose keys are among them (erasure's re-fold).
+    func makeFold(after checkpoint: UInt64, onlyKeys keys: Set<String>?) -> any ProjectionFolding
 }
 
 extension ProjectionRunning {
+    /// A fold over consecutive records starting after global sequence `checkpoint`.
+    func makeFold(after checkpoint: UInt64) -> any ProjectionFolding {
+        makeFold(after: checkpoint, onlyKeys: nil)
+    }
+
     /// What a fold over `records` from `checkpoint` keeps when it failed on the record at
     /// `failed`: a fresh fold of the records before that one (a fold that threw is spoiled, a
     /// state may be half-updated), or `nil` when that fails too (the projection is not pure
@@ -44,14 +52,15 @@ struct ProjectionRunner<P: Projection>: ProjectionRunning {
 
     var name: String { projection.name }
     var version: UInt32 { projection.version }
+    var keysAreSessionIDs: Bool { projection.keysAreSessionIDs }
 
-    func makeFold(after checkpoint: UInt64) -> any ProjectionFolding {
+    func makeFold(after checkpoint: UInt64, onlyKeys keys: Set<String>?) -> any ProjectionFolding {
         // The built-in screen-flow projection folds record views in place (the same states its
         // `apply` gives, without copying records out); every other projection folds whole records.
         if let screenFlows = projection as? ScreenFlowProjection {
-            return ProjectionFold(step: ScreenFlowFoldStep(projection: screenFlows), after: checkpoint)
+            return ProjectionFold(step: ScreenFlowFoldStep(projection: screenFlows), after: checkpoint, onlyKeys: keys)
         }
-        return ProjectionFold(step: RecordFoldStep(projection: projection), after: checkpoint)
+        return ProjectionFold(step: RecordFoldStep(projection: projection), after: checkpoint, onlyKeys: keys)
     }
 }
 
