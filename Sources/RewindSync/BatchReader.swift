@@ -25,10 +25,12 @@ enum BatchReader {
     /// The size of the framing around the records and definitions: magic, first sequence, counts.
     static let headerBytes = 4 + 8 + 4 + 4
 
-    /// Up to `maximumRecords` records from global sequence `start` on, stopping before a record
+    /// Up to `maximumRecords` consecutive records from the first at or after global sequence
+    /// `start` (sequences before it that have no record were erased: the server hears of them
+    /// through erasure notices, sent first), stopping before an erased gap and before a record
     /// that would take the body past `maximumBytes` (the first record always goes), with the stored
     /// definitions they name that are not in `known` (a definition missing from the store is left
-    /// out: the server says whether it holds it).
+    /// out: the server says whether it holds it). A batch's records follow one another (RWB1).
     ///
     /// - Throws: ``StoreError/corruptedRecord(sequence:reason:)`` for a record that does not check,
     ///   and LMDB's errors.
@@ -46,7 +48,13 @@ enum BatchReader {
                 return PendingBatch(batch: RecordBatch(firstSequence: start, records: [], definitions: []),
                                     head: head, byteCount: bytes, named: named)
             }
+            var first = start
             try transaction.forEachEncodedRecord(from: start) { view, encoded in
+                if records.isEmpty {
+                    first = view.sequence
+                } else if view.sequence != first + UInt64(records.count) {
+                    return .stop  // an erased gap: the next batch begins after it
+                }
                 var size = 4 + encoded.count
                 let name = DefinitionName(machine: view.string(view.machineField), version: view.string(view.definitionField))
                 var definition: RecordBatch.Definition?
@@ -62,8 +70,15 @@ enum BatchReader {
                 records.append(Array(encoded))
                 return records.count < maximumRecords ? .next : .stop
             }
-            return PendingBatch(batch: RecordBatch(firstSequence: start, records: records, definitions: definitions),
+            return PendingBatch(batch: RecordBatch(firstSequence: first, records: records, definitions: definitions),
                                 head: head, byteCount: bytes, named: named)
+        }
+    }
+
+    /// The erasure notices `destination` has not acknowledged.
+    static func pendingNotices(in store: TransitionStoreReader, for destination: String) throws -> [ErasureNotice] {
+        try store.read { transaction in
+            try transaction.erasureNotices(after: try transaction.erasureCheckpoint(for: destination))
         }
     }
 

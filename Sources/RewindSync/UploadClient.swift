@@ -24,6 +24,7 @@ struct UploadClient: Sendable {
     let session: URLSession
     let recordsURL: URL
     let positionURL: URL
+    let erasuresURL: URL
     let authorization: String
     let timeout: TimeInterval
 
@@ -36,6 +37,7 @@ struct UploadClient: Sendable {
             .appendingPathComponent(storeID.uuidString)
         recordsURL = store.appendingPathComponent("records")
         positionURL = store.appendingPathComponent("position")
+        erasuresURL = store.appendingPathComponent("erasures")
         authorization = "Bearer \(key)"
         self.timeout = timeout.timeInterval
     }
@@ -57,6 +59,47 @@ struct UploadClient: Sendable {
             throw UploadError.forbidden(message: "this is a read key; uploading needs the app's ingestion key")
         }
         return next
+    }
+
+    /// Posts erasure notices (`POST …/erasures`, JSON); returns the number of the last notice the
+    /// server has applied.
+    func postErasures(_ notices: [ErasureNotice]) async throws(UploadError) -> UInt64 {
+        var request = URLRequest(url: erasuresURL, timeoutInterval: timeout)
+        request.httpMethod = "POST"
+        request.setValue(authorization, forHTTPHeaderField: "Authorization")
+        request.setValue("application/json", forHTTPHeaderField: "Content-Type")
+        do {
+            request.httpBody = try JSONEncoder().encode(ErasureNotices(notices))
+        } catch {
+            throw UploadError.invalidResponse(message: "the erasure notices could not be encoded: \(error)")
+        }
+        let (status, body) = try await exchange(request)
+        guard status == 200 else { throw Self.failure(status: status, body: body) }
+        guard let through = Answer.decode(body)?.through else {
+            throw UploadError.invalidResponse(message: "an erasure answer without through: \(Self.excerpt(body))")
+        }
+        return through
+    }
+
+    /// The body of `POST …/erasures` (Server/README.md).
+    struct ErasureNotices: Encodable {
+        struct Notice: Encodable {
+            var number: UInt64
+            var kind: String
+            var erasedAt: String
+            var ranges: [[UInt64]]
+        }
+
+        var notices: [Notice]
+
+        init(_ notices: [ErasureNotice]) {
+            self.notices = notices.map { notice in
+                Notice(
+                    number: notice.number, kind: notice.kind == .sessions ? "session" : "records",
+                    erasedAt: notice.erasedAt.description,
+                    ranges: notice.ranges.map { [$0.lowerBound, $0.upperBound] })
+            }
+        }
     }
 
     /// Posts one batch's body.
@@ -130,6 +173,8 @@ struct UploadClient: Sendable {
         var stored: Int?
         var alreadyHeld: Int?
         var recordIndex: Int?
+        /// The last erasure notice the server applied (the erasures' answer).
+        var through: UInt64?
         var error: String?
 
         static func decode(_ body: Data) -> Answer? {

@@ -208,6 +208,9 @@ public actor Uploader {
         } else {
             next = try await reconcile()
         }
+        // Erasures first: the server must know which sequences will never come before a batch
+        // skips them, and must erase what it already holds.
+        if try await sendErasureNotices() { next = try await reconcile() }
         var definitionsResent = false
         var conflicts = 0
         while true {
@@ -216,10 +219,11 @@ public actor Uploader {
             broadcaster.update { $0.headSequence = pending.head }
             let count = pending.batch.records.count
             guard count > 0 else { return }
+            let end = pending.batch.firstSequence + UInt64(count)
             switch try await client.post(pending.batch.encoded()) {
             case .accepted(let acknowledged, let stored, let alreadyHeld):
-                guard acknowledged >= next + UInt64(count) else {
-                    throw UploadError.invalidResponse(message: "a batch of sequences \(next)–\(next + UInt64(count) - 1) acknowledged only up to \(acknowledged)")
+                guard acknowledged >= end else {
+                    throw UploadError.invalidResponse(message: "a batch of sequences \(pending.batch.firstSequence)–\(end - 1) acknowledged only up to \(acknowledged)")
                 }
                 knownDefinitions.formUnion(pending.named)
                 conflicts = 0
@@ -254,6 +258,20 @@ public actor Uploader {
                 knownDefinitions.removeAll()
             }
         }
+    }
+
+    /// Sends the erasure notices the server has not acknowledged; returns whether there were any.
+    private func sendErasureNotices() async throws(UploadError) -> Bool {
+        let (store, destination) = (engine.store, destination)
+        let notices = try await onStoreQueue(store: store) { try BatchReader.pendingNotices(in: $0, for: destination) }
+        guard !notices.isEmpty else { return false }
+        let through = try await client.postErasures(notices)
+        guard through >= notices[notices.count - 1].number else {
+            throw UploadError.invalidResponse(
+                message: "erasure notices up to \(notices[notices.count - 1].number) acknowledged only up to \(through)")
+        }
+        try await onStoreWriteQueue { try $0.setErasureCheckpoint(through, for: destination) }
+        return true
     }
 
     /// Asks the server's position and follows it; returns the sequence to send from.

@@ -21,6 +21,26 @@ import Testing
         return engine
     }
 
+    @Test func batchesStopBeforeAnErasedGapAndBeginAfterOne() async throws {
+        let fixture = try EngineFixture()
+        defer { fixture.remove() }
+        let engine = try await Self.store(fixture)
+        defer { engine.close() }
+        // onboarding-1 holds sequences 7…10: erased, they leave a gap in the log.
+        try engine.erase(SessionID("onboarding-1"))
+        let before = try BatchReader.read(from: engine.store, start: 1, maximumRecords: 100, maximumBytes: .max, known: [])
+        #expect(before.batch.firstSequence == 1)
+        #expect(before.batch.records.count == 6)
+        let after = try BatchReader.read(from: engine.store, start: 7, maximumRecords: 100, maximumBytes: .max, known: [])
+        #expect(after.batch.firstSequence == 11)
+        #expect(after.batch.records.count == 20)
+        #expect(try RecordCodec.decode(after.batch.records[0], sequence: 11).session == SessionID("kanji-1"))
+        let notices = try BatchReader.pendingNotices(in: engine.store, for: "https://fleet.example")
+        #expect(notices.map(\.ranges) == [[7...10]])
+        try engine.writableStore.write { try $0.setErasureCheckpoint(1, for: "https://fleet.example") }
+        #expect(try BatchReader.pendingNotices(in: engine.store, for: "https://fleet.example").isEmpty)
+    }
+
     @Test func batchesSplitByRecordsAndCarryEachDefinitionOnce() async throws {
         let fixture = try EngineFixture()
         defer { fixture.remove() }

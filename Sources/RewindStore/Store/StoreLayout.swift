@@ -69,6 +69,11 @@ package enum StoreLayout {
     /// varints). Sequences only, nothing of the sessions.
     public static let erasureNoticePrefix = Array("erasure".utf8) + [0]
 
+    /// Prefix of the `meta` keys of erasure checkpoints (`RewindSync`): `erasure-checkpoint`, NUL,
+    /// the destination → the number of the last erasure notice it acknowledged (8 bytes
+    /// big-endian). Notices every destination acknowledged are removed.
+    public static let erasureCheckpointPrefix = Array("erasure-checkpoint".utf8) + [0]
+
     /// Prefix of the `meta` keys of upload checkpoints (`RewindSync`): `upload-checkpoint`, NUL,
     /// then the destination's name (its server URL); the value is the next global sequence the
     /// server acknowledged (8 bytes big-endian). Stores without one (any written before) upload

@@ -37,6 +37,25 @@ extension StoreReadTransaction {
     static func uploadCheckpointKey(_ destination: String) -> [UInt8] {
         StoreLayout.uploadCheckpointPrefix + Array(destination.utf8)
     }
+
+    /// The number of the last erasure notice the server named by `destination` acknowledged, 0
+    /// when it acknowledged none.
+    ///
+    /// - Throws: ``StoreError/corruptedEntry(database:key:reason:)`` when the entry is not 8 bytes.
+    package func erasureCheckpoint(for destination: String) throws -> UInt64 {
+        guard let bytes = try transaction.get(Self.erasureCheckpointKey(destination), in: databases.meta) else { return 0 }
+        guard let number = StoreKey.uint64(from: bytes) else {
+            throw StoreError.corruptedEntry(database: StoreLayout.meta, key: "'erasure-checkpoint' of \(destination)",
+                                            reason: "\(bytes.count) bytes instead of 8")
+        }
+        return number
+    }
+
+    /// The `meta` key of `destination`'s erasure checkpoint: `erasure-checkpoint`, NUL, the
+    /// destination's UTF-8.
+    static func erasureCheckpointKey(_ destination: String) -> [UInt8] {
+        StoreLayout.erasureCheckpointPrefix + Array(destination.utf8)
+    }
 }
 
 extension StoreWriteTransaction {
@@ -44,5 +63,20 @@ extension StoreWriteTransaction {
     /// ``StoreReadTransaction/uploadCheckpoint(for:)``), committed with this transaction.
     package func setUploadCheckpoint(_ next: UInt64, for destination: String) throws {
         try writeTransaction.put(StoreKey.uint64(next), forKey: Self.uploadCheckpointKey(destination), in: databases.meta)
+    }
+
+    /// Stores `number` as the last erasure notice `destination` acknowledged, and forgets the
+    /// notices every destination the store uploads to has acknowledged.
+    package func setErasureCheckpoint(_ number: UInt64, for destination: String) throws {
+        try writeTransaction.put(StoreKey.uint64(number), forKey: Self.erasureCheckpointKey(destination), in: databases.meta)
+        var acknowledgedByAll = number
+        let prefix = StoreLayout.uploadCheckpointPrefix
+        try transaction.forEach(in: databases.meta, from: prefix) { key, _ in
+            guard key.starts(with: prefix) else { return .stop }
+            let other = String(decoding: key[prefix.count...], as: UTF8.self)
+            acknowledgedByAll = min(acknowledgedByAll, try erasureCheckpoint(for: other))
+            return .next
+        }
+        try removeErasureNotices(through: acknowledgedByAll)
     }
 }
