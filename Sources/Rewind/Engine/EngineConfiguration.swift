@@ -126,6 +126,10 @@ public struct EngineConfiguration: Sendable {
     /// engine from opening (see ``Engine/projectionStatus(named:)``). Default none.
     public var projections: [any Projection] = []
 
+    /// How long the store keeps sessions, enforced by ``Engine/applyRetention(now:)``. Default
+    /// ``RetentionPolicy/keepEverything``.
+    public var retention: RetentionPolicy = .keepEverything
+
     /// Creates a configuration.
     public init(
         durability: Durability = .durable,

@@ -61,6 +61,19 @@ extension StoreReadTransaction {
         return first...last
     }
 
+    /// The bytes of the pages the store's databases use now: what is live, without the free pages
+    /// the data file keeps until it is compacted.
+    public func liveBytes() throws -> Int {
+        var databases = [self.databases.log, self.databases.sessionIndex, self.databases.sessions, self.databases.meta]
+        databases += self.databases.auxiliary
+        var bytes = 0
+        for database in databases {
+            let statistics = try transaction.statistics(of: database)
+            bytes += (statistics.branchPages + statistics.leafPages + statistics.overflowPages) * statistics.pageSize
+        }
+        return bytes
+    }
+
     /// Whether `session` was erased, and when and why: its tombstone, or `nil` when the store
     /// never erased a session of that id.
     /// - Throws: ``StoreError/corruptedEntry(database:key:reason:)`` when the tombstone is damaged.

@@ -32,6 +32,20 @@ extension StoreReadTransaction {
         return next
     }
 
+    /// Every destination's upload checkpoint (see ``uploadCheckpoint(for:)``), by destination.
+    package func uploadCheckpoints() throws -> [String: UInt64] {
+        var checkpoints: [String: UInt64] = [:]
+        let prefix = StoreLayout.uploadCheckpointPrefix
+        var destinations: [String] = []
+        try transaction.forEach(in: databases.meta, from: prefix) { key, _ in
+            guard key.starts(with: prefix) else { return .stop }
+            destinations.append(String(decoding: key[prefix.count...], as: UTF8.self))
+            return .next
+        }
+        for destination in destinations { checkpoints[destination] = try uploadCheckpoint(for: destination) }
+        return checkpoints
+    }
+
     /// The `meta` key of `destination`'s upload checkpoint: `upload-checkpoint`, NUL, the
     /// destination's UTF-8.
     static func uploadCheckpointKey(_ destination: String) -> [UInt8] {
