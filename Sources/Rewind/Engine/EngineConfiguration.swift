@@ -126,6 +126,14 @@ public struct EngineConfiguration: Sendable {
     /// engine from opening (see ``Engine/projectionStatus(named:)``). Default none.
     public var projections: [any Projection] = []
 
+    /// The values never written, per machine (by the name it is registered under): paths of event
+    /// payloads, state data and context whose values are dropped, marked or replaced by a keyed
+    /// hash before the append, in records and snapshots alike (so in uploads, archives, exports and
+    /// pages too), while the live session keeps them. Parsed when the engine opens: a path that
+    /// does not parse is a ``RedactionPolicyError``. Default none: values are written as they are,
+    /// and a send does no redaction work.
+    public var redaction = RedactionPolicy()
+
     /// Creates a configuration.
     public init(
         durability: Durability = .durable,
