@@ -78,7 +78,9 @@ public struct EngineConfiguration: Sendable {
 
     /// A snapshot of a session's full interpreter state is written every this many versions, in
     /// the same LMDB transaction as the append; resuming reads the latest snapshot and replays the
-    /// records after it. Default 64; `0` disables snapshots (resume replays from version 1).
+    /// records after it. Default 64; `0` disables snapshots (resume replays from version 1). With a
+    /// ``redaction`` policy, a snapshot is also written with each redacted record that a replay
+    /// from its recorded values would not reproduce (whatever the interval).
     public var snapshotInterval: UInt64
 
     /// How group commits gather their appends. Default ``CommitGathering/automatic``: commits that
