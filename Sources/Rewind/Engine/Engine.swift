@@ -35,6 +35,9 @@ public final class Engine: Sendable {
     let notifier: HeadNotifier
     /// The registered projections (see `Engine+Projections.swift`).
     let projections: ProjectionRegistry
+    /// The redaction of each machine named in ``EngineConfiguration/redaction``, by name, given to
+    /// its `StepRecording` when it is registered.
+    let redactors: [String: Redactor]
     /// The registered machines (their step ↔ record mappings) and their migrations, by name;
     /// every other property is immutable.
     private let registry = Mutex(Registry())
@@ -51,14 +54,27 @@ public final class Engine: Sendable {
     ///
     /// - Throws: `StoreError.notAStore` for a directory that is not a Rewind store,
     ///   `StoreError.unsupportedFormat`, `DataFileError` for a truncated or damaged data file,
-    ///   LMDB's errors.
+    ///   LMDB's errors; ``RedactionPolicyError`` for a path of ``EngineConfiguration/redaction``
+    ///   that does not parse (before the store is opened).
     public init(directory: String, configuration: EngineConfiguration = EngineConfiguration()) throws {
+        let redactionFields = try Redactor.fields(of: configuration.redaction)
         var storeConfiguration = configuration.store
         storeConfiguration.environment.options.subtract(EnvironmentOptions.syncOptions)
         storeConfiguration.environment.options.formUnion(configuration.durability.environmentOptions)
         let store = try TransitionStore(directory: directory, configuration: storeConfiguration)
         self.writableStore = store
         self.configuration = configuration
+        // The keyed hashes' key: the store's secret (made now if a field needs it and it has none;
+        // a read-only engine writes nothing, so it hashes nothing).
+        let key: [UInt8]
+        do {
+            key = configuration.readOnly || !configuration.redaction.usesKeyedHashes || redactionFields.isEmpty
+                ? [] : try store.write { try $0.storeSecretCreatingIfNeeded() }
+        } catch {
+            store.close()
+            throw error
+        }
+        self.redactors = redactionFields.mapValues { Redactor(fields: $0, key: key) }
         let notifier = HeadNotifier(
             head: try store.headSequence(),
             polling: configuration.externalCommitPollInterval.map { interval in
@@ -145,7 +161,8 @@ public final class Engine: Sendable {
         try ensureOpen()
         let name = name ?? machine.definition.name
         let version = machine.definition.contentVersion
-        let recording = StepRecording(machine: machine, machineName: name, definition: version, coder: store.coder)
+        var recording = StepRecording(machine: machine, machineName: name, definition: version, coder: store.coder)
+        recording.redactor = redactors[name]
         try registry.withLock { registry in
             if let existing = registry.machines[name], existing.definition != version {
                 throw EngineError.machineAlreadyRegistered(name)

@@ -78,7 +78,9 @@ public struct EngineConfiguration: Sendable {
 
     /// A snapshot of a session's full interpreter state is written every this many versions, in
     /// the same LMDB transaction as the append; resuming reads the latest snapshot and replays the
-    /// records after it. Default 64; `0` disables snapshots (resume replays from version 1).
+    /// records after it. Default 64; `0` disables snapshots (resume replays from version 1). With a
+    /// ``redaction`` policy, a snapshot is also written with each redacted record that a replay
+    /// from its recorded values would not reproduce (whatever the interval).
     public var snapshotInterval: UInt64
 
     /// How group commits gather their appends. Default ``CommitGathering/automatic``: commits that
@@ -129,6 +131,14 @@ public struct EngineConfiguration: Sendable {
     /// How long the store keeps sessions, enforced by ``Engine/applyRetention(now:)``. Default
     /// ``RetentionPolicy/keepEverything``.
     public var retention: RetentionPolicy = .keepEverything
+
+    /// The values never written, per machine (by the name it is registered under): paths of event
+    /// payloads, state data and context whose values are dropped, marked or replaced by a keyed
+    /// hash before the append, in records and snapshots alike (so in uploads, archives, exports and
+    /// pages too), while the live session keeps them. Parsed when the engine opens: a path that
+    /// does not parse is a ``RedactionPolicyError``. Default none: values are written as they are,
+    /// and a send does no redaction work.
+    public var redaction = RedactionPolicy()
 
     /// Creates a configuration.
     public init(

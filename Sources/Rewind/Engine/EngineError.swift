@@ -42,6 +42,14 @@ public enum EngineError: Error, Sendable, Hashable, CustomStringConvertible {
     case replayDivergence(session: SessionID, version: UInt64, event: String, recorded: [String], computed: [String])
     /// A recorded event could not be re-run: the machine rejected it (`cause`, a `MachineError` say).
     case replayFailed(session: SessionID, version: UInt64, event: String, cause: ErrorCause)
+    /// A record whose values were redacted before it was written (``TransitionRecord/redacted``)
+    /// is not reproduced from its recorded values (the machine reads a value that was redacted:
+    /// `computed` is where it goes instead, `nil` when it rejects the event), and no snapshot of
+    /// the recorded state was written with it (one is written whenever the session sees this
+    /// coming: a store copied without its snapshots, an archive's import): it cannot be re-checked.
+    /// Not corruption.
+    case redactedRecordNotReproduced(
+        session: SessionID, version: UInt64, event: String, recorded: [String], computed: [String]?)
     /// The event's name is one of the names the engine records its own requests under
     /// (``StepRecording/startEvent``, ``StepRecording/enterEvent``, ``StepRecording/dueEvent``):
     /// sent as an event, its record would read back as a start, a direct move or a send's delivery.
@@ -91,6 +99,11 @@ public enum EngineError: Error, Sendable, Hashable, CustomStringConvertible {
         case let .replayDivergence(session, version, event, recorded, computed):
             return "session '\(session.excerpt)' version \(version) (event '\(event)'): recorded target \(recorded) "
                 + "but the machine computes \(computed)"
+        case let .redactedRecordNotReproduced(session, version, event, recorded, computed):
+            let outcome = computed.map { "reaches \($0)" } ?? "rejects it"
+            return "session '\(session.excerpt)' version \(version) (event '\(event)'): redacted: cannot be re-checked "
+                + "(its values were redacted before it was written and the machine \(outcome) from them, "
+                + "not the recorded \(recorded); no snapshot of the recorded state was written with it)"
         case let .replayFailed(session, version, event, reason):
             return "session '\(session.excerpt)' version \(version) (event '\(event)') cannot be replayed: \(reason)"
         case .reservedEventName(let name):

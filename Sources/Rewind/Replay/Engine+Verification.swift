@@ -16,6 +16,10 @@ public struct Divergence: Sendable, Hashable, CustomStringConvertible {
         /// The state a `rewind.migrate` record moved the session to is not a state of the machine
         /// (see ``ResumePolicy/upgradeWhenCompatible``): what it names that the machine lacks.
         case incompatible([DefinitionIncompatibility])
+        /// "redacted: cannot be re-checked": the record's values were redacted before it was
+        /// written (``TransitionRecord/redacted``), the machine does not reproduce it from them,
+        /// and no snapshot of the recorded state was written with it to go on from. Not corruption.
+        case redacted(recorded: [String])
     }
 
     /// The version of the first record not reproduced.
@@ -48,6 +52,9 @@ public struct Divergence: Sendable, Hashable, CustomStringConvertible {
         case let .incompatible(problems):
             return "\(prefix): the migrated state does not fit the machine: "
                 + problems.map(\.description).joined(separator: "; ")
+        case let .redacted(recorded):
+            return "\(prefix): redacted: cannot be re-checked (its values were redacted before it was written, "
+                + "the machine does not reach the recorded \(recorded) from them, and no recorded state follows it)"
         }
     }
 }
@@ -67,12 +74,18 @@ public struct VerificationReport: Sendable, Hashable, CustomStringConvertible {
     public var verifiedRecords: UInt64
     /// The first record not reproduced, or `nil` when the machine reproduces the whole session.
     public var divergence: Divergence?
+    /// The versions of records whose values were redacted before they were written
+    /// (``TransitionRecord/redacted``) and that the machine does not reproduce from them:
+    /// "redacted: cannot be re-checked", not a divergence. Verification went on from the state
+    /// each recorded (the snapshot written with it); they are not counted in ``verifiedRecords``.
+    public var unverifiableRedactedVersions: [UInt64]
 
     /// Creates a report.
     public init(
         session: SessionID, definition: String, firstVersion: UInt64 = 1, verifiedRecords: UInt64,
-        divergence: Divergence?
+        divergence: Divergence?, unverifiableRedactedVersions: [UInt64] = []
     ) {
+        self.unverifiableRedactedVersions = unverifiableRedactedVersions
         self.session = session
         self.definition = definition
         self.firstVersion = firstVersion
@@ -89,6 +102,12 @@ public struct VerificationReport: Sendable, Hashable, CustomStringConvertible {
             return "session '\(session.excerpt)' diverges from definition \(definition.prefix(12)) at \(divergence)"
         }
         let from = firstVersion > 1 ? " from its migration at version \(firstVersion)" : ""
+        guard unverifiableRedactedVersions.isEmpty else {
+            let versions = unverifiableRedactedVersions.map(String.init).joined(separator: ", ")
+            return "session '\(session.excerpt)': \(verifiedRecords) records\(from) reproduced by definition "
+                + "\(definition.prefix(12)); version\(unverifiableRedactedVersions.count == 1 ? "" : "s") \(versions): "
+                + "redacted: cannot be re-checked"
+        }
         return "session '\(session.excerpt)': all \(verifiedRecords) records\(from) reproduced by definition \(definition.prefix(12))"
     }
 }
@@ -116,6 +135,7 @@ extension LogReplay {
                 coder: coder)
             var verified: UInt64 = 0
             var divergence: Divergence?
+            var unverifiable: [UInt64] = []
             var first: UInt64 = 1
             try SessionSnapshot.records(of: session, through: info.headVersion, in: reader)(1) { record in
                 if record.event == StepRecording.migrateEvent { first = record.version }
@@ -134,6 +154,16 @@ extension LogReplay {
                         Diverged(divergence: Divergence(
                             version: record.version, event: record.event, source: record.source, kind: kind))
                     }
+                    /// For a redacted record the machine does not reproduce: the state it recorded, to
+                    /// go on from ("redacted: cannot be re-checked"), or a `.redacted` divergence.
+                    func recordedAfterRedaction() throws -> SessionSnapshot? {
+                        guard record.redacted else { return nil }
+                        guard let recorded = try StepRecording.snapshot(writtenWith: record, in: reader) else {
+                            throw diverged(.redacted(recorded: record.target))
+                        }
+                        unverifiable.append(record.version)
+                        return recorded
+                    }
                     var after = before
                     after.version = record.version
                     let request = try recording.request(of: record)
@@ -150,25 +180,29 @@ extension LogReplay {
                     do {
                         step = try recording.evaluate(request, in: before.state, at: record.timestamp)
                     } catch {
+                        if let recorded = try recordedAfterRedaction() { return recorded }
                         throw diverged(.rejected(error as? MachineError
                             ?? .actionFailed(action: "(replay)", state: nil, message: String(describing: error))))
                     }
                     if step.target != record.target {
+                        if let recorded = try recordedAfterRedaction() { return recorded }
                         throw diverged(.targetMismatch(recorded: record.target, computed: step.target))
                     }
                     if step.navigation != record.navigation {
+                        if let recorded = try recordedAfterRedaction() { return recorded }
                         throw diverged(.navigationMismatch(recorded: record.navigation, computed: step.navigation))
                     }
                     after.state = step.state
                     verified += 1
-                    return after
+                    // A redacted record reproduced: the session goes on from the state it recorded.
+                    return try StepRecording.snapshot(writtenWith: record, in: reader) ?? after
                 }
             } catch let stop as Diverged {
                 divergence = stop.divergence
             }
             return VerificationReport(
                 session: session, definition: recording.definition, firstVersion: first, verifiedRecords: verified,
-                divergence: divergence)
+                divergence: divergence, unverifiableRedactedVersions: unverifiable)
         }
     }
 

@@ -104,7 +104,7 @@ struct ReplayMachines: Sendable {
         let recording = try recording(for: record.definition, in: reader)
         let request = try recording.request(of: record)
         let before = try state(before: record, from: snapshot, in: reader)
-        let after = try recording.replay(record, request: request, on: before).1
+        let after = try recording.replay(record, request: request, on: before, in: reader).1
         return (RecordedStep(record: record, request: request, recording: recording), after)
     }
 

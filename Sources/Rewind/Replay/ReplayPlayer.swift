@@ -175,7 +175,9 @@ public final class ReplayPlayer {
             // The hooks see the step from the state the migration left, as the live session's did.
             previous = try log.readLog { try machines.state(before: record, from: previous, in: $0) }
         }
-        let (step, after) = try recording.replay(record, on: previous)
+        let (step, after) = record.redacted
+            ? try log.readLog { try recording.replay(record, request: try recording.request(of: record), on: previous, in: $0) }
+            : try recording.replay(record, on: previous)
         snapshot = after
         // A step that moved nothing (a migration record, a delivered send that changed nothing)
         // runs no hook, as in the live session.

@@ -9,6 +9,8 @@ extension SessionArchive {
         /// The definitions by content version, parsed and checked against it.
         var definitions: [String: MachineDefinition]
         var transitions: [TransitionDraft]
+        /// The states redacted records recorded (their lines' `recordedState`), by version.
+        var recordedStates: [UInt64: SessionSnapshot] = [:]
     }
 
     /// The most UTF-8 bytes of the machine name an archive may carry: its definitions are stored
@@ -110,6 +112,7 @@ extension SessionArchive {
         // Lines 2…N+1: the records, versions 1…N.
         var transitions: [TransitionDraft] = []
         transitions.reserveCapacity(min(Int(clamping: header.records), lines.count))
+        var recordedStates: [UInt64: SessionSnapshot] = [:]
         var version: UInt64 = 0
         while version < header.records {
             version += 1
@@ -120,6 +123,20 @@ extension SessionArchive {
                 throw SessionArchiveError.versionGap(line: number, expected: version, found: record.version)
             }
             transitions.append(try transition(of: record, line: number, header: header, definitions: definitions))
+            if let value = record.recordedState {
+                let snapshot: SessionSnapshot
+                do {
+                    snapshot = try SessionSnapshot(jsonValue: value)
+                } catch {
+                    throw SessionArchiveError.malformedLine(
+                        line: number, reason: "its recorded state does not decode: \(error)", cause: ErrorCause(error))
+                }
+                guard record.redacted, snapshot.version == version, snapshot.state.configuration == record.target else {
+                    throw SessionArchiveError.malformedLine(
+                        line: number, reason: "its recorded state is not the state after a redacted record of version \(version)")
+                }
+                recordedStates[version] = snapshot
+            }
         }
 
         // Line N+2: the trailer.
@@ -143,7 +160,8 @@ extension SessionArchive {
         if lines.count > trailerNumber || hasFragment {
             throw SessionArchiveError.malformedLine(line: trailerNumber + 1, reason: "text follows the trailer")
         }
-        return Contents(header: header, definitions: definitions, transitions: transitions)
+        return Contents(
+            header: header, definitions: definitions, transitions: transitions, recordedStates: recordedStates)
     }
 
     private static func transition(
@@ -169,7 +187,7 @@ extension SessionArchive {
             timestamp: Timestamp(microsecondsSince1970: record.timestamp), machine: record.machine,
             definition: record.definition, event: record.event, source: record.source, target: record.target,
             navigation: record.navigation, payload: record.payload, stateData: record.stateData,
-            origin: record.origin)
+            origin: record.origin, redacted: record.redacted)
     }
 }
 
@@ -224,20 +242,26 @@ extension Engine {
     private func importedSnapshots(
         of session: SessionID, contents: SessionArchive.Contents
     ) -> [AppendRequest.AuxiliaryWrite] {
+        // The states redacted records recorded, whatever the interval: replay takes them.
+        var writes: [AppendRequest.AuxiliaryWrite] = contents.recordedStates.keys.sorted().compactMap { version in
+            guard let bytes = try? contents.recordedStates[version]?.encoded() else { return nil }
+            return AppendRequest.AuxiliaryWrite(
+                database: .snapshots, key: SessionSnapshot.key(session: session, version: version), value: bytes)
+        }
         let interval = configuration.snapshotInterval
-        guard interval > 0, !contents.transitions.isEmpty else { return [] }
+        guard interval > 0, !contents.transitions.isEmpty else { return writes }
         let archive = SessionArchive.ContentsLog(session: session, contents: contents)
         var machines = LogReplay(
             log: archive, registeredByVersion: registeredMachinesByVersion(), bindings: Bindings(), coder: store.coder
         ).machines(for: contents.header.machine)
-        var writes: [AppendRequest.AuxiliaryWrite] = []
         // A record that cannot be re-run ends the snapshots there (an error, caught below).
         _ = try? SessionSnapshot.rebuilt(
             session, at: UInt64(contents.transitions.count), from: .empty(definition: ""),
             records: SessionSnapshot.records(of: session, in: archive)
         ) { record, before in
             let snapshot = try machines.replay(record, on: before, in: archive).1
-            if record.version % interval == 0, let bytes = try? snapshot.encoded() {
+            if record.version % interval == 0, contents.recordedStates[record.version] == nil,
+               let bytes = try? snapshot.encoded() {
                 writes.append(AppendRequest.AuxiliaryWrite(
                     database: .snapshots, key: SessionSnapshot.key(session: session, version: record.version),
                     value: bytes))

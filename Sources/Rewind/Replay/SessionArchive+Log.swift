@@ -45,5 +45,12 @@ extension SessionArchive {
         func storedDefinition(name: String, version: String) throws -> MachineDefinition? {
             name == contents.header.machine ? contents.definitions[version] : nil
         }
+
+        /// The latest state a redacted record recorded at or before `version` (the archive keeps
+        /// no other snapshots).
+        func latestSnapshot(of session: SessionID, atOrBefore version: UInt64) throws -> SessionSnapshot? {
+            guard session == self.session else { return nil }
+            return contents.recordedStates.filter { $0.key <= version }.max { $0.key < $1.key }?.value
+        }
     }
 }

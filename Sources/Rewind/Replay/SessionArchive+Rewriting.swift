@@ -61,6 +61,9 @@ extension SessionArchive {
             try change(&values)
             record.payload = try values.payload?.jsonBytes() ?? []
             record.stateData = try values.stateData?.jsonBytes() ?? []
+            // A recorded state holds values the change did not see: the rewritten archive goes
+            // without it (a replay of that record then re-runs it).
+            record.recordedState = nil
             try appendLine(record, with: encoder, to: &output)
         }
         let checksum = CRC32C.checksum(output)

@@ -71,10 +71,15 @@ public enum SessionArchive {
         var payload: [UInt8]
         var stateData: [UInt8]
         var origin: RecordOrigin?
+        /// ``TransitionRecord/redacted``; written only when set (`"redacted":true`).
+        var redacted: Bool
+        /// The state a redacted record recorded (the snapshot written with it, as its JSON), when
+        /// one was: replay takes it after the record (see `StepRecording+Redaction`).
+        var recordedState: JSONValue?
 
         enum CodingKeys: String, CodingKey {
             case version, sequence, timestamp, machine, definition, event, source, target, navigation
-            case payload, stateData, origin, payloadBase64, stateDataBase64
+            case payload, stateData, origin, payloadBase64, stateDataBase64, redacted, recordedState
         }
 
         init(from decoder: any Decoder) throws {
@@ -88,6 +93,8 @@ public enum SessionArchive {
             source = try container.decode([String].self, forKey: .source)
             target = try container.decode([String].self, forKey: .target)
             origin = try container.decodeIfPresent(RecordOrigin.self, forKey: .origin)
+            redacted = try container.decodeIfPresent(Bool.self, forKey: .redacted) ?? false
+            recordedState = try container.decodeJSONValueIfPresent(forKey: .recordedState)
             let formatVersion = decoder.userInfo[SessionArchive.formatVersionKey] as? Int ?? SessionArchive.formatVersion
             if formatVersion == 1 {
                 navigation = try container.decode([NavigationOperation].self, forKey: .navigation)
@@ -112,6 +119,8 @@ public enum SessionArchive {
             try container.encode(target, forKey: .target)
             try container.encode(navigation.map(ArchiveNavigation.init), forKey: .navigation)
             try container.encodeIfPresent(origin, forKey: .origin)
+            if redacted { try container.encode(true, forKey: .redacted) }
+            try container.encodeIfPresent(recordedState, forKey: .recordedState)
             try Self.encode(payload, into: &container, json: .payload, base64: .payloadBase64)
             try Self.encode(stateData, into: &container, json: .stateData, base64: .stateDataBase64)
         }
@@ -158,6 +167,8 @@ public enum SessionArchive {
             payload = record.payload
             stateData = record.stateData
             origin = record.origin
+            redacted = record.redacted
+            recordedState = nil
         }
     }
 
@@ -238,7 +249,9 @@ extension LogReplay {
                 if versions.last != record.definition, !versions.contains(record.definition) {
                     versions.append(record.definition)
                 }
-                try SessionArchive.appendLine(SessionArchive.Record(record), with: encoder, to: &recordLines)
+                var line = SessionArchive.Record(record)
+                line.recordedState = try StepRecording.snapshot(writtenWith: record, in: reader)?.jsonValue
+                try SessionArchive.appendLine(line, with: encoder, to: &recordLines)
                 count += 1
                 return true
             }

@@ -11,6 +11,10 @@ public struct VerificationSummary: Codable, Sendable, Hashable {
         public var verifiedRecords: UInt64
         /// The first divergence, described, or `nil` when the machine reproduces the session.
         public var divergence: String?
+        /// The versions of redacted records the machine does not reproduce from their recorded
+        /// values ("redacted: cannot be re-checked", not a divergence:
+        /// ``VerificationReport/unverifiableRedactedVersions``); `nil` (absent in JSON) when none.
+        public var redacted: [UInt64]?
 
         /// The row of `report` for a session of machine `machine`.
         public init(_ report: VerificationReport, machine: String) {
@@ -18,6 +22,7 @@ public struct VerificationSummary: Codable, Sendable, Hashable {
             self.machine = machine
             verifiedRecords = report.verifiedRecords
             divergence = report.divergence?.description
+            redacted = report.unverifiableRedactedVersions.isEmpty ? nil : report.unverifiableRedactedVersions
         }
     }
 

@@ -14,19 +14,38 @@ extension Session {
     /// The step comes from the one evaluation entry point, `StepRecording.evaluate(_:in:at:)`
     /// with `latest.state` changed in place (the machine reads it from its table of precomputed
     /// outcomes when it can: no copy of the state, the step's arrays shared with the table).
+    ///
+    /// With a redaction policy for the machine the record holds the redacted values, and is
+    /// flagged ``TransitionDraft/redacted`` when they or the state it starts from differ from what
+    /// the session holds; a flagged record that a replay from the recorded values would not
+    /// reproduce is written with the recorded state as a snapshot (see `StepRecording+Redaction`).
     func evaluate(
         _ request: StepRecording.Request, advancing latest: inout SessionSnapshot, steps: inout [Step],
         transitions: inout [TransitionDraft], snapshots: inout [AppendRequest.AuxiliaryWrite]
     ) throws {
         let time = engine.configuration.clock()
+        // Only with a redaction policy: the state before the step (a copy), and as recorded.
+        let before = recording.redactor == nil ? nil : latest
         var step = try recording.evaluate(request, in: &latest.state, at: time)
         if step.microsteps.isEmpty && !request.isAlwaysRecorded {
             steps.append(step)
             return
         }
-        let transition = try recording.transition(for: step, request: request, at: time)
+        var transition = try recording.transition(for: step, request: request, at: time)
+        var writesSnapshot = false
+        if let before, let redactor = recording.redactor {
+            // Flagged when the state before or after differs from what is recorded (or the
+            // record's own values were redacted); then checked to replay to exactly the recorded state.
+            var differs = false
+            let recordedBefore = redactor.redact(before, changed: &differs)
+            let recordedAfter = redactor.redact(step.state, changed: &differs)
+            if differs { transition.redacted = true }
+            writesSnapshot = transition.redacted
+                && !recording.replaysAsRecorded(step, request: request, from: recordedBefore, to: recordedAfter, at: time)
+        }
         if try advance(
-            &latest, navigation: transition.navigation, microsteps: step.microsteps, at: time, snapshots: &snapshots)
+            &latest, navigation: transition.navigation, microsteps: step.microsteps, at: time, snapshots: &snapshots,
+            writingSnapshot: writesSnapshot)
         {
             // The step shows the state data an uncovered entry restored.
             step.state = latest.state
@@ -51,23 +70,26 @@ extension Session {
     /// Moves `snapshot`, whose state is already the step's, one version on: `navigation` applied
     /// (entries with the data `microsteps` entered; an uncovered entry's data restored into the
     /// state: ``ScreenStack/apply(_:of:to:)``), stamped `time`; when a snapshot is due at that
-    /// version, its write is added to `snapshots`.
+    /// version (or `writingSnapshot`), its write is added to `snapshots`, redacted by the
+    /// machine's redaction policy.
     ///
     /// - Returns: Whether the state's data changed (an uncovered entry's data restored).
     @discardableResult
     func advance(
         _ snapshot: inout SessionSnapshot, navigation: [NavigationOperation], microsteps: [Microstep],
-        at time: Timestamp, snapshots: inout [AppendRequest.AuxiliaryWrite]
+        at time: Timestamp, snapshots: inout [AppendRequest.AuxiliaryWrite], writingSnapshot: Bool = false
     ) throws -> Bool {
         snapshot.version += 1
         if snapshot.definition != recording.definition { snapshot.definition = recording.definition }
         let restored = snapshot.navigation.apply(navigation, of: microsteps, to: &snapshot.state)
         snapshot.timestamp = time
         let interval = engine.configuration.snapshotInterval
-        if interval > 0, snapshot.version % interval == 0 {
+        if writingSnapshot || (interval > 0 && snapshot.version % interval == 0) {
+            var ignored = false
+            let stored = recording.redactor.map { $0.redact(snapshot, changed: &ignored) } ?? snapshot
             snapshots.append(AppendRequest.AuxiliaryWrite(
                 database: .snapshots, key: SessionSnapshot.key(session: id, version: snapshot.version),
-                value: try snapshot.encoded()))
+                value: try stored.encoded()))
         }
         return restored
     }

@@ -66,6 +66,9 @@ extension StepRecording {
     func transition(
         for migration: RecordedMigration, source: [String], navigation: ScreenStack
     ) throws -> TransitionDraft {
+        var migration = migration
+        var redacted = false
+        if let redactor { migration = redactor.redact(migration, changed: &redacted) }
         let payload: [UInt8]
         do {
             payload = try coder.encode(migration.payload)
@@ -75,7 +78,8 @@ extension StepRecording {
         return TransitionDraft(
             timestamp: Timestamp(microsecondsSince1970: 0), machine: machineName, definition: definition,
             event: Self.migrateEvent, source: source, target: migration.state.configuration,
-            navigation: RecordedMigration.operations(from: navigation, to: migration.navigation), payload: payload)
+            navigation: RecordedMigration.operations(from: navigation, to: migration.navigation), payload: payload,
+            redacted: redacted)
     }
 }
 
@@ -104,7 +108,7 @@ extension Engine {
                 recording = registered
             }
             let before = try machines.state(before: record, from: snapshot, in: transaction)
-            return try recording.replay(record, on: before).1
+            return try recording.replay(record, request: try recording.request(of: record), on: before, in: transaction).1
         }
     }
 

@@ -34,6 +34,9 @@ package struct StepRecording: Sendable {
     public let definition: String
     /// The coder of payloads and state data.
     public let coder: any PayloadCoder
+    /// The machine's redaction (``EngineConfiguration/redaction``), applied to every record and
+    /// snapshot made here; `nil` (no work) when the policy names no field of the machine.
+    package var redactor: Redactor?
 
     /// Creates the mapping for `machine`.
     public init(machine: Machine, machineName: String, definition: String, coder: any PayloadCoder) {
@@ -154,11 +157,14 @@ package struct StepRecording: Sendable {
         request: Request, source: [String], target: [String], microsteps: [Microstep],
         navigation: [NavigationOperation], at time: Timestamp
     ) throws -> TransitionDraft {
-        let payload = request.payload
-        var entered: [String: JSONValue] = [:]
-        for microstep in microsteps where !microstep.data.isEmpty {
-            for (id, value) in microstep.data { entered[id] = value }
+        var entered = Self.enteredData(of: microsteps)
+        var redacted = false
+        var request = request
+        if let redactor {
+            request = redactor.redact(request, changed: &redacted)
+            entered = redactor.redact(data: entered, changed: &redacted)
         }
+        let payload = request.payload
         let payloadBytes: [UInt8]
         let dataBytes: [UInt8]
         do {
@@ -169,7 +175,17 @@ package struct StepRecording: Sendable {
         }
         return TransitionDraft(
             timestamp: time, machine: machineName, definition: definition, event: request.eventName,
-            source: source, target: target, navigation: navigation, payload: payloadBytes, stateData: dataBytes)
+            source: source, target: target, navigation: navigation, payload: payloadBytes, stateData: dataBytes,
+            redacted: redacted)
+    }
+
+    /// The data the states `microsteps` entered carry, by state id (the record's state data).
+    static func enteredData(of microsteps: [Microstep]) -> [String: JSONValue] {
+        var entered: [String: JSONValue] = [:]
+        for microstep in microsteps where !microstep.data.isEmpty {
+            for (id, value) in microstep.data { entered[id] = value }
+        }
+        return entered
     }
 
     /// `step.navigation`, without building an array when one microstep holds it all (the usual
@@ -241,11 +257,21 @@ package struct StepRecording: Sendable {
         do {
             step = try evaluate(request, in: snapshot.state, at: record.timestamp)
         } catch {
+            if record.redacted {
+                throw EngineError.redactedRecordNotReproduced(
+                    session: record.session, version: record.version, event: record.event, recorded: record.target,
+                    computed: nil)
+            }
             throw EngineError.replayFailed(
                 session: record.session, version: record.version, event: record.event,
                 cause: ErrorCause(error))
         }
         guard step.target == record.target else {
+            if record.redacted {
+                throw EngineError.redactedRecordNotReproduced(
+                    session: record.session, version: record.version, event: record.event, recorded: record.target,
+                    computed: step.target)
+            }
             throw EngineError.replayDivergence(
                 session: record.session, version: record.version, event: record.event,
                 recorded: record.target, computed: step.target)

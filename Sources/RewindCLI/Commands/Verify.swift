@@ -61,6 +61,11 @@ struct Verify: AsyncParsableCommand {
             for row in diverged {
                 print("\(row.session.shown) (\(row.machine.shown)): \((row.divergence ?? "").shown)")
             }
+            for row in rows where row.divergence == nil {
+                guard let versions = row.redacted else { continue }
+                print("\(row.session.shown) (\(row.machine.shown)): version\(versions.count == 1 ? "" : "s") "
+                    + "\(versions.map(String.init).joined(separator: ", ")): redacted: cannot be re-checked")
+            }
             print("verified \(rows.count) session\(rows.count == 1 ? "" : "s"), "
                 + "\(records(summary.verifiedRecords)): \(diverged.count) diverged")
         }

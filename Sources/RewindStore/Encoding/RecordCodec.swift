@@ -8,7 +8,7 @@ import RewindValues
 /// | Field | Encoding |
 /// |---|---|
 /// | format version | 1 byte, `1` |
-/// | flags | 1 byte; bit 0: an origin follows the state data |
+/// | flags | 1 byte; bit 0: an origin follows the state data; bit 1: redacted (``TransitionDraft/redacted``); other bits 0 |
 /// | sequence | varint |
 /// | version | varint |
 /// | timestamp | 8 bytes, Int64 microseconds since 1970 |
@@ -22,7 +22,11 @@ import RewindValues
     /// The record format this code writes and the newest it reads.
     public static let formatVersion: UInt8 = 1
 
-    private static let originFlag: UInt8 = 1
+    /// Flags bit 0: an origin follows the state data.
+    static let originFlag: UInt8 = 1
+    /// Flags bit 1: redaction changed what the session held before the record was written. Code
+    /// from before the bit refuses such a record as "unknown flags" (a typed corrupted record).
+    static let redactedFlag: UInt8 = 2
 
     /// Appends the encoding of a record to `buffer` (which the caller clears and reuses).
     static func encode(
@@ -68,7 +72,7 @@ import RewindValues
         sequence: UInt64, session: SessionID, version: UInt64, transition: TransitionDraft, to sink: inout Sink
     ) {
         sink.put(formatVersion)
-        sink.put(transition.origin == nil ? 0 : originFlag)
+        sink.put((transition.origin == nil ? 0 : originFlag) | (transition.redacted ? redactedFlag : 0))
         sink.putVarint(sequence)
         sink.putVarint(version)
         sink.putLittleEndian(transition.timestamp.microsecondsSince1970)

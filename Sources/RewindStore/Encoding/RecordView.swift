@@ -45,8 +45,8 @@ package struct RecordView {
     package let stateDataField: Field
     private let originSessionField: Field?
     private let originVersion: UInt64
-
-    private static let originFlag: UInt8 = 1
+    /// Whether the record's flags say it was redacted (``TransitionDraft/redacted``).
+    package let redacted: Bool
 
     /// Checks the record stored under global sequence `sequence` and locates its fields.
     ///
@@ -80,7 +80,7 @@ package struct RecordView {
         var reader = ByteReader(body)
         _ = try reader.byte("format version")
         let flags = try reader.byte("flags")
-        guard flags & ~Self.originFlag == 0 else {
+        guard flags & ~(RecordCodec.originFlag | RecordCodec.redactedFlag) == 0 else {
             throw DecodingFailure(reason: "unknown flags \(flags)")
         }
         let storedSequence = try reader.varint("sequence")
@@ -113,7 +113,7 @@ package struct RecordView {
         let stateData = try reader.bytesRange("state data")
         var originSession: Field?
         var originVersion: UInt64 = 0
-        if flags & Self.originFlag != 0 {
+        if flags & RecordCodec.originFlag != 0 {
             let field = try reader.stringRange("origin session")
             try Self.checkSessionID(UnsafeRawBufferPointer(rebasing: body[field]))
             originSession = field
@@ -138,6 +138,7 @@ package struct RecordView {
         self.stateDataField = stateData
         self.originSessionField = originSession
         self.originVersion = originVersion
+        self.redacted = flags & RecordCodec.redactedFlag != 0
     }
 
     /// The rules of ``SessionID`` on UTF-8 bytes (already checked to be valid UTF-8): not empty, at
@@ -198,7 +199,7 @@ package struct RecordView {
             machine: string(machineField), definition: string(definitionField), event: string(eventField),
             source: source.strings(), target: target.strings(), navigation: navigation,
             payload: Array(bytes(of: payloadField)), stateData: Array(bytes(of: stateDataField)),
-            origin: origin)
+            origin: origin, redacted: redacted)
     }
 
     // MARK: Lists

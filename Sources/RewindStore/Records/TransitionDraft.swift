@@ -25,12 +25,17 @@ public struct TransitionDraft: Sendable, Hashable, Codable {
     public var stateData: [UInt8]
     /// Where the record came from when its session is a fork.
     public var origin: RecordOrigin?
+    /// Whether the engine's redaction policy changed what the session held before this record was
+    /// written: values of its payload or state data were dropped, marked or hashed, or the state
+    /// before or after it held values its snapshot would not (see `RedactionPolicy`). A replay of it
+    /// may not see what the live session saw; the record's flags byte says so (bit 1).
+    public var redacted: Bool
 
     /// Creates a transition.
     public init(
         timestamp: Timestamp = .now(), machine: String, definition: String, event: String,
         source: [String], target: [String], navigation: [NavigationOperation] = [],
-        payload: [UInt8] = [], stateData: [UInt8] = [], origin: RecordOrigin? = nil
+        payload: [UInt8] = [], stateData: [UInt8] = [], origin: RecordOrigin? = nil, redacted: Bool = false
     ) {
         self.timestamp = timestamp
         self.machine = machine
@@ -42,6 +47,43 @@ public struct TransitionDraft: Sendable, Hashable, Codable {
         self.payload = payload
         self.stateData = stateData
         self.origin = origin
+        self.redacted = redacted
+    }
+
+    private enum CodingKeys: String, CodingKey {
+        case timestamp, machine, definition, event, source, target, navigation, payload, stateData, origin, redacted
+    }
+
+    /// Decodes a draft; `redacted` is `false` when absent (as in every form written before it).
+    public init(from decoder: any Decoder) throws {
+        let container = try decoder.container(keyedBy: CodingKeys.self)
+        timestamp = try container.decode(Timestamp.self, forKey: .timestamp)
+        machine = try container.decode(String.self, forKey: .machine)
+        definition = try container.decode(String.self, forKey: .definition)
+        event = try container.decode(String.self, forKey: .event)
+        source = try container.decode([String].self, forKey: .source)
+        target = try container.decode([String].self, forKey: .target)
+        navigation = try container.decode([NavigationOperation].self, forKey: .navigation)
+        payload = try container.decode([UInt8].self, forKey: .payload)
+        stateData = try container.decode([UInt8].self, forKey: .stateData)
+        origin = try container.decodeIfPresent(RecordOrigin.self, forKey: .origin)
+        redacted = try container.decodeIfPresent(Bool.self, forKey: .redacted) ?? false
+    }
+
+    /// Encodes a draft; `redacted` only when set, so unredacted drafts encode as before.
+    public func encode(to encoder: any Encoder) throws {
+        var container = encoder.container(keyedBy: CodingKeys.self)
+        try container.encode(timestamp, forKey: .timestamp)
+        try container.encode(machine, forKey: .machine)
+        try container.encode(definition, forKey: .definition)
+        try container.encode(event, forKey: .event)
+        try container.encode(source, forKey: .source)
+        try container.encode(target, forKey: .target)
+        try container.encode(navigation, forKey: .navigation)
+        try container.encode(payload, forKey: .payload)
+        try container.encode(stateData, forKey: .stateData)
+        try container.encodeIfPresent(origin, forKey: .origin)
+        if redacted { try container.encode(true, forKey: .redacted) }
     }
 
     /// Why the transition cannot be stored, or `nil` when it can.

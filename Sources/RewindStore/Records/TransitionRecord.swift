@@ -31,14 +31,15 @@ public struct TransitionRecord: Sendable, Hashable, Codable {
     public init(
         sequence: UInt64, session: SessionID, version: UInt64, timestamp: Timestamp,
         machine: String, definition: String, event: String, source: [String], target: [String],
-        navigation: [NavigationOperation], payload: [UInt8], stateData: [UInt8], origin: RecordOrigin?
+        navigation: [NavigationOperation], payload: [UInt8], stateData: [UInt8], origin: RecordOrigin?,
+        redacted: Bool = false
     ) {
         self.init(
             sequence: sequence, session: session, version: version,
             transition: TransitionDraft(
                 timestamp: timestamp, machine: machine, definition: definition, event: event,
                 source: source, target: target, navigation: navigation, payload: payload,
-                stateData: stateData, origin: origin))
+                stateData: stateData, origin: origin, redacted: redacted))
     }
 
     // MARK: The draft's fields
@@ -92,6 +93,12 @@ public struct TransitionRecord: Sendable, Hashable, Codable {
     @inlinable public var origin: RecordOrigin? {
         get { transition.origin }
         _modify { yield &transition.origin }
+    }
+    /// Whether redaction changed what the session held before the record was written (see
+    /// ``TransitionDraft/redacted``).
+    @inlinable public var redacted: Bool {
+        get { transition.redacted }
+        _modify { yield &transition.redacted }
     }
 
     // MARK: Codable (flat, as before the fields were shared)

@@ -4,6 +4,9 @@ var $ = function (s, r) { return (r || document).querySelector(s); };
 var el = function (tag, cls, text) { var e = document.createElement(tag); if (cls) e.className = cls; if (text != null) e.textContent = text; return e; };
 var P = JSON.parse($('#rw-data').textContent);
 var REDACTED = '\u2039redacted\u203a';
+// What redaction writes: the marker, or a keyed hash ('\u2039hash:' + hex + '\u203a', written before the value reached disk).
+var KEYED_HASH = /^\u2039hash:[0-9a-f]+\u203a$/;
+function isRedacted(value) { return value === REDACTED || KEYED_HASH.test(value); }
 var svg = $('#rw-diagram svg');
 var stateNodes = {}, transitionNodes = {};
 if (svg) {
@@ -57,7 +60,7 @@ function at(ver) {
 // ---- JSON trees and diffs ----
 function leaf(value) {
   if (value === null) return el('span', 'rw-z', 'null');
-  if (typeof value === 'string') { var e = el('span', value === REDACTED ? 'rw-s rw-redacted' : 'rw-s', JSON.stringify(value)); return e; }
+  if (typeof value === 'string') { var e = el('span', isRedacted(value) ? 'rw-s rw-redacted' : 'rw-s', JSON.stringify(value)); return e; }
   if (typeof value === 'number') return el('span', 'rw-n', String(value));
   return el('span', 'rw-b', String(value));
 }

@@ -1,7 +1,9 @@
-import Rewind
+import RewindValues
 
-/// A JSON path into a session's values whose values the viewer replaces by a placeholder:
-/// `payload.card.*`, `data.*.email`, `context.token`, `payload.items.*.price`.
+/// A JSON path into a session's values: `payload.card.*`, `data.*.email`, `context.token`,
+/// `payload.items.*.price`. The one path language of redaction, before write (a machine's
+/// ``RedactedField``s in ``EngineConfiguration/redaction``) and at view time (the viewer's
+/// `Redaction`, `rewind view --redact`).
 ///
 /// The first segment names the value: `payload` (the event's payload), `data` (the state data,
 /// keyed by state id; it also covers the navigation stack's entries, keyed by screen, and the
@@ -32,8 +34,12 @@ public struct RedactionRule: Sendable, Hashable, CustomStringConvertible {
     /// The steps into it.
     public var segments: [Segment]
 
-    /// The placeholder a redacted value becomes.
-    public static let placeholder = JSONValue.string("‹redacted›")
+    /// The placeholder a redacted value becomes: the viewer's, and the marker of
+    /// ``RedactionAction/marker`` in the log.
+    public static let placeholder = JSONValue.string(markerText)
+
+    /// The text of ``placeholder``.
+    public static let markerText = "‹redacted›"
 
     /// Parses `path` (`payload.card.*`).
     ///
@@ -62,37 +68,56 @@ public struct RedactionRule: Sendable, Hashable, CustomStringConvertible {
 
     /// `value` (the whole value under ``root``) with what the rule matches replaced by
     /// ``placeholder``; `found` receives the concrete path and the original of each replaced value.
+    /// A value that is the placeholder already is left as it is (and not reported).
     public func apply(to value: JSONValue, found: (String, JSONValue) -> Void = { _, _ in }) -> JSONValue {
-        Self.apply(segments[...], to: value, path: root.rawValue, found: found)
+        transform(value, path: root.rawValue) { path, original in
+            if original == Self.placeholder { return original }
+            found(path ?? "", original)
+            return Self.placeholder
+        }
     }
 
-    private static func apply(
-        _ segments: ArraySlice<Segment>, to value: JSONValue, path: String, found: (String, JSONValue) -> Void
+    /// `value` (the whole value under ``root``) with each value the rule matches replaced by what
+    /// `replace` returns for it, or removed when it returns `nil` (the key from its object, the
+    /// element from its array). `replace` gets the concrete path (`payload.items.0.price`) when
+    /// `path` is the root's name, `nil` when `path` is `nil` (no strings built).
+    func transform(
+        _ value: JSONValue, path: String? = nil, _ replace: (_ path: String?, _ original: JSONValue) -> JSONValue?
     ) -> JSONValue {
-        guard let segment = segments.first else {
-            if value == placeholder { return value }
-            found(path, value)
-            return placeholder
-        }
+        Self.transform(segments[...], value, path: path, replace) ?? .null
+    }
+
+    private static func transform(
+        _ segments: ArraySlice<Segment>, _ value: JSONValue, path: String?,
+        _ replace: (String?, JSONValue) -> JSONValue?
+    ) -> JSONValue? {
+        guard let segment = segments.first else { return replace(path, value) }
         let rest = segments.dropFirst()
+        func inner(_ key: String) -> String? { path.map { "\($0).\(key)" } }
         switch (segment, value) {
         case (.wildcard, .object(var members)):
             for key in members.keys.sorted() {
-                members[key] = apply(rest, to: members[key] ?? .null, path: "\(path).\(key)", found: found)
+                members[key] = transform(rest, members[key] ?? .null, path: inner(key), replace)
             }
             return .object(members)
-        case (.wildcard, .array(var elements)):
-            for index in elements.indices {
-                elements[index] = apply(rest, to: elements[index], path: "\(path).\(index)", found: found)
+        case (.wildcard, .array(let elements)):
+            var kept: [JSONValue] = []
+            kept.reserveCapacity(elements.count)
+            for (index, element) in elements.enumerated() {
+                if let result = transform(rest, element, path: inner(String(index)), replace) { kept.append(result) }
             }
-            return .array(elements)
+            return .array(kept)
         case (.key(let key), .object(var members)):
             guard let member = members[key] else { return value }
-            members[key] = apply(rest, to: member, path: "\(path).\(key)", found: found)
+            members[key] = transform(rest, member, path: inner(key), replace)
             return .object(members)
         case (.key(let key), .array(var elements)):
             guard let index = Int(key), elements.indices.contains(index) else { return value }
-            elements[index] = apply(rest, to: elements[index], path: "\(path).\(index)", found: found)
+            if let result = transform(rest, elements[index], path: inner(String(index)), replace) {
+                elements[index] = result
+            } else {
+                elements.remove(at: index)
+            }
             return .array(elements)
         default:
             return value

@@ -1,0 +1,116 @@
+import Foundation
+@testable import Rewind
+import RewindTestSupport
+import Testing
+
+/// Resume, replay, verification and `rewind check` of sessions whose records hold redacted values,
+/// one of them read by a guard (`adult` reads `payload.age`, recorded as the marker: re-run, the
+/// machine would reject the sign-up).
+struct RedactedReplayTests {
+    /// Runs `body` on an engine (the sign-up machine, its policy) reopened on a store holding
+    /// `recordSignup`'s session.
+    func withRecordedSignup(_ body: (Engine) async throws -> Void) async throws {
+        let fixture = try EngineFixture()
+        defer { fixture.remove() }
+        try await recordSignup(in: fixture)
+        let engine = try SignupMachine.open(fixture)
+        defer { engine.close() }
+        try await body(engine)
+    }
+
+    /// A session whose `submit` (version 2) the machine only took because of the real age.
+    func recordSignup(in fixture: EngineFixture) async throws {
+        let engine = try SignupMachine.open(fixture)
+        defer { engine.close() }
+        let session = try await engine.startSession(
+            id: "user-1", machine: "signup", context: ["userID": "42", "email": "a@b"])
+        try await session.send("submit", payload: ["email": "ada@example.com", "age": 30])
+        try await session.send("finish")
+        #expect(session.configuration == ["done"])
+        #expect(session.state.context["email"] == "ada@example.com")
+    }
+
+    @Test func resumeRestoresTheRecordedRedactedState() async throws {
+        try await withRecordedSignup { engine in
+            let session = try engine.session("user-1")
+            // Where the live session was (not where a re-run of the marked age leads: `rejected`),
+            // with the values as recorded.
+            #expect(session.configuration == ["done"])
+            #expect(session.state.context["email"] == RedactionRule.placeholder)
+            let hash = try #require(session.state.context["userID"]?.stringValue)
+            #expect(hash.hasPrefix("‹hash:"))
+            // It goes on from there, and resumes again.
+            try await session.send("restart")
+            #expect(try engine.session("user-1").version == session.version)
+        }
+    }
+
+    @Test func theRecordWhoseRedactedValueAGuardReadIsWrittenWithItsSnapshot() async throws {
+        try await withRecordedSignup { engine in
+            let snapshots = try engine.store.read { transaction in
+                try (1...4).compactMap { try SessionSnapshot.latest(of: SessionID("user-1"), atOrBefore: $0, in: transaction)?.version }
+            }
+            // Version 1 (the start: its context redacted, a hash the machine never reads) replays as
+            // recorded; version 2 (`submit`, the marked age) does not, so its snapshot was written.
+            #expect(!snapshots.contains(1))
+            #expect(snapshots.contains(2))
+        }
+    }
+
+    @Test func replayAndTheCursorReachEveryRecordedVersion() async throws {
+        try await withRecordedSignup { engine in
+            var cursor = try engine.replayCursor(for: "user-1")
+            let head = try cursor.headVersion()
+            let records = try engine.store.records(of: SessionID("user-1"), versions: 1...head)
+            for record in records {
+                let point = try cursor.seek(to: record.version)
+                #expect(point.configuration == record.target)
+            }
+            _ = try cursor.seek(to: 1)
+            while let point = try cursor.stepForward() {
+                #expect(point.configuration == records[Int(point.version) - 1].target)
+            }
+            let player = try engine.player(for: "user-1")
+            #expect(try player.play() == records.count)
+            #expect(player.snapshot.state.configuration == ["done"])
+            #expect(try engine.checkStore().problem == nil)
+        }
+    }
+
+    @Test func verificationSaysARedactedRecordCannotBeRecheckedAndGoesOn() async throws {
+        try await withRecordedSignup { engine in
+            let report = try engine.verify("user-1", against: try SignupMachine.machine())
+            #expect(report.divergence == nil)
+            #expect(report.unverifiableRedactedVersions == [2])
+            #expect(report.verifiedRecords == 3)
+            #expect(report.description.contains("redacted: cannot be re-checked"))
+        }
+    }
+
+    @Test func withoutItsSnapshotAReplayOfARedactedRecordIsATypedErrorNotADivergence() async throws {
+        try await withRecordedSignup { engine in
+            let recording = try #require(engine.registeredRecording(named: "signup"))
+            let records = try engine.store.records(of: SessionID("user-1"), versions: 1...2)
+            let first = try recording.replay(records[0], on: .empty(definition: recording.definition)).1
+            #expect(throws: EngineError.redactedRecordNotReproduced(
+                session: SessionID("user-1"), version: 2, event: "submit", recorded: ["profile"], computed: ["rejected"]
+            )) {
+                _ = try recording.replay(records[1], on: first)
+            }
+        }
+    }
+
+    @Test func anArchiveCarriesTheRecordedStatesSoAnImportedSessionResumesAsRecorded() async throws {
+        try await withRecordedSignup { engine in
+            let archive = try engine.exportSession("user-1")
+            #expect(String(decoding: archive, as: UTF8.self).contains(#""recordedState""#))
+            try await engine.importSession(archive, as: "user-1-imported")
+            let imported = try engine.session("user-1-imported")
+            #expect(imported.configuration == ["done"])
+            #expect(imported.state.context["email"] == RedactionRule.placeholder)
+            let report = try engine.verify("user-1-imported", against: try SignupMachine.machine())
+            #expect(report.divergence == nil)
+            #expect(report.unverifiableRedactedVersions == [2])
+        }
+    }
+}
