@@ -291,10 +291,22 @@ enum Erasure {
         return nil
     }
 
-    /// Locks the projection checkpoints of `stores` (the rows catch-up locks), in order.
+    /// Locks the projection checkpoints of `stores` (the rows catch-up locks), in order. A
+    /// checkpoint a store has no row of yet is inserted first (as catch-up inserts it), so a
+    /// catch-up that has not begun on the store waits for the erasure too, instead of folding
+    /// records the erasure deletes and writing their states after it.
     private static func lockCheckpoints(
         of stores: [UUID], appID: Int64, connection: PostgresConnection, logger: Logger
     ) async throws {
+        let names = ServerProjections.all.map(\.name)
+        let versions = ServerProjections.all.map { Int64($0.version) }
+        try await connection.query("""
+            INSERT INTO projection_checkpoints (app_id, store_id, projection, version)
+            SELECT \(appID), s, p.name, p.version
+            FROM unnest(\(stores)::uuid[]) AS s CROSS JOIN unnest(\(names)::text[], \(versions)::bigint[]) AS p(name, version)
+            ORDER BY s, p.name
+            ON CONFLICT DO NOTHING
+            """, logger: logger)
         for try await _ in try await connection.query("""
             SELECT 1 FROM projection_checkpoints WHERE app_id = \(appID) AND store_id = ANY(\(stores))
             ORDER BY store_id, projection FOR UPDATE
