@@ -260,6 +260,42 @@ import Testing
         try await server.stop()
     }
 
+    @Test func anErasureWhileDevicesUploadLosesNothingOfTheirs() async throws {
+        let server = try await TestServer.start()
+        let eraseKey = try await server.database.withClient { client in
+            try await KeyRegistry(client: client, logger: testLogger).addKey(kind: .erase, toApp: server.app.appID)
+        }
+        let devices = try (0..<4).map { _ in try Device() }
+        for (index, device) in devices.enumerated() {
+            try await device.runMixed(records: 80, seed: 100 + UInt64(index), prefix: "d\(index)")
+            try await device.runOnboarding(["victim"])
+            try await device.runMixed(records: 40, seed: 200 + UInt64(index), prefix: "d\(index)-later")
+        }
+        let total = try devices.reduce(0) { $0 + (try $1.records().count) }
+        let database = server.database
+        try await withThrowingTaskGroup(of: Void.self) { group in
+            for device in devices {
+                group.addTask { try await server.uploadAll(device, batchSize: 7) }
+            }
+            // The erasure comes once a fifth of the records is stored: in the middle of the uploads.
+            group.addTask {
+                while try await database.count("records") < total / 5 { await Task.yield() }
+                let response = try await server.request("POST", "/v1/erasures", key: eraseKey, body: Array(#"{"session": "victim"}"#.utf8))
+                guard response.status == 200 else { throw TestServer.UnexpectedResponse(response: response) }
+            }
+            try await group.waitForAll()
+        }
+        for device in devices {
+            let kept = try device.records().filter { $0.session.rawValue != "victim" }
+            let stored = try await database.records(store: device.storeID)
+            #expect(stored.map(\.sequence) == kept.map { Int64($0.sequence) })
+            #expect(stored.map(\.bytes) == kept.map(RecordCodec.encode))
+        }
+        try await server.waitUntilCaughtUp()
+        try await Self.expectProjectionsOfAServerThatOnlyReceived(devices.map { ($0, ["victim"]) }, equal: server)
+        try await server.stop()
+    }
+
     // MARK: Retention
 
     @Test func retentionRemovesExpiredSessionsInBoundedBatches() async throws {
