@@ -50,7 +50,7 @@ public struct APIError: HTTPResponseError, CustomStringConvertible {
     static let unauthorized = APIError(.unauthorized, "a valid API key is required (Authorization: Bearer rewind_…)")
 
     static func forbidden(_ kind: KeyKind, needs: KeyKind) -> APIError {
-        APIError(.forbidden, "this is \(kind == .ingest ? "an ingestion" : "a read") key; this endpoint needs \(needs == .ingest ? "an ingestion" : "a read") key")
+        APIError(.forbidden, "this is \(kind.phrase); this endpoint needs \(needs.phrase)")
     }
 }
 

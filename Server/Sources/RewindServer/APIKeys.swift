@@ -10,6 +10,20 @@ public enum KeyKind: String, Sendable, Codable, CaseIterable {
     case ingest
     /// Queries the app's data; uploads nothing.
     case read
+    /// Erases the app's sessions on request of the app team (`POST /v1/erasures`: one session, or
+    /// every session whose context has a value); reads and uploads nothing. A kind of its own
+    /// because ingestion keys ship inside every copy of the app and read keys sit in dashboards:
+    /// neither should be able to delete data across every device.
+    case erase
+
+    /// The key's kind in a sentence ("an ingestion key").
+    var phrase: String {
+        switch self {
+        case .ingest: "an ingestion key"
+        case .read: "a read key"
+        case .erase: "an erase key"
+        }
+    }
 }
 
 /// An API key as handed to its holder once: `rewind_<kind>_<key id>_<secret>`. The server keeps
@@ -119,6 +133,31 @@ public struct KeyRegistry: Sendable {
         public var name: String
         /// Describes the error.
         public var description: String { "an app named \(name.debugDescription) exists already" }
+    }
+
+    /// An app name no app has.
+    public struct UnknownAppError: Error, CustomStringConvertible {
+        /// The name.
+        public var name: String
+        /// Describes the error.
+        public var description: String { "no app is named \(name.debugDescription)" }
+    }
+
+    /// The id of the app named `name`.
+    /// - Throws: ``UnknownAppError``; PostgreSQL's errors.
+    public func appID(named name: String) async throws -> Int64 {
+        for try await id in try await client.query("SELECT id FROM apps WHERE name = \(name)", logger: logger).decode(Int64.self) {
+            return id
+        }
+        throw UnknownAppError(name: name)
+    }
+
+    /// Sets how long the app `appID` keeps a session after its last record (`nil`: for ever); the
+    /// server's retention pass (``Retention``) removes older sessions.
+    /// - Throws: PostgreSQL's errors.
+    public func setRetention(_ retention: Duration?, ofApp appID: Int64) async throws {
+        let seconds = retention.map { max($0.components.seconds, 1) }
+        try await client.query("UPDATE apps SET retention_seconds = \(seconds) WHERE id = \(appID)", logger: logger)
     }
 
     /// Creates the app `name` with one ingestion key and one read key, in one transaction.

@@ -14,13 +14,17 @@ public struct IngestionResult: Sendable, Equatable, Codable {
     public var stored: Int
     /// How many the server held already (the same bytes, sent again).
     public var alreadyHeld: Int
+    /// How many were dropped because they were erased: at a sequence of the store's erased
+    /// ranges, or of a session the app erased (a tombstone). Acknowledged, never stored.
+    public var erased: Int
 
     /// A result from its parts.
-    public init(storeID: UUID, nextSequence: UInt64, stored: Int, alreadyHeld: Int) {
+    public init(storeID: UUID, nextSequence: UInt64, stored: Int, alreadyHeld: Int, erased: Int = 0) {
         self.storeID = storeID
         self.nextSequence = nextSequence
         self.stored = stored
         self.alreadyHeld = alreadyHeld
+        self.erased = erased
     }
 }
 
@@ -38,6 +42,8 @@ public struct Ingestion: Sendable {
 
     /// A record of a batch, checked and decoded.
     struct CheckedRecord {
+        /// Its place in the batch.
+        var index: Int
         var bytes: [UInt8]
         var record: TransitionRecord
         var sequence: Int64
@@ -91,7 +97,7 @@ public struct Ingestion: Sendable {
             guard let version = Int64(exactly: record.version) else {
                 throw APIError(.badRequest, "record \(index) (sequence \(sequence)) has version \(record.version), past \(Int64.max)", details: details)
             }
-            checked.append(CheckedRecord(bytes: bytes, record: record, sequence: Int64(sequence), version: version))
+            checked.append(CheckedRecord(index: index, bytes: bytes, record: record, sequence: Int64(sequence), version: version))
         }
         return (batch, checked)
     }
@@ -100,12 +106,17 @@ public struct Ingestion: Sendable {
     ///
     /// A batch that starts past the server's next sequence is a 409 carrying `nextSequence`; records
     /// the server holds already must be byte-identical (else 409) and are acknowledged, not stored
-    /// again; the rest are stored with their definitions and the sessions' heads in one
-    /// transaction. Any error stores nothing.
+    /// again; records at an erased sequence of the store, or of a session the app erased (a
+    /// tombstone), are acknowledged and dropped (their sequences become erased ranges); the rest
+    /// are stored with their definitions and the sessions' heads in one transaction. The store's
+    /// next sequence skips an erased range it reaches. Any error stores nothing.
     public func ingest(body: some Collection<UInt8>, storeID: UUID, appID: Int64) async throws -> IngestionResult {
         let (batch, records) = try Self.check(body)
         let logger = self.logger
         return try await client.transaction(logger: logger) { connection -> IngestionResult in
+            // Before the store's row: an erasure of the app waits for this batch, or this batch
+            // for it, so its tombstone check below sees every erasure committed before it.
+            try await Erasure.lockApp(appID, exclusive: false, connection: connection, logger: logger)
             try await connection.query("""
                 INSERT INTO stores (app_id, store_id) VALUES (\(appID), \(storeID)) ON CONFLICT DO NOTHING
                 """, logger: logger)
@@ -120,34 +131,47 @@ public struct Ingestion: Sendable {
                 throw APIError(.conflict, "the batch starts at sequence \(first) but the server holds this store's records up to \(next - 1)",
                                details: ["nextSequence": .integer(next)])
             }
-            let heldCount = Int(min(Int64(records.count), next - first))
-            if heldCount > 0 {
-                try await Self.checkHeld(records[..<heldCount], appID: appID, storeID: storeID, next: next,
-                                         connection: connection, logger: logger)
+            guard let last = records.last?.sequence else {
+                return IngestionResult(storeID: storeID, nextSequence: UInt64(next), stored: 0, alreadyHeld: 0)
             }
-            let fresh = records[heldCount...]
-            guard !fresh.isEmpty else {
-                return IngestionResult(storeID: storeID, nextSequence: UInt64(next), stored: 0, alreadyHeld: heldCount)
+            let erasedRanges = try await Erasure.erasedRanges(
+                of: storeID, appID: appID, meeting: first...last, connection: connection, logger: logger)
+            let isErased = { (sequence: Int64) in erasedRanges.contains { $0.contains(sequence) } }
+            let held = records.filter { $0.sequence < next && !isErased($0.sequence) }
+            let candidates = records.filter { $0.sequence >= next && !isErased($0.sequence) }
+            let tombstoned = try await Erasure.tombstoned(
+                Array(Set(candidates.map(\.record.session.rawValue))), appID: appID, connection: connection, logger: logger)
+            let fresh = candidates.filter { !tombstoned.contains($0.record.session.rawValue) }
+            let dropped = candidates.filter { tombstoned.contains($0.record.session.rawValue) }
+            if !held.isEmpty {
+                try await Self.checkHeld(held, appID: appID, storeID: storeID, next: next, connection: connection, logger: logger)
             }
-            try await Self.storeDefinitions(batch.definitions, for: fresh, appID: appID, connection: connection, logger: logger)
-            try await Self.insertRecords(fresh, appID: appID, storeID: storeID, connection: connection, logger: logger)
-            try await Self.updateSessions(fresh, appID: appID, storeID: storeID, connection: connection, logger: logger)
-            let newNext = first + Int64(records.count)
-            try await connection.query("""
-                UPDATE stores SET next_sequence = \(newNext), updated_at = now()
-                WHERE app_id = \(appID) AND store_id = \(storeID)
-                """, logger: logger)
+            guard last >= next else {
+                return IngestionResult(storeID: storeID, nextSequence: UInt64(next), stored: 0, alreadyHeld: held.count,
+                                       erased: records.count - held.count)
+            }
+            try await Erasure.addErasedRanges(
+                dropped.map { $0.sequence...$0.sequence }, appID: appID, storeID: storeID, connection: connection, logger: logger)
+            if !fresh.isEmpty {
+                try await Self.storeDefinitions(batch.definitions, for: fresh, appID: appID, connection: connection, logger: logger)
+                try await Self.insertRecords(fresh, appID: appID, storeID: storeID, connection: connection, logger: logger)
+                try await Self.updateSessions(fresh, appID: appID, storeID: storeID, connection: connection, logger: logger)
+            }
+            let newNext = try await Erasure.setNextSequence(
+                last + 1, appID: appID, storeID: storeID, connection: connection, logger: logger)
+            let erased = records.count - held.count - fresh.count
             logger.info("stored batch", metadata: [
-                "app": "\(appID)", "store": "\(storeID)", "first": "\(first + Int64(heldCount))",
-                "count": "\(fresh.count)", "next": "\(newNext)",
+                "app": "\(appID)", "store": "\(storeID)", "first": "\(max(first, next))",
+                "count": "\(fresh.count)", "erased": "\(erased)", "next": "\(newNext)",
             ])
-            return IngestionResult(storeID: storeID, nextSequence: UInt64(newNext), stored: fresh.count, alreadyHeld: heldCount)
+            return IngestionResult(storeID: storeID, nextSequence: UInt64(newNext), stored: fresh.count,
+                                   alreadyHeld: held.count, erased: erased)
         }
     }
 
     /// Checks that records the server holds already are the ones sent again, byte for byte.
     private static func checkHeld(
-        _ records: ArraySlice<CheckedRecord>, appID: Int64, storeID: UUID, next: Int64,
+        _ records: [CheckedRecord], appID: Int64, storeID: UUID, next: Int64,
         connection: PostgresConnection, logger: Logger
     ) async throws {
         guard let first = records.first?.sequence, let last = records.last?.sequence else { return }
@@ -158,11 +182,11 @@ public struct Ingestion: Sendable {
             """, logger: logger).decode((Int64, ByteBuffer).self) {
             stored[sequence] = bytes
         }
-        for (index, record) in zip(records.indices, records) {
+        for record in records {
             guard let held = stored[record.sequence], Array(buffer: held) == record.bytes else {
                 throw APIError(.conflict,
-                    "record \(index) (sequence \(record.sequence)) differs from the record the server holds at that sequence",
-                    details: ["nextSequence": .integer(next), "recordIndex": .integer(Int64(index)), "sequence": .integer(record.sequence)])
+                    "record \(record.index) (sequence \(record.sequence)) differs from the record the server holds at that sequence",
+                    details: ["nextSequence": .integer(next), "recordIndex": .integer(Int64(record.index)), "sequence": .integer(record.sequence)])
             }
         }
     }
@@ -170,15 +194,15 @@ public struct Ingestion: Sendable {
     /// Stores the batch's definitions and checks that every definition the new records name is in
     /// the batch or held already.
     private static func storeDefinitions(
-        _ definitions: [IngestionBatch.Definition], for records: ArraySlice<CheckedRecord>, appID: Int64,
+        _ definitions: [IngestionBatch.Definition], for records: [CheckedRecord], appID: Int64,
         connection: PostgresConnection, logger: Logger
     ) async throws {
         struct Name: Hashable { var machine: String; var version: String }
         let sent = Set(definitions.map { Name(machine: $0.machine, version: $0.contentVersion) })
         var needed: [Name: (index: Int, sequence: Int64)] = [:]
-        for (index, record) in zip(records.indices, records) {
+        for record in records {
             let name = Name(machine: record.record.machine, version: record.record.definition)
-            if !sent.contains(name), needed[name] == nil { needed[name] = (index, record.sequence) }
+            if !sent.contains(name), needed[name] == nil { needed[name] = (record.index, record.sequence) }
         }
         for (name, place) in needed.sorted(by: { $0.value.index < $1.value.index }) {
             let rows = try await connection.query("""
@@ -209,7 +233,7 @@ public struct Ingestion: Sendable {
 
     /// Inserts the records, 500 rows per statement (every value a bound parameter).
     private static func insertRecords(
-        _ records: ArraySlice<CheckedRecord>, appID: Int64, storeID: UUID,
+        _ records: [CheckedRecord], appID: Int64, storeID: UUID,
         connection: PostgresConnection, logger: Logger
     ) async throws {
         try await recordsInsert.run(records, on: connection, logger: logger) { record, binds in
@@ -234,13 +258,16 @@ public struct Ingestion: Sendable {
 
     /// Moves each session's head to its last record of the batch.
     private static func updateSessions(
-        _ records: ArraySlice<CheckedRecord>, appID: Int64, storeID: UUID,
+        _ records: [CheckedRecord], appID: Int64, storeID: UUID,
         connection: PostgresConnection, logger: Logger
     ) async throws {
         struct Head {
             var last: CheckedRecord
             var count: Int64
             var firstRecordedAt: Int64
+            /// The session's first version in the batch: its first version when it is new here
+            /// (later than 1 when the device erased its beginning before uploading it).
+            var firstVersion: Int64
         }
         var heads: [SessionID: Head] = [:]
         var order: [SessionID] = []
@@ -250,7 +277,8 @@ public struct Ingestion: Sendable {
                 head.count += 1
                 heads[record.record.session] = head
             } else {
-                heads[record.record.session] = Head(last: record, count: 1, firstRecordedAt: record.record.timestamp.microsecondsSince1970)
+                heads[record.record.session] = Head(last: record, count: 1, firstRecordedAt: record.record.timestamp.microsecondsSince1970,
+                                                       firstVersion: record.version)
                 order.append(record.record.session)
             }
         }
@@ -269,6 +297,7 @@ public struct Ingestion: Sendable {
             binds.append(head.firstRecordedAt)
             binds.append(last.timestamp.microsecondsSince1970)
             binds.append(last.event)
+            binds.append(head.firstVersion)
         }
     }
 
@@ -277,7 +306,7 @@ public struct Ingestion: Sendable {
     private static let sessionsUpsert = MultiRowInsert(
         table: "sessions",
         columns: ["app_id", "store_id", "session_id", "machine", "definition", "head_version", "head_sequence",
-                  "record_count", "first_recorded_at_us", "last_recorded_at_us", "last_event"],
+                  "record_count", "first_recorded_at_us", "last_recorded_at_us", "last_event", "first_version"],
         suffix: """
             ON CONFLICT (app_id, store_id, session_id) DO UPDATE SET
                 machine = EXCLUDED.machine, definition = EXCLUDED.definition,

@@ -136,6 +136,45 @@ public enum Migrations {
             "CREATE INDEX projection_states_by_machine ON projection_states (app_id, projection, machine, updated_at_us)",
             "CREATE INDEX sessions_by_update ON sessions (app_id, last_recorded_at_us)",
         ]),
+        Migration(version: 3, name: "erasure: erase keys, tombstones, erased sequences, retention", statements: [
+            // A third kind of key: erasure requests of the app team (POST /v1/erasures).
+            "ALTER TABLE api_keys DROP CONSTRAINT api_keys_kind_check",
+            "ALTER TABLE api_keys ADD CONSTRAINT api_keys_kind_check CHECK (kind IN ('ingest', 'read', 'erase'))",
+            // How long the app's sessions are kept after their last record (NULL: for ever).
+            "ALTER TABLE apps ADD COLUMN retention_seconds bigint CHECK (retention_seconds > 0)",
+            // The key of the app's tombstone hashes: 32 random bytes (gen_random_uuid draws from
+            // PostgreSQL's strong random source), never shown.
+            """
+            ALTER TABLE apps ADD COLUMN tombstone_key bytea NOT NULL
+                DEFAULT (uuid_send(gen_random_uuid()) || uuid_send(gen_random_uuid()))
+            """,
+            // The sequences of the store that were erased (on the device or here), coalesced
+            // ranges, and the number of the last erasure notice of the device applied.
+            "ALTER TABLE stores ADD COLUMN erased_sequences int8multirange NOT NULL DEFAULT '{}'",
+            "ALTER TABLE stores ADD COLUMN erasure_notices_through bigint NOT NULL DEFAULT 0",
+            // A session whose history before a version was erased on the device (its base).
+            "ALTER TABLE sessions ADD COLUMN first_version bigint NOT NULL DEFAULT 1",
+            "ALTER TABLE sessions ADD COLUMN history_erased_at timestamptz",
+            // Erasure finds a session in every store of the app.
+            "CREATE INDEX sessions_by_session ON sessions (app_id, session_id)",
+            // An erased session, kept as a keyed hash of its id only (rewind_session_hash).
+            """
+            CREATE TABLE tombstones (
+                app_id bigint NOT NULL REFERENCES apps (id),
+                session_hash bytea NOT NULL,
+                erased_at timestamptz NOT NULL,
+                origin text NOT NULL CHECK (origin IN ('device', 'request')),
+                PRIMARY KEY (app_id, session_hash)
+            )
+            """,
+            // The one definition of a tombstone's hash: SHA-256 of the app's 32-byte key followed
+            // by the session id's UTF-8.
+            """
+            CREATE FUNCTION rewind_session_hash(app bigint, session text) RETURNS bytea
+                LANGUAGE sql STABLE STRICT
+                AS $$ SELECT sha256(tombstone_key || convert_to(session, 'UTF8')) FROM apps WHERE id = app $$
+            """,
+        ]),
     ]
 
     /// The advisory lock key that serializes servers migrating the same database at once.

@@ -231,11 +231,14 @@ final class ProjectionCatchUp: Service, Sendable {
                         "projection": "\(fold.name)", "store": "\(storeID)", "failure": "\(error)",
                     ])
                 }
+                // Every sequence up to `end` was folded or holds no record (erased, on the device
+                // or here): the checkpoint passes it unless the projection stopped on a record.
+                let reached = fold.error == nil ? max(Int64(fold.checkpoint), end) : Int64(fold.checkpoint)
                 try await connection.query("""
-                    UPDATE projection_checkpoints SET sequence = \(Int64(fold.checkpoint)), failure = \(fold.error?.description), updated_at = now()
+                    UPDATE projection_checkpoints SET sequence = \(reached), failure = \(fold.error?.description), updated_at = now()
                     WHERE app_id = \(appID) AND store_id = \(storeID) AND projection = \(fold.name)
                     """, logger: logger)
-                progressed = progressed || fold.checkpoint > before
+                progressed = progressed || reached > Int64(before)
             }
             return (Int64(records.count), progressed)
         }

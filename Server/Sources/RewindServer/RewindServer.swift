@@ -39,6 +39,7 @@ public struct RewindServer: Sendable {
             configuration: configuration.database.clientConfiguration(maximumConnections: configuration.maximumDatabaseConnections),
             backgroundLogger: logger)
         let catchUp = ProjectionCatchUp(client: client, logger: logger)
+        let retention = RetentionService(client: client, interval: configuration.retentionInterval, logger: logger)
         let routes = Routes(
             client: client, keys: KeyRegistry(client: client, logger: logger),
             ingestion: Ingestion(client: client, logger: logger),
@@ -49,8 +50,8 @@ public struct RewindServer: Sendable {
             router: routes.router(),
             configuration: ApplicationConfiguration(
                 address: .hostname(configuration.host, port: configuration.port), serverName: "rewind-server"),
-            // The catch-up stops before the client (services stop in reverse order).
-            services: [client, catchUp],
+            // The catch-up and retention stop before the client (services stop in reverse order).
+            services: [client, catchUp, retention],
             onServerRunning: { channel in
                 let port = channel.localAddress?.port ?? 0
                 logger.info("listening", metadata: ["port": "\(port)"])
@@ -62,6 +63,7 @@ public struct RewindServer: Sendable {
             try await Migrations.apply(to: client, logger: logger)
             // The projections catch up with what the database holds.
             catchUp.wake()
+            retention.start()
         }
         return application
     }

@@ -123,7 +123,14 @@ extension Routes {
         }
         let log = PostgresTransitionLog(client: client, appID: caller.appID, storeID: storeID, logger: logger)
         return try await answering {
-            guard let loaded = try await log.session(session) else { throw EngineError.unknownSession(session) }
+            guard let loaded = try await log.session(session) else {
+                // Erased (a tombstone), or its history's beginning erased on the device: 410.
+                if let gone = try await Erasure.gone(
+                    session.rawValue, appID: caller.appID, storeID: storeID, client: client, logger: logger) {
+                    throw gone
+                }
+                throw EngineError.unknownSession(session)
+            }
             return try body(loaded)
         }
     }

@@ -28,6 +28,7 @@ struct Routes: Sendable {
         router.get("v1/sessions") { request, _ in try await sessions(request) }
         addProjectionRoutes(to: router)
         addReplayRoutes(to: router)
+        addErasureRoutes(to: router)
         return router
     }
 
@@ -54,13 +55,14 @@ struct Routes: Sendable {
         let storeID = try storeID(context)
         let body = try await collectBody(of: request)
         let result = try await ingestion.ingest(body: body.readableBytesView, storeID: storeID, appID: caller.appID)
-        if result.stored > 0 { catchUp.wake(appID: caller.appID, storeID: storeID) }
+        if result.stored > 0 || result.erased > 0 { catchUp.wake(appID: caller.appID, storeID: storeID) }
         return try JSONResponse.make(body: result)
     }
 
     private func position(_ request: Request, context: BasicRequestContext) async throws -> Response {
         struct Position: Encodable { var storeID: UUID; var nextSequence: UInt64; var mayUpload: Bool }
         let caller = try await authenticate(request, needs: nil)
+        guard caller.kind != .erase else { throw APIError.forbidden(caller.kind, needs: .ingest) }
         let storeID = try storeID(context)
         let next = try await ingestion.position(storeID: storeID, appID: caller.appID)
         // Whether the asking key may upload: an uploader with nothing to send learns from its

@@ -18,6 +18,8 @@ public struct ServerConfiguration: Sendable {
     public var maximumDatabaseConnections: Int
     /// The least severe level of log message written.
     public var logLevel: Logger.Level
+    /// How often the retention pass runs (``Retention``; the first once the schema is migrated).
+    public var retentionInterval: Duration
 
     /// The default largest body: 8 MiB (a batch of a few thousand records).
     public static let defaultMaximumBodyBytes = 8 * 1024 * 1024
@@ -26,8 +28,9 @@ public struct ServerConfiguration: Sendable {
     public init(
         database: DatabaseURL, host: String = "127.0.0.1", port: Int = 8080,
         maximumBodyBytes: Int = ServerConfiguration.defaultMaximumBodyBytes,
-        maximumDatabaseConnections: Int = 10, logLevel: Logger.Level = .info
+        maximumDatabaseConnections: Int = 10, logLevel: Logger.Level = .info, retentionInterval: Duration = .seconds(3600)
     ) {
+        self.retentionInterval = retentionInterval
         self.database = database
         self.host = host
         self.port = port

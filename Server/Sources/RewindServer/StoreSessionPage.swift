@@ -25,20 +25,22 @@ struct StoreSessionPage: Encodable, Sendable {
         var page = StoreSessionPage(sessions: [], total: 0, next: nil)
         var count = 0
         for try await (id, machine, headVersion, headSequence, recordCount, firstAt, lastAt, total,
-                       firstSequence, firstBytes, headBytes)
+                       firstSequence, firstVersion, firstBytes, headBytes)
             in try await client.query("""
             SELECT s.session_id, s.machine, s.head_version, s.head_sequence, s.record_count,
                 s.first_recorded_at_us, s.last_recorded_at_us,
                 (SELECT count(*) FROM sessions WHERE app_id = \(appID) AND store_id = \(storeID)),
-                f.sequence, f.record, h.record
+                f.sequence, f.version, f.record, h.record
             FROM (
                 SELECT * FROM sessions
                 WHERE app_id = \(appID) AND store_id = \(storeID) AND session_id > \(after)
                 ORDER BY session_id LIMIT \(Int64(limit) + 1)
             ) s
             CROSS JOIN LATERAL (
-                SELECT sequence, record FROM records
-                WHERE app_id = \(appID) AND store_id = \(storeID) AND session_id = s.session_id AND version = 1
+                -- Its first record held (version 1, unless the device trimmed its history).
+                SELECT sequence, version, record FROM records
+                WHERE app_id = \(appID) AND store_id = \(storeID) AND session_id = s.session_id
+                ORDER BY version LIMIT 1
             ) f
             CROSS JOIN LATERAL (
                 SELECT record FROM records
@@ -46,7 +48,7 @@ struct StoreSessionPage: Encodable, Sendable {
             ) h
             ORDER BY s.session_id
             """, logger: logger).decode(
-                (String, String, Int64, Int64, Int64, Int64, Int64, Int64, Int64, ByteBuffer, ByteBuffer).self)
+                (String, String, Int64, Int64, Int64, Int64, Int64, Int64, Int64, Int64, ByteBuffer, ByteBuffer).self)
         {
             page.total = total
             count += 1
@@ -55,7 +57,7 @@ struct StoreSessionPage: Encodable, Sendable {
                 break
             }
             let first = try PostgresTransitionLog.Reader.decode(
-                Row(sequence: firstSequence, session: id, version: 1, bytes: firstBytes), storeID: storeID)
+                Row(sequence: firstSequence, session: id, version: firstVersion, bytes: firstBytes), storeID: storeID)
             let head = try PostgresTransitionLog.Reader.decode(
                 Row(sequence: headSequence, session: id, version: headVersion, bytes: headBytes), storeID: storeID)
             let info = SessionInfo(

@@ -9,7 +9,7 @@ struct RewindServerCommand: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "rewind-server",
         abstract: "Gathers Rewind stores' records from many devices in PostgreSQL.",
-        subcommands: [Serve.self, CreateApp.self],
+        subcommands: [Serve.self, CreateApp.self, AddKey.self, SetRetention.self],
         defaultSubcommand: Serve.self)
 }
 
@@ -97,16 +97,95 @@ struct CreateApp: AsyncParsableCommand {
     @Argument(help: "The app's name (unique).")
     var name: String
 
+    @Option(name: .customLong("retention-days"), help: "Remove sessions whose last record is older than this many days (default: keep them).")
+    var retentionDays: Int?
+
     func run() async throws {
         let logger = try options.logger()
         let database = try options.database()
         let name = self.name
+        let retention = try retentionDays.map(retentionDuration)
         let created = try await RewindServer.withClient(database, logger: logger) { client in
             try await Migrations.apply(to: client, logger: logger)
-            return try await KeyRegistry(client: client, logger: logger).createApp(named: name)
+            let registry = KeyRegistry(client: client, logger: logger)
+            let created = try await registry.createApp(named: name)
+            if let retention { try await registry.setRetention(retention, ofApp: created.appID) }
+            return created
         }
         print("app \(created.name) (id \(created.appID))")
         print("ingest key: \(created.ingestKey.token)")
         print("read key:   \(created.readKey.token)")
+    }
+}
+
+/// A retention period of `days` days.
+func retentionDuration(days: Int) throws -> Duration {
+    guard (1...365_000).contains(days) else { throw ValidationError("the retention must be from 1 to 365000 days") }
+    return .seconds(Int64(days) * 86_400)
+}
+
+/// Adds a key of a kind to an app and prints it (an erase key, say: apps are created with an
+/// ingestion key and a read key only).
+struct AddKey: AsyncParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "add-key",
+        abstract: "Add a key (ingest, read or erase) to an app and print it (shown only once).")
+
+    @OptionGroup var options: DatabaseOptions
+
+    @Argument(help: "The app's name.")
+    var name: String
+
+    @Option(help: "ingest, read or erase.")
+    var kind: String
+
+    func run() async throws {
+        guard let kind = KeyKind(rawValue: kind) else { throw ValidationError("the kind must be ingest, read or erase") }
+        let logger = try options.logger()
+        let name = self.name
+        let key = try await RewindServer.withClient(try options.database(), logger: logger) { client in
+            try await Migrations.apply(to: client, logger: logger)
+            let registry = KeyRegistry(client: client, logger: logger)
+            return try await registry.addKey(kind: kind, toApp: try await registry.appID(named: name))
+        }
+        print("\(kind.rawValue) key: \(key.token)")
+    }
+}
+
+/// Sets or clears an app's retention period.
+struct SetRetention: AsyncParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "set-retention",
+        abstract: "Set how long an app's sessions are kept after their last record (--days N), or keep them (--forever).")
+
+    @OptionGroup var options: DatabaseOptions
+
+    @Argument(help: "The app's name.")
+    var name: String
+
+    @Option(help: "Days a session is kept after its last record.")
+    var days: Int?
+
+    @Flag(help: "Keep sessions for ever (no retention).")
+    var forever = false
+
+    func validate() throws {
+        guard (days != nil) != forever else { throw ValidationError("pass either --days N or --forever") }
+    }
+
+    func run() async throws {
+        let logger = try options.logger()
+        let name = self.name
+        let retention = try days.map(retentionDuration)
+        try await RewindServer.withClient(try options.database(), logger: logger) { client in
+            try await Migrations.apply(to: client, logger: logger)
+            let registry = KeyRegistry(client: client, logger: logger)
+            try await registry.setRetention(retention, ofApp: try await registry.appID(named: name))
+        }
+        if let days {
+            print("app \(name) keeps sessions \(days) days after their last record")
+        } else {
+            print("app \(name) keeps sessions for ever")
+        }
     }
 }

@@ -48,6 +48,51 @@ import Testing
         try await server.stop()
     }
 
+    /// Runs the built `rewind-server` with `arguments` on `database`: its exit status and output.
+    static func run(_ arguments: [String], database: TestDatabase) async throws -> (status: Int32, output: String) {
+        let process = Process()
+        process.executableURL = try executable()
+        process.arguments = arguments + ["--database-url", url(database)]
+        let output = Pipe()
+        process.standardOutput = output
+        process.standardError = FileHandle.nullDevice
+        try process.run()
+        let printed = try await onThread { output.fileHandleForReading.readDataToEndOfFile() }
+        process.waitUntilExit()
+        return (process.terminationStatus, String(decoding: printed, as: UTF8.self))
+    }
+
+    @Test func retentionAndEraseKeysAreSetByTheAdminCommands() async throws {
+        let database = try await TestDatabase.make()
+        func retention() async throws -> Int64? {
+            try await database.withClient { client in
+                var seconds: Int64?
+                for try await value in try await client.query("SELECT retention_seconds FROM apps WHERE name = 'kept'")
+                    .decode(Int64?.self) {
+                    seconds = value
+                }
+                return seconds
+            }
+        }
+        #expect(try await Self.run(["create-app", "kept", "--retention-days", "30"], database: database).status == 0)
+        #expect(try await retention() == 30 * 86_400)
+        #expect(try await Self.run(["set-retention", "kept", "--days", "7"], database: database).status == 0)
+        #expect(try await retention() == 7 * 86_400)
+        #expect(try await Self.run(["set-retention", "kept", "--forever"], database: database).status == 0)
+        #expect(try await retention() == nil)
+        #expect(try await Self.run(["set-retention", "kept"], database: database).status != 0)
+        #expect(try await Self.run(["set-retention", "nobody", "--days", "1"], database: database).status != 0)
+
+        let added = try await Self.run(["add-key", "kept", "--kind", "erase"], database: database)
+        #expect(added.status == 0)
+        let key = try #require(added.output.split(whereSeparator: \.isWhitespace).compactMap { APIKey(token: String($0)) }.first)
+        #expect(key.kind == .erase)
+        let server = try await TestServer.start(database: database)
+        let erased = try await server.request("POST", "/v1/erasures", key: key, body: Array(#"{"session": "s"}"#.utf8))
+        #expect(erased.status == 200, "\(erased.text)")
+        try await server.stop()
+    }
+
     @Test func serveStopsGracefullyOnSIGTERM() async throws {
         let database = try await TestDatabase.make()
         let server = try await ServerProcess.start(database: database)

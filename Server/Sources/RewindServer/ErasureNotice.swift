@@ -1,0 +1,157 @@
+import Foundation
+import Logging
+import PostgresNIO
+
+/// A device's erasure notice (`POST /v1/stores/{storeID}/erasures`): what the device erased from
+/// its log, by the global sequences of the records it removed.
+public struct ErasureNotice: Sendable, Equatable {
+    /// What the device erased.
+    public enum Kind: String, Sendable, Codable {
+        /// Whole sessions: the server erases every session it holds records of at these sequences
+        /// from every store of the app, and tombstones it.
+        case session
+        /// Records of sessions that are kept (history trimmed before a base version): the server
+        /// removes the records only.
+        case records
+    }
+
+    /// The notice's number: 1, 2, … per store.
+    public var number: Int64
+    /// What was erased.
+    public var kind: Kind
+    /// When the device erased it.
+    public var erasedAt: Date
+    /// The sequences erased, as ranges (first and last included); they may name sequences the
+    /// server has not received.
+    public var ranges: [ClosedRange<Int64>]
+
+    /// A notice from its parts.
+    public init(number: Int64, kind: Kind, erasedAt: Date, ranges: [ClosedRange<Int64>]) {
+        self.number = number
+        self.kind = kind
+        self.erasedAt = erasedAt
+        self.ranges = ranges
+    }
+
+    /// The notices of a request body `{"notices": [{"number", "kind", "erasedAt", "ranges": [[first, last], …]}]}`.
+    ///
+    /// - Throws: ``APIError`` 400 naming what is wrong.
+    static func notices(fromJSON body: some Collection<UInt8>) throws(APIError) -> [ErasureNotice] {
+        let wire: WireBody
+        do {
+            wire = try JSONDecoder().decode(WireBody.self, from: Data(body))
+        } catch {
+            throw APIError(.badRequest, "the body is not {\"notices\": [{\"number\", \"kind\": \"session\" or \"records\", \"erasedAt\", \"ranges\": [[first, last], …]}]}: \(error)")
+        }
+        var notices: [ErasureNotice] = []
+        for (index, notice) in wire.notices.enumerated() {
+            let details: [String: APIError.Detail] = ["noticeIndex": .integer(Int64(index))]
+            guard notice.number >= 1 else {
+                throw APIError(.badRequest, "notice \(index) has number \(notice.number); notices are numbered from 1", details: details)
+            }
+            guard let erasedAt = Erasure.time(notice.erasedAt) else {
+                throw APIError(.badRequest, "notice \(index)'s erasedAt is not an ISO 8601 time: \(notice.erasedAt)", details: details)
+            }
+            var ranges: [ClosedRange<Int64>] = []
+            for range in notice.ranges {
+                guard range.count == 2, range[0] >= 1, range[0] <= range[1] else {
+                    throw APIError(.badRequest, "notice \(index) has the range \(range); a range is [first, last] with 1 ≤ first ≤ last",
+                                   details: details)
+                }
+                ranges.append(range[0]...range[1])
+            }
+            notices.append(ErasureNotice(number: notice.number, kind: notice.kind, erasedAt: erasedAt, ranges: ranges))
+        }
+        return notices
+    }
+}
+
+/// A notices body as sent, before its times and ranges are checked.
+private struct WireBody: Decodable {
+    struct Notice: Decodable {
+        var number: Int64
+        var kind: ErasureNotice.Kind
+        var erasedAt: String
+        var ranges: [[Int64]]
+    }
+
+    var notices: [Notice]
+}
+
+/// What the server did with one erasure notice.
+struct NoticeOutcome: Encodable, Sendable {
+    /// The notice's number.
+    var number: Int64
+    /// Its kind.
+    var kind: ErasureNotice.Kind
+    /// The sessions erased (`session`), or that lost records (`records`), with their stores.
+    var sessions: [ErasedSession]
+    /// How many records were removed in all.
+    var records: Int64
+}
+
+/// The answer of `POST /v1/stores/{storeID}/erasures`.
+struct NoticesAnswer: Encodable, Sendable {
+    /// The highest notice number the server has applied for the store.
+    var through: Int64
+    /// What the notices applied now removed (none for notices applied before).
+    var erased: [NoticeOutcome]
+}
+
+extension ErasureNotice {
+    /// Applies the notices of store `storeID` of app `appID` that the server has not applied yet,
+    /// in ONE transaction (all or nothing), in number order; notices at or below the store's
+    /// highest applied number are ignored (a device sends again what it has no answer for).
+    ///
+    /// - Throws: ``APIError`` 409 with `through` when a number is skipped (nothing applied).
+    static func apply(
+        _ notices: [ErasureNotice], storeID: UUID, appID: Int64, client: PostgresClient, logger: Logger
+    ) async throws -> NoticesAnswer {
+        try await client.transaction(logger: logger) { connection -> NoticesAnswer in
+            try await Erasure.lockApp(appID, exclusive: true, connection: connection, logger: logger)
+            try await connection.query("""
+                INSERT INTO stores (app_id, store_id) VALUES (\(appID), \(storeID)) ON CONFLICT DO NOTHING
+                """, logger: logger)
+            var (next, through): (Int64, Int64) = (1, 0)
+            for try await row in try await connection.query("""
+                SELECT next_sequence, erasure_notices_through FROM stores
+                WHERE app_id = \(appID) AND store_id = \(storeID) FOR UPDATE
+                """, logger: logger).decode((Int64, Int64).self) {
+                (next, through) = row
+            }
+            var outcomes: [NoticeOutcome] = []
+            for notice in notices.sorted(by: { $0.number < $1.number }) where notice.number > through {
+                guard notice.number == through + 1 else {
+                    throw APIError(.conflict,
+                        "notice \(notice.number) follows notice \(through): send the notices from \(through + 1) on",
+                        details: ["through": .integer(through)])
+                }
+                let sessions: [ErasedSession]
+                switch notice.kind {
+                case .session:
+                    let ids = try await Erasure.sessions(
+                        at: notice.ranges, appID: appID, storeID: storeID, connection: connection, logger: logger)
+                    sessions = try await Erasure.eraseSessions(
+                        ids, appID: appID, erasedAt: notice.erasedAt, tombstone: .device, connection: connection, logger: logger)
+                    try await Erasure.addErasedRanges(
+                        notice.ranges, appID: appID, storeID: storeID, connection: connection, logger: logger)
+                case .records:
+                    sessions = try await Erasure.removeRecords(
+                        at: notice.ranges, appID: appID, storeID: storeID, erasedAt: notice.erasedAt,
+                        connection: connection, logger: logger)
+                }
+                let records = sessions.reduce(0) { $0 + $1.stores.reduce(0) { $0 + $1.records } }
+                outcomes.append(NoticeOutcome(number: notice.number, kind: notice.kind, sessions: sessions, records: records))
+                through = notice.number
+            }
+            if !outcomes.isEmpty {
+                try await connection.query("""
+                    UPDATE stores SET erasure_notices_through = \(through) WHERE app_id = \(appID) AND store_id = \(storeID)
+                    """, logger: logger)
+                // Sequences the device erased before uploading them: the upload resumes past them.
+                try await Erasure.setNextSequence(next, appID: appID, storeID: storeID, connection: connection, logger: logger)
+            }
+            return NoticesAnswer(through: through, erased: outcomes)
+        }
+    }
+}
