@@ -14,6 +14,11 @@ struct RetentionTests {
         func advance(days: Int64) { now.withValue { $0.microsecondsSince1970 += days * 86_400_000_000 } }
     }
 
+    /// The ids `day-N` for `range`.
+    private func days(_ range: Range<Int>) throws -> [SessionID] {
+        try range.map { try SessionID("day-\($0)") }
+    }
+
     private func open(_ fixture: EngineFixture, clock: TestClock, retention: RetentionPolicy) throws -> Engine {
         try fixture.open(registering: [try Onboarding.machine()]) { configuration in
             configuration.durability = .noSync
@@ -43,10 +48,10 @@ struct RetentionTests {
 
         let report = try engine.applyRetention(now: clock.now.current)
         // Last records on days 0…9: older than 5 days at day 10 are days 0…4.
-        #expect(report.sessions == (0..<5).map { SessionID("day-\($0)") })
+        #expect(try report.sessions == days(0..<5))
         #expect(report.passes == 3)   // 2 + 2 + 1
         #expect(report.records == 20)
-        #expect(try engine.sessions().map(\.session).sorted() == ((5..<10).map { SessionID("day-\($0)") } + ["today"]).sorted())
+        #expect(try engine.sessions().map(\.session).sorted() == (try days(5..<10) + ["today"]).sorted())
         // Erased by retention: the tombstone says so.
         #expect(throws: EngineError.sessionErased(
             SessionID("day-0"), SessionErasure(erasedAt: try #require(try engine.store.read { try $0.erasure(of: "day-0") }).erasedAt, reason: .retention))) {
@@ -66,7 +71,7 @@ struct RetentionTests {
         defer { engine.close() }
         try await populate(engine, clock: clock, days: 8)
         let report = try engine.applyRetention(now: clock.now.current)
-        #expect(report.sessions == (0..<5).map { SessionID("day-\($0)") })
+        #expect(try report.sessions == days(0..<5))
         #expect(try engine.sessions().map(\.session).sorted() == [SessionID("day-5"), "day-6", "day-7"])
     }
 
