@@ -9,4 +9,5 @@ let benchmarks: @Sendable () -> Void = {
     registerResumeBenchmarks()
     registerMillionRecordBenchmarks()
     registerInterleavedBenchmarks()
+    registerCompactionBenchmarks()
 }
