@@ -79,6 +79,7 @@ struct CompactionCrashTests {
         let oldInode = CompactionStore.inode(store.dataFile)
         let oldSize = CompactionStore.fileSize(store.dataFile)
         let child = try HelperProcess(["compact", store.path, step, pause])
+        defer { child.kill() }
         let line = try await child.waitForLine { $0.hasPrefix("step ") || $0.contains("error") }
         #expect(line == "step \(step)", "\(child.lines)")
         child.kill()
@@ -109,6 +110,7 @@ struct CompactionProcessTests {
         let store = try await CompactionStore.make(sessions: 2, sendsPerSession: 50)
         defer { store.fixture.remove() }
         let holder = try HelperProcess(["hold", store.path])
+        defer { holder.kill() }  // also when an expectation below fails (it waits until killed)
         let opened = try await holder.waitForLine { $0.hasPrefix("opened") || $0.contains("error") }
         #expect(opened?.hasPrefix("opened ") == true, "\(holder.lines)")
         let inode = CompactionStore.inode(store.dataFile)
@@ -138,8 +140,10 @@ struct CompactionProcessTests {
         let go = store.path + "/../" + UUID().uuidString
         defer { try? FileManager.default.removeItem(atPath: go) }
         let compactor = try HelperProcess(["compact", store.path, "copied", go])
+        defer { compactor.kill() }
         #expect(try await compactor.waitForLine { $0.hasPrefix("step") || $0.contains("error") } == "step copied")
         let opener = try HelperProcess(["hold", store.path])
+        defer { opener.kill() }
         // The opener's shared lock waits behind the compactor's exclusive one (the kernel's lock
         // table lists it as blocked).
         #expect(try await Self.waitUntilBlocked(pid: opener.pid), "\(opener.lines)")
