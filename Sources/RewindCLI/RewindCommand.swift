@@ -20,8 +20,8 @@ struct RewindCommand: AsyncParsableCommand {
         version: RewindCommand.version,
         subcommands: [
             Demo.self, Sessions.self, History.self, State.self, Diff.self, Replay.self, Verify.self,
-            View.self, Export.self, Import.self, Fork.self, Graph.self, Projections.self, Stats.self, Check.self, Bench.self,
-            Push.self, Erase.self,
+            View.self, Export.self, Import.self, Fork.self, Graph.self, Projections.self, Stats.self, Check.self, Compact.self,
+            Bench.self, Push.self, Erase.self,
         ]
     )
 

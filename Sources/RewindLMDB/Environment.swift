@@ -32,7 +32,8 @@ import Synchronization
 /// re-entrant); a write inside a read works until it has to grow the map, which waits for every
 /// open transaction: it then throws instead of deadlocking, so prefer not to write inside reads.
 ///
-/// **Map growth.** A write that hits `MDB_MAP_FULL` is aborted, the map is doubled (up to
+/// **Map growth.** A write that hits `MDB_MAP_FULL` is aborted, the map grows (doubled while
+/// smaller than ``EnvironmentConfiguration/mapHeadroom``, by that much after it; up to
 /// ``EnvironmentConfiguration/maximumMapSize``) once no transaction is open, and the **whole
 /// write closure runs again**: write closures must be safe to run more than once. A write that
 /// does not fit in the maximum size throws an ``LMDBError`` with code `MDB_MAP_FULL`.

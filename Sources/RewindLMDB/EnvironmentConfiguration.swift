@@ -3,8 +3,18 @@ import CLMDB
 /// How an ``Environment`` is opened: its map size and growth bound, its limits and its durability.
 public struct EnvironmentConfiguration: Sendable, Hashable {
     /// The initial map size in bytes (the most the data file can grow to before the map grows).
-    /// It is rounded by LMDB to whole pages. Default: 64 MiB.
+    /// It is rounded by LMDB to whole pages. Default: 1 MiB.
+    ///
+    /// With ``EnvironmentOptions/writeMap`` the data file is as long as the map and the whole map
+    /// is reserved on disk, so this is also the least a new environment's file holds; an existing
+    /// file is mapped whole (its map is never smaller than the file).
     public var mapSize: Int
+    /// The most the map grows by at a time, in bytes: a write that fills the map doubles it while
+    /// it is smaller than this, and adds this much once it is larger, so the space reserved beyond
+    /// what is in use stays below it (plus what the write that filled the map needed). A
+    /// compaction (``Environment/compact(headroom:progress:)``) leaves the map at the pages in use
+    /// plus this much. Default: 4 MiB.
+    public var mapHeadroom: Int
     /// The hard upper bound for automatic map growth, in bytes. A write that still does not fit
     /// once the map has this size fails with `MDB_MAP_FULL` instead of growing. Default: 1 TiB.
     public var maximumMapSize: Int
@@ -19,7 +29,8 @@ public struct EnvironmentConfiguration: Sendable, Hashable {
 
     /// Creates a configuration; every argument has a durable, conservative default.
     public init(
-        mapSize: Int = 64 << 20,
+        mapSize: Int = 1 << 20,
+        mapHeadroom: Int = 4 << 20,
         maximumMapSize: Int = 1 << 40,
         maxDatabases: Int = 16,
         maxReaders: Int = 126,
@@ -27,6 +38,7 @@ public struct EnvironmentConfiguration: Sendable, Hashable {
         fileMode: UInt32 = 0o644
     ) {
         self.mapSize = mapSize
+        self.mapHeadroom = max(mapHeadroom, 0)
         self.maximumMapSize = max(maximumMapSize, mapSize)
         self.maxDatabases = maxDatabases
         self.maxReaders = maxReaders

@@ -28,9 +28,14 @@ enum MapReservation {
     /// Allocates the first `bytes` bytes of the environment's data file; returns 0 or the error
     /// number (`ENOSPC` when the file system has not that much free space).
     static func reserve(_ env: OpaquePointer, bytes: Int) -> Int32 {
-        #if os(Linux)
         var fd: mdb_filehandle_t = -1
         guard mdb_env_get_fd(env, &fd) == 0, fd >= 0 else { return EBADF }
+        return reserve(fd: fd, bytes: bytes)
+    }
+
+    /// Allocates the first `bytes` bytes of the open file `fd` (see ``reserve(_:bytes:)``).
+    static func reserve(fd: Int32, bytes: Int) -> Int32 {
+        #if os(Linux)
         var status = stat()
         guard fstat(fd, &status) == 0 else { return errno }
         let allocated = Int(status.st_blocks) * 512

@@ -19,7 +19,8 @@ extension SharedEnvironment {
     }
 
     /// Grows the map after a write hit `MDB_MAP_FULL` with the map at `failedSize` bytes: doubles
-    /// it, capped by the configured maximum. Does nothing if another writer already grew it.
+    /// it while it is smaller than ``EnvironmentConfiguration/mapHeadroom``, else grows it by that
+    /// much, capped by the configured maximum. Does nothing if another writer already grew it.
     func growMap(after failedSize: Int) throws {
         try accessLock.withExclusiveAccess(orThrow: { nestingError("growing the map") }) {
             if isClosed { return }
@@ -33,8 +34,11 @@ extension SharedEnvironment {
                     message: "the write does not fit in the maximum map size of \(maximum) bytes "
                         + "(EnvironmentConfiguration.maximumMapSize)")
             }
-            let (doubled, overflow) = current.multipliedReportingOverflow(by: 2)
-            var newSize = overflow ? maximum : min(doubled, maximum)
+            // Doubled while small, then by the configured headroom: what is reserved beyond the
+            // pages in use stays bounded.
+            let step = max(min(current, configuration.mapHeadroom), 64 << 10)
+            let (grown, overflow) = current.addingReportingOverflow(step)
+            var newSize = overflow ? maximum : min(grown, maximum)
             if usesWriteMap {
                 // LMDB sizes the file to the new map: never less than the file, which another
                 // process may have grown (and mapped) further than this one.
@@ -45,7 +49,8 @@ extension SharedEnvironment {
                 if code != 0 {
                     throw LMDBError(
                         code: code, operation: "growing the map of '\(path)' to \(newSize) bytes",
-                        message: "the disk has no room to reserve it (\(String(cString: strerror(code))))")
+                        message: "the disk is full: it has no room to reserve it (\(String(cString: strerror(code)))); "
+                            + "the write was not committed and the store is as it was before it")
                 }
             }
             try LMDBError.check(
@@ -55,7 +60,7 @@ extension SharedEnvironment {
     }
 
     /// The size of the open data file (0 when it cannot be read).
-    private func dataFileSize() -> Int {
+    func dataFileSize() -> Int {
         var fd: mdb_filehandle_t = -1
         var status = stat()
         guard mdb_env_get_fd(pointer, &fd) == 0, fd >= 0, fstat(fd, &status) == 0 else { return 0 }

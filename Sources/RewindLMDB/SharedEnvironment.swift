@@ -12,15 +12,18 @@ import Darwin
 /// One open `MDB_env`, shared by every ``Environment`` handle of the same directory in this
 /// process (LMDB forbids opening one environment twice in a process).
 ///
-/// Concurrency: `pointer`, `path` and `configuration` are immutable. `accessLock` is held shared
-/// by every transaction (read or write) for its whole life and exclusively by map resizes and by
-/// the final close, because `mdb_env_set_mapsize` and `mdb_env_close` need that no transaction of
+/// Concurrency: `path` and `configuration` are immutable. `accessLock` is held shared by every
+/// transaction (read or write) for its whole life and exclusively by map resizes, by a compaction
+/// (which replaces `pointer`, `usesWriteMap` and `dataFileLock`) and by the final close, because
+/// `mdb_env_set_mapsize`, `mdb_env_close` and replacing the data file need that no transaction of
 /// this process is open. `databaseLock` guards `databases` and serialises `mdb_dbi_open`, which
 /// LMDB forbids from concurrent transactions. `referenceCount` is guarded by the registry's lock.
 /// (`@unchecked Sendable`: those locks guard the mutable properties, which the compiler cannot
 /// see; `syncLock` guards the sync level's.)
 final class SharedEnvironment: @unchecked Sendable {
-    let pointer: OpaquePointer
+    /// The open `MDB_env`; replaced only by a compaction (under exclusive access), which reopens
+    /// the environment on the compacted data file.
+    var pointer: OpaquePointer
     let path: String
     let configuration: EnvironmentConfiguration
     /// A number unique to this open environment in the process, so that a ``Database`` handle of
@@ -49,8 +52,37 @@ final class SharedEnvironment: @unchecked Sendable {
     /// locking only when it can write the lock file (see ``EnvironmentOptions/readOnly``).
     /// ``EnvironmentOptions/checkPages`` checks every page LMDB could read (``PageCheck``), and
     /// ``EnvironmentOptions/refuseBlankDataFile`` refuses an empty data file, before LMDB opens it.
+    /// The open holds a shared ``DataFileLock`` until ``close()``, so it waits while another
+    /// process compacts the environment, and no process compacts it while it is open.
     init(path: String, configuration: EnvironmentConfiguration) throws {
+        let opened = try Self.openEnvironment(path: path, configuration: configuration, mapSize: configuration.mapSize)
+        self.pointer = opened.pointer
+        self.dataFileLock = opened.lock
+        self.appliedSync = SyncLevel(opened.options)
+        self.usesWriteMap = opened.options.contains(.writeMap)
+        self.isReadOnly = opened.options.contains(.readOnly)
+        self.serial = SharedEnvironment.nextSerial()
+        self.path = path
+        self.configuration = configuration
+    }
+
+    /// An `MDB_env` opened by ``openEnvironment(path:configuration:mapSize:)``.
+    struct OpenedEnvironment {
+        var pointer: OpaquePointer
+        /// The options it was opened with (``EnvironmentOptions/writeMap`` removed when the map
+        /// could not be reserved on disk).
+        var options: EnvironmentOptions
+        /// The shared lock on its data file (`nil` where `flock` is not available).
+        var lock: DataFileLock?
+    }
+
+    /// Opens the `MDB_env` of `path` with a map of at least `mapSize` bytes (see ``init(path:configuration:)``).
+    static func openEnvironment(
+        path: String, configuration: EnvironmentConfiguration, mapSize: Int
+    ) throws -> OpenedEnvironment {
         var options = configuration.options
+        // Wait for a compaction in progress, and keep other processes from compacting while open.
+        var lock = try DataFileLock.shared(directory: path)
         let state = try DataFileCheck.check(directory: path)
         let dataFile = path + "/data.mdb"
         if state == .blank && (options.contains(.readOnly) || options.contains(.refuseBlankDataFile)) {
@@ -70,33 +102,41 @@ final class SharedEnvironment: @unchecked Sendable {
             if access(path + "/lock.mdb", W_OK) != 0 { options.insert(.noLock) }
         }
         if !MapReservation.isSupported { options.remove(.writeMap) }
-        var env = try Self.open(path: path, configuration: configuration, options: options)
+        var env = try Self.open(path: path, configuration: configuration, mapSize: mapSize, options: options)
         if options.contains(.writeMap) && MapReservation.reserve(env, bytes: Self.mapSize(of: env)) != 0 {
             // No room on the disk for the whole map: a writable map over a sparse file would crash
             // the process (SIGBUS) when the disk fills, so this process writes through `pwrite`.
             mdb_env_close(env)
             options.remove(.writeMap)
-            env = try Self.open(path: path, configuration: configuration, options: options)
+            env = try Self.open(path: path, configuration: configuration, mapSize: mapSize, options: options)
         }
-        self.pointer = env
-        self.appliedSync = SyncLevel(options)
-        self.usesWriteMap = options.contains(.writeMap)
-        self.isReadOnly = options.contains(.readOnly)
-        self.serial = SharedEnvironment.nextSerial()
-        self.path = path
-        self.configuration = configuration
+        if lock == nil {
+            // A new environment: LMDB has just created its data file.
+            lock = try? DataFileLock.shared(directory: path)
+        }
+        if lock != nil && !options.contains(.readOnly) {
+            // A compaction killed before it renamed its copy left it: no compaction runs while
+            // this process holds its shared lock, so nothing is writing it.
+            unlink(path + "/" + Compaction.temporaryFileName)
+        }
+        return OpenedEnvironment(pointer: env, options: options, lock: lock)
     }
 
     /// Whether this process writes through a writable map (``EnvironmentOptions/writeMap``, with
-    /// the whole map reserved on disk).
-    let usesWriteMap: Bool
+    /// the whole map reserved on disk). Changed only by a compaction, under exclusive access.
+    var usesWriteMap: Bool
     /// Whether the environment is open read-only (``EnvironmentOptions/readOnly``).
     let isReadOnly: Bool
     /// Set (under exclusive access) when a map grown by another process could not be reserved on
     /// disk: writes refuse until it can be (read under shared access).
     var mapUnreserved = false
+    /// The shared lock on the data file, held while the environment is open (replaced by a
+    /// compaction, released by ``close()``; both under exclusive access).
+    var dataFileLock: DataFileLock?
 
-    private static func open(path: String, configuration: EnvironmentConfiguration, options: EnvironmentOptions) throws -> OpaquePointer {
+    private static func open(
+        path: String, configuration: EnvironmentConfiguration, mapSize requested: Int, options: EnvironmentOptions
+    ) throws -> OpaquePointer {
         var env: OpaquePointer?
         try LMDBError.check(mdb_env_create(&env), "mdb_env_create for '\(path)'")
         guard let env else {
@@ -112,8 +152,7 @@ final class SharedEnvironment: @unchecked Sendable {
             // With a writable map LMDB sizes the data file to the map (`ftruncate`): a map smaller
             // than the file would shrink it under another process's larger map, whose writes past
             // the new end would then crash it (SIGBUS). So the map covers the whole file.
-            let mapSize = options.contains(.writeMap)
-                ? max(configuration.mapSize, Self.dataFileSize(in: path)) : configuration.mapSize
+            let mapSize = options.contains(.writeMap) ? max(requested, Self.dataFileSize(in: path)) : requested
             try LMDBError.check(
                 mdb_env_set_mapsize(env, mapSize),
                 "mdb_env_set_mapsize(\(mapSize)) for '\(path)'")
@@ -132,13 +171,13 @@ final class SharedEnvironment: @unchecked Sendable {
     }
 
     /// The size of the data file in the environment directory `path` (0 when there is none yet).
-    private static func dataFileSize(in path: String) -> Int {
+    static func dataFileSize(in path: String) -> Int {
         var status = stat()
         guard stat(path + "/data.mdb", &status) == 0 else { return 0 }
         return Int(status.st_size)
     }
 
-    private static func mapSize(of env: OpaquePointer) -> Int {
+    static func mapSize(of env: OpaquePointer) -> Int {
         var info = MDB_envinfo()
         mdb_env_info(env, &info)
         return info.me_mapsize
@@ -162,6 +201,8 @@ final class SharedEnvironment: @unchecked Sendable {
                 if !isClosed {
                     isClosed = true
                     mdb_env_close(pointer)
+                    dataFileLock?.release()
+                    dataFileLock = nil
                 }
             }
         } catch {

@@ -10,5 +10,8 @@
 @_exported import struct RewindLMDB.LMDBError  // thrown by every store operation
 @_exported import struct RewindLMDB.DataFileError  // thrown when a store's data file is truncated
 @_exported import struct RewindLMDB.DamagedPageError  // thrown by EnvironmentOptions.checkPages
+@_exported import enum RewindLMDB.CompactionError  // thrown by TransitionStore.compact
+@_exported import enum RewindLMDB.CompactionStep  // TransitionStore.compact(progress:)
+@_exported import struct RewindLMDB.CompactionResult  // returned by TransitionStore.compact
 // The machine's navigation vocabulary (records say what each step did to the navigation stack).
 @_exported import enum RewindValues.NavigationOperation

@@ -3,7 +3,8 @@
 // Modes for the reliability tests (see each mode's file): `crash` (sends at a durability level,
 // acknowledged on stdout until SIGKILLed), `many` (several processes × many sessions, some shared), `readers`
 // (reader slots held until killed, or all taken at once), `open` (opens a store with a given
-// map size and closes it) and `grow` (holds an environment open, then grows its map). Without a mode name:
+// map size and closes it), `grow` (holds an environment open, then grows its map), `compact` (compacts a
+// store, stopping at a step) and `hold` (keeps a store open until killed). Without a mode name:
 //
 //     RewindTestHelper <store> <writer> <shared-session> <own-session> <count> <start-at-ms>
 //
@@ -91,6 +92,8 @@ do {
     case ReaderMode.name: try ReaderMode.run(arguments: Array(arguments.dropFirst(2)))
     case OpenMode.name: try OpenMode.run(arguments: Array(arguments.dropFirst(2)))
     case GrowMode.name: try GrowMode.run(arguments: Array(arguments.dropFirst(2)))
+    case CompactMode.name: try CompactMode.run(arguments: Array(arguments.dropFirst(2)))
+    case HoldMode.name: try HoldMode.run(arguments: Array(arguments.dropFirst(2)))
     default: try await run(arguments: arguments)
     }
 } catch {

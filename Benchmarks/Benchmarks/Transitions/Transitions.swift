@@ -10,4 +10,5 @@ let benchmarks: @Sendable () -> Void = {
     registerMillionRecordBenchmarks()
     registerInterleavedBenchmarks()
     registerErasureBenchmarks()
+    registerCompactionBenchmarks()
 }

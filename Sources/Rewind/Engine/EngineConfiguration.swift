@@ -123,6 +123,17 @@ public struct EngineConfiguration: Sendable {
         set { store.checksPages = newValue }
     }
 
+    /// The most free space the store's data file keeps beyond what is in use, in bytes
+    /// (``StoreConfiguration/environment``'s `mapHeadroom`): when a write fills the map it grows by
+    /// at most this much (doubling while smaller), and ``Engine/compact(progress:)`` leaves the
+    /// file at the pages in use plus this much. On Linux the file is as long as the map and
+    /// reserved on disk (so a full disk is a write error, never a crash). Default 4 MiB; a new
+    /// store starts at a 1 MiB map (`mapSize`).
+    public var mapHeadroom: Int {
+        get { store.environment.mapHeadroom }
+        set { store.environment.mapHeadroom = max(newValue, 0) }
+    }
+
     /// Projections registered (in ``ProjectionMode/inline`` mode) and caught up when the engine
     /// opens, before it serves anything; a projection failing on a record does not stop the
     /// engine from opening (see ``Engine/projectionStatus(named:)``). Default none.

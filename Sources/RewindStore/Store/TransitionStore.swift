@@ -163,4 +163,28 @@ public final class TransitionStore: Sendable {
     public func statistics() throws -> EnvironmentStatistics {
         try environment.statistics()
     }
+
+    /// Rewrites the store into a compacted copy and replaces its data file with it atomically
+    /// (`Environment.compact(headroom:progress:)`): the file shrinks to the pages in use plus
+    /// `headroom` (default: the environment's `mapHeadroom`). Every handle of the store in this
+    /// process goes on working on the new file; the call waits until none of their transactions
+    /// is open.
+    ///
+    /// - Throws: `CompactionError.openInAnotherProcess` when another process has the store open,
+    ///   `CompactionError.readOnly`; `LMDBError` when the copy or the rename fails (the store is
+    ///   then as it was).
+    @discardableResult
+    public func compact(headroom: Int? = nil, progress: (CompactionStep) -> Void = { _ in }) throws -> CompactionResult {
+        try environment.compact(headroom: headroom, progress: progress)
+    }
+
+    /// Compacts the store in `directory` without opening it (`Environment.compact(directory:headroom:progress:)`):
+    /// nothing is written unless the compaction goes ahead; when this process has the store
+    /// open, its open environment is compacted and its handles go on with the new file.
+    @discardableResult
+    public static func compact(
+        directory: String, headroom: Int, progress: (CompactionStep) -> Void = { _ in }
+    ) throws -> CompactionResult {
+        try Environment.compact(directory: directory, headroom: headroom, progress: progress)
+    }
 }

@@ -1,0 +1,108 @@
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Musl)
+import Musl
+#elseif canImport(Darwin)
+import Darwin
+#endif
+
+/// The `flock` a process holds on an environment's data file (`data.mdb`) while it has the
+/// environment open: shared by every opener, exclusive for a compaction, which replaces the file.
+///
+/// A compaction must not replace `data.mdb` under a process that has it mapped: that process would
+/// go on reading and writing the old file (its inode), and its later commits would be lost. So
+/// every open of an environment (writable, or read-only through LMDB's locking) holds a shared
+/// lock on the data file for as long as it is open, and a compaction takes the exclusive lock
+/// without waiting: it fails while any other process has the environment open. An open that
+/// starts during a compaction waits for it (its shared lock waits for the exclusive one) and then
+/// opens the compacted file: after taking the lock the opener checks that the file it locked is
+/// still the one at `data.mdb` (the compaction renames a new file over it) and locks again when not.
+///
+/// The lock is on `data.mdb`, not on LMDB's `lock.mdb`: LMDB keeps POSIX record locks on its lock
+/// file, which the process loses as soon as it closes *any* descriptor of that file, and on Apple
+/// platforms `flock` and record locks on one file can conflict. LMDB takes no lock on the data file.
+///
+/// `@unchecked Sendable`: `descriptor` is written once, in `init`, and closed once, by `release()`
+/// (called under the owning environment's exclusive access).
+final class DataFileLock: @unchecked Sendable {
+    private var descriptor: Int32
+
+    private init(descriptor: Int32) {
+        self.descriptor = descriptor
+    }
+
+    deinit {
+        release()
+    }
+
+    /// Releases the lock (closing its descriptor). Calling it twice is harmless.
+    func release() {
+        if descriptor >= 0 {
+            close(descriptor)
+            descriptor = -1
+        }
+    }
+
+    /// A shared lock on the data file of the environment directory `directory`, waiting while a
+    /// compaction holds the exclusive lock; `nil` when there is no data file yet (a new
+    /// environment: lock it once LMDB created it) or the file system has no `flock`.
+    static func shared(directory: String) throws -> DataFileLock? {
+        try lock(directory: directory, operation: LOCK_SH)
+    }
+
+    /// The exclusive lock on the data file of `directory`, or `nil` at once when another open
+    /// file holds a lock on it (another process has the environment open, or is compacting it).
+    static func exclusive(directory: String) throws -> DataFileLock? {
+        try lock(directory: directory, operation: LOCK_EX | LOCK_NB)
+    }
+
+    private static func lock(directory: String, operation: Int32) throws -> DataFileLock? {
+        let path = directory + "/data.mdb"
+        while true {
+            let fd = open(path, O_RDONLY | O_CLOEXEC)
+            if fd < 0 {
+                let code = errno
+                if code == ENOENT { return nil }
+                if code == EINTR { continue }
+                throw LMDBError(code: code, operation: "opening '\(path)' to lock it", message: String(cString: strerror(code)))
+            }
+            var result = flock(fd, operation)
+            while result != 0 && errno == EINTR { result = flock(fd, operation) }
+            if result != 0 {
+                let code = errno
+                close(fd)
+                if code == EWOULDBLOCK { return nil }
+                if code == ENOLCK || code == EOPNOTSUPP || code == EINVAL { return nil }  // no flock here
+                throw LMDBError(code: code, operation: "locking '\(path)' (flock)", message: String(cString: strerror(code)))
+            }
+            // A compaction may have renamed another file over `data.mdb` while this one waited:
+            // the lock must be on the file that is there now.
+            var locked = stat()
+            var current = stat()
+            if fstat(fd, &locked) == 0 && stat(path, &current) == 0
+                && locked.st_dev == current.st_dev && locked.st_ino == current.st_ino {
+                return DataFileLock(descriptor: fd)
+            }
+            close(fd)
+            if operation & LOCK_NB != 0 && stat(path, &current) != 0 { return nil }
+        }
+    }
+
+    /// The id of another process holding LMDB's lock on `lock.mdb` of `directory` (every process
+    /// with the environment open through LMDB's locking holds a shared record lock on its first
+    /// byte), or `nil` when none does. Only for when this process holds no lock on that file: the
+    /// descriptor opened here is closed, and closing any descriptor of a file drops every POSIX
+    /// record lock the process holds on it.
+    static func otherLMDBProcess(directory: String) -> Int32? {
+        let fd = open(directory + "/lock.mdb", O_RDWR | O_CLOEXEC)
+        if fd < 0 { return nil }
+        defer { close(fd) }
+        var probe = flock()
+        probe.l_type = Int16(F_WRLCK)
+        probe.l_whence = Int16(SEEK_SET)
+        probe.l_start = 0
+        probe.l_len = 1
+        guard fcntl(fd, F_GETLK, &probe) == 0, probe.l_type != Int16(F_UNLCK) else { return nil }
+        return probe.l_pid
+    }
+}
