@@ -124,6 +124,8 @@ enum Compaction {
         guard fd >= 0 else { throw systemError("creating '\(temporary)'") }
         defer { close(fd) }
         try LMDBError.check(mdb_env_copyfd2(env, fd, UInt32(MDB_CP_COMPACT)), "mdb_env_copyfd2 (compacting) to '\(temporary)'")
+        // LMDB copies pages with what their unused bytes held (deleted values among them): zero them.
+        try PageCheck.scrub(fd: fd, path: temporary)
         var status = stat()
         guard fstat(fd, &status) == 0 else { throw systemError("reading the length of '\(temporary)'") }
         let liveBytes = Int(status.st_size)

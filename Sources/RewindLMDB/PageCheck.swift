@@ -113,6 +113,24 @@ package enum PageCheck {
         }
     }
 
+    /// Zeroes every byte of the data file open as `fd` (at `path`, for messages) that no page in
+    /// use needs: the free space between a branch or leaf page's node pointers and its nodes, and
+    /// the end of a big value's last overflow page. LMDB does not clear either (a page it reuses
+    /// keeps what it held), and its compacting copy copies both, so bytes of deleted values can
+    /// survive in a compacted file; compaction scrubs its copy before it replaces `data.mdb`, so
+    /// that erased sessions' bytes are gone from the file. The pages are checked as
+    /// ``check(directory:)`` checks them while they are walked.
+    ///
+    /// - Throws: ``DamagedPageError``, ``DataFileError``, ``LMDBError`` when the file cannot be
+    ///   read or written.
+    package static func scrub(fd: Int32, path: String) throws {
+        for meta in try readMetas(fd, path: path) {
+            var walk = Walk(fd: fd, path: path, meta: meta,
+                            filePages: UInt64(DataFileCheck.fileSize(fd)) / UInt64(meta.pageSize), scrubs: true)
+            try walk.run()
+        }
+    }
+
     /// The two meta pages.
     private static func readMetas(_ fd: Int32, path: String) throws -> [DataFileCheck.Meta] {
         func fail(_ expected: String, _ found: String) -> DataFileError {
@@ -146,13 +164,28 @@ package enum PageCheck {
         var reached = Set<UInt64>()
         /// The page being checked, reused for every page.
         var page: [UInt8]
+        /// Whether the walk zeroes what the pages do not use (see ``PageCheck/scrub(fd:path:)``).
+        let scrubs: Bool
 
-        init(fd: Int32, path: String, meta: DataFileCheck.Meta, filePages: UInt64) {
+        init(fd: Int32, path: String, meta: DataFileCheck.Meta, filePages: UInt64, scrubs: Bool = false) {
             self.fd = fd
             self.path = path
             self.meta = meta
             self.filePages = filePages
             self.page = [UInt8](repeating: 0, count: Int(meta.pageSize))
+            self.scrubs = scrubs
+        }
+
+        /// Writes zeros over `count` bytes of the file at `offset`.
+        private func zero(_ count: Int, at offset: off_t, pgno: UInt64, database: String) throws {
+            guard count > 0 else { return }
+            let zeros = [UInt8](repeating: 0, count: count)
+            let written = zeros.withUnsafeBytes { pwrite(fd, $0.baseAddress, count, offset) }
+            guard written == count else {
+                let code = written < 0 ? errno : EIO
+                throw LMDBError(code: code, operation: "clearing the unused bytes of page \(pgno) of '\(path)' (\(database))",
+                                message: String(cString: strerror(code)))
+            }
         }
 
         mutating func run() throws {
@@ -243,6 +276,13 @@ package enum PageCheck {
             while let next = pending.popLast() {
                 try read(next.page, database: name)
                 let children = try checkPage(next, name: name, freeList: freeList, onSubDatabase: onSubDatabase)
+                if scrubs {
+                    // The free space between the node pointers and the nodes (checked above).
+                    let lower = uint16(12), upper = uint16(14)
+                    if page[lower..<upper].contains(where: { $0 != 0 }) {
+                        try zero(upper - lower, at: off_t(next.page) * off_t(pageSize) + off_t(lower), pgno: next.page, database: name)
+                    }
+                }
                 for child in children.reversed() {
                     try reach(child.page, database: name, from: "branch page \(next.page)")
                     pending.append(child)
@@ -396,6 +436,12 @@ package enum PageCheck {
                     + "header says page \(number), flags 0x\(String(flags, radix: 16)), \(pages) pages")
             }
             try reach(first, count: pages, database: name, from: from)
+            if scrubs {
+                // After the value, to the end of its last page.
+                let end = Int(pages) * pageSize
+                let used = DataFileCheck.pageHeaderSize + dataSize
+                try zero(end - used, at: off_t(first) * off_t(pageSize) + off_t(used), pgno: first, database: name)
+            }
             if name == "free" {
                 var bytes = [UInt8](repeating: 0, count: dataSize)
                 let count = DataFileCheck.readFully(

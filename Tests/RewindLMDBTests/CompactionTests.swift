@@ -19,6 +19,40 @@ struct CompactionTests {
         return stat(path, &status) == 0 ? UInt64(status.st_ino) : 0
     }
 
+    /// LMDB neither clears a page it reuses nor copies pages without their unused bytes: a large
+    /// value written into pages that held deleted values keeps those values after its end. The
+    /// compacted file has none of them.
+    @Test(arguments: [EnvironmentOptions.writeMap, []])
+    func theCompactedFileHoldsNoByteOfADeletedValue(options: EnvironmentOptions) throws {
+        let directory = try TestDirectory("compact-scrub")
+        defer { directory.remove() }
+        let env = try Environment(directory: directory.path, configuration: EnvironmentConfiguration(mapSize: 16 << 20, options: options))
+        defer { env.close() }
+        let db = try env.database(named: "things")
+        let marker = Array("DELETEDVALUE".utf8)
+        try env.write { txn in
+            for n in 0..<200 as Range<UInt64> { try txn.put(Array(repeating: marker, count: 20).flatMap { $0 }, forKey: n.key, in: db) }
+        }
+        try env.write { txn in
+            for n in 0..<200 as Range<UInt64> { try txn.delete(n.key, in: db) }
+        }
+        // Later transactions reuse the freed pages for large values (overflow pages) and small ones.
+        for round in 0..<8 as Range<UInt64> {
+            try env.write { txn in
+                try txn.put([UInt8](repeating: 0x61, count: 2_100 + 300 * Int(round)), forKey: (1_000 + round).key, in: db)
+                try txn.put([1, 2, 3], forKey: (2_000 + round).key, in: db)
+            }
+        }
+        _ = try env.compact(headroom: 0)
+        let file = try Data(contentsOf: URL(fileURLWithPath: directory.path + "/data.mdb"))
+        #expect(file.range(of: Data(marker)) == nil)
+        let (large, small) = try env.read { txn in
+            (try txn.get((1_007 as UInt64).key, in: db), try txn.get((2_003 as UInt64).key, in: db))
+        }
+        #expect(large?.count == 2_100 + 2_100)
+        #expect(small == [1, 2, 3])
+    }
+
     @Test func theCompactedFileHoldsThePagesInUsePlusTheHeadroomAndEveryValue() throws {
         let directory = try TestDirectory("compact")
         defer { directory.remove() }
