@@ -110,7 +110,7 @@ final class RetentionFixture: @unchecked Sendable {
     let engine: Engine
     let session: Session
     private let position = Mutex(0)
-    private let stopping = Atomic<Bool>(false)
+    /// The thread running the passes (it ends with them, or with an error once the engine closes).
     private let passes: Thread?
 
     init(passesRunning: Bool) async throws {
@@ -141,9 +141,7 @@ final class RetentionFixture: @unchecked Sendable {
             passes = nil
             return
         }
-        let stopping = self.stopping
         let thread = Thread {
-            guard !stopping.load(ordering: .relaxed) else { return }
             _ = try? engine.applyRetention()
         }
         passes = thread
@@ -159,7 +157,6 @@ final class RetentionFixture: @unchecked Sendable {
     }
 
     func close() {
-        stopping.store(true, ordering: .relaxed)
         engine.close()
         directory.remove()
     }
