@@ -74,6 +74,11 @@ struct UploadClient: Sendable {
             throw UploadError.invalidResponse(message: "the erasure notices could not be encoded: \(error)")
         }
         let (status, body) = try await exchange(request)
+        if status == 404 {
+            // Every server that takes records has this route but one older than erasures.
+            throw UploadError.serverOutdated(
+                message: "POST \(erasuresURL.path) answered 404: this rewind-server predates erasure notices")
+        }
         guard status == 200 else { throw Self.failure(status: status, body: body) }
         guard let through = Answer.decode(body)?.through else {
             throw UploadError.invalidResponse(message: "an erasure answer without through: \(Self.excerpt(body))")
@@ -92,10 +97,19 @@ struct UploadClient: Sendable {
 
         var notices: [Notice]
 
+        /// The kind as the server names it: `session`, `records` or `retention`.
+        static func wireKind(_ kind: ErasureNotice.Kind) -> String {
+            switch kind {
+            case .sessions: "session"
+            case .records: "records"
+            case .retention: "retention"
+            }
+        }
+
         init(_ notices: [ErasureNotice]) {
             self.notices = notices.map { notice in
                 Notice(
-                    number: notice.number, kind: notice.kind == .sessions ? "session" : "records",
+                    number: notice.number, kind: Self.wireKind(notice.kind),
                     erasedAt: notice.erasedAt.description,
                     ranges: notice.ranges.map { [$0.lowerBound, $0.upperBound] })
             }

@@ -22,12 +22,16 @@ public enum UploadError: Error, Sendable, Equatable, CustomStringConvertible {
     case invalidResponse(message: String)
     /// Reading the device's store or writing its checkpoint failed.
     case store(message: String)
+    /// The server is older than what the store needs sent: it does not take erasure notices (404
+    /// on `POST …/erasures`). Nothing is lost: the notices and the records after them wait in the
+    /// store until the server is updated; no record is sent before the server has its erasures.
+    case serverOutdated(message: String)
 
     /// Whether trying again later may succeed without anyone changing anything.
     public var isRetryable: Bool {
         switch self {
         case .server, .network, .invalidResponse: true
-        case .unauthorized, .forbidden, .rejected, .recordTooLarge, .diverged, .store: false
+        case .unauthorized, .forbidden, .rejected, .recordTooLarge, .diverged, .store, .serverOutdated: false
         }
     }
 
@@ -45,6 +49,8 @@ public enum UploadError: Error, Sendable, Equatable, CustomStringConvertible {
         case .network(let message): "the request did not complete: \(message)"
         case .invalidResponse(let message): "the server's answer is not understood: \(message)"
         case .store(let message): "the store: \(message)"
+        case .serverOutdated(let message):
+            "the server must be updated to take this store's erasures (nothing was lost; they and the records after them wait in the store): \(message)"
         }
     }
 }

@@ -114,7 +114,8 @@ public actor Uploader {
     // MARK: Running
 
     /// Starts the background upload (nothing when it runs already): it uploads what is pending,
-    /// then waits for commits and uploads them, retrying failures after the backoff, until
+    /// then waits for commits (and this engine's erasures, whose notices go at once) and uploads
+    /// them, retrying failures after the backoff, until
     /// ``stop()``, the engine closes, or a failure that retrying cannot fix.
     public func start() {
         guard !loopRunning else { return }
@@ -153,12 +154,14 @@ public actor Uploader {
         var generator = SystemRandomNumberGenerator()
         while !Task.isCancelled {
             do {
+                // Read before the pass reads the notices: an erasure committed after it wakes the wait.
+                let erasures = engine.erasureCount
                 try await pass()
                 attempt = 0
                 let acknowledged = progress.acknowledgedThrough
                 guard progress.headSequence <= acknowledged else { continue }
                 broadcaster.update { $0.status = .idle }
-                guard await engine.waitForCommit(past: acknowledged) else { break }
+                guard await engine.waitForCommit(past: acknowledged, orErasureAfter: erasures) else { break }
                 if configuration.coalescingDelay > .zero {
                     let head = try await onStoreQueue { try $0.headSequence() }
                     if head - min(head, acknowledged) < UInt64(recordLimit) {

@@ -13,6 +13,11 @@ public struct ErasureNotice: Sendable, Equatable {
         /// Records of sessions that are kept (history trimmed before a base version): the server
         /// removes the records only.
         case records
+        /// Sessions the device's retention policy dropped for its own storage: the server keeps
+        /// every record it holds of them (the fleet's data has the app's retention, not the
+        /// phone's) and adds only the sequences it has not received to the store's erased
+        /// ranges, so the upload resumes past them.
+        case retention
     }
 
     /// The notice's number: 1, 2, … per store.
@@ -41,7 +46,7 @@ public struct ErasureNotice: Sendable, Equatable {
         do {
             wire = try JSONDecoder().decode(WireBody.self, from: Data(body))
         } catch {
-            throw APIError(.badRequest, "the body is not {\"notices\": [{\"number\", \"kind\": \"session\" or \"records\", \"erasedAt\", \"ranges\": [[first, last], …]}]}: \(error)")
+            throw APIError(.badRequest, "the body is not {\"notices\": [{\"number\", \"kind\": \"session\", \"records\" or \"retention\", \"erasedAt\", \"ranges\": [[first, last], …]}]}: \(error)")
         }
         var notices: [ErasureNotice] = []
         for (index, notice) in wire.notices.enumerated() {
@@ -139,6 +144,15 @@ extension ErasureNotice {
                     sessions = try await Erasure.removeRecords(
                         at: notice.ranges, appID: appID, storeID: storeID, erasedAt: notice.erasedAt,
                         connection: connection, logger: logger)
+                case .retention:
+                    // Every sequence before `next` is held or erased already: only those after
+                    // it are news (records the device dropped before uploading them).
+                    let unreceived = notice.ranges.compactMap { range in
+                        range.upperBound < next ? nil : max(range.lowerBound, next)...range.upperBound
+                    }
+                    try await Erasure.addErasedRanges(
+                        unreceived, appID: appID, storeID: storeID, connection: connection, logger: logger)
+                    sessions = []
                 }
                 let records = sessions.reduce(0) { $0 + $1.stores.reduce(0) { $0 + $1.records } }
                 outcomes.append(NoticeOutcome(number: notice.number, kind: notice.kind, sessions: sessions, records: records))

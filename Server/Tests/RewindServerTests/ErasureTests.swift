@@ -370,7 +370,7 @@ import Testing
 
     /// A notice of `sequences`, as coalesced ranges.
     static func notice(
-        _ number: Int64, _ kind: ErasureNotice.Kind, sequences: [UInt64], erasedAt: String = "2026-11-28T12:00:00Z"
+        _ number: Int64, _ kind: ServerErasureNotice.Kind, sequences: [UInt64], erasedAt: String = "2026-11-28T12:00:00Z"
     ) throws -> NoticeBody {
         var ranges: [[UInt64]] = []
         for sequence in sequences.sorted() {

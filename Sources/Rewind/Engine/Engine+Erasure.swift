@@ -50,6 +50,7 @@ extension Engine {
             let erasure = try transaction.eraseSessions(try select(transaction), reason: reason, at: time)
             return (erasure, try projections.removeContributions(of: erasure, in: transaction))
         }
+        if erasure.notice != nil { notifier.noteErasure() }  // an uploader has a notice to send
         return ErasureReport(
             sessions: erasure.sessions.sorted(), records: erasure.records.count, erasedAt: time,
             notice: erasure.notice?.number, refoldedProjections: refolded)

@@ -3,7 +3,10 @@
 /// the store's live data is over ``maximumLiveBytes`` — never a session a fleet server has not
 /// acknowledged when ``keepsUnacknowledgedUploads`` (the default). ``Engine/applyRetention(now:)``
 /// enforces it in passes of at most ``sessionsPerPass`` sessions, each its own write transaction,
-/// so sends go on between passes.
+/// so sends go on between passes. It saves the device's storage only: the fleet server keeps
+/// what it received of the sessions it drops (their erasure notice has kind
+/// `ErasureNotice.Kind.retention`; an account deletion is ``Engine/erase(_:)`` or the server's
+/// erasure request).
 ///
 /// ```swift
 /// var configuration = EngineConfiguration()

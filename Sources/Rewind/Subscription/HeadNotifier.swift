@@ -14,6 +14,8 @@ final class HeadNotifier: @unchecked Sendable {
     private struct Waiter {
         var id: UInt64
         var after: UInt64
+        /// Also woken by an erasure numbered past this (``noteErasure()``); `nil`: commits only.
+        var erasuresAfter: UInt64?
         var continuation: CheckedContinuation<Bool, Never>
     }
 
@@ -23,6 +25,8 @@ final class HeadNotifier: @unchecked Sendable {
     private var waiters: [Waiter] = []
     private var nextID: UInt64 = 0
     private var isClosed = false
+    /// How many erasures this engine committed (``noteErasure()``).
+    private var erasures: UInt64 = 0
     /// How to follow other writers' commits.
     struct Polling: Sendable {
         /// How often, while anyone waits.
@@ -49,6 +53,22 @@ final class HeadNotifier: @unchecked Sendable {
             head = sequence
             let ready = waiters.filter { $0.after < sequence }
             waiters.removeAll { $0.after < sequence }
+            return ready
+        }
+        for waiter in ready { waiter.continuation.resume(returning: true) }
+    }
+
+    /// How many erasures this engine has committed: what a waiter that must also wake for the
+    /// next one passes to ``wait(untilPast:orErasureAfter:)``.
+    var erasureCount: UInt64 { lock.withLock { _ in erasures } }
+
+    /// Called after a commit that erased sessions (the head does not move): wakes the waiters
+    /// that asked to hear of erasures (an uploader, whose notices must go).
+    func noteErasure() {
+        let ready = lock.withLock { _ -> [Waiter] in
+            erasures += 1
+            let ready = waiters.filter { $0.erasuresAfter.map { $0 < erasures } ?? false }
+            waiters.removeAll { $0.erasuresAfter.map { $0 < erasures } ?? false }
             return ready
         }
         for waiter in ready { waiter.continuation.resume(returning: true) }
@@ -98,9 +118,10 @@ final class HeadNotifier: @unchecked Sendable {
         }
     }
 
-    /// Suspends until the head is past `sequence`. Returns `false` when the engine closed or the
-    /// task was cancelled, `true` otherwise.
-    func wait(untilPast sequence: UInt64) async -> Bool {
+    /// Suspends until the head is past `sequence` (or, with `erasuresAfter`, until an erasure is
+    /// numbered past it, see ``erasureCount``). Returns `false` when the engine closed or the task
+    /// was cancelled, `true` otherwise.
+    func wait(untilPast sequence: UInt64, orErasureAfter erasuresAfter: UInt64? = nil) async -> Bool {
         let id = lock.withLock { _ -> UInt64 in
             nextID += 1
             return nextID
@@ -110,7 +131,8 @@ final class HeadNotifier: @unchecked Sendable {
                 let answer = lock.withLock { _ -> Bool? in
                     if isClosed || Task.isCancelled { return false }
                     if head > sequence { return true }
-                    waiters.append(Waiter(id: id, after: sequence, continuation: continuation))
+                    if let erasuresAfter, erasures > erasuresAfter { return true }
+                    waiters.append(Waiter(id: id, after: sequence, erasuresAfter: erasuresAfter, continuation: continuation))
                     startPollingIfNeeded()
                     return nil
                 }

@@ -42,6 +42,10 @@ public struct ErasureNotice: Sendable, Hashable {
         case sessions = 1
         /// Records removed from sessions that remain (history trimmed before a base version).
         case records = 2
+        /// Whole sessions the store's retention policy dropped to save the device's storage: the
+        /// fleet's copy is not the device's storage, so the server keeps what it holds of them
+        /// and only learns that the sequences it has not received will never come.
+        case retention = 3
     }
 
     /// The notice's number in this store: 1, 2, … in the order of the erasures.

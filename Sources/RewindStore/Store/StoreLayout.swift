@@ -68,6 +68,10 @@ package enum StoreLayout {
     /// little-endian µs), the count of ranges and each range's first and last sequence (LEB128
     /// varints). Sequences only, nothing of the sessions.
     public static let erasureNoticePrefix = Array("erasure".utf8) + [0]
+    /// The `meta` key of the number of the newest erasure notice ever written (8 bytes
+    /// big-endian): numbers keep growing after the acknowledged notices are removed, so a
+    /// server that applied notice N never takes a later one for a notice it has.
+    public static let lastErasureNoticeKey = Array("erasure-notice-last".utf8)
 
     /// Prefix of the `meta` keys of erasure checkpoints (`RewindSync`): `erasure-checkpoint`, NUL,
     /// the destination → the number of the last erasure notice it acknowledged (8 bytes

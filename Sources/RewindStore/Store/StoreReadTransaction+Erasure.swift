@@ -109,12 +109,20 @@ extension StoreReadTransaction {
         return notices.filter { $0.number > number }
     }
 
-    /// The number of the newest erasure notice, 0 when there is none.
+    /// The number of the newest erasure notice ever written, 0 when there was none (also after
+    /// the notices were acknowledged and removed: see ``StoreLayout/lastErasureNoticeKey``).
     final func lastErasureNoticeNumber() throws -> UInt64 {
         let prefix = StoreLayout.erasureNoticePrefix
         var number: UInt64 = 0
+        if let bytes = try transaction.get(StoreLayout.lastErasureNoticeKey, in: databases.meta) {
+            guard let last = StoreKey.uint64(from: bytes) else {
+                throw StoreError.corruptedEntry(database: StoreLayout.meta, key: "'erasure-notice-last'",
+                                                reason: "\(bytes.count) bytes instead of 8")
+            }
+            number = last
+        }
         try transaction.forEach(in: databases.meta, from: prefix + StoreKey.uint64(.max), direction: .backward) { key, value in
-            if key.starts(with: prefix) { number = try ErasureNoticeCodec.decode(key: key, value: value).number }
+            if key.starts(with: prefix) { number = max(number, try ErasureNoticeCodec.decode(key: key, value: value).number) }
             return .stop
         }
         return number

@@ -61,10 +61,14 @@ extension StoreWriteTransaction {
         }
         let ranges = sequences.consecutiveRanges
         for range in ranges { try addErasedRange(range) }
+        // Retention saves the device's storage; it does not ask the fleet to forget (its own
+        // retention is the app's, per app on the server).
         let notice = ErasureNotice(
-            number: try lastErasureNoticeNumber() + 1, kind: .sessions, erasedAt: time, ranges: ranges)
+            number: try lastErasureNoticeNumber() + 1, kind: reason == .retention ? .retention : .sessions,
+            erasedAt: time, ranges: ranges)
         try writeTransaction.put(ErasureNoticeCodec.encode(notice), forKey: ErasureNoticeCodec.key(of: notice.number),
                                  in: databases.meta)
+        try writeTransaction.put(StoreKey.uint64(notice.number), forKey: StoreLayout.lastErasureNoticeKey, in: databases.meta)
         try writeTransaction.put(
             withUnsafeBytes(of: StoreLayout.formatVersion.bigEndian) { Array($0) },
             forKey: StoreLayout.formatVersionKey, in: databases.meta)

@@ -49,27 +49,9 @@ final class TCPProxy: Sendable {
     private let forwardedContinuation: AsyncStream<Int>.Continuation
 
     init(upstreamPort: Int) throws {
-        let descriptor = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
-        guard descriptor >= 0 else { throw RawHTTP.SocketError(what: "socket", code: errno) }
-        var yes: Int32 = 1
-        setsockopt(descriptor, SOL_SOCKET, SO_REUSEADDR, &yes, socklen_t(MemoryLayout<Int32>.size))
-        var address = sockaddr_in()
-        address.sin_family = sa_family_t(AF_INET)
-        address.sin_port = 0
-        address.sin_addr.s_addr = inet_addr("127.0.0.1")
-        var length = socklen_t(MemoryLayout<sockaddr_in>.size)
-        let bound = withUnsafeMutablePointer(to: &address) { pointer in
-            pointer.withMemoryRebound(to: sockaddr.self, capacity: 1) {
-                bind(descriptor, $0, length) == 0 && getsockname(descriptor, $0, &length) == 0
-            }
-        }
-        guard bound, listen(descriptor, 64) == 0 else {
-            let code = errno
-            closeSocket(descriptor)
-            throw RawHTTP.SocketError(what: "bind/listen", code: code)
-        }
-        listener = descriptor
-        port = Int(UInt16(bigEndian: address.sin_port))
+        let bound = try Self.loopbackSocket(listening: 64)
+        listener = bound.descriptor
+        port = bound.port
         state = Mutex(State(upstreamPort: upstreamPort))
         (forwarded, forwardedContinuation) = AsyncStream.makeStream(of: Int.self, bufferingPolicy: .bufferingNewest(1))
         let thread = Thread { [self] in acceptLoop() }
@@ -209,9 +191,18 @@ private func closeSocket(_ descriptor: Int32) {
 extension TCPProxy {
     /// A port of 127.0.0.1 that was free a moment ago (bound to port 0, then closed).
     static func freePort() throws -> Int {
+        let bound = try loopbackSocket(listening: nil)
+        closeSocket(bound.descriptor)
+        return bound.port
+    }
+
+    /// A TCP socket bound to a free port of 127.0.0.1, listening with `backlog` unless `nil`, and
+    /// that port.
+    static func loopbackSocket(listening backlog: Int32?) throws -> (descriptor: Int32, port: Int) {
         let descriptor = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
         guard descriptor >= 0 else { throw RawHTTP.SocketError(what: "socket", code: errno) }
-        defer { closeSocket(descriptor) }
+        var yes: Int32 = 1
+        setsockopt(descriptor, SOL_SOCKET, SO_REUSEADDR, &yes, socklen_t(MemoryLayout<Int32>.size))
         var address = sockaddr_in()
         address.sin_family = sa_family_t(AF_INET)
         address.sin_addr.s_addr = inet_addr("127.0.0.1")
@@ -221,8 +212,12 @@ extension TCPProxy {
                 bind(descriptor, $0, length) == 0 && getsockname(descriptor, $0, &length) == 0
             }
         }
-        guard bound else { throw RawHTTP.SocketError(what: "bind", code: errno) }
-        return Int(UInt16(bigEndian: address.sin_port))
+        guard bound, backlog.map({ listen(descriptor, $0) == 0 }) ?? true else {
+            let code = errno
+            closeSocket(descriptor)
+            throw RawHTTP.SocketError(what: "bind/listen", code: code)
+        }
+        return (descriptor, Int(UInt16(bigEndian: address.sin_port)))
     }
 }
 

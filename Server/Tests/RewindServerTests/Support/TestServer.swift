@@ -94,3 +94,7 @@ final class TestServer: Sendable {
         var description: String { "unexpected response \(response.status): \(response.text)" }
     }
 }
+
+/// The server's erasure notice, named where RewindStore's (the device's, of the same name) is not
+/// imported: the tests that import both say this.
+typealias ServerErasureNotice = ErasureNotice

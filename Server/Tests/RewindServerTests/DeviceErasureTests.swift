@@ -1,0 +1,285 @@
+import Foundation
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Darwin)
+import Darwin
+#endif
+import PostgresNIO
+import Synchronization
+import Rewind
+import RewindExamples
+@_spi(Internals) import RewindStore
+import RewindServer
+import RewindSync
+import Testing
+
+/// A device's erasures reach the server end to end: stores written and erased by the engine,
+/// uploaded by the real `Uploader` and `rewind push`, against the real server and PostgreSQL.
+@Suite(.timeLimit(.minutes(10))) struct DeviceErasureTests {
+    @Test func aSessionErasedAfterItsUploadLeavesTheServerWithTheNextUpload() async throws {
+        let server = try await TestServer.start()
+        let device = try Device()
+        try await device.runOnboarding(["a", "b", "c"])
+        let uploader = Uploader.forTest(device, port: server.port, key: server.app.ingestKey.token, batchRecords: 5)
+        #expect(try await uploader.uploadNow().acknowledgedThrough == 12)
+        try await server.waitUntilCaughtUp()
+
+        let report = try device.engine.erase("b")
+        #expect(report.sessions == ["b"])
+        #expect(try device.engine.store.read { try $0.erasureNotices() }.map(\.number) == [1])
+        let batches = uploader.progress.batchesUploaded
+        let progress = try await uploader.uploadNow()
+        #expect(progress.acknowledgedThrough == 12)
+        #expect(progress.batchesUploaded == batches, "no record to send: the notice was all")
+
+        // The server's copy is the device's log, byte for byte: b's records, heads, listing gone.
+        try await server.database.expectHolds(device, sequences: [1, 2, 3, 4, 9, 10, 11, 12])
+        #expect(Set(try await server.database.sessionHeads(store: device.storeID).keys) == ["a", "c"])
+        let listed = try await server.get("/v1/stores/\(device.storeID)/sessions").json(ErasureTests.StoreSessionsBody.self)
+        #expect(listed.sessions.map(\.session) == ["a", "c"])
+        #expect(try await server.database.tombstoneCount() == 1)
+        let base = "/v1/stores/\(device.storeID)/sessions/b"
+        for path in [base, base + "/history", base + "/state?version=1", base + "/archive", base + "/page"] {
+            let response = try await server.request("GET", path, key: server.app.readKey)
+            #expect(response.status == 410, "\(path): \(response.text)")
+        }
+        #expect(try await server.request("GET", "/v1/stores/\(device.storeID)/sessions/a/history", key: server.app.readKey).status == 200)
+        try await server.waitUntilCaughtUp()
+        #expect(try await server.database.projectionStates().values.allSatisfy { $0["b"] == nil })
+        try await ErasureTests.expectProjectionsOfAServerThatOnlyReceived([(device, ["b"])], equal: server)
+
+        // Acknowledged: the device forgot its notice; a further upload sends nothing.
+        #expect(try device.engine.store.read { try $0.erasureNotices() }.isEmpty)
+        #expect(try await server.database.erasureNoticesThrough(store: device.storeID) == 1)
+        let again = try await uploader.uploadNow()
+        #expect(again.batchesUploaded == batches)
+        #expect(again.failures == 0)
+        #expect(try await server.database.erasureNoticesThrough(store: device.storeID) == 1)
+        try await server.stop()
+    }
+
+    @Test func sessionsErasedBeforeTheirUploadAreSkippedTheNewestToo() async throws {
+        let server = try await TestServer.start()
+        let device = try Device()
+        try await device.runOnboarding(["a", "b", "c", "d"])
+        // A gap in the middle (b: 5…8) and the log's newest records (d: 13…16), never uploaded.
+        try device.engine.erase("b")
+        try device.engine.erase("d")
+        #expect(try device.head == 16)
+        let uploader = Uploader.forTest(device, port: server.port, key: server.app.ingestKey.token, batchRecords: 3)
+        let progress = try await withDeadline(.seconds(120), { "uploadNow" }) { try await uploader.uploadNow() }
+        #expect(progress.acknowledgedThrough == 16)
+        #expect(progress.recordsUploaded == 8)
+        #expect(progress.failures == 0)
+        try await uploader.waitUntilUploaded(through: 16, deadline: .seconds(60))
+        try await server.database.expectHolds(device, sequences: [1, 2, 3, 4, 9, 10, 11, 12])
+        #expect(try await server.position(store: device.storeID) == 17, "past the device's head")
+        // The server never held them: a notice names sequences, so there is no id to tombstone
+        // (the device's own tombstones refuse them there).
+        #expect(try await server.database.tombstoneCount() == 0)
+        #expect(try device.engine.store.read { try $0.erasureNotices() }.isEmpty)
+
+        // The background upload: an erasure of the newest session wakes it (no commit follows),
+        // and a wait for the head returns.
+        await uploader.start()
+        try await device.runOnboarding(["e", "f"])
+        try await uploader.waitUntilUploaded(through: 24, deadline: .seconds(60))
+        try device.engine.erase("f")
+        // The pass it wakes ends (a progress update) after the server acknowledged the notice.
+        try await withDeadline(.seconds(60), { "the notice of f acknowledged; last: \(uploader.progress)" }) {
+            for await _ in uploader.progressUpdates {
+                if try device.engine.store.read({ try $0.erasureNotices() }).isEmpty { return }
+            }
+        }
+        #expect(try await server.database.erasureNoticesThrough(store: device.storeID) == 3)
+        try await uploader.waitUntilUploaded(through: try device.head, deadline: .seconds(60))
+        try await server.database.expectHolds(device, sequences: [1, 2, 3, 4, 9, 10, 11, 12, 17, 18, 19, 20])
+        #expect(try await server.position(store: device.storeID) == 25)
+        await uploader.stop()
+        #expect(uploader.progress.failures == 0)
+        try await server.waitUntilCaughtUp()
+        try await ErasureTests.expectProjectionsOfAServerThatOnlyReceived([(device, [])], equal: server)
+        try await server.stop()
+    }
+
+    @Test func pushSendsTheStoresErasuresBeforeItsRecords() async throws {
+        let server = try await TestServer.start()
+        let device = try Device()
+        try await device.runOnboarding(["a", "b"])
+        let url = "http://127.0.0.1:\(server.port)"
+        let arguments = ["--store", device.directory, "--server", url, "--key", server.app.ingestKey.token, "--json"]
+        let first = try await PushCommandTests.push(arguments)
+        #expect(first.status == 0, "\(first.errors)")
+        try await device.runOnboarding(["c", "d"])
+        // a was uploaded; d, the newest, never was.
+        try device.engine.erase("a")
+        try device.engine.erase("d")
+        let run = try await PushCommandTests.push(arguments)
+        #expect(run.status == 0, "\(run.output)\n\(run.errors)")
+        let report = try JSONSerialization.jsonObject(with: Data(run.output.utf8)) as? [String: Any]
+        #expect(report?["recordsUploaded"] as? Int == 4)
+        #expect(report?["acknowledgedThrough"] as? Int == 16)
+        try await server.database.expectHolds(device, sequences: [5, 6, 7, 8, 9, 10, 11, 12])
+        #expect(try await server.position(store: device.storeID) == 17)
+        #expect(try await server.database.erasureNoticesThrough(store: device.storeID) == 2)
+        #expect(try device.engine.store.read { try $0.erasureNotices() }.isEmpty)
+        #expect(try await server.request("GET", "/v1/stores/\(device.storeID)/sessions/a/history", key: server.app.readKey).status == 410)
+        try await server.stop()
+    }
+
+    /// A device's retention saves its own storage: the server keeps the sessions it holds, and
+    /// only passes the sequences it never received.
+    @Test func retentionOnTheDeviceKeepsTheFleetsCopy() async throws {
+        let server = try await TestServer.start()
+        let device = try Device(retention: RetentionPolicy(maximumSessions: 1, requiredUploadDestinations: ["fleet"]))
+        try await device.runOnboarding(["a", "b", "c"])
+        // Nothing uploaded yet: retention keeps everything.
+        let before = try device.engine.applyRetention()
+        #expect(before.sessions.isEmpty)
+        #expect(before.keptUnacknowledged == 2)
+        let uploader = Uploader.forTest(device, port: server.port, key: server.app.ingestKey.token, destination: "fleet")
+        #expect(try await uploader.uploadNow().acknowledgedThrough == 12)
+        // Uploaded: retention drops a and b on the device…
+        #expect(try device.engine.applyRetention().sessions == ["a", "b"])
+        #expect(try device.engine.store.read { try $0.erasureNotices() }.map(\.kind) == [.retention])
+        #expect(try await uploader.uploadNow().failures == 0)
+        // …and the server keeps them, with no tombstone; the notice is acknowledged all the same.
+        #expect(try await server.database.records(store: device.storeID).map(\.sequence) == Array(1...12))
+        #expect(Set(try await server.database.sessionHeads(store: device.storeID).keys) == ["a", "b", "c"])
+        #expect(try await server.database.tombstoneCount() == 0)
+        #expect(try await server.request("GET", "/v1/stores/\(device.storeID)/sessions/a/history", key: server.app.readKey).status == 200)
+        #expect(try await server.database.erasureNoticesThrough(store: device.storeID) == 1)
+        #expect(try device.engine.store.read { try $0.erasureNotices() }.isEmpty)
+
+        // A policy that drops what was never uploaded: the server passes those sequences only.
+        try await device.runOnboarding(["d", "e"])
+        var configuration = EngineConfiguration()
+        configuration.durability = .noSync
+        configuration.retention = RetentionPolicy(maximumSessions: 1, keepsUnacknowledgedUploads: false)
+        let careless = try Engine(directory: device.directory, configuration: configuration)
+        defer { careless.close() }
+        #expect(try careless.applyRetention().sessions == ["c", "d"])
+        let progress = try await uploader.uploadNow()
+        #expect(progress.acknowledgedThrough == 20)
+        #expect(progress.failures == 0)
+        #expect(try await server.database.records(store: device.storeID).map(\.sequence) == Array(1...12) + Array(17...20))
+        #expect(Set(try await server.database.sessionHeads(store: device.storeID).keys) == ["a", "b", "c", "e"])
+        #expect(try await server.position(store: device.storeID) == 21)
+        #expect(try await server.database.tombstoneCount() == 0)
+        try await server.stop()
+    }
+
+    @Test func aServerOlderThanErasuresStopsTheUploadTypedAndNothingIsLost() async throws {
+        let device = try Device()
+        try await device.runOnboarding(["a", "b"])
+        try device.engine.erase("a")
+        let old = try OldServer()
+        defer { old.close() }
+        let toOld = Uploader.forTest(device, port: old.port, key: "k", destination: "fleet")
+        do {
+            try await toOld.uploadNow()
+            Issue.record("an upload to a server without erasures succeeded")
+        } catch {
+            guard case .serverOutdated = error else { throw error }
+            #expect(!error.isRetryable)
+            #expect(error.description.contains("the server must be updated"), "\(error)")
+        }
+        #expect(old.requests.filter { $0.hasSuffix("/records") }.isEmpty, "no record before the server has the erasures")
+        #expect(try device.engine.store.read { try $0.erasureNotices() }.map(\.number) == [1])
+        // The same destination, updated: everything goes.
+        let server = try await TestServer.start()
+        let toUpdated = Uploader.forTest(device, port: server.port, key: server.app.ingestKey.token, destination: "fleet")
+        #expect(try await toUpdated.uploadNow().acknowledgedThrough == 8)
+        try await server.database.expectHolds(device, sequences: [5, 6, 7, 8])
+        #expect(try device.engine.store.read { try $0.erasureNotices() }.isEmpty)
+        try await server.stop()
+    }
+}
+
+/// A fleet server from before erasures, as far as an uploader sees it: it answers a store's
+/// position (it holds nothing) and 404 to anything else. HTTP/1.1 with keep-alive on blocking
+/// sockets, on threads of its own.
+private final class OldServer: Sendable {
+    let port: Int
+    private let listener: Int32
+    private let seen = Mutex<[String]>([])
+
+    /// The request lines' paths, in order.
+    var requests: [String] { seen.withLock { $0 } }
+
+    init() throws {
+        let bound = try TCPProxy.loopbackSocket(listening: 16)
+        listener = bound.descriptor
+        port = bound.port
+        Thread { [self] in
+            while true {
+                let client = accept(listener, nil, nil)
+                if client < 0 { if errno == EINTR { continue } else { return } }
+                Thread { [self] in serve(client) }.start()
+            }
+        }.start()
+    }
+
+    func close() {
+        shutdown(listener, Int32(SHUT_RDWR))
+    }
+
+    /// Answers the requests of one connection until the client closes it.
+    private func serve(_ client: Int32) {
+        defer { shutdown(client, Int32(SHUT_RDWR)) }
+        var buffer: [UInt8] = []
+        var chunk = [UInt8](repeating: 0, count: 65536)
+        while true {
+            // The head, then as many body bytes as it announces.
+            var end: Int?
+            while end == nil {
+                end = buffer.indices.dropLast(3).first { buffer[$0..<($0 + 4)].elementsEqual("\r\n\r\n".utf8) }
+                if end == nil {
+                    let count = chunk.withUnsafeMutableBytes { recv(client, $0.baseAddress, $0.count, 0) }
+                    if count <= 0 { return }
+                    buffer += chunk[..<count]
+                }
+            }
+            let head = String(decoding: buffer[..<end!], as: UTF8.self)
+            let lines = head.split(separator: "\r\n")
+            let path = lines.first?.split(separator: " ").dropFirst().first.map(String.init) ?? ""
+            let length = lines.first { $0.lowercased().hasPrefix("content-length:") }
+                .flatMap { Int($0.split(separator: ":")[1].trimmingCharacters(in: .whitespaces)) } ?? 0
+            while buffer.count < end! + 4 + length {
+                let count = chunk.withUnsafeMutableBytes { recv(client, $0.baseAddress, $0.count, 0) }
+                if count <= 0 { return }
+                buffer += chunk[..<count]
+            }
+            buffer.removeFirst(end! + 4 + length)
+            seen.withLock { $0.append(path) }
+            let (status, body) = path.hasSuffix("/position")
+                ? ("200 OK", #"{"nextSequence": 1, "mayUpload": true}"#) : ("404 Not Found", "")
+            let answer = Array("HTTP/1.1 \(status)\r\nContent-Type: application/json\r\nContent-Length: \(body.utf8.count)\r\n\r\n\(body)".utf8)
+            _ = answer.withUnsafeBytes { send(client, $0.baseAddress, $0.count, Int32(MSG_NOSIGNAL)) }
+        }
+    }
+}
+
+extension TestDatabase {
+    /// Asserts that the server holds exactly `device`'s log for its store, at `sequences`: each
+    /// record byte for byte the device's (erased sequences held by neither).
+    func expectHolds(_ device: Device, sequences: [Int64], sourceLocation: SourceLocation = #_sourceLocation) async throws {
+        let rows = try await records(store: device.storeID)
+        let deviceRecords = try device.records()
+        #expect(deviceRecords.map { Int64($0.sequence) } == sequences, "the device's log", sourceLocation: sourceLocation)
+        #expect(rows.map(\.sequence) == sequences, "the server's copy", sourceLocation: sourceLocation)
+        #expect(rows.map(\.bytes) == deviceRecords.map(RecordCodec.encode), "byte for byte", sourceLocation: sourceLocation)
+    }
+
+    /// The last erasure notice of `storeID` the server applied (0 when none, or no such store).
+    func erasureNoticesThrough(store storeID: UUID) async throws -> Int64 {
+        try await withClient { client in
+            for try await through in try await client.query("""
+                SELECT erasure_notices_through FROM stores WHERE store_id = \(storeID)
+                """).decode(Int64.self) {
+                return through
+            }
+            return 0
+        }
+    }
+}
