@@ -15,3 +15,5 @@
 @_exported import struct RewindLMDB.CompactionResult  // returned by TransitionStore.compact
 // The machine's navigation vocabulary (records say what each step did to the navigation stack).
 @_exported import enum RewindValues.NavigationOperation
+// The typed cause inside the store's errors (and the engine's).
+@_exported import struct RewindValues.ErrorCause

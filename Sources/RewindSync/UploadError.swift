@@ -1,3 +1,5 @@
+import RewindStore
+
 /// Why an upload failed. Network errors, timeouts, 5xx, 408 and 429 are ``isRetryable``: the
 /// background upload retries them after a ``Backoff``. The rest need a person (a revoked or wrong
 /// key, a store whose log differs from the server's copy) and stop the background upload.
@@ -20,8 +22,9 @@ public enum UploadError: Error, Sendable, Equatable, CustomStringConvertible {
     case network(message: String)
     /// An answer that is not what the server sends (a proxy's page, a cut body) (retried).
     case invalidResponse(message: String)
-    /// Reading the device's store or writing its checkpoint failed.
-    case store(message: String)
+    /// Reading the device's store or writing its checkpoint failed; `cause` is the store's error
+    /// (an `LMDBError`, a ``StoreError``), kept typed: `cause.error as? LMDBError`.
+    case store(ErrorCause)
     /// The server is older than what the store needs sent: it does not take erasure notices (404
     /// on `POST …/erasures`). Nothing is lost: the notices and the records after them wait in the
     /// store until the server is updated; no record is sent before the server has its erasures.
@@ -48,7 +51,7 @@ public enum UploadError: Error, Sendable, Equatable, CustomStringConvertible {
         case .server(let status, let message): "the server failed (\(status)): \(message)"
         case .network(let message): "the request did not complete: \(message)"
         case .invalidResponse(let message): "the server's answer is not understood: \(message)"
-        case .store(let message): "the store: \(message)"
+        case .store(let cause): "the store: \(cause)"
         case .serverOutdated(let message):
             "the server must be updated to take this store's erasures (nothing was lost; they and the records after them wait in the store): \(message)"
         }

@@ -55,9 +55,8 @@ public actor Uploader {
     private var loop: Task<Void, Never>?
     /// Whether the background upload runs (set by ``start()``, cleared when it ends).
     private var loopRunning = false
-    /// Serializes passes: the background upload's and ``uploadNow()``'s.
-    private var passRunning = false
-    private var passWaiters: [CheckedContinuation<Void, Never>] = []
+    /// Serializes passes, first come first served: the background upload's and ``uploadNow()``'s.
+    private let passGate = AsyncGate()
 
     /// An uploader of `engine`'s store to `server` with ingestion key `key`; nothing happens until
     /// ``start()`` or ``uploadNow()``.
@@ -136,10 +135,19 @@ public actor Uploader {
     /// Uploads everything committed so far, now, and returns the progress once the server holds
     /// it: one pass, without retries (the background upload's passes wait while it runs).
     ///
-    /// - Throws: ``UploadError``.
+    /// - Throws: ``UploadError``; `CancellationError` when the task is cancelled (nothing is
+    ///   recorded as a failure then).
     @discardableResult
-    public func uploadNow() async throws(UploadError) -> UploadProgress {
-        try await pass()
+    public func uploadNow() async throws -> UploadProgress {
+        try Task.checkCancellation()
+        do {
+            try await pass()
+        } catch {
+            // A pass cut short by cancellation ends in whatever its last step threw (a request
+            // abandoned, say): the caller hears of the cancellation, not of a network error.
+            try Task.checkCancellation()
+            throw error
+        }
         return progress
     }
 
@@ -186,8 +194,8 @@ public actor Uploader {
 
     /// Sends batches until the server holds the log as far as it was when the pass last read it.
     private func pass() async throws(UploadError) {
-        await acquirePass()
-        defer { releasePass() }
+        await passGate.acquire()
+        defer { passGate.release() }
         broadcaster.update { $0.status = .uploading }
         do {
             try await sendPending()
@@ -335,25 +343,7 @@ public actor Uploader {
         }
         switch result {
         case .success(let value): return value
-        case .failure(let error): throw UploadError.store(message: "\(error)")
-        }
-    }
-
-    // MARK: One pass at a time
-
-    private func acquirePass() async {
-        guard passRunning else {
-            passRunning = true
-            return
-        }
-        await withCheckedContinuation { passWaiters.append($0) }
-    }
-
-    private func releasePass() {
-        if passWaiters.isEmpty {
-            passRunning = false
-        } else {
-            passWaiters.removeFirst().resume()
+        case .failure(let error): throw UploadError.store(ErrorCause(error))
         }
     }
 }

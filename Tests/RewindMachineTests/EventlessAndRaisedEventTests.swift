@@ -93,7 +93,7 @@ struct EventlessAndRaisedEventTests {
     }
 
     @Test func failingCustomActionAbandonsTheStep() throws {
-        struct Boom: Error {}
+        struct Boom: Error, Equatable { var code = 7 }
         let machine = try Machine(MachineDefinition("m") {
             StateNode("a") { On("go", to: "b", actions: [.custom("explode")]) }
             StateNode("b")
@@ -102,8 +102,9 @@ struct EventlessAndRaisedEventTests {
         #expect {
             try machine.send("go", in: state)
         } throws: { error in
-            guard case MachineError.actionFailed(let action, let source, _) = error else { return false }
-            return action == "explode" && source == "a"
+            // The app's own error comes back typed, not as text.
+            guard case MachineError.actionFailed(let action, let source, let cause) = error else { return false }
+            return action == "explode" && source == "a" && cause.error as? Boom == Boom()
         }
     }
 

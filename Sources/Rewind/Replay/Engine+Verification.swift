@@ -182,7 +182,7 @@ extension LogReplay {
                     } catch {
                         if let recorded = try recordedAfterRedaction() { return recorded }
                         throw diverged(.rejected(error as? MachineError
-                            ?? .actionFailed(action: "(replay)", state: nil, message: String(describing: error))))
+                            ?? .actionFailed(action: "(replay)", state: nil, cause: ErrorCause(error))))
                     }
                     if step.target != record.target {
                         if let recorded = try recordedAfterRedaction() { return recorded }

@@ -3,8 +3,9 @@ import Synchronization
 
 /// A first-in, first-out async mutex: one holder at a time, waiters suspended (never blocking a
 /// thread) and resumed in arrival order. A session holds it for the whole of a step (evaluate,
-/// append, adopt, hooks), so one session's steps never interleave.
-final class AsyncGate: Sendable {
+/// append, adopt, hooks), so one session's steps never interleave; the uploader (RewindSync)
+/// holds one for each upload pass. The package's one async FIFO gate.
+package final class AsyncGate: Sendable {
     /// Whether someone holds the gate, and who waits for it, in arrival order.
     private struct State {
         var held = false
@@ -13,8 +14,11 @@ final class AsyncGate: Sendable {
 
     private let state = Mutex(State())
 
+    /// A free gate.
+    package init() {}
+
     /// Waits until the gate is free and takes it.
-    func acquire() async {
+    package func acquire() async {
         // A free gate is taken without suspending (the usual case: one request at a time).
         if state.withLock({ state -> Bool in
             if state.held { return false }
@@ -35,7 +39,7 @@ final class AsyncGate: Sendable {
     }
 
     /// Hands the gate to the next waiter, or frees it.
-    func release() {
+    package func release() {
         let next = state.withLock { state -> CheckedContinuation<Void, Never>? in
             if state.waiters.isEmpty {
                 state.held = false
@@ -47,10 +51,10 @@ final class AsyncGate: Sendable {
     }
 
     /// Whether someone holds the gate now (a hint: it may change right after).
-    var isHeld: Bool { state.withLock { $0.held } }
+    package var isHeld: Bool { state.withLock { $0.held } }
 
     /// Runs `body` holding the gate.
-    func withGate<R>(_ body: () async throws -> R) async rethrows -> R {
+    package func withGate<R>(_ body: () async throws -> R) async rethrows -> R {
         await acquire()
         defer { release() }
         return try await body()

@@ -3,6 +3,10 @@ import RewindMachine
 // Plain and typed names (`enum Screen: String`, `enum Action: String`) and `Encodable` payloads
 // for every request and hook of a session. Each overload converts its arguments and forwards to
 // the one `String`/`JSONValue` implementation in Session.swift.
+//
+// The `String`-named `Encodable` overloads are `@_disfavoredOverload`: a literal payload
+// (`setNeedsTransition("failed", payload: "offline")`) is a `JSONValue`, so it takes the
+// non-throwing `JSONValue` overload rather than encoding a `String`.
 
 extension Session {
     /// Sends the event named `name` with an `Encodable` payload (encoded as a `JSONValue`).
@@ -10,6 +14,7 @@ extension Session {
     /// - Throws: ``EngineError/payloadEncoding(event:cause:)`` when the payload cannot be
     ///   encoded (nothing written), the errors of ``send(_:payload:)-(String,JSONValue)``.
     @discardableResult
+    @_disfavoredOverload
     public func send(_ name: String, payload: some Encodable) async throws -> Step {
         try await send(name, payload: try Self.jsonValue(of: payload, event: name))
     }
@@ -33,6 +38,7 @@ extension Session {
     /// - Throws: ``EngineError/payloadEncoding(event:cause:)`` when the data cannot be
     ///   encoded (nothing written), the errors of `enter(_:data:)`.
     @discardableResult
+    @_disfavoredOverload
     public func enter(_ id: String, data: some Encodable) async throws -> Step {
         try await enter(id, data: try Self.jsonValue(of: data, event: StepRecording.enterEvent))
     }
@@ -42,10 +48,10 @@ extension Session {
         canEnter(id.rawValue)
     }
 
-    /// Queues the typed event `event` to be sent after the current step (see
+    /// Queues the typed event `event`, with `payload`, to be sent after the current step (see
     /// `setNeedsTransition(_:payload:)`).
-    public func setNeedsTransition<Name: RawRepresentable<String>>(_ event: Name) {
-        setNeedsTransition(event.rawValue)
+    public func setNeedsTransition<Name: RawRepresentable<String>>(_ event: Name, payload: JSONValue = .null) {
+        setNeedsTransition(event.rawValue, payload: payload)
     }
 
     /// Queues the event named `event` with an `Encodable` payload to be sent after the current
@@ -53,6 +59,7 @@ extension Session {
     ///
     /// - Throws: ``EngineError/payloadEncoding(event:cause:)`` when the payload cannot be
     ///   encoded (nothing queued).
+    @_disfavoredOverload
     public func setNeedsTransition(_ event: String, payload: some Encodable) throws {
         setNeedsTransition(event, payload: try Self.jsonValue(of: payload, event: event))
     }
@@ -62,14 +69,15 @@ extension Session {
     ///
     /// - Throws: ``EngineError/payloadEncoding(event:cause:)`` when the payload cannot be
     ///   encoded (nothing queued).
+    @_disfavoredOverload
     public func setNeedsTransition<Name: RawRepresentable<String>>(_ event: Name, payload: some Encodable) throws {
         try setNeedsTransition(event.rawValue, payload: payload)
     }
 
-    /// Queues a direct move to the typed state `state` to run after the current step (see
-    /// `setNeedsTransition(to:data:)`).
-    public func setNeedsTransition<ID: RawRepresentable<String>>(to state: ID) {
-        setNeedsTransition(to: state.rawValue)
+    /// Queues a direct move to the typed state `state`, carrying `data`, to run after the current
+    /// step (see `setNeedsTransition(to:data:)`).
+    public func setNeedsTransition<ID: RawRepresentable<String>>(to state: ID, data: JSONValue = .null) {
+        setNeedsTransition(to: state.rawValue, data: data)
     }
 
     /// Queues a direct move to the state `state` carrying `Encodable` data to run after the
@@ -77,6 +85,7 @@ extension Session {
     ///
     /// - Throws: ``EngineError/payloadEncoding(event:cause:)`` when the data cannot be
     ///   encoded (nothing queued).
+    @_disfavoredOverload
     public func setNeedsTransition(to state: String, data: some Encodable) throws {
         setNeedsTransition(to: state, data: try Self.jsonValue(of: data, event: StepRecording.enterEvent))
     }
@@ -86,6 +95,7 @@ extension Session {
     ///
     /// - Throws: ``EngineError/payloadEncoding(event:cause:)`` when the data cannot be
     ///   encoded (nothing queued).
+    @_disfavoredOverload
     public func setNeedsTransition<ID: RawRepresentable<String>>(to state: ID, data: some Encodable) throws {
         try setNeedsTransition(to: state.rawValue, data: data)
     }

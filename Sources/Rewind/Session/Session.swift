@@ -137,17 +137,13 @@ public final class Session: @unchecked Sendable {
         try await perform(.send(Event(name, payload: payload)))
     }
 
-    /// Sends a typed event with no payload.
-    @discardableResult
-    public func send<Name: RawRepresentable<String>>(_ name: Name) async throws -> Step {
-        try await perform(.send(Event(name.rawValue)))
-    }
-
-    /// Sends a typed event with a `Codable` payload.
+    /// Sends a typed event (`send(Action.next)`), with an `Encodable` payload if given.
     ///
     /// - Throws: ``EngineError/payloadEncoding(event:cause:)`` when the payload cannot be encoded.
     @discardableResult
-    public func send<Name: RawRepresentable<String>>(_ name: Name, payload: some Encodable) async throws -> Step {
+    public func send<Name: RawRepresentable<String>>(
+        _ name: Name, payload: some Encodable = JSONValue.null
+    ) async throws -> Step {
         let value = try Self.jsonValue(of: payload, event: name.rawValue)
         return try await perform(.send(Event(name.rawValue, payload: value)))
     }
@@ -184,26 +180,26 @@ public final class Session: @unchecked Sendable {
         try await perform(.enter(state: id, data: data))
     }
 
-    /// Moves directly to a typed state carrying `Codable` data.
+    /// Moves directly to a typed state (`enter(Screen.detail)`), carrying `Encodable` data if given.
+    ///
+    /// - Throws: ``EngineError/payloadEncoding(event:cause:)`` when the data cannot be encoded,
+    ///   `MachineError.cannotEnter` when `id` is not a valid next state (nothing written).
     @discardableResult
-    public func enter<ID: RawRepresentable<String>>(_ id: ID, data: some Encodable) async throws -> Step {
+    public func enter<ID: RawRepresentable<String>>(
+        _ id: ID, data: some Encodable = JSONValue.null
+    ) async throws -> Step {
         let value = try Self.jsonValue(of: data, event: StepRecording.enterEvent)
         return try await perform(.enter(state: id.rawValue, data: value))
     }
 
     /// The app's `Encodable` value as a `JSONValue`, or ``EngineError/payloadEncoding(event:cause:)``.
     static func jsonValue(of value: some Encodable, event: String) throws -> JSONValue {
+        if let value = value as? JSONValue { return value }  // the typed overloads' default
         do {
             return try JSONValue(encoding: value)
         } catch {
             throw EngineError.payloadEncoding(event: event, cause: ErrorCause(error))
         }
-    }
-
-    /// Moves directly to a typed state.
-    @discardableResult
-    public func enter<ID: RawRepresentable<String>>(_ id: ID) async throws -> Step {
-        try await perform(.enter(state: id.rawValue, data: .null))
     }
 
     /// Reloads the session from the store (after a version conflict: another engine or process

@@ -102,12 +102,6 @@ public final class SessionModel {
         return step
     }
 
-    /// Sends a typed event with no payload (see ``send(_:payload:)``).
-    @discardableResult
-    public func send<Name: RawRepresentable<String>>(_ name: Name) async throws -> Step {
-        try await send(name.rawValue)
-    }
-
     /// Moves directly to the state `id` carrying `data` (`Session/enter(_:data:)`) and publishes
     /// the committed state before returning.
     ///
@@ -119,18 +113,14 @@ public final class SessionModel {
         return step
     }
 
-    /// Moves directly to a typed state carrying `Codable` data (see `enter(_:data:)`).
+    /// Moves directly to a typed state, carrying `Encodable` data if given (see `enter(_:data:)`).
     ///
     /// - Throws: ``EngineError/payloadEncoding(event:cause:)`` when the data cannot be encoded,
     ///   what the session's `enter` throws.
     @discardableResult
-    public func enter<ID: RawRepresentable<String>>(_ id: ID, data: some Encodable) async throws -> Step {
+    public func enter<ID: RawRepresentable<String>>(
+        _ id: ID, data: some Encodable = JSONValue.null
+    ) async throws -> Step {
         try await enter(id.rawValue, data: try Session.jsonValue(of: data, event: StepRecording.enterEvent))
-    }
-
-    /// Moves directly to a typed state (see `enter(_:data:)`).
-    @discardableResult
-    public func enter<ID: RawRepresentable<String>>(_ id: ID) async throws -> Step {
-        try await enter(id.rawValue)
     }
 }

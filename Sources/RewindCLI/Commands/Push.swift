@@ -64,9 +64,12 @@ struct Push: AsyncParsableCommand {
         let progress: UploadProgress
         do {
             progress = try await uploader.uploadNow()
-        } catch {
+        } catch let error as UploadError {
             printer.cancel()
             throw PushError(server: server, error: error)
+        } catch {
+            printer.cancel()
+            throw error
         }
         printer.cancel()
         if await printer.value < progress.batchesUploaded, !quiet { print(Self.line(progress)) }

@@ -499,7 +499,7 @@ struct Evaluation {
                 do {
                     try code(&scope)
                 } catch {
-                    throw MachineError.actionFailed(action: name, state: chart.ids[state], message: "\(error)")
+                    throw MachineError.actionFailed(action: name, state: chart.ids[state], cause: ErrorCause(error))
                 }
                 context = scope.context
                 internalQueue.append(contentsOf: scope.raised)

@@ -21,8 +21,9 @@ public enum MachineError: Error, Hashable, Sendable, CustomStringConvertible {
     /// not a state inside the history's parent (or is itself a history pseudo-state): the machine
     /// never records such a memory, so the state was altered.
     case invalidHistory(history: String, remembered: String)
-    /// A custom action threw; the step is abandoned and the state unchanged.
-    case actionFailed(action: String, state: String?, message: String)
+    /// A custom action threw; the step is abandoned and the state unchanged. `cause` is the error
+    /// the action threw (`cause.error as? MyAppError`).
+    case actionFailed(action: String, state: String?, cause: ErrorCause)
     /// The definition is invalid; the list names every problem found.
     case invalidDefinition([ValidationError])
 
@@ -44,8 +45,8 @@ public enum MachineError: Error, Hashable, Sendable, CustomStringConvertible {
             return "unknown state '\(id)'"
         case .invalidHistory(let history, let remembered):
             return "invalid history memory: '\(history)' remembers '\(remembered)', which is not a state inside its parent"
-        case .actionFailed(let action, let state, let message):
-            return "action '\(action)'\(state.map { " in state '\($0)'" } ?? "") failed: \(message)"
+        case .actionFailed(let action, let state, let cause):
+            return "action '\(action)'\(state.map { " in state '\($0)'" } ?? "") failed: \(cause)"
         case .invalidDefinition(let errors):
             return "invalid machine definition:\n" + errors.map { "  - \($0)" }.joined(separator: "\n")
         }

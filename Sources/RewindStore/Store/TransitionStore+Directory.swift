@@ -1,5 +1,6 @@
 import Foundation
 import RewindLMDB
+import RewindValues
 
 /// What a directory holds before a store is opened in it: nothing (a new store), a store, a store
 /// another process is creating right now, or something that is not a store.

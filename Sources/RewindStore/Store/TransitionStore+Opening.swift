@@ -1,5 +1,6 @@
 import Foundation
 import RewindLMDB
+import RewindValues
 
 /// Opening a store: read-only (nothing created or written) or for writing (created, or migrated
 /// from an older format).

@@ -96,6 +96,26 @@ struct SessionTypedNameTests {
         #expect(session.deferredErrors.isEmpty)
     }
 
+    /// A literal payload is a `JSONValue`: it takes the non-throwing overloads (these calls
+    /// compile without `try`), and is recorded as the string it is. An `Encodable` value still
+    /// takes the encoding overloads.
+    @Test func aLiteralPayloadTakesTheNonThrowingOverload() async throws {
+        let fixture = try EngineFixture()
+        defer { fixture.remove() }
+        let engine = try fixture.open(registering: [try Onboarding.machine()])
+        defer { engine.close() }
+        let session = try await engine.startSession(id: "user", machine: "onboarding") { session in
+            session.onDidEnter(Onboarding.Screen.greeting) { _ in session.setNeedsTransition("start", payload: "offline") }
+            session.onDidEnter(Onboarding.Screen.login) { _ in
+                session.setNeedsTransition(Onboarding.Event.loggedIn, payload: ["attempt": 2])
+            }
+        }
+        try await session.send(Onboarding.Event.launch, payload: "cold")
+        #expect(session.configuration == ["home"])
+        #expect(try payloads(of: session, in: engine) == [.null, "cold", "offline", ["attempt": 2]])
+        #expect(session.deferredErrors.isEmpty)
+    }
+
     @Test func directMovesTakeTypedStatesAndEncodableData() async throws {
         let fixture = try EngineFixture()
         defer { fixture.remove() }
