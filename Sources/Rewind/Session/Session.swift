@@ -126,6 +126,7 @@ public final class Session: @unchecked Sendable {
     ///
     /// - Throws: `MachineError.invalidTransition` (nothing written), `StoreError.versionConflict`
     ///   when another writer changed the session (``reload()`` and retry), the store's errors.
+    ///   Every error a request can throw, with what was written: <doc:WhatASendThrows>.
     @discardableResult
     public func send(_ event: Event) async throws -> Step {
         try await perform(.send(event))
