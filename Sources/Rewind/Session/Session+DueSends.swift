@@ -9,8 +9,8 @@ extension Session {
     /// pending: schedule a timer for it and call ``deliverDueSends()``. A send due past the last
     /// representable timestamp (a delay of thousands of centuries) reports that timestamp.
     public var nextDueSend: Timestamp? {
-        lock.withLock { _ in
-            current.state.pendingSends.first.map { Timestamp(machineTime: $0.due) }
+        guarded.withLock { guarded in
+            guarded.current.state.pendingSends.first.map { Timestamp(machineTime: $0.due) }
         }
     }
 
@@ -29,8 +29,8 @@ extension Session {
     ///   step's append throws (that delivery is not written; the send stays pending).
     @discardableResult
     public func deliverDueSends() async throws -> [Step] {
-        lock.withLock { _ in deliveries += 1 }
-        defer { lock.withLock { _ in deliveries -= 1 } }
+        guarded.withLock { $0.deliveries += 1 }
+        defer { guarded.withLock { $0.deliveries -= 1 } }
         var delivered: [Step] = []
         // Each round delivers what is due in one append; hooks may queue requests that make more due.
         while let steps = try await withGateThenQueued({ try await runDueStep() }) {
@@ -46,7 +46,7 @@ extension Session {
 
     /// Whether a pending send is due now.
     var hasDueSend: Bool {
-        lock.withLock { _ in dueSend(in: current.state) != nil }
+        guarded.withLock { dueSend(in: $0.current.state) != nil }
     }
 
     /// The pending send of `state` that is due by the engine's clock (the first: they are kept in
@@ -60,7 +60,7 @@ extension Session {
 
     /// Delivers the pending sends that are due, holding the gate; `nil` when none is.
     func runDueStep() async throws -> [Step]? {
-        guard let due = lock.withLock({ _ in dueSend(in: current.state) }) else { return nil }
+        guard let due = guarded.withLock({ dueSend(in: $0.current.state) }) else { return nil }
         return try await runStep(.deliverDue(due.event))
     }
 

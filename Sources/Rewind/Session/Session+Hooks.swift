@@ -9,10 +9,10 @@ extension Session {
     public func update(deltaTime: Double) async {
         await gate.withGate {
             let state = self.state
-            if lock.withLock({ _ in hooksOnMainActor }) {
-                await MainActor.run { hooks.update(deltaTime: deltaTime, in: state) }
+            if guarded.withLock({ $0.hooksOnMainActor }) {
+                await MainActor.run { registeredHooks().update(deltaTime: deltaTime, in: state) }
             } else {
-                hooks.update(deltaTime: deltaTime, in: state)
+                registeredHooks().update(deltaTime: deltaTime, in: state)
             }
         }
         await drainQueued()
@@ -20,43 +20,49 @@ extension Session {
 
     /// Runs `hook` each time `state` is entered (GKState's `didEnter(from:)`).
     public func onDidEnter(_ state: String, _ hook: @escaping @Sendable (StateChange) -> Void) {
-        lock.withLock { _ in hooks.onDidEnter(state, hook) }
+        guarded.withLock { $0.hooks.onDidEnter(state, hook) }
     }
 
     /// Runs `hook` each time `state` is exited (GKState's `willExit(to:)`).
     public func onWillExit(_ state: String, _ hook: @escaping @Sendable (StateChange) -> Void) {
-        lock.withLock { _ in hooks.onWillExit(state, hook) }
+        guarded.withLock { $0.hooks.onWillExit(state, hook) }
     }
 
     /// Runs `hook` on ``update(deltaTime:)`` while `state` is active.
     public func onUpdate(_ state: String, _ hook: @escaping @Sendable (_ deltaTime: Double) -> Void) {
-        lock.withLock { _ in hooks.onUpdate(state, hook) }
+        guarded.withLock { $0.hooks.onUpdate(state, hook) }
     }
 
     /// Runs `hook` before each step's exits (StateViewController's `willTransition(to:)`); the
     /// change's `data` is the next state's data (see `StateChange.data`).
     public func onWillTransition(_ hook: @escaping @Sendable (StateChange) -> Void) {
-        lock.withLock { _ in hooks.onWillTransition(hook) }
+        guarded.withLock { $0.hooks.onWillTransition(hook) }
     }
 
     /// Runs `hook` after each step's entries (StateViewController's `didTransition(from:)`); the
     /// change's `data` is the next state's data (see `StateChange.data`).
     public func onDidTransition(_ hook: @escaping @Sendable (StateChange) -> Void) {
-        lock.withLock { _ in hooks.onDidTransition(hook) }
+        guarded.withLock { $0.hooks.onDidTransition(hook) }
     }
 
     /// Runs `hook` for each microstep between its exits and its entries (transition actions).
     public func onTransition(_ hook: @escaping @Sendable (Microstep) -> Void) {
-        lock.withLock { _ in hooks.onTransition(hook) }
+        guarded.withLock { $0.hooks.onTransition(hook) }
     }
 
     /// Registers a hook that must run on the main actor (Session+MainActorHooks.swift): from now
     /// on the session runs its hooks there.
     func registerMainActorHook(_ register: (StepHooks) -> Void) {
-        lock.withLock { _ in
-            hooksOnMainActor = true
-            register(hooks)
+        guarded.withLock { guarded in
+            guarded.hooksOnMainActor = true
+            register(guarded.hooks)
         }
+    }
+
+    /// A copy of the hooks registered now, to run outside the lock (a hook may register another,
+    /// or read the session).
+    private func registeredHooks() -> StepHooks {
+        guarded.withLock { $0.hooks.copy() }
     }
 
     /// Runs the hooks of `steps` in order, each step's previous state the one the step before it
@@ -64,8 +70,9 @@ extension Session {
     /// With a `@MainActor` hook registered, all of them run on the main actor.
     func runHooks(of steps: [Step], from previous: MachineState) async {
         // No hook registered: none runs, so none can register another (the usual case).
-        if hooks.isEmpty { return }
-        if lock.withLock({ _ in hooksOnMainActor }) {
+        let (isEmpty, onMainActor) = guarded.withLock { ($0.hooks.isEmpty, $0.hooksOnMainActor) }
+        if isEmpty { return }
+        if onMainActor {
             await MainActor.run { runHooksHere(of: steps, from: previous) }
         } else {
             runHooksHere(of: steps, from: previous)
@@ -74,6 +81,7 @@ extension Session {
 
     /// `runHooks(of:from:)` on the current thread.
     private func runHooksHere(of steps: [Step], from previous: MachineState) {
+        let hooks = registeredHooks()
         var previous = previous
         for step in steps {
             if !step.microsteps.isEmpty { hooks.run(step, of: machine, previous: previous) }

@@ -34,13 +34,13 @@ extension Session {
             await drainQueued()
             return result
         } catch {
-            if lock.withLock({ _ in !queued.isEmpty }) { await drainQueued() }
+            if guarded.withLock({ !$0.queued.isEmpty }) { await drainQueued() }
             throw error
         }
     }
 
     func enqueue(_ request: StepRecording.Request) {
-        lock.withLock { _ in queued.append(request) }
+        guarded.withLock { $0.queued.append(request) }
         if !gate.isHeld {
             Task { await self.drainQueued() }
         }
@@ -54,21 +54,23 @@ extension Session {
     /// (each request queued outside any step starts one), and one that took a request before
     /// waiting for the gate could be overtaken by another with a later one.
     func drainQueued() async {
-        while lock.withLock({ _ in !queued.isEmpty }) {
+        while guarded.withLock({ !$0.queued.isEmpty }) {
             do {
                 _ = try await gate.withGate { () -> [Step] in
-                    guard let request = lock.withLock({ _ in queued.isEmpty ? nil : queued.removeFirst() }) else { return [] }
+                    guard let request = guarded.withLock({ $0.queued.isEmpty ? nil : $0.queued.removeFirst() }) else {
+                        return []
+                    }
                     return try await runStep(request)
                 }
             } catch {
-                lock.withLock { _ in recordDeferred(error) }
+                guarded.withLock { $0.recordDeferred(error) }
             }
         }
-        guard lock.withLock({ _ in deliveries == 0 && dueSend(in: current.state) != nil }) else { return }
+        guard guarded.withLock({ $0.deliveries == 0 && dueSend(in: $0.current.state) != nil }) else { return }
         do {
             try await deliverDueSends()
         } catch {
-            lock.withLock { _ in recordDeferred(error) }
+            guarded.withLock { $0.recordDeferred(error) }
         }
     }
 }

@@ -43,7 +43,7 @@ extension Session {
         ) throws -> Void
     ) async throws -> [Step] {
         try engine.ensureOpen()
-        let (before, migration) = lock.withLock { _ in (current, self.migration) }
+        let (before, migration) = guarded.withLock { ($0.current, $0.migration) }
         var latest = before
         var steps: [Step] = []
         steps.reserveCapacity(capacity)
@@ -56,9 +56,9 @@ extension Session {
         // even a pending migration: it goes with the first record under the new definition).
         if transitions.count == (migration == nil ? 0 : 1) { return steps }
         try await append(transitions, after: before, writes: writes)
-        lock.withLock { _ in
-            current = latest
-            self.migration = nil
+        guarded.withLock { guarded in
+            guarded.current = latest
+            guarded.migration = nil
         }
         await runHooks(of: steps, from: before.state)
         return steps

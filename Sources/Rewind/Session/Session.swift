@@ -16,9 +16,9 @@ import Synchronization
 /// Register hooks before sending (for the first entry's hooks, in the `configure` closure of
 /// `startSession(id:machine:context:isolation:configure:)`). Hooks run on the task that made the
 /// request.
-public final class Session: @unchecked Sendable {
-    // Concurrency (`@unchecked Sendable`): `lock` guards the mutable state and the hooks'
-    // registration, `gate` orders the requests and the hooks' runs; the rest is immutable.
+public final class Session: Sendable {
+    // Concurrency: `guarded` holds everything that changes (the state, the queue, the hooks),
+    // `gate` orders the requests and the hooks' runs; the rest is immutable.
 
     /// The session's id.
     public let id: SessionID
@@ -32,21 +32,33 @@ public final class Session: @unchecked Sendable {
     /// to its engine must keep using it.
     let engine: Engine
     let gate = AsyncGate()
-    /// Guards `current`, `migration`, `queued`, `deferred`, `deliveries` and `hooks`' registration.
-    let lock = Mutex(())
-    var current: SessionSnapshot
-    /// The `rewind.migrate` record to append before the session's next record, when it resumed
-    /// under another definition than its records name (its timestamp is set when appended).
-    var migration: TransitionDraft?
-    var queued: [StepRecording.Request] = []
-    var deferred: [any Error] = []
-    /// How many `deliverDueSends()` loops run now (the automatic delivery after a step waits
-    /// for none, so delivering never recurses).
-    var deliveries = 0
-    /// Registered under `lock`; run only while holding `gate`.
-    let hooks = StepHooks()
-    /// Whether a `@MainActor` hook is registered (under `lock`): the hooks then run on the main actor.
-    var hooksOnMainActor = false
+
+    /// What changes, behind the one lock (never held across an `await` or while hooks run).
+    struct Guarded {
+        var current: SessionSnapshot
+        /// The `rewind.migrate` record to append before the session's next record, when it resumed
+        /// under another definition than its records name (its timestamp is set when appended).
+        var migration: TransitionDraft?
+        var queued: [StepRecording.Request] = []
+        var deferred: [any Error] = []
+        /// How many `deliverDueSends()` loops run now (the automatic delivery after a step waits
+        /// for none, so delivering never recurses).
+        var deliveries = 0
+        /// The registered hooks; a step runs a copy taken here, holding `gate`.
+        var hooks = StepHooks()
+        /// Whether a `@MainActor` hook is registered: the hooks then run on the main actor.
+        var hooksOnMainActor = false
+
+        /// Keeps `error` in ``deferredErrors`` (dropping the oldest beyond the bound).
+        mutating func recordDeferred(_ error: any Error) {
+            deferred.append(error)
+            if deferred.count > Session.maximumDeferredErrors {
+                deferred.removeFirst(deferred.count - Session.maximumDeferredErrors)
+            }
+        }
+    }
+
+    let guarded: Mutex<Guarded>
 
     /// How ``reload()`` treats records written under another definition: as the session was
     /// resumed (a session moved to the registered definition reloads the same way until its first
@@ -62,7 +74,7 @@ public final class Session: @unchecked Sendable {
         self.machineName = machineName
         self.recording = recording
         self.engine = engine
-        self.current = snapshot
+        self.guarded = Mutex(Guarded(current: snapshot))
     }
 
     /// A session resumed at `resumed` (with the migration record it still has to append, if any).
@@ -73,13 +85,13 @@ public final class Session: @unchecked Sendable {
         self.init(
             id: id, machineName: machineName, recording: recording, engine: engine, snapshot: resumed.snapshot,
             resumePolicy: resumePolicy)
-        migration = resumed.migration
+        guarded.withLock { $0.migration = resumed.migration }
     }
 
     // MARK: State
 
     /// The session at its latest committed version.
-    public var snapshot: SessionSnapshot { lock.withLock { _ in current } }
+    public var snapshot: SessionSnapshot { guarded.withLock { $0.current } }
     /// The interpreter's state at the latest committed version.
     public var state: MachineState { snapshot.state }
     /// The latest committed version (0 before the first record).
@@ -93,7 +105,7 @@ public final class Session: @unchecked Sendable {
     public var navigationStack: ScreenStack { snapshot.navigation }
     /// Errors thrown by requests queued from hooks (they cannot reach the hook's caller), oldest
     /// first: the latest ``maximumDeferredErrors`` of them, until ``takeDeferredErrors()`` takes them.
-    public var deferredErrors: [any Error] { lock.withLock { _ in deferred } }
+    public var deferredErrors: [any Error] { guarded.withLock { $0.deferred } }
 
     /// The most errors ``deferredErrors`` keeps; older ones are dropped first.
     public static let maximumDeferredErrors = 100
@@ -101,17 +113,9 @@ public final class Session: @unchecked Sendable {
     /// Returns the errors of queued requests collected so far (see ``deferredErrors``) and
     /// forgets them, as `Interpreter.takeDeferredErrors()` does.
     public func takeDeferredErrors() -> [any Error] {
-        lock.withLock { _ in
-            defer { deferred.removeAll() }
-            return deferred
-        }
-    }
-
-    /// Keeps `error` in ``deferredErrors`` (dropping the oldest beyond the bound). Call holding `lock`.
-    func recordDeferred(_ error: any Error) {
-        deferred.append(error)
-        if deferred.count > Self.maximumDeferredErrors {
-            deferred.removeFirst(deferred.count - Self.maximumDeferredErrors)
+        guarded.withLock { guarded in
+            defer { guarded.deferred.removeAll() }
+            return guarded.deferred
         }
     }
 
@@ -215,9 +219,9 @@ public final class Session: @unchecked Sendable {
     public func reload() async throws {
         try await withGateThenQueued {
             let resumed = try engine.loadSnapshot(of: id, recording: recording, policy: resumePolicy)
-            lock.withLock { _ in
-                current = resumed.snapshot
-                migration = resumed.migration
+            guarded.withLock { guarded in
+                guarded.current = resumed.snapshot
+                guarded.migration = resumed.migration
             }
         }
     }

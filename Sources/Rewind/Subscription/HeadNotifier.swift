@@ -7,10 +7,7 @@ import Synchronization
 /// while anyone waits, the notifier reads the store's head every `polling.interval` and advances to
 /// it, so their commits reach subscribers within that interval. One poll for all waiters; none
 /// while nobody waits.
-///
-/// `@unchecked Sendable`: `lock` guards every mutable property (the waiters' continuations are
-/// resumed outside it).
-final class HeadNotifier: @unchecked Sendable {
+final class HeadNotifier: Sendable {
     private struct Waiter {
         var id: UInt64
         var after: UInt64
@@ -19,14 +16,20 @@ final class HeadNotifier: @unchecked Sendable {
         var continuation: CheckedContinuation<Bool, Never>
     }
 
-    /// Guards every property below.
-    private let lock = Mutex(())
-    private var head: UInt64
-    private var waiters: [Waiter] = []
-    private var nextID: UInt64 = 0
-    private var isClosed = false
-    /// How many erasures this engine committed (``noteErasure()``).
-    private var erasures: UInt64 = 0
+    /// Everything that changes, inside the one lock (the waiters' continuations are resumed
+    /// outside it).
+    private struct State {
+        var head: UInt64
+        var waiters: [Waiter] = []
+        var nextID: UInt64 = 0
+        var isClosed = false
+        /// How many erasures this engine committed (``noteErasure()``).
+        var erasures: UInt64 = 0
+        /// The polling task while one runs (it ends when nobody waits).
+        var poller: Task<Void, Never>?
+    }
+
+    private let state: Mutex<State>
     /// How to follow other writers' commits.
     struct Polling: Sendable {
         /// How often, while anyone waits.
@@ -37,22 +40,20 @@ final class HeadNotifier: @unchecked Sendable {
 
     /// `nil`: only ``advance(to:)`` moves the head.
     private let polling: Polling?
-    /// The polling task while one runs (it ends when nobody waits).
-    private var poller: Task<Void, Never>?
 
     /// A notifier at `head`, following other writers as `polling` says.
     init(head: UInt64, polling: Polling? = nil) {
-        self.head = head
+        state = Mutex(State(head: head))
         self.polling = polling
     }
 
     /// Called after a commit whose last record has global sequence `sequence`.
     func advance(to sequence: UInt64) {
-        let ready = lock.withLock { _ -> [Waiter] in
-            guard sequence > head else { return [] }
-            head = sequence
-            let ready = waiters.filter { $0.after < sequence }
-            waiters.removeAll { $0.after < sequence }
+        let ready = state.withLock { state -> [Waiter] in
+            guard sequence > state.head else { return [] }
+            state.head = sequence
+            let ready = state.waiters.filter { $0.after < sequence }
+            state.waiters.removeAll { $0.after < sequence }
             return ready
         }
         for waiter in ready { waiter.continuation.resume(returning: true) }
@@ -60,53 +61,54 @@ final class HeadNotifier: @unchecked Sendable {
 
     /// How many erasures this engine has committed: what a waiter that must also wake for the
     /// next one passes to ``wait(untilPast:orErasureAfter:)``.
-    var erasureCount: UInt64 { lock.withLock { _ in erasures } }
+    var erasureCount: UInt64 { state.withLock { $0.erasures } }
 
     /// Called after a commit that erased sessions (the head does not move): wakes the waiters
     /// that asked to hear of erasures (an uploader, whose notices must go).
     func noteErasure() {
-        let ready = lock.withLock { _ -> [Waiter] in
-            erasures += 1
-            let ready = waiters.filter { $0.erasuresAfter.map { $0 < erasures } ?? false }
-            waiters.removeAll { $0.erasuresAfter.map { $0 < erasures } ?? false }
+        let ready = state.withLock { state -> [Waiter] in
+            state.erasures += 1
+            let erasures = state.erasures
+            let ready = state.waiters.filter { $0.erasuresAfter.map { $0 < erasures } ?? false }
+            state.waiters.removeAll { $0.erasuresAfter.map { $0 < erasures } ?? false }
             return ready
         }
         for waiter in ready { waiter.continuation.resume(returning: true) }
     }
 
     /// Tests: whether a polling task runs (never without `polling`).
-    var isPolling: Bool { lock.withLock { _ in poller != nil } }
+    var isPolling: Bool { state.withLock { $0.poller != nil } }
 
     /// Tests: how many subscribers wait for a commit.
-    var waitingCount: Int { lock.withLock { _ in waiters.count } }
+    var waitingCount: Int { state.withLock { $0.waiters.count } }
 
     /// Whether ``close()`` was called (the engine closed).
-    var closed: Bool { lock.withLock { _ in isClosed } }
+    var closed: Bool { state.withLock { $0.isClosed } }
 
     /// Wakes every waiter for good (the engine closed).
     func close() {
-        let (all, poller) = lock.withLock { _ -> ([Waiter], Task<Void, Never>?) in
-            isClosed = true
+        let (all, poller) = state.withLock { state -> ([Waiter], Task<Void, Never>?) in
+            state.isClosed = true
             defer {
-                waiters.removeAll()
-                self.poller = nil
+                state.waiters.removeAll()
+                state.poller = nil
             }
-            return (waiters, self.poller)
+            return (state.waiters, state.poller)
         }
         poller?.cancel()
         for waiter in all { waiter.continuation.resume(returning: false) }
     }
 
-    /// Starts the polling task unless one runs (called with `lock` held, when a waiter is added).
-    private func startPollingIfNeeded() {
-        guard let polling, poller == nil, !isClosed else { return }
-        poller = Task.detached { [weak self] in
+    /// Starts the polling task unless one runs (called inside `state`'s lock, when a waiter is added).
+    private func startPollingIfNeeded(_ state: inout State) {
+        guard let polling, state.poller == nil, !state.isClosed else { return }
+        state.poller = Task.detached { [weak self] in
             while !Task.isCancelled {
                 try? await Task.sleep(for: polling.interval)
                 guard let self, !Task.isCancelled else { return }
-                let waiting = self.lock.withLock { _ -> Bool in
-                    if self.waiters.isEmpty || self.isClosed {
-                        self.poller = nil
+                let waiting = self.state.withLock { state -> Bool in
+                    if state.waiters.isEmpty || state.isClosed {
+                        state.poller = nil
                         return false
                     }
                     return true
@@ -122,26 +124,27 @@ final class HeadNotifier: @unchecked Sendable {
     /// numbered past it, see ``erasureCount``). Returns `false` when the engine closed or the task
     /// was cancelled, `true` otherwise.
     func wait(untilPast sequence: UInt64, orErasureAfter erasuresAfter: UInt64? = nil) async -> Bool {
-        let id = lock.withLock { _ -> UInt64 in
-            nextID += 1
-            return nextID
+        let id = state.withLock { state -> UInt64 in
+            state.nextID += 1
+            return state.nextID
         }
         return await withTaskCancellationHandler {
             await withCheckedContinuation { (continuation: CheckedContinuation<Bool, Never>) in
-                let answer = lock.withLock { _ -> Bool? in
-                    if isClosed || Task.isCancelled { return false }
-                    if head > sequence { return true }
-                    if let erasuresAfter, erasures > erasuresAfter { return true }
-                    waiters.append(Waiter(id: id, after: sequence, erasuresAfter: erasuresAfter, continuation: continuation))
-                    startPollingIfNeeded()
+                let answer = state.withLock { state -> Bool? in
+                    if state.isClosed || Task.isCancelled { return false }
+                    if state.head > sequence { return true }
+                    if let erasuresAfter, state.erasures > erasuresAfter { return true }
+                    state.waiters.append(
+                        Waiter(id: id, after: sequence, erasuresAfter: erasuresAfter, continuation: continuation))
+                    startPollingIfNeeded(&state)
                     return nil
                 }
                 if let answer { continuation.resume(returning: answer) }
             }
         } onCancel: {
-            let waiter = lock.withLock { _ -> Waiter? in
-                guard let index = waiters.firstIndex(where: { $0.id == id }) else { return nil }
-                return waiters.remove(at: index)
+            let waiter = state.withLock { state -> Waiter? in
+                guard let index = state.waiters.firstIndex(where: { $0.id == id }) else { return nil }
+                return state.waiters.remove(at: index)
             }
             waiter?.continuation.resume(returning: false)
         }

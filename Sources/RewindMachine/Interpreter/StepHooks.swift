@@ -17,6 +17,19 @@ public final class StepHooks {
     /// Creates an empty set of hooks.
     public init() {}
 
+    /// Another set holding the same hooks (registering in one does not change the other): a
+    /// session runs a copy taken under its lock, so hooks registered meanwhile never race a run.
+    package func copy() -> StepHooks {
+        let copy = StepHooks()
+        copy.didEnterHooks = didEnterHooks
+        copy.willExitHooks = willExitHooks
+        copy.updateHooks = updateHooks
+        copy.willTransitionHooks = willTransitionHooks
+        copy.didTransitionHooks = didTransitionHooks
+        copy.transitionHooks = transitionHooks
+        return copy
+    }
+
     /// Whether no hook is registered (the engine then skips building hook arguments).
     public var isEmpty: Bool {
         didEnterHooks.isEmpty && willExitHooks.isEmpty && updateHooks.isEmpty
