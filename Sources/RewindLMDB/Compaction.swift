@@ -266,7 +266,7 @@ extension SharedEnvironment {
             usesWriteMap = opened.options.contains(.writeMap)
             mapUnreserved = false
             try reopenDatabases()
-            let level = appliedSync
+            let level = sync.withLock { $0.applied }
             let all = SyncLevel.none.lmdbFlags | SyncLevel.data.lmdbFlags
             try LMDBError.check(mdb_env_set_flags(pointer, all, 0), "mdb_env_set_flags(off) for '\(path)'")
             if level.lmdbFlags != 0 {
@@ -282,8 +282,8 @@ extension SharedEnvironment {
     /// gets the handle it had (LMDB numbers them in the order they are opened); ``Database``
     /// values held by callers stay valid.
     private func reopenDatabases() throws {
-        let cached = databaseLock.withLock { _ in
-            (Array(databases.values) + (mainDatabase.map { [$0] } ?? [])).sorted { $0.handle < $1.handle }
+        let cached = databases.withLock { table in
+            (Array(table.named.values) + (table.main.map { [$0] } ?? [])).sorted { $0.handle < $1.handle }
         }
         guard !cached.isEmpty else { return }
         var txn: OpaquePointer?

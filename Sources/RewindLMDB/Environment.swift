@@ -147,16 +147,16 @@ public final class Environment: Sendable {
     ///   false, `MDB_DBS_FULL` when ``EnvironmentConfiguration/maxDatabases`` is reached.
     public func database(named name: String?, create: Bool = true) throws -> Database {
         try ensureOpen("opening database '\(name ?? "main")'")
-        return try shared.databaseLock.withLock { _ in
-            if let name, let cached = shared.databases[name] { return cached }
-            if name == nil, let cached = shared.mainDatabase { return cached }
+        return try shared.databases.withLock { table in
+            if let name, let cached = table.named[name] { return cached }
+            if name == nil, let cached = table.main { return cached }
             let database: Database
             if create {
                 database = try write { txn in try txn.openDatabase(named: name, create: true) }
             } else {
                 database = try readCommitting { txn in try txn.openDatabase(named: name, create: false) }
             }
-            if let name { shared.databases[name] = database } else { shared.mainDatabase = database }
+            if let name { table.named[name] = database } else { table.main = database }
             return database
         }
     }
@@ -165,8 +165,8 @@ public final class Environment: Sendable {
     /// missing) in a single transaction. Handles are cached like those of ``database(named:create:)``.
     public func databases(named names: [String], create: Bool = true) throws -> [String: Database] {
         try ensureOpen("opening databases \(names)")
-        return try shared.databaseLock.withLock { _ in
-            let missing = names.filter { shared.databases[$0] == nil }
+        return try shared.databases.withLock { table in
+            let missing = names.filter { table.named[$0] == nil }
             if !missing.isEmpty {
                 let opened: [Database]
                 if create {
@@ -175,11 +175,11 @@ public final class Environment: Sendable {
                     opened = try readCommitting { txn in try missing.map { try txn.openDatabase(named: $0, create: false) } }
                 }
                 for database in opened {
-                    if let name = database.name { shared.databases[name] = database }
+                    if let name = database.name { table.named[name] = database }
                 }
             }
             var result: [String: Database] = [:]
-            for name in names { result[name] = shared.databases[name] }
+            for name in names { result[name] = table.named[name] }
             return result
         }
     }

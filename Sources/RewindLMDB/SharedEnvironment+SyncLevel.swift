@@ -14,20 +14,17 @@ extension SharedEnvironment {
     /// Records that a handle asks for `level` (`nil`: a handle that does not write).
     func addSyncRequest(_ level: SyncLevel?) {
         guard let level else { return }
-        syncLock.withLock { _ in syncRequests[level, default: 0] += 1 }
+        sync.withLock { $0.requests[level, default: 0] += 1 }
     }
 
     /// Records that a handle asking for `level` was released.
     func removeSyncRequest(_ level: SyncLevel?) {
         guard let level else { return }
-        syncLock.withLock { _ in
-            let count = (syncRequests[level] ?? 0) - 1
-            syncRequests[level] = count > 0 ? count : nil
+        sync.withLock { sync in
+            let count = (sync.requests[level] ?? 0) - 1
+            sync.requests[level] = count > 0 ? count : nil
         }
     }
-
-    /// The strongest level an open handle asks for (`nil` when none asks).
-    private var strongestRequest: SyncLevel? { syncRequests.keys.max() }
 
     /// Makes LMDB apply the strongest sync level the open handles ask for (when none asks, the
     /// level stays as it is). One process's handles of a directory share one `MDB_env`, whose
@@ -38,21 +35,21 @@ extension SharedEnvironment {
     /// Waits until no transaction of this environment is open in the process (LMDB's flags must
     /// not change under a commit); a thread inside one gets an error instead of a deadlock.
     func applyStrongestSync() throws {
-        if syncLock.withLock({ _ in strongestRequest.map { $0 == appliedSync } ?? true }) { return }
+        if sync.withLock({ sync in sync.strongestRequest.map { $0 == sync.applied } ?? true }) { return }
         try accessLock.withExclusiveAccess(orThrow: { nestingError("changing how commits flush") }) {
             if isClosed || isReadOnly { return }
-            try syncLock.withLock { _ in
-                guard let wanted = strongestRequest, wanted != appliedSync else { return }
+            try sync.withLock { sync in
+                guard let wanted = sync.strongestRequest, wanted != sync.applied else { return }
                 let all = SyncLevel.none.lmdbFlags | SyncLevel.data.lmdbFlags
                 try LMDBError.check(mdb_env_set_flags(pointer, all, 0), "mdb_env_set_flags(off) for '\(path)'")
                 if wanted.lmdbFlags != 0 {
                     try LMDBError.check(
                         mdb_env_set_flags(pointer, wanted.lmdbFlags, 1), "mdb_env_set_flags(on) for '\(path)'")
                 }
-                if wanted > appliedSync {
+                if wanted > sync.applied {
                     try LMDBError.check(mdb_env_sync(pointer, 1), "mdb_env_sync for '\(path)'")
                 }
-                appliedSync = wanted
+                sync.applied = wanted
             }
         }
     }

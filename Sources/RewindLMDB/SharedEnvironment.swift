@@ -16,10 +16,12 @@ import Darwin
 /// transaction (read or write) for its whole life and exclusively by map resizes, by a compaction
 /// (which replaces `pointer`, `usesWriteMap` and `dataFileLock`) and by the final close, because
 /// `mdb_env_set_mapsize`, `mdb_env_close` and replacing the data file need that no transaction of
-/// this process is open. `databaseLock` guards `databases` and serialises `mdb_dbi_open`, which
-/// LMDB forbids from concurrent transactions. `referenceCount` is guarded by the registry's lock.
-/// (`@unchecked Sendable`: those locks guard the mutable properties, which the compiler cannot
-/// see; `syncLock` guards the sync level's.)
+/// this process is open. `databases` (a mutex holding the handle table) also serialises
+/// `mdb_dbi_open`, which LMDB forbids from concurrent transactions; `sync` holds the sync levels
+/// asked for and applied. `referenceCount` is guarded by the registry's lock.
+/// (`@unchecked Sendable` for what `accessLock`, a reader-writer lock, and the registry's lock
+/// guard — `pointer`, `isClosed`, `usesWriteMap`, `dataFileLock`, `referenceCount` — which the
+/// compiler cannot see; the state behind a `Mutex` is inside it.)
 final class SharedEnvironment: @unchecked Sendable {
     /// The open `MDB_env`; replaced only by a compaction (under exclusive access), which reopens
     /// the environment on the compacted data file.
@@ -30,18 +32,31 @@ final class SharedEnvironment: @unchecked Sendable {
     /// another (or an earlier) environment is detected instead of reaching LMDB.
     let serial: UInt64
     let accessLock = ReadWriteLock()
-    let databaseLock = Mutex(())
-    var databases: [String: Database] = [:]
-    var mainDatabase: Database?
+    /// The handles of the databases opened so far.
+    struct DatabaseTable {
+        var named: [String: Database] = [:]
+        var main: Database?
+    }
+
+    /// The database handles; holding it also serialises `mdb_dbi_open`.
+    let databases = Mutex(DatabaseTable())
     var referenceCount = 0
     /// Written under `accessLock`'s exclusive access, read under its shared access.
     var isClosed = false
-    /// Guards `syncRequests` and `appliedSync` (taken after `accessLock`, never before it).
-    let syncLock = Mutex(())
-    /// How many open handles asked for each sync level (read-only handles ask for none).
-    var syncRequests: [SyncLevel: Int] = [:]
-    /// The sync level LMDB applies now (its flags); changed only under exclusive access.
-    var appliedSync: SyncLevel
+
+    /// The sync levels asked for and the one applied.
+    struct SyncState {
+        /// How many open handles asked for each sync level (read-only handles ask for none).
+        var requests: [SyncLevel: Int] = [:]
+        /// The sync level LMDB applies now (its flags); changed only under exclusive access.
+        var applied: SyncLevel
+
+        /// The strongest level an open handle asks for (`nil` when none asks).
+        var strongestRequest: SyncLevel? { requests.keys.max() }
+    }
+
+    /// The sync levels (taken after `accessLock`, never before it).
+    let sync: Mutex<SyncState>
 
     /// Opens the environment in the existing directory `path` (already canonical).
     ///
@@ -58,7 +73,7 @@ final class SharedEnvironment: @unchecked Sendable {
         let opened = try Self.openEnvironment(path: path, configuration: configuration, mapSize: configuration.mapSize)
         self.pointer = opened.pointer
         self.dataFileLock = opened.lock
-        self.appliedSync = SyncLevel(opened.options)
+        self.sync = Mutex(SyncState(applied: SyncLevel(opened.options)))
         self.usesWriteMap = opened.options.contains(.writeMap)
         self.isReadOnly = opened.options.contains(.readOnly)
         self.serial = SharedEnvironment.nextSerial()
