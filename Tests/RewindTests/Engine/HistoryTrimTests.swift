@@ -281,4 +281,35 @@ struct HistoryTrimTests {
         #expect(try engine.store.sessionInfo(for: "long")?.firstVersion == 21)
         #expect(try engine.checkStore().isConsistent)
     }
+
+    @Test func verifyBeginsAtTheBaseAndSaysSoAndExportAndForkRefuseTyped() async throws {
+        let fixture = try EngineFixture(snapshotInterval: 0)
+        defer { fixture.remove() }
+        let machine = try Self.loopMachine()
+        let engine = try fixture.open(registering: [machine])
+        defer { engine.close() }
+        _ = try await longSession("long", records: 60, in: engine)
+        try engine.trimHistory(of: "long", before: 40)
+
+        let report = try engine.verify("long", against: machine)
+        #expect(report.isClean)
+        #expect(report.baseVersion == 40)
+        #expect(report.firstVersion == 41)
+        #expect(report.verifiedRecords == 20)
+        #expect(report.description.contains("from its base at version 40"), "\(report)")
+        // A machine that no longer has the loop back diverges after the base, not before it.
+        let withoutLoop = try Machine(MachineDefinition(
+            name: "onboarding", initial: "initial",
+            routes: [
+                Route(from: "initial", to: "greeting", by: "launch"), Route(from: "greeting", to: "login", by: "start"),
+                Route(from: "login", to: "home", by: "loggedIn"),
+            ]))
+        let diverged = try engine.verify("long", against: withoutLoop)
+        #expect((diverged.divergence?.version ?? 0) > 40)
+
+        let trimmed = ReplayError.historyTrimmed(session: "long", requested: 1, firstVersion: 40)
+        #expect(throws: trimmed) { try engine.exportSession("long") }
+        await #expect(throws: trimmed) { try await engine.fork("long", at: 50, as: "copy") }
+        #expect(try engine.store.sessionInfo(for: "copy") == nil)
+    }
 }
