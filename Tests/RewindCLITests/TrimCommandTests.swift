@@ -43,6 +43,9 @@ struct TrimCommandTests {
         #expect(trimmed == Array(history.drop { $0.version < base }))
         let text = try await demo.tool.text(["history", long.session])
         #expect(text.contains("history begins at version \(base)"), "\(text)")
+        // Replay begins at the base, with the same steps as before from there.
+        let steps = try await demo.tool.json([CommandOutputs.Point].self, ["replay", long.session])
+        #expect(steps.map(\.version) == Array(base...long.version))
         // A state below the base says where history begins; at the base it is shown.
         expectOneLineError(try await demo.tool.run(["state", long.session, "--at", "1"]), containing: ["history begins at version"])
         #expect(try await demo.tool.run(["state", long.session, "--at", String(base)]).status == 0)
