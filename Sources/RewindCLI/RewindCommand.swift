@@ -21,7 +21,7 @@ struct RewindCommand: AsyncParsableCommand {
         subcommands: [
             Demo.self, Sessions.self, History.self, State.self, Diff.self, Replay.self, Verify.self,
             View.self, Export.self, Import.self, Fork.self, Graph.self, Projections.self, Stats.self, Check.self, Compact.self,
-            Bench.self, Push.self, Erase.self,
+            Bench.self, Push.self, Erase.self, Trim.self,
         ]
     )
 

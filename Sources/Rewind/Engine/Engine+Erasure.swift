@@ -63,7 +63,11 @@ extension Engine {
         var selected: [SessionID] = []
         try transaction.forEachSession { info in
             var context = JSONValue.null
-            if predicate.needsContext,
+            if predicate.needsContext, info.baseVersion != nil {
+                // A trimmed session's start record is gone: its context at the base stands for it.
+                context = (try? SessionSnapshot.latest(of: info.session, atOrBefore: info.firstVersion, in: transaction))?
+                    .state.context ?? .null
+            } else if predicate.needsContext,
                let first = try transaction.records(of: info.session, from: 1, limit: 1).first,
                first.event == StepRecording.startEvent
             {

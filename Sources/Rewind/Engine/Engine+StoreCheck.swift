@@ -113,13 +113,27 @@ extension Engine {
             var machines = logReplay().machines(for: info.machine)
             var replayed: UInt64 = 0
             var pending = stored[...]
+            // A trimmed session is replayed from its base snapshot (the check's starting point, as
+            // the empty state is an untrimmed session's), which must be there.
+            var start = SessionSnapshot.empty(definition: "")
+            if let base = info.baseVersion {
+                guard let first = pending.first, first.version == base else {
+                    return StoreProblem(
+                        location: "snapshot of '\(session.excerpt)' at version \(base)",
+                        reason: "it is missing, but the session's history begins there (it was trimmed)")
+                }
+                start = first
+                pending.removeFirst()
+                replayed = base
+            }
             var failure: StoreProblem?
             /// Ends the replay at the first snapshot that differs from it.
             struct Mismatch: Error {}
             do {
-                // The session from version 1 (not from a snapshot: they are what is checked).
+                // The session from version 1 (not from a snapshot: they are what is checked), or
+                // from its base when its history was trimmed.
                 _ = try SessionSnapshot.rebuilt(
-                    session, at: last.version, from: .empty(definition: ""),
+                    session, at: last.version, from: start,
                     records: SessionSnapshot.records(of: session, through: last.version, in: transaction)
                 ) { record, before in
                     let state = try machines.replay(record, on: before, in: transaction).1

@@ -13,7 +13,8 @@ public struct SessionPredicate: Sendable {
     public struct Candidate: Sendable {
         /// The session's head (id, machine, versions, times).
         public var info: SessionInfo
-        /// The context the session started with (the payload of its `rewind.start` record), or
+        /// The context the session started with (the payload of its `rewind.start` record; for a
+        /// session whose history was trimmed, its context at its base version), or
         /// `null` when it has none or it is not JSON.
         public var context: JSONValue
     }

@@ -63,12 +63,15 @@ public struct LogReplay: Sendable {
         ReplayMachines(log: log, registered: registered, machineName: machineName, bindings: bindings, coder: coder)
     }
 
-    /// A cursor over the recorded session `session`, standing at version 0.
+    /// A cursor over the recorded session `session`, standing at version 0, or at its base
+    /// version when its history was trimmed (``SessionInfo/baseVersion``).
     ///
     /// - Throws: ``EngineError/unknownSession(_:)``, the log's errors.
     public func cursor(for session: SessionID) throws -> ReplayCursor {
         let info = try log.readLog { try $0.requireSessionInfo(for: session) }
-        return ReplayCursor(log: log, session: session, machines: machines(for: info.machine))
+        var cursor = ReplayCursor(log: log, session: session, machines: machines(for: info.machine))
+        if let base = info.baseVersion { try cursor.seek(to: base) }
+        return cursor
     }
 
     /// The session `session` at version `version` (0: before its first record): its state, the

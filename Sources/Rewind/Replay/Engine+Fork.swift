@@ -13,14 +13,19 @@ extension Engine {
     /// appears whole or not at all. Open it with `session(_:policy:)` to continue it.
     ///
     /// - Throws: ``EngineError/unknownSession(_:)``, ``EngineError/sessionExists(_:)``,
-    ///   ``ReplayError/versionOutOfRange(session:requested:head:)`` (also for version 0), the
-    ///   store's errors. Nothing is written when it throws.
+    ///   ``ReplayError/versionOutOfRange(session:requested:head:)`` (also for version 0),
+    ///   ``ReplayError/historyTrimmed(session:requested:firstVersion:)`` when `session`'s history
+    ///   was trimmed (a fork copies it from version 1), the store's errors. Nothing is written when it throws.
     @discardableResult
     public func fork(_ session: SessionID, at version: UInt64, as newSession: SessionID) async throws -> SessionInfo {
         let (transitions, snapshots) = try store.read { transaction in
             let info = try transaction.requireSessionInfo(for: session)
             guard version >= 1, version <= info.headVersion else {
                 throw ReplayError.versionOutOfRange(session: session, requested: version, head: info.headVersion)
+            }
+            // A fork copies the history from version 1: a trimmed session's begins later.
+            if let base = info.baseVersion {
+                throw ReplayError.historyTrimmed(session: session, requested: 1, firstVersion: base)
             }
             if try transaction.sessionInfo(for: newSession) != nil { throw EngineError.sessionExists(newSession) }
             var transitions: [TransitionDraft] = []

@@ -67,8 +67,13 @@ public struct VerificationReport: Sendable, Hashable, CustomStringConvertible {
     /// The content version of the machine definition verified against.
     public var definition: String
     /// The version verification started at: 1, or the session's last `rewind.migrate` record
-    /// (the records before it were written under earlier definitions, which the migration left).
+    /// (the records before it were written under earlier definitions, which the migration left),
+    /// or the version after a trimmed session's base (its records from there were re-run from the
+    /// base snapshot).
     public var firstVersion: UInt64
+    /// The trimmed session's base version (``SessionInfo/baseVersion``), where its history
+    /// begins; `nil` when it keeps its whole history.
+    public var baseVersion: UInt64?
     /// How many records were reproduced before the divergence (all of them from ``firstVersion``
     /// when clean).
     public var verifiedRecords: UInt64
@@ -83,9 +88,10 @@ public struct VerificationReport: Sendable, Hashable, CustomStringConvertible {
     /// Creates a report.
     public init(
         session: SessionID, definition: String, firstVersion: UInt64 = 1, verifiedRecords: UInt64,
-        divergence: Divergence?, unverifiableRedactedVersions: [UInt64] = []
+        divergence: Divergence?, unverifiableRedactedVersions: [UInt64] = [], baseVersion: UInt64? = nil
     ) {
         self.unverifiableRedactedVersions = unverifiableRedactedVersions
+        self.baseVersion = baseVersion
         self.session = session
         self.definition = definition
         self.firstVersion = firstVersion
@@ -101,7 +107,9 @@ public struct VerificationReport: Sendable, Hashable, CustomStringConvertible {
         if let divergence {
             return "session '\(session.excerpt)' diverges from definition \(definition.prefix(12)) at \(divergence)"
         }
-        let from = firstVersion > 1 ? " from its migration at version \(firstVersion)" : ""
+        let from = baseVersion.map { $0 + 1 == firstVersion } == true
+            ? " from its base at version \(firstVersion - 1) (history begins there: older history was trimmed)"
+            : firstVersion > 1 ? " from its migration at version \(firstVersion)" : ""
         guard unverifiableRedactedVersions.isEmpty else {
             let versions = unverifiableRedactedVersions.map(String.init).joined(separator: ", ")
             return "session '\(session.excerpt)': \(verifiedRecords) records\(from) reproduced by definition "
@@ -123,7 +131,8 @@ extension LogReplay {
     /// state of `machine` (else the divergence is ``Divergence/Kind/incompatible(_:)``), and the
     /// records after it are re-run from that state. The records before it were written under
     /// earlier definitions and are not re-run (``VerificationReport/firstVersion`` says where
-    /// verification started).
+    /// verification started). A trimmed session is verified from its base snapshot (the records
+    /// after its base re-run; ``VerificationReport/baseVersion`` says so).
     ///
     /// - Throws: ``EngineError/unknownSession(_:)``, ``EngineError/corruptedEntry(what:reason:cause:)``
     ///   for an undecodable payload, the log's errors. A divergence is a result, not an error.
@@ -137,9 +146,20 @@ extension LogReplay {
             var divergence: Divergence?
             var unverifiable: [UInt64] = []
             var first: UInt64 = 1
-            try SessionSnapshot.records(of: session, through: info.headVersion, in: reader)(1) { record in
-                if record.event == StepRecording.migrateEvent { first = record.version }
+            var start = SessionSnapshot.empty(definition: recording.definition)
+            var migrated = false
+            try SessionSnapshot.records(of: session, through: info.headVersion, in: reader)(info.firstVersion) { record in
+                if record.event == StepRecording.migrateEvent {
+                    first = record.version
+                    migrated = true
+                }
                 return true
+            }
+            // A trimmed session without a later move is re-run from its base snapshot.
+            if let base = info.baseVersion, !migrated {
+                start = try SessionSnapshot.base(of: session, at: base, in: reader)
+                start.definition = recording.definition
+                first = base + 1
             }
             /// Ends the re-run at the first record the machine does not reproduce.
             struct Diverged: Error {
@@ -147,7 +167,7 @@ extension LogReplay {
             }
             do {
                 _ = try SessionSnapshot.rebuilt(
-                    session, at: info.headVersion, from: .empty(definition: recording.definition), firstVersion: first,
+                    session, at: info.headVersion, from: start, firstVersion: first,
                     records: SessionSnapshot.records(of: session, through: info.headVersion, in: reader)
                 ) { record, before in
                     func diverged(_ kind: Divergence.Kind) -> Diverged {
@@ -202,7 +222,7 @@ extension LogReplay {
             }
             return VerificationReport(
                 session: session, definition: recording.definition, firstVersion: first, verifiedRecords: verified,
-                divergence: divergence, unverifiableRedactedVersions: unverifiable)
+                divergence: divergence, unverifiableRedactedVersions: unverifiable, baseVersion: info.baseVersion)
         }
     }
 

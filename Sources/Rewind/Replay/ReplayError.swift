@@ -19,6 +19,10 @@ public enum ReplayError: Error, Sendable, Hashable, CustomStringConvertible {
     /// A log read asynchronously (``SessionLog/load(_:from:)``) answered records of `session` that
     /// are not its versions 1 to its head in order: `reason` says which.
     case incompleteSession(SessionID, reason: String)
+    /// A version below the session's base was asked for: its history was trimmed
+    /// (``Engine/trimHistory(of:before:)``) and begins at `firstVersion`, whose stored snapshot
+    /// is the session's base.
+    case historyTrimmed(session: SessionID, requested: UInt64, firstVersion: UInt64)
 
     /// A one-line explanation naming what failed and on what.
     public var description: String {
@@ -36,6 +40,20 @@ public enum ReplayError: Error, Sendable, Hashable, CustomStringConvertible {
             return "the stored definition \(version.prefix(12)) of machine '\(machine)' does not compile: \(reason)"
         case let .incompleteSession(session, reason):
             return "the log's records of session '\(session)' are incomplete: \(reason)"
+        case let .historyTrimmed(session, requested, firstVersion):
+            return "session '\(session.excerpt)' has no version \(requested) any more: its history begins at version "
+                + "\(Self.grouped(firstVersion)) (older history was trimmed)"
         }
+    }
+
+    /// `value` with its digits in groups of three: "1,200".
+    static func grouped(_ value: UInt64) -> String {
+        var digits = Array(String(value))
+        var index = digits.count - 3
+        while index > 0 {
+            digits.insert(",", at: index)
+            index -= 3
+        }
+        return String(digits)
     }
 }

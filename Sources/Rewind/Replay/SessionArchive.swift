@@ -235,6 +235,8 @@ extension LogReplay {
     /// (``TransitionLogReader/storedDefinitionDocument(name:version:)``).
     ///
     /// - Throws: ``EngineError/unknownSession(_:)``,
+    ///   ``ReplayError/historyTrimmed(session:requested:firstVersion:)`` for a session whose
+    ///   history was trimmed (an archive holds a session from version 1),
     ///   ``SessionArchiveError/missingDefinition(machine:version:)``,
     ///   ``EngineError/corruptedEntry(what:reason:cause:)`` for a stored definition that is not
     ///   JSON, the log's errors.
@@ -242,6 +244,10 @@ extension LogReplay {
         let encoder = SessionArchive.encoder()
         return try log.readLog { reader in
             let info = try reader.requireSessionInfo(for: session)
+            // An archive holds a session from version 1: a trimmed one's history begins later.
+            if let base = info.baseVersion {
+                throw ReplayError.historyTrimmed(session: session, requested: 1, firstVersion: base)
+            }
             var recordLines: [UInt8] = []
             var versions: [String] = []
             var count: UInt64 = 0

@@ -71,10 +71,31 @@ extension SessionSnapshot {
         _ session: SessionID, at version: UInt64, in reader: any TransitionLogReader,
         replay: (TransitionRecord, SessionSnapshot) throws -> SessionSnapshot
     ) throws -> SessionSnapshot {
-        let start = try reader.latestSnapshot(of: session, atOrBefore: version) ?? .empty(definition: "")
+        let start = try base(of: session, at: version, in: reader)
         return try rebuilt(
             session, at: version, from: start, records: records(of: session, through: version, in: reader),
             replay: replay)
+    }
+
+    /// Where a rebuild of `session` at `version` starts: the latest snapshot `reader` keeps at or
+    /// before `version`, else the empty state before version 1. A trimmed session's history
+    /// begins at its base, whose snapshot must be there.
+    ///
+    /// - Throws: ``ReplayError/historyTrimmed(session:requested:firstVersion:)`` below the base,
+    ///   ``EngineError/corruptedEntry(what:reason:cause:)`` when the base snapshot is missing or
+    ///   cannot be read.
+    static func base(of session: SessionID, at version: UInt64, in reader: any TransitionLogReader) throws -> SessionSnapshot {
+        let latest = try reader.latestSnapshot(of: session, atOrBefore: version)
+        guard let base = try reader.sessionInfo(for: session)?.baseVersion else { return latest ?? .empty(definition: "") }
+        guard version >= base else {
+            throw ReplayError.historyTrimmed(session: session, requested: version, firstVersion: base)
+        }
+        guard let latest, latest.version >= base else {
+            throw EngineError.corruptedEntry(
+                what: "the base snapshot of '\(session.excerpt)' at version \(base)",
+                reason: "it is missing or cannot be read, and the history before it was trimmed")
+        }
+        return latest
     }
 
     /// The error of a session whose index lacks `version`.

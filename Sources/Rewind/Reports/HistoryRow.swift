@@ -26,7 +26,8 @@ public struct HistoryRow: Codable, Sendable, Hashable {
     /// The rows of the records of `session` that pass `filter`, oldest first, at most `limit`,
     /// read from `reader`: the entries of ``LogReplay/history(of:filter:limit:)`` (the same walk
     /// of the records), each with the navigation stack after it. Every record moves the
-    /// navigation stack, shown or not; `coder` decodes the state data its entries carry.
+    /// navigation stack, shown or not; `coder` decodes the state data its entries carry. A trimmed
+    /// session's rows begin at its base version, the stack at its base snapshot's.
     ///
     /// - Throws: the reader's errors, the coder's when a record's state data does not decode.
     public static func rows(
@@ -35,8 +36,11 @@ public struct HistoryRow: Codable, Sendable, Hashable {
     ) throws -> [HistoryRow] {
         var rows: [HistoryRow] = []
         var stack = ScreenStack()
-        try filter.walk(session, in: reader, from: 1, limit: limit) { record, passes in
-            try stack.apply(record, coder: coder)
+        // A trimmed session's rows begin at its base, whose stack its base snapshot holds.
+        let base = try reader.sessionInfo(for: session)?.baseVersion
+        if let base { stack = try SessionSnapshot.base(of: session, at: base, in: reader).navigation }
+        try filter.walk(session, in: reader, from: base ?? 1, limit: limit) { record, passes in
+            if record.version > base ?? 0 { try stack.apply(record, coder: coder) }
             if passes { rows.append(HistoryRow(HistoryEntry(record), stack: stack.entries)) }
         }
         return rows

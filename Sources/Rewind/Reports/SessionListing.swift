@@ -15,6 +15,8 @@ public struct SessionListing: Codable, Sendable, Hashable {
     public var updated: String
     /// `session@version` it was forked from, when it is a fork.
     public var origin: String?
+    /// The version its history begins at when it was trimmed (its base); absent otherwise.
+    public var historyBeginsAt: UInt64?
 
     /// The listing of the session `info` describes, whose head record is `head`.
     public init(_ info: SessionInfo, head: TransitionRecord?) {
@@ -24,6 +26,7 @@ public struct SessionListing: Codable, Sendable, Hashable {
         states = head?.target ?? []
         updated = info.updated.description
         origin = info.origin?.description
+        historyBeginsAt = info.baseVersion
     }
 
     /// The listing of `session` read from `reader` (its info and head record), or `nil` when the

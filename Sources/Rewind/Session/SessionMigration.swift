@@ -39,10 +39,15 @@ extension StepRecording {
 
     /// The session `session` as a migration to this recording's definition leaves it, from its
     /// records in `reader` before version `end` (all of them when `nil`); see
-    /// ``migrated(_:through:records:)``.
+    /// ``migrated(_:through:records:)``. Throws ``ReplayError/historyTrimmed(session:requested:firstVersion:)``
+    /// for a session whose history was trimmed (its records from version 1 are gone).
     func migrated(
         _ session: SessionID, before end: UInt64? = nil, in reader: any TransitionLogReader
     ) throws -> SessionSnapshot {
+        // A re-run from the start needs the start: a trimmed session's history begins later.
+        if let base = try reader.sessionInfo(for: session)?.baseVersion {
+            throw ReplayError.historyTrimmed(session: session, requested: 1, firstVersion: base)
+        }
         let last = end.map { $0 - 1 }
         return try migrated(
             session, through: last, records: SessionSnapshot.records(of: session, through: last, in: reader))

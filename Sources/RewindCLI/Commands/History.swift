@@ -50,6 +50,9 @@ struct History: AsyncParsableCommand {
         }
         let dot = Glyphs.current.dot
         print("session \(listing.session.shown) \(dot) machine \(listing.machine.shown) \(dot) \(listing.version) versions")
+        if let first = listing.historyBeginsAt {
+            print("history begins at version \(first) (older history was trimmed)")
+        }
         print(Terminal.table(
             ["VERSION", "TIME", "EVENT", "TRANSITION", "NAVIGATION", "STACK"],
             rows.map { row in

@@ -21,7 +21,7 @@ struct Replay: AsyncParsableCommand {
         defer { engine.close() }
         let info = try engine.existingSession(session)
         var cursor = try engine.replayCursor(for: info.session)
-        let start = try at.map { try parseVersion($0, head: info.headVersion) } ?? 1
+        let start = try at.map { try parseVersion($0, head: info.headVersion) } ?? info.firstVersion
         if !output.json, let terminal = RawTerminal() {
             try interact(&cursor, info: info, start: start, terminal: terminal)
         } else {
@@ -31,7 +31,7 @@ struct Replay: AsyncParsableCommand {
 
     /// Prints every step from `version` to the head, each with its diff from the one before.
     private func printSteps(_ cursor: inout ReplayCursor, info: SessionInfo, from version: UInt64) throws {
-        var previous = version > 1 ? try cursor.seek(to: version - 1) : nil
+        var previous = version > info.firstVersion ? try cursor.seek(to: version - 1) : nil
         var point = try cursor.seek(to: version)
         var steps: [PointReport] = []
         while true {
@@ -57,7 +57,7 @@ struct Replay: AsyncParsableCommand {
     private func interact(_ cursor: inout ReplayCursor, info: SessionInfo, start: UInt64, terminal: RawTerminal) throws {
         defer { terminal.restore() }
         let glyphs = Glyphs.current
-        var previous: ReplayPoint? = start > 1 ? try cursor.seek(to: start - 1) : nil
+        var previous: ReplayPoint? = start > info.firstVersion ? try cursor.seek(to: start - 1) : nil
         var point = try cursor.seek(to: start)
         var typed: String?
         var message: String?
@@ -92,11 +92,11 @@ struct Replay: AsyncParsableCommand {
                         switch key {
                         case .enter:
                             typed = nil
-                            if let version = UInt64(entry), version >= 1, version <= info.headVersion {
-                                previous = version > 1 ? try cursor.seek(to: version - 1) : nil
+                            if let version = UInt64(entry), version >= info.firstVersion, version <= info.headVersion {
+                                previous = version > info.firstVersion ? try cursor.seek(to: version - 1) : nil
                                 point = try cursor.seek(to: version)
                             } else {
-                                message = "no version \(entry): versions run from 1 to \(info.headVersion)"
+                                message = "no version \(entry): versions run from \(info.firstVersion) to \(info.headVersion)"
                             }
                         case .escape: typed = nil
                         case .backspace: typed = String(entry.dropLast())
@@ -118,16 +118,16 @@ struct Replay: AsyncParsableCommand {
                             point = next
                         }
                     case .arrow(.left, modifiers: 0):
-                        if point.version > 1 {
+                        if point.version > info.firstVersion {
                             let target = point.version - 1
-                            previous = target > 1 ? try cursor.seek(to: target - 1) : nil
+                            previous = target > info.firstVersion ? try cursor.seek(to: target - 1) : nil
                             point = try cursor.seek(to: target)
                         }
                     case .home:
                         previous = nil
-                        point = try cursor.seek(to: 1)
+                        point = try cursor.seek(to: info.firstVersion)
                     case .end:
-                        previous = info.headVersion > 1 ? try cursor.seek(to: info.headVersion - 1) : nil
+                        previous = info.headVersion > info.firstVersion ? try cursor.seek(to: info.headVersion - 1) : nil
                         point = try cursor.seek(to: info.headVersion)
                     case .arrow(.up, modifiers: 0): scroll = max(0, scroll - 1)
                     case .arrow(.down, modifiers: 0): scroll += 1

@@ -16,11 +16,19 @@ public struct SessionInfo: Sendable, Hashable, Codable {
     public var updated: Timestamp
     /// The origin of the session's first record, when the session is a fork.
     public var origin: RecordOrigin?
+    /// The version the session's history begins at when it was trimmed (`Engine.trimHistory`):
+    /// the stored snapshot at this version is the session's base, and its records run from this
+    /// version to the head. `nil` when the session keeps its whole history (from version 1).
+    public var baseVersion: UInt64?
+
+    /// The first version the store holds a record (and a state) of: ``baseVersion`` or 1.
+    public var firstVersion: UInt64 { baseVersion ?? 1 }
 
     /// Creates a session description.
     public init(
         session: SessionID, headVersion: UInt64, headSequence: UInt64, machine: String,
-        recordCount: UInt64, created: Timestamp, updated: Timestamp, origin: RecordOrigin?
+        recordCount: UInt64, created: Timestamp, updated: Timestamp, origin: RecordOrigin?,
+        baseVersion: UInt64? = nil
     ) {
         self.session = session
         self.headVersion = headVersion
@@ -30,6 +38,7 @@ public struct SessionInfo: Sendable, Hashable, Codable {
         self.created = created
         self.updated = updated
         self.origin = origin
+        self.baseVersion = baseVersion
     }
 }
 
@@ -79,12 +88,16 @@ struct SessionHead: Sendable, Hashable {
 /// machine, then string origin session and varint origin version when flagged, then the recent
 /// sequences (``SessionHead/recent``: varint count, the first as a varint, each next one as the
 /// varint difference to the one before), then a CRC-32C (4 bytes LE) of everything before it.
+/// Flags bit 1 (store format 5): the session's history was trimmed, and its varint base version
+/// follows the origin (``SessionInfo/baseVersion``). Other flag bits are refused as corruption.
 /// Format 1 (store format 1, read only to migrate) is the same without the recent sequences.
 enum SessionInfoCodec {
     static let formatVersion: UInt8 = 2
     /// The format of store format 1's entries, which had no recent sequences.
     static let formatVersion1: UInt8 = 1
     private static let originFlag: UInt8 = 1
+    /// The entry holds a base version (store format 5).
+    private static let baseFlag: UInt8 = 2
 
     static func encode(_ head: SessionHead, into buffer: inout [UInt8]) {
         encode(head.info, recent: head.recent, format: formatVersion, into: &buffer)
@@ -94,7 +107,7 @@ enum SessionInfoCodec {
     static func encode(_ info: SessionInfo, recent: [UInt64], format: UInt8, into buffer: inout [UInt8]) {
         let start = buffer.count
         buffer.append(format)
-        buffer.append(info.origin == nil ? 0 : originFlag)
+        buffer.append((info.origin == nil ? 0 : originFlag) | (info.baseVersion == nil ? 0 : baseFlag))
         buffer.putVarint(info.headVersion)
         buffer.putVarint(info.headSequence)
         buffer.putVarint(info.recordCount)
@@ -105,6 +118,7 @@ enum SessionInfoCodec {
             buffer.putString(origin.session.rawValue)
             buffer.putVarint(origin.version)
         }
+        if let baseVersion = info.baseVersion { buffer.putVarint(baseVersion) }
         if format >= 2 {
             buffer.putVarint(UInt64(recent.count))
             var previous: UInt64 = 0
@@ -133,6 +147,7 @@ enum SessionInfoCodec {
             var reader = ByteReader(body)
             _ = try reader.byte("format")
             let flags = try reader.byte("flags")
+            guard flags & ~(originFlag | baseFlag) == 0 else { throw DecodingFailure(reason: "unknown flags \(flags)") }
             let headVersion = try reader.varint("head version")
             let headSequence = try reader.varint("head sequence")
             let recordCount = try reader.varint("record count")
@@ -143,6 +158,14 @@ enum SessionInfoCodec {
             if flags & originFlag != 0 {
                 let originSession = try RecordCodec.sessionID(try reader.string("origin session"))
                 origin = RecordOrigin(session: originSession, version: try reader.varint("origin version"))
+            }
+            var baseVersion: UInt64?
+            if flags & baseFlag != 0 {
+                let base = try reader.varint("base version")
+                guard base >= 1, base <= headVersion else {
+                    throw DecodingFailure(reason: "base version \(base) outside 1…\(headVersion)")
+                }
+                baseVersion = base
             }
             var recent: [UInt64] = []
             if storeFormat >= 2 {
@@ -167,7 +190,8 @@ enum SessionInfoCodec {
             guard reader.remaining == 0 else { throw DecodingFailure(reason: "unexpected trailing bytes") }
             let info = SessionInfo(
                 session: session, headVersion: headVersion, headSequence: headSequence, machine: machine,
-                recordCount: recordCount, created: created, updated: updated, origin: origin)
+                recordCount: recordCount, created: created, updated: updated, origin: origin,
+                baseVersion: baseVersion)
             return SessionHead(info: info, recent: recent)
         } catch let failure as DecodingFailure {
             throw StoreError.corruptedEntry(

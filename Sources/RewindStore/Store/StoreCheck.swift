@@ -128,6 +128,7 @@ extension StoreReadTransaction {
         // The log: gap-free but for erased ranges, every record decodes (checksum included),
         // versions consecutive.
         var logSessions: [SessionID: [UInt64]] = [:]
+        var firstVersions: [SessionID: UInt64] = [:]
         var expected: UInt64 = 1
         let erased: [ClosedRange<UInt64>]
         do {
@@ -160,8 +161,13 @@ extension StoreReadTransaction {
                     return .stop
                 }
                 let record = try RecordCodec.decode(value, sequence: sequence)
-                let previous = logSessions[record.session]?.count ?? 0
-                guard record.version == UInt64(previous) + 1 else {
+                if firstVersions[record.session] == nil {
+                    // A trimmed session's records begin at its base version (its entry says which).
+                    firstVersions[record.session] = try sessionInfo(for: record.session)?.firstVersion ?? 1
+                }
+                let first = firstVersions[record.session] ?? 1
+                let previous = first - 1 + UInt64(logSessions[record.session]?.count ?? 0)
+                guard record.version == previous + 1 else {
                     report.problem = StoreProblem(
                         location: "log sequence \(sequence)",
                         reason: "session '\(record.session)' version \(record.version) follows its version \(previous)")
@@ -229,10 +235,13 @@ extension StoreReadTransaction {
         guard !sequences.isEmpty else {
             return StoreProblem(location: entry, reason: "the log holds no record of this session")
         }
-        guard info.headVersion == UInt64(sequences.count) else {
+        // Versions `base…head`: a trimmed session's records begin at its base version.
+        let base = info.firstVersion
+        guard info.headVersion == base - 1 + UInt64(sequences.count), info.recordCount == UInt64(sequences.count) else {
             return StoreProblem(
                 location: entry,
-                reason: "its head is version \(info.headVersion), but the log holds \(sequences.count) records of the session")
+                reason: "its head is version \(info.headVersion) with \(info.recordCount) records from version \(base), "
+                    + "but the log holds \(sequences.count) records of the session")
         }
         guard info.headSequence == sequences[sequences.count - 1] else {
             return StoreProblem(
@@ -241,27 +250,27 @@ extension StoreReadTransaction {
                     + "\(sequences[sequences.count - 1])")
         }
         var problem: StoreProblem?
-        var next: UInt64 = 1
-        try forEachSequence(of: session, from: 1, direction: .forward) { version, sequence in
+        var next = base
+        try forEachSequence(of: session, from: base, direction: .forward) { version, sequence in
             let location = "database '\(StoreLayout.sessionIndex)' entry '\(session.excerpt)' version \(version)"
             guard version == next else {
                 problem = StoreProblem(location: location, reason: "version \(next) was expected here")
                 return .stop
             }
-            guard sequence == sequences[Int(version - 1)] else {
+            guard sequence == sequences[Int(version - base)] else {
                 problem = StoreProblem(
                     location: location,
                     reason: "it points at sequence \(sequence), but the log holds the version at sequence "
-                        + "\(sequences[Int(version - 1)])")
+                        + "\(sequences[Int(version - base)])")
                 return .stop
             }
             next += 1
-            return next <= UInt64(sequences.count) ? .next : .stop
+            return next <= info.headVersion ? .next : .stop
         }
-        if problem == nil, next != UInt64(sequences.count) + 1 {
+        if problem == nil, next != info.headVersion + 1 {
             problem = StoreProblem(
                 location: "database '\(StoreLayout.sessionIndex)' entry '\(session.excerpt)' version \(next)",
-                reason: "it is missing (the session's head is version \(sequences.count))")
+                reason: "it is missing (the session's head is version \(info.headVersion))")
         }
         return problem
     }

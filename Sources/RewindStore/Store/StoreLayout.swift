@@ -8,8 +8,11 @@ package enum StoreLayout {
     /// 2 (every append writes its session's entry) to format 3 (entries may lag the log by a
     /// bounded tail, see ``sessionsThroughKey``), format 3 to format 4 (the log may have erased
     /// ranges, see ``erasedRangePrefix``: nothing to change, a format 3 store has none; code that
-    /// reads format 3 only would take an erased range for a damaged log, so it must refuse).
-    public static let formatVersion: UInt32 = 4
+    /// reads format 3 only would take an erased range for a damaged log, so it must refuse), format
+    /// 4 to format 5 (a session entry may hold a base version, flags bit 1: its history was
+    /// trimmed; nothing to change, a format 4 store has none; code that reads format 4 only would
+    /// misread such an entry's fields and miss the trimmed index blocks, so it must refuse).
+    public static let formatVersion: UInt32 = 5
     /// The oldest format a read-only open reads as it is (format 4 without erased ranges).
     public static let oldestReadableFormat: UInt32 = 3
 

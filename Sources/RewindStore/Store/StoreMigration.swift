@@ -10,7 +10,7 @@ enum StoreMigration {
     /// - Throws: ``StoreError/corruptedEntry(database:key:reason:)`` when the old index and the
     ///   sessions disagree (nothing is changed then), `LMDBError`.
     static func migrate(_ txn: WriteTransaction, databases: StoreDatabases, from format: UInt32) throws -> UInt32 {
-        guard (1...3).contains(format) else {
+        guard (1...4).contains(format) else {
             throw StoreError.unsupportedFormat(found: format, supported: StoreLayout.formatVersion)
         }
         if format == 1 { try blockIndex(txn, databases: databases) }
@@ -20,6 +20,7 @@ enum StoreMigration {
             try txn.put(StoreKey.uint64(end), forKey: StoreLayout.sessionsThroughKey, in: databases.meta)
         }
         // Format 3 → 4: nothing to change (a format 3 log has no erased ranges).
+        // Format 4 → 5: nothing to change (a format 4 store has no trimmed session).
         let current = StoreLayout.formatVersion
         try txn.put(withUnsafeBytes(of: current.bigEndian) { Array($0) }, forKey: StoreLayout.formatVersionKey,
                     in: databases.meta)

@@ -5,7 +5,8 @@ extension StoreReadTransaction {
     /// Calls `body` with the records of `session` from version `start` on, forward (ascending
     /// versions) or backward (descending), until the session's records run out or `body` returns
     /// ``IterationControl/stop``. Only this session's index entries are visited. `start` defaults
-    /// to the first version forward and to the head backward.
+    /// to the first version forward and to the head backward. A trimmed session's records begin at
+    /// its base version (``SessionInfo/baseVersion``): none below it is visited.
     ///
     /// - Throws: ``StoreError/corruptedEntry(database:key:reason:)`` when an index entry points at
     ///   no record or at a record of another session or version, ``StoreError/corruptedRecord(sequence:reason:)``.
@@ -41,9 +42,13 @@ extension StoreReadTransaction {
         let headVersion = head.info.headVersion
         let firstRecent = head.firstRecentVersion
         let blockSize = UInt64(StoreLayout.indexBlockSize)
+        // A trimmed session's records begin at its base; the index block holding the base may
+        // still name sequences of trimmed versions below it, which are never visited.
+        let base = head.info.firstVersion
+        let baseBlock = (base - 1) / blockSize * blockSize + 1
         switch direction {
         case .forward:
-            let first = max(start ?? 1, 1)
+            let first = max(start ?? base, base)
             guard first <= headVersion else { return }
             if first < firstRecent {
                 var stopped = false
@@ -70,13 +75,14 @@ extension StoreReadTransaction {
             }
         case .backward:
             let last = min(start ?? headVersion, headVersion)
-            guard last >= 1 else { return }
+            guard last >= base else { return }
             for (offset, sequence) in head.recent.enumerated().reversed() {
                 let version = firstRecent + UInt64(offset)
                 if version > last { continue }
+                if version < base { return }
                 if try body(version, sequence) == .stop { return }
             }
-            guard firstRecent > 1 else { return }
+            guard firstRecent > base else { return }
             let newest = min(last, firstRecent - 1)
             var lowest = (newest - 1) / blockSize * blockSize + 1 + blockSize
             var stopped = false
@@ -84,6 +90,10 @@ extension StoreReadTransaction {
                 for (offset, sequence) in sequences.enumerated().reversed() {
                     let version = blockStart + UInt64(offset)
                     if version > last { continue }
+                    if version < base {
+                        stopped = true
+                        return .stop
+                    }
                     if try body(version, sequence) == .stop {
                         stopped = true
                         return .stop
@@ -92,7 +102,7 @@ extension StoreReadTransaction {
                 lowest = blockStart
                 return .next
             }
-            if !stopped && lowest != 1 { throw Self.missingBlock(of: session, at: lowest - blockSize) }
+            if !stopped && lowest != baseBlock { throw Self.missingBlock(of: session, at: lowest - blockSize) }
         }
     }
 

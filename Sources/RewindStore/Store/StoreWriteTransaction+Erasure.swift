@@ -66,18 +66,24 @@ extension StoreWriteTransaction {
         let notice = ErasureNotice(
             number: try lastErasureNoticeNumber() + 1, kind: reason == .retention ? .retention : .sessions,
             erasedAt: time, ranges: ranges)
+        try writeErasureNotice(notice)
+        erasure.notice = notice
+        return erasure
+    }
+
+    /// Writes `notice` for the uploader, remembers its number as the newest, and marks the store
+    /// with the current format (older code must refuse a log with erased ranges or trimmed sessions).
+    func writeErasureNotice(_ notice: ErasureNotice) throws {
         try writeTransaction.put(ErasureNoticeCodec.encode(notice), forKey: ErasureNoticeCodec.key(of: notice.number),
                                  in: databases.meta)
         try writeTransaction.put(StoreKey.uint64(notice.number), forKey: StoreLayout.lastErasureNoticeKey, in: databases.meta)
         try writeTransaction.put(
             withUnsafeBytes(of: StoreLayout.formatVersion.bigEndian) { Array($0) },
             forKey: StoreLayout.formatVersionKey, in: databases.meta)
-        erasure.notice = notice
-        return erasure
     }
 
     /// Adds `range` to the erased ranges, merged with the ranges it touches.
-    private func addErasedRange(_ range: ClosedRange<UInt64>) throws {
+    func addErasedRange(_ range: ClosedRange<UInt64>) throws {
         let prefix = StoreLayout.erasedRangePrefix
         var merged = range
         var replaced: [UInt64] = []

@@ -73,10 +73,15 @@ public struct SessionPage: Sendable {
     /// The page as UTF-8 HTML.
     ///
     /// - Throws: ``EngineError/unknownSession(_:)``, the replay engine's errors
-    ///   (``ReplayError``), ``SessionArchiveError`` when the archive cannot be redacted,
+    ///   (``ReplayError``; `historyTrimmed` for a session whose history was trimmed: the page does
+    ///   not show trimmed sessions yet), ``SessionArchiveError`` when the archive cannot be redacted,
     ///   ``ViewerError/unmatchedRedactions(paths:)`` (with ``requiresEveryRedactionToMatch``).
     public func html() throws -> Data {
         let info = try replay.log.readLog { try $0.requireSessionInfo(for: session) }
+        // The page numbers a session's versions from 1: a trimmed one's history begins later.
+        if let base = info.baseVersion {
+            throw ReplayError.historyTrimmed(session: session, requested: 1, firstVersion: base)
+        }
         var redaction = redaction
         let definition = try SessionPage.definition(of: info, in: replay, engine: engine)
         redaction.protect(definition)
