@@ -31,17 +31,22 @@ extension Session {
             steps.append(step)
             return
         }
-        var transition = try recording.transition(for: step, request: request, at: time)
+        // A `let` where no policy applies: the draft moves into `transitions`, never copied.
+        let transition: TransitionDraft
         var writesSnapshot = false
         if let before, let redactor = recording.redactor {
             // Flagged when the state before or after differs from what is recorded (or the
             // record's own values were redacted); then checked to replay to exactly the recorded state.
+            var redactedTransition = try recording.transition(for: step, request: request, at: time)
             var differs = false
             let recordedBefore = redactor.redact(before, changed: &differs)
             let recordedAfter = redactor.redact(step.state, changed: &differs)
-            if differs { transition.redacted = true }
-            writesSnapshot = transition.redacted
+            if differs { redactedTransition.redacted = true }
+            writesSnapshot = redactedTransition.redacted
                 && !recording.replaysAsRecorded(step, request: request, from: recordedBefore, to: recordedAfter, at: time)
+            transition = redactedTransition
+        } else {
+            transition = try recording.transition(for: step, request: request, at: time)
         }
         if try advance(
             &latest, navigation: transition.navigation, microsteps: step.microsteps, at: time, snapshots: &snapshots,
