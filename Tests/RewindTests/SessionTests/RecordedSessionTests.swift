@@ -189,4 +189,37 @@ struct RecordedSessionTests {
             return
         }
     }
+
+    @Test func aMigratedSessionIsWrittenFromItsLastMigrationAndPlaysOnTheNewDefinition() async throws {
+        func flow(reminding: Bool) -> MachineDefinition {
+            MachineDefinition("flow") {
+                StateNode("list", navigation: .setRoot()) {
+                    On("open", to: "detail",
+                       actions: reminding ? [.send(event: "remind", delay: .milliseconds(3_600_000))] : [])
+                }
+                StateNode("detail", navigation: .push()) { On("back", to: "list") }
+            }
+        }
+        let fixture = try EngineFixture()
+        defer { fixture.remove() }
+        do {
+            let engine = try fixture.open(registering: [try Machine(flow(reminding: false))])
+            defer { engine.close() }
+            let session = try await engine.startSession(id: "user", machine: "flow")
+            try await session.send("open", payload: ["item": 1])
+            try await session.send("back")
+        }
+        let newMachine = try Machine(flow(reminding: true))
+        let engine = try fixture.open(registering: [newMachine])
+        defer { engine.close() }
+        let session = try engine.session("user", policy: .replayWithRegistered)
+        try await session.send("open", payload: ["item": 2])
+        try await session.send("back")
+        let recorded = try engine.replay().recordedSession("user")
+        #expect(recorded.steps.map(\.event) == [StepRecording.migrateEvent, "open", "back"])
+        #expect(recorded.steps.map(\.version) == [4, 5, 6])
+        let playback = try recorded.play(on: newMachine)
+        #expect(playback.mismatch == nil, "\(playback)")
+        #expect(playback.reproducedVersions == [4, 5, 6])
+    }
 }
