@@ -22,7 +22,7 @@ struct RecordedCheckoutSessions {
 
     @Test("session order-1 (checkout, versions 1–6)")
     func sessionOrder1() throws {
-        try play(RecordedSession(id: "order-1", machine: "checkout", startedAt: 1767225601500, steps: [
+        try play(RecordedSession(id: "order-1", machine: "checkout", startedAt: 1_767_225_601_500, steps: [
             .init(version: 1, event: "rewind.start", at: 0, payload: #"{"currency":"EUR"}"#,
                   configuration: ["cart"], stateData: #"{}"#,
                   navigation: #"[{"data":null,"screen":"cart"}]"#),
@@ -46,7 +46,7 @@ struct RecordedCheckoutSessions {
 
     @Test("session order-2 (checkout, versions 1–5)")
     func sessionOrder2() throws {
-        try play(RecordedSession(id: "order-2", machine: "checkout", startedAt: 1767225610500, steps: [
+        try play(RecordedSession(id: "order-2", machine: "checkout", startedAt: 1_767_225_610_500, steps: [
             .init(version: 1, event: "rewind.start", at: 0, payload: #"null"#,
                   configuration: ["cart"], stateData: #"{}"#,
                   navigation: #"[{"data":null,"screen":"cart"}]"#),

@@ -68,7 +68,7 @@ public struct SessionTestSource: Sendable, Hashable {
                 "",
                 "    @Test(\(Self.stringLiteral("session \(session.id) (\(session.machine), \(versions))")))",
                 "    func \(name)() throws {",
-                "        try play(RecordedSession(id: \(Self.stringLiteral(session.id)), machine: \(Self.stringLiteral(session.machine)), startedAt: \(session.startedAt), steps: [",
+                "        try play(RecordedSession(id: \(Self.stringLiteral(session.id)), machine: \(Self.stringLiteral(session.machine)), startedAt: \(Self.grouped(session.startedAt)), steps: [",
             ]
             for step in session.steps {
                 lines += Self.lines(of: step)
@@ -96,6 +96,17 @@ public struct SessionTestSource: Sendable, Hashable {
         if step.redacted { lines[lines.count - 1] += ", redacted: true" }
         lines[lines.count - 1] += "),"
         return lines
+    }
+
+    /// `number` as a Swift integer literal with its digits grouped by three (`1_767_225_601_500`).
+    static func grouped(_ number: Int64) -> String {
+        let digits = Array(String(number.magnitude))
+        var text = ""
+        for (index, digit) in digits.enumerated() {
+            if index > 0, (digits.count - index) % 3 == 0 { text += "_" }
+            text.append(digit)
+        }
+        return (number < 0 ? "-" : "") + text
     }
 
     /// `text` as a Swift string literal: quotes and backslashes escaped, control characters (and

@@ -18,6 +18,13 @@ struct SessionTestSourceTests {
         #expect(SessionTestSource.stringLiteral("日本") == "\"日本\"")
     }
 
+    @Test func timesAreGroupedByThousands() {
+        #expect(SessionTestSource.grouped(1_767_225_601_500) == "1_767_225_601_500")
+        #expect(SessionTestSource.grouped(500) == "500")
+        #expect(SessionTestSource.grouped(0) == "0")
+        #expect(SessionTestSource.grouped(-12_000) == "-12_000")
+    }
+
     @Test func identifiersAreCamelCaseAndNeverStartWithADigit() {
         #expect(SessionTestSource.identifier("session order-1", upperCamelCase: false) == "sessionOrder1")
         #expect(SessionTestSource.identifier("Recorded loading-view Sessions", upperCamelCase: true)
