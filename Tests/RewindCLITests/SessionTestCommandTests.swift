@@ -115,4 +115,25 @@ struct SessionTestCommandTests {
                 containing: ["missing.ndjson", "does not exist"])
         }
     }
+
+    @Test func sessionsOfSeveralMachinesAreAUsageError() async throws {
+        try await withFixtureStore { directory, tool in
+            let engine = try Engine(directory: tool.store, configuration: EngineConfiguration(durability: .noSync))
+            try engine.register(try ExampleMachines.Kanji.machine())
+            try await engine.makeSession(id: "kanji-1", machine: "kanji").enter("all")
+            engine.close()
+            expectUsageError(
+                try await tool.run(Self.fixtureArguments + ["kanji-1"]),
+                containing: ["the sessions are of machines checkout, kanji: write one file per machine"])
+        }
+    }
+
+    @Test func aMissingStoreIsNoStoreAndIsNotCreated() async throws {
+        let directory = try TemporaryDirectory(prefix: "rewind-cli")
+        defer { directory.remove() }
+        let missing = directory.url.appendingPathComponent("missing").path
+        let output = try await RewindTool(store: missing).run(["session-test", "order-1", "--machine", "x"])
+        expectOneLineError(output, containing: ["no store at '\(missing)'"])
+        #expect(!FileManager.default.fileExists(atPath: missing))
+    }
 }
