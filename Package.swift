@@ -105,6 +105,10 @@ let package = Package(
         .testTarget(name: "RewindCLITests", dependencies: ["RewindCLI", "Rewind", "RewindLMDB", "RewindViewer", "RewindTestSupport"]),
         .testTarget(name: "RewindSyncTests", dependencies: ["RewindSync", "Rewind", "RewindTestSupport"]),
         .testTarget(name: "RewindConformanceTests", dependencies: ["RewindConformance", "RewindMachine"]),
+        // Tests written by `rewind session-test` from the checkout fixture's recorded sessions
+        // (RewindCLITests checks the command writes them byte for byte), compiled and run here:
+        // they pass on the recorded definition and, in a subprocess, fail on a diverging one.
+        .testTarget(name: "RecordedSessionFixtureTests", dependencies: ["Rewind", "RewindTestSupport"]),
         // Crashes, full disks, concurrent processes and hostile input (see RELIABILITY.md).
         .testTarget(name: "ReliabilityTests", dependencies: ["Rewind", "RewindLMDB", "RewindTestSupport"]),
         // A second process for the engine's multi-process tests (built with the tests).

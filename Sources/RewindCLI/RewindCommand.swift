@@ -9,7 +9,7 @@ struct RewindCommand: AsyncParsableCommand {
         commandName: "rewind",
         abstract: "Durable, replayable screen flows: run the demo, inspect sessions, travel in time.",
         discussion: """
-            Every command but view (which writes an HTML page) takes --json for machine-readable \
+            Every command but view and session-test (which write a file) takes --json for machine-readable \
             output, and every one but bench (which \
             runs on a temporary store) takes --store PATH (default: ./\(StoreOptions.defaultDirectory), \
             the demo store). Commands that only read open the store read-only: they create and change \
@@ -21,7 +21,7 @@ struct RewindCommand: AsyncParsableCommand {
         subcommands: [
             Demo.self, Sessions.self, History.self, State.self, Diff.self, Replay.self, Verify.self,
             View.self, Export.self, Import.self, Fork.self, Graph.self, Projections.self, Stats.self, Check.self, Compact.self,
-            Bench.self, Push.self, Erase.self, Trim.self,
+            Bench.self, Push.self, Erase.self, Trim.self, SessionTest.self,
         ]
     )
 

@@ -201,6 +201,14 @@ package struct StepRecording: Sendable {
     ///
     /// - Throws: ``EngineError/corruptedEntry(what:reason:cause:)`` when its payload cannot be decoded.
     public func request(of record: TransitionRecord) throws -> Request {
+        try Self.request(of: record, coder: coder)
+    }
+
+    /// The request that produced `record`, its payload decoded by `coder` (no machine needed:
+    /// readers of a log that only show or rewrite its requests).
+    ///
+    /// - Throws: ``EngineError/corruptedEntry(what:reason:cause:)`` when its payload cannot be decoded.
+    static func request(of record: TransitionRecord, coder: any PayloadCoder) throws -> Request {
         let payload: JSONValue
         do {
             payload = record.payload.isEmpty ? .null : try coder.decode(JSONValue.self, from: record.payload)
