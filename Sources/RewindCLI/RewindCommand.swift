@@ -14,14 +14,14 @@ struct RewindCommand: AsyncParsableCommand {
             runs on a temporary store) takes --store PATH (default: ./\(StoreOptions.defaultDirectory), \
             the demo store). Commands that only read open the store read-only: they create and change \
             nothing, and work on read-only media. Exit status: 0 success, 1 `verify` found a \
-            divergence or `check` a problem, 2 an error (one line on standard error), 64 a usage \
+            divergence, `check` a problem or `upgrade-check` a session the new definition fails, 2 an error (one line on standard error), 64 a usage \
             error (options that do not go together, a value out of range).
             """,
         version: RewindCommand.version,
         subcommands: [
             Demo.self, Sessions.self, History.self, State.self, Diff.self, Replay.self, Verify.self,
             View.self, Export.self, Import.self, Fork.self, Graph.self, Projections.self, Stats.self, Check.self, Compact.self,
-            Bench.self, Push.self, Erase.self, Trim.self, SessionTest.self,
+            Bench.self, Push.self, Erase.self, Trim.self, UpgradeCheck.self, SessionTest.self,
         ]
     )
 

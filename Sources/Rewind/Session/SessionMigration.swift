@@ -95,44 +95,61 @@ struct ResumedState {
     var migration: TransitionDraft?
 }
 
-extension Engine {
-    /// The state of session `id` at version `head` as recorded: the latest snapshot at or before
-    /// it and the records after it re-run, each with the definition it was written under (the
-    /// registered machine's when it is that one, else the stored definition compiled with the
-    /// registered machine's bindings; when that does not compile, with the registered machine,
-    /// still checked to reach every recorded target).
+extension LogReplay {
+    /// The state of session `id` at version `head` as recorded: the latest snapshot `reader`
+    /// keeps at or before it and the records after it re-run, each with the definition it was
+    /// written under (a registered machine's when it is one, else the stored definition compiled
+    /// with this replay's bindings; when that does not compile, with `registered`, still checked
+    /// to reach every recorded target).
     func recordedState(
-        of id: SessionID, at head: UInt64, registered: StepRecording, in transaction: StoreReadTransaction
+        of id: SessionID, at head: UInt64, registered: StepRecording, in reader: any TransitionLogReader
     ) throws -> SessionSnapshot {
-        var machines = logReplay(bindings: registered.machine.bindings).machines(for: registered.machineName)
-        return try SessionSnapshot.rebuilt(id, at: head, in: transaction) { record, snapshot in
+        var machines = machines(for: registered.machineName)
+        return try SessionSnapshot.rebuilt(id, at: head, in: reader) { record, snapshot in
             let recording: StepRecording
             do {
-                recording = try machines.recording(for: record.definition, in: transaction)
+                recording = try machines.recording(for: record.definition, in: reader)
             } catch is ReplayError {
                 recording = registered
             }
-            let before = try machines.state(before: record, from: snapshot, in: transaction)
-            return try recording.replay(record, request: try recording.request(of: record), on: before, in: transaction).1
+            let before = try machines.state(before: record, from: snapshot, in: reader)
+            return try recording.replay(record, request: try recording.request(of: record), on: before, in: reader).1
         }
     }
+}
 
-    /// The session `id`, recorded as `recorded` (its state at its head), moved to the registered
-    /// definition of `registered` (``ResumePolicy/upgradeWhenCompatible``): the registered
-    /// migrations that apply to its definition run in order (renames, then transform); the result
-    /// must be a state of the registered definition with every state where the recorded one had
-    /// it. Returns the moved state and its `rewind.migrate` record.
+/// A recorded state moved to another definition by ``StepRecording/upgrade(_:of:migrations:formerDefinition:)``.
+struct DefinitionUpgrade {
+    /// The state under the new definition.
+    var snapshot: SessionSnapshot
+    /// What the `rewind.migrate` record of the move says.
+    var migration: RecordedMigration
+    /// The names of the migrations that changed the state or the navigation stack, in order (a
+    /// migration that applies but renames nothing the session has is not among them).
+    var changedBy: [String]
+}
+
+extension StepRecording {
+    /// The session `id`, recorded as `recorded` (its state at its head), moved to this recording's
+    /// definition (``ResumePolicy/upgradeWhenCompatible``): the `migrations` that apply to its
+    /// definition run in order (renames, then transform); the result must be a state of this
+    /// definition with every state where the recorded one had it (where that was is read from
+    /// `formerDefinition`, the definition it was recorded under, when known).
     ///
     /// - Throws: ``EngineError/incompatibleDefinition(session:machine:recorded:registered:problems:)``,
-    ///   ``EngineError/migrationFailed(session:migration:cause:)``,
-    ///   ``EngineError/payloadEncoding(event:cause:)``.
-    func upgrade(_ recorded: SessionSnapshot, of id: SessionID, to registered: StepRecording) throws -> ResumedState {
+    ///   ``EngineError/migrationFailed(session:migration:cause:)``.
+    func upgrade(
+        _ recorded: SessionSnapshot, of id: SessionID, migrations: [DefinitionMigration],
+        formerDefinition: () -> MachineDefinition?
+    ) throws -> DefinitionUpgrade {
         let from = recorded.definition
         var migrated = recorded
         var applied: [String] = []
+        var changedBy: [String] = []
         var maps: [[String: String]] = []
         var transformed = false
-        for migration in registeredMigrations(named: registered.machineName) where migration.applies(to: from) {
+        for migration in migrations where migration.applies(to: from) {
+            let before = migrated
             migrated = migration.renaming(migrated)
             if let transform = migration.transform {
                 var changed = migrated
@@ -146,6 +163,7 @@ extension Engine {
                 transformed = true
             }
             applied.append(migration.name)
+            if migrated.state != before.state || migrated.navigation != before.navigation { changedBy.append(migration.name) }
             maps.append(migration.renamed)
         }
         func renamed(_ id: String) -> String { maps.reduce(id) { $1[$0] ?? $0 } }
@@ -154,28 +172,56 @@ extension Engine {
         for (history, memory) in state.history { recordedIDs += [history] + memory }
         let formerIDs = Dictionary(recordedIDs.map { (renamed($0), $0) }, uniquingKeysWith: { first, _ in first })
 
-        let outline = DefinitionOutline(registered.machine.definition)
+        let outline = DefinitionOutline(machine.definition)
         migrated.state.configuration = outline.inDocumentOrder(migrated.state.configuration)
         migrated.state.history = migrated.state.history.mapValues(outline.inDocumentOrder)
         // Where each state was is known from the stored definition, unless a transform rewrote the
-        // state: then only whether it is a state of the registered definition is checked.
-        let former = transformed ? nil : (try? storedDefinition(name: registered.machineName, version: from))
-            .flatMap { $0.map(DefinitionOutline.init) }
+        // state: then only whether it is a state of this definition is checked.
+        let former = transformed ? nil : formerDefinition().map(DefinitionOutline.init)
         let problems = outline.incompatibilities(
             of: migrated, former: former, formerID: { formerIDs[$0] ?? $0 }, renamed: renamed)
         guard problems.isEmpty else {
             throw EngineError.incompatibleDefinition(
-                session: id, machine: registered.machineName, recorded: from, registered: registered.definition,
-                problems: problems)
+                session: id, machine: machineName, recorded: from, registered: definition, problems: problems)
         }
-        migrated.definition = registered.definition
+        migrated.definition = definition
         var composite: [String: String] = [:]
         for old in Set(maps.flatMap(\.keys)) where renamed(old) != old { composite[old] = renamed(old) }
         let record = RecordedMigration(
-            from: from, to: registered.definition, renamed: composite, migrations: applied, replayed: false,
+            from: from, to: definition, renamed: composite, migrations: applied, replayed: false,
             state: migrated.state, navigation: migrated.navigation)
+        return DefinitionUpgrade(snapshot: migrated, migration: record, changedBy: changedBy)
+    }
+}
+
+extension Engine {
+    /// The state of session `id` at version `head` as recorded (see
+    /// `LogReplay.recordedState(of:at:registered:in:)`), stored definitions compiled with the
+    /// registered machine's bindings.
+    func recordedState(
+        of id: SessionID, at head: UInt64, registered: StepRecording, in transaction: StoreReadTransaction
+    ) throws -> SessionSnapshot {
+        try logReplay(bindings: registered.machine.bindings).recordedState(
+            of: id, at: head, registered: registered, in: transaction)
+    }
+
+    /// The session `id`, recorded as `recorded` (its state at its head), moved to the registered
+    /// definition of `registered` with the migrations registered with it (see
+    /// `StepRecording.upgrade(_:of:migrations:formerDefinition:)`). Returns the moved state and
+    /// its `rewind.migrate` record.
+    ///
+    /// - Throws: ``EngineError/incompatibleDefinition(session:machine:recorded:registered:problems:)``,
+    ///   ``EngineError/migrationFailed(session:migration:cause:)``,
+    ///   ``EngineError/payloadEncoding(event:cause:)``.
+    func upgrade(_ recorded: SessionSnapshot, of id: SessionID, to registered: StepRecording) throws -> ResumedState {
+        let upgrade = try registered.upgrade(
+            recorded, of: id, migrations: registeredMigrations(named: registered.machineName)
+        ) {
+            (try? storedDefinition(name: registered.machineName, version: recorded.definition)) ?? nil
+        }
         return ResumedState(
-            snapshot: migrated,
-            migration: try registered.transition(for: record, source: state.configuration, navigation: recorded.navigation))
+            snapshot: upgrade.snapshot,
+            migration: try registered.transition(
+                for: upgrade.migration, source: recorded.state.configuration, navigation: recorded.navigation))
     }
 }

@@ -64,8 +64,15 @@ struct ServerConnection {
     ///
     /// - Throws: ``CLIError/server(_:status:message:)`` when the server cannot be reached.
     func get(_ segments: [String], query: [URLQueryItem] = []) async throws -> (status: Int, body: Data) {
-        let url = try url(segments, query: query)
-        var request = URLRequest(url: url)
+        try await send(URLRequest(url: try url(segments, query: query)))
+    }
+
+    /// The status and body of the answer to `request`, sent with the key.
+    ///
+    /// - Throws: ``CLIError/server(_:status:message:)`` when the server cannot be reached.
+    private func send(_ request: URLRequest) async throws -> (status: Int, body: Data) {
+        var request = request
+        let url = request.url ?? base
         request.setValue("Bearer \(key)", forHTTPHeaderField: "Authorization")
         request.setValue("application/json", forHTTPHeaderField: "Accept")
         let data: Data
@@ -86,6 +93,23 @@ struct ServerConnection {
     func get<T: Decodable>(_ type: T.Type, _ segments: [String], query: [URLQueryItem] = []) async throws -> T {
         let (status, body) = try await get(segments, query: query)
         return try decode(T.self, status: status, body: body, url: try url(segments, query: query).absoluteString)
+    }
+
+    /// The 200 answer of `POST` `segments` with the JSON `body`, decoded as `T`; the server may
+    /// take `timeout` seconds to answer.
+    ///
+    /// - Throws: ``CLIError/server(_:status:message:)`` for any other answer or a body that is
+    ///   not a `T`.
+    func post<T: Decodable>(
+        _ type: T.Type, _ segments: [String], query: [URLQueryItem] = [], body: Data, timeout: TimeInterval
+    ) async throws -> T {
+        let url = try url(segments, query: query)
+        var request = URLRequest(url: url, timeoutInterval: timeout)
+        request.httpMethod = "POST"
+        request.httpBody = body
+        request.setValue("application/json", forHTTPHeaderField: "Content-Type")
+        let (status, answer) = try await send(request)
+        return try decode(T.self, status: status, body: answer, url: url.absoluteString)
     }
 
     private func decode<T: Decodable>(_ type: T.Type, status: Int, body: Data, url: String) throws -> T {
