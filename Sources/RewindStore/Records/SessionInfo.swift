@@ -61,6 +61,17 @@ struct SessionHead: Sendable, Hashable {
             recent: [])
     }
 
+    /// Makes the head of a session with no records yet begin at version `base` (its history
+    /// trimmed before it): its next record is version `base`. The versions of `base`'s index
+    /// block below it get placeholder sequences (0): a trimmed session's index is never read
+    /// below its base, and the block stays aligned on ``StoreLayout/indexBlockSize``.
+    mutating func begin(at base: UInt64) {
+        precondition(info.headVersion == 0 && base > 1, "only a session with no records begins at a base above 1")
+        info.headVersion = base - 1
+        info.baseVersion = base
+        recent = Array(repeating: 0, count: Int((base - 1) % UInt64(StoreLayout.indexBlockSize)))
+    }
+
     /// Moves the head to its next version, the record at global `sequence`. Returns `true` when
     /// that version completes an index block: ``recent`` then holds the block's
     /// ``StoreLayout/indexBlockSize`` sequences, to be written to (or already in) the
