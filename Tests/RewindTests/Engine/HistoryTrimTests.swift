@@ -8,14 +8,15 @@ import Testing
 /// store stays consistent.
 struct HistoryTrimTests {
     /// The onboarding screens with a way back from home to greeting, so a session can go round them
-    /// for as long as a test needs: greeting and home become the root, login is pushed.
-    static func loopMachine() throws -> Machine {
+    /// for as long as a test needs: greeting and home become the root, login is pushed. `more`
+    /// routes make another definition of it.
+    static func loopMachine(more: [Route] = []) throws -> Machine {
         try Machine(MachineDefinition(
             name: "onboarding", initial: "initial",
             routes: [
                 Route(from: "initial", to: "greeting", by: "launch"), Route(from: "greeting", to: "login", by: "start"),
                 Route(from: "login", to: "home", by: "loggedIn"), Route(from: "home", to: "greeting", by: "logout"),
-            ],
+            ] + more,
             navigation: ["greeting": .setRoot(), "login": .push(), "home": .setRoot()]))
     }
 
