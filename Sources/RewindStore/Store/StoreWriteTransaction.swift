@@ -50,7 +50,12 @@ public final class StoreWriteTransaction: StoreReadTransaction {
     ///   and the errors of ``append(_:to:expectedVersion:)``.
     @discardableResult
     package func append(_ transitions: [TransitionDraft], toNewSession session: SessionID, base: UInt64) throws -> AppendResult {
-        try append(transitions, to: session, expectedVersion: .noStream, base: base > 1 ? base : nil)
+        guard base > 1 else { return try append(transitions, to: session, expectedVersion: .noStream, base: nil) }
+        let result = try append(transitions, to: session, expectedVersion: .noStream, base: base)
+        // A process that rebuilds the tail from the log would begin a session without an entry at
+        // version 1: the entry, with its base, is written now (every head with it, the mark moved).
+        try writeTailIfLonger(than: 0)
+        return result
     }
 
     private func append(
