@@ -83,6 +83,22 @@ extension ViewerBrowserTests {
             // No download: redaction does not rewrite a trimmed archive's base state.
             #expect(try await driver.execute("return document.querySelector('#rw-download').hidden;") as? Bool == true)
             try await expectNoRequests(driver)
+
+            // The machine page lists the session at its head version and opens a deep link to
+            // a version by its number.
+            let machine = demo.file("trimmed-machine.html")
+            try await demo.run(["view", "--machine", info.machine, "-o", machine.path])
+            try await driver.open(machine)
+            try await driver.wait(until: "document.querySelector(\"#rw-all a[data-session='\(session)']\") !== null")
+            let listed = try await driver.execute(
+                "return document.querySelector(\"#rw-all a[data-session='\(session)']\").closest('tr').children[1].textContent;")
+                as? String
+            #expect(listed == String(head))
+            var components = URLComponents(url: machine, resolvingAgainstBaseURL: false)
+            components?.fragment = "session=\(session)&v=\(base + 1)"
+            try await driver.open(try #require(components?.url))
+            try await expectPage(driver, at: base + 1, equals: try await demo.state(session, at: base + 1))
+            try await expectNoRequests(driver)
         } catch {
             await driver.quit()
             throw error
