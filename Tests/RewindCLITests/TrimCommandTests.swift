@@ -49,17 +49,54 @@ struct TrimCommandTests {
         // A state below the base says where history begins; at the base it is shown.
         expectOneLineError(try await demo.tool.run(["state", long.session, "--at", "1"]), containing: ["history begins at version"])
         #expect(try await demo.tool.run(["state", long.session, "--at", String(base)]).status == 0)
-        // The viewer's page numbers versions from 1: it refuses a trimmed session, saying why.
+        // The viewer's page begins at the base (its versions labelled by their numbers, the
+        // browser tests check), without a download.
         let page = FileManager.default.temporaryDirectory.appendingPathComponent("trim-\(UUID().uuidString).html")
         defer { try? FileManager.default.removeItem(at: page) }
-        expectOneLineError(
-            try await demo.tool.run(["view", long.session, "-o", page.path]), containing: ["history begins at version"])
+        #expect(try await demo.tool.run(["view", long.session, "-o", page.path]).status == 0)
+        let html = try String(contentsOf: page, encoding: .utf8)
+        #expect(html.contains(#""base":\#(base)"#))
         // Trimming again at the base removes nothing; below it is refused.
         #expect(try await demo.tool.json(Report.self, ["trim", long.session, "--before", String(base)]).records == 0)
         expectOneLineError(try await demo.tool.run(["trim", long.session, "--before", "1"]), containing: ["history begins at version"])
         let check = try await demo.tool.run(["check"])
         #expect(check.status == 0, "\(check)")
         #expect(check.stdout.contains("sequences erased"), "\(check)")
+    }
+
+    @Test func aTrimmedSessionExportsImportsAndForksAtItsBase() async throws {
+        let demo = try await DemoStore.make()
+        defer { demo.remove() }
+        let rows = try await demo.tool.sessionRows(["sessions"])
+        let long = try #require(rows.max { $0.version < $1.version })
+        #expect(long.version >= 4)
+        let base = long.version - 1
+        _ = try await demo.tool.json(Report.self, ["trim", long.session, "--before", String(base)])
+        let history = try await demo.tool.json([CommandOutputs.HistoryRow].self, ["history", long.session])
+
+        // The archive carries the base: the import begins there, with the same history.
+        let file = demo.file("trimmed.ndjson")
+        let exported = try await demo.tool.json(CommandOutputs.Archive.self, ["export", long.session, "-o", file])
+        #expect(exported.records == 2)
+        let imported = try await demo.tool.json(CommandOutputs.Archive.self, ["import", file, "--as", "copy"])
+        #expect(imported.records == 2)
+        // The same steps (the copy's records are at new sequences).
+        let steps = { (rows: [CommandOutputs.HistoryRow]) in rows.map { "\($0.version) \($0.event) \($0.target)" } }
+        #expect(steps(try await demo.tool.json([CommandOutputs.HistoryRow].self, ["history", "copy"])) == steps(history))
+        let text = try await demo.tool.text(["history", "copy"])
+        #expect(text.contains("history begins at version \(base)"), "\(text)")
+        expectOneLineError(try await demo.tool.run(["state", "copy", "--at", "1"]), containing: ["history begins at version"])
+
+        // A fork at the head begins at the base too; below the base it is refused, saying why.
+        let fork = try await demo.tool.json(
+            CommandOutputs.Fork.self, ["fork", long.session, "--at", String(long.version), "--as", "branch"])
+        #expect(fork.session == "branch")
+        #expect(steps(try await demo.tool.json([CommandOutputs.HistoryRow].self, ["history", "branch"])) == steps(history))
+        expectOneLineError(
+            try await demo.tool.run(["fork", long.session, "--at", "1", "--as", "below"]),
+            containing: ["history begins at version"])
+        let check = try await demo.tool.run(["check"])
+        #expect(check.status == 0, "\(check)")
     }
 
     @Test func usageErrors() async throws {

@@ -50,4 +50,22 @@ struct SessionEntryBaseTests {
             #expect(reason.contains("unknown flags"))
         }
     }
+
+    @Test func placeholderSequencesAreAcceptedOnlyBelowTheBase() throws {
+        func entry(base: UInt64?, recent: [UInt64]) -> [UInt8] {
+            var bytes: [UInt8] = []
+            SessionInfoCodec.encode(info(base: base), recent: recent, format: SessionInfoCodec.formatVersion, into: &bytes)
+            return bytes
+        }
+        // Head 70, recent versions 65…70: a session that began at 68 holds 0 for 65…67.
+        let begun = try entry(base: 68, recent: [0, 0, 0, 898, 899, 900]).withUnsafeBytes {
+            try SessionInfoCodec.decode($0, session: "s")
+        }
+        #expect(begun.recent == [0, 0, 0, 898, 899, 900])
+        #expect(begun.info == info(base: 68))
+        // At or after the base, or without one, a 0 is out of order: a corrupted entry.
+        #expect(throws: StoreError.self) { try decode(entry(base: 67, recent: [0, 0, 0, 898, 899, 900])) }
+        #expect(throws: StoreError.self) { try decode(entry(base: nil, recent: [0, 0, 0, 898, 899, 900])) }
+        #expect(throws: StoreError.self) { try decode(entry(base: 68, recent: [0, 0, 897, 0, 899, 900])) }
+    }
 }

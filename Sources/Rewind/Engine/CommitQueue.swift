@@ -15,6 +15,10 @@ struct AppendRequest: Sendable {
     var expectedVersion: ExpectedVersion
     var transitions: [TransitionDraft]
     var auxiliaryWrites: [AuxiliaryWrite]
+    /// The version a new session's history begins at, when it begins trimmed (an imported or
+    /// forked trimmed session: `transitions` are its versions from this one on, and
+    /// `auxiliaryWrites` hold its base snapshot); `nil` for versions from the head on.
+    var baseVersion: UInt64? = nil
 }
 
 /// Counters of the group commits done so far.
@@ -284,7 +288,9 @@ final class CommitQueue: @unchecked Sendable {
                 if let error = injector?(requests.map(\.session)) { throw error }
                 for request in requests {
                     do {
-                        let result = try transaction.append(
+                        let result = try request.baseVersion.map { base in
+                            try transaction.append(request.transitions, toNewSession: request.session, base: base)
+                        } ?? transaction.append(
                             request.transitions, to: request.session, expectedVersion: request.expectedVersion)
                         for write in request.auxiliaryWrites {
                             try transaction.put(write.value, forKey: write.key, in: write.database)

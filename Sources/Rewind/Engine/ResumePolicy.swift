@@ -20,7 +20,8 @@ public enum ResumePolicy: Sendable, Hashable {
     /// naming each state that is missing or moved.
     case upgradeWhenCompatible
     /// Migrate by replay: re-run every recorded event through the registered definition (from
-    /// version 1, ignoring snapshots) and continue from what it computes; fails with
+    /// version 1, ignoring snapshots; a trimmed session's from its base snapshot, keeping what
+    /// the old definition computed up to the base) and continue from what it computes; fails with
     /// ``EngineError/replayDivergence(session:version:event:recorded:computed:)`` or
     /// ``EngineError/replayFailed(session:version:event:cause:)`` when the new definition does not
     /// reproduce the recording.

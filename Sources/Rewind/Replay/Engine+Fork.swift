@@ -8,34 +8,38 @@ extension Engine {
     /// The fork is self-contained: the original's records 1…`version` are copied into it (same
     /// versions, times, events and payloads; the first copy's `TransitionRecord/origin` names
     /// `session` and `version`, so `SessionInfo/origin` does too), and so are its snapshots up to
-    /// `version`. Nothing is shared, so later writes to either session cannot affect the other,
+    /// `version`. A fork of a trimmed session (``trimHistory(of:before:)``) at or after its base
+    /// begins at the same base: the records base…`version` and the base snapshot are copied, and
+    /// the fork's history says where it begins, as the original's does. Nothing is shared, so later writes to either session cannot affect the other,
     /// and the original is untouched. Everything is written in one group commit, so the fork
     /// appears whole or not at all. Open it with `session(_:policy:)` to continue it.
     ///
     /// - Throws: ``EngineError/unknownSession(_:)``, ``EngineError/sessionExists(_:)``,
     ///   ``ReplayError/versionOutOfRange(session:requested:head:)`` (also for version 0),
-    ///   ``ReplayError/historyTrimmed(session:requested:firstVersion:)`` when `session`'s history
-    ///   was trimmed (a fork copies it from version 1), the store's errors. Nothing is written when it throws.
+    ///   ``ReplayError/historyTrimmed(session:requested:firstVersion:)`` for a version below
+    ///   `session`'s base, ``EngineError/corruptedEntry(what:reason:cause:)`` when its base
+    ///   snapshot or a version after it is missing, the store's errors. Nothing is written when it throws.
     @discardableResult
     public func fork(_ session: SessionID, at version: UInt64, as newSession: SessionID) async throws -> SessionInfo {
-        let (transitions, snapshots) = try store.read { transaction in
+        let (transitions, snapshots, base) = try store.read { transaction in
             let info = try transaction.requireSessionInfo(for: session)
             guard version >= 1, version <= info.headVersion else {
                 throw ReplayError.versionOutOfRange(session: session, requested: version, head: info.headVersion)
             }
-            // A fork copies the history from version 1: a trimmed session's begins later.
-            if let base = info.baseVersion {
-                throw ReplayError.historyTrimmed(session: session, requested: 1, firstVersion: base)
+            // A trimmed session's history (and so its fork's) begins at its base.
+            let first = info.firstVersion
+            guard version >= first else {
+                throw ReplayError.historyTrimmed(session: session, requested: version, firstVersion: first)
             }
             if try transaction.sessionInfo(for: newSession) != nil { throw EngineError.sessionExists(newSession) }
             var transitions: [TransitionDraft] = []
-            transitions.reserveCapacity(Int(clamping: version))
-            try transaction.forEachRecord(of: session, from: 1) { record in
+            transitions.reserveCapacity(Int(clamping: version - first + 1))
+            try transaction.forEachRecord(of: session, from: first) { record in
                 guard record.version <= version else { return .stop }
-                guard record.version == UInt64(transitions.count + 1) else {
+                guard record.version == first + UInt64(transitions.count) else {
                     throw EngineError.corruptedEntry(
                         what: "the session index of '\(session.excerpt)'",
-                        reason: "version \(transitions.count + 1) is missing")
+                        reason: "version \(first + UInt64(transitions.count)) is missing")
                 }
                 var transition = record.transition
                 transition.origin = transitions.isEmpty ? RecordOrigin(session: session, version: version) : nil
@@ -52,15 +56,23 @@ extension Engine {
                     value: Array(value)))
                 return .next
             }
-            return (transitions, snapshots)
+            if let base = info.baseVersion,
+               snapshots.first?.key != SessionSnapshot.key(session: newSession, version: base) {
+                throw EngineError.corruptedEntry(
+                    what: "the base snapshot of '\(session.excerpt)' at version \(base)",
+                    reason: "it is missing, and the history before it was trimmed")
+            }
+            return (transitions, snapshots, info.baseVersion)
         }
-        guard transitions.count == Int(clamping: version) else {
+        let count = version - (base ?? 1) + 1
+        guard transitions.count == Int(clamping: count) else {
             throw EngineError.corruptedEntry(
-                what: "the session index of '\(session.excerpt)'", reason: "it holds \(transitions.count) of \(version) versions")
+                what: "the session index of '\(session.excerpt)'", reason: "it holds \(transitions.count) of \(count) versions")
         }
         do {
             _ = try await commits.submit(AppendRequest(
-                session: newSession, expectedVersion: .noStream, transitions: transitions, auxiliaryWrites: snapshots))
+                session: newSession, expectedVersion: .noStream, transitions: transitions, auxiliaryWrites: snapshots,
+                baseVersion: base))
         } catch StoreError.versionConflict {
             throw EngineError.sessionExists(newSession)
         }

@@ -11,6 +11,14 @@ extension SessionArchive {
         var transitions: [TransitionDraft]
         /// The states redacted records recorded (their lines' `recordedState`), by version.
         var recordedStates: [UInt64: SessionSnapshot] = [:]
+        /// A trimmed session's base snapshot (format version 3): `transitions` are its versions
+        /// from the base on.
+        var base: SessionSnapshot?
+
+        /// The version of the first of `transitions`: the base's, or 1.
+        var firstVersion: UInt64 { base?.version ?? 1 }
+        /// The version of the last of `transitions`.
+        var headVersion: UInt64 { firstVersion - 1 + UInt64(transitions.count) }
     }
 
     /// The most UTF-8 bytes of the machine name an archive may carry: its definitions are stored
@@ -109,15 +117,20 @@ extension SessionArchive {
             definitions[entry.version] = definition
         }
 
-        // Lines 2…N+1: the records, versions 1…N.
+        let base = try checkedBase(of: header)
+        let first = base?.version ?? 1
+
+        // Lines 2…N+1: the records, versions 1…N (a trimmed session's: base…base+N-1).
         var transitions: [TransitionDraft] = []
         transitions.reserveCapacity(min(Int(clamping: header.records), lines.count))
         var recordedStates: [UInt64: SessionSnapshot] = [:]
-        var version: UInt64 = 0
-        while version < header.records {
+        var version: UInt64 = first - 1
+        while version - (first - 1) < header.records {
             version += 1
-            let number = Int(clamping: version) + 1
-            guard number <= lines.count else { throw missing(number, "record \(version) of \(header.records)") }
+            let number = Int(clamping: version - first) + 2
+            guard number <= lines.count else {
+                throw missing(number, "record \(version - first + 1) of \(header.records)")
+            }
             let record = try decode(Record.self, line: number)
             guard record.version == version else {
                 throw SessionArchiveError.versionGap(line: number, expected: version, found: record.version)
@@ -161,7 +174,35 @@ extension SessionArchive {
             throw SessionArchiveError.malformedLine(line: trailerNumber + 1, reason: "text follows the trailer")
         }
         return Contents(
-            header: header, definitions: definitions, transitions: transitions, recordedStates: recordedStates)
+            header: header, definitions: definitions, transitions: transitions, recordedStates: recordedStates,
+            base: base)
+    }
+
+    /// The base snapshot of a trimmed session's archive (format version 3's `base`), checked: a
+    /// version above 1 whose state decodes as a snapshot of that version; `nil` without a base.
+    ///
+    /// - Throws: ``SessionArchiveError/malformedLine(line:reason:cause:)`` (line 1).
+    private static func checkedBase(of header: Header) throws -> SessionSnapshot? {
+        guard let base = header.base else { return nil }
+        guard header.formatVersion >= trimmedFormatVersion else {
+            throw SessionArchiveError.malformedLine(
+                line: 1, reason: "it has a base, which format version \(header.formatVersion) does not have")
+        }
+        guard base.version > 1, base.version <= UInt64.max - header.records else {
+            throw SessionArchiveError.malformedLine(line: 1, reason: "its base version \(base.version) is out of range")
+        }
+        let snapshot: SessionSnapshot
+        do {
+            snapshot = try SessionSnapshot(jsonValue: base.state)
+        } catch {
+            throw SessionArchiveError.malformedLine(
+                line: 1, reason: "its base state does not decode: \(error)", cause: ErrorCause(error))
+        }
+        guard snapshot.version == base.version else {
+            throw SessionArchiveError.malformedLine(
+                line: 1, reason: "its base state is of version \(snapshot.version), not of the base version \(base.version)")
+        }
+        return snapshot
     }
 
     private static func transition(
@@ -195,6 +236,11 @@ extension Engine {
     /// Imports a session archive (see ``SessionArchive``) as the session `id` (by default the
     /// exported session's id), with the definitions it carries.
     ///
+    /// An archive of a trimmed session (format version 3) imports as a session whose history
+    /// begins at the same base: its base snapshot is stored, its records keep their versions
+    /// (base…head), and history, replay, resume and verify begin at the base as they do on the
+    /// exporting device.
+    ///
     /// Every line is checked first (checksums, format, versions 1…N without gaps, definitions
     /// against their content versions, each record's target states against its definition, the
     /// trailer's count and checksum); a truncated, altered or
@@ -215,11 +261,17 @@ extension Engine {
                 database: .definitions, key: Self.definitionKey(name: machine, version: version),
                 value: Array(definition.jsonDocument()))
         }
+        if let base = contents.base {
+            // A trimmed session begins at its base, whose snapshot is its state there.
+            writes.append(AppendRequest.AuxiliaryWrite(
+                database: .snapshots, key: SessionSnapshot.key(session: session, version: base.version),
+                value: try base.encoded()))
+        }
         writes += importedSnapshots(of: session, contents: contents)
         do {
             _ = try await commits.submit(AppendRequest(
                 session: session, expectedVersion: .noStream, transitions: contents.transitions,
-                auxiliaryWrites: writes))
+                auxiliaryWrites: writes, baseVersion: contents.base?.version))
         } catch StoreError.versionConflict {
             throw EngineError.sessionExists(session)
         }
@@ -256,7 +308,7 @@ extension Engine {
         ).machines(for: contents.header.machine)
         // A record that cannot be re-run ends the snapshots there (an error, caught below).
         _ = try? SessionSnapshot.rebuilt(
-            session, at: UInt64(contents.transitions.count), from: .empty(definition: ""),
+            session, at: contents.headVersion, from: contents.base ?? .empty(definition: ""),
             records: SessionSnapshot.records(of: session, in: archive)
         ) { record, before in
             let snapshot = try machines.replay(record, on: before, in: archive).1

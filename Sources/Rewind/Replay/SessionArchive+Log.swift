@@ -20,21 +20,21 @@ extension SessionArchive {
             guard session == self.session, let first = contents.transitions.first,
                 let last = contents.transitions.last
             else { return nil }
-            let count = UInt64(contents.transitions.count)
             return SessionInfo(
-                session: session, headVersion: count, headSequence: 0, machine: last.machine, recordCount: count,
-                created: first.timestamp, updated: last.timestamp, origin: first.origin)
+                session: session, headVersion: contents.headVersion, headSequence: 0, machine: last.machine,
+                recordCount: UInt64(contents.transitions.count), created: first.timestamp, updated: last.timestamp,
+                origin: first.origin, baseVersion: contents.base?.version)
         }
 
         func records(of session: SessionID, fromVersion version: UInt64, limit: Int) throws -> [TransitionRecord] {
-            let count = UInt64(contents.transitions.count)
-            guard session == self.session, limit > 0, version <= count else { return [] }
-            let first = max(version, 1)
-            let end = first + min(UInt64(limit), count - first + 1)
+            let head = contents.headVersion
+            guard session == self.session, limit > 0, version <= head else { return [] }
+            let first = max(version, contents.firstVersion)
+            let end = first + min(UInt64(limit), head - first + 1)
             return (first..<end).map { version in
                 TransitionRecord(
                     sequence: 0, session: session, version: version,
-                    transition: contents.transitions[Int(version - 1)])
+                    transition: contents.transitions[Int(version - contents.firstVersion)])
             }
         }
 
@@ -46,11 +46,13 @@ extension SessionArchive {
             name == contents.header.machine ? contents.definitions[version] : nil
         }
 
-        /// The latest state a redacted record recorded at or before `version` (the archive keeps
-        /// no other snapshots).
+        /// The latest state a redacted record recorded at or before `version`, else a trimmed
+        /// session's base (the archive keeps no other snapshots).
         func latestSnapshot(of session: SessionID, atOrBefore version: UInt64) throws -> SessionSnapshot? {
             guard session == self.session else { return nil }
-            return contents.recordedStates.filter { $0.key <= version }.max { $0.key < $1.key }?.value
+            let recorded = contents.recordedStates.filter { $0.key <= version }.max { $0.key < $1.key }?.value
+            guard let base = contents.base, base.version <= version else { return recorded }
+            return recorded.map { $0.version >= base.version ? $0 : base } ?? base
         }
     }
 }

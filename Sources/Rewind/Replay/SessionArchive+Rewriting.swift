@@ -23,6 +23,8 @@ extension SessionArchive {
     /// The archive is checked first, as ``validate(_:as:)`` does.
     ///
     /// - Throws: ``SessionArchiveError`` for an archive that does not validate;
+    ///   ``SessionArchiveError/malformedLine(line:reason:)`` (line 1) for a trimmed session's
+    ///   archive (format version 3: its base state is not rewritten);
     ///   ``SessionArchiveError/malformedLine(line:reason:)`` for a record whose payload or state
     ///   data is not JSON (written by a custom payload coder); what `change` throws.
     public static func rewritten(
@@ -30,6 +32,13 @@ extension SessionArchive {
     ) throws -> Data {
         let bytes = Array(archive)
         let contents = try parse(bytes)
+        // A trimmed session's base state holds values `change` does not see: kept, they would
+        // leave the machine unchanged.
+        if let base = contents.base {
+            throw SessionArchiveError.malformedLine(
+                line: 1, reason: "it is a trimmed session's archive (its history begins at version "
+                    + "\(ReplayError.grouped(base.version))): its base state holds values a rewrite cannot change, so it is not rewritten")
+        }
         let encoder = encoder()
         var lines: [Range<Int>] = []
         var start = 0

@@ -23,13 +23,22 @@ import RewindMachine
 /// count and holds the CRC-32C of all the lines before it, newlines included. An import checks
 /// everything (checksums, format, versions without gaps, definitions against their content
 /// versions, the trailer) before writing anything.
+///
+/// A session whose history was trimmed (``Engine/trimHistory(of:before:)``) is written in format
+/// version 3: its header's `base` holds the base version and the session's state there (the
+/// stored snapshot, as JSON: `"base":{"state":{…},"version":1200}`), and its record lines run
+/// from the base version to the head. A whole session is still written in format version 2, so
+/// older readers keep reading it; they refuse a format 3 archive as an unsupported format.
 public enum SessionArchive {
     /// The header's `format`.
     public static let format = "rewind.session"
-    /// The format version this code writes.
+    /// The format version this code writes for a session that keeps its whole history.
     public static let formatVersion = 2
-    /// The format versions this code reads: 1 (payloads and data in base64) and 2.
-    public static let readableFormatVersions: ClosedRange<Int> = 1...2
+    /// The format version this code writes for a trimmed session (its header has a `base`).
+    public static let trimmedFormatVersion = 3
+    /// The format versions this code reads: 1 (payloads and data in base64), 2 and 3 (2 with a
+    /// trimmed session's base).
+    public static let readableFormatVersions: ClosedRange<Int> = 1...3
 
     /// The `JSONDecoder.userInfo` key under which a record line's decoder finds the archive's
     /// format version.
@@ -44,12 +53,21 @@ public enum SessionArchive {
             var document: JSONValue
         }
 
+        /// A trimmed session's base (format version 3): its records begin at `version`, whose
+        /// state is `state` (a ``SessionSnapshot`` as JSON).
+        struct Base: Codable {
+            var version: UInt64
+            var state: JSONValue
+        }
+
         var format: String
         var formatVersion: Int
         var session: String
         var machine: String
         var definitions: [Definition]
         var records: UInt64
+        /// Written only for a trimmed session (format version 3).
+        var base: Base?
     }
 
     /// A record line. Format version 2 writes the payload and state data bytes as the JSON
@@ -234,24 +252,32 @@ extension LogReplay {
     /// machine they were written under, as stored beside the log
     /// (``TransitionLogReader/storedDefinitionDocument(name:version:)``).
     ///
+    /// A trimmed session's archive (format version 3) holds its base snapshot and its records
+    /// from the base on.
+    ///
     /// - Throws: ``EngineError/unknownSession(_:)``,
-    ///   ``ReplayError/historyTrimmed(session:requested:firstVersion:)`` for a session whose
-    ///   history was trimmed (an archive holds a session from version 1),
-    ///   ``SessionArchiveError/missingDefinition(machine:version:)``,
+    ///   ``EngineError/corruptedEntry(what:reason:cause:)`` when a trimmed session's base snapshot
+    ///   is missing, ``SessionArchiveError/missingDefinition(machine:version:)``,
     ///   ``EngineError/corruptedEntry(what:reason:cause:)`` for a stored definition that is not
     ///   JSON, the log's errors.
     public func exportSession(_ session: SessionID) throws -> Data {
         let encoder = SessionArchive.encoder()
         return try log.readLog { reader in
             let info = try reader.requireSessionInfo(for: session)
-            // An archive holds a session from version 1: a trimmed one's history begins later.
-            if let base = info.baseVersion {
-                throw ReplayError.historyTrimmed(session: session, requested: 1, firstVersion: base)
+            // A trimmed session's archive begins at its base, with the state there.
+            let base = try info.baseVersion.map { version in
+                let snapshot = try SessionSnapshot.base(of: session, at: version, in: reader)
+                guard snapshot.version == version else {
+                    throw EngineError.corruptedEntry(
+                        what: "the base snapshot of '\(session.excerpt)' at version \(version)",
+                        reason: "the latest snapshot at or before the base is of version \(snapshot.version)")
+                }
+                return SessionArchive.Header.Base(version: version, state: snapshot.jsonValue)
             }
             var recordLines: [UInt8] = []
             var versions: [String] = []
             var count: UInt64 = 0
-            try SessionSnapshot.records(of: session, in: reader)(1) { record in
+            try SessionSnapshot.records(of: session, in: reader)(info.firstVersion) { record in
                 if versions.last != record.definition, !versions.contains(record.definition) {
                     versions.append(record.definition)
                 }
@@ -279,8 +305,10 @@ extension LogReplay {
             output.reserveCapacity(recordLines.count + 4096)
             try SessionArchive.appendLine(
                 SessionArchive.Header(
-                    format: SessionArchive.format, formatVersion: SessionArchive.formatVersion,
-                    session: session.rawValue, machine: info.machine, definitions: definitions, records: count),
+                    format: SessionArchive.format,
+                    formatVersion: base == nil ? SessionArchive.formatVersion : SessionArchive.trimmedFormatVersion,
+                    session: session.rawValue, machine: info.machine, definitions: definitions, records: count,
+                    base: base),
                 with: encoder, to: &output)
             output.append(contentsOf: recordLines)
             let checksum = CRC32C.checksum(output)
@@ -294,7 +322,8 @@ extension LogReplay {
 
 extension Engine {
     /// The archive of `session` (see ``SessionArchive`` and ``LogReplay/exportSession(_:)``): its
-    /// records and the definitions of its machine they were written under.
+    /// records and the definitions of its machine they were written under (a trimmed session's
+    /// from its base, with its base snapshot).
     ///
     /// - Throws: ``EngineError/unknownSession(_:)``,
     ///   ``SessionArchiveError/missingDefinition(machine:version:)``, the store's errors.

@@ -7,7 +7,10 @@ import RewindStore
 /// With ``ResumePolicy/upgradeWhenCompatible`` the session continues from its state at its head
 /// (the declared ``DefinitionMigration``s applied), checked to be a state of the new definition;
 /// with ``ResumePolicy/replayWithRegistered`` the engine re-runs every recorded request from the
-/// start through the new definition and continues from what that computes. Either way the move
+/// start through the new definition and continues from what that computes. A trimmed session
+/// (``Engine/trimHistory(of:before:)``) has no start: its records after the base are re-run from
+/// its base snapshot, so what the old definition computed up to the base (context, state data,
+/// history memory, pending sends) is kept. Either way the move
 /// is appended as a `rewind.migrate` record (``StepRecording/migrateEvent``, a
 /// ``RecordedMigration``) before the session's first record under the new definition, in the
 /// same commit, and replay takes the state after it from that record.
@@ -28,10 +31,11 @@ extension StepRecording {
     ///   definition does not reproduce a record, ``EngineError/corruptedEntry(what:reason:)``
     ///   when a version is missing; what `records` throws.
     func migrated(
-        _ session: SessionID, through last: UInt64?, records: SessionSnapshot.RecordReader
+        _ session: SessionID, through last: UInt64?, from start: SessionSnapshot? = nil,
+        records: SessionSnapshot.RecordReader
     ) throws -> SessionSnapshot {
         var snapshot = try SessionSnapshot.rebuilt(
-            session, at: last, from: .empty(definition: definition), records: records
+            session, at: last, from: start ?? .empty(definition: definition), records: records
         ) { record, before in try replay(record, on: before).1 }
         snapshot.definition = definition
         return snapshot
@@ -39,18 +43,26 @@ extension StepRecording {
 
     /// The session `session` as a migration to this recording's definition leaves it, from its
     /// records in `reader` before version `end` (all of them when `nil`); see
-    /// ``migrated(_:through:records:)``. Throws ``ReplayError/historyTrimmed(session:requested:firstVersion:)``
-    /// for a session whose history was trimmed (its records from version 1 are gone).
+    /// ``migrated(_:through:from:records:)``. A trimmed session's records after its base are
+    /// re-run from its base snapshot (its records from version 1 are gone).
+    ///
+    /// - Throws: the errors of ``migrated(_:through:from:records:)``;
+    ///   ``ReplayError/historyTrimmed(session:requested:firstVersion:)`` when `end` is at or below
+    ///   a trimmed session's base; ``EngineError/corruptedEntry(what:reason:cause:)`` when its base
+    ///   snapshot is missing.
     func migrated(
         _ session: SessionID, before end: UInt64? = nil, in reader: any TransitionLogReader
     ) throws -> SessionSnapshot {
-        // A re-run from the start needs the start: a trimmed session's history begins later.
-        if let base = try reader.sessionInfo(for: session)?.baseVersion {
-            throw ReplayError.historyTrimmed(session: session, requested: 1, firstVersion: base)
-        }
         let last = end.map { $0 - 1 }
-        return try migrated(
-            session, through: last, records: SessionSnapshot.records(of: session, through: last, in: reader))
+        let records = SessionSnapshot.records(of: session, through: last, in: reader)
+        guard let base = try reader.sessionInfo(for: session)?.baseVersion else {
+            return try migrated(session, through: last, records: records)
+        }
+        if let last, last < base {
+            throw ReplayError.historyTrimmed(session: session, requested: last, firstVersion: base)
+        }
+        let start = try SessionSnapshot.base(of: session, at: base, in: reader)
+        return try migrated(session, through: last, from: start, records: records)
     }
 
     /// Whether `record`, re-run on `snapshot` (the session's state at the version before it), is

@@ -25,7 +25,7 @@ struct Export: AsyncParsableCommand {
         defer { engine.close() }
         let info = try engine.existingSession(session)
         let archive = try engine.exportSession(info.session)
-        let summary = "exported \(info.session.shown) (\(records(info.headVersion)))"
+        let summary = "exported \(info.session.shown) (\(records(info.recordCount)))"
         if toStandardOutput {
             FileHandle.standardOutput.write(archive)
             FileHandle.standardError.write(Data("\(summary) to standard output\n".utf8))
@@ -34,7 +34,7 @@ struct Export: AsyncParsableCommand {
         try write(archive, to: file)
         if output.json {
             try Terminal.printJSON(ArchiveReport(
-                session: info.session.rawValue, machine: info.machine, records: info.headVersion, file: file))
+                session: info.session.rawValue, machine: info.machine, records: info.recordCount, file: file))
         } else {
             print("\(summary) to \(file)")
         }
@@ -98,9 +98,9 @@ struct Import: AsyncParsableCommand {
         let data = try archive?.data ?? readFile()
         let info = try await Self.importing { try await engine.importSession(data, as: id) }
         if output.json {
-            try Terminal.printJSON(ArchiveReport(session: info.session.rawValue, machine: info.machine, records: info.headVersion))
+            try Terminal.printJSON(ArchiveReport(session: info.session.rawValue, machine: info.machine, records: info.recordCount))
         } else {
-            print("imported \(info.session.shown) (\(info.machine.shown), \(records(info.headVersion)))")
+            print("imported \(info.session.shown) (\(info.machine.shown), \(records(info.recordCount)))")
         }
     }
 

@@ -61,6 +61,18 @@ struct SessionHead: Sendable, Hashable {
             recent: [])
     }
 
+    /// Makes the head of a session with no records yet begin at version `base` (its history
+    /// trimmed before it): its next record is version `base`. The versions of `base`'s index
+    /// block below it get placeholder sequences (0, which the entry's decoder accepts only there):
+    /// a trimmed session's index is never read below its base, and the block stays aligned on
+    /// ``StoreLayout/indexBlockSize``.
+    mutating func begin(at base: UInt64) {
+        precondition(info.headVersion == 0 && base > 1, "only a session with no records begins at a base above 1")
+        info.headVersion = base - 1
+        info.baseVersion = base
+        recent = Array(repeating: 0, count: Int((base - 1) % UInt64(StoreLayout.indexBlockSize)))
+    }
+
     /// Moves the head to its next version, the record at global `sequence`. Returns `true` when
     /// that version completes an index block: ``recent`` then holds the block's
     /// ``StoreLayout/indexBlockSize`` sequences, to be written to (or already in) the
@@ -89,7 +101,9 @@ struct SessionHead: Sendable, Hashable {
 /// sequences (``SessionHead/recent``: varint count, the first as a varint, each next one as the
 /// varint difference to the one before), then a CRC-32C (4 bytes LE) of everything before it.
 /// Flags bit 1 (store format 5): the session's history was trimmed, and its varint base version
-/// follows the origin (``SessionInfo/baseVersion``). Other flag bits are refused as corruption.
+/// follows the origin (``SessionInfo/baseVersion``); the recent sequences of versions below the
+/// base may be 0 (placeholders of a session that began at its base: an imported or forked trimmed
+/// session). Other flag bits are refused as corruption.
 /// Format 1 (store format 1, read only to migrate) is the same without the recent sequences.
 enum SessionInfoCodec {
     static let formatVersion: UInt8 = 2
@@ -176,8 +190,15 @@ enum SessionInfoCodec {
                 }
                 recent.reserveCapacity(Int(count))
                 var sequence: UInt64 = 0
+                let firstRecent = headVersion - count + 1
                 while recent.count < Int(count) {
                     let delta = try reader.varint("recent sequence")
+                    // A session that began at its base (imported or forked trimmed) holds
+                    // placeholder sequences 0 for the versions of its base's block below the base.
+                    if let baseVersion, firstRecent + UInt64(recent.count) < baseVersion, sequence == 0, delta == 0 {
+                        recent.append(0)
+                        continue
+                    }
                     let (sum, overflow) = sequence.addingReportingOverflow(delta)
                     guard !overflow, sum > sequence else { throw DecodingFailure(reason: "recent sequences out of order") }
                     sequence = sum

@@ -38,6 +38,29 @@ public final class StoreWriteTransaction: StoreReadTransaction {
     public func append(
         _ transitions: [TransitionDraft], to session: SessionID, expectedVersion: ExpectedVersion = .any
     ) throws -> AppendResult {
+        try append(transitions, to: session, expectedVersion: expectedVersion, base: nil)
+    }
+
+    /// Creates `session` with a trimmed history that begins at version `base` (an imported or
+    /// forked trimmed session, see ``SessionInfo/baseVersion``): `transitions` become its versions
+    /// `base…`, at the next global sequences. The caller writes the snapshot at `base` (the
+    /// session's state there) in the same transaction. A `base` of 1 is a plain new session.
+    ///
+    /// - Throws: ``StoreError/versionConflict(session:expected:actual:)`` when `session` exists,
+    ///   and the errors of ``append(_:to:expectedVersion:)``.
+    @discardableResult
+    package func append(_ transitions: [TransitionDraft], toNewSession session: SessionID, base: UInt64) throws -> AppendResult {
+        guard base > 1 else { return try append(transitions, to: session, expectedVersion: .noStream, base: nil) }
+        let result = try append(transitions, to: session, expectedVersion: .noStream, base: base)
+        // A process that rebuilds the tail from the log would begin a session without an entry at
+        // version 1: the entry, with its base, is written now (every head with it, the mark moved).
+        try writeTailIfLonger(than: 0)
+        return result
+    }
+
+    private func append(
+        _ transitions: [TransitionDraft], to session: SessionID, expectedVersion: ExpectedVersion, base: UInt64?
+    ) throws -> AppendResult {
         guard !transitions.isEmpty else { throw StoreError.emptyAppend(session: session) }
         for index in transitions.indices {
             if let problem = transitions[index].problem {
@@ -54,6 +77,11 @@ public final class StoreWriteTransaction: StoreReadTransaction {
         defer { loadedTail = tail }
         let index: [SessionID: SessionHead].Index
         if let found = tail.heads.index(forKey: session) {
+            // A session the tail holds exists: it cannot begin again at a base.
+            if base != nil {
+                throw StoreError.versionConflict(
+                    session: session, expected: .noStream, actual: tail.heads.values[found].info.headVersion)
+            }
             index = found
         } else {
             let existing = try storedEntry(for: session)
@@ -66,12 +94,13 @@ public final class StoreWriteTransaction: StoreReadTransaction {
             if existing == nil, let erasure = try erasure(of: session) {
                 throw StoreError.sessionErased(session: session, erasure: erasure)
             }
-            let stored = existing ?? .empty(session, created: transitions[0].timestamp, origin: transitions[0].origin)
+            var stored = existing ?? .empty(session, created: transitions[0].timestamp, origin: transitions[0].origin)
             // Checked before the head joins the tail (`appendRecords` checks again, in place).
             let head = stored.info.headVersion
             guard expectedVersion.isSatisfied(byHead: head) else {
                 throw StoreError.versionConflict(session: session, expected: expectedVersion, actual: head)
             }
+            if let base { stored.begin(at: base) }
             tail.heads[session] = stored
             guard let inserted = tail.heads.index(forKey: session) else {
                 preconditionFailure("a session's head is in the tail right after it was inserted")
@@ -80,7 +109,8 @@ public final class StoreWriteTransaction: StoreReadTransaction {
         }
         // One in-place access to the head for the check and all the records.
         let result = try appendRecords(
-            transitions, of: session, expectedVersion: expectedVersion, from: firstSequence,
+            transitions, of: session, expectedVersion: base.map { .exact($0 - 1) } ?? expectedVersion,
+            from: firstSequence,
             to: &tail.heads.values[index])
         // The session's entry is written when the tail is written out (see `SessionTail`).
         tail.end = result.lastSequence

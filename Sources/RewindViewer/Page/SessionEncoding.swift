@@ -10,6 +10,10 @@ import Rewind
 ///   refer to them by index.
 /// - `values`: every distinct JSON value (payloads, state data, contexts, screens' data), once.
 /// - `configs`: each distinct active configuration as `[[state…], [active atomic state…]]`.
+/// - `base` (only for a trimmed session): the real version of index 1, the session's base. The
+///   columns and lists below number versions by index (1…N; index 0 is the empty state before
+///   version 1, which a trimmed session's page does not show); the script labels index *i* as
+///   version `base + i - 1`.
 /// - Columns with one entry per version 1…N: `dt` (milliseconds since the previous record; the
 ///   first is 0, `t0` is the first record's time in milliseconds since 1970), `ev` (event),
 ///   `cf` (configuration; version 0 is the empty configuration).
@@ -49,6 +53,8 @@ struct SessionEncoding {
     let session: String
     let machine: String
     private(set) var head: UInt64 = 0
+    /// The versions before the first point appended: a trimmed session's base minus 1, else 0.
+    private(set) var offset: UInt64 = 0
 
     init(session: String, machine: String) {
         self.session = session
@@ -76,12 +82,14 @@ struct SessionEncoding {
         return configs.count - 1
     }
 
-    /// Adds the next version (`point.version` must be the previous one plus 1), its values
+    /// Adds the next version (`point.version` must be the previous one plus 1; the first one
+    /// appended is version 1, or a trimmed session's base), its values
     /// already redacted; `transition` is the diagram's index of the transition it took.
     mutating func append(_ point: ReplayPoint, stateData: [String: JSONValue], context: JSONValue,
                          payload: JSONValue, navigation: [NavigationEntry], transition: Int?) {
-        let version = Int(point.version)
-        head = point.version
+        if events.isEmpty { offset = point.version - 1 }
+        let version = Int(point.version - offset)
+        head = point.version - offset
         let time = (point.timestamp?.microsecondsSince1970 ?? 0) / 1000
         if firstTime == nil { firstTime = time; lastTime = time }
         deltas.append(time - lastTime)
@@ -130,6 +138,7 @@ struct SessionEncoding {
         writer.key("session", first: true); writer.string(session)
         writer.key("machine"); writer.string(machine)
         writer.key("head"); writer.integer(head)
+        if offset > 0 { writer.key("base"); writer.integer(offset + 1) }
         writer.key("t0"); writer.integer(firstTime ?? 0)
         writer.key("strings"); writer.array(strings) { $0.string($1) }
         writer.key("values"); writer.array(values) { $0.value(sweep($1)) }

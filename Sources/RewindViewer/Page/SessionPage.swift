@@ -30,7 +30,8 @@ public struct SessionPage: Sendable {
     /// A machine to verify the session against (``Engine/verify(_:against:)``); its first
     /// divergence is marked on the timeline. `nil`: no verification.
     public var verifyingAgainst: Machine?
-    /// Whether the page embeds the session's archive (its download button). Default `true`.
+    /// Whether the page embeds the session's archive (its download button). Default `true`; a
+    /// trimmed session's page never does (redaction does not rewrite its base state).
     public var embedsArchive: Bool
     /// Whether ``html()`` fails with ``ViewerError/unmatchedRedactions(paths:)`` when a redaction
     /// rule matches no value of the session. Default `false`.
@@ -73,15 +74,10 @@ public struct SessionPage: Sendable {
     /// The page as UTF-8 HTML.
     ///
     /// - Throws: ``EngineError/unknownSession(_:)``, the replay engine's errors
-    ///   (``ReplayError``; `historyTrimmed` for a session whose history was trimmed: the page does
-    ///   not show trimmed sessions yet), ``SessionArchiveError`` when the archive cannot be redacted,
+    ///   (``ReplayError``), ``SessionArchiveError`` when the archive cannot be redacted,
     ///   ``ViewerError/unmatchedRedactions(paths:)`` (with ``requiresEveryRedactionToMatch``).
     public func html() throws -> Data {
         let info = try replay.log.readLog { try $0.requireSessionInfo(for: session) }
-        // The page numbers a session's versions from 1: a trimmed one's history begins later.
-        if let base = info.baseVersion {
-            throw ReplayError.historyTrimmed(session: session, requested: 1, firstVersion: base)
-        }
         var redaction = redaction
         let definition = try SessionPage.definition(of: info, in: replay, engine: engine)
         redaction.protect(definition)
@@ -90,7 +86,9 @@ public struct SessionPage: Sendable {
         // known when the archive is swept.
         let encoding = try SessionPage.encoding(of: info, in: replay, diagram: diagram, redaction: &redaction)
         var archive: Data?
-        if embedsArchive {
+        // A trimmed session's archive holds its base state, which redaction does not rewrite: its
+        // page has no download.
+        if embedsArchive, info.baseVersion == nil {
             archive = try redaction.apply(toArchive: try replay.exportSession(session))
         }
         let swept = redaction
@@ -129,13 +127,16 @@ public struct SessionPage: Sendable {
         return MachineDefinition(name: info.machine, states: [])
     }
 
-    /// Every version of the session, read with a replay cursor from version 1 to the head.
+    /// Every version of the session, read with a replay cursor from version 1 (a trimmed
+    /// session's base, where its cursor starts) to the head.
     static func encoding(
         of info: SessionInfo, in replay: LogReplay, diagram: StatechartDiagram, redaction: inout Redaction
     ) throws -> SessionEncoding {
         var encoding = SessionEncoding(session: info.session.rawValue, machine: info.machine)
         var cursor = try replay.cursor(for: info.session)
-        while let point = try cursor.stepForward() {
+        var next: ReplayPoint? = info.baseVersion == nil ? try cursor.stepForward() : cursor.point
+        while let point = next {
+            next = try cursor.stepForward()
             let transition = point.event.flatMap {
                 diagram.transitionIndex(event: $0, source: point.source, target: point.configuration)
             }

@@ -34,7 +34,7 @@ function model(raw) {
     if (d > threshold) { gaps.push({ version: i, ms: d }); d = threshold; }
     x[i] = x[i - 1] + d;
   }
-  return { raw: raw, n: n, t: t, x: x, gaps: gaps, threshold: threshold, dat: pairs(raw.dat), ctx: pairs(raw.ctx), nav: pairs(raw.nav), pl: pairs(raw.pl), ops: pairs(raw.ops), src: pairs(raw.src), tr: pairs(raw.tr), texts: [] };
+  return { raw: raw, n: n, base: raw.base ? raw.base - 1 : 0, t: t, x: x, gaps: gaps, threshold: threshold, dat: pairs(raw.dat), ctx: pairs(raw.ctx), nav: pairs(raw.nav), pl: pairs(raw.pl), ops: pairs(raw.ops), src: pairs(raw.src), tr: pairs(raw.tr), texts: [] };
 }
 
 function at(ver) {
@@ -42,7 +42,7 @@ function at(ver) {
   var val = function (i) { return i < 0 ? null : raw.values[i]; };
   var d = atOrBefore(M.dat, ver), cx = atOrBefore(M.ctx, ver), nv = atOrBefore(M.nav, ver), op = exactly(M.ops, ver), sc = exactly(M.src, ver);
   return {
-    version: ver,
+    version: ver + M.base,
     event: ver > 0 ? s[raw.ev[ver - 1]] : null,
     time: ver > 0 ? raw.t0 + M.t[ver] : null,
     payload: val(exactly(M.pl, ver)),
@@ -157,7 +157,7 @@ function drawTimeline() {
       place(label, tx + 2, 1);
     }
     var div = M.raw.verification && M.raw.verification.divergence;
-    if (div) { var dx = Math.floor(xOf(M.x[div.version], total, w)); g.fillStyle = cs.getPropertyValue('--bad').trim(); g.fillRect(dx - 1, 0, 3, h); }
+    if (div && div.version > M.base) { var dx = Math.floor(xOf(M.x[div.version - M.base], total, w)); g.fillStyle = cs.getPropertyValue('--bad').trim(); g.fillRect(dx - 1, 0, 3, h); }
     drawn = { w: w, m: M, q: matches, z: zoom, base: base, total: total, labels: labels };
   }
   var c = canvas.getContext('2d'); c.setTransform(1, 0, 0, 1, 0, 0); c.clearRect(0, 0, canvas.width, canvas.height); c.drawImage(drawn.base, 0, 0);
@@ -200,9 +200,9 @@ function duration(ms) { var s = ms / 1000; if (s < 90) return Math.round(s) + ' 
 
 // ---- rendering the cursor ----
 function render() {
-  var p = at(v), prev = v > 0 ? at(v - 1) : null;
-  document.documentElement.setAttribute('data-version', String(v));
-  $('#rw-pos').textContent = v + ' / ' + M.n;
+  var p = at(v), prev = v > lowest() ? at(v - 1) : null;
+  document.documentElement.setAttribute('data-version', String(v + M.base));
+  $('#rw-pos').textContent = (v + M.base) + ' / ' + (M.n + M.base);
   scrub.value = String(v);
   Object.keys(stateNodes).forEach(function (id) { stateNodes[id].forEach(function (n) { n.classList.remove('rw-active'); }); });
   p.configuration.forEach(function (id) { (stateNodes[id] || []).forEach(function (n) { n.classList.add('rw-active'); }); });
@@ -217,7 +217,7 @@ function render() {
   }
   ev.appendChild(el('div', 'rw-meta', 'active: ' + (p.active.join(', ') || '—')));
   var div = M.raw.verification && M.raw.verification.divergence;
-  if (div && div.version === v) ev.appendChild(el('div', 'rw-banner rw-bad', div.text));
+  if (div && div.version === v + M.base) ev.appendChild(el('div', 'rw-banner rw-bad', div.text));
   renderLog();
   var stack = $('#rw-stack'); stack.textContent = '';
   if (p.operations) { var ops = el('div', 'rw-meta', 'this step: '); ops.appendChild(el('span', 'rw-op', p.operations)); stack.appendChild(ops); }
@@ -234,7 +234,7 @@ function render() {
   showTree($('#rw-context'), p.context);
   showTree($('#rw-payload'), p.payload);
   var from = pinned != null ? at(pinned) : prev;
-  $('#rw-diff-title').textContent = from ? 'Changes ' + from.version + ' → ' + v : 'Changes';
+  $('#rw-diff-title').textContent = from ? 'Changes ' + from.version + ' → ' + (v + M.base) : 'Changes';
   var list = $('#rw-diff'); list.textContent = '';
   if (from) {
     var changes = [];
@@ -264,9 +264,9 @@ function renderLog() {
   }
   var div = M.raw.verification && M.raw.verification.divergence;
   rows.forEach(function (r) {
-    var li = el('li', (r === v ? 'rw-here' : '') + (div && div.version === r ? ' rw-diverged' : ''));
-    li.setAttribute('data-v', String(r));
-    li.appendChild(el('span', 'rw-v', String(r)));
+    var li = el('li', (r === v ? 'rw-here' : '') + (div && div.version === r + M.base ? ' rw-diverged' : ''));
+    li.setAttribute('data-v', String(r + M.base));
+    li.appendChild(el('span', 'rw-v', String(r + M.base)));
     li.appendChild(el('span', 'rw-ev', M.raw.strings[M.raw.ev[r - 1]]));
     li.appendChild(el('span', 'rw-target', '→ ' + entered(r).join(', ')));
     var pl = exactly(M.pl, r);
@@ -278,15 +278,17 @@ function renderLog() {
   if (!rows.length) log.appendChild(el('li', 'rw-empty', matches ? 'no match' : 'no records'));
 }
 var pending = false;
+// The lowest version index: 0 (before the first record), or 1, the base, for a trimmed session.
+function lowest() { return M.base ? 1 : 0; }
 function go(target) {
   stop(false);
-  v = Math.max(0, Math.min(M.n, target | 0));
+  v = Math.max(lowest(), Math.min(M.n, target | 0));
   if (!pending) { pending = true; requestAnimationFrame(function () { pending = false; render(); }); }
 }
 function scheduleHash() {
   clearTimeout(hashTimer);
   hashTimer = setTimeout(function () {
-    var h = (P.kind === 'machine' ? 'session=' + encodeURIComponent(M.raw.session) + '&' : '') + 'v=' + v;
+    var h = (P.kind === 'machine' ? 'session=' + encodeURIComponent(M.raw.session) + '&' : '') + 'v=' + (v + M.base);
     if (location.hash.slice(1) !== h) history.replaceState(history.state, '', '#' + h);
   }, 120);
 }
@@ -295,7 +297,7 @@ function scheduleHash() {
 function stop(update) { if (playing) { clearTimeout(playing); playing = null; } if (update !== false) $('#rw-play').setAttribute('aria-pressed', 'false'); else $('#rw-play').setAttribute('aria-pressed', 'false'); }
 function play() {
   if (playing) { stop(); return; }
-  if (v >= M.n) v = 0;
+  if (v >= M.n) v = lowest();
   $('#rw-play').setAttribute('aria-pressed', 'true');
   var tick = function () {
     if (v >= M.n) { stop(); return; }
@@ -326,8 +328,10 @@ function nextMatch(dir) {
 // ---- the machine page: funnel and sessions ----
 function openSession(i, ver) {
   M = model(P.sessions[i]); drawn = null; zoom = { lo: 0, hi: 1 }; pinned = null; matches = null; $('#rw-search').value = '';
-  scrub.max = String(M.n);
-  $('#rw-title').textContent = M.raw.session + ' · ' + M.raw.machine + ' · ' + M.n + ' versions';
+  scrub.min = String(lowest()); scrub.max = String(M.n);
+  // A trimmed session's page begins at its base: its versions keep their numbers.
+  $('#rw-title').textContent = M.raw.session + ' · ' + M.raw.machine + ' · ' + M.n + ' versions'
+    + (M.base ? ' · history begins at version ' + (M.base + 1).toLocaleString('en-US') : '');
   $('#rw-session-view').hidden = false; $('#rw-machine-view').hidden = true;
   $('#rw-back').hidden = P.kind !== 'machine';
   $('#rw-download').hidden = !P.archive;
@@ -339,20 +343,20 @@ function openSession(i, ver) {
       banner.appendChild(el('strong', null, 'Diverges at version ' + ver_.divergence.version + ': '));
       banner.appendChild(document.createTextNode(ver_.divergence.text + ' '));
       var jump = el('button', null, 'Go to ' + ver_.divergence.version); jump.id = 'rw-go-divergence';
-      jump.addEventListener('click', function () { go(ver_.divergence.version); }); banner.appendChild(jump);
+      jump.addEventListener('click', function () { go(ver_.divergence.version - M.base); }); banner.appendChild(jump);
     } else {
       banner.appendChild(el('strong', null, 'Verified: '));
       banner.appendChild(document.createTextNode(ver_.verified + ' records from version ' + ver_.first + ' re-run to their recorded states under definition ' + ver_.definition.slice(0, 12) + '.'));
     }
   }
-  v = ver == null ? M.n : Math.max(0, Math.min(M.n, ver));
+  v = ver == null ? M.n : Math.max(lowest(), Math.min(M.n, ver - M.base));
   render();
 }
 // Opening a session from the funnel is a new history entry: Back returns to the funnel.
 function openFromFunnel(i) {
   openSession(i);
   clearTimeout(hashTimer);
-  history.pushState({ rwFunnel: true }, '', '#session=' + encodeURIComponent(M.raw.session) + '&v=' + v);
+  history.pushState({ rwFunnel: true }, '', '#session=' + encodeURIComponent(M.raw.session) + '&v=' + (v + M.base));
 }
 function showFunnel(missing) {
   var notice = $('#rw-notice'); notice.hidden = missing == null; notice.textContent = missing == null ? '' : 'No session \u201c' + missing + '\u201d in this file: showing the funnel.';
@@ -388,7 +392,7 @@ function sessionTable(host, indexes, title) {
     var s = P.sessions[i], tr = el('tr'), td = el('td'), a = el('a', null, s.session); a.setAttribute('data-session', s.session); a.tabIndex = 0;
     a.addEventListener('click', function () { openFromFunnel(i); }); a.addEventListener('keydown', function (e) { if (e.key === 'Enter') openFromFunnel(i); });
     td.appendChild(a); tr.appendChild(td);
-    tr.appendChild(el('td', null, String(s.head)));
+    tr.appendChild(el('td', null, String(s.head + (s.base ? s.base - 1 : 0))));
     tr.appendChild(el('td', null, s.head ? s.strings[s.ev[s.head - 1]] : ''));
     var last = s.configs[s.cf[s.head]][1].map(function (k) { return s.strings[k]; }).join(', ');
     tr.appendChild(el('td', null, last)); table.appendChild(tr);
@@ -405,7 +409,7 @@ function fromHash() {
     if (i < 0) { showFunnel(id); return; }
     if (!M || M.raw !== P.sessions[i] || $('#rw-session-view').hidden) { openSession(i, target); return; }
   }
-  if (target != null && M && target !== v) go(target);
+  if (target != null && M && target - M.base !== v) go(target - M.base);
 }
 document.addEventListener('keydown', function (e) {
   if (!M || $('#rw-session-view').hidden) return;
@@ -476,9 +480,9 @@ if (P.rules && P.rules.length) {
   red.appendChild(document.createTextNode((P.redacted.length ? P.redacted.join(', ') : 'nothing matched') + ' (rules: ' + P.rules.join(', ') + '). Values shown as ' + REDACTED + ' here and in the downloadable session.'));
 }
 window.rewindViewer = {
-  version: function () { return v; }, at: function (ver) { return at(ver); }, session: function () { return M && M.raw.session; },
+  version: function () { return v + M.base; }, at: function (ver) { return at(ver - M.base); }, session: function () { return M && M.raw.session; },
   // What the timeline drew last: its labels' boxes (canvas pixels from the top left) and the pin.
-  timeline: function () { return drawn ? { width: drawn.w, labels: drawn.labels, pin: drawn.pin, zoom: { lo: zoom.lo, hi: zoom.hi }, version: v, first: versionAtX(0), last: versionAtX(drawn.w) } : null; }
+  timeline: function () { return drawn ? { width: drawn.w, labels: drawn.labels, pin: drawn.pin, zoom: { lo: zoom.lo, hi: zoom.hi }, version: v + M.base, first: versionAtX(0) + M.base, last: versionAtX(drawn.w) + M.base } : null; }
 };
 if (P.kind === 'machine') { buildFunnel(); fromHash(); }
 else { var start = new URLSearchParams(location.hash.slice(1)).get('v'); openSession(0, start != null && /^\d+$/.test(start) ? parseInt(start, 10) : null); }

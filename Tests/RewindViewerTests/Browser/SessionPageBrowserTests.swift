@@ -50,6 +50,62 @@ extension ViewerBrowserTests {
         await driver.quit()
     }
 
+    @Test func aTrimmedSessionsPageBeginsAtItsBaseWithItsVersionsNumbers() async throws {
+        let demo = try await DemoPages.make()  // its own store: the trim changes it
+        let info = try #require(try demo.sessions().max { $0.headVersion < $1.headVersion })
+        try #require(info.headVersion >= 5)
+        let session = info.session.rawValue, head = info.headVersion, base = head - 2
+        try await demo.run(["trim", session, "--before", String(base)])
+        let url = demo.file("trimmed.html")
+        try await demo.run(["view", session, "-o", url.path])
+        let driver = try await WebDriver.start()
+        do {
+            try await driver.open(url)
+            try await driver.wait(until: "document.documentElement.getAttribute('data-ready') === '1'")
+            try await expectPage(driver, at: head, equals: try await demo.state(session, at: head))
+            let title = try await driver.execute("return document.querySelector('#rw-title').textContent;") as? String
+            #expect(title?.contains("history begins at version \(base)") == true, "\(title ?? "")")
+            let position = try await driver.execute("return document.querySelector('#rw-pos').textContent;") as? String
+            #expect(position == "\(head) / \(head)")
+            // The log lists the versions by their numbers, from the base.
+            let rows = try await driver.execute(
+                "return Array.from(document.querySelectorAll('#rw-log li[data-v]')).map(function (li) { return +li.getAttribute('data-v'); });")
+                as? [Int]
+            #expect(rows == Array(Int(base)...Int(head)), "\(rows ?? [])")
+            // Home is the base; nothing lies before it.
+            try await driver.press(WebDriver.Key.home)
+            try await expectPage(driver, at: base, equals: try await demo.state(session, at: base))
+            try await driver.press(WebDriver.Key.left)
+            try await driver.press(WebDriver.Key.right)
+            try await expectPage(driver, at: base + 1, equals: try await demo.state(session, at: base + 1))
+            try await driver.wait(until: "location.hash === '#v=\(base + 1)'")
+            #expect(try await driver.execute("return rewindViewer.version();") as? Int == Int(base + 1))
+            // No download: redaction does not rewrite a trimmed archive's base state.
+            #expect(try await driver.execute("return document.querySelector('#rw-download').hidden;") as? Bool == true)
+            try await expectNoRequests(driver)
+
+            // The machine page lists the session at its head version and opens a deep link to
+            // a version by its number.
+            let machine = demo.file("trimmed-machine.html")
+            try await demo.run(["view", "--machine", info.machine, "-o", machine.path])
+            try await driver.open(machine)
+            try await driver.wait(until: "document.querySelector(\"#rw-all a[data-session='\(session)']\") !== null")
+            let listed = try await driver.execute(
+                "return document.querySelector(\"#rw-all a[data-session='\(session)']\").closest('tr').children[1].textContent;")
+                as? String
+            #expect(listed == String(head))
+            var components = URLComponents(url: machine, resolvingAgainstBaseURL: false)
+            components?.fragment = "session=\(session)&v=\(base + 1)"
+            try await driver.open(try #require(components?.url))
+            try await expectPage(driver, at: base + 1, equals: try await demo.state(session, at: base + 1))
+            try await expectNoRequests(driver)
+        } catch {
+            await driver.quit()
+            throw error
+        }
+        await driver.quit()
+    }
+
     @Test func aDeepLinkLandsOnItsVersion() async throws {
         let demo = try await DemoPages.shared.value
         let (url, info) = try await Self.page(demo, name: "deep.html")
