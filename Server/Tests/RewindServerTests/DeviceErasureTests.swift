@@ -179,7 +179,7 @@ import Testing
         do {
             try await toOld.uploadNow()
             Issue.record("an upload to a server without erasures succeeded")
-        } catch {
+        } catch let error as UploadError {
             guard case .serverOutdated = error else { throw error }
             #expect(!error.isRetryable)
             #expect(error.description.contains("the server must be updated"), "\(error)")

@@ -205,7 +205,7 @@ import Testing
         do {
             _ = try await uploader.uploadNow()
             Issue.record("a record larger than the server's limit uploaded")
-        } catch {
+        } catch let error as UploadError {
             guard case .recordTooLarge(let sequence, _, _) = error else {
                 Issue.record("expected recordTooLarge, got \(error)")
                 return
