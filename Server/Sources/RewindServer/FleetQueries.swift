@@ -2,6 +2,7 @@ import Foundation
 import Logging
 import PostgresNIO
 import Rewind
+import RewindWire
 
 /// The read side of the fleet, scoped to one app: the session list (from `sessions`, filtered
 /// with the screen-flow states' columns) and answers computed from the projections' states,
@@ -13,22 +14,8 @@ struct FleetQueries: Sendable {
 
     // MARK: Sessions
 
-    /// A session's row in `GET /v1/sessions`.
-    struct SessionSummary: Codable, Equatable {
-        var storeID: UUID
-        var sessionID: String
-        var machine: String
-        var definition: String
-        var headVersion: Int64
-        var headSequence: Int64
-        var recordCount: Int64
-        var firstRecordedAtMicroseconds: Int64
-        var lastRecordedAtMicroseconds: Int64
-        var lastEvent: String
-        /// The active configuration, from the screen-flow projection (`nil` until it has folded
-        /// the session).
-        var configuration: [String]?
-    }
+    /// A session's row in `GET /v1/sessions` (RewindWire's shape, which the CLI reads).
+    typealias SessionSummary = FleetSessionSummary
 
     /// What to list.
     struct SessionFilter {

@@ -4,6 +4,7 @@ import Logging
 import PostgresNIO
 import Rewind
 import RewindViewer
+import RewindWire
 
 /// The replay endpoints of one device store (read key): its sessions, and a session's history,
 /// state at a version, diff, verification and archive. Each answers with the same code a device

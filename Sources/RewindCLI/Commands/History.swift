@@ -1,6 +1,7 @@
 import ArgumentParser
 import Foundation
 import Rewind
+import RewindWire
 
 /// `rewind history SESSION`: every version of a session with time, event, source → target,
 /// navigation operations and the navigation stack after it (entries with their data, rebuilt from

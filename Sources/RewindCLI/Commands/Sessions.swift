@@ -1,6 +1,7 @@
 import ArgumentParser
 import Foundation
 import Rewind
+import RewindWire
 
 /// `rewind sessions`: every session of the store with its machine, head version and current states.
 struct Sessions: AsyncParsableCommand {
@@ -104,9 +105,9 @@ struct Sessions: AsyncParsableCommand {
     private func listFleet(_ connection: ServerConnection) async throws {
         var query = [URLQueryItem(name: "limit", value: String(min(limit ?? 1000, 1000)))]
         if let machine { query.append(URLQueryItem(name: "machine", value: machine)) }
-        let rows = try await connection.get(FleetSessions.self, ["v1", "sessions"], query: query).sessions.map {
+        let rows = try await connection.get(FleetSessionList.self, ["v1", "sessions"], query: query).sessions.map {
             FleetRow(store: $0.storeID.uuidString.lowercased(), session: $0.sessionID, machine: $0.machine,
-                     version: $0.headVersion,
+                     version: UInt64(clamping: $0.headVersion),
                      updated: Timestamp(microsecondsSince1970: $0.lastRecordedAtMicroseconds).description)
         }
         if output.json {
