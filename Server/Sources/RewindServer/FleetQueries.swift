@@ -20,6 +20,8 @@ struct FleetQueries: Sendable {
     /// What to list.
     struct SessionFilter {
         var machine: String?
+        /// The session's id (exact): every store's copy of one session.
+        var session: String?
         /// A state the session's active configuration contains.
         var state: String?
         var store: UUID?
@@ -43,6 +45,7 @@ struct FleetQueries: Sendable {
                 AND f.projection = \(flows) AND f.key = s.session_id
             WHERE s.app_id = \(appID)
                 AND (\(filter.machine)::text IS NULL OR s.machine = \(filter.machine))
+                AND (\(filter.session)::text IS NULL OR s.session_id = \(filter.session))
                 AND (\(filter.store)::uuid IS NULL OR s.store_id = \(filter.store))
                 AND (\(filter.range.from)::bigint IS NULL OR s.last_recorded_at_us >= \(filter.range.from))
                 AND (\(filter.range.to)::bigint IS NULL OR s.last_recorded_at_us < \(filter.range.to))

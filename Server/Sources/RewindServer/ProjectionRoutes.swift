@@ -20,7 +20,8 @@ extension Routes {
 
     // MARK: Sessions
 
-    /// `GET /v1/sessions`: filters `machine`, `state`, `store`, `from`/`to`; `limit` and `cursor`.
+    /// `GET /v1/sessions`: filters `machine`, `session`, `state`, `store`, `from`/`to`; `limit` and
+    /// `cursor`.
     func sessions(_ request: Request) async throws -> Response {
         let caller = try await authenticate(request, needs: .read)
         let filter = try Self.sessionFilter(QueryParameters(request))
@@ -32,6 +33,7 @@ extension Routes {
     static func sessionFilter(_ parameters: QueryParameters, defaultLimit: Int = 100) throws(APIError) -> FleetQueries.SessionFilter {
         var filter = FleetQueries.SessionFilter()
         filter.machine = try parameters.text("machine")
+        filter.session = try parameters.text("session")
         filter.state = try parameters.text("state")
         filter.store = try parameters.uuid("store")
         filter.range = try parameters.timeRange()

@@ -132,6 +132,28 @@ struct ServerConnection {
         return sessions
     }
 
+    /// The app's sessions matching `filter` (`GET /v1/sessions`), page after page, until `limit`
+    /// are read; whether more remain.
+    func fleetSessions(
+        _ filter: [URLQueryItem], limit: Int = .max
+    ) async throws -> (sessions: [FleetSessionSummary], more: Bool) {
+        var sessions: [FleetSessionSummary] = []
+        var cursor: String?
+        repeat {
+            var query = filter + [URLQueryItem(name: "limit", value: String(min(limit - sessions.count, 1000)))]
+            if let cursor { query.append(URLQueryItem(name: "cursor", value: cursor)) }
+            let page = try await get(FleetSessionList.self, ["v1", "sessions"], query: query)
+            sessions += page.sessions.prefix(limit - sessions.count)
+            cursor = page.nextCursor
+        } while cursor != nil && sessions.count < limit
+        return (sessions, cursor != nil)
+    }
+
+    /// The app's sessions matching `filter`, every page.
+    func fleetSessions(_ filter: [URLQueryItem]) async throws -> [FleetSessionSummary] {
+        try await fleetSessions(filter, limit: .max).sessions
+    }
+
     /// The path of session `session` of the store: `v1/stores/{store}/sessions/{session}`.
     func sessionPath(_ session: String, store: UUID) -> [String] {
         ["v1", "stores", store.uuidString.lowercased(), "sessions", session]
@@ -147,9 +169,9 @@ struct ServerConnection {
         if let named = self.store {
             store = named
         } else {
-            let all = try await get(
-                FleetSessionList.self, ["v1", "sessions"], query: [URLQueryItem(name: "limit", value: "1000")])
-            let stores = Set(all.sessions.filter { $0.sessionID == session }.map(\.storeID))
+            // The server looks the id up in every store (`session=`), page after page.
+            let copies = try await fleetSessions([URLQueryItem(name: "session", value: session)])
+            let stores = Set(copies.filter { $0.sessionID == session }.map(\.storeID))
             guard let only = stores.first else { throw CLIError.unknownSession(session) }
             guard stores.count == 1 else {
                 throw CLIError.usage(
