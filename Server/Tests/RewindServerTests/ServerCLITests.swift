@@ -1,6 +1,8 @@
 import Foundation
 import Rewind
+import RewindExamples
 import RewindServer
+import RewindWire
 import Testing
 
 /// `rewind sessions|history|state|diff --server URL --key KEY [--store ID]`: the built `rewind`
@@ -106,6 +108,27 @@ import Testing
         #expect(text.output.contains("(the first 1001 sessions; the server has more"), "\(text)")
         let whole = try await Self.rewind(["sessions", "--limit", "1008"] + flags)
         #expect(!whole.output.contains("the server has more"), "\(whole)")
+        try await server.stop()
+    }
+
+    @Test func aHistoryLongerThanAPageIsReadPageByPage() async throws {
+        typealias Loading = ExampleMachines.LoadingView
+        let device = try Device.withExamples()
+        let session = try await device.engine.startSession(id: "long", machine: Loading.definition.name)
+        // 1,204 versions: more than one of the server's pages of 1,000 history rows.
+        for index in 0..<601 {
+            _ = try await session.send(Loading.Event.loaded, payload: Loading.Model(title: "page \(index)", items: []))
+            _ = try await session.send(Loading.Event.reload)
+        }
+        #expect(session.version == 1_203)
+        let server = try await ReplayRoutesTests.serve([device])
+        let firstPage = try await ReplayRoutesTests.get(
+            [HistoryRow].self, server, ReplayRoutesTests.path(device, "long", "/history"))
+        #expect(firstPage.count == 1_000)
+        for json in [[], ["--json"]] {
+            try await expectSame(["history", "long"] + json, device: device, server: server)
+            try await expectSame(["history", "long", "--event", "reload"] + json, device: device, server: server)
+        }
         try await server.stop()
     }
 
