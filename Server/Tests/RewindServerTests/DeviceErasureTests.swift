@@ -169,6 +169,41 @@ import Testing
         try await server.stop()
     }
 
+    @Test func aSessionTrimmedOnTheDeviceIsTrimmedOnTheServerWhichSaysWhereItsHistoryBegins() async throws {
+        let server = try await TestServer.start()
+        let device = try Device()
+        try await device.runOnboarding(["a", "b"])
+        let uploader = Uploader.forTest(device, port: server.port, key: server.app.ingestKey.token)
+        #expect(try await uploader.uploadNow().acknowledgedThrough == 8)
+        let all = try await server.database.records(store: device.storeID).map(\.sequence)
+        let trimmed = try device.sequences(of: "a").prefix(2).map { Int64($0) }
+
+        // The device trims a's history before version 3: a `records` notice goes with the next upload.
+        let report = try device.engine.trimHistory(of: "a", before: 3)
+        #expect(report.records == 2)
+        #expect(try device.engine.store.read { try $0.erasureNotices() }.map(\.kind) == [.records])
+        #expect(try await uploader.uploadNow().failures == 0)
+
+        // The server trims its copy too and keeps the session with what is left…
+        #expect(try await server.database.records(store: device.storeID).map(\.sequence)
+            == all.filter { !trimmed.contains($0) })
+        let heads = try await server.database.sessionHeads(store: device.storeID)
+        #expect(heads["a"]?.headVersion == 4)
+        #expect(heads["a"]?.recordCount == 2)
+        #expect(heads["b"]?.recordCount == 4)
+        #expect(try await server.database.tombstoneCount() == 0)
+        // …and says where its history begins.
+        let history = try await server.request("GET", "/v1/stores/\(device.storeID)/sessions/a/history", key: server.app.readKey)
+        #expect(history.status == 410, "\(history.text)")
+        #expect(try history.object()["historyBeginsAt"] as? Int == 3)
+        #expect(history.text.contains("history begins at version 3"), "\(history.text)")
+        #expect(try await server.request("GET", "/v1/stores/\(device.storeID)/sessions/b/history", key: server.app.readKey).status == 200)
+        // Acknowledged: the device forgot its notice.
+        #expect(try await server.database.erasureNoticesThrough(store: device.storeID) == 1)
+        #expect(try device.engine.store.read { try $0.erasureNotices() }.isEmpty)
+        try await server.stop()
+    }
+
     @Test func aServerOlderThanErasuresStopsTheUploadTypedAndNothingIsLost() async throws {
         let device = try Device()
         try await device.runOnboarding(["a", "b"])
