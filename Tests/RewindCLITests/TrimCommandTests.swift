@@ -50,12 +50,13 @@ struct TrimCommandTests {
         expectOneLineError(try await demo.tool.run(["state", long.session, "--at", "1"]), containing: ["history begins at version"])
         #expect(try await demo.tool.run(["state", long.session, "--at", String(base)]).status == 0)
         // The viewer's page begins at the base (its versions labelled by their numbers, the
-        // browser tests check), without a download.
+        // browser tests check), with its archive (format version 3) for the download.
         let page = FileManager.default.temporaryDirectory.appendingPathComponent("trim-\(UUID().uuidString).html")
         defer { try? FileManager.default.removeItem(at: page) }
         #expect(try await demo.tool.run(["view", long.session, "-o", page.path]).status == 0)
         let html = try String(contentsOf: page, encoding: .utf8)
         #expect(html.contains(#""base":\#(base)"#))
+        #expect(html.contains(#"id="rw-archive""#))
         // Trimming again at the base removes nothing; below it is refused.
         #expect(try await demo.tool.json(Report.self, ["trim", long.session, "--before", String(base)]).records == 0)
         expectOneLineError(try await demo.tool.run(["trim", long.session, "--before", "1"]), containing: ["history begins at version"])

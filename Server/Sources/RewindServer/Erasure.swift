@@ -268,8 +268,13 @@ enum Erasure {
                 return APIError(.gone, "session '\(session)' was erased\(when)", details: details)
             }
             details["historyBeginsAt"] = .integer(firstVersion)
+            // Without a time, no notice trimmed it here: it reached the server from its base on (a
+            // device trimmed it before uploading it, or imported it from a trimmed archive).
+            let cause = erasedAt == nil
+                ? "never reached the server (a device trimmed it, or imported the session from a trimmed archive)"
+                : "was erased on the device\(when)"
             return APIError(.gone,
-                "the history of session '\(session)' before version \(firstVersion) was erased on the device\(when): "
+                "the history of session '\(session)' before version \(firstVersion) \(cause): "
                     + "history begins at version \(firstVersion), and the server replays a session from its first version only",
                 details: details)
         }

@@ -169,6 +169,85 @@ import Testing
         try await server.stop()
     }
 
+    @Test func aSessionTrimmedOnTheDeviceIsTrimmedOnTheServerWhichSaysWhereItsHistoryBegins() async throws {
+        let server = try await TestServer.start()
+        let device = try Device()
+        try await device.runOnboarding(["a", "b"])
+        let uploader = Uploader.forTest(device, port: server.port, key: server.app.ingestKey.token)
+        #expect(try await uploader.uploadNow().acknowledgedThrough == 8)
+        let all = try await server.database.records(store: device.storeID).map(\.sequence)
+        let trimmed = try device.sequences(of: "a").prefix(2).map { Int64($0) }
+
+        // The device trims a's history before version 3: a `records` notice goes with the next upload.
+        let report = try device.engine.trimHistory(of: "a", before: 3)
+        #expect(report.records == 2)
+        #expect(try device.engine.store.read { try $0.erasureNotices() }.map(\.kind) == [.records])
+        #expect(try await uploader.uploadNow().failures == 0)
+
+        // The server trims its copy too and keeps the session with what is left…
+        #expect(try await server.database.records(store: device.storeID).map(\.sequence)
+            == all.filter { !trimmed.contains($0) })
+        let heads = try await server.database.sessionHeads(store: device.storeID)
+        #expect(heads["a"]?.headVersion == 4)
+        #expect(heads["a"]?.recordCount == 2)
+        #expect(heads["b"]?.recordCount == 4)
+        #expect(try await server.database.tombstoneCount() == 0)
+        // …and says where its history begins.
+        let history = try await server.request("GET", "/v1/stores/\(device.storeID)/sessions/a/history", key: server.app.readKey)
+        #expect(history.status == 410, "\(history.text)")
+        #expect(try history.object()["historyBeginsAt"] as? Int == 3)
+        #expect(history.text.contains("history begins at version 3"), "\(history.text)")
+        #expect(try await server.request("GET", "/v1/stores/\(device.storeID)/sessions/b/history", key: server.app.readKey).status == 200)
+        // Acknowledged: the device forgot its notice.
+        #expect(try await server.database.erasureNoticesThrough(store: device.storeID) == 1)
+        #expect(try device.engine.store.read { try $0.erasureNotices() }.isEmpty)
+        try await server.stop()
+    }
+
+    @Test func aSessionImportedFromATrimmedArchiveUploadsAndTheServerSaysWhereItsHistoryBegins() async throws {
+        // A trimmed session's archive (format version 3: its base and the records from it on)…
+        let origin = try Device()
+        try await origin.runOnboarding(["a"])
+        try origin.engine.trimHistory(of: "a", before: 3)
+        let archive = try origin.engine.exportSession("a")
+        #expect(String(decoding: archive.prefix(while: { $0 != UInt8(ascii: "\n") }), as: UTF8.self)
+            .contains(#""formatVersion":\#(SessionArchive.trimmedFormatVersion)"#))
+
+        // …imported on another device beside a whole session: it begins at the base there.
+        let server = try await TestServer.start()
+        let device = try Device()
+        try await device.runOnboarding(["b"])
+        let imported = try await device.engine.importSession(archive, as: "imported")
+        #expect(imported.baseVersion == 3)
+        #expect(imported.headVersion == 4)
+        let uploader = Uploader.forTest(device, port: server.port, key: server.app.ingestKey.token)
+        let progress = try await uploader.uploadNow()
+        #expect(progress.acknowledgedThrough == 6)
+        #expect(progress.failures == 0)
+
+        // The server holds the device's log byte for byte: b's 4 records, then the imported
+        // versions 3 and 4 (new, contiguous sequences).
+        try await server.database.expectHolds(device, sequences: [1, 2, 3, 4, 5, 6])
+        let heads = try await server.database.sessionHeads(store: device.storeID)
+        #expect(heads["imported"]?.headVersion == 4)
+        #expect(heads["imported"]?.recordCount == 2)
+        #expect(heads["b"]?.recordCount == 4)
+        #expect(try await server.database.tombstoneCount() == 0)
+        let listed = try await server.get("/v1/stores/\(device.storeID)/sessions").json(ErasureTests.StoreSessionsBody.self)
+        #expect(listed.sessions.map(\.session) == ["b", "imported"])
+        // Replay says where its history begins, as for a session trimmed after its upload.
+        let history = try await server.request(
+            "GET", "/v1/stores/\(device.storeID)/sessions/imported/history", key: server.app.readKey)
+        #expect(history.status == 410, "\(history.text)")
+        #expect(try history.object()["historyBeginsAt"] as? Int == 3)
+        #expect(history.text.contains("history begins at version 3"), "\(history.text)")
+        // Nothing was erased on the server or on this device: the answer does not say so.
+        #expect(try history.object()["erasedAt"] == nil)
+        #expect(history.text.contains("never reached the server"), "\(history.text)")
+        #expect(try await server.request("GET", "/v1/stores/\(device.storeID)/sessions/b/history", key: server.app.readKey).status == 200)
+        try await server.stop()
+    }
+
     @Test func aServerOlderThanErasuresStopsTheUploadTypedAndNothingIsLost() async throws {
         let device = try Device()
         try await device.runOnboarding(["a", "b"])

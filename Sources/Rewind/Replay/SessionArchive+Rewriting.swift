@@ -3,7 +3,7 @@ import RewindMachine
 @_spi(Internals) import RewindStore
 
 extension SessionArchive {
-    /// The values of one record line that ``rewritten(_:changing:)`` lets a caller change.
+    /// The values of one record line that ``rewritten(_:changingBase:changing:)`` lets a caller change.
     public struct RecordValues: Sendable, Hashable {
         /// The record's version (read only: a rewrite keeps the versions).
         public let version: UInt64
@@ -15,30 +15,28 @@ extension SessionArchive {
         public var stateData: JSONValue?
     }
 
-    /// `archive` with each record's payload and state data passed through `change`, written
-    /// again by the archive writer: every line's checksum and the trailer are computed anew, so
-    /// the result validates and imports like an export (format version ``formatVersion``).
+    /// `archive` with each record's payload and state data passed through `change` and, in a
+    /// trimmed session's archive (format version 3), its base snapshot through `changeBase`,
+    /// written again by the archive writer: every line's checksum and the trailer are computed
+    /// anew, so the result validates and imports like an export (format version ``formatVersion``,
+    /// or ``trimmedFormatVersion`` with a base).
     ///
     /// Used to redact an archive before it leaves the machine (the browser viewer's bug report).
-    /// The archive is checked first, as ``validate(_:as:)`` does.
+    /// The archive is checked first, as ``validate(_:as:)`` does. The base keeps its version
+    /// (`changeBase` changes its values: context, state data, navigation, queued events).
     ///
     /// - Throws: ``SessionArchiveError`` for an archive that does not validate;
     ///   ``SessionArchiveError/malformedLine(line:reason:)`` (line 1) for a trimmed session's
-    ///   archive (format version 3: its base state is not rewritten);
+    ///   archive when `changeBase` is `nil` (its base state holds values `change` does not see:
+    ///   kept, they would leave the machine unchanged);
     ///   ``SessionArchiveError/malformedLine(line:reason:)`` for a record whose payload or state
-    ///   data is not JSON (written by a custom payload coder); what `change` throws.
+    ///   data is not JSON (written by a custom payload coder); what `change` or `changeBase` throws.
     public static func rewritten(
-        _ archive: Data, changing change: (inout RecordValues) throws -> Void
+        _ archive: Data, changingBase changeBase: ((inout SessionSnapshot) throws -> Void)? = nil,
+        changing change: (inout RecordValues) throws -> Void
     ) throws -> Data {
         let bytes = Array(archive)
         let contents = try parse(bytes)
-        // A trimmed session's base state holds values `change` does not see: kept, they would
-        // leave the machine unchanged.
-        if let base = contents.base {
-            throw SessionArchiveError.malformedLine(
-                line: 1, reason: "it is a trimmed session's archive (its history begins at version "
-                    + "\(ReplayError.grouped(base.version))): its base state holds values a rewrite cannot change, so it is not rewritten")
-        }
         let encoder = encoder()
         var lines: [Range<Int>] = []
         var start = 0
@@ -50,6 +48,20 @@ extension SessionArchive {
         decoder.userInfo[formatVersionKey] = contents.header.formatVersion
         var header = contents.header
         header.formatVersion = formatVersion
+        if let base = contents.base {
+            // A trimmed session's base state holds values `change` does not see: kept, they would
+            // leave the machine unchanged.
+            guard let changeBase else {
+                throw SessionArchiveError.malformedLine(
+                    line: 1, reason: "it is a trimmed session's archive (its history begins at version "
+                        + "\(ReplayError.grouped(base.version))): its base state holds values the record changes do not see, so it is not rewritten without a change of the base")
+            }
+            var changed = base
+            try changeBase(&changed)
+            changed.version = base.version
+            header.base = Header.Base(version: base.version, state: changed.jsonValue)
+            header.formatVersion = trimmedFormatVersion
+        }
         var output: [UInt8] = []
         output.reserveCapacity(bytes.count + 4096)
         try appendLine(header, with: encoder, to: &output)

@@ -31,7 +31,7 @@ public struct SessionPage: Sendable {
     /// divergence is marked on the timeline. `nil`: no verification.
     public var verifyingAgainst: Machine?
     /// Whether the page embeds the session's archive (its download button). Default `true`; a
-    /// trimmed session's page never does (redaction does not rewrite its base state).
+    /// trimmed session's is format version 3, with its base state (redacted as its records are).
     public var embedsArchive: Bool
     /// Whether ``html()`` fails with ``ViewerError/unmatchedRedactions(paths:)`` when a redaction
     /// rule matches no value of the session. Default `false`.
@@ -86,9 +86,8 @@ public struct SessionPage: Sendable {
         // known when the archive is swept.
         let encoding = try SessionPage.encoding(of: info, in: replay, diagram: diagram, redaction: &redaction)
         var archive: Data?
-        // A trimmed session's archive holds its base state, which redaction does not rewrite: its
-        // page has no download.
-        if embedsArchive, info.baseVersion == nil {
+        // A trimmed session's archive holds its base state, redacted as its records are.
+        if embedsArchive {
             archive = try redaction.apply(toArchive: try replay.exportSession(session))
         }
         let swept = redaction

@@ -121,25 +121,50 @@ public struct Redaction: Sendable {
     }
 
     /// `archive` (a ``SessionArchive``) with the payload and state data rules applied to every
-    /// record, then every string redacted so far swept out (``sweep(_:)``; apply the rules to the
-    /// session's values first so that the strings found in its context are known), re-checksummed
-    /// by the archive writer (``SessionArchive/rewritten(_:changing:)``), so it still validates and
-    /// imports.
+    /// record and, in a trimmed session's archive (format version 3), every rule to its base
+    /// state (context, state data, navigation, queued events), then every string redacted so far swept out
+    /// (``sweep(_:)``; apply the rules to the session's values first so that the strings found in
+    /// its context are known), re-checksummed by the archive writer
+    /// (``SessionArchive/rewritten(_:changingBase:changing:)``), so it still validates and imports.
     public mutating func apply(toArchive archive: Data) throws -> Data {
         guard !isEmpty else { return archive }
         var copy = self
-        _ = try SessionArchive.rewritten(archive) { values in
+        _ = try SessionArchive.rewritten(archive, changingBase: { copy.apply(toBase: &$0, sweeping: false) }) { values in
             if let payload = values.payload { values.payload = copy.apply(.payload, to: payload) }
             if let data = values.stateData { values.stateData = copy.apply(.data, to: data) }
         }
         let swept = copy
-        let result = try SessionArchive.rewritten(archive) { values in
+        let result = try SessionArchive.rewritten(archive, changingBase: { base in
+            var pass = swept
+            pass.apply(toBase: &base, sweeping: true)
+        }) { values in
             var pass = swept
             if let payload = values.payload { values.payload = pass.sweep(pass.apply(.payload, to: payload)) }
             if let data = values.stateData { values.stateData = pass.sweep(pass.apply(.data, to: data)) }
         }
         self = copy
         return result
+    }
+
+    /// A trimmed session's base snapshot with the rules applied to its context (`context`), its
+    /// state data and navigation entries' data (`data`) and its queued and scheduled events'
+    /// payloads (`payload`), then, when `sweeping`, every string redacted so far swept out of
+    /// those values. Its configuration and history memory (state ids) are kept.
+    mutating func apply(toBase snapshot: inout SessionSnapshot, sweeping: Bool) {
+        let sweepIfAsked: (JSONValue) -> JSONValue = { [self] in sweeping ? sweep($0) : $0 }
+        var state = snapshot.state
+        state.context = sweepIfAsked(apply(.context, to: state.context))
+        state.data = apply(toStateData: state.data).mapValues(sweepIfAsked)
+        for index in state.internalQueue.indices {
+            state.internalQueue[index].payload = sweepIfAsked(apply(.payload, to: state.internalQueue[index].payload))
+        }
+        for index in state.pendingSends.indices {
+            state.pendingSends[index].event.payload = sweepIfAsked(apply(.payload, to: state.pendingSends[index].event.payload))
+        }
+        snapshot.state = state
+        snapshot.navigation = ScreenStack(entries: apply(toNavigation: snapshot.navigation.entries).map {
+            NavigationEntry(screen: $0.screen, data: sweepIfAsked($0.data))
+        })
     }
 }
 

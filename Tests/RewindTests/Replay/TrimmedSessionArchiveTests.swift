@@ -164,17 +164,36 @@ struct TrimmedSessionArchiveTests {
         #expect(try engine.checkStore().isConsistent)
     }
 
-    @Test func aTrimmedArchiveIsNotRewrittenForABugReport() async throws {
+    @Test func aTrimmedArchiveIsRewrittenOnlyWithAChangeOfItsBase() async throws {
         let fixture = try EngineFixture(snapshotInterval: 0)
         defer { fixture.remove() }
         let engine = try fixture.open(registering: [try HistoryTrimTests.loopMachine()])
         defer { engine.close() }
         _ = try await HistoryTrimTests.longSession("long", records: 20, in: engine)
         try engine.trimHistory(of: "long", before: 10)
+        let archive = try engine.exportSession("long")
+        // Without a change of the base, its state would leave the machine as it is: refused.
         #expect {
-            _ = try SessionArchive.rewritten(try engine.exportSession("long")) { _ in }
+            _ = try SessionArchive.rewritten(archive) { _ in }
         } throws: { error in
             "\(error)".contains("history begins at version 10")
         }
+        // With one, the base's values change and its version stays; the archive is format 3 and
+        // imports as a session that begins at the same base, with the changed state there.
+        let rewritten = try SessionArchive.rewritten(archive, changingBase: { base in
+            base.state.context = ["userID": "‹changed›"]
+            base.version = 99
+        }) { values in
+            values.payload = nil
+        }
+        #expect(try SessionArchive.validate(rewritten) == "long")
+        #expect(self.lines(rewritten)[0].contains(#""formatVersion":\#(SessionArchive.trimmedFormatVersion)"#))
+        let imported = try await engine.importSession(rewritten, as: "copy")
+        #expect(imported.baseVersion == 10)
+        #expect(imported.headVersion == 20)
+        let cursor = try engine.replayCursor(for: "copy")
+        #expect(cursor.point.version == 10)
+        #expect(cursor.point.context == ["userID": "‹changed›"])
+        #expect(try engine.replay().point(of: "copy", at: 20).payload == .null)
     }
 }

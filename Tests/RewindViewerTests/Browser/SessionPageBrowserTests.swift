@@ -80,8 +80,12 @@ extension ViewerBrowserTests {
             try await expectPage(driver, at: base + 1, equals: try await demo.state(session, at: base + 1))
             try await driver.wait(until: "location.hash === '#v=\(base + 1)'")
             #expect(try await driver.execute("return rewindViewer.version();") as? Int == Int(base + 1))
-            // No download: redaction does not rewrite a trimmed archive's base state.
-            #expect(try await driver.execute("return document.querySelector('#rw-download').hidden;") as? Bool == true)
+            // The download is offered (the archive in format version 3, with its base).
+            #expect(try await driver.execute("return document.querySelector('#rw-download').hidden;") as? Bool == false)
+            let text = try #require(try await driver.execute(
+                "return document.querySelector('#rw-archive').textContent.replace(/\\u0001/g, '<');") as? String)
+            #expect(try SessionArchive.validate(Data(text.utf8)) == info.session)
+            #expect(text.contains(#""formatVersion":\#(SessionArchive.trimmedFormatVersion)"#))
             try await expectNoRequests(driver)
 
             // The machine page lists the session at its head version and opens a deep link to

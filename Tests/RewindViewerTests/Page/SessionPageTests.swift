@@ -73,6 +73,41 @@ struct SessionPageTests {
         try SessionArchive.validate(archive)
     }
 
+    /// A trimmed session's page offers its download as an untrimmed one does: the archive is
+    /// format version 3, with its base, and redaction reaches the base state (here the context,
+    /// which only the base holds).
+    @Test func aTrimmedSessionsPageEmbedsItsArchiveWithItsBaseRedactedToo() async throws {
+        let (fixture, engine) = try await Self.engineWithSession()
+        defer { fixture.remove(); engine.close() }
+        try engine.trimHistory(of: "ticker-1", before: 6)
+        let head = try #require(try engine.store.sessionInfo(for: "ticker-1")).headVersion
+        let export = try engine.exportSession(SessionID("ticker-1"))
+        #expect(String(decoding: export, as: UTF8.self).contains("secret-token-XYZ"), "the base state holds the context")
+        let plain = try SessionPage(engine: engine, session: SessionID("ticker-1")).html()
+        #expect(Self.embeddedArchive(plain) == export)
+        #expect(String(decoding: plain, as: UTF8.self).contains(#""archive":true"#))
+
+        let rules = try Redaction(paths: ["payload.email", "context.token"])
+        let page = try SessionPage(engine: engine, session: SessionID("ticker-1"), redacting: rules).html()
+        let text = String(decoding: page, as: UTF8.self)
+        #expect(!text.contains("secret-token-XYZ"))
+        #expect(!text.contains("example.org"))
+        let archive = try #require(Self.embeddedArchive(page))
+        let header = String(decoding: archive.prefix { $0 != UInt8(ascii: "\n") }, as: UTF8.self)
+        #expect(header.contains(#""formatVersion":\#(SessionArchive.trimmedFormatVersion)"#), "\(header)")
+        // It imports as a session that begins at the same base, its context there redacted.
+        let other = try EngineFixture()
+        defer { other.remove() }
+        let copy = try other.open(registering: [])
+        defer { copy.close() }
+        let imported = try await copy.importSession(archive, as: "copy")
+        #expect(imported.baseVersion == 6)
+        #expect(imported.headVersion == head)
+        let cursor = try copy.replayCursor(for: "copy")
+        #expect(cursor.point.version == 6)
+        #expect(cursor.point.context["token"] == RedactionRule.placeholder)
+    }
+
     @Test func rulesThatMatchNothingFailThePageWhenEveryRuleMustMatch() async throws {
         let (fixture, engine) = try await Self.engineWithSession()
         defer { fixture.remove(); engine.close() }
