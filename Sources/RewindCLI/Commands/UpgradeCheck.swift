@@ -12,7 +12,8 @@ struct UpgradeCheck: AsyncParsableCommand {
             For each session: whether it resumes under the new definition unchanged, after a \
             migration, or not at all (each missing or moved state named), and whether re-running \
             its recorded events through it reproduces every recorded version (else the first \
-            divergence). Totals first, then the sessions by kind. The tool cannot run an app's \
+            divergence). Totals first, then the sessions by kind. With --server the fleet server \
+            checks every device's sessions of the machine (the rows name their stores). The tool cannot run an app's \
             migrations (they are Swift code): run Engine.upgradeCheck in the app's tests for those. \
             Exit status: 0 every session resumes and reproduces its recording, 1 a session is \
             incompatible, could not be checked, or diverges (unless --allow-divergence), 2 an \
@@ -20,6 +21,7 @@ struct UpgradeCheck: AsyncParsableCommand {
             """)
 
     @OptionGroup var storeOptions: StoreOptions
+    @OptionGroup var serverOptions: ServerOptions
     @OptionGroup var output: OutputOptions
 
     @Argument(help: "The new definition: a .json or .scxml file, or the name of a machine the tool knows.")
@@ -32,7 +34,17 @@ struct UpgradeCheck: AsyncParsableCommand {
     var allowDivergence = false
 
     func run() async throws {
-        var report = try checkLocally()
+        var report: UpgradeCheckReport
+        if let connection = try serverOptions.connection(storeOptions) {
+            if connection.store != nil {
+                throw CLIError.usage("upgrade-check --server checks every device store of the app: --store does not apply")
+            }
+            let (newMachine, label) = try Self.machine(definition, in: nil)
+            report = try await connection.upgradeCheck(
+                of: machine ?? newMachine.definition.name, against: newMachine.definition, label: label)
+        } else {
+            report = try checkLocally()
+        }
         // By store, then in the order `sessions` lists them (kanji-12 before kanji-102), text and JSON alike.
         report.sessions.sort { a, b in
             a.store != b.store ? (a.store ?? "") < (b.store ?? "") : naturallyPrecedes(a.session, b.session)
