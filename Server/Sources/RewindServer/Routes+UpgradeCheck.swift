@@ -12,7 +12,8 @@ import Rewind
 /// ``PostgresTransitionLog`` (awaiting PostgreSQL, never blocking a thread) and checked in memory
 /// with the same ``LogReplay/upgradeCheck(_:against:migrations:)`` a device runs, then dropped:
 /// memory holds one page, one session and the report, which lists at most `limit` sessions of
-/// each kind (default ``upgradeCheckListLimit``) and counts all of them.
+/// each kind (default ``upgradeCheckListLimit``, `?limit=N`) and counts the rest (`unlisted`).
+/// A machine the app has no session of is a 404, a body that is no definition a 400.
 extension Routes {
     func addUpgradeCheckRoutes(to router: Router<BasicRequestContext>) {
         router.post("v1/machines/:machine/upgrade-check") { request, context in
@@ -27,11 +28,10 @@ extension Routes {
 
     private func upgradeCheck(_ request: Request, context: BasicRequestContext) async throws -> Response {
         let caller = try await authenticate(request, needs: .read)
-        guard let name = context.parameters.get("machine")?.removingPercentEncoding, !name.isEmpty else {
-            throw APIError(.badRequest, "the path must name a machine")
-        }
+        let name = try machineName(context)
         let limit = try integer(request, "limit", in: 0...100_000) ?? Self.upgradeCheckListLimit
         let machine = try await definitionMachine(of: request)
+        guard try await queries.hasMachine(appID: caller.appID, name) else { throw Self.unknownMachine(name) }
         let label = request.uri.queryParameters["label"].map(String.init) ?? machine.definition.name
         let report = try await answering {
             try await Self.upgradeCheck(

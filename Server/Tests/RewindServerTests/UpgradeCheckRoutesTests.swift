@@ -51,13 +51,20 @@ import Testing
         #expect(response.status == 200, "\(response.text)")
         let fleet = try response.json(UpgradeCheckReport.self)
         #expect(fleet.checkedSessions > 100, "more than one page of the check's reading (100 sessions)")
-        var expected = UpgradeCheckReport(label: "v2", machine: "onboarding", definition: definition.contentVersion)
+        var expected = UpgradeCheckReport(
+            label: "v2", machine: "onboarding", definition: definition.contentVersion, listLimit: 1_000)
         for device in devices {
             for row in try device.engine.upgradeCheck(of: "onboarding", against: machine).sessions {
                 expected.add(row)
             }
         }
         #expect(fleet.checkedSessions == 130)
+        // The whole report is the devices' reports summed: every total, the first divergences,
+        // every row (but the store it names).
+        var withoutStores = fleet
+        withoutStores.sessions = fleet.sessions.map(Self.local).sorted { $0.session < $1.session }
+        expected.sessions.sort { $0.session < $1.session }
+        #expect(withoutStores == expected)
         #expect(fleet.unchanged == expected.unchanged && fleet.incompatible == expected.incompatible)
         #expect(fleet.diverging == expected.diverging && fleet.divergingEvents == expected.divergingEvents)
         // Sessions that reached home are incompatible, and diverge at `loggedIn`.
@@ -90,7 +97,7 @@ import Testing
         let garbage = try await server.request(
             "POST", "/v1/machines/onboarding/upgrade-check", key: server.app.readKey, body: Array("{\"name\": 3}".utf8))
         #expect(garbage.status == 400)
-        #expect(garbage.text.contains("not a machine definition"))
+        #expect(try garbage.json([String: String].self)["error"]?.contains("not a machine definition") == true, "\(garbage.text)")
         let noKey = try await server.request(
             "POST", "/v1/machines/onboarding/upgrade-check", body: Array(Onboarding.definition.jsonDocument()))
         #expect(noKey.status == 401)
@@ -98,14 +105,16 @@ import Testing
             "POST", "/v1/machines/onboarding/upgrade-check", key: server.app.ingestKey,
             body: Array(Onboarding.definition.jsonDocument()))
         #expect(ingestKey.status == 403)
+        #expect(try ingestKey.json([String: String].self)["error"]?.contains("needs") == true, "\(ingestKey.text)")
         let badLimit = try await Self.check(server, Onboarding.definition, query: "?limit=x")
         #expect(badLimit.status == 400)
-        // Another machine's name: no sessions, a report that passes.
+        #expect(try badLimit.json([String: String].self)["error"]?.contains("limit") == true, "\(badLimit.text)")
+        // A machine the app has no session of: a 404 naming it, not a report that passes.
         let other = try await server.request(
             "POST", "/v1/machines/checkout/upgrade-check", key: server.app.readKey,
             body: Array(Onboarding.definition.jsonDocument()))
-        #expect(other.status == 200)
-        #expect(try other.json(UpgradeCheckReport.self).checkedSessions == 0)
+        #expect(other.status == 404, "\(other.text)")
+        #expect(try other.json([String: String].self)["machine"] == "checkout", "\(other.text)")
         try await server.stop()
     }
 

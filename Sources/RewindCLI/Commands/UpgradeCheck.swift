@@ -119,7 +119,7 @@ struct UpgradeCheck: AsyncParsableCommand {
             guard !rows.isEmpty || unlisted > 0 else { continue }
             print("\(heading) (\(rows.count + unlisted)):")
             for row in rows {
-                print("  \(row.session.shown)\(row.store.map { " (store \($0.shown))" } ?? ""): \(detail(of: row).shown)")
+                print("  \(row.session.shown)\(row.store.map { " (store \($0.shown))" } ?? ""): \(row.detail.shown)")
             }
             if unlisted > 0 { print("  … and \(unlisted) more") }
         }
@@ -130,25 +130,5 @@ struct UpgradeCheck: AsyncParsableCommand {
             report.diverging > 0 ? "\(report.diverging) diverge" : nil,
         ].compactMap { $0 }
         print(fails.isEmpty ? "passes: every session resumes and reproduces its recording" : "does not pass: " + fails.joined(separator: ", "))
-    }
-
-    /// What the text says about one session.
-    static func detail(of row: UpgradeCheckReport.Row) -> String {
-        let diverges = row.divergence.map { "diverges at \($0.description)" }
-        switch row.kind {
-        case .incompatible:
-            return ((row.problems ?? []).map(\.description) + [diverges].compactMap { $0 }).joined(separator: "; ")
-        case .migrationFailed:
-            return "migration '\(row.migrations?.first ?? "")' failed: \(row.error ?? "")"
-        case .unreadable:
-            return row.error ?? "cannot be checked"
-        case .diverging:
-            let migrated = row.migrations.map { " (after \($0.map { "'\($0)'" }.joined(separator: ", ")))" } ?? ""
-            return (row.divergence?.description ?? "") + migrated
-        case .migrated, .unchanged:
-            let renames = (row.renamed ?? [:]).sorted { $0.key < $1.key }.map { "\($0.key) → \($0.value)" }
-            return "by " + (row.migrations ?? []).map { "'\($0)'" }.joined(separator: ", ")
-                + (renames.isEmpty ? "" : " (" + renames.joined(separator: ", ") + ")")
-        }
     }
 }
