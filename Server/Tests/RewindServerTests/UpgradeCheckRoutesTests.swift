@@ -143,6 +143,9 @@ import Testing
 
         let withStore = try await ServerCLITests.rewind(["upgrade-check", file, "--store", device.storeID.uuidString] + remote)
         #expect(withStore.status == 64, "\(withStore)")
+        // A machine the app has no session of: an error naming it (exit 2), not a check that passes.
+        let unknown = try await ServerCLITests.rewind(["upgrade-check", file, "--machine", "checkout"] + remote)
+        #expect(unknown.status == 2 && unknown.errors.contains("no session of machine \"checkout\""), "\(unknown)")
         try await server.stop()
     }
 }
