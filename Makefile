@@ -22,10 +22,10 @@ demo: deps
 ## make test: every test. Installs Chromium for the viewer's browser tests when missing; the
 ## package's whole suite, the SCXML conformance cases (Rewind's own, and the shared ones when
 ## their folder exists), then the fleet server's tests on a throwaway PostgreSQL (server-test).
+## The server's package builds in the background meanwhile, at a lower priority
+## (scripts/run-tests.sh says why).
 test: deps browser
-	swift test
-	@$(MAKE) --no-print-directory conformance
-	@$(MAKE) --no-print-directory server-test
+	@bash scripts/run-tests.sh
 
 conformance: deps
 	@if [ -d "$(CONFORMANCE_DIR)" ]; then \

@@ -13,6 +13,8 @@ let package = Package(
         // The seeds' machines as samples (and the fuzzer's seed corpus).
         .library(name: "RewindExamples", targets: ["RewindExamples"]),
         .library(name: "RewindViewer", targets: ["RewindViewer"]),
+        // The JSON shapes the CLI prints and the fleet server and the uploader exchange.
+        .library(name: "RewindWire", targets: ["RewindWire"]),
         // The device's uploader to the fleet server (URLSession only).
         .library(name: "RewindSync", targets: ["RewindSync"]),
         .executable(name: "rewind", targets: ["RewindCLI"]),
@@ -50,13 +52,18 @@ let package = Package(
         // Layer 4: tools. The viewer: statecharts as SVG, a session or a machine as one self-contained HTML page.
         // The page's script is a file of its own (Resources/viewer.js), compiled in as bytes.
         .target(name: "RewindViewer", dependencies: ["Rewind"], resources: [.embedInCode("Resources/viewer.js")]),
+        // The JSON shapes the tools print and the fleet server answers (history rows, replay
+        // points and diffs, session listings, verification summaries, the ingestion endpoints'
+        // bodies): one definition for the CLI, RewindSync and the server. `import Rewind` does
+        // not re-export them; an app never needs them.
+        .target(name: "RewindWire", dependencies: ["Rewind"]),
         // The device's uploader: the store's log to a fleet server over Foundation's URLSession
         // (FoundationNetworking on Linux), no server-side HTTP client in an app's graph.
-        .target(name: "RewindSync", dependencies: ["Rewind", "RewindStore"]),
+        .target(name: "RewindSync", dependencies: ["Rewind", "RewindStore", "RewindWire"]),
         .executableTarget(
             name: "RewindCLI",
             dependencies: [
-                "Rewind", "RewindViewer", "RewindExamples", "RewindSync",
+                "Rewind", "RewindViewer", "RewindExamples", "RewindSync", "RewindWire",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
             ]
         ),
@@ -102,7 +109,8 @@ let package = Package(
             ]
         ),
         .testTarget(name: "RewindViewerTests", dependencies: ["RewindViewer", "Rewind", "RewindTestSupport"]),
-        .testTarget(name: "RewindCLITests", dependencies: ["RewindCLI", "Rewind", "RewindLMDB", "RewindViewer", "RewindTestSupport"]),
+        .testTarget(name: "RewindCLITests", dependencies: ["RewindCLI", "Rewind", "RewindWire", "RewindLMDB", "RewindViewer", "RewindTestSupport"]),
+        .testTarget(name: "RewindWireTests", dependencies: ["RewindWire", "Rewind", "RewindTestSupport"]),
         .testTarget(name: "RewindSyncTests", dependencies: ["RewindSync", "Rewind", "RewindTestSupport"]),
         .testTarget(name: "RewindConformanceTests", dependencies: ["RewindConformance", "RewindMachine"]),
         // Tests written by `rewind session-test` from the checkout fixture's recorded sessions

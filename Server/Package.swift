@@ -36,6 +36,8 @@ let package = Package(
                 .product(name: "Rewind", package: "Rewind"),
                 // The session viewer page of any uploaded session.
                 .product(name: "RewindViewer", package: "Rewind"),
+                // The JSON shapes shared with the CLI and the uploader (reports, ingestion answers).
+                .product(name: "RewindWire", package: "Rewind"),
                 .product(name: "Hummingbird", package: "hummingbird"),
                 .product(name: "PostgresNIO", package: "postgres-nio"),
                 .product(name: "NIOPosix", package: "swift-nio"),
@@ -62,6 +64,7 @@ let package = Package(
                 // The CLI, run against the server by the tests of `rewind … --server`.
                 .product(name: "rewind", package: "Rewind"),
                 .product(name: "RewindSync", package: "Rewind"),
+                .product(name: "RewindWire", package: "Rewind"),
                 .product(name: "PostgresNIO", package: "postgres-nio"),
                 .product(name: "Crypto", package: "swift-crypto"),
                 .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),

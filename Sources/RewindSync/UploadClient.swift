@@ -4,9 +4,11 @@ import FoundationNetworking
 #endif
 import Rewind
 import RewindStore
+import RewindWire
 
-/// The fleet server's two ingestion endpoints over `URLSession`: `GET …/position` and
-/// `POST …/records` (Server/README.md), their answers sorted into what the uploader does next.
+/// The fleet server's ingestion endpoints (`GET …/position`, `POST …/records`, `POST
+/// …/erasures`; Server/README.md) through the one ``FleetHTTPClient``, their answers sorted into
+/// what the uploader does next.
 struct UploadClient: Sendable {
     /// What the server did with a batch.
     enum Outcome: Sendable, Equatable {
@@ -21,183 +23,130 @@ struct UploadClient: Sendable {
         case badRequest(message: String)
     }
 
-    let session: URLSession
-    let recordsURL: URL
-    let positionURL: URL
-    let erasuresURL: URL
-    let authorization: String
-    let timeout: TimeInterval
+    let http: FleetHTTPClient
+    let storeID: UUID
 
     init(server: URL, key: String, storeID: UUID, timeout: Duration) {
-        let configuration = URLSessionConfiguration.ephemeral
-        configuration.timeoutIntervalForRequest = timeout.timeInterval
-        configuration.requestCachePolicy = .reloadIgnoringLocalCacheData
-        session = URLSession(configuration: configuration)
-        let store = server.appendingPathComponent("v1").appendingPathComponent("stores")
-            .appendingPathComponent(storeID.uuidString)
-        recordsURL = store.appendingPathComponent("records")
-        positionURL = store.appendingPathComponent("position")
-        erasuresURL = store.appendingPathComponent("erasures")
-        authorization = "Bearer \(key)"
-        self.timeout = timeout.timeInterval
+        http = FleetHTTPClient(base: server, key: key, timeout: timeout)
+        self.storeID = storeID
     }
+
+    /// The URL session requests go through.
+    var session: URLSession { http.session }
 
     /// The server's next expected sequence for the store (1 when it holds none).
     ///
     /// - Throws: ``UploadError/forbidden(message:)`` when the server says the key may not upload
     ///   (a read key), before anything is to be sent.
     func position() async throws(UploadError) -> UInt64 {
-        var request = URLRequest(url: positionURL, timeoutInterval: timeout)
-        request.setValue(authorization, forHTTPHeaderField: "Authorization")
-        let (status, body) = try await exchange(request)
-        guard status == 200 else { throw Self.failure(status: status, body: body) }
-        let answer = Answer.decode(body)
-        guard let next = answer?.nextSequence, next >= 1 else {
-            throw UploadError.invalidResponse(message: "the position answer has no nextSequence: \(Self.excerpt(body))")
+        let answer = try await exchange("GET", "position")
+        guard answer.status == 200 else { throw Self.failure(answer) }
+        guard let position = try? JSONDecoder().decode(StorePosition.self, from: answer.body), position.nextSequence >= 1 else {
+            throw UploadError.invalidResponse(
+                message: "the position answer has no nextSequence: \(FleetHTTPClient.excerpt(answer.body))")
         }
-        if answer?.mayUpload == false {
+        if position.mayUpload == false {
             throw UploadError.forbidden(message: "this is a read key; uploading needs the app's ingestion key")
         }
-        return next
+        return position.nextSequence
     }
 
     /// Posts erasure notices (`POST …/erasures`, JSON); returns the number of the last notice the
     /// server has applied.
     func postErasures(_ notices: [ErasureNotice]) async throws(UploadError) -> UInt64 {
-        var request = URLRequest(url: erasuresURL, timeoutInterval: timeout)
-        request.httpMethod = "POST"
-        request.setValue(authorization, forHTTPHeaderField: "Authorization")
-        request.setValue("application/json", forHTTPHeaderField: "Content-Type")
+        let body: Data
         do {
-            request.httpBody = try JSONEncoder().encode(ErasureNotices(notices))
+            body = try JSONEncoder().encode(Self.body(of: notices))
         } catch {
             throw UploadError.invalidResponse(message: "the erasure notices could not be encoded: \(error)")
         }
-        let (status, body) = try await exchange(request)
-        if status == 404 {
+        let answer = try await exchange("POST", "erasures", body: body, contentType: "application/json")
+        if answer.status == 404 {
             // Every server that takes records has this route but one older than erasures.
             throw UploadError.serverOutdated(
-                message: "POST \(erasuresURL.path) answered 404: this rewind-server predates erasure notices")
+                message: "POST \(answer.url.path) answered 404: this rewind-server predates erasure notices")
         }
-        guard status == 200 else { throw Self.failure(status: status, body: body) }
-        guard let through = Answer.decode(body)?.through else {
-            throw UploadError.invalidResponse(message: "an erasure answer without through: \(Self.excerpt(body))")
+        guard answer.status == 200 else { throw Self.failure(answer) }
+        guard let applied = try? JSONDecoder().decode(ErasureNoticesAnswer.self, from: answer.body), applied.through >= 0
+        else {
+            throw UploadError.invalidResponse(
+                message: "an erasure answer without through: \(FleetHTTPClient.excerpt(answer.body))")
         }
-        return through
+        return UInt64(applied.through)
     }
 
-    /// The body of `POST …/erasures` (Server/README.md).
-    struct ErasureNotices: Encodable {
-        struct Notice: Encodable {
-            var number: UInt64
-            var kind: String
-            var erasedAt: String
-            var ranges: [[UInt64]]
-        }
+    /// The body of `POST …/erasures` for `notices`.
+    static func body(of notices: [ErasureNotice]) -> ErasureNoticesBody {
+        ErasureNoticesBody(notices: notices.map { notice in
+            ErasureNoticesBody.Notice(
+                number: Int64(clamping: notice.number), kind: wireKind(notice.kind),
+                erasedAt: notice.erasedAt.description,
+                ranges: notice.ranges.map { [Int64(clamping: $0.lowerBound), Int64(clamping: $0.upperBound)] })
+        })
+    }
 
-        var notices: [Notice]
-
-        /// The kind as the server names it: `session`, `records` or `retention`.
-        static func wireKind(_ kind: ErasureNotice.Kind) -> String {
-            switch kind {
-            case .sessions: "session"
-            case .records: "records"
-            case .retention: "retention"
-            }
-        }
-
-        init(_ notices: [ErasureNotice]) {
-            self.notices = notices.map { notice in
-                Notice(
-                    number: notice.number, kind: Self.wireKind(notice.kind),
-                    erasedAt: notice.erasedAt.description,
-                    ranges: notice.ranges.map { [$0.lowerBound, $0.upperBound] })
-            }
+    /// The kind as the server names it: `session`, `records` or `retention`.
+    static func wireKind(_ kind: ErasureNotice.Kind) -> ErasureNoticesBody.Kind {
+        switch kind {
+        case .sessions: .session
+        case .records: .records
+        case .retention: .retention
         }
     }
 
     /// Posts one batch's body.
     func post(_ body: [UInt8]) async throws(UploadError) -> Outcome {
-        var request = URLRequest(url: recordsURL, timeoutInterval: timeout)
-        request.httpMethod = "POST"
-        request.setValue(authorization, forHTTPHeaderField: "Authorization")
-        request.setValue(RecordBatch.mediaType, forHTTPHeaderField: "Content-Type")
-        request.httpBody = Data(body)
-        let (status, answerBody) = try await exchange(request)
-        let answer = Answer.decode(answerBody)
-        switch status {
+        let answer = try await exchange("POST", "records", body: Data(body), contentType: RecordBatch.mediaType)
+        switch answer.status {
         case 200:
-            guard let answer, let next = answer.nextSequence else {
-                throw UploadError.invalidResponse(message: "an acceptance without nextSequence: \(Self.excerpt(answerBody))")
+            guard let result = try? JSONDecoder().decode(IngestionResult.self, from: answer.body) else {
+                throw UploadError.invalidResponse(
+                    message: "an acceptance without nextSequence: \(FleetHTTPClient.excerpt(answer.body))")
             }
-            return .accepted(nextSequence: next, stored: answer.stored ?? 0, alreadyHeld: answer.alreadyHeld ?? 0)
+            return .accepted(nextSequence: result.nextSequence, stored: result.stored, alreadyHeld: result.alreadyHeld)
         case 409:
-            guard let answer, let next = answer.nextSequence else {
-                throw UploadError.invalidResponse(message: "a conflict without nextSequence: \(Self.excerpt(answerBody))")
+            guard let error = try? JSONDecoder().decode(ErrorAnswer.self, from: answer.body),
+                  let next = error.integer("nextSequence"), next >= 1
+            else {
+                throw UploadError.invalidResponse(
+                    message: "a conflict without nextSequence: \(FleetHTTPClient.excerpt(answer.body))")
             }
-            return .conflict(nextSequence: next, recordIndex: answer.recordIndex, message: answer.error ?? "")
+            return .conflict(
+                nextSequence: UInt64(next), recordIndex: error.integer("recordIndex").map { Int(clamping: $0) },
+                message: error.error)
         case 413:
-            return .tooLarge(message: answer?.error ?? Self.excerpt(answerBody))
+            return .tooLarge(message: answer.message)
         case 400:
-            return .badRequest(message: answer?.error ?? Self.excerpt(answerBody))
+            return .badRequest(message: answer.message)
         default:
-            throw Self.failure(status: status, body: answerBody)
+            throw Self.failure(answer)
         }
     }
 
-    /// Sends `request`; a transport failure is ``UploadError/network(message:)``.
-    private func exchange(_ request: URLRequest) async throws(UploadError) -> (Int, Data) {
-        let data: Data
-        let response: URLResponse
+    /// Sends `method` to the store's `endpoint`; no answer is ``UploadError/network(message:)``.
+    private func exchange(
+        _ method: String, _ endpoint: String, body: Data? = nil, contentType: String? = nil
+    ) async throws(UploadError) -> FleetHTTPClient.Answer {
+        guard let url = http.url(["v1", "stores", storeID.uuidString, endpoint]) else {
+            throw UploadError.invalidResponse(message: "\(http.base.absoluteString) does not make a URL with \(endpoint)")
+        }
         do {
-            (data, response) = try await session.data(for: request)
+            return try await http.send(method, to: url, body: body, contentType: contentType)
         } catch is CancellationError {
             throw UploadError.network(message: "cancelled")
         } catch {
-            throw UploadError.network(message: "\(request.httpMethod ?? "GET") \(request.url?.absoluteString ?? ""): \(error.localizedDescription)")
+            throw UploadError.network(message: "\(error)")
         }
-        guard let http = response as? HTTPURLResponse else {
-            throw UploadError.invalidResponse(message: "not an HTTP response")
-        }
-        return (http.statusCode, data)
     }
 
     /// The error of an answer that is not a success the caller handles.
-    static func failure(status: Int, body: Data) -> UploadError {
-        let message = Answer.decode(body)?.error ?? excerpt(body)
-        switch status {
+    static func failure(_ answer: FleetHTTPClient.Answer) -> UploadError {
+        let message = answer.message
+        switch answer.status {
         case 401: return .unauthorized(message: message)
         case 403: return .forbidden(message: message)
-        case 408, 429, 500...: return .server(status: status, message: message)
-        default: return .rejected(status: status, message: message)
+        case 408, 429, 500...: return .server(status: answer.status, message: message)
+        default: return .rejected(status: answer.status, message: message)
         }
     }
-
-    /// The start of a body, for messages.
-    static func excerpt(_ body: Data) -> String {
-        let text = String(decoding: body.prefix(200), as: UTF8.self)
-        return text.isEmpty ? "(empty body)" : text
-    }
-
-    /// The fields of the server's JSON answers the uploader reads.
-    struct Answer: Decodable {
-        var nextSequence: UInt64?
-        /// Whether the key may upload (the position's answer; absent from older servers).
-        var mayUpload: Bool?
-        var stored: Int?
-        var alreadyHeld: Int?
-        var recordIndex: Int?
-        /// The last erasure notice the server applied (the erasures' answer).
-        var through: UInt64?
-        var error: String?
-
-        static func decode(_ body: Data) -> Answer? {
-            try? JSONDecoder().decode(Answer.self, from: body)
-        }
-    }
-}
-
-extension Duration {
-    /// The duration as a `TimeInterval`, for Foundation's APIs.
-    var timeInterval: TimeInterval { seconds }
 }

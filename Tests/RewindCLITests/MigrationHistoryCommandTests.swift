@@ -1,5 +1,6 @@
 import Foundation
 import Rewind
+import RewindWire
 import RewindTestSupport
 import Testing
 

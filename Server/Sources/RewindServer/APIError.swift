@@ -1,5 +1,6 @@
 import Foundation
 import Hummingbird
+import RewindWire
 
 /// An error answer of the API: a status and a JSON body `{"error": message, …details}`.
 ///
@@ -13,22 +14,8 @@ public struct APIError: HTTPResponseError, CustomStringConvertible {
     /// Machine-readable details, merged into the JSON body.
     public var details: [String: Detail]
 
-    /// A detail's value.
-    public enum Detail: Sendable, Equatable, Encodable {
-        /// A number.
-        case integer(Int64)
-        /// A text.
-        case text(String)
-
-        /// Encodes the bare value.
-        public func encode(to encoder: any Encoder) throws {
-            var container = encoder.singleValueContainer()
-            switch self {
-            case .integer(let value): try container.encode(value)
-            case .text(let value): try container.encode(value)
-            }
-        }
-    }
+    /// A detail's value: a number or a text.
+    public typealias Detail = ErrorAnswer.Detail
 
     /// An error answer.
     public init(_ status: HTTPResponse.Status, _ message: String, details: [String: Detail] = [:]) {
@@ -42,9 +29,7 @@ public struct APIError: HTTPResponseError, CustomStringConvertible {
 
     /// The JSON body.
     public func response(from request: Request, context: some RequestContext) throws -> Response {
-        var body = details
-        body["error"] = .text(message)
-        return try JSONResponse.make(status: status, body: body)
+        try JSONResponse.make(status: status, body: ErrorAnswer(error: message, details: details))
     }
 
     static let unauthorized = APIError(.unauthorized, "a valid API key is required (Authorization: Bearer rewind_…)")

@@ -1,22 +1,7 @@
 import Foundation
 import Logging
 import PostgresNIO
-
-/// What an erasure removed of one session: each store it was in, with the records it lost there.
-public struct ErasedSession: Sendable, Codable, Equatable {
-    /// The session's records in one device store.
-    public struct StoreRecords: Sendable, Codable, Equatable {
-        /// The device store.
-        public var storeID: UUID
-        /// How many of the session's records were removed from it.
-        public var records: Int64
-    }
-
-    /// The session's id.
-    public var session: String
-    /// The stores it was removed from, by store id (empty: the server held none of it).
-    public var stores: [StoreRecords]
-}
+import RewindWire
 
 /// Why a session is tombstoned: the device erased it (an erasure notice) or the app team asked
 /// (an erasure request).

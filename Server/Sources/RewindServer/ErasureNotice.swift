@@ -1,24 +1,14 @@
 import Foundation
 import Logging
 import PostgresNIO
+import RewindWire
 
 /// A device's erasure notice (`POST /v1/stores/{storeID}/erasures`): what the device erased from
 /// its log, by the global sequences of the records it removed.
 public struct ErasureNotice: Sendable, Equatable {
-    /// What the device erased.
-    public enum Kind: String, Sendable, Codable {
-        /// Whole sessions: the server erases every session it holds records of at these sequences
-        /// from every store of the app, and tombstones it.
-        case session
-        /// Records of sessions that are kept (history trimmed before a base version): the server
-        /// removes the records only.
-        case records
-        /// Sessions the device's retention policy dropped for its own storage: the server keeps
-        /// every record it holds of them (the fleet's data has the app's retention, not the
-        /// phone's) and adds only the sequences it has not received to the store's erased
-        /// ranges, so the upload resumes past them.
-        case retention
-    }
+    /// What the device erased: whole sessions, records of kept sessions, or sessions its
+    /// retention dropped (RewindWire documents each kind).
+    public typealias Kind = ErasureNoticesBody.Kind
 
     /// The notice's number: 1, 2, … per store.
     public var number: Int64
@@ -42,9 +32,9 @@ public struct ErasureNotice: Sendable, Equatable {
     ///
     /// - Throws: ``APIError`` 400 naming what is wrong.
     static func notices(fromJSON body: some Collection<UInt8>) throws(APIError) -> [ErasureNotice] {
-        let wire: WireBody
+        let wire: ErasureNoticesBody
         do {
-            wire = try JSONDecoder().decode(WireBody.self, from: Data(body))
+            wire = try JSONDecoder().decode(ErasureNoticesBody.self, from: Data(body))
         } catch {
             throw APIError(.badRequest, "the body is not {\"notices\": [{\"number\", \"kind\": \"session\", \"records\" or \"retention\", \"erasedAt\", \"ranges\": [[first, last], …]}]}: \(error)")
         }
@@ -71,38 +61,6 @@ public struct ErasureNotice: Sendable, Equatable {
     }
 }
 
-/// A notices body as sent, before its times and ranges are checked.
-private struct WireBody: Decodable {
-    struct Notice: Decodable {
-        var number: Int64
-        var kind: ErasureNotice.Kind
-        var erasedAt: String
-        var ranges: [[Int64]]
-    }
-
-    var notices: [Notice]
-}
-
-/// What the server did with one erasure notice.
-struct NoticeOutcome: Encodable, Sendable {
-    /// The notice's number.
-    var number: Int64
-    /// Its kind.
-    var kind: ErasureNotice.Kind
-    /// The sessions erased (`session`), or that lost records (`records`), with their stores.
-    var sessions: [ErasedSession]
-    /// How many records were removed in all.
-    var records: Int64
-}
-
-/// The answer of `POST /v1/stores/{storeID}/erasures`.
-struct NoticesAnswer: Encodable, Sendable {
-    /// The highest notice number the server has applied for the store.
-    var through: Int64
-    /// What the notices applied now removed (none for notices applied before).
-    var erased: [NoticeOutcome]
-}
-
 extension ErasureNotice {
     /// Applies the notices of store `storeID` of app `appID` that the server has not applied yet,
     /// in ONE transaction (all or nothing), in number order; notices at or below the store's
@@ -111,8 +69,8 @@ extension ErasureNotice {
     /// - Throws: ``APIError`` 409 with `through` when a number is skipped (nothing applied).
     static func apply(
         _ notices: [ErasureNotice], storeID: UUID, appID: Int64, client: PostgresClient, logger: Logger
-    ) async throws -> NoticesAnswer {
-        try await client.transaction(logger: logger) { connection -> NoticesAnswer in
+    ) async throws -> ErasureNoticesAnswer {
+        try await client.transaction(logger: logger) { connection -> ErasureNoticesAnswer in
             try await Erasure.lockApp(appID, exclusive: true, connection: connection, logger: logger)
             try await connection.query("""
                 INSERT INTO stores (app_id, store_id) VALUES (\(appID), \(storeID)) ON CONFLICT DO NOTHING
@@ -124,7 +82,7 @@ extension ErasureNotice {
                 """, logger: logger).decode((Int64, Int64).self) {
                 (next, through) = row
             }
-            var outcomes: [NoticeOutcome] = []
+            var outcomes: [ErasureNoticesAnswer.Outcome] = []
             for notice in notices.sorted(by: { $0.number < $1.number }) where notice.number > through {
                 guard notice.number == through + 1 else {
                     throw APIError(.conflict,
@@ -155,7 +113,7 @@ extension ErasureNotice {
                     sessions = []
                 }
                 let records = sessions.reduce(0) { $0 + $1.stores.reduce(0) { $0 + $1.records } }
-                outcomes.append(NoticeOutcome(number: notice.number, kind: notice.kind, sessions: sessions, records: records))
+                outcomes.append(ErasureNoticesAnswer.Outcome(number: notice.number, kind: notice.kind, sessions: sessions, records: records))
                 through = notice.number
             }
             if !outcomes.isEmpty {
@@ -165,7 +123,7 @@ extension ErasureNotice {
                 // Sequences the device erased before uploading them: the upload resumes past them.
                 try await Erasure.setNextSequence(next, appID: appID, storeID: storeID, connection: connection, logger: logger)
             }
-            return NoticesAnswer(through: through, erased: outcomes)
+            return ErasureNoticesAnswer(through: through, erased: outcomes)
         }
     }
 }

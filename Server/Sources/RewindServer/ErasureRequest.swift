@@ -3,6 +3,7 @@ import Logging
 import PostgresNIO
 import Rewind
 @_spi(Internals) import RewindStore
+import RewindWire
 
 /// An erasure the app team asks for (`POST /v1/erasures`, erase key): one session, or every
 /// session whose context — the payload of its first record (`rewind.start`), a JSON object — has

@@ -1,6 +1,7 @@
 import Foundation
 import Hummingbird
 import Rewind
+import RewindWire
 @_spi(Internals) import RewindMachine
 
 /// `GET /v1/pages/fleet`: one self-contained HTML page (inline CSS, no script, no external URL)

@@ -2,6 +2,7 @@ import Foundation
 import Logging
 import PostgresNIO
 import Rewind
+import RewindWire
 
 /// The read side of the fleet, scoped to one app: the session list (from `sessions`, filtered
 /// with the screen-flow states' columns) and answers computed from the projections' states,
@@ -13,26 +14,14 @@ struct FleetQueries: Sendable {
 
     // MARK: Sessions
 
-    /// A session's row in `GET /v1/sessions`.
-    struct SessionSummary: Codable, Equatable {
-        var storeID: UUID
-        var sessionID: String
-        var machine: String
-        var definition: String
-        var headVersion: Int64
-        var headSequence: Int64
-        var recordCount: Int64
-        var firstRecordedAtMicroseconds: Int64
-        var lastRecordedAtMicroseconds: Int64
-        var lastEvent: String
-        /// The active configuration, from the screen-flow projection (`nil` until it has folded
-        /// the session).
-        var configuration: [String]?
-    }
+    /// A session's row in `GET /v1/sessions` (RewindWire's shape, which the CLI reads).
+    typealias SessionSummary = FleetSessionSummary
 
     /// What to list.
     struct SessionFilter {
         var machine: String?
+        /// The session's id (exact): every store's copy of one session.
+        var session: String?
         /// A state the session's active configuration contains.
         var state: String?
         var store: UUID?
@@ -56,6 +45,7 @@ struct FleetQueries: Sendable {
                 AND f.projection = \(flows) AND f.key = s.session_id
             WHERE s.app_id = \(appID)
                 AND (\(filter.machine)::text IS NULL OR s.machine = \(filter.machine))
+                AND (\(filter.session)::text IS NULL OR s.session_id = \(filter.session))
                 AND (\(filter.store)::uuid IS NULL OR s.store_id = \(filter.store))
                 AND (\(filter.range.from)::bigint IS NULL OR s.last_recorded_at_us >= \(filter.range.from))
                 AND (\(filter.range.to)::bigint IS NULL OR s.last_recorded_at_us < \(filter.range.to))

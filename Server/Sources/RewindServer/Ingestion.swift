@@ -3,30 +3,7 @@ import Foundation
 import Logging
 import PostgresNIO
 @_spi(Internals) import RewindStore
-
-/// What an accepted batch did.
-public struct IngestionResult: Sendable, Equatable, Codable {
-    /// The device store.
-    public var storeID: UUID
-    /// The global sequence the server expects next from this store (one past the last it holds).
-    public var nextSequence: UInt64
-    /// How many of the batch's records were stored now.
-    public var stored: Int
-    /// How many the server held already (the same bytes, sent again).
-    public var alreadyHeld: Int
-    /// How many were dropped because they were erased: at a sequence of the store's erased
-    /// ranges, or of a session the app erased (a tombstone). Acknowledged, never stored.
-    public var erased: Int
-
-    /// A result from its parts.
-    public init(storeID: UUID, nextSequence: UInt64, stored: Int, alreadyHeld: Int, erased: Int = 0) {
-        self.storeID = storeID
-        self.nextSequence = nextSequence
-        self.stored = stored
-        self.alreadyHeld = alreadyHeld
-        self.erased = erased
-    }
-}
+import RewindWire
 
 /// Checks batches and stores them in PostgreSQL: each batch all or nothing, in one transaction,
 /// under a row lock on its store (so uploads of one store take turns).

@@ -1,6 +1,7 @@
 import Foundation
 import Hummingbird
 import Rewind
+import RewindWire
 
 /// The query endpoints over the projections (read key): the session list, funnels, navigation
 /// stacks, depth statistics, the projections' progress, and the fleet page. See Server/README.md.
@@ -19,22 +20,20 @@ extension Routes {
 
     // MARK: Sessions
 
-    /// `GET /v1/sessions`: filters `machine`, `state`, `store`, `from`/`to`; `limit` and `cursor`.
+    /// `GET /v1/sessions`: filters `machine`, `session`, `state`, `store`, `from`/`to`; `limit` and
+    /// `cursor`.
     func sessions(_ request: Request) async throws -> Response {
-        struct Sessions: Encodable {
-            var sessions: [FleetQueries.SessionSummary]
-            var nextCursor: String?
-        }
         let caller = try await authenticate(request, needs: .read)
         let filter = try Self.sessionFilter(QueryParameters(request))
         let page = try await queries.sessions(appID: caller.appID, filter)
-        return try JSONResponse.make(body: Sessions(sessions: page.sessions, nextCursor: page.next?.text))
+        return try JSONResponse.make(body: FleetSessionList(sessions: page.sessions, nextCursor: page.next?.text))
     }
 
     /// The session list's filter from a request's query parameters.
     static func sessionFilter(_ parameters: QueryParameters, defaultLimit: Int = 100) throws(APIError) -> FleetQueries.SessionFilter {
         var filter = FleetQueries.SessionFilter()
         filter.machine = try parameters.text("machine")
+        filter.session = try parameters.text("session")
         filter.state = try parameters.text("state")
         filter.store = try parameters.uuid("store")
         filter.range = try parameters.timeRange()

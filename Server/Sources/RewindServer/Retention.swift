@@ -2,6 +2,7 @@ import Foundation
 import Logging
 import PostgresNIO
 import ServiceLifecycle
+import RewindWire
 
 /// The server's retention: every app with a retention period (`apps.retention_seconds`, set by
 /// `rewind-server create-app --retention-days` or `set-retention`) loses the sessions whose last

@@ -4,6 +4,7 @@ import Logging
 import PostgresNIO
 import Rewind
 import RewindViewer
+import RewindWire
 
 /// The replay endpoints of one device store (read key): its sessions, and a session's history,
 /// state at a version, diff, verification and archive. Each answers with the same code a device
@@ -26,7 +27,9 @@ extension Routes {
         }
         router.get("v1/stores/:storeID/sessions/:sessionID/history") { request, context in
             let filter = try historyFilter(request)
-            let limit = try integer(request, "limit", in: 1...Int.max) ?? .max
+            // Pages of at most 1,000 rows (10,000 when asked): the CLI asks for the next from the
+            // version after the last row, so no answer grows with a session's length.
+            let limit = try integer(request, "limit", in: 1...10_000) ?? 1_000
             return try await replay(request, context: context) { log in
                 try HistoryRow.rows(of: log.session, in: log, filter: filter, limit: limit, coder: JSONPayloadCoder())
             }

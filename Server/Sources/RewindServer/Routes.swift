@@ -2,6 +2,7 @@ import Foundation
 import Hummingbird
 import Logging
 import PostgresNIO
+import RewindWire
 
 /// The HTTP API (see Server/README.md): health, ingestion, a store's position; the queries and
 /// pages are in ProjectionRoutes.swift.
@@ -61,14 +62,13 @@ struct Routes: Sendable {
     }
 
     private func position(_ request: Request, context: BasicRequestContext) async throws -> Response {
-        struct Position: Encodable { var storeID: UUID; var nextSequence: UInt64; var mayUpload: Bool }
         let caller = try await authenticate(request, needs: nil)
         guard caller.kind != .erase else { throw APIError.forbidden(caller.kind, needs: .ingest) }
         let storeID = try storeID(context)
         let next = try await ingestion.position(storeID: storeID, appID: caller.appID)
         // Whether the asking key may upload: an uploader with nothing to send learns from its
         // first question that its key could not send anything either.
-        return try JSONResponse.make(body: Position(storeID: storeID, nextSequence: next, mayUpload: caller.kind == .ingest))
+        return try JSONResponse.make(body: StorePosition(storeID: storeID, nextSequence: next, mayUpload: caller.kind == .ingest))
     }
 
     // MARK: Helpers

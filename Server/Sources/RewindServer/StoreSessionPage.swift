@@ -2,18 +2,12 @@ import Foundation
 import Logging
 import PostgresNIO
 import Rewind
+import RewindWire
 
-/// A page of `GET /v1/stores/{store}/sessions`: sessions of one device store by id, as
-/// `rewind sessions --json` lists them, read with one query (the `sessions` rows, each with its
-/// first record for the fork origin and its head record for the states).
-struct StoreSessionPage: Encodable, Sendable {
-    /// The page's sessions, by id.
-    var sessions: [SessionListing]
-    /// How many sessions the store has.
-    var total: Int64
-    /// The `after` of the next page, or `nil` on the last.
-    var next: String?
-
+/// A page of `GET /v1/stores/{store}/sessions` (RewindWire's `StoreSessionPage`, the shape the CLI
+/// reads), read with one query: the `sessions` rows, each with its first record for the fork
+/// origin and its head record for the states.
+extension StoreSessionPage {
     /// The page of up to `limit` sessions of store `storeID` of app `appID` whose ids come after
     /// `after` (`""`: from the first).
     ///

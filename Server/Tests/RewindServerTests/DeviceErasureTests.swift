@@ -252,8 +252,10 @@ private final class OldServer: Sendable {
             }
             buffer.removeFirst(end! + 4 + length)
             seen.withLock { $0.append(path) }
+            // The position as every server answers it (`/v1/stores/{id}/position`); nothing else.
+            let store = path.split(separator: "/").dropFirst(2).first.map(String.init) ?? ""
             let (status, body) = path.hasSuffix("/position")
-                ? ("200 OK", #"{"nextSequence": 1, "mayUpload": true}"#) : ("404 Not Found", "")
+                ? ("200 OK", #"{"storeID": "\#(store)", "nextSequence": 1, "mayUpload": true}"#) : ("404 Not Found", "")
             let answer = Array("HTTP/1.1 \(status)\r\nContent-Type: application/json\r\nContent-Length: \(body.utf8.count)\r\n\r\n\(body)".utf8)
             _ = answer.withUnsafeBytes { send(client, $0.baseAddress, $0.count, Int32(MSG_NOSIGNAL)) }
         }

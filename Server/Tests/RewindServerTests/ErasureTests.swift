@@ -4,6 +4,7 @@ import Rewind
 import RewindExamples
 @_spi(Internals) import RewindStore
 import RewindServer
+import RewindWire
 import Testing
 
 /// The fleet server forgets: a device's erasure notices, the app team's erasure requests and the

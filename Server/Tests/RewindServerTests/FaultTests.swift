@@ -4,6 +4,7 @@ import RewindExamples
 @_spi(Internals) import RewindStore
 import RewindServer
 import RewindSync
+import RewindWire
 import Testing
 
 /// Faults between devices and the server: the server killed mid-batch, PostgreSQL restarted

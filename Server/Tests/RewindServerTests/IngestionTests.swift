@@ -3,6 +3,7 @@ import Rewind
 import RewindExamples
 @_spi(Internals) import RewindStore
 import RewindServer
+import RewindWire
 import Testing
 
 /// `POST /v1/stores/{id}/records` against a real server and a real PostgreSQL database, with

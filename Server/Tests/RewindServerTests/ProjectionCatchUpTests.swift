@@ -3,6 +3,7 @@ import PostgresNIO
 import Rewind
 @_spi(Internals) import RewindStore
 import RewindServer
+import RewindWire
 import Testing
 
 /// The server folds the built-in projections over the uploaded records with their own Swift code:

@@ -2,6 +2,7 @@ import Foundation
 import Rewind
 import RewindExamples
 import RewindServer
+import RewindWire
 import Testing
 
 /// The replay endpoints answer what the device's engine answers for the same session, over its

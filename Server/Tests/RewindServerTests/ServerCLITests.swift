@@ -1,6 +1,8 @@
 import Foundation
 import Rewind
+import RewindExamples
 import RewindServer
+import RewindWire
 import Testing
 
 /// `rewind sessions|history|state|diff --server URL --key KEY [--store ID]`: the built `rewind`
@@ -65,6 +67,68 @@ import Testing
         }
         let local = try await Self.rewind(["sessions", "--json", "--store", device.directory])
         #expect(local.status == 0 && local.output.contains("kanji-fork"))
+        try await server.stop()
+    }
+
+    /// A row of `rewind sessions --server … --json` without `--store`.
+    struct FleetRow: Decodable {
+        var store: String
+        var session: String
+    }
+
+    @Test func sessionsAreFoundInEveryStoreAndListedPastTheFirstPage() async throws {
+        // 1,005 sessions in one store: "s-999" sorts after 1,000 of them (ids compare as text),
+        // so it is past the first page of `GET /v1/sessions` whatever the stores' order.
+        let crowded = try Device()
+        try await crowded.runOnboarding((0..<1_005).map { "s-\($0)" } + ["shared"])
+        let others = try (0..<2).map { _ in try Device() }
+        for device in others { try await device.runOnboarding(["shared"]) }
+        let server = try await ReplayRoutesTests.serve([crowded] + others)
+        let flags = ["--server", "http://127.0.0.1:\(server.port)", "--key", server.app.readKey.token]
+        for json in [[], ["--json"]] {
+            try await expectSame(["state", "s-999"] + json, device: crowded, server: server, naming: false)
+            try await expectSame(["history", "s-999"] + json, device: crowded, server: server, naming: false)
+        }
+        // A session three stores hold: the error names each of them.
+        let shared = try await Self.rewind(["state", "shared"] + flags)
+        #expect(shared.status != 0)
+        #expect(shared.errors.contains("several device stores"), "\(shared)")
+        for device in [crowded] + others {
+            #expect(shared.errors.contains(device.storeID.uuidString.lowercased()), "\(shared)")
+        }
+        // The fleet listing reads every page; --limit cuts it and the text says more exist.
+        let all = try await Self.rewind(["sessions", "--json"] + flags)
+        let rows = try JSONDecoder().decode([FleetRow].self, from: Data(all.output.utf8))
+        #expect(rows.count == 1_008)
+        #expect(Set(rows.map(\.session)).count == 1_006)
+        #expect(rows.filter { $0.session == "shared" }.count == 3)
+        let limited = try await Self.rewind(["sessions", "--json", "--limit", "1001"] + flags)
+        #expect(try JSONDecoder().decode([FleetRow].self, from: Data(limited.output.utf8)).count == 1_001)
+        let text = try await Self.rewind(["sessions", "--limit", "1001"] + flags)
+        #expect(text.output.contains("(the first 1001 sessions; the server has more"), "\(text)")
+        let whole = try await Self.rewind(["sessions", "--limit", "1008"] + flags)
+        #expect(!whole.output.contains("the server has more"), "\(whole)")
+        try await server.stop()
+    }
+
+    @Test func aHistoryLongerThanAPageIsReadPageByPage() async throws {
+        typealias Loading = ExampleMachines.LoadingView
+        let device = try Device.withExamples()
+        let session = try await device.engine.startSession(id: "long", machine: Loading.definition.name)
+        // 1,204 versions: more than one of the server's pages of 1,000 history rows.
+        for index in 0..<601 {
+            _ = try await session.send(Loading.Event.loaded, payload: Loading.Model(title: "page \(index)", items: []))
+            _ = try await session.send(Loading.Event.reload)
+        }
+        #expect(session.version == 1_203)
+        let server = try await ReplayRoutesTests.serve([device])
+        let firstPage = try await ReplayRoutesTests.get(
+            [HistoryRow].self, server, ReplayRoutesTests.path(device, "long", "/history"))
+        #expect(firstPage.count == 1_000)
+        for json in [[], ["--json"]] {
+            try await expectSame(["history", "long"] + json, device: device, server: server)
+            try await expectSame(["history", "long", "--event", "reload"] + json, device: device, server: server)
+        }
         try await server.stop()
     }
 

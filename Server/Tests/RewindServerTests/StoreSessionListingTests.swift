@@ -4,6 +4,7 @@ import Rewind
 import RewindExamples
 @_spi(Internals) import RewindStore
 import RewindServer
+import RewindWire
 import Synchronization
 import Testing
 

@@ -5,7 +5,7 @@ import RewindStore
 /// One session's log in memory — its head, its records and the definitions they name — read as a
 /// ``TransitionLog``: what a log that is read asynchronously (``AsyncTransitionLogReader``) hands
 /// to the synchronous replay engine. ``load(_:from:)`` reads it without blocking a thread;
-/// ``LogReplay``, ``HistoryRow``, ``SessionListing`` and the viewer then run over it in memory,
+/// ``LogReplay``, RewindWire's `HistoryRow` and `SessionListing` and the viewer then run over it in memory,
 /// exactly as over a device's store.
 ///
 /// The log holds this session only: ``TransitionLogReader/records(fromSequence:limit:)`` and

@@ -67,14 +67,14 @@ public struct HistoryFilter: Sendable, Hashable {
 
 extension HistoryFilter {
     /// The one walk behind every history listing (``LogReplay/history(of:filter:limit:)`` and
-    /// ``HistoryRow/rows(of:in:filter:limit:coder:)``): the records of `session` in `reader`,
+    /// `HistoryRow.rows(of:in:filter:limit:coder:)` in RewindWire): the records of `session` in `reader`,
     /// oldest first, from version `first` through the filter's last version, each handed to
     /// `visit` with whether it passes the filter, until `limit` have passed. A listing that
     /// rebuilds something from every record (the navigation stack) starts at version 1 and uses
     /// the records that do not pass too.
     ///
     /// - Throws: the reader's errors, what `visit` throws.
-    func walk(
+    package func walk(
         _ session: SessionID, in reader: any TransitionLogReader, from first: UInt64, limit: Int,
         _ visit: (_ record: TransitionRecord, _ passes: Bool) throws -> Void
     ) throws {

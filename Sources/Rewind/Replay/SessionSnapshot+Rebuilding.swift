@@ -84,7 +84,7 @@ extension SessionSnapshot {
     /// - Throws: ``ReplayError/historyTrimmed(session:requested:firstVersion:)`` below the base,
     ///   ``EngineError/corruptedEntry(what:reason:cause:)`` when the base snapshot is missing or
     ///   cannot be read.
-    static func base(of session: SessionID, at version: UInt64, in reader: any TransitionLogReader) throws -> SessionSnapshot {
+    package static func base(of session: SessionID, at version: UInt64, in reader: any TransitionLogReader) throws -> SessionSnapshot {
         let latest = try reader.latestSnapshot(of: session, atOrBefore: version)
         guard let base = try reader.sessionInfo(for: session)?.baseVersion else { return latest ?? .empty(definition: "") }
         guard version >= base else {

@@ -1,6 +1,7 @@
 import ArgumentParser
 import Foundation
 import Rewind
+import RewindWire
 
 /// `rewind history SESSION`: every version of a session with time, event, source → target,
 /// navigation operations and the navigation stack after it (entries with their data, rebuilt from
@@ -22,7 +23,10 @@ struct History: AsyncParsableCommand {
     @Option(help: "Only versions entering or leaving this state.")
     var state: String?
 
-    /// A row: the Rewind module's ``HistoryRow`` (the server answers the same).
+    /// How many rows the CLI asks the server for at once.
+    static let pageSize = 1_000
+
+    /// A row: RewindWire's `HistoryRow` (the server answers the same).
     typealias Row = HistoryRow
 
     func run() async throws {
@@ -34,7 +38,19 @@ struct History: AsyncParsableCommand {
             var query: [URLQueryItem] = []
             if let event { query.append(URLQueryItem(name: "events", value: event)) }
             if let state { query.append(URLQueryItem(name: "states", value: state)) }
-            rows = try await connection.get([Row].self, connection.sessionPath(session, store: store) + ["history"], query: query)
+            // The server answers pages of up to `pageSize` rows; the next begins after the last row.
+            var all: [Row] = []
+            while true {
+                let page = try await connection.get(
+                    [Row].self, connection.sessionPath(session, store: store) + ["history"],
+                    query: query + [
+                        URLQueryItem(name: "limit", value: String(Self.pageSize)),
+                        URLQueryItem(name: "from", value: String((all.last?.version ?? 0) + 1)),
+                    ])
+                all += page
+                guard page.count == Self.pageSize, let last = page.last, last.version < listing.version else { break }
+            }
+            rows = all
         } else {
             let engine = try storeOptions.openEngine()
             defer { engine.close() }

@@ -38,7 +38,7 @@ struct Push: AsyncParsableCommand {
     }
 
     func validate() throws {
-        guard let url = URL(string: server), let scheme = url.scheme?.lowercased(), ["http", "https"].contains(scheme), url.host != nil else {
+        guard let url = URL(string: server), FleetHTTPClient.isServerURL(url) else {
             throw ValidationError("--server must be an http or https URL, such as http://127.0.0.1:8080 (got '\(server)')")
         }
         guard batchRecords >= 1 else { throw ValidationError("--batch-records must be at least 1 (got \(batchRecords))") }

@@ -1,6 +1,7 @@
 import ArgumentParser
 import Foundation
 import Rewind
+import RewindWire
 
 /// `rewind sessions`: every session of the store with its machine, head version and current states.
 struct Sessions: AsyncParsableCommand {
@@ -10,7 +11,8 @@ struct Sessions: AsyncParsableCommand {
             Sessions are sorted by id, numbers counted (kanji-27 before kanji-102). --json prints \
             {"sessions": [...], "total": N}: the rows shown and how many sessions matched before \
             --limit. With --server, the sessions of the device store --store names (by its id), or \
-            without --store those of every device store of the app (an array of rows).
+            without --store those of every device store of the app (an array of rows: every page \
+            the server has, or the first --limit).
             """)
 
     @OptionGroup var storeOptions: StoreOptions
@@ -102,11 +104,12 @@ struct Sessions: AsyncParsableCommand {
 
     /// Lists the sessions of every device store of the app (`GET /v1/sessions`).
     private func listFleet(_ connection: ServerConnection) async throws {
-        var query = [URLQueryItem(name: "limit", value: String(min(limit ?? 1000, 1000)))]
-        if let machine { query.append(URLQueryItem(name: "machine", value: machine)) }
-        let rows = try await connection.get(FleetSessions.self, ["v1", "sessions"], query: query).sessions.map {
+        // Every page, or the first `--limit` sessions.
+        let (sessions, more) = try await connection.fleetSessions(
+            machine.map { [URLQueryItem(name: "machine", value: $0)] } ?? [], limit: limit ?? .max)
+        let rows = sessions.map {
             FleetRow(store: $0.storeID.uuidString.lowercased(), session: $0.sessionID, machine: $0.machine,
-                     version: $0.headVersion,
+                     version: UInt64(clamping: $0.headVersion),
                      updated: Timestamp(microsecondsSince1970: $0.lastRecordedAtMicroseconds).description)
         }
         if output.json {
@@ -121,5 +124,6 @@ struct Sessions: AsyncParsableCommand {
         print(Terminal.table(
             ["STORE", "SESSION", "MACHINE", "VERSION", "UPDATED"],
             rows.map { [$0.store, $0.session, $0.machine, String($0.version), $0.updated] }))
+        if more { print("(the first \(rows.count) sessions; the server has more: a larger --limit shows them)") }
     }
 }

@@ -1,6 +1,7 @@
 import ArgumentParser
 import Foundation
 import Rewind
+import RewindWire
 
 /// `rewind verify [SESSION] [--definition FILE]`: re-run recorded sessions through a machine
 /// definition and report the first divergence of each.

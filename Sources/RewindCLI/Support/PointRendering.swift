@@ -1,4 +1,5 @@
 import Rewind
+import RewindWire
 
 /// How replay points and diffs are shown in text (their JSON shapes are the Rewind module's
 /// ``ReplayPointReport`` and ``ReplayDiffReport``, which the fleet server answers too).

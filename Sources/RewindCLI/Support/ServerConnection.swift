@@ -4,6 +4,8 @@ import Foundation
 import FoundationNetworking
 #endif
 import Rewind
+import RewindSync
+import RewindWire
 
 /// `--server URL --key KEY`: read from a fleet server (`rewind-server`) instead of a local store.
 /// `--store` then names the device store by its id (`meta.store-id`, a UUID) rather than a
@@ -26,9 +28,7 @@ struct ServerOptions: ParsableArguments {
             if key != nil { throw CLIError.usage("--key goes with --server URL") }
             return nil
         }
-        guard let url = URL(string: server), let scheme = url.scheme?.lowercased(), ["http", "https"].contains(scheme),
-              url.host != nil
-        else {
+        guard let url = URL(string: server), FleetHTTPClient.isServerURL(url) else {
             throw CLIError.usage("--server must be an http:// or https:// URL, not '\(server)'")
         }
         guard let key, !key.isEmpty else {
@@ -46,44 +46,41 @@ struct ServerOptions: ParsableArguments {
     }
 }
 
-/// Reads from a fleet server over HTTP (Foundation's `URLSession`): the replay endpoints of
-/// one device store, answered in the same JSON shapes the local commands print.
+/// Reads from a fleet server through the one ``FleetHTTPClient`` (RewindSync): the replay
+/// endpoints of one device store, answered in the same JSON shapes the local commands print.
 struct ServerConnection {
-    /// The server's base URL.
-    var base: URL
-    /// The read key, sent as `Authorization: Bearer KEY`.
-    var key: String
+    /// The client, with the server's base URL and the read key.
+    var client: FleetHTTPClient
     /// The device store `--store` named, if any.
     var store: UUID?
 
-    /// A server error's body.
-    private struct ErrorBody: Decodable { var error: String }
-
-    /// The status and body of the answer to `GET` on the path made of `segments` (each
-    /// percent-encoded) with `query`.
-    ///
-    /// - Throws: ``CLIError/server(_:status:message:)`` when the server cannot be reached.
-    func get(_ segments: [String], query: [URLQueryItem] = []) async throws -> (status: Int, body: Data) {
-        try await send(URLRequest(url: try url(segments, query: query)))
+    /// A connection to the server at `base` with read key `key`.
+    init(base: URL, key: String, store: UUID?) {
+        client = FleetHTTPClient(base: base, key: key)
+        self.store = store
     }
 
-    /// The status and body of the answer to `request`, sent with the key.
+    /// The server's base URL.
+    var base: URL { client.base }
+
+    /// The answer to `GET` on the path made of `segments` with `query`.
     ///
     /// - Throws: ``CLIError/server(_:status:message:)`` when the server cannot be reached.
-    private func send(_ request: URLRequest) async throws -> (status: Int, body: Data) {
-        var request = request
-        let url = request.url ?? base
-        request.setValue("Bearer \(key)", forHTTPHeaderField: "Authorization")
-        request.setValue("application/json", forHTTPHeaderField: "Accept")
-        let data: Data
-        let response: URLResponse
+    func get(_ segments: [String], query: [URLQueryItem] = []) async throws -> FleetHTTPClient.Answer {
+        try await send("GET", to: try url(segments, query: query))
+    }
+
+    /// The answer to `method` on `url`.
+    ///
+    /// - Throws: ``CLIError/server(_:status:message:)`` when the server cannot be reached.
+    private func send(
+        _ method: String, to url: URL, body: Data? = nil, timeout: TimeInterval? = nil
+    ) async throws -> FleetHTTPClient.Answer {
         do {
-            (data, response) = try await URLSession.shared.data(for: request)
-        } catch {
-            throw CLIError.server(url.absoluteString, status: 0, message: error.localizedDescription)
+            return try await client.send(method, to: url, body: body, timeout: timeout)
+        } catch let error as FleetHTTPClient.TransportError {
+            throw CLIError.server(url.absoluteString, status: 0, message: error.message)
         }
-        let status = (response as? HTTPURLResponse)?.statusCode ?? 0
-        return (status, data)
     }
 
     /// The 200 answer of `GET` `segments` decoded as `T`.
@@ -91,8 +88,7 @@ struct ServerConnection {
     /// - Throws: ``CLIError/server(_:status:message:)`` for any other answer or a body that is
     ///   not a `T`.
     func get<T: Decodable>(_ type: T.Type, _ segments: [String], query: [URLQueryItem] = []) async throws -> T {
-        let (status, body) = try await get(segments, query: query)
-        return try decode(T.self, status: status, body: body, url: try url(segments, query: query).absoluteString)
+        try decode(T.self, try await get(segments, query: query))
     }
 
     /// The 200 answer of `POST` `segments` with the JSON `body`, decoded as `T`; the server may
@@ -103,31 +99,23 @@ struct ServerConnection {
     func post<T: Decodable>(
         _ type: T.Type, _ segments: [String], query: [URLQueryItem] = [], body: Data, timeout: TimeInterval
     ) async throws -> T {
-        let url = try url(segments, query: query)
-        var request = URLRequest(url: url, timeoutInterval: timeout)
-        request.httpMethod = "POST"
-        request.httpBody = body
-        request.setValue("application/json", forHTTPHeaderField: "Content-Type")
-        let (status, answer) = try await send(request)
-        return try decode(T.self, status: status, body: answer, url: url.absoluteString)
+        try decode(T.self, try await send("POST", to: try url(segments, query: query), body: body, timeout: timeout))
     }
 
-    private func decode<T: Decodable>(_ type: T.Type, status: Int, body: Data, url: String) throws -> T {
-        guard status == 200 else {
-            throw failure(status: status, body: body, url: url, otherwise: String(decoding: body.prefix(200), as: UTF8.self))
-        }
+    private func decode<T: Decodable>(_ type: T.Type, _ answer: FleetHTTPClient.Answer) throws -> T {
+        guard answer.status == 200 else { throw failure(answer) }
         do {
-            return try JSONDecoder().decode(T.self, from: body)
+            return try JSONDecoder().decode(T.self, from: answer.body)
         } catch {
-            throw CLIError.server(url, status: status, message: "an answer the command cannot read (\(error))")
+            throw CLIError.server(
+                answer.url.absoluteString, status: answer.status, message: "an answer the command cannot read (\(error))")
         }
     }
 
     /// The error of an answer other than 200: the server's message (the `error` of its JSON
-    /// body), or `otherwise` when the body has none.
-    private func failure(status: Int, body: Data, url: String, otherwise: @autoclosure () -> String) -> CLIError {
-        let message = (try? JSONDecoder().decode(ErrorBody.self, from: body).error) ?? otherwise()
-        return CLIError.server(url, status: status, message: message)
+    /// body, or the start of the body).
+    private func failure(_ answer: FleetHTTPClient.Answer) -> CLIError {
+        CLIError.server(answer.url.absoluteString, status: answer.status, message: answer.message)
     }
 
     /// Every session of device store `store`, page after page.
@@ -136,12 +124,34 @@ struct ServerConnection {
         var after: String?
         repeat {
             let page = try await get(
-                StoreSessions.self, ["v1", "stores", store.uuidString.lowercased(), "sessions"],
+                StoreSessionPage.self, ["v1", "stores", store.uuidString.lowercased(), "sessions"],
                 query: after.map { [URLQueryItem(name: "after", value: $0)] } ?? [])
             sessions += page.sessions
             after = page.next
         } while after != nil
         return sessions
+    }
+
+    /// The app's sessions matching `filter` (`GET /v1/sessions`), page after page, until `limit`
+    /// are read; whether more remain.
+    func fleetSessions(
+        _ filter: [URLQueryItem], limit: Int = .max
+    ) async throws -> (sessions: [FleetSessionSummary], more: Bool) {
+        var sessions: [FleetSessionSummary] = []
+        var cursor: String?
+        repeat {
+            var query = filter + [URLQueryItem(name: "limit", value: String(min(limit - sessions.count, 1000)))]
+            if let cursor { query.append(URLQueryItem(name: "cursor", value: cursor)) }
+            let page = try await get(FleetSessionList.self, ["v1", "sessions"], query: query)
+            sessions += page.sessions.prefix(limit - sessions.count)
+            cursor = page.nextCursor
+        } while cursor != nil && sessions.count < limit
+        return (sessions, cursor != nil)
+    }
+
+    /// The app's sessions matching `filter`, every page.
+    func fleetSessions(_ filter: [URLQueryItem]) async throws -> [FleetSessionSummary] {
+        try await fleetSessions(filter, limit: .max).sessions
     }
 
     /// The path of session `session` of the store: `v1/stores/{store}/sessions/{session}`.
@@ -159,8 +169,9 @@ struct ServerConnection {
         if let named = self.store {
             store = named
         } else {
-            let all = try await get(FleetSessions.self, ["v1", "sessions"], query: [URLQueryItem(name: "limit", value: "1000")])
-            let stores = Set(all.sessions.filter { $0.sessionID == session }.map(\.storeID))
+            // The server looks the id up in every store (`session=`), page after page.
+            let copies = try await fleetSessions([URLQueryItem(name: "session", value: session)])
+            let stores = Set(copies.filter { $0.sessionID == session }.map(\.storeID))
             guard let only = stores.first else { throw CLIError.unknownSession(session) }
             guard stores.count == 1 else {
                 throw CLIError.usage(
@@ -169,10 +180,9 @@ struct ServerConnection {
             }
             store = only
         }
-        let path = sessionPath(session, store: store)
-        let (status, body) = try await get(path)
-        if status == 404 { throw CLIError.unknownSession(session) }
-        return (store, try decode(SessionListing.self, status: status, body: body, url: try url(path, query: []).absoluteString))
+        let answer = try await get(sessionPath(session, store: store))
+        if answer.status == 404 { throw CLIError.unknownSession(session) }
+        return (store, try decode(SessionListing.self, answer))
     }
 
     /// The session archive of `session` (what `rewind export` writes on the device).
@@ -180,64 +190,25 @@ struct ServerConnection {
     /// - Throws: as ``session(_:)``, and ``CLIError/server(_:status:message:)``.
     func archive(of session: String) async throws -> Data {
         let (store, _) = try await self.session(session)
-        let path = sessionPath(session, store: store) + ["archive"]
-        let (status, body) = try await get(path)
-        guard status == 200 else {
-            throw failure(status: status, body: body, url: try url(path, query: []).absoluteString, otherwise: "no archive")
-        }
-        return body
+        let answer = try await get(sessionPath(session, store: store) + ["archive"])
+        guard answer.status == 200 else { throw failure(answer) }
+        return answer.body
     }
 
     /// The viewer page of `session` as the server renders it from its copy of the log (the same
     /// `SessionPage` code), with the values at `redact` paths replaced.
     func page(of session: String, redacting redact: [String]) async throws -> Data {
         let (store, _) = try await self.session(session)
-        let path = sessionPath(session, store: store) + ["page"]
-        let query = redact.map { URLQueryItem(name: "redact", value: $0) }
-        let (status, body) = try await get(path, query: query)
-        guard status == 200 else {
-            throw failure(status: status, body: body, url: try url(path, query: query).absoluteString, otherwise: "no page")
-        }
-        return body
+        let answer = try await get(
+            sessionPath(session, store: store) + ["page"], query: redact.map { URLQueryItem(name: "redact", value: $0) })
+        guard answer.status == 200 else { throw failure(answer) }
+        return answer.body
     }
 
     private func url(_ segments: [String], query: [URLQueryItem]) throws -> URL {
-        var allowed = CharacterSet.alphanumerics
-        allowed.insert(charactersIn: "-._~")
-        let path = segments.map { $0.addingPercentEncoding(withAllowedCharacters: allowed) ?? $0 }.joined(separator: "/")
-        var text = base.absoluteString
-        if !text.hasSuffix("/") { text += "/" }
-        guard var components = URLComponents(string: text + path) else {
-            throw CLIError.usage("--server \(base.absoluteString) does not make a URL with \(path)")
-        }
-        if !query.isEmpty { components.queryItems = query }
-        guard let url = components.url else {
-            throw CLIError.usage("--server \(base.absoluteString) does not make a URL with \(path)")
+        guard let url = client.url(segments, query: query) else {
+            throw CLIError.usage("--server \(base.absoluteString) does not make a URL with \(segments.joined(separator: "/"))")
         }
         return url
     }
-}
-
-/// The body of the server's `GET /v1/sessions`: the app's sessions across its device stores.
-struct FleetSessions: Decodable {
-    /// One session of one device store.
-    struct Summary: Decodable {
-        var storeID: UUID
-        var sessionID: String
-        var machine: String
-        var headVersion: UInt64
-        var lastRecordedAtMicroseconds: Int64
-    }
-
-    var sessions: [Summary]
-}
-
-/// A page of the server's `GET /v1/stores/{store}/sessions`.
-struct StoreSessions: Decodable {
-    /// The page's sessions, by id.
-    var sessions: [SessionListing]
-    /// How many sessions the store has.
-    var total: Int
-    /// The `after` of the next page, or `nil` on the last.
-    var next: String?
 }

@@ -1,5 +1,6 @@
 import Foundation
 import Rewind
+import RewindWire
 
 /// The JSON the commands print, decoded as the tests read it.
 enum CommandOutputs {

@@ -1,4 +1,5 @@
 import Rewind
+import RewindTestSupport
 import Testing
 
 @Suite("Diff of two points")

@@ -1,4 +1,5 @@
 import Rewind
+import RewindTestSupport
 import Testing
 
 @Suite("Play a recorded session")

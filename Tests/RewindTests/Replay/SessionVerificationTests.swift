@@ -1,4 +1,5 @@
 import Rewind
+import RewindTestSupport
 import RewindExamples
 import Testing
 

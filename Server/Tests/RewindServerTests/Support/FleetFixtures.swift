@@ -2,6 +2,7 @@ import Foundation
 import Rewind
 import RewindExamples
 import RewindServer
+import RewindWire
 
 /// A small deterministic generator (SplitMix64), so a device's sessions are the same every run.
 struct SeededGenerator: RandomNumberGenerator {

@@ -1,5 +1,7 @@
 import Foundation
 import Rewind
+import RewindTestSupport
+import RewindWire
 import Testing
 
 /// `rewind history --json` and the fleet server's `…/history` print ``HistoryRow``s: the entries

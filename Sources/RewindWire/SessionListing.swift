@@ -1,3 +1,4 @@
+import Rewind
 import RewindStore
 
 /// A session as `rewind sessions --json` lists it and the fleet server's store session list

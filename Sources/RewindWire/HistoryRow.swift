@@ -1,3 +1,4 @@
+import Rewind
 import RewindMachine
 import RewindStore
 

@@ -1,3 +1,5 @@
+import Rewind
+
 /// Verification of sessions as `rewind verify --json` prints it and the fleet server's
 /// `…/verify` answers it: every session's row and the totals.
 public struct VerificationSummary: Codable, Sendable, Hashable {

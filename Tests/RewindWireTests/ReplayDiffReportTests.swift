@@ -1,5 +1,6 @@
 import Foundation
 import Rewind
+import RewindWire
 import Testing
 
 /// The report types are what `rewind … --json` prints and what the fleet server answers; the CLI
