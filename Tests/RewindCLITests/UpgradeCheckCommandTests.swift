@@ -1,5 +1,6 @@
 import Foundation
 import Rewind
+import RewindTestSupport
 import Testing
 
 /// `rewind upgrade-check DEFINITION`: the demo store's sessions checked against a new definition;
@@ -133,5 +134,34 @@ struct UpgradeCheckCommandTests {
         #expect(output.status == 0, "\(output)")
         #expect(output.stderr.contains("no session of machine 'checkout'"), "\(output)")
         #expect(output.stdout.hasPrefix("kanji.json: 0 sessions of checkout — 0 unchanged"), "\(output)")
+    }
+
+    /// `rewind view --machine kanji --upgrade-check FILE`: the machine page holds the report
+    /// `upgrade-check --json` prints, and says of each session what the text says.
+    @Test func theMachinePageShowsTheSameReport() async throws {
+        let demo = try await DemoStore.make()
+        defer { demo.remove() }
+        let definition = try await Self.kanjiWithoutList(in: demo)
+        let report = try await Self.report([definition], in: demo, status: 1)
+        let text = try await demo.tool.run(["upgrade-check", definition])
+        let path = demo.file("kanji-upgrade.html")
+        let output = try await demo.tool.run(["view", "--machine", "kanji", "--upgrade-check", definition, "-o", path])
+        #expect(output.status == 0, "\(output)")
+
+        let shown = try #require(try ViewerPageData.machinePage(Data(contentsOf: URL(fileURLWithPath: path))).upgradeCheck)
+        var sorted = shown.report
+        sorted.sessions = report.sessions.compactMap { row in shown.report.sessions.first { $0.session == row.session } }
+        #expect(sorted == report)
+        #expect(text.stdout.hasPrefix(shown.summary + "\n"), "\(text)")
+        #expect(!shown.passes)
+        for (row, detail) in zip(shown.report.sessions, shown.details) where row.kind != .unchanged {
+            #expect(text.stdout.contains("  \(row.session): \(detail)\n"), "\(row.session): \(detail)")
+        }
+
+        let lonely = try await demo.tool.run(["view", "kanji-3", "--upgrade-check", definition])
+        #expect(lonely.status == 64 && lonely.stderr.contains("--upgrade-check goes with --machine NAME"), "\(lonely)")
+        expectOneLineError(
+            try await demo.tool.run(["view", "--machine", "kanji", "--upgrade-check", demo.file("missing.json"), "-o", path]),
+            containing: ["missing.json"])
     }
 }

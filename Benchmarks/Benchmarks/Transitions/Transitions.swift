@@ -11,4 +11,5 @@ let benchmarks: @Sendable () -> Void = {
     registerInterleavedBenchmarks()
     registerErasureBenchmarks()
     registerCompactionBenchmarks()
+    registerUpgradeCheckBenchmarks()
 }

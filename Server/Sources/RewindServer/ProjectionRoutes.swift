@@ -138,7 +138,7 @@ extension Routes {
 
     // MARK: Helpers
 
-    private func machineName(_ context: BasicRequestContext) throws(APIError) -> String {
+    func machineName(_ context: BasicRequestContext) throws(APIError) -> String {
         guard let machine = Self.pathSegment(context, "machine") else {
             throw APIError(.badRequest, "the machine name must be 1 to 1000 bytes of percent-encoded UTF-8 without NUL",
                            details: ["parameter": .text("machine")])

@@ -50,13 +50,7 @@ extension Routes {
             }
         }
         router.post("v1/stores/:storeID/sessions/:sessionID/verify") { request, context in
-            let body = try await collectBody(of: request)
-            let machine: Machine
-            do {
-                machine = try Machine(try MachineDefinition(jsonDocument: Data(body.readableBytesView)))
-            } catch {
-                throw APIError(.badRequest, "the body is not a machine definition (JSON interchange document) that compiles: \(error)")
-            }
+            let machine = try await definitionMachine(of: request)
             return try await replay(request, context: context) { log in
                 let report = try LogReplay(log: log).verify(log.session, against: machine)
                 return VerificationSummary([VerificationSummary.Row(report, machine: log.info.machine)])
@@ -141,7 +135,7 @@ extension Routes {
     /// Runs `work`, turning replay's errors into answers: an unknown session is a 404, a version
     /// past the head a 400 naming the head, a session replay cannot re-run a 422, a damaged row
     /// a 500 naming it.
-    private func answering<T>(_ work: () async throws -> T) async throws -> T {
+    func answering<T>(_ work: () async throws -> T) async throws -> T {
         do {
             return try await work()
         } catch let error as APIError {
@@ -158,6 +152,19 @@ extension Routes {
             throw APIError(.unprocessableContent, "the session cannot be replayed: \(error)")
         } catch let error as EngineError {
             throw APIError(.unprocessableContent, "the session cannot be replayed: \(error)")
+        }
+    }
+
+    /// The machine of the definition the request's body holds (its JSON interchange document).
+    ///
+    /// - Throws: ``APIError`` 400 for a body that is no definition that compiles, 413 for one
+    ///   larger than the body limit.
+    func definitionMachine(of request: Request) async throws -> Machine {
+        let body = try await collectBody(of: request)
+        do {
+            return try Machine(try MachineDefinition(jsonDocument: Data(body.readableBytesView)))
+        } catch {
+            throw APIError(.badRequest, "the body is not a machine definition (JSON interchange document) that compiles: \(error)")
         }
     }
 
@@ -178,7 +185,7 @@ extension Routes {
     }
 
     /// The whole-number query parameter `name` in `range`, or `nil` when absent.
-    private func integer(_ request: Request, _ name: String, in range: ClosedRange<Int>) throws -> Int? {
+    func integer(_ request: Request, _ name: String, in range: ClosedRange<Int>) throws -> Int? {
         guard let text = request.uri.queryParameters[name[...]] else { return nil }
         guard let value = Int(text), range.contains(value) else {
             throw APIError(.badRequest, "\(name) must be a whole number from \(range.lowerBound)"

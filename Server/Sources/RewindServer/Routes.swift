@@ -29,6 +29,7 @@ struct Routes: Sendable {
         router.get("v1/sessions") { request, _ in try await sessions(request) }
         addProjectionRoutes(to: router)
         addReplayRoutes(to: router)
+        addUpgradeCheckRoutes(to: router)
         addErasureRoutes(to: router)
         return router
     }

@@ -181,6 +181,39 @@ public struct UpgradeCheckReport: Codable, Sendable, Hashable, CustomStringConve
     public var unlisted: [Kind: Int]?
     /// The most sessions of one kind ``sessions`` lists.
     public var listLimit: Int
+    /// How many sessions of each kind ``sessions`` lists, kept by `add` so that
+    /// adding a session costs the same however long the list is.
+    private var listed = ListedCounts()
+
+    /// The encoded properties (``listed`` follows from ``sessions``).
+    private enum CodingKeys: String, CodingKey {
+        case label, machine, definition, checkedSessions, unchanged, migrated, incompatible, migrationFailed, unreadable
+        case diverging, divergingEvents, sessions, unlisted, listLimit
+    }
+
+    /// How many rows of each kind a list holds: a cache of ``sessions`` that takes no part in
+    /// equality, hashing or coding.
+    private struct ListedCounts: Sendable, Hashable {
+        /// The rows counted, of every kind.
+        var total = 0
+        /// The rows counted, by kind.
+        var byKind: [Kind: Int] = [:]
+
+        init() {}
+
+        /// The counts of `rows`.
+        init(_ rows: [Row]) {
+            for row in rows { add(row.kind) }
+        }
+
+        mutating func add(_ kind: Kind) {
+            total += 1
+            byKind[kind, default: 0] += 1
+        }
+
+        static func == (_: Self, _: Self) -> Bool { true }
+        func hash(into _: inout Hasher) {}
+    }
 
     /// An empty report of the check of `machine`'s sessions against the definition with content
     /// version `definition`, called `label`, listing at most `listLimit` sessions of each kind.
@@ -229,17 +262,16 @@ public struct UpgradeCheckReport: Codable, Sendable, Hashable, CustomStringConve
             }
             divergingEvents.sort { ($0.sessions, $1.event) > ($1.sessions, $0.event) }
         }
-        if listed(row.kind) < listLimit {
+        // A decoded report, or one whose list was changed directly: count the list once.
+        if listed.total != sessions.count { listed = ListedCounts(sessions) }
+        if listed.byKind[row.kind, default: 0] < listLimit {
             sessions.append(row)
+            listed.add(row.kind)
         } else {
-            unlisted = (unlisted ?? [:]).merging([row.kind: 1], uniquingKeysWith: +)
+            var counts = unlisted ?? [:]
+            counts[row.kind, default: 0] += 1
+            unlisted = counts
         }
-    }
-
-    /// How many sessions of `kind` are listed.
-    private func listed(_ kind: Kind) -> Int {
-        guard let unlisted, unlisted[kind] != nil else { return sessions.lazy.filter { $0.kind == kind }.count }
-        return listLimit
     }
 
     /// The totals line, e.g. `v2: 11,241 sessions of checkout — 11,190 unchanged, 40 migrated,
@@ -278,6 +310,32 @@ extension UpgradeCheckReport {
         case is EngineError, is ReplayError: true
         case StoreError.corruptedRecord, StoreError.corruptedEntry: true
         default: false
+        }
+    }
+}
+
+extension UpgradeCheckReport.Row {
+    /// What the check says about the session, in words: the states it cannot resume with, the
+    /// failed migration, why it could not be checked, its first divergence, or the migrations
+    /// that change it (as `rewind upgrade-check` and the viewer's machine page print it).
+    public var detail: String {
+        let diverges = divergence.map { "diverges at \($0.description)" }
+        switch kind {
+        case .incompatible:
+            return ((problems ?? []).map(\.description) + [diverges].compactMap { $0 }).joined(separator: "; ")
+        case .migrationFailed:
+            return "migration '\(migrations?.first ?? "")' failed: \(error ?? "")"
+        case .unreadable:
+            return error ?? "cannot be checked"
+        case .diverging:
+            let migrated = migrations.map { " (after \($0.map { "'\($0)'" }.joined(separator: ", ")))" } ?? ""
+            return (divergence?.description ?? "") + migrated
+        case .unchanged:
+            return "resumes as it stands"
+        case .migrated:
+            let renames = (renamed ?? [:]).sorted { $0.key < $1.key }.map { "\($0.key) → \($0.value)" }
+            return "by " + (migrations ?? []).map { "'\($0)'" }.joined(separator: ", ")
+                + (renames.isEmpty ? "" : " (" + renames.joined(separator: ", ") + ")")
         }
     }
 }

@@ -12,7 +12,8 @@ struct UpgradeCheck: AsyncParsableCommand {
             For each session: whether it resumes under the new definition unchanged, after a \
             migration, or not at all (each missing or moved state named), and whether re-running \
             its recorded events through it reproduces every recorded version (else the first \
-            divergence). Totals first, then the sessions by kind. The tool cannot run an app's \
+            divergence). Totals first, then the sessions by kind. With --server the fleet server \
+            checks every device's sessions of the machine (the rows name their stores). The tool cannot run an app's \
             migrations (they are Swift code): run Engine.upgradeCheck in the app's tests for those. \
             Exit status: 0 every session resumes and reproduces its recording, 1 a session is \
             incompatible, could not be checked, or diverges (unless --allow-divergence), 2 an \
@@ -20,6 +21,7 @@ struct UpgradeCheck: AsyncParsableCommand {
             """)
 
     @OptionGroup var storeOptions: StoreOptions
+    @OptionGroup var serverOptions: ServerOptions
     @OptionGroup var output: OutputOptions
 
     @Argument(help: "The new definition: a .json or .scxml file, or the name of a machine the tool knows.")
@@ -32,7 +34,17 @@ struct UpgradeCheck: AsyncParsableCommand {
     var allowDivergence = false
 
     func run() async throws {
-        var report = try checkLocally()
+        var report: UpgradeCheckReport
+        if let connection = try serverOptions.connection(storeOptions) {
+            if connection.store != nil {
+                throw CLIError.usage("upgrade-check --server checks every device store of the app: --store does not apply")
+            }
+            let (newMachine, label) = try Self.machine(definition, in: nil)
+            report = try await connection.upgradeCheck(
+                of: machine ?? newMachine.definition.name, against: newMachine.definition, label: label)
+        } else {
+            report = try checkLocally()
+        }
         // By store, then in the order `sessions` lists them (kanji-12 before kanji-102), text and JSON alike.
         report.sessions.sort { a, b in
             a.store != b.store ? (a.store ?? "") < (b.store ?? "") : naturallyPrecedes(a.session, b.session)
@@ -107,7 +119,7 @@ struct UpgradeCheck: AsyncParsableCommand {
             guard !rows.isEmpty || unlisted > 0 else { continue }
             print("\(heading) (\(rows.count + unlisted)):")
             for row in rows {
-                print("  \(row.session.shown)\(row.store.map { " (store \($0.shown))" } ?? ""): \(detail(of: row).shown)")
+                print("  \(row.session.shown)\(row.store.map { " (store \($0.shown))" } ?? ""): \(row.detail.shown)")
             }
             if unlisted > 0 { print("  … and \(unlisted) more") }
         }
@@ -118,25 +130,5 @@ struct UpgradeCheck: AsyncParsableCommand {
             report.diverging > 0 ? "\(report.diverging) diverge" : nil,
         ].compactMap { $0 }
         print(fails.isEmpty ? "passes: every session resumes and reproduces its recording" : "does not pass: " + fails.joined(separator: ", "))
-    }
-
-    /// What the text says about one session.
-    static func detail(of row: UpgradeCheckReport.Row) -> String {
-        let diverges = row.divergence.map { "diverges at \($0.description)" }
-        switch row.kind {
-        case .incompatible:
-            return ((row.problems ?? []).map(\.description) + [diverges].compactMap { $0 }).joined(separator: "; ")
-        case .migrationFailed:
-            return "migration '\(row.migrations?.first ?? "")' failed: \(row.error ?? "")"
-        case .unreadable:
-            return row.error ?? "cannot be checked"
-        case .diverging:
-            let migrated = row.migrations.map { " (after \($0.map { "'\($0)'" }.joined(separator: ", ")))" } ?? ""
-            return (row.divergence?.description ?? "") + migrated
-        case .migrated, .unchanged:
-            let renames = (row.renamed ?? [:]).sorted { $0.key < $1.key }.map { "\($0.key) → \($0.value)" }
-            return "by " + (row.migrations ?? []).map { "'\($0)'" }.joined(separator: ", ")
-                + (renames.isEmpty ? "" : " (" + renames.joined(separator: ", ") + ")")
-        }
     }
 }

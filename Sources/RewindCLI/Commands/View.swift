@@ -4,7 +4,7 @@ import Rewind
 import RewindViewer
 
 /// `rewind view SESSION [-o FILE.html] [--verify [--definition FILE]] [--redact PATH …] [--open]`
-/// and `rewind view --machine NAME`: a session (or a machine's sessions) as one self-contained
+/// and `rewind view --machine NAME [--upgrade-check DEFINITION]`: a session (or a machine's sessions) as one self-contained
 /// HTML page.
 struct View: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
@@ -29,6 +29,9 @@ struct View: AsyncParsableCommand {
     @Option(name: .shortAndLong, help: "The HTML file to write (default: SESSION.html or MACHINE.html in the current directory).")
     var output: String?
 
+    @Option(name: .customLong("upgrade-check"), help: "With --machine: a new definition (.json or .scxml file, or a machine name) whose upgrade check of the machine's sessions the page shows above the funnel (as rewind upgrade-check reports it).")
+    var upgradeDefinition: String?
+
     @Flag(help: "Verify the session against the registered machine (or --definition) and mark its first divergence.")
     var verify = false
 
@@ -49,6 +52,7 @@ struct View: AsyncParsableCommand {
         if session != nil, machine != nil { throw ValidationError("give a session id or --machine NAME, not both") }
         if definition != nil, !verify { throw ValidationError("--definition goes with --verify") }
         if machine != nil, verify { throw ValidationError("--verify works on one session, not with --machine") }
+        if machine == nil, upgradeDefinition != nil { throw ValidationError("--upgrade-check goes with --machine NAME") }
     }
 
     func run() async throws {
@@ -79,6 +83,10 @@ struct View: AsyncParsableCommand {
             }
             var machinePage = MachinePage(engine: engine, machine: machine, redacting: redaction)
             machinePage.requiresEveryRedactionToMatch = !allowUnmatchedRedactions
+            if let upgradeDefinition {
+                let (newMachine, label) = try UpgradeCheck.machine(upgradeDefinition, in: engine)
+                machinePage.upgradeCheck = try engine.upgradeCheck(of: machine, against: newMachine, label: label)
+            }
             page = try machinePage.html()
             name = machine
         } else {

@@ -4,7 +4,8 @@ import Rewind
 /// The browser page of one machine's sessions: its funnel (from the screen-flow projection:
 /// how many sessions reached each state, how many stopped there) with a drill-down to the
 /// sessions that stopped at a state, and every session, each opening in the same page as a
-/// ``SessionPage`` does (`#session=ID&v=12`).
+/// ``SessionPage`` does (`#session=ID&v=12`). With an ``upgradeCheck`` it shows that report
+/// above the funnel: its totals, and its sessions by kind, each opening at its first divergence.
 ///
 /// The engine must run the built-in ``ScreenFlowProjection`` (as the `rewind` tool's does).
 public struct MachinePage: Sendable {
@@ -17,6 +18,10 @@ public struct MachinePage: Sendable {
     /// Whether ``html()`` fails with ``ViewerError/unmatchedRedactions(paths:)`` when a redaction
     /// rule matches no value of any session. Default `false`.
     public var requiresEveryRedactionToMatch = false
+    /// The upgrade check of a new definition against the machine's sessions
+    /// (``Engine/upgradeCheck(of:against:migrations:label:progress:)``), shown above the funnel;
+    /// `nil` (the default) shows none.
+    public var upgradeCheck: UpgradeCheckReport?
 
     /// The page of `machine`'s sessions in `engine`'s store.
     public init(engine: Engine, machine: String, redacting redaction: Redaction = Redaction([])) {
@@ -85,11 +90,27 @@ public struct MachinePage: Sendable {
             writer.raw("}")
         }
         writer.raw("}")
+        if let upgradeCheck { try Self.write(upgradeCheck, to: &writer) }
         SessionPage.writeRedaction(redaction, to: &writer)
         writer.raw("}")
         return PageTemplate.html(
             title: "\(machine) · \(infos.count) sessions", data: writer.bytes, diagram: diagram.svg,
             archive: nil, archiveName: "")
+    }
+}
+
+extension MachinePage {
+    /// `"upgradeCheck": {"summary", "passes", "report", "details"}`: the totals line, whether the
+    /// release passes, the report as `rewind upgrade-check --json` prints it, and each listed
+    /// session's detail in words (in the order of the report's `sessions`).
+    static func write(_ report: UpgradeCheckReport, to writer: inout PageJSONWriter) throws {
+        writer.key("upgradeCheck")
+        writer.raw("{")
+        writer.key("summary", first: true); writer.string(report.description)
+        writer.key("passes"); writer.raw(report.passes ? "true" : "false")
+        writer.key("report"); writer.value(try JSONValue(encoding: report))
+        writer.key("details"); writer.value(.array(report.sessions.map { .string($0.detail) }))
+        writer.raw("}")
     }
 }
 

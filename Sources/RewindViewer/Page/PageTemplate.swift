@@ -72,6 +72,7 @@ enum PageTemplate {
 </main>
 <main id="rw-machine-view" hidden>
 <div id="rw-notice" class="rw-banner rw-bad" role="alert" hidden></div>
+<section id="rw-upgrade" class="rw-panel rw-upgrade" hidden><h2 id="rw-upgrade-title">Upgrade check</h2><div id="rw-upgrade-summary" class="rw-banner"></div><div id="rw-upgrade-kinds"></div></section>
 <section class="rw-panel"><h2>Funnel: sessions that reached each state (orange: stopped there)</h2><div id="rw-funnel" class="rw-funnel"></div>
 <div id="rw-stopped"></div><div id="rw-all"></div></section>
 </main>

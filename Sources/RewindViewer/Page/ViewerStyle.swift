@@ -63,6 +63,7 @@ details.rw-section{margin-bottom:6px}details.rw-section>summary{cursor:pointer;f
 .rw-bar .rw-stop{display:block;position:absolute;right:0;top:0;bottom:0;background:var(--accent);border-radius:0 4px 4px 0}
 .rw-bar[aria-pressed=true]{border-color:var(--accent)}
 .rw-sessions{margin-top:12px;border-collapse:collapse;font-size:13px}
+.rw-upgrade{margin-bottom:8px}.rw-upgrade h3{margin:12px 0 0;font-size:14px}
 .rw-sessions td,.rw-sessions th{padding:3px 10px 3px 0;text-align:left;border-bottom:1px solid var(--line)}
 .rw-sessions a{color:var(--match);cursor:pointer}
 @media (max-width:600px){

@@ -352,9 +352,9 @@ function openSession(i, ver) {
   v = ver == null ? M.n : Math.max(lowest(), Math.min(M.n, ver - M.base));
   render();
 }
-// Opening a session from the funnel is a new history entry: Back returns to the funnel.
-function openFromFunnel(i) {
-  openSession(i);
+// Opening a session from the funnel (at version ver, else its head) is a new history entry: Back returns to the funnel.
+function openFromFunnel(i, ver) {
+  openSession(i, ver);
   clearTimeout(hashTimer);
   history.pushState({ rwFunnel: true }, '', '#session=' + encodeURIComponent(M.raw.session) + '&v=' + (v + M.base));
 }
@@ -398,6 +398,43 @@ function sessionTable(host, indexes, title) {
     tr.appendChild(el('td', null, last)); table.appendChild(tr);
   });
   host.appendChild(table);
+}
+
+// ---- the machine page: the upgrade check of a new definition (view --machine NAME --upgrade-check FILE) ----
+function buildUpgradeCheck() {
+  var U = P.upgradeCheck; if (!U) return;
+  var R = U.report, summary = $('#rw-upgrade-summary'), host = $('#rw-upgrade-kinds');
+  $('#rw-upgrade').hidden = false;
+  $('#rw-upgrade-title').textContent = 'Upgrade check: ' + R.label + ' (definition ' + R.definition.slice(0, 12) + ')';
+  summary.className = 'rw-banner' + (U.passes ? '' : ' rw-bad');
+  summary.appendChild(el('strong', null, U.passes ? 'Passes: ' : 'Does not pass: '));
+  summary.appendChild(document.createTextNode(U.summary));
+  // The kinds listed session by session, as rewind upgrade-check prints them (unchanged ones only counted).
+  [['incompatible', 'Incompatible'], ['migrationFailed', 'Migration failed'], ['unreadable', 'Unreadable'], ['diverging', 'Diverging'], ['migrated', 'Migrated']].forEach(function (kind) {
+    var rows = [], more = (R.unlisted && R.unlisted[kind[0]]) || 0;
+    R.sessions.forEach(function (row, i) { if (row.kind === kind[0]) rows.push(i); });
+    if (!rows.length && !more) return;
+    var group = el('div', 'rw-upgrade-kind'); group.setAttribute('data-kind', kind[0]);
+    group.appendChild(el('h3', null, kind[1] + ' (' + (rows.length + more) + ')'));
+    var table = el('table', 'rw-sessions'), head = el('tr');
+    ['session', 'under the new definition'].forEach(function (h) { head.appendChild(el('th', null, h)); }); table.appendChild(head);
+    rows.forEach(function (r) {
+      var row = R.sessions[r], tr = el('tr'), td = el('td'), at = row.divergence ? row.divergence.version : null;
+      var i = P.sessions.findIndex(function (s) { return s.session === row.session; });
+      if (i < 0) td.textContent = row.session;
+      else {
+        // A session opens at its first divergence, else at its head.
+        var a = el('a', null, row.session); a.setAttribute('data-session', row.session); a.tabIndex = 0;
+        var open = function () { openFromFunnel(i, at); };
+        a.addEventListener('click', open); a.addEventListener('keydown', function (e) { if (e.key === 'Enter') open(); });
+        td.appendChild(a);
+      }
+      tr.appendChild(td); tr.appendChild(el('td', null, U.details[r])); table.appendChild(tr);
+    });
+    group.appendChild(table);
+    if (more) group.appendChild(el('p', 'rw-meta', '\u2026 and ' + more + ' more'));
+    host.appendChild(group);
+  });
 }
 
 // ---- deep links, keys, buttons ----
@@ -484,7 +521,7 @@ window.rewindViewer = {
   // What the timeline drew last: its labels' boxes (canvas pixels from the top left) and the pin.
   timeline: function () { return drawn ? { width: drawn.w, labels: drawn.labels, pin: drawn.pin, zoom: { lo: zoom.lo, hi: zoom.hi }, version: v + M.base, first: versionAtX(0) + M.base, last: versionAtX(drawn.w) + M.base } : null; }
 };
-if (P.kind === 'machine') { buildFunnel(); fromHash(); }
+if (P.kind === 'machine') { buildUpgradeCheck(); buildFunnel(); fromHash(); }
 else { var start = new URLSearchParams(location.hash.slice(1)).get('v'); openSession(0, start != null && /^\d+$/.test(start) ? parseInt(start, 10) : null); }
 requestAnimationFrame(function () { document.documentElement.setAttribute('data-ready', '1'); performance.mark('rw-ready'); });
 })();

@@ -62,5 +62,57 @@ extension ViewerBrowserTests {
         }
         await driver.quit()
     }
+
+    /// `rewind view --machine kanji --upgrade-check FILE`: the page shows the engine's report above
+    /// the funnel, lists the incompatible sessions, and one opens at its first divergence.
+    @Test func theUpgradeCheckIsShownAndASessionOpensAtItsDivergence() async throws {
+        let demo = try await DemoPages.shared.value
+        // The Kanji definition without `list`, as `rewind graph --format json` writes it.
+        let graph = try await demo.run(["graph", "kanji", "--format", "json"])
+        var document = try #require(try JSONSerialization.jsonObject(with: Data(graph.utf8)) as? [String: Any])
+        var machine = try #require(document["machine"] as? [String: Any])
+        let states = try #require(machine["states"] as? [[String: Any]])
+        machine["states"] = states.filter { $0["id"] as? String != "list" }.map { state in
+            var state = state
+            state["validNextStates"] = (state["validNextStates"] as? [String])?.filter { $0 != "list" }
+            return state
+        }
+        document["machine"] = machine
+        let definitionFile = demo.file("kanji-without-list.json")
+        try JSONSerialization.data(withJSONObject: document).write(to: definitionFile)
+        let url = demo.file("machine-upgrade.html")
+        try await demo.run(["view", "--machine", "kanji", "--upgrade-check", definitionFile.path, "-o", url.path])
+        var configuration = EngineConfiguration()
+        configuration.readOnly = true
+        let engine = try Engine(directory: demo.store, configuration: configuration)
+        let definition = try MachineDefinition(jsonDocument: try Data(contentsOf: definitionFile))
+        let report = try engine.upgradeCheck(of: "kanji", against: try Machine(definition), label: "kanji-without-list.json")
+        engine.close()
+        let incompatible = report.sessions.filter { $0.kind == .incompatible }
+        let opened = try #require(incompatible.first { $0.divergence != nil }, "a session in list that entered it")
+        let version = try #require(opened.divergence?.version)
+
+        let driver = try await WebDriver.start()
+        do {
+            try await driver.open(url)
+            try await driver.wait(until: "!document.querySelector('#rw-upgrade').hidden")
+            let summary = try await driver.execute("return document.querySelector('#rw-upgrade-summary').textContent;") as? String
+            #expect(summary == "Does not pass: " + report.description)
+            let listed = try await driver.execute(
+                "return Array.from(document.querySelectorAll('#rw-upgrade [data-kind=incompatible] a[data-session]')).map(function (a) { return a.getAttribute('data-session'); });") as? [String]
+            #expect(Set(listed ?? []) == Set(incompatible.map(\.session)))
+            try await driver.click("#rw-upgrade [data-kind=incompatible] a[data-session='\(opened.session)']")
+            try await driver.wait(until: "!document.querySelector('#rw-session-view').hidden")
+            try await expectPage(driver, at: version, equals: try await demo.state(opened.session, at: version))
+            try await driver.click("#rw-back")
+            try await driver.wait(until: "!document.querySelector('#rw-machine-view').hidden")
+            _ = try Screenshots.write(try await driver.screenshot(), named: "machine-upgrade-check.png")
+            try await expectNoRequests(driver)
+        } catch {
+            await driver.quit()
+            throw error
+        }
+        await driver.quit()
+    }
 }
 }
