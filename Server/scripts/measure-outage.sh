@@ -15,7 +15,7 @@ pg_ctl() {
     "${RUN_AS[@]}" "$REWIND_TEST_PG_BIN/pg_ctl" -D "$REWIND_TEST_PG_DATA" -l "$REWIND_TEST_PG_DATA/../measure.log" -w "$@" >/dev/null
 }
 LOG=$(mktemp)
-DATABASE_URL=$REWIND_TEST_DATABASE_URL LOG_LEVEL=notice "$SERVER" serve --port 0 2>"$LOG" &
+DATABASE_URL=$REWIND_TEST_DATABASE_URL LOG_LEVEL=info "$SERVER" serve --port 0 2>"$LOG" &
 SERVER_PID=$!
 trap 'kill "$SERVER_PID" 2>/dev/null || true; rm -f "$LOG"' EXIT
 PORT=""

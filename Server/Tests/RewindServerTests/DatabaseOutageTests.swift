@@ -9,7 +9,7 @@ import Testing
 /// answered at once with a JSON 503 and `Retry-After`; once it is back the same server serves
 /// again, and an uploader that ran through the outage loses nothing the server acknowledged.
 /// The tests wait on the server's availability events, never on a clock; the bounds come from
-/// the configuration, and the times are printed (see Server/README.md, "Outages").
+/// the configuration, and the times are printed (see Server/README.md, "Errors and outages").
 @Suite(.timeLimit(.minutes(10))) struct DatabaseOutageTests {
     /// The promised bounds follow from the default configuration: unavailable within 2 s of the
     /// database going silent (a probe's interval and time limit), serving within 1 s of its
