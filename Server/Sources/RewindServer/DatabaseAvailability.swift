@@ -7,7 +7,8 @@ import Synchronization
 public enum DatabaseStatus: Sendable, Equatable {
     /// The probe's connection runs statements.
     case available
-    /// The probe could not connect, a statement failed or took too long, or the connection closed.
+    /// The probe could not connect, a statement failed, its connection closed, or it got no answer
+    /// ``OutagePolicy/probeAttempts`` times in a row.
     case unavailable
 }
 
@@ -70,10 +71,13 @@ final class DatabaseAvailability: Sendable {
         let limit = policy.probeTimeout
         var published = DatabaseStatus.available
         var number = 0
+        // Consecutive probes without an answer (a slow machine, or a silent database).
+        var misses = 0
         defer { state.withLock { $0.probing = false } }
         while !Task.isCancelled {
             number += 1
             var connection: PostgresConnection?
+            let abandonment = Abandonment()
             do {
                 let id = number
                 let connected = try await withTimeLimit(limit, ProbeTimedOut(limit: limit)) {
@@ -86,8 +90,10 @@ final class DatabaseAvailability: Sendable {
                     published = .available
                     logger.notice("the database answers again: serving")
                 }
-                // A connection PostgreSQL closes (stopped, restarted) is an outage at once.
+                // A connection PostgreSQL closes (stopped, restarted) is an outage at once; one the
+                // probe abandons after a miss is not.
                 connected.closeFuture.whenComplete { [self] _ in
+                    guard !abandonment.isAbandoned else { return }
                     if markUnavailable() { logger.warning("the database closed the probe's connection: answering 503") }
                 }
                 while !Task.isCancelled {
@@ -96,11 +102,18 @@ final class DatabaseAvailability: Sendable {
                             _ = try await connected.query("SELECT 1", logger: logger).collect()
                         }
                     }
+                    misses = 0
                     // The pause ends at once when PostgreSQL closes the connection.
                     let pause = policy.probeInterval
                     try await connected.untilClosed { try await Task.sleep(for: pause) }
                 }
+            } catch is ProbeTimedOut where !Task.isCancelled && published == .available && misses + 1 < policy.probeAttempts {
+                // One slow answer is no outage: try again on a fresh connection.
+                misses += 1
+                abandonment.abandon()
+                logger.notice("the database did not answer the probe within \(limit) (\(misses) of \(policy.probeAttempts)): probing again")
             } catch let error where !Task.isCancelled {
+                misses = 0
                 if markUnavailable() {
                     logger.warning("the database does not answer: answering 503", metadata: ["error": "\(String(reflecting: error))"])
                 }
@@ -116,6 +129,16 @@ final class DatabaseAvailability: Sendable {
             try? await Task.sleep(for: policy.reconnectInterval)
         }
     }
+}
+
+/// Whether the probe gave up a connection of its own accord (after a miss), so that its closing
+/// is no outage.
+private final class Abandonment: Sendable {
+    private let abandoned = Mutex(false)
+
+    var isAbandoned: Bool { abandoned.withLock { $0 } }
+
+    func abandon() { abandoned.withLock { $0 = true } }
 }
 
 /// A probe that took longer than ``OutagePolicy/probeTimeout``.

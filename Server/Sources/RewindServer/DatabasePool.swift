@@ -27,8 +27,11 @@ final class DatabasePool: Service, Sendable {
     /// The pool for `configuration`'s database, probed by its ``OutagePolicy``; `changed` is
     /// called with each new availability once it is in force.
     init(configuration: ServerConfiguration, logger: Logger, changed: @escaping @Sendable (DatabaseStatus) -> Void) {
+        // postgres-nio's own connection timeout (10 s): the probe, not the pool, decides that the
+        // database is gone, and a fresh pool replaces this one then; a shorter one failed requests
+        // with 503s on a busy machine while PostgreSQL was up.
         let clientConfiguration = configuration.database.clientConfiguration(
-            maximumConnections: configuration.maximumDatabaseConnections, connectTimeout: configuration.outages.probeTimeout)
+            maximumConnections: configuration.maximumDatabaseConnections)
         let makeClient: @Sendable () -> PostgresClient = {
             PostgresClient(configuration: clientConfiguration, backgroundLogger: logger)
         }

@@ -45,9 +45,9 @@ struct Routes: Sendable {
         struct Health: Encodable { var status: String; var schemaVersion: Int }
         let policy = database.availability.policy
         do {
-            // No longer than a probe may take: a database that hangs is a 503 within that time.
-            let client = self.client, logger = self.logger
-            let version = try await withTimeLimit(policy.probeTimeout, ProbeTimedOut(limit: policy.probeTimeout)) {
+            // No longer than the probe waits: a database that hangs is a 503 within that time.
+            let client = self.client, logger = self.logger, limit = policy.silenceLimit
+            let version = try await withTimeLimit(limit, ProbeTimedOut(limit: limit)) {
                 var version = 0
                 for try await value in try await client.query(
                     "SELECT coalesce(max(version), 0) FROM schema_migrations", logger: logger

@@ -45,36 +45,47 @@ public struct ServerConfiguration: Sendable {
 }
 
 /// How the server watches PostgreSQL (``DatabaseAvailability``): a connection of its own runs a
-/// statement every ``probeInterval``; a probe that fails, or takes longer than ``probeTimeout``,
-/// or that connection closing, marks the database unavailable. While it is, requests are answered
-/// 503 at once with `Retry-After`, and the probe connects again every ``reconnectInterval``; the
-/// first connection that succeeds gives the server a fresh connection pool and marks it available.
+/// statement every ``probeInterval``. That connection closing, a connection refused or a statement
+/// failing marks the database unavailable at once. A probe (a connection or a statement) that
+/// takes longer than ``probeTimeout`` is only a miss, tried again on a fresh connection: a busy
+/// machine can hold up one statement for a second or more, and ``probeAttempts`` consecutive misses
+/// (a database that has gone silent) mark it unavailable. While it is, requests are answered 503 at
+/// once with `Retry-After`, and the probe connects again every ``reconnectInterval``; the first
+/// connection that succeeds gives the server a fresh connection pool and marks it available.
 ///
-/// So the server says 503 at most ``probeInterval`` + ``probeTimeout`` after the database stops
-/// answering (at once when it closes its connections), and serves again at most
+/// So the server says 503 at once when the database closes its connections or refuses new ones,
+/// at most about ``probeInterval`` + ``probeAttempts`` × (``probeTimeout`` + ``reconnectInterval``)
+/// after it goes silent (``silenceLimit`` plus the interval), and serves again at most
 /// ``reconnectInterval`` after it accepts connections again (plus one connection's set-up).
 public struct OutagePolicy: Sendable, Equatable {
     /// How often the probe runs a statement while the database is available.
     public var probeInterval: Duration
-    /// The longest a probe (a connection or a statement) may take before the database is deemed
-    /// unavailable; also the pool's connection timeout.
+    /// The longest a probe (a connection or a statement) may take before it counts as a miss.
     public var probeTimeout: Duration
-    /// How often the probe tries to connect while the database is unavailable.
+    /// How many consecutive misses mark the database unavailable (at least 1).
+    public var probeAttempts: Int
+    /// How often the probe tries to connect while the database is unavailable, and again after a miss.
     public var reconnectInterval: Duration
     /// What the `Retry-After` header of a 503 says (whole seconds, at least 1).
     public var retryAfter: Duration
 
-    /// The defaults: a probe every 0.5 s with a 1 s limit (unavailable within 1.5 s), a connection
-    /// attempt every 0.1 s while unavailable, `Retry-After: 1`.
+    /// The defaults: a probe every 0.5 s with a 2 s limit, unavailable after 3 misses in a row
+    /// (silent for about 6.8 s; at once when the database closes or refuses connections), a
+    /// connection attempt every 0.1 s while unavailable, `Retry-After: 1`.
     public init(
-        probeInterval: Duration = .milliseconds(500), probeTimeout: Duration = .seconds(1),
+        probeInterval: Duration = .milliseconds(500), probeTimeout: Duration = .seconds(2), probeAttempts: Int = 3,
         reconnectInterval: Duration = .milliseconds(100), retryAfter: Duration = .seconds(1)
     ) {
         self.probeInterval = probeInterval
         self.probeTimeout = probeTimeout
+        self.probeAttempts = max(1, probeAttempts)
         self.reconnectInterval = reconnectInterval
         self.retryAfter = retryAfter
     }
+
+    /// How long the database may leave the probe without an answer before it is deemed silent
+    /// (``probeAttempts`` × ``probeTimeout``); also the limit of `/health`'s own query.
+    public var silenceLimit: Duration { probeTimeout * probeAttempts }
 
     /// `Retry-After`'s value: ``retryAfter`` in whole seconds, rounded up, at least 1.
     public var retryAfterSeconds: Int {
