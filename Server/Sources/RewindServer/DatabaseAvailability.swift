@@ -7,7 +7,8 @@ import Synchronization
 public enum DatabaseStatus: Sendable, Equatable {
     /// The probe's connection runs statements.
     case available
-    /// The probe could not connect, a statement failed, its connection closed, or it got no answer
+    /// The probe could not connect (other than PostgreSQL saying it has too many clients), a
+    /// statement failed, its connection closed, or it got no answer
     /// ``OutagePolicy/probeAttempts`` times in a row.
     case unavailable
 }
@@ -112,6 +113,10 @@ final class DatabaseAvailability: Sendable {
                 misses += 1
                 abandonment.abandon()
                 logger.notice("the database did not answer the probe within \(limit) (\(misses) of \(policy.probeAttempts)): probing again")
+            } catch let error as PSQLError where !Task.isCancelled && isTooManyConnections(error) {
+                // PostgreSQL answered that it is full (every suite of a busy CI machine at once):
+                // it is up, so no outage; the status stays and the probe connects again.
+                logger.notice("the database refused the probe's connection: too many clients; probing again")
             } catch let error where !Task.isCancelled {
                 misses = 0
                 if markUnavailable() {
@@ -129,6 +134,12 @@ final class DatabaseAvailability: Sendable {
             try? await Task.sleep(for: policy.reconnectInterval)
         }
     }
+}
+
+/// PostgreSQL's answer that it has no connection to spare (SQLSTATE 53300, `too_many_connections`):
+/// it is up and answering.
+private func isTooManyConnections(_ error: PSQLError) -> Bool {
+    error.code == .server && error.serverInfo?[.sqlState] == "53300"
 }
 
 /// Whether the probe gave up a connection of its own accord (after a miss), so that its closing
