@@ -12,6 +12,8 @@ public struct APIError: HTTPResponseError, CustomStringConvertible {
     public var message: String
     /// Machine-readable details, merged into the JSON body.
     public var details: [String: Detail]
+    /// Headers of the answer besides `Content-Type` (`Retry-After` on a 503).
+    public var headers: HTTPFields
 
     /// A detail's value.
     public enum Detail: Sendable, Equatable, Encodable {
@@ -31,10 +33,11 @@ public struct APIError: HTTPResponseError, CustomStringConvertible {
     }
 
     /// An error answer.
-    public init(_ status: HTTPResponse.Status, _ message: String, details: [String: Detail] = [:]) {
+    public init(_ status: HTTPResponse.Status, _ message: String, details: [String: Detail] = [:], headers: HTTPFields = [:]) {
         self.status = status
         self.message = message
         self.details = details
+        self.headers = headers
     }
 
     /// The status and message.
@@ -44,7 +47,16 @@ public struct APIError: HTTPResponseError, CustomStringConvertible {
     public func response(from request: Request, context: some RequestContext) throws -> Response {
         var body = details
         body["error"] = .text(message)
-        return try JSONResponse.make(status: status, body: body)
+        var response = try JSONResponse.make(status: status, body: body)
+        response.headers.append(contentsOf: headers)
+        return response
+    }
+
+    /// The answer while the database does not answer: 503, `Retry-After: seconds`, and
+    /// `retryAfter` in the body.
+    static func databaseUnavailable(retryAfterSeconds seconds: Int) -> APIError {
+        APIError(.serviceUnavailable, "the database does not answer: try again in \(seconds) s",
+                 details: ["retryAfter": .integer(Int64(seconds))], headers: [.retryAfter: "\(seconds)"])
     }
 
     static let unauthorized = APIError(.unauthorized, "a valid API key is required (Authorization: Bearer rewind_…)")

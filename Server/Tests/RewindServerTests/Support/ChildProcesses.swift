@@ -160,7 +160,7 @@ final class PrivateCluster: Sendable {
         let cluster = PrivateCluster(directory: directory, port: port, bin: bin, runAs: runAs)
         let initdb = try await cluster.run("initdb", ["-D", "\(directory)/data", "-U", "postgres", "-A", "trust", "-E", "UTF8", "--locale=C", "--no-sync"])
         guard initdb.status == 0 else { throw Unavailable(description: "initdb: \(initdb.output)") }
-        try await cluster.pgCtl(["start", "-o", "-c listen_addresses=127.0.0.1 -p \(port) -k \(directory) -c fsync=off -c max_connections=100"])
+        try await cluster.start()
         return cluster
     }
 
@@ -180,6 +180,17 @@ final class PrivateCluster: Sendable {
     func pgCtl(_ arguments: [String]) async throws {
         let result = try await run("pg_ctl", ["-D", "\(directory)/data", "-l", "\(directory)/postgres.log", "-w"] + arguments)
         guard result.status == 0 else { throw Unavailable(description: "pg_ctl \(arguments.joined(separator: " ")): \(result.output)") }
+    }
+
+    /// Starts PostgreSQL (waiting until it accepts connections).
+    func start() async throws {
+        try await pgCtl(["start", "-o", "-c listen_addresses=127.0.0.1 -p \(port) -k \(directory) -c fsync=off -c max_connections=100"])
+    }
+
+    /// Stops PostgreSQL at once, aborting every transaction and dropping every connection
+    /// (`-m immediate`: as a crash); ``start()`` recovers it.
+    func stopImmediately() async throws {
+        try await pgCtl(["-m", "immediate", "stop"])
     }
 
     /// Stops PostgreSQL at once, aborting every transaction (`-m immediate`: as a crash), and starts
