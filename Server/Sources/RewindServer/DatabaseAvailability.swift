@@ -29,6 +29,11 @@ final class DatabaseAvailability: Sendable {
         var status: DatabaseStatus = .available
         /// False once the probe has stopped (its own connection's close is no outage).
         var probing = true
+        /// The callers of ``untilAvailable()`` waiting, by number.
+        var waiting: [UInt64: CheckedContinuation<Void, Never>] = [:]
+        /// The numbers of waits cancelled before they began.
+        var cancelled: Set<UInt64> = []
+        var lastWait: UInt64 = 0
     }
 
     private let state = Mutex(State())
@@ -58,8 +63,41 @@ final class DatabaseAvailability: Sendable {
     }
 
     private func markAvailable() {
-        state.withLock { $0.status = .available }
+        let waiting = state.withLock { state in
+            state.status = .available
+            defer { state.waiting = [:] }
+            return state.waiting.values
+        }
+        for continuation in waiting { continuation.resume() }
         changed(.available)
+    }
+
+    /// Returns once the database is available (at once when it is), or when the caller is
+    /// cancelled: an event, never a clock.
+    func untilAvailable() async {
+        let number = state.withLock { state in
+            state.lastWait += 1
+            return state.lastWait
+        }
+        await withTaskCancellationHandler {
+            await withCheckedContinuation { (continuation: CheckedContinuation<Void, Never>) in
+                let resumeNow = state.withLock { state in
+                    if state.status == .available || state.cancelled.remove(number) != nil { return true }
+                    state.waiting[number] = continuation
+                    return false
+                }
+                if resumeNow { continuation.resume() }
+            }
+        } onCancel: {
+            let continuation = state.withLock { state in
+                guard let continuation = state.waiting.removeValue(forKey: number) else {
+                    state.cancelled.insert(number)
+                    return nil as CheckedContinuation<Void, Never>?
+                }
+                return continuation
+            }
+            continuation?.resume()
+        }
     }
 
     /// Probes `database` until cancelled. `prepare` runs at each change: before requests are let

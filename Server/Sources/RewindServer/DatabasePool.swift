@@ -59,6 +59,20 @@ final class DatabasePool: Service, Sendable {
     /// The client to use now (leased per statement or transaction, never kept).
     var client: PostgresClient { current.withLock { $0.client } }
 
+    /// The result of `body` run with the current client. When the pool is replaced while `body`
+    /// runs (the database went away or came back: the old client is closed, and what it was doing
+    /// fails), `body`'s error comes out as ``DatabasePoolReplaced`` (an outage, answered 503)
+    /// rather than as postgres-nio's `poolShutdown` or a closed connection.
+    func withClient<R: Sendable>(_ body: @Sendable (PostgresClient) async throws -> R) async throws -> R {
+        let running = current.withLock { $0 }
+        do {
+            return try await body(running.client)
+        } catch {
+            if running.isRetired { throw DatabasePoolReplaced(underlying: error) }
+            throw error
+        }
+    }
+
     /// Returns once the current client runs (its first query would otherwise make postgres-nio
     /// log a warning).
     func running() async {
@@ -85,7 +99,7 @@ final class DatabasePool: Service, Sendable {
 
     /// A fresh client, running before it replaces the current one; the old one is closed (the
     /// requests it holds fail, and are answered 503).
-    private func replaceClient() async {
+    func replaceClient() async {
         let fresh = RunningClient(makeClient())
         guard case .enqueued = launcher.yield(fresh) else { return }
         await fresh.started()
@@ -97,9 +111,21 @@ final class DatabasePool: Service, Sendable {
     }
 }
 
+/// Work on the database failed because the connection pool it ran on was replaced meanwhile
+/// (the database went away or came back, see ``DatabasePool``); a transaction it had begun was
+/// rolled back. An outage: requests are answered 503 with `Retry-After`.
+struct DatabasePoolReplaced: Error, CustomStringConvertible {
+    /// What the work failed with (postgres-nio's `poolShutdown`, a closed connection, …).
+    var underlying: any Error
+    var description: String {
+        "the database went away or came back while this ran, and the connection pool it ran on was replaced (\(String(reflecting: underlying)))"
+    }
+}
+
 /// A `PostgresClient` and the task that runs it, until retired.
 private final class RunningClient: Sendable {
     let client: PostgresClient
+    private let retired = Mutex(false)
     private let retirements: AsyncStream<Void>
     private let retirement: AsyncStream<Void>.Continuation
     private let state: Mutex<(started: Bool, waiting: [CheckedContinuation<Void, Never>])>
@@ -128,8 +154,12 @@ private final class RunningClient: Sendable {
 
     /// Stops the client (cancelling its run: its connections close, its waiting requests fail).
     func retire() {
+        retired.withLock { $0 = true }
         retirement.finish()
     }
+
+    /// Whether ``retire()`` was called (what runs on the client then fails).
+    var isRetired: Bool { retired.withLock { $0 } }
 
     /// Returns once the client runs, or when the caller is cancelled.
     func started() async {

@@ -2,6 +2,7 @@ import Hummingbird
 import Logging
 import NIOCore
 import PostgresNIO
+import _ConnectionPoolModule
 
 /// Makes every error answer the JSON the README promises (`{"error": …}`): an ``APIError`` as it
 /// is; Hummingbird's own errors (404 of an unknown path, 413 of a streamed body past its limit,
@@ -45,8 +46,13 @@ struct JSONErrorMiddleware<Context: RequestContext>: RouterMiddleware {
 /// shutting down, starting up or refusing connections (SQLSTATE classes 08 and 57P).
 func isDatabaseOutage(_ error: any Error) -> Bool {
     switch error {
-    case is DatabaseUnavailable, is DatabaseConnectionLost:
+    case is DatabaseUnavailable, is DatabaseConnectionLost, is DatabasePoolReplaced:
         return true
+    case let error as ConnectionPoolError:
+        // postgres-nio (1.33) throws its pool's errors unmapped: a request that waited for a
+        // connection of a pool closed under it (replaced at an outage), or for one that could not
+        // be made.
+        return error == .poolShutdown || error == .connectionCreationCircuitBreakerTripped
     case let error as PostgresTransactionError:
         return [error.beginError, error.closureError, error.rollbackError, error.commitError]
             .contains { $0.map(isDatabaseOutage) ?? false }

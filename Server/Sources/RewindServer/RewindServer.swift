@@ -72,7 +72,7 @@ public struct RewindServer: Sendable {
         application.beforeServerStarts {
             logger.info("applying schema migrations", metadata: ["database": "\(url)"])
             await database.running()
-            try await Migrations.apply(to: database.client, logger: logger)
+            try await database.applyMigrations(logger: logger)
             // The projections catch up with what the database holds.
             catchUp.wake()
             retention.start()

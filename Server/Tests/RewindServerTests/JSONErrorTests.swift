@@ -5,7 +5,7 @@ import Testing
 /// Every error answer is the README's JSON (`{"error": …}` with `Content-Type: application/json`),
 /// also those Hummingbird makes itself (an unknown path, a streamed body past the limit), and an
 /// upload says what type its body must be (415).
-@Suite struct JSONErrorTests {
+@Suite(.timeLimit(.minutes(10))) struct JSONErrorTests {
     @Test func anUnknownPathIsAJSON404() async throws {
         let server = try await TestServer.start()
         let response = try await server.request("GET", "/v1/no-such-thing")

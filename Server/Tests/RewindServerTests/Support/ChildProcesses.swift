@@ -61,6 +61,26 @@ func runToEnd(_ executable: String, _ arguments: [String]) async throws -> (stat
     return (exitStatus, text.hasSuffix("\n") ? String(text.dropLast()) : text)
 }
 
+/// Waits for `process` to end, on a thread of its own; when the caller is cancelled (the suite's
+/// time limit), it kills `process` (SIGKILL) first, so no test waits on a child forever.
+func waitForExit(_ process: Process) async {
+    await withTaskCancellationHandler {
+        _ = try? await onThread { process.waitUntilExit() }
+    } onCancel: {
+        kill(process.processIdentifier, SIGKILL)
+    }
+}
+
+/// What `pipe` delivers until its end (`process`, its writer, ended), read on a thread of its own;
+/// when the caller is cancelled (the suite's time limit), `process` is killed so that the end comes.
+func readToEnd(_ pipe: Pipe, of process: Process) async throws -> Data {
+    try await withTaskCancellationHandler {
+        try await onThread { pipe.fileHandleForReading.readDataToEndOfFile() }
+    } onCancel: {
+        kill(process.processIdentifier, SIGKILL)
+    }
+}
+
 /// A child process that could not be started.
 struct SpawnError: Error, CustomStringConvertible {
     var executable: String
@@ -97,7 +117,7 @@ final class ServerProcess {
                 return ServerProcess(process: process, port: listening, lines: lines)
             }
         }
-        process.waitUntilExit()
+        await waitForExit(process)
         throw StartError(output: seen.joined(separator: "\n"))
     }
 
@@ -116,14 +136,6 @@ final class ServerProcess {
     func kill9() {
         kill(process.processIdentifier, SIGKILL)
         process.waitUntilExit()
-    }
-
-    /// SIGTERM and wait (a graceful stop).
-    func stop() {
-        if process.isRunning {
-            process.terminate()
-            process.waitUntilExit()
-        }
     }
 }
 

@@ -33,7 +33,9 @@ final class TestServer: Sendable {
             try await group.run()
         }
         var iterator = ports.makeAsyncIterator()
-        guard let port = await iterator.next() else {
+        // Cancelled (the suite's time limit) before it listens: the server is cancelled too.
+        let listening = await withTaskCancellationHandler { await iterator.next() } onCancel: { task.cancel() }
+        guard let port = listening else {
             // The server stopped before listening: its error says why.
             try await task.value
             throw StartError()
@@ -70,7 +72,8 @@ final class TestServer: Sendable {
     /// Shuts the server down and waits until it has stopped.
     func stop() async throws {
         await group.triggerGracefulShutdown()
-        try await task.value
+        // Cancelled (the suite's time limit) during the shutdown: the server is cancelled too.
+        try await withTaskCancellationHandler { try await task.value } onCancel: { task.cancel() }
     }
 
     /// Sends a request and returns the whole response.
