@@ -2,6 +2,7 @@ import Foundation
 import Rewind
 import RewindServer
 import RewindSync
+import Synchronization
 import Testing
 
 /// PostgreSQL stopped and started under a running server (a cluster of the test's own, so the
@@ -100,9 +101,12 @@ import Testing
         // Raw uploads of one batch again and again (each stored once, then acknowledged), while
         // PostgreSQL restarts underneath.
         let batch = try device.batch(from: 1, limit: 200)
+        // Stopped by a flag, not by cancelling: a cancelled exchange is cut (RawHTTP), and every
+        // answer must be whole.
+        let stopping = StopFlag()
         let uploads = Task {
             var answers: [HTTPTestResponse] = []
-            while !Task.isCancelled {
+            while !stopping.isSet {
                 answers.append(try await server.upload(batch, store: device.storeID))
             }
             return answers
@@ -114,7 +118,7 @@ import Testing
         #expect(status4 == .available)
         // One more upload once serving again, then stop.
         #expect(try await server.upload(batch, store: device.storeID).status == 200)
-        uploads.cancel()
+        stopping.set()
         let answers = try await uploads.value
         for answer in answers where answer.status != 200 {
             #expect(answer.status == 503, "\(answer.status): \(answer.text)")
@@ -135,4 +139,11 @@ import Testing
         #expect((body["error"] as? String)?.contains("database") == true, "\(what): \(response.text)", sourceLocation: sourceLocation)
         #expect(body["retryAfter"] as? Int == 1, "\(what)", sourceLocation: sourceLocation)
     }
+}
+
+/// A flag one task sets and another reads.
+private final class StopFlag: Sendable {
+    private let value = Mutex(false)
+    var isSet: Bool { value.withLock { $0 } }
+    func set() { value.withLock { $0 = true } }
 }
