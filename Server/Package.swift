@@ -40,6 +40,8 @@ let package = Package(
                 .product(name: "RewindWire", package: "Rewind"),
                 .product(name: "Hummingbird", package: "hummingbird"),
                 .product(name: "PostgresNIO", package: "postgres-nio"),
+                // ConnectionPoolError: postgres-nio's pool throws it unmapped (an outage's 503).
+                .product(name: "_ConnectionPoolModule", package: "postgres-nio"),
                 .product(name: "NIOPosix", package: "swift-nio"),
                 .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
                 .product(name: "UnixSignals", package: "swift-service-lifecycle"),

@@ -60,12 +60,15 @@ trap stop EXIT
 # defaults (fsync and synchronous_commit on) with REWIND_PG_DURABLE=1.
 SYNC_OPTIONS="-c fsync=off -c synchronous_commit=off"
 if [ "${REWIND_PG_DURABLE:-0}" = 1 ]; then SYNC_OPTIONS="-c fsync=on -c synchronous_commit=on"; fi
-"${RUN_AS[@]}" "$PG_BIN/pg_ctl" -D "$TMP/data" -l "$TMP/postgres.log" -w \
-    -o "-c listen_addresses=127.0.0.1 -p $PORT -k $TMP $SYNC_OPTIONS -c max_connections=300" \
+START_OPTIONS="-c listen_addresses=127.0.0.1 -p $PORT -k $TMP $SYNC_OPTIONS -c max_connections=300"
+"${RUN_AS[@]}" "$PG_BIN/pg_ctl" -D "$TMP/data" -l "$TMP/postgres.log" -w -o "$START_OPTIONS" \
     start >/dev/null || { cat "$TMP/postgres.log" >&2; exit 1; }
 
 export REWIND_TEST_DATABASE_URL="postgres://postgres@127.0.0.1:$PORT/postgres"
 # The binaries, for tests that make (and restart) a cluster of their own.
 export REWIND_TEST_PG_BIN="$PG_BIN"
+# The cluster's data directory and start options, for a script that stops and starts it
+# (scripts/measure-outage.sh; the tests restart clusters of their own, never this one).
+export REWIND_TEST_PG_DATA="$TMP/data" REWIND_TEST_PG_START_OPTIONS="$START_OPTIONS"
 echo "with-postgres: $("$PG_BIN/postgres" --version) on 127.0.0.1:$PORT ($TMP)" >&2
 "$@"

@@ -13,15 +13,18 @@ public struct APIError: HTTPResponseError, CustomStringConvertible {
     public var message: String
     /// Machine-readable details, merged into the JSON body.
     public var details: [String: Detail]
+    /// Headers of the answer besides `Content-Type` (`Retry-After` on a 503).
+    public var headers: HTTPFields
 
     /// A detail's value: a number or a text.
     public typealias Detail = ErrorAnswer.Detail
 
     /// An error answer.
-    public init(_ status: HTTPResponse.Status, _ message: String, details: [String: Detail] = [:]) {
+    public init(_ status: HTTPResponse.Status, _ message: String, details: [String: Detail] = [:], headers: HTTPFields = [:]) {
         self.status = status
         self.message = message
         self.details = details
+        self.headers = headers
     }
 
     /// The status and message.
@@ -29,7 +32,16 @@ public struct APIError: HTTPResponseError, CustomStringConvertible {
 
     /// The JSON body.
     public func response(from request: Request, context: some RequestContext) throws -> Response {
-        try JSONResponse.make(status: status, body: ErrorAnswer(error: message, details: details))
+        var response = try JSONResponse.make(status: status, body: ErrorAnswer(error: message, details: details))
+        response.headers.append(contentsOf: headers)
+        return response
+    }
+
+    /// The answer while the database does not answer: 503, `Retry-After: seconds`, and
+    /// `retryAfter` in the body.
+    static func databaseUnavailable(retryAfterSeconds seconds: Int) -> APIError {
+        APIError(.serviceUnavailable, "the database does not answer: try again in \(seconds) s",
+                 details: ["retryAfter": .integer(Int64(seconds))], headers: [.retryAfter: "\(seconds)"])
     }
 
     static let unauthorized = APIError(.unauthorized, "a valid API key is required (Authorization: Bearer rewind_…)")

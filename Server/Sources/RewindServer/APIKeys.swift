@@ -118,12 +118,18 @@ public struct Caller: Sendable, Equatable {
 
 /// Apps and their keys in the database.
 public struct KeyRegistry: Sendable {
-    let client: PostgresClient
+    let database: DatabasePool
     let logger: Logger
+    var client: PostgresClient { database.client }
 
     /// A registry on `client`.
     public init(client: PostgresClient, logger: Logger) {
-        self.client = client
+        self.init(database: DatabasePool(fixed: client), logger: logger)
+    }
+
+    /// A registry on the server's pool (its current client at each use).
+    init(database: DatabasePool, logger: Logger) {
+        self.database = database
         self.logger = logger
     }
 

@@ -8,12 +8,18 @@ import RewindWire
 /// Checks batches and stores them in PostgreSQL: each batch all or nothing, in one transaction,
 /// under a row lock on its store (so uploads of one store take turns).
 public struct Ingestion: Sendable {
-    let client: PostgresClient
+    let database: DatabasePool
     let logger: Logger
+    var client: PostgresClient { database.client }
 
     /// Ingestion into `client`'s database.
     public init(client: PostgresClient, logger: Logger) {
-        self.client = client
+        self.init(database: DatabasePool(fixed: client), logger: logger)
+    }
+
+    /// Ingestion through the server's pool (its current client at each use).
+    init(database: DatabasePool, logger: Logger) {
+        self.database = database
         self.logger = logger
     }
 

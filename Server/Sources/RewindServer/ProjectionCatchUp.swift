@@ -17,8 +17,9 @@ import Synchronization
 /// servers never fold the same records twice (the second waits, then starts from the first's
 /// checkpoint).
 final class ProjectionCatchUp: Service, Sendable {
-    let client: PostgresClient
+    let database: DatabasePool
     let logger: Logger
+    var client: PostgresClient { database.client }
     private let wakeUps: AsyncStream<Void>
     private let waker: AsyncStream<Void>.Continuation
     /// What the next pass folds: every store that is behind (at start, after a failed pass), or
@@ -30,9 +31,9 @@ final class ProjectionCatchUp: Service, Sendable {
     /// How many stores are folded at once.
     static let concurrentStores = 2
 
-    /// A catch-up service on `client`'s database.
-    init(client: PostgresClient, logger: Logger) {
-        self.client = client
+    /// A catch-up service on `database` (its current client at each use).
+    init(database: DatabasePool, logger: Logger) {
+        self.database = database
         self.logger = logger
         (wakeUps, waker) = AsyncStream.makeStream(of: Void.self, bufferingPolicy: .bufferingNewest(1))
     }

@@ -82,14 +82,14 @@ public enum Retention {
 /// Runs ``Retention/pass(on:now:sessionsPerTransaction:logger:)`` every `interval` beside the
 /// catch-up, until the graceful shutdown (a transaction in progress finishes first).
 final class RetentionService: Service, Sendable {
-    let client: PostgresClient
+    let database: DatabasePool
     let interval: Duration
     let logger: Logger
     private let starts: AsyncStream<Void>
     private let starter: AsyncStream<Void>.Continuation
 
-    init(client: PostgresClient, interval: Duration, logger: Logger) {
-        self.client = client
+    init(database: DatabasePool, interval: Duration, logger: Logger) {
+        self.database = database
         self.interval = interval
         self.logger = logger
         (starts, starter) = AsyncStream.makeStream(of: Void.self, bufferingPolicy: .bufferingNewest(1))
@@ -105,7 +105,7 @@ final class RetentionService: Service, Sendable {
         guard await first.next() != nil else { return }
         while !Task.isShuttingDownGracefully && !Task.isCancelled {
             do {
-                try await Retention.pass(on: client, now: Date(), logger: logger)
+                try await Retention.pass(on: database.client, now: Date(), logger: logger)
             } catch {
                 if Task.isCancelled || Task.isShuttingDownGracefully { break }
                 logger.error("retention pass failed; retrying at the next one", metadata: ["error": "\(String(reflecting: error))"])

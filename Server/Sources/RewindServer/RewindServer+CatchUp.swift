@@ -14,7 +14,7 @@ extension RewindServer {
     ///   projections behind on it).
     @discardableResult
     public static func catchUpProjections(on client: PostgresClient, logger: Logger) async throws -> Int64 {
-        let catchUp = ProjectionCatchUp(client: client, logger: logger)
+        let catchUp = ProjectionCatchUp(database: DatabasePool(fixed: client), logger: logger)
         catchUp.wake()
         return try await catchUp.catchUpAll()
     }

@@ -2,6 +2,7 @@ import Hummingbird
 import Logging
 import PostgresNIO
 import ServiceLifecycle
+import Synchronization
 import UnixSignals
 
 /// The fleet server: a PostgreSQL client, the schema migrations (applied before it listens) and
@@ -34,24 +35,34 @@ public struct RewindServer: Sendable {
 
     /// The server as a `Service` (PostgreSQL client, migrations before listening, HTTP), for a
     /// `ServiceGroup` of the caller's: its graceful shutdown lets requests in flight finish.
-    public func service(onListening: @escaping @Sendable (Int) async -> Void = { _ in }) -> some Service {
-        let client = PostgresClient(
-            configuration: configuration.database.clientConfiguration(maximumConnections: configuration.maximumDatabaseConnections),
-            backgroundLogger: logger)
-        let catchUp = ProjectionCatchUp(client: client, logger: logger)
-        let retention = RetentionService(client: client, interval: configuration.retentionInterval, logger: logger)
+    ///
+    /// - Parameter onDatabaseStatus: called with each change of the database's availability once
+    ///   the server acts on it (``OutagePolicy``: 503s while unavailable).
+    public func service(
+        onListening: @escaping @Sendable (Int) async -> Void = { _ in },
+        onDatabaseStatus: @escaping @Sendable (DatabaseStatus) -> Void = { _ in }
+    ) -> some Service {
+        let catchUpBox = CatchUpBox()
+        let database = DatabasePool(configuration: configuration, logger: logger) { status in
+            // What failed during the outage is folded once the database answers again.
+            if status == .available { catchUpBox.catchUp?.wake() }
+            onDatabaseStatus(status)
+        }
+        let catchUp = ProjectionCatchUp(database: database, logger: logger)
+        catchUpBox.catchUp = catchUp
+        let retention = RetentionService(database: database, interval: configuration.retentionInterval, logger: logger)
         let routes = Routes(
-            client: client, keys: KeyRegistry(client: client, logger: logger),
-            ingestion: Ingestion(client: client, logger: logger),
+            database: database, keys: KeyRegistry(database: database, logger: logger),
+            ingestion: Ingestion(database: database, logger: logger),
             maximumBodyBytes: configuration.maximumBodyBytes, logger: logger, catchUp: catchUp)
         let logger = self.logger
-        let database = configuration.database
+        let url = configuration.database
         var application = Application(
             router: routes.router(),
             configuration: ApplicationConfiguration(
                 address: .hostname(configuration.host, port: configuration.port), serverName: "rewind-server"),
-            // The catch-up and retention stop before the client (services stop in reverse order).
-            services: [client, catchUp, retention],
+            // The catch-up and retention stop before the pool (services stop in reverse order).
+            services: [database, catchUp, retention],
             onServerRunning: { channel in
                 let port = channel.localAddress?.port ?? 0
                 logger.info("listening", metadata: ["port": "\(port)"])
@@ -59,8 +70,9 @@ public struct RewindServer: Sendable {
             },
             logger: logger)
         application.beforeServerStarts {
-            logger.info("applying schema migrations", metadata: ["database": "\(database)"])
-            try await Migrations.apply(to: client, logger: logger)
+            logger.info("applying schema migrations", metadata: ["database": "\(url)"])
+            await database.running()
+            try await database.applyMigrations(logger: logger)
             // The projections catch up with what the database holds.
             catchUp.wake()
             retention.start()
@@ -87,5 +99,14 @@ public struct RewindServer: Sendable {
             defer { group.cancelAll() }
             return try await body(client)
         }
+    }
+}
+
+/// The catch-up, for the pool's callback made before it (set once, before the server runs).
+private final class CatchUpBox: Sendable {
+    private let value = Mutex<ProjectionCatchUp?>(nil)
+    var catchUp: ProjectionCatchUp? {
+        get { value.withLock { $0 } }
+        set { value.withLock { $0 = newValue } }
     }
 }

@@ -1,24 +1,31 @@
 import Foundation
 import Hummingbird
 import Logging
+import NIOCore
 import PostgresNIO
 import RewindWire
 
 /// The HTTP API (see Server/README.md): health, ingestion, a store's position; the queries and
 /// pages are in ProjectionRoutes.swift.
 struct Routes: Sendable {
-    let client: PostgresClient
+    /// The server's pool (``client`` is its current client).
+    let database: DatabasePool
     let keys: KeyRegistry
     let ingestion: Ingestion
     let maximumBodyBytes: Int
     let logger: Logger
     /// Woken after each stored batch, to fold it into the projections.
     let catchUp: ProjectionCatchUp
+    /// The client to use now (the pool's current one, replaced after outages).
+    var client: PostgresClient { database.client }
 
     func router() -> Router<BasicRequestContext> {
         let router = Router()
         router.add(middleware: LogRequestsMiddleware(.info))
-        router.add(middleware: ErrorLoggingMiddleware())
+        // Every error answer is JSON, whichever layer failed (the routes, the outage check,
+        // Hummingbird's own 404 and 413).
+        router.add(middleware: JSONErrorMiddleware(retryAfterSeconds: database.availability.policy.retryAfterSeconds))
+        router.add(middleware: DatabaseOutageMiddleware(availability: database.availability))
         router.get("health") { _, _ in try await health() }
         router.post("v1/stores/:storeID/records") { request, context in
             try await upload(request, context: context)
@@ -38,23 +45,30 @@ struct Routes: Sendable {
 
     private func health() async throws -> Response {
         struct Health: Encodable { var status: String; var schemaVersion: Int }
+        let policy = database.availability.policy
         do {
-            var version = 0
-            for try await value in try await client.query(
-                "SELECT coalesce(max(version), 0) FROM schema_migrations", logger: logger
-            ).decode(Int.self) {
-                version = value
+            // No longer than the probe waits: a database that hangs is a 503 within that time.
+            let client = self.client, logger = self.logger, limit = policy.silenceLimit
+            let version = try await withTimeLimit(limit, ProbeTimedOut(limit: limit)) {
+                var version = 0
+                for try await value in try await client.query(
+                    "SELECT coalesce(max(version), 0) FROM schema_migrations", logger: logger
+                ).decode(Int.self) {
+                    version = value
+                }
+                return version
             }
             return try JSONResponse.make(body: Health(status: "ok", schemaVersion: version))
         } catch {
-            logger.error("health check failed", metadata: ["error": "\(String(reflecting: error))"])
-            throw APIError(.serviceUnavailable, "the database does not answer")
+            logger.warning("health check failed", metadata: ["error": "\(String(reflecting: error))"])
+            throw APIError.databaseUnavailable(retryAfterSeconds: policy.retryAfterSeconds)
         }
     }
 
     private func upload(_ request: Request, context: BasicRequestContext) async throws -> Response {
         let caller = try await authenticate(request, needs: .ingest)
         let storeID = try storeID(context)
+        try requireMediaType(IngestionBatch.mediaType, of: request)
         let body = try await collectBody(of: request)
         let result = try await ingestion.ingest(body: body.readableBytesView, storeID: storeID, appID: caller.appID)
         if result.stored > 0 || result.erased > 0 { catchUp.wake(appID: caller.appID, storeID: storeID) }
@@ -101,6 +115,21 @@ struct Routes: Sendable {
             return try await request.collectBody(upTo: maximumBodyBytes)
         } catch let error as HTTPError where error.status == .contentTooLarge {
             throw bodyTooLarge()
+        } catch is NIOTooManyBytesError {
+            // A streamed (chunked) body past the limit.
+            throw bodyTooLarge()
+        }
+    }
+
+    /// Refuses (415) a request whose `Content-Type` is not `mediaType` (parameters aside).
+    func requireMediaType(_ mediaType: String, of request: Request) throws {
+        let declared = request.headers[.contentType]
+        let type = declared?.split(separator: ";", maxSplits: 1).first?.trimmingCharacters(in: .whitespaces).lowercased()
+        guard type == mediaType else {
+            throw APIError(
+                .unsupportedMediaType,
+                "the body must be a record batch (Content-Type: \(mediaType)), not \(declared.map { "'\($0)'" } ?? "a body without Content-Type")",
+                details: ["expectedContentType": .text(mediaType)])
         }
     }
 

@@ -20,6 +20,8 @@ public struct ServerConfiguration: Sendable {
     public var logLevel: Logger.Level
     /// How often the retention pass runs (``Retention``; the first once the schema is migrated).
     public var retentionInterval: Duration
+    /// How the server notices that PostgreSQL went away and came back (see ``OutagePolicy``).
+    public var outages: OutagePolicy
 
     /// The default largest body: 8 MiB (a batch of a few thousand records).
     public static let defaultMaximumBodyBytes = 8 * 1024 * 1024
@@ -28,15 +30,67 @@ public struct ServerConfiguration: Sendable {
     public init(
         database: DatabaseURL, host: String = "127.0.0.1", port: Int = 8080,
         maximumBodyBytes: Int = ServerConfiguration.defaultMaximumBodyBytes,
-        maximumDatabaseConnections: Int = 10, logLevel: Logger.Level = .info, retentionInterval: Duration = .seconds(3600)
+        maximumDatabaseConnections: Int = 10, logLevel: Logger.Level = .info, retentionInterval: Duration = .seconds(3600),
+        outages: OutagePolicy = OutagePolicy()
     ) {
         self.retentionInterval = retentionInterval
+        self.outages = outages
         self.database = database
         self.host = host
         self.port = port
         self.maximumBodyBytes = maximumBodyBytes
         self.maximumDatabaseConnections = maximumDatabaseConnections
         self.logLevel = logLevel
+    }
+}
+
+/// How the server watches PostgreSQL (``DatabaseAvailability``): a connection of its own runs a
+/// statement every ``probeInterval``. That connection closing, a connection refused or a statement
+/// failing marks the database unavailable at once. A probe (a connection or a statement) that
+/// takes longer than ``probeTimeout`` is only a miss, tried again on a fresh connection: a busy
+/// machine can hold up one statement for a second or more, and ``probeAttempts`` consecutive misses
+/// (a database that has gone silent) mark it unavailable. While it is, requests are answered 503 at
+/// once with `Retry-After`, and the probe connects again every ``reconnectInterval``; the first
+/// connection that succeeds gives the server a fresh connection pool and marks it available.
+///
+/// So the server says 503 at once when the database closes its connections or refuses new ones,
+/// at most about ``probeInterval`` + ``probeAttempts`` × (``probeTimeout`` + ``reconnectInterval``)
+/// after it goes silent (``silenceLimit`` plus the interval), and serves again at most
+/// ``reconnectInterval`` after it accepts connections again (plus one connection's set-up).
+public struct OutagePolicy: Sendable, Equatable {
+    /// How often the probe runs a statement while the database is available.
+    public var probeInterval: Duration
+    /// The longest a probe (a connection or a statement) may take before it counts as a miss.
+    public var probeTimeout: Duration
+    /// How many consecutive misses mark the database unavailable (at least 1).
+    public var probeAttempts: Int
+    /// How often the probe tries to connect while the database is unavailable, and again after a miss.
+    public var reconnectInterval: Duration
+    /// What the `Retry-After` header of a 503 says (whole seconds, at least 1).
+    public var retryAfter: Duration
+
+    /// The defaults: a probe every 0.5 s with a 2 s limit, unavailable after 3 misses in a row
+    /// (silent for about 6.8 s; at once when the database closes or refuses connections), a
+    /// connection attempt every 0.1 s while unavailable, `Retry-After: 1`.
+    public init(
+        probeInterval: Duration = .milliseconds(500), probeTimeout: Duration = .seconds(2), probeAttempts: Int = 3,
+        reconnectInterval: Duration = .milliseconds(100), retryAfter: Duration = .seconds(1)
+    ) {
+        self.probeInterval = probeInterval
+        self.probeTimeout = probeTimeout
+        self.probeAttempts = max(1, probeAttempts)
+        self.reconnectInterval = reconnectInterval
+        self.retryAfter = retryAfter
+    }
+
+    /// How long the database may leave the probe without an answer before it is deemed silent
+    /// (``probeAttempts`` × ``probeTimeout``); also the limit of `/health`'s own query.
+    public var silenceLimit: Duration { probeTimeout * probeAttempts }
+
+    /// `Retry-After`'s value: ``retryAfter`` in whole seconds, rounded up, at least 1.
+    public var retryAfterSeconds: Int {
+        let (seconds, attoseconds) = retryAfter.components
+        return max(1, Int(seconds) + (attoseconds > 0 ? 1 : 0))
     }
 }
 
@@ -112,15 +166,49 @@ public struct DatabaseURL: Sendable, Equatable, CustomStringConvertible {
 
     /// The client configuration for this URL (TLS off: the server is expected on this machine or
     /// a private network; see Server/README.md).
-    func clientConfiguration(maximumConnections: Int) -> PostgresClient.Configuration {
-        var configuration: PostgresClient.Configuration
-        if let unixSocketPath {
-            configuration = .init(unixSocketPath: unixSocketPath, username: username, password: password, database: database)
-        } else {
-            configuration = .init(host: host ?? "127.0.0.1", port: port, username: username, password: password,
-                                  database: database, tls: .disable)
-        }
+    func clientConfiguration(maximumConnections: Int, connectTimeout: Duration = .seconds(10)) -> PostgresClient.Configuration {
+        var configuration: PostgresClient.Configuration = endpoint()
         configuration.options.maximumConnections = maximumConnections
+        configuration.options.connectTimeout = connectTimeout
         return configuration
     }
+
+    /// The configuration of a single connection (the availability probe's), with `connectTimeout`.
+    func connectionConfiguration(connectTimeout: Duration) -> PostgresConnection.Configuration {
+        var configuration: PostgresConnection.Configuration = endpoint()
+        configuration.options.connectTimeout = .nanoseconds(Int64(connectTimeout / .nanoseconds(1)))
+        return configuration
+    }
+
+    /// Where and as whom to connect, in either kind of configuration: the unix socket, or TCP
+    /// without TLS.
+    private func endpoint<Configuration: PostgresEndpoint>() -> Configuration {
+        if let unixSocketPath {
+            Configuration(unixSocketPath: unixSocketPath, username: username, password: password, database: database)
+        } else {
+            Configuration(host: host ?? "127.0.0.1", port: port, username: username, password: password, database: database)
+        }
+    }
+}
+
+/// postgres-nio's two configurations (a pool's and a connection's), made the same way.
+protocol PostgresEndpoint {
+    associatedtype TLS
+    init(unixSocketPath: String, username: String, password: String?, database: String?)
+    init(host: String, port: Int, username: String, password: String?, database: String?, tls: TLS)
+    static var noTLS: TLS { get }
+}
+
+extension PostgresEndpoint {
+    init(host: String, port: Int, username: String, password: String?, database: String?) {
+        self.init(host: host, port: port, username: username, password: password, database: database, tls: Self.noTLS)
+    }
+}
+
+extension PostgresClient.Configuration: PostgresEndpoint {
+    static var noTLS: TLS { .disable }
+}
+
+extension PostgresConnection.Configuration: PostgresEndpoint {
+    static var noTLS: TLS { .disable }
 }

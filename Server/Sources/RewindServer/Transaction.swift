@@ -43,66 +43,10 @@ extension PostgresConnection {
     /// statement the closed connection dropped leaves that task waiting (postgres-nio never
     /// answers it), but nothing waits for it.
     func untilClosed<R: Sendable>(_ work: @escaping @Sendable () async throws -> R) async throws -> R {
-        let race = FirstOutcome<R>()
-        return try await withTaskCancellationHandler {
-            try await withCheckedThrowingContinuation { (continuation: CheckedContinuation<R, any Error>) in
-                race.start(continuation)
-                let token = ClosingConnections.shared.onClose(of: self) { race.finish(.failure(DatabaseConnectionLost())) }
-                race.run {
-                    defer { ClosingConnections.shared.remove(token) }
-                    return try await work()
-                }
-            }
-        } onCancel: {
-            race.cancel()
+        try await firstOutcome(of: work) { interrupt in
+            let token = ClosingConnections.shared.onClose(of: self) { interrupt(DatabaseConnectionLost()) }
+            return { ClosingConnections.shared.remove(token) }
         }
-    }
-}
-
-/// The first of a piece of work's outcome and its connection's end, delivered once.
-private final class FirstOutcome<R: Sendable>: Sendable {
-    private struct State {
-        var continuation: CheckedContinuation<R, any Error>?
-        var task: Task<Void, Never>?
-        var cancelled = false
-    }
-
-    private let state = Mutex(State())
-
-    /// The caller to resume.
-    func start(_ continuation: CheckedContinuation<R, any Error>) {
-        state.withLock { $0.continuation = continuation }
-    }
-
-    /// Runs `work` in a task of its own; its outcome resumes the caller unless something else
-    /// did first.
-    func run(_ work: @escaping @Sendable () async throws -> R) {
-        let task = Task {
-            do { finish(.success(try await work())) } catch { finish(.failure(error)) }
-        }
-        let cancelled = state.withLock { state in
-            state.task = task
-            return state.cancelled
-        }
-        if cancelled { task.cancel() }
-    }
-
-    /// Resumes the caller with `outcome` if nothing did before.
-    func finish(_ outcome: Result<R, any Error>) {
-        let continuation = state.withLock { state in
-            defer { state.continuation = nil }
-            return state.continuation
-        }
-        continuation?.resume(with: outcome)
-    }
-
-    /// Cancels the work (the caller was cancelled); its outcome still resumes the caller.
-    func cancel() {
-        let task = state.withLock { state in
-            state.cancelled = true
-            return state.task
-        }
-        task?.cancel()
     }
 }
 

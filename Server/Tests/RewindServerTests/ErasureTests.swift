@@ -11,7 +11,7 @@ import Testing
 /// retention pass delete sessions in one transaction, tombstones keep erased sessions from
 /// coming back, uploads skip what was erased, replay answers 410, and the projections equal
 /// those of a server that only ever received what is kept.
-@Suite struct ErasureTests {
+@Suite(.timeLimit(.minutes(10))) struct ErasureTests {
     // MARK: Notices
 
     @Test func aNoticeIsAppliedOnceAndResentNoticesAreIgnored() async throws {

@@ -4,7 +4,7 @@ import Testing
 
 /// The built `rewind-server`: `create-app` prints working keys; `serve` migrates, listens,
 /// answers and stops gracefully on SIGTERM.
-@Suite struct ExecutableTests {
+@Suite(.timeLimit(.minutes(10))) struct ExecutableTests {
     /// The built executable `name` (`rewind-server`, or the root package's `rewind`), next to the tests.
     static func executable(named name: String = "rewind-server") throws -> URL {
         var directories: [URL] = []
@@ -26,9 +26,9 @@ import Testing
         process.standardOutput = output
         process.standardError = errors
         try process.run()
-        async let reported = onThread { errors.fileHandleForReading.readDataToEndOfFile() }
-        let printed = String(decoding: output.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
-        process.waitUntilExit()
+        async let reported = readToEnd(errors, of: process)
+        let printed = String(decoding: try await readToEnd(output, of: process), as: UTF8.self)
+        await waitForExit(process)
         let warnings = String(decoding: try await reported, as: UTF8.self)
         #expect(process.terminationStatus == 0, "\(printed)")
         // Nothing but the keys: no stray warning of the database driver.
@@ -57,8 +57,8 @@ import Testing
         process.standardOutput = output
         process.standardError = FileHandle.nullDevice
         try process.run()
-        let printed = try await onThread { output.fileHandleForReading.readDataToEndOfFile() }
-        process.waitUntilExit()
+        let printed = try await readToEnd(output, of: process)
+        await waitForExit(process)
         return (process.terminationStatus, String(decoding: printed, as: UTF8.self))
     }
 
@@ -102,7 +102,7 @@ import Testing
         process.terminate()  // SIGTERM
         var stopped = false
         for await line in server.lines.stream where line.contains("stopped") { stopped = true }
-        process.waitUntilExit()
+        await waitForExit(process)
         #expect(stopped)
         #expect(process.terminationReason == .exit)
         #expect(process.terminationStatus == 0)

@@ -39,7 +39,8 @@ import Testing
         try await database.expectHoldsPrefix(of: device, count: held)
         // ...and converge once a server runs again (on another port, behind the same proxy).
         server = try await ServerProcess.start(database: database)
-        defer { server.stop() }
+        // SIGKILL: its end is bounded by the kernel, not by a graceful shutdown (nothing is checked after).
+        defer { server.kill9() }
         proxy.upstreamPort = server.port
         try await uploader.waitUntilUploaded(through: head)
         try await database.expectHoldsPrefix(of: device, count: Int(head))

@@ -5,7 +5,7 @@ import Testing
 /// The fleet page shows the numbers of the JSON endpoints (machines, funnels, the session list
 /// page by page), is self-contained, escapes what it shows, and takes the read key as a bearer
 /// token or a browser's Basic password.
-@Suite struct FleetPageTests {
+@Suite(.timeLimit(.minutes(10))) struct FleetPageTests {
     /// The capture groups of every match of `pattern` in `text`.
     static func captures(_ pattern: String, in text: String) throws -> [[String]] {
         let expression = try NSRegularExpression(pattern: pattern, options: [.dotMatchesLineSeparators])

@@ -7,7 +7,7 @@ import Testing
 
 /// Injection attempts, odd text and invalid UTF-8: stored and returned verbatim, or refused with a
 /// 400; never run as SQL, never a 500.
-@Suite struct HostileInputTests {
+@Suite(.timeLimit(.minutes(10))) struct HostileInputTests {
     static let hostileSessions = [
         "'; DROP TABLE records; --",
         "Robert'); DELETE FROM sessions WHERE ('1'='1",

@@ -8,7 +8,7 @@ import Testing
 
 /// `POST /v1/stores/{id}/records` against a real server and a real PostgreSQL database, with
 /// batches read from a real device store.
-@Suite struct IngestionTests {
+@Suite(.timeLimit(.minutes(10))) struct IngestionTests {
     @Test func uploadsADeviceStoreInBatchesByteForByte() async throws {
         let server = try await TestServer.start()
         let device = try Device()

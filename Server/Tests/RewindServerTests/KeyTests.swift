@@ -6,7 +6,7 @@ import RewindServer
 import Testing
 
 /// Ingestion keys upload, read keys read, and one app never sees or changes another's stores.
-@Suite struct KeyTests {
+@Suite(.timeLimit(.minutes(10))) struct KeyTests {
     @Test func withoutAValidKeyEveryEndpointIs401() async throws {
         let server = try await TestServer.start()
         let device = try Device()

@@ -8,7 +8,7 @@ import Testing
 /// concurrently over loopback to one server in batches. Every record is stored exactly once,
 /// each device's sequence is gap-free, and the server's funnels and navigation stacks are the
 /// devices' own, summed. Prints the ingestion and catch-up rates and the tables' sizes.
-@Suite struct LoadTests {
+@Suite(.timeLimit(.minutes(10))) struct LoadTests {
     static let deviceCount = 200
     static let recordsPerDevice = 500
     static let batchSize = 100

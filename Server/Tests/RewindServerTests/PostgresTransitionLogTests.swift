@@ -10,7 +10,7 @@ import Testing
 /// `AsyncTransitionLogReader` as the device's own LMDB reader does, for real device stores; it
 /// sees one consistent log; damaged rows are typed errors; a session loaded from it replays as
 /// the device's.
-@Suite struct PostgresTransitionLogTests {
+@Suite(.timeLimit(.minutes(10))) struct PostgresTransitionLogTests {
     /// Uploads the whole of `device`'s log.
     static func upload(_ device: Device, to server: TestServer, from sequence: UInt64 = 1) async throws {
         let response = try await server.upload(try device.batch(from: sequence), store: device.storeID)

@@ -9,7 +9,7 @@ import Testing
 /// The server folds the built-in projections over the uploaded records with their own Swift code:
 /// its states are byte for byte the ones the device's engine stores, caught up after ingestion
 /// and at start, rebuilt when a version changes, folded once with two servers.
-@Suite struct ProjectionCatchUpTests {
+@Suite(.timeLimit(.minutes(10))) struct ProjectionCatchUpTests {
     /// The stored states of `projection` for `storeID`, by key.
     static func states(_ database: TestDatabase, store storeID: UUID, projection: String) async throws -> [String: [UInt8]] {
         try await database.withClient { client in

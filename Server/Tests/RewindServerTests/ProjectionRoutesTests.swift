@@ -8,7 +8,7 @@ import Testing
 /// the session list with its filters and keyset paging, funnels over all devices, navigation
 /// stacks and their depth statistics; bad parameters are typed 400s, unknown names 404s, and
 /// another app sees nothing.
-@Suite struct ProjectionRoutesTests {
+@Suite(.timeLimit(.minutes(10))) struct ProjectionRoutesTests {
     /// Two devices with mixed sessions, uploaded and folded.
     static func fleet(_ server: TestServer, devices count: Int = 2, records: Int = 90) async throws -> [Device] {
         var devices: [Device] = []

@@ -7,7 +7,7 @@ import Testing
 
 /// The replay endpoints answer what the device's engine answers for the same session, over its
 /// own store: history, the state at every version, diffs, verification and the archive's bytes.
-@Suite struct ReplayRoutesTests {
+@Suite(.timeLimit(.minutes(10))) struct ReplayRoutesTests {
     /// A server holding `devices`' whole logs.
     static func serve(_ devices: [Device]) async throws -> TestServer {
         let server = try await TestServer.start()

@@ -7,7 +7,7 @@ import Testing
 
 /// `rewind sessions|history|state|diff --server URL --key KEY [--store ID]`: the built `rewind`
 /// reads from a real server what it reads from the device's own store, and prints the same.
-@Suite struct ServerCLITests {
+@Suite(.timeLimit(.minutes(10))) struct ServerCLITests {
     /// What a run of `rewind` printed and how it ended.
     struct Run: Equatable, CustomStringConvertible {
         var status: Int32
@@ -26,10 +26,10 @@ import Testing
         process.standardOutput = output
         process.standardError = errors
         try process.run()
-        async let printed = onThread { output.fileHandleForReading.readDataToEndOfFile() }
-        async let reported = onThread { errors.fileHandleForReading.readDataToEndOfFile() }
+        async let printed = readToEnd(output, of: process)
+        async let reported = readToEnd(errors, of: process)
         let (out, err) = try await (printed, reported)
-        process.waitUntilExit()  // its output is closed: it has ended or is ending
+        await waitForExit(process)  // its output is closed: it has ended or is ending
         return Run(status: process.terminationStatus, output: String(decoding: out, as: UTF8.self),
                    errors: String(decoding: err, as: UTF8.self))
     }

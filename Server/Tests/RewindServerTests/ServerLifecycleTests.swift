@@ -4,7 +4,7 @@ import RewindServer
 import Testing
 
 /// Health, migrations at start, restarts, shutdown.
-@Suite struct ServerLifecycleTests {
+@Suite(.timeLimit(.minutes(10))) struct ServerLifecycleTests {
     @Test func healthAnswersWithTheSchemaVersion() async throws {
         let server = try await TestServer.start()
         let response = try await server.request("GET", "/health")

@@ -10,7 +10,7 @@ import Testing
 
 /// `GET /v1/stores/{store}/sessions`: pages of the device's own listings with a total, one query
 /// per page, and no listing can hold up another request (no thread waits on PostgreSQL).
-@Suite struct StoreSessionListingTests {
+@Suite(.timeLimit(.minutes(10))) struct StoreSessionListingTests {
     /// The body of a page.
     struct Page: Decodable {
         var sessions: [SessionListing]

@@ -61,6 +61,26 @@ func runToEnd(_ executable: String, _ arguments: [String]) async throws -> (stat
     return (exitStatus, text.hasSuffix("\n") ? String(text.dropLast()) : text)
 }
 
+/// Waits for `process` to end, on a thread of its own; when the caller is cancelled (the suite's
+/// time limit), it kills `process` (SIGKILL) first, so no test waits on a child forever.
+func waitForExit(_ process: Process) async {
+    await withTaskCancellationHandler {
+        _ = try? await onThread { process.waitUntilExit() }
+    } onCancel: {
+        kill(process.processIdentifier, SIGKILL)
+    }
+}
+
+/// What `pipe` delivers until its end (`process`, its writer, ended), read on a thread of its own;
+/// when the caller is cancelled (the suite's time limit), `process` is killed so that the end comes.
+func readToEnd(_ pipe: Pipe, of process: Process) async throws -> Data {
+    try await withTaskCancellationHandler {
+        try await onThread { pipe.fileHandleForReading.readDataToEndOfFile() }
+    } onCancel: {
+        kill(process.processIdentifier, SIGKILL)
+    }
+}
+
 /// A child process that could not be started.
 struct SpawnError: Error, CustomStringConvertible {
     var executable: String
@@ -97,7 +117,7 @@ final class ServerProcess {
                 return ServerProcess(process: process, port: listening, lines: lines)
             }
         }
-        process.waitUntilExit()
+        await waitForExit(process)
         throw StartError(output: seen.joined(separator: "\n"))
     }
 
@@ -116,14 +136,6 @@ final class ServerProcess {
     func kill9() {
         kill(process.processIdentifier, SIGKILL)
         process.waitUntilExit()
-    }
-
-    /// SIGTERM and wait (a graceful stop).
-    func stop() {
-        if process.isRunning {
-            process.terminate()
-            process.waitUntilExit()
-        }
     }
 }
 
@@ -160,7 +172,7 @@ final class PrivateCluster: Sendable {
         let cluster = PrivateCluster(directory: directory, port: port, bin: bin, runAs: runAs)
         let initdb = try await cluster.run("initdb", ["-D", "\(directory)/data", "-U", "postgres", "-A", "trust", "-E", "UTF8", "--locale=C", "--no-sync"])
         guard initdb.status == 0 else { throw Unavailable(description: "initdb: \(initdb.output)") }
-        try await cluster.pgCtl(["start", "-o", "-c listen_addresses=127.0.0.1 -p \(port) -k \(directory) -c fsync=off -c max_connections=100"])
+        try await cluster.start()
         return cluster
     }
 
@@ -180,6 +192,17 @@ final class PrivateCluster: Sendable {
     func pgCtl(_ arguments: [String]) async throws {
         let result = try await run("pg_ctl", ["-D", "\(directory)/data", "-l", "\(directory)/postgres.log", "-w"] + arguments)
         guard result.status == 0 else { throw Unavailable(description: "pg_ctl \(arguments.joined(separator: " ")): \(result.output)") }
+    }
+
+    /// Starts PostgreSQL (waiting until it accepts connections).
+    func start() async throws {
+        try await pgCtl(["start", "-o", "-c listen_addresses=127.0.0.1 -p \(port) -k \(directory) -c fsync=off -c max_connections=100"])
+    }
+
+    /// Stops PostgreSQL at once, aborting every transaction and dropping every connection
+    /// (`-m immediate`: as a crash); ``start()`` recovers it.
+    func stopImmediately() async throws {
+        try await pgCtl(["-m", "immediate", "stop"])
     }
 
     /// Stops PostgreSQL at once, aborting every transaction (`-m immediate`: as a crash), and starts

@@ -38,25 +38,32 @@ enum RawHTTP {
 
     /// Sends `bytes`, reads until the server closes, and parses the response.
     static func exchange(port: Int, bytes: [UInt8]) async throws -> HTTPTestResponse {
-        let raw = try await onThread { try roundTrip(port: port, bytes: bytes, closeAfterSending: false) }
-        return try parse(raw)
+        try parse(try await roundTrip(port: port, bytes: bytes, closeAfterSending: false))
     }
 
     /// Sends `bytes` and closes the connection without reading (a client that gave up mid-body).
     static func sendAndHangUp(port: Int, bytes: [UInt8]) async throws {
-        _ = try await onThread { try roundTrip(port: port, bytes: bytes, closeAfterSending: true) }
+        _ = try await roundTrip(port: port, bytes: bytes, closeAfterSending: true)
     }
 
-    private static func onThread<T: Sendable>(_ body: @escaping @Sendable () throws -> T) async throws -> T {
-        try await withCheckedThrowingContinuation { continuation in
-            let thread = Thread { continuation.resume(with: Result { try body() }) }
-            thread.start()
+    /// The exchange on a thread of its own; when the caller is cancelled (the suite's time limit),
+    /// the socket is shut down, so a server that never answers cannot hold the test forever.
+    private static func roundTrip(port: Int, bytes: [UInt8], closeAfterSending: Bool) async throws -> [UInt8] {
+        let descriptor = try connectToLoopback(port: port)
+        defer { close(descriptor) }
+        return try await withTaskCancellationHandler {
+            try await withCheckedThrowingContinuation { continuation in
+                let thread = Thread {
+                    continuation.resume(with: Result { try exchange(on: descriptor, bytes: bytes, closeAfterSending: closeAfterSending) })
+                }
+                thread.start()
+            }
+        } onCancel: {
+            shutdown(descriptor, Int32(SHUT_RDWR))
         }
     }
 
-    private static func roundTrip(port: Int, bytes: [UInt8], closeAfterSending: Bool) throws -> [UInt8] {
-        let descriptor = try connectToLoopback(port: port)
-        defer { close(descriptor) }
+    private static func exchange(on descriptor: Int32, bytes: [UInt8], closeAfterSending: Bool) throws -> [UInt8] {
         var sent = 0
         while sent < bytes.count {
             let count = bytes[sent...].withUnsafeBytes { send(descriptor, $0.baseAddress, $0.count, Int32(MSG_NOSIGNAL)) }

@@ -9,6 +9,10 @@ final class TestServer: Sendable {
     let database: TestDatabase
     let port: Int
     let app: CreatedApp
+    /// The configuration it runs with.
+    let configuration: ServerConfiguration
+    /// Each change of the database's availability, as the server acts on it.
+    let databaseStatus: AsyncStream<DatabaseStatus>
     private let group: ServiceGroup
     private let task: Task<Void, any Error>
 
@@ -20,15 +24,18 @@ final class TestServer: Sendable {
         let configuration = ServerConfiguration(
             database: database.url, host: "127.0.0.1", port: 0, maximumBodyBytes: maximumBodyBytes, logLevel: .warning)
         let (ports, continuation) = AsyncStream.makeStream(of: Int.self)
-        let group = ServiceGroup(configuration: ServiceGroupConfiguration(
-            services: [RewindServer(configuration: configuration, logger: testLogger).service { port in continuation.yield(port) }],
-            logger: testLogger))
+        let (statuses, status) = AsyncStream.makeStream(of: DatabaseStatus.self)
+        let service = RewindServer(configuration: configuration, logger: testLogger).service(
+            onListening: { port in continuation.yield(port) }, onDatabaseStatus: { status.yield($0) })
+        let group = ServiceGroup(configuration: ServiceGroupConfiguration(services: [service], logger: testLogger))
         let task = Task {
             defer { continuation.finish() }
             try await group.run()
         }
         var iterator = ports.makeAsyncIterator()
-        guard let port = await iterator.next() else {
+        // Cancelled (the suite's time limit) before it listens: the server is cancelled too.
+        let listening = await withTaskCancellationHandler { await iterator.next() } onCancel: { task.cancel() }
+        guard let port = listening else {
             // The server stopped before listening: its error says why.
             try await task.value
             throw StartError()
@@ -36,15 +43,21 @@ final class TestServer: Sendable {
         let app = try await database.withClient { client in
             try await KeyRegistry(client: client, logger: testLogger).createApp(named: "app-\(UUID().uuidString)")
         }
-        return TestServer(database: database, port: port, app: app, group: group, task: task)
+        return TestServer(
+            database: database, port: port, app: app, configuration: configuration, databaseStatus: statuses, group: group, task: task)
     }
 
     struct StartError: Error {}
 
-    private init(database: TestDatabase, port: Int, app: CreatedApp, group: ServiceGroup, task: Task<Void, any Error>) {
+    private init(
+        database: TestDatabase, port: Int, app: CreatedApp, configuration: ServerConfiguration,
+        databaseStatus: AsyncStream<DatabaseStatus>, group: ServiceGroup, task: Task<Void, any Error>
+    ) {
         self.database = database
         self.port = port
         self.app = app
+        self.configuration = configuration
+        self.databaseStatus = databaseStatus
         self.group = group
         self.task = task
     }
@@ -59,7 +72,8 @@ final class TestServer: Sendable {
     /// Shuts the server down and waits until it has stopped.
     func stop() async throws {
         await group.triggerGracefulShutdown()
-        try await task.value
+        // Cancelled (the suite's time limit) during the shutdown: the server is cancelled too.
+        try await withTaskCancellationHandler { try await task.value } onCancel: { task.cancel() }
     }
 
     /// Sends a request and returns the whole response.
@@ -70,7 +84,13 @@ final class TestServer: Sendable {
         var head = "\(method) \(path) HTTP/1.1\r\nHost: 127.0.0.1:\(port)\r\nConnection: close\r\n"
         if let key { head += "Authorization: Bearer \(key.token)\r\n" }
         for (name, value) in headers { head += "\(name): \(value)\r\n" }
-        if let body { head += "Content-Type: \(IngestionBatch.mediaType)\r\nContent-Length: \(body.count)\r\n" }
+        if let body {
+            // The batch's type unless the caller says another (or none, with an empty value).
+            if !headers.contains(where: { $0.0.lowercased() == "content-type" }) {
+                head += "Content-Type: \(IngestionBatch.mediaType)\r\n"
+            }
+            head += "Content-Length: \(body.count)\r\n"
+        }
         head += "\r\n"
         return try await RawHTTP.exchange(port: port, bytes: Array(head.utf8) + (body ?? []))
     }
