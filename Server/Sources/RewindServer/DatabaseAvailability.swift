@@ -119,7 +119,11 @@ final class DatabaseAvailability: Sendable {
             let abandonment = Abandonment()
             do {
                 let id = number
-                let connected = try await withTimeLimit(limit, ProbeTimedOut(limit: limit)) {
+                // A connection that comes after the time limit is closed: postgres-nio asserts that
+                // none is dropped open.
+                let connected = try await withTimeLimit(
+                    limit, ProbeTimedOut(limit: limit), late: { late in try? await late.close() }
+                ) {
                     try await PostgresConnection.connect(configuration: configuration, id: id, logger: logger)
                 }
                 connection = connected

@@ -7,8 +7,12 @@ import Synchronization
 /// wait is over (unregister). `work` runs in a task of its own, cancelled when the caller is; when
 /// the interruption wins, nothing waits for `work` (a statement postgres-nio never answers leaves
 /// that task waiting, not the caller).
+///
+/// `late` gets what `work` returns after the interruption won (a connection to close): nothing else
+/// holds it then.
 func firstOutcome<R: Sendable>(
     of work: @escaping @Sendable () async throws -> R,
+    late: @escaping @Sendable (R) async -> Void = { _ in },
     interruptedBy interruption: (@escaping @Sendable (any Error) -> Void) -> (@Sendable () -> Void)
 ) async throws -> R {
     let race = FirstOutcome<R>()
@@ -16,7 +20,7 @@ func firstOutcome<R: Sendable>(
         try await withCheckedThrowingContinuation { (continuation: CheckedContinuation<R, any Error>) in
             race.start(continuation)
             let unregister = interruption { error in race.finish(.failure(error)) }
-            race.run {
+            race.run(late: late) {
                 defer { unregister() }
                 return try await work()
             }
@@ -26,12 +30,14 @@ func firstOutcome<R: Sendable>(
     }
 }
 
-/// The outcome of `work`, or `error` once `limit` has passed (nothing waits for `work` then).
+/// The outcome of `work`, or `error` once `limit` has passed (nothing waits for `work` then;
+/// `late` gets what it returns after that).
 func withTimeLimit<R: Sendable>(
     _ limit: Duration, _ error: @autoclosure @escaping @Sendable () -> any Error,
+    late: @escaping @Sendable (R) async -> Void = { _ in },
     _ work: @escaping @Sendable () async throws -> R
 ) async throws -> R {
-    try await firstOutcome(of: work) { interrupt in
+    try await firstOutcome(of: work, late: late) { interrupt in
         let timer = Task {
             try await Task.sleep(for: limit)
             interrupt(error())
@@ -56,10 +62,15 @@ final class FirstOutcome<R: Sendable>: Sendable {
     }
 
     /// Runs `work` in a task of its own; its outcome resumes the caller unless something else
-    /// did first.
-    func run(_ work: @escaping @Sendable () async throws -> R) {
+    /// did first, in which case a value it returns goes to `late`.
+    func run(late: @escaping @Sendable (R) async -> Void, _ work: @escaping @Sendable () async throws -> R) {
         let task = Task {
-            do { finish(.success(try await work())) } catch { finish(.failure(error)) }
+            do {
+                let value = try await work()
+                if !finish(.success(value)) { await late(value) }
+            } catch {
+                finish(.failure(error))
+            }
         }
         let cancelled = state.withLock { state in
             state.task = task
@@ -68,13 +79,15 @@ final class FirstOutcome<R: Sendable>: Sendable {
         if cancelled { task.cancel() }
     }
 
-    /// Resumes the caller with `outcome` if nothing did before.
-    func finish(_ outcome: Result<R, any Error>) {
+    /// Resumes the caller with `outcome` if nothing did before; whether it did.
+    @discardableResult
+    func finish(_ outcome: Result<R, any Error>) -> Bool {
         let continuation = state.withLock { state in
             defer { state.continuation = nil }
             return state.continuation
         }
         continuation?.resume(with: outcome)
+        return continuation != nil
     }
 
     /// Cancels the work (the caller was cancelled); its outcome still resumes the caller.

@@ -20,13 +20,37 @@ extension TestDatabase {
         }
     }
 
+    /// The store's records in sequence order, each with its session's stored head version and
+    /// record count, read by one statement (one snapshot of the database).
+    func recordsAndHeads(store storeID: UUID) async throws -> (
+        rows: [(sequence: Int64, session: String, bytes: [UInt8])],
+        heads: [String: (headVersion: Int64, recordCount: Int64)]
+    ) {
+        try await withClient { client in
+            var rows: [(sequence: Int64, session: String, bytes: [UInt8])] = []
+            var heads: [String: (headVersion: Int64, recordCount: Int64)] = [:]
+            for try await (sequence, session, bytes, head, count) in try await client.query("""
+                SELECT r.sequence, r.session_id, r.record, s.head_version, s.record_count
+                FROM records r
+                JOIN sessions s ON s.app_id = r.app_id AND s.store_id = r.store_id AND s.session_id = r.session_id
+                WHERE r.store_id = \(storeID) ORDER BY r.app_id, r.sequence
+                """).decode((Int64, String, ByteBuffer, Int64, Int64).self) {
+                rows.append((sequence, session, Array(buffer: bytes)))
+                heads[session] = (head, count)
+            }
+            return (rows, heads)
+        }
+    }
+
     /// Asserts that the server holds a prefix of `device`'s log and nothing else for its store:
     /// sequences 1…n without gap or duplicate, each record byte for byte the device's, and every
     /// session's head and record count those of these records (nothing half-stored). With
     /// `expected`, n must be it. Returns n.
     @discardableResult
     func expectHoldsPrefix(of device: Device, count expected: Int? = nil, sourceLocation: SourceLocation = #_sourceLocation) async throws -> Int {
-        let rows = try await records(store: device.storeID)
+        // The records and their sessions' rows in ONE statement (one snapshot): an uploader still
+        // running commits batches between two queries.
+        let (rows, stored) = try await recordsAndHeads(store: device.storeID)
         let deviceRecords = try device.records()
         #expect(rows.map(\.sequence) == Array(0..<Int64(rows.count)).map { $0 + 1 }, "gap-free, no duplicate", sourceLocation: sourceLocation)
         #expect(rows.count <= deviceRecords.count, "no more than the device has", sourceLocation: sourceLocation)
@@ -37,7 +61,6 @@ extension TestDatabase {
             let head = heads[row.session]
             heads[row.session] = (Int64(record.version), (head?.recordCount ?? 0) + 1)
         }
-        let stored = try await sessionHeads(store: device.storeID)
         #expect(Set(stored.keys) == Set(heads.keys), "the sessions of the stored records", sourceLocation: sourceLocation)
         for (session, head) in heads {
             #expect(stored[session]?.headVersion == head.headVersion, "\(session)'s head", sourceLocation: sourceLocation)
