@@ -37,8 +37,10 @@ conformance: deps
 
 ## make server-test: the fleet server's package (Server/): build it once with its tests (and the
 ## root's `rewind`, which `rewind push`'s tests run), then run them against a throwaway PostgreSQL
-## cluster (Server/scripts/with-postgres.sh).
+## cluster (Server/scripts/with-postgres.sh). One test at a time: each starts servers (and some a
+## PostgreSQL cluster of their own); run all at once on 2 cores, the whole suite hung twice with
+## every task suspended and no timer pending (the cause is not found yet; see RELIABILITY.md).
 server-test: deps
 	swift build --product rewind
 	cd Server && swift build --build-tests
-	bash Server/scripts/with-postgres.sh sh -c 'cd Server && swift test --skip-build'
+	bash Server/scripts/with-postgres.sh sh -c 'cd Server && swift test --skip-build --no-parallel'
