@@ -20,6 +20,7 @@ let benchmarks: @Sendable () -> Void = {
     registerIngestionBenchmarks(cluster: cluster)
     registerStorageBenchmarks(cluster: cluster)
     registerCatchUpBenchmarks(cluster: cluster)
+    registerUpgradeCheckFleetBenchmarks(cluster: cluster)
 }
 
 /// The fleet every fleet benchmark uploads: 64 devices, each a real store of about 3,200 records
