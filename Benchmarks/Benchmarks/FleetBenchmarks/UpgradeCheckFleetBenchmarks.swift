@@ -11,7 +11,7 @@ import RewindServer
 /// definition the onboarding's own, so every session is loaded from PostgreSQL and re-run in
 /// full. The endpoint's own work, timed from the request to the answer: keyset pages of 100
 /// sessions, each session's records read from its store's log and checked in memory. Against it:
-/// the device-side check of a session (benchmark 13 of Transitions).
+/// the device-side check of a session (benchmark 14 of Transitions).
 func registerUpgradeCheckFleetBenchmarks(cluster: DatabaseURL) {
     let rate = BenchmarkMetric.custom("fleet upgrade check sessions/s", polarity: .prefersLarger, useScalingFactor: false)
     let box = FixtureBox<FleetServer>()
@@ -19,7 +19,7 @@ func registerUpgradeCheckFleetBenchmarks(cluster: DatabaseURL) {
     let body = Array(ExampleMachines.Onboarding.definition.jsonDocument())
 
     Benchmark(
-        "13 fleet upgrade check: every onboarding session of 64 devices, through the endpoint (sessions/s)",
+        "14 fleet upgrade check: every onboarding session of 64 devices, through the endpoint (sessions/s)",
         configuration: .init(metrics: [rate], warmupIterations: 1, maxDuration: .seconds(120), maxIterations: 4),
         closure: { benchmark in
             guard let server = box.value else { return benchmark.error("no fixture") }
