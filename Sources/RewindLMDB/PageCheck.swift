@@ -123,10 +123,26 @@ package enum PageCheck {
     ///
     /// - Throws: ``DamagedPageError``, ``DataFileError``, ``LMDBError`` when the file cannot be
     ///   read or written.
+    ///
+    /// The file is mapped for the walk (its pages read and cleared in memory, written back by the
+    /// caller's `fsync`): a read and a write call per page made the scrub cost more than the copy.
+    /// The trees of the second meta page are walked only when they are not the first's.
     package static func scrub(fd: Int32, path: String) throws {
-        for meta in try readMetas(fd, path: path) {
-            var walk = Walk(fd: fd, path: path, meta: meta,
-                            filePages: UInt64(DataFileCheck.fileSize(fd)) / UInt64(meta.pageSize), scrubs: true)
+        let metas = try readMetas(fd, path: path)
+        let length = Int(DataFileCheck.fileSize(fd))
+        guard length > 0 else { return }
+        guard let map = mmap(nil, length, PROT_READ | PROT_WRITE, MAP_SHARED, fd, 0), map != UnsafeMutableRawPointer(bitPattern: -1) else {
+            let code = errno
+            throw LMDBError(code: code, operation: "mapping '\(path)' to clear its unused bytes", message: String(cString: strerror(code)))
+        }
+        defer { munmap(map, length) }
+        var walked: [(UInt64, UInt64)] = []
+        for meta in metas {
+            let trees = (meta.freeDatabase.root, meta.mainDatabase.root)
+            guard !walked.contains(where: { $0 == trees }) else { continue }
+            walked.append(trees)
+            var walk = Walk(fd: fd, path: path, meta: meta, filePages: UInt64(length) / UInt64(meta.pageSize), scrubs: true,
+                            map: UnsafeMutableRawBufferPointer(start: map, count: length))
             try walk.run()
         }
     }
@@ -166,19 +182,61 @@ package enum PageCheck {
         var page: [UInt8]
         /// Whether the walk zeroes what the pages do not use (see ``PageCheck/scrub(fd:path:)``).
         let scrubs: Bool
+        /// The file mapped (shared, writable), when the walk reads and clears it in memory
+        /// instead of with `pread` and `pwrite`.
+        let map: UnsafeMutableRawBufferPointer?
 
-        init(fd: Int32, path: String, meta: DataFileCheck.Meta, filePages: UInt64, scrubs: Bool = false) {
+        init(
+            fd: Int32, path: String, meta: DataFileCheck.Meta, filePages: UInt64, scrubs: Bool = false,
+            map: UnsafeMutableRawBufferPointer? = nil
+        ) {
             self.fd = fd
             self.path = path
             self.meta = meta
             self.filePages = filePages
             self.page = [UInt8](repeating: 0, count: Int(meta.pageSize))
             self.scrubs = scrubs
+            self.map = map
+        }
+
+        /// Reads `bytes.count` bytes of the file at `offset` into `bytes`: the count read (fewer
+        /// at the file's end), or minus `errno`.
+        private func read(into bytes: inout [UInt8], at offset: off_t) -> Int {
+            guard let map else { return DataFileCheck.readFully(fd, into: &bytes, at: offset) }
+            guard offset >= 0, Int(offset) < map.count else { return 0 }
+            let count = min(bytes.count, map.count - Int(offset))
+            bytes.withUnsafeMutableBytes { $0.copyMemory(from: UnsafeRawBufferPointer(rebasing: map[Int(offset)..<(Int(offset) + count)])) }
+            return count
+        }
+
+        /// Whether every byte of `bytes` is zero (read eight at a time).
+        private static func isZero(_ bytes: UnsafeRawBufferPointer) -> Bool {
+            var index = 0
+            while index + 8 <= bytes.count {
+                if bytes.loadUnaligned(fromByteOffset: index, as: UInt64.self) != 0 { return false }
+                index += 8
+            }
+            while index < bytes.count {
+                if bytes[index] != 0 { return false }
+                index += 1
+            }
+            return true
         }
 
         /// Writes zeros over `count` bytes of the file at `offset`.
         private func zero(_ count: Int, at offset: off_t, pgno: UInt64, database: String) throws {
             guard count > 0 else { return }
+            if let map {
+                // Within the pages the walk has read: checked against the file's length before.
+                guard offset >= 0, count <= map.count - Int(offset) else {
+                    throw damaged(pgno, database, "its unused bytes run past the file's end")
+                }
+                let bytes = UnsafeMutableRawBufferPointer(rebasing: map[Int(offset)..<(Int(offset) + count)])
+                // Only bytes that are not zero yet: a store that never deleted has none, and a
+                // write to a mapped page costs the file system a page fault (ext4's page_mkwrite).
+                if !Self.isZero(UnsafeRawBufferPointer(bytes)) { bytes.initializeMemory(as: UInt8.self, repeating: 0) }
+                return
+            }
             let zeros = [UInt8](repeating: 0, count: count)
             let written = zeros.withUnsafeBytes { pwrite(fd, $0.baseAddress, count, offset) }
             guard written == count else {
@@ -237,7 +295,7 @@ package enum PageCheck {
 
         /// Reads page `pgno` into `page`.
         private mutating func read(_ pgno: UInt64, database: String) throws {
-            let count = DataFileCheck.readFully(fd, into: &page, at: off_t(pgno) * off_t(pageSize))
+            let count = read(into: &page, at: off_t(pgno) * off_t(pageSize))
             if count < 0 {
                 throw LMDBError(code: -Int32(count), operation: "reading page \(pgno) of '\(path)'",
                                 message: String(cString: strerror(-Int32(count))))
@@ -444,8 +502,7 @@ package enum PageCheck {
             }
             if name == "free" {
                 var bytes = [UInt8](repeating: 0, count: dataSize)
-                let count = DataFileCheck.readFully(
-                    fd, into: &bytes, at: off_t(first) * off_t(pageSize) + off_t(DataFileCheck.pageHeaderSize))
+                let count = read(into: &bytes, at: off_t(first) * off_t(pageSize) + off_t(DataFileCheck.pageHeaderSize))
                 guard count == dataSize else { throw damaged(first, name, "its value is cut off by the file's end") }
                 try checkFreeList(bytes, pgno: first, node: node, name: name)
             }

@@ -6,8 +6,9 @@ import Rewind
 /// Item 9: compacting a store (`Engine.compact()`, an engine open on it: close, LMDB's compacting
 /// copy to a file beside `data.mdb`, reserve and `fsync` it, rename, `fsync` the directory,
 /// reopen) against LMDB's own tool, `mdb_copy -c SRC DST` (the same compacting copy into a new
-/// directory, `O_DIRECT` writes, no flush), of the same store (kept in the temporary directory,
-/// like item 6's) in the same run.
+/// directory, `O_DIRECT` writes, no flush), and against the same tool followed by an `fsync` of
+/// its copy (what a compaction that replaces the store must flush before its rename), of the same
+/// store (kept in the temporary directory, like item 6's) in the same run.
 func registerCompactionBenchmarks() {
     let box = FixtureBox<Engine>()
     let configuration = Benchmark.Configuration(
@@ -35,6 +36,16 @@ func registerCompactionBenchmarks() {
     }, setup: {
         try await CompactionStore.ensure()
         try CompactionStore.verifyBaseline()
+    }, teardown: {})
+    Benchmark("9 compaction of a 128 MiB store: mdb_copy -c, then fsync of the copy (baseline)",
+              configuration: configuration, closure: { benchmark in
+        do {
+            try CompactionStore.mdbCopy(flushing: true)
+        } catch {
+            benchmark.error("\(error)")
+        }
+    }, setup: {
+        try await CompactionStore.ensure()
     }, teardown: {})
 }
 
@@ -68,12 +79,20 @@ enum CompactionStore {
         try engine.flush()
     }
 
-    /// `mdb_copy -c` of the store into a new directory (removed afterwards).
-    static func mdbCopy() throws {
+    /// `mdb_copy -c` of the store into a new directory (removed afterwards); `flushing`: then
+    /// `fsync` of the copy, as a compaction that replaces the store must before its rename
+    /// (`mdb_copy` writes with `O_DIRECT` and flushes nothing).
+    static func mdbCopy(flushing: Bool = false) throws {
         let target = copies + "/" + UUID().uuidString
         try FileManager.default.createDirectory(atPath: target, withIntermediateDirectories: false)
         defer { try? FileManager.default.removeItem(atPath: target) }
         try run(mdbCopyPath, ["-c", path, target])
+        if flushing {
+            let fd = open(target + "/data.mdb", O_RDONLY)
+            guard fd >= 0 else { throw BenchmarkSetupError("cannot open the copy to flush it") }
+            defer { close(fd) }
+            guard fsync(fd) == 0 else { throw BenchmarkSetupError("fsync of the copy failed: errno \(errno)") }
+        }
     }
 
     /// Checks that the baseline is what its row says: LMDB's `mdb_copy` of the library version

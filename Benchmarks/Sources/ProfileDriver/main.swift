@@ -7,7 +7,8 @@
 //   .build/release/ProfileDriver flatprepared 20000000      (prepared events; also hierarchicalprepared)
 // COMMIT_GATHERING=immediate|acknowledged overrides the engine's default. Modes: flat, flatprepared, hierarchicalprepared, durable, group64, nosync, nosync64, bulk, bulk64 (no-sync, 64 events per
 // send(contentsOf:)), storeappend (the store alone), rawbulk (raw LMDB MDB_NOSYNC, 64 puts of a
-// record's size per commit: bulk's baseline), rebuild.
+// record's size per commit: bulk's baseline), rebuild, compact (the steps of compacting a copy of
+// item 9's 128 MiB store).
 //
 // Instructions per record (callgrind, valgrind 3.19; binaries stripped of debug info first):
 //   strip -g -o /tmp/pd .build/release/ProfileDriver
@@ -220,6 +221,22 @@ case "rebuild":
     for _ in 0..<max(1, count / 1_000_000) { try engine.rebuildProjection(named: ScreenFlowProjection().name) }
     print("rebuild: \(clock.now - start)")
     engine.close()
+case "compact":
+    // Needs the benchmark suite's 128 MiB compaction store (written by its item 9 set-up): each
+    // of `count` rounds copies it and compacts the copy, printing the time of each step.
+    let source = FileManager.default.temporaryDirectory.appendingPathComponent("rewind-bench-compaction-128M").path
+    let clock = ContinuousClock()
+    for _ in 0..<max(1, count) {
+        let directory = try scratch()
+        defer { try? FileManager.default.removeItem(atPath: directory) }
+        try FileManager.default.copyItem(atPath: source + "/data.mdb", toPath: directory + "/data.mdb")
+        let engine = try Engine(directory: directory, configuration: EngineConfiguration(durability: .noSync))
+        let start = clock.now
+        var steps: [String] = []
+        let result = try engine.compact { step in steps.append("\(step.rawValue) at \(clock.now - start)") }
+        print("compact: \(result.liveBytes) live bytes; " + steps.joined(separator: ", ") + "; done at \(clock.now - start)")
+        engine.close()
+    }
 default:
-    print("modes: flat, flatprepared, hierarchicalprepared, parallelprepared, durable, group64, group, nosync, nosync64, bulk, bulk64, storeappend, rawbulk, rebuild")
+    print("modes: flat, flatprepared, hierarchicalprepared, parallelprepared, durable, group64, group, nosync, nosync64, bulk, bulk64, storeappend, rawbulk, rebuild, compact")
 }
