@@ -12,7 +12,11 @@ import RewindWire
 /// host), paths made of percent-encoded segments, the key sent as `Authorization: Bearer KEY`,
 /// JSON asked for, and the error bodies' `{"error": …}` read back as a message. What an answer
 /// means (an upload's conflict, a command's unknown session) stays with the caller.
-package struct FleetHTTPClient: Sendable {
+///
+/// It owns its `URLSession` and invalidates it when the last reference goes (requests under way
+/// finish first): a process that makes clients one after another (an app's uploaders, a test
+/// suite's commands) keeps no session, delegate or thread of one it no longer holds.
+package final class FleetHTTPClient: Sendable {
     /// An answer of the server: its status and body, and the URL asked.
     package struct Answer: Sendable {
         /// The HTTP status.
@@ -57,6 +61,10 @@ package struct FleetHTTPClient: Sendable {
         self.base = base
         authorization = "Bearer \(key)"
         self.timeout = timeout.seconds
+    }
+
+    deinit {
+        session.finishTasksAndInvalidate()
     }
 
     /// Whether `url` can be a fleet server's base URL: http or https, with a host.

@@ -31,9 +31,6 @@ struct UploadClient: Sendable {
         self.storeID = storeID
     }
 
-    /// The URL session requests go through.
-    var session: URLSession { http.session }
-
     /// The server's next expected sequence for the store (1 when it holds none).
     ///
     /// - Throws: ``UploadError/forbidden(message:)`` when the server says the key may not upload

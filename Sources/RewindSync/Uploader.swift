@@ -84,7 +84,6 @@ public actor Uploader {
 
     deinit {
         loop?.cancel()
-        client.session.finishTasksAndInvalidate()
         broadcaster.finish()
     }
 
