@@ -49,6 +49,8 @@ enum BatchReader {
                                     head: head, byteCount: bytes, named: named)
             }
             var first = start
+            var bases: [RecordBatch.Base] = []
+            var seen: Set<String> = []
             try transaction.forEachEncodedRecord(from: start) { view, encoded in
                 if records.isEmpty {
                     first = view.sequence
@@ -56,6 +58,14 @@ enum BatchReader {
                     return .stop  // an erased gap: the next batch begins after it
                 }
                 var size = 4 + encoded.count
+                // A session's first record in the batch may be the first its trimmed history keeps:
+                // its base goes with it.
+                var base: RecordBatch.Base?
+                let sessionID = view.string(view.sessionField)
+                if view.version > 1, seen.insert(sessionID).inserted {
+                    base = try Self.base(of: view.session, at: view.version, in: transaction)
+                    if let base { size += 16 + base.session.utf8.count + base.snapshot.count }
+                }
                 let name = DefinitionName(machine: view.string(view.machineField), version: view.string(view.definitionField))
                 var definition: RecordBatch.Definition?
                 if !named.contains(name), !known.contains(name),
@@ -63,16 +73,38 @@ enum BatchReader {
                     definition = RecordBatch.Definition(machine: name.machine, contentVersion: name.version, document: document)
                     size += 12 + name.machine.utf8.count + name.version.utf8.count + document.count
                 }
-                if !records.isEmpty, bytes + size > maximumBytes { return .stop }
+                if !records.isEmpty, bytes + size + (bases.isEmpty && base != nil ? 4 : 0) > maximumBytes { return .stop }
                 bytes += size
                 named.insert(name)
                 if let definition { definitions.append(definition) }
+                if let base {
+                    if bases.isEmpty { bytes += 4 }  // the base count
+                    bases.append(base)
+                }
                 records.append(Array(encoded))
                 return records.count < maximumRecords ? .next : .stop
             }
-            return PendingBatch(batch: RecordBatch(firstSequence: first, records: records, definitions: definitions),
-                                head: head, byteCount: bytes, named: named)
+            return PendingBatch(
+                batch: RecordBatch(firstSequence: first, records: records, definitions: definitions, bases: bases),
+                head: head, byteCount: bytes, named: named)
         }
+    }
+
+    /// The base of `session` when its history was trimmed to begin at `version` (the snapshot
+    /// stored there, as stored), else `nil`.
+    ///
+    /// - Throws: ``StoreError/corruptedEntry(database:key:reason:)`` when the session's entry
+    ///   names a base the store holds no snapshot of; the store's errors.
+    private static func base(
+        of session: SessionID, at version: UInt64, in transaction: StoreReadTransaction
+    ) throws -> RecordBatch.Base? {
+        guard let info = try transaction.sessionInfo(for: session), info.baseVersion == version else { return nil }
+        guard let snapshot = try transaction.value(forKey: SessionSnapshot.key(session: session, version: version), in: .snapshots) else {
+            throw StoreError.corruptedEntry(
+                database: AuxiliaryDatabase.snapshots.name, key: "'\(session.excerpt)'@\(version)",
+                reason: "the session's history begins at version \(version), and the store holds no snapshot of it")
+        }
+        return RecordBatch.Base(session: session.rawValue, version: version, snapshot: snapshot)
     }
 
     /// The erasure notices `destination` has not acknowledged.

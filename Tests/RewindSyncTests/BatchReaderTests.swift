@@ -118,4 +118,49 @@ import Testing
         let none = try BatchReader.read(from: engine.store, start: 31, maximumRecords: .max, maximumBytes: .max, known: [])
         #expect(none.batch.records.isEmpty && none.head == 30)
     }
+
+    @Test func aTrimmedSessionsBaseGoesWithItsFirstKeptRecordOnly() async throws {
+        let fixture = try EngineFixture()
+        defer { fixture.remove() }
+        let engine = try await Self.store(fixture)
+        defer { engine.close() }
+        // onboarding-0 holds sequences 1…4 (versions 1…4): trimmed before version 3, its base is
+        // the snapshot at 3 and sequences 1 and 2 are gone.
+        try engine.trimHistory(of: SessionID("onboarding-0"), before: 3)
+        let stored = try #require(try engine.store.read {
+            try $0.value(forKey: StoreKey.compound("onboarding-0", UInt64(3)), in: .snapshots)
+        })
+
+        let first = try BatchReader.read(from: engine.store, start: 1, maximumRecords: 100, maximumBytes: .max, known: [])
+        #expect(first.batch.firstSequence == 3)
+        #expect(first.batch.bases == [RecordBatch.Base(session: "onboarding-0", version: 3, snapshot: stored)])
+        #expect(try JSONDecoder().decode(SessionSnapshot.self, from: Data(stored)).version == 3)
+        // Other sessions' later versions (kanji's version 2) carry none.
+        #expect(first.batch.records.count == 28)
+        let encoded = first.batch.encoded()
+        #expect(Array(encoded.prefix(4)) == Array("RWB2".utf8))
+        #expect(first.byteCount == encoded.count)
+        #expect(try RecordBatch(decoding: encoded) == first.batch)
+
+        // A batch that begins after the base's record: no base, and the framing of before bases.
+        let later = try BatchReader.read(from: engine.store, start: 4, maximumRecords: 100, maximumBytes: .max, known: [])
+        #expect(later.batch.bases.isEmpty)
+        #expect(Array(later.batch.encoded().prefix(4)) == Array("RWB1".utf8))
+        #expect(later.byteCount == later.batch.encoded().count)
+
+        // Split by bytes, the base's size counts: every batch fits and the base goes exactly once.
+        var next: UInt64 = 1
+        var bases: [RecordBatch.Base] = []
+        let limit = first.byteCount / 4
+        while true {
+            let pending = try BatchReader.read(from: engine.store, start: next, maximumRecords: .max, maximumBytes: limit, known: [])
+            guard !pending.batch.records.isEmpty else { break }
+            #expect(pending.byteCount == pending.batch.encoded().count)
+            #expect(pending.byteCount <= limit || pending.batch.records.count == 1)
+            bases += pending.batch.bases
+            next = pending.batch.firstSequence + UInt64(pending.batch.records.count)
+        }
+        #expect(next == 31)
+        #expect(bases == first.batch.bases)
+    }
 }

@@ -103,8 +103,9 @@ enum Erasure {
 
     /// Removes the records of store `storeID` at the sequences of `ranges` without erasing their
     /// sessions (history a device trimmed): each session keeps what is left, its first version
-    /// and record count recomputed and `history_erased_at` set; a session left with no record
-    /// is removed with its projection states (no tombstone). The ranges become erased ranges of
+    /// and record count recomputed, `history_erased_at` set and its base cleared (the caller
+    /// stores the new one: ``storeBases(_:appID:storeID:connection:logger:)``); a session left
+    /// with no record is removed with its projection states (no tombstone). The ranges become erased ranges of
     /// the store. The projection states of kept sessions stay as they are (the device's do too).
     ///
     /// - Returns: The sessions that lost records, each with this store's count.
@@ -133,7 +134,7 @@ enum Erasure {
             UPDATE sessions s SET first_version = k.first_version, record_count = k.record_count,
                 first_recorded_at_us = k.first_at, head_version = h.version, head_sequence = h.sequence,
                 machine = h.machine, definition = h.definition, last_event = h.event,
-                last_recorded_at_us = h.recorded_at_us, history_erased_at = \(erasedAt)
+                last_recorded_at_us = h.recorded_at_us, history_erased_at = \(erasedAt), base_snapshot = NULL
             FROM (
                 SELECT session_id, min(version) AS first_version, count(*)::bigint AS record_count,
                     min(recorded_at_us) AS first_at
@@ -249,8 +250,8 @@ enum Erasure {
     }
 
     /// The answer for a session of store `storeID` that replay cannot load because it was erased
-    /// (410: when, and for a session whose history a device trimmed, the version its history now
-    /// begins at), or `nil` when it was not.
+    /// (410: when), or because its history begins after version 1 and the server holds no base to
+    /// replay it from (410: the version its history begins at), or `nil` when neither.
     static func gone(
         _ session: String, appID: Int64, storeID: UUID, client: PostgresClient, logger: Logger
     ) async throws -> APIError? {
@@ -260,6 +261,7 @@ enum Erasure {
             UNION ALL
             SELECT s.history_erased_at, s.first_version FROM sessions s
             WHERE s.app_id = \(appID) AND s.store_id = \(storeID) AND s.session_id = \(session) AND s.first_version > 1
+                AND s.base_snapshot IS NULL
             """, logger: logger).decode((Date?, Int64?).self) {
             var details: [String: APIError.Detail] = ["session": .text(session)]
             let when = erasedAt.map { " at \(timeText($0))" } ?? ""

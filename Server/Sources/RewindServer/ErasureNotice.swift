@@ -64,13 +64,19 @@ public struct ErasureNotice: Sendable, Equatable {
 extension ErasureNotice {
     /// Applies the notices of store `storeID` of app `appID` that the server has not applied yet,
     /// in ONE transaction (all or nothing), in number order; notices at or below the store's
-    /// highest applied number are ignored (a device sends again what it has no answer for).
+    /// highest applied number are ignored (a device sends again what it has no answer for). A
+    /// session a `records` notice trims keeps the state at its first version left as its base
+    /// (``SessionBases``), so its replay begins there.
     ///
     /// - Throws: ``APIError`` 409 with `through` when a number is skipped (nothing applied).
     static func apply(
         _ notices: [ErasureNotice], storeID: UUID, appID: Int64, client: PostgresClient, logger: Logger
     ) async throws -> ErasureNoticesAnswer {
-        try await client.transaction(logger: logger) { connection -> ErasureNoticesAnswer in
+        // The states trimmed sessions will begin at, rebuilt before their records go.
+        let bases = try await SessionBases.rebuilt(
+            removing: notices.filter { $0.kind == .records }.flatMap(\.ranges), appID: appID, storeID: storeID,
+            client: client, logger: logger)
+        return try await client.transaction(logger: logger) { connection -> ErasureNoticesAnswer in
             try await Erasure.lockApp(appID, exclusive: true, connection: connection, logger: logger)
             try await connection.query("""
                 INSERT INTO stores (app_id, store_id) VALUES (\(appID), \(storeID)) ON CONFLICT DO NOTHING
@@ -83,6 +89,7 @@ extension ErasureNotice {
                 (next, through) = row
             }
             var outcomes: [ErasureNoticesAnswer.Outcome] = []
+            var trimmed: Set<String> = []
             for notice in notices.sorted(by: { $0.number < $1.number }) where notice.number > through {
                 guard notice.number == through + 1 else {
                     throw APIError(.conflict,
@@ -102,6 +109,7 @@ extension ErasureNotice {
                     sessions = try await Erasure.removeRecords(
                         at: notice.ranges, appID: appID, storeID: storeID, erasedAt: notice.erasedAt,
                         connection: connection, logger: logger)
+                    trimmed.formUnion(sessions.map(\.session))
                 case .retention:
                     // Every sequence before `next` is held or erased already: only those after
                     // it are news (records the device dropped before uploading them).
@@ -116,6 +124,9 @@ extension ErasureNotice {
                 outcomes.append(ErasureNoticesAnswer.Outcome(number: notice.number, kind: notice.kind, sessions: sessions, records: records))
                 through = notice.number
             }
+            try await SessionBases.store(
+                bases.filter { trimmed.contains($0.session) }, appID: appID, storeID: storeID,
+                connection: connection, logger: logger)
             if !outcomes.isEmpty {
                 try await connection.query("""
                     UPDATE stores SET erasure_notices_through = \(through) WHERE app_id = \(appID) AND store_id = \(storeID)

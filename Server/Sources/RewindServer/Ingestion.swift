@@ -34,11 +34,12 @@ public struct Ingestion: Sendable {
     }
 
     /// Checks a batch without the database: framing, every record's checksum and fields (decoded
-    /// with the sequence its place gives it), every definition's content version.
+    /// with the sequence its place gives it), every definition's content version, every base
+    /// (a snapshot of a version of a session the batch holds a record of).
     ///
     /// - Throws: ``APIError`` 400 naming the byte offset, the record index and sequence, or the
     ///   definition at fault.
-    static func check(_ body: some Collection<UInt8>) throws(APIError) -> (IngestionBatch, [CheckedRecord]) {
+    static func check(_ body: some Collection<UInt8>) throws(APIError) -> (IngestionBatch, [CheckedRecord], [SessionBases.Base]) {
         let batch: IngestionBatch
         do {
             batch = try IngestionBatch(decoding: body)
@@ -82,7 +83,14 @@ public struct Ingestion: Sendable {
             }
             checked.append(CheckedRecord(index: index, bytes: bytes, record: record, sequence: Int64(sequence), version: version))
         }
-        return (batch, checked)
+        let bases = try SessionBases.checked(batch.bases)
+        for (index, base) in bases.enumerated()
+        where !checked.contains(where: { $0.version == base.version && $0.record.session.rawValue == base.session }) {
+            throw APIError(.badRequest,
+                "base \(index) (session '\(base.session)', version \(base.version)) names no record of the batch",
+                details: ["baseIndex": .integer(Int64(index)), "session": .text(base.session)])
+        }
+        return (batch, checked, bases)
     }
 
     /// Checks `body` and stores its records and definitions for `storeID` of app `appID`.
@@ -91,10 +99,11 @@ public struct Ingestion: Sendable {
     /// the server holds already must be byte-identical (else 409) and are acknowledged, not stored
     /// again; records at an erased sequence of the store, or of a session the app erased (a
     /// tombstone), are acknowledged and dropped (their sequences become erased ranges); the rest
-    /// are stored with their definitions and the sessions' heads in one transaction. The store's
-    /// next sequence skips an erased range it reaches. Any error stores nothing.
+    /// are stored with their definitions and the sessions' heads in one transaction, with the
+    /// bases of trimmed sessions that begin in the batch (``SessionBases``). The store's next
+    /// sequence skips an erased range it reaches. Any error stores nothing.
     public func ingest(body: some Collection<UInt8>, storeID: UUID, appID: Int64) async throws -> IngestionResult {
-        let (batch, records) = try Self.check(body)
+        let (batch, records, bases) = try Self.check(body)
         let logger = self.logger
         return try await client.transaction(logger: logger) { connection -> IngestionResult in
             // Before the store's row: an erasure of the app waits for this batch, or this batch
@@ -139,6 +148,7 @@ public struct Ingestion: Sendable {
                 try await Self.storeDefinitions(batch.definitions, for: fresh, appID: appID, connection: connection, logger: logger)
                 try await Self.insertRecords(fresh, appID: appID, storeID: storeID, connection: connection, logger: logger)
                 try await Self.updateSessions(fresh, appID: appID, storeID: storeID, connection: connection, logger: logger)
+                try await SessionBases.store(bases, appID: appID, storeID: storeID, connection: connection, logger: logger)
             }
             let newNext = try await Erasure.setNextSequence(
                 last + 1, appID: appID, storeID: storeID, connection: connection, logger: logger)

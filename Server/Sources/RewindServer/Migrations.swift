@@ -175,6 +175,13 @@ public enum Migrations {
                 AS $$ SELECT sha256(tombstone_key || convert_to(session, 'UTF8')) FROM apps WHERE id = app $$
             """,
         ]),
+        Migration(version: 4, name: "trimmed sessions: the base their history begins at", statements: [
+            // The snapshot (SessionSnapshot's JSON) at first_version of a session whose history
+            // before it is gone (trimmed on the device, here or before its upload): replay begins
+            // there. NULL for a session whose history begins at version 1, and for one that
+            // arrived trimmed from a device that sent no base (replay answers 410).
+            "ALTER TABLE sessions ADD COLUMN base_snapshot bytea",
+        ]),
     ]
 
     /// The advisory lock key that serializes servers migrating the same database at once.

@@ -24,27 +24,30 @@ extension PostgresTransitionLog {
 
         /// The session's head from the `sessions` table (with the origin of its first record),
         /// recomputed from the records under the bound when the row is newer than it; `nil` when
-        /// the log holds no record of it up to the bound.
+        /// the log holds no record of it up to the bound, and for a session whose history begins
+        /// after version 1 without a base to replay it from (it arrived trimmed from a device that
+        /// sent none: replay answers 410 for it). A session with a base has it as its
+        /// ``SessionInfo/baseVersion``.
         ///
         /// - Throws: ``PostgresLogError/damagedRecord(storeID:sequence:reason:)``, PostgreSQL's errors.
         public func sessionInfo(for session: SessionID) async throws -> SessionInfo? {
             let (client, appID, storeID, logger, bound) = (log.client, log.appID, log.storeID, log.logger, Int64(head))
             var found: SessionRow?
-            for try await (machine, headVersion, headSequence, count, first, last, firstSequence, firstVersion, firstBytes)
+            for try await (machine, headVersion, headSequence, count, first, last, hasBase, firstSequence, firstVersion, firstBytes)
                     in try await client.query("""
                     SELECT s.machine, s.head_version, s.head_sequence, s.record_count, s.first_recorded_at_us,
-                        s.last_recorded_at_us, r.sequence, r.version, r.record
+                        s.last_recorded_at_us, s.base_snapshot IS NOT NULL, r.sequence, r.version, r.record
                     FROM sessions s JOIN records r ON r.app_id = s.app_id AND r.store_id = s.store_id
-                        AND r.session_id = s.session_id AND r.version = 1
+                        AND r.session_id = s.session_id AND r.version = s.first_version
                     WHERE s.app_id = \(appID) AND s.store_id = \(storeID) AND s.session_id = \(session.rawValue)
                         AND r.sequence <= \(bound)
-                    """, logger: logger).decode((String, Int64, Int64, Int64, Int64, Int64, Int64, Int64, ByteBuffer).self) {
+                    """, logger: logger).decode((String, Int64, Int64, Int64, Int64, Int64, Bool, Int64, Int64, ByteBuffer).self) {
                     found = SessionRow(
                         machine: machine, headVersion: headVersion, headSequence: headSequence, recordCount: count,
-                        firstMicroseconds: first, lastMicroseconds: last,
+                        firstMicroseconds: first, lastMicroseconds: last, hasBase: hasBase,
                         first: StoredRecord(sequence: firstSequence, session: session.rawValue, version: firstVersion, bytes: firstBytes))
             }
-            guard var row = found else { return nil }
+            guard var row = found, row.first.version == 1 || row.hasBase else { return nil }
             let first = try decode(row.first)
             if row.headSequence > bound {
                 // Records of this session came in after the reader began: its head under the bound.
@@ -52,14 +55,35 @@ extension PostgresTransitionLog {
                 row.machine = last.machine
                 row.headVersion = Int64(last.version)
                 row.headSequence = Int64(last.sequence)
-                row.recordCount = Int64(last.version)
+                row.recordCount = Int64(last.version) - row.first.version + 1
                 row.lastMicroseconds = last.timestamp.microsecondsSince1970
             }
             return SessionInfo(
                 session: session, headVersion: UInt64(row.headVersion), headSequence: UInt64(row.headSequence),
                 machine: row.machine, recordCount: UInt64(row.recordCount),
                 created: Timestamp(microsecondsSince1970: row.firstMicroseconds),
-                updated: Timestamp(microsecondsSince1970: row.lastMicroseconds), origin: first.origin)
+                updated: Timestamp(microsecondsSince1970: row.lastMicroseconds), origin: first.origin,
+                baseVersion: row.first.version > 1 ? UInt64(row.first.version) : nil)
+        }
+
+        /// The snapshot stored as the base of a trimmed session (at its first version), or `nil`.
+        ///
+        /// - Throws: ``PostgresLogError/damagedBase(storeID:session:reason:)`` for a stored base
+        ///   that does not decode, PostgreSQL's errors.
+        public func baseSnapshot(of session: SessionID) async throws -> SessionSnapshot? {
+            let (client, appID, storeID, logger) = (log.client, log.appID, log.storeID, log.logger)
+            for try await bytes in try await client.query("""
+                SELECT base_snapshot FROM sessions
+                WHERE app_id = \(appID) AND store_id = \(storeID) AND session_id = \(session.rawValue)
+                    AND base_snapshot IS NOT NULL
+                """, logger: logger).decode(ByteBuffer.self) {
+                do {
+                    return try JSONDecoder().decode(SessionSnapshot.self, from: Data(buffer: bytes))
+                } catch {
+                    throw PostgresLogError.damagedBase(storeID: storeID, session: session.rawValue, reason: "\(error)")
+                }
+            }
+            return nil
         }
 
         /// Up to `limit` records of `session` in version order from version `version` on.
@@ -123,6 +147,8 @@ extension PostgresTransitionLog {
             var recordCount: Int64
             var firstMicroseconds: Int64
             var lastMicroseconds: Int64
+            /// Whether the row holds the base its history begins at.
+            var hasBase: Bool
             var first: StoredRecord
         }
 

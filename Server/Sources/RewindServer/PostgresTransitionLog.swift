@@ -25,9 +25,13 @@ import Rewind
 ///   `RecordCodec` (checksum, format, fields) under the row's sequence, and the decoded session
 ///   and version must be the row's: a damaged row is a ``PostgresLogError``, never a crash and
 ///   never another record's data.
+/// - **Trimmed sessions begin at their base.** A session whose history begins after version 1
+///   has its first version as ``SessionInfo/baseVersion`` and the state there as its base
+///   (`sessions.base_snapshot`, see ``SessionBases``), which ``SessionLog/load(_:from:)`` replays
+///   from; one without a base is not found (its replay answers 410).
 /// - The existing indexes serve every query: `records`' primary key (app, store, sequence),
 ///   `records_by_session` (app, store, session, version), `sessions`' and `definitions`' primary
-///   keys. No migration is needed.
+///   keys.
 public struct PostgresTransitionLog: Sendable {
     /// The database.
     public let client: PostgresClient
@@ -77,12 +81,16 @@ public enum PostgresLogError: Error, Sendable, Equatable, CustomStringConvertibl
     /// The record stored for `sequence` of `storeID` does not decode (checksum, format, fields) or
     /// is not the session and version its row says.
     case damagedRecord(storeID: UUID, sequence: UInt64, reason: String)
+    /// The base stored for trimmed session `session` of `storeID` does not decode.
+    case damagedBase(storeID: UUID, session: String, reason: String)
 
     /// Describes the error.
     public var description: String {
         switch self {
         case .damagedRecord(let storeID, let sequence, let reason):
             "the server's record \(sequence) of store \(storeID) is damaged: \(reason)"
+        case .damagedBase(let storeID, let session, let reason):
+            "the server's base of session '\(session)' of store \(storeID) is damaged: \(reason)"
         }
     }
 }

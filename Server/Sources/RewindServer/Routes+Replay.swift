@@ -133,7 +133,8 @@ extension Routes {
     }
 
     /// Runs `work`, turning replay's errors into answers: an unknown session is a 404, a version
-    /// past the head a 400 naming the head, a session replay cannot re-run a 422, a damaged row
+    /// before a trimmed session's base a 410 naming where its history begins, a version past the
+    /// head a 400 naming the head, a session replay cannot re-run a 422, a damaged row
     /// a 500 naming it.
     func answering<T>(_ work: () async throws -> T) async throws -> T {
         do {
@@ -145,11 +146,16 @@ extension Routes {
         } catch ReplayError.versionOutOfRange(let session, let requested, let head) {
             throw APIError(.badRequest, "version \(requested) is past the head of session '\(session)', version \(head)",
                            details: ["head": .integer(Int64(clamping: head)), "version": .integer(Int64(clamping: requested))])
+        } catch let error as ReplayError {
+            if case .historyTrimmed(_, let requested, let first) = error {
+                // The device's words: "… its history begins at version N (older history was trimmed)".
+                throw APIError(.gone, error.description, details: [
+                    "historyBeginsAt": .integer(Int64(clamping: first)), "version": .integer(Int64(clamping: requested))])
+            }
+            throw APIError(.unprocessableContent, "the session cannot be replayed: \(error)")
         } catch let error as PostgresLogError {
             logger.error("damaged log", metadata: ["error": "\(error)"])
             throw APIError(.internalServerError, error.description)
-        } catch let error as ReplayError {
-            throw APIError(.unprocessableContent, "the session cannot be replayed: \(error)")
         } catch let error as EngineError {
             throw APIError(.unprocessableContent, "the session cannot be replayed: \(error)")
         }

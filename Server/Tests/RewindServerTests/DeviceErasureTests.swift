@@ -11,6 +11,7 @@ import RewindExamples
 @_spi(Internals) import RewindStore
 import RewindServer
 import RewindSync
+import RewindWire
 import Testing
 
 /// A device's erasures reach the server end to end: stores written and erased by the engine,
@@ -169,7 +170,7 @@ import Testing
         try await server.stop()
     }
 
-    @Test func aSessionTrimmedOnTheDeviceIsTrimmedOnTheServerWhichSaysWhereItsHistoryBegins() async throws {
+    @Test func aSessionTrimmedOnTheDeviceIsTrimmedOnTheServerWhichReplaysItFromItsBase() async throws {
         let server = try await TestServer.start()
         let device = try Device()
         try await device.runOnboarding(["a", "b"])
@@ -192,11 +193,8 @@ import Testing
         #expect(heads["a"]?.recordCount == 2)
         #expect(heads["b"]?.recordCount == 4)
         #expect(try await server.database.tombstoneCount() == 0)
-        // …and says where its history begins.
-        let history = try await server.request("GET", "/v1/stores/\(device.storeID)/sessions/a/history", key: server.app.readKey)
-        #expect(history.status == 410, "\(history.text)")
-        #expect(try history.object()["historyBeginsAt"] as? Int == 3)
-        #expect(history.text.contains("history begins at version 3"), "\(history.text)")
+        // …and replays it from the base it rebuilt from the records it held, as the device does.
+        try await Self.expectSameTrimmedReplay(of: "a", device: device, server: server)
         #expect(try await server.request("GET", "/v1/stores/\(device.storeID)/sessions/b/history", key: server.app.readKey).status == 200)
         // Acknowledged: the device forgot its notice.
         #expect(try await server.database.erasureNoticesThrough(store: device.storeID) == 1)
@@ -204,7 +202,7 @@ import Testing
         try await server.stop()
     }
 
-    @Test func aSessionImportedFromATrimmedArchiveUploadsAndTheServerSaysWhereItsHistoryBegins() async throws {
+    @Test func aSessionImportedFromATrimmedArchiveUploadsWithItsBaseAndReplaysFromIt() async throws {
         // A trimmed session's archive (format version 3: its base and the records from it on)…
         let origin = try Device()
         try await origin.runOnboarding(["a"])
@@ -235,17 +233,89 @@ import Testing
         #expect(try await server.database.tombstoneCount() == 0)
         let listed = try await server.get("/v1/stores/\(device.storeID)/sessions").json(ErasureTests.StoreSessionsBody.self)
         #expect(listed.sessions.map(\.session) == ["b", "imported"])
-        // Replay says where its history begins, as for a session trimmed after its upload.
-        let history = try await server.request(
-            "GET", "/v1/stores/\(device.storeID)/sessions/imported/history", key: server.app.readKey)
-        #expect(history.status == 410, "\(history.text)")
-        #expect(try history.object()["historyBeginsAt"] as? Int == 3)
-        #expect(history.text.contains("history begins at version 3"), "\(history.text)")
-        // Nothing was erased on the server or on this device: the answer does not say so.
-        #expect(try history.object()["erasedAt"] == nil)
-        #expect(history.text.contains("never reached the server"), "\(history.text)")
+        // The base went with the session's first record: replay begins there, as on the device.
+        try await Self.expectSameTrimmedReplay(of: "imported", device: device, server: server)
         #expect(try await server.request("GET", "/v1/stores/\(device.storeID)/sessions/b/history", key: server.app.readKey).status == 200)
         try await server.stop()
+    }
+
+    @Test func aSessionThatArrivesTrimmedWithoutItsBaseAnswers410AndBadBasesAre400() async throws {
+        let origin = try Device()
+        try await origin.runOnboarding(["a"])
+        try origin.engine.trimHistory(of: "a", before: 3)
+        let device = try Device()
+        _ = try await device.engine.importSession(try origin.engine.exportSession("a"))
+        let server = try await TestServer.start()
+
+        // Bases that do not check: a snapshot that is not one, a version it is not of, a base
+        // naming no record of the batch. Nothing is stored.
+        let plain = try device.batch()
+        #expect(plain.records.count == 2)
+        let base = try #require(try device.engine.store.read { try $0.latestSnapshot(of: "a", atOrBefore: 3) })
+        let encoder = JSONEncoder()
+        encoder.outputFormatting = .sortedKeys
+        let snapshot = Array(try encoder.encode(base))
+        for (base, says) in [
+            (RecordBatch.Base(session: "a", version: 3, snapshot: Array("not json".utf8)), "is not a session snapshot"),
+            (RecordBatch.Base(session: "a", version: 4, snapshot: snapshot), "names version 4 but its snapshot is of version 3"),
+            (RecordBatch.Base(session: "b", version: 3, snapshot: snapshot), "names no record of the batch"),
+        ] {
+            var batch = plain
+            batch.bases = [base]
+            let response = try await server.upload(batch, store: device.storeID)
+            #expect(response.status == 400, "\(response.text)")
+            #expect(response.text.contains(says), "\(response.text)")
+            #expect(try response.object()["baseIndex"] as? Int == 0)
+        }
+        #expect(try await server.database.records(store: device.storeID).isEmpty)
+
+        // Without a base (a device older than bases): held, listed, and its replay a 410 that
+        // says where its history begins and that it never reached the server.
+        #expect(try await server.upload(plain, store: device.storeID).status == 200)
+        let history = try await server.request(
+            "GET", "/v1/stores/\(device.storeID)/sessions/a/history", key: server.app.readKey)
+        #expect(history.status == 410, "\(history.text)")
+        #expect(try history.object()["historyBeginsAt"] as? Int == 3)
+        #expect(try history.object()["erasedAt"] == nil)
+        #expect(history.text.contains("never reached the server"), "\(history.text)")
+        try await server.stop()
+    }
+
+    /// Expects the server to replay trimmed session `session` of `device` as the device's engine
+    /// does: its listing (where its history begins), history, the state at every version it
+    /// holds, a diff, and the archive byte for byte (format 3, with the base); a version below
+    /// the base is a 410 that says where its history begins.
+    static func expectSameTrimmedReplay(of session: SessionID, device: Device, server: TestServer) async throws {
+        let engine = device.engine
+        let info = try #require(try engine.store.sessionInfo(for: session))
+        let base = try #require(info.baseVersion)
+        #expect(base > 1)
+        let listing = try await ReplayRoutesTests.get(SessionListing.self, server, ReplayRoutesTests.path(device, session))
+        #expect(listing.historyBeginsAt == base)
+        #expect(listing == SessionListing(info, head: try engine.store.read { try $0.record(at: info.headSequence) }))
+        let rows = try await ReplayRoutesTests.get([HistoryRow].self, server, ReplayRoutesTests.path(device, session, "/history"))
+        #expect(rows.first?.version == base)
+        let coder = engine.store.coder
+        #expect(rows == (try engine.store.read { try HistoryRow.rows(of: session, in: $0, coder: coder) }))
+        var cursor = try engine.replayCursor(for: session)
+        for version in base...info.headVersion {
+            let point = try await ReplayRoutesTests.get(
+                ReplayPointReport.self, server, ReplayRoutesTests.path(device, session, "/state?version=\(version)"))
+            #expect(point == ReplayPointReport(try cursor.seek(to: version), machine: info.machine, versions: info.headVersion),
+                    "\(session) at \(version)")
+        }
+        let diff = try await ReplayRoutesTests.get(
+            ReplayDiffReport.self, server, ReplayRoutesTests.path(device, session, "/diff?from=\(base)&to=\(info.headVersion)"))
+        #expect(diff == ReplayDiffReport(try engine.diff(session, from: base, to: info.headVersion)))
+        let archive = try await server.request("GET", ReplayRoutesTests.path(device, session, "/archive"), key: server.app.readKey)
+        #expect(archive.status == 200)
+        #expect(archive.body == Array(try engine.exportSession(session)), "archive of \(session)")
+        // Below the base: gone, and where the history begins.
+        let below = try await server.request(
+            "GET", ReplayRoutesTests.path(device, session, "/state?version=\(base - 1)"), key: server.app.readKey)
+        #expect(below.status == 410, "\(below.text)")
+        #expect(try below.object()["historyBeginsAt"] as? Int == Int(base))
+        #expect(below.text.contains("history begins at version \(base)"), "\(below.text)")
     }
 
     @Test func aServerOlderThanErasuresStopsTheUploadTypedAndNothingIsLost() async throws {

@@ -65,8 +65,7 @@ extension Engine {
                 throw ReplayError.historyTrimmed(session: session, requested: version, firstVersion: info.firstVersion)
             }
             guard version > info.firstVersion else { return StoreTrim(info: info) }
-            var machines = replay.machines(for: info.machine)
-            let (base, _) = try machines.rebuild(session, at: version, in: transaction)
+            let base = try replay.snapshot(of: session, at: version, in: transaction)
             try transaction.put(
                 try base.encoded(), forKey: SessionSnapshot.key(session: session, version: version), in: .snapshots)
             return try transaction.trimHistory(of: session, before: version, reason: reason, at: time)

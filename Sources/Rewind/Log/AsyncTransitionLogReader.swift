@@ -27,4 +27,13 @@ public protocol AsyncTransitionLogReader: Sendable {
     /// The JSON interchange document of the definition of machine `name` whose content version is
     /// `version`, exactly as stored beside the log, or `nil` when none is.
     func storedDefinitionDocument(name: String, version: String) async throws -> [UInt8]?
+
+    /// The snapshot a trimmed session's history begins at (the state at its
+    /// ``SessionInfo/baseVersion``), or `nil` when the log keeps none. Defaults to `nil`.
+    func baseSnapshot(of session: SessionID) async throws -> SessionSnapshot?
+}
+
+extension AsyncTransitionLogReader {
+    /// No bases: every session's history begins at version 1.
+    public func baseSnapshot(of session: SessionID) async throws -> SessionSnapshot? { nil }
 }

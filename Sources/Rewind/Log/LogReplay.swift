@@ -84,6 +84,29 @@ public struct LogReplay: Sendable {
         var cursor = try cursor(for: session)
         return try cursor.seek(to: version)
     }
+
+    /// The whole state of session `session` at version `version` — configuration, context,
+    /// state data, queues and navigation stack — rebuilt as resume rebuilds it (from the latest
+    /// snapshot the log keeps at or before `version`, then the records after it). What a trim
+    /// keeps as the session's base, on a device (``Engine/trimHistory(of:before:)``) and on a
+    /// fleet server.
+    ///
+    /// - Throws: ``EngineError/unknownSession(_:)``,
+    ///   ``ReplayError/versionOutOfRange(session:requested:head:)`` past the head, the replay
+    ///   errors of ``ReplayError`` and ``EngineError`` when the records cannot be re-run.
+    public func snapshot(of session: SessionID, at version: UInt64) throws -> SessionSnapshot {
+        try log.readLog { try snapshot(of: session, at: version, in: $0) }
+    }
+
+    /// ``snapshot(of:at:)`` read through `reader` (a write transaction's, for a trim).
+    func snapshot(of session: SessionID, at version: UInt64, in reader: any TransitionLogReader) throws -> SessionSnapshot {
+        let info = try reader.requireSessionInfo(for: session)
+        guard version <= info.headVersion else {
+            throw ReplayError.versionOutOfRange(session: session, requested: version, head: info.headVersion)
+        }
+        var machines = machines(for: info.machine)
+        return try machines.rebuild(session, at: version, in: reader).0
+    }
 }
 
 extension LogReplay {

@@ -15,7 +15,11 @@ public struct SessionLog: TransitionLog, TransitionLogReader, Sendable {
     public let info: SessionInfo
     /// The head sequence of the log the session was read from.
     public let logHead: UInt64
-    /// The session's records, versions 1 to ``SessionInfo/headVersion`` in order.
+    /// The snapshot a trimmed session's history begins at (at ``SessionInfo/baseVersion``), or
+    /// `nil` for a session whose history begins at version 1.
+    public let base: SessionSnapshot?
+    /// The session's records in version order, from ``SessionInfo/firstVersion`` (1, or the
+    /// base's version: a trimmed session keeps that record) to ``SessionInfo/headVersion``.
     public let records: [TransitionRecord]
     /// The stored definition documents the records name, by machine and content version.
     public let definitionDocuments: [DefinitionName: [UInt8]]
@@ -37,49 +41,75 @@ public struct SessionLog: TransitionLog, TransitionLogReader, Sendable {
     /// Records read per call while loading.
     static let pageSize = 1_000
 
-    /// Reads `session` from `reader`: its head, every record up to it and the stored definitions
-    /// they name. `nil` when the log holds no record of the session.
+    /// Reads `session` from `reader`: its head, every record up to it (from its base on, for a
+    /// trimmed session, with the base's snapshot) and the stored definitions they name. `nil` when
+    /// the log holds no record of the session.
     ///
     /// - Throws: the reader's errors; ``ReplayError/incompleteSession(_:reason:)`` when the reader
-    ///   answers records that are not the session's versions in order.
+    ///   answers records that are not the session's versions in order, or no snapshot of a
+    ///   trimmed session's base.
     public static func load(_ session: SessionID, from reader: some AsyncTransitionLogReader) async throws -> SessionLog? {
         let logHead = try await reader.headSequence()
         guard let info = try await reader.sessionInfo(for: session) else { return nil }
+        var base: SessionSnapshot?
+        if let baseVersion = info.baseVersion {
+            // A trimmed session: its history begins at its base snapshot.
+            guard let snapshot = try await reader.baseSnapshot(of: session), snapshot.version == baseVersion else {
+                throw ReplayError.incompleteSession(
+                    session, reason: "its history begins at version \(baseVersion), and the log holds no snapshot of that version")
+            }
+            base = snapshot
+        }
+        // A trimmed session keeps the record of its base version too.
+        let first = info.firstVersion
+        guard info.headVersion >= first || info.baseVersion == nil else {
+            throw ReplayError.incompleteSession(
+                session, reason: "its head, version \(info.headVersion), is below its base, version \(first)")
+        }
         var records: [TransitionRecord] = []
-        records.reserveCapacity(Int(clamping: info.headVersion))
-        while UInt64(records.count) < info.headVersion {
+        records.reserveCapacity(Int(clamping: info.headVersion - min(info.headVersion, first - 1)))
+        var next = first
+        while next <= info.headVersion {
             let page = try await reader.records(
-                of: session, fromVersion: UInt64(records.count) + 1,
-                limit: min(pageSize, Int(clamping: info.headVersion) - records.count))
+                of: session, fromVersion: next, limit: Int(clamping: min(UInt64(pageSize), info.headVersion - next + 1)))
             guard !page.isEmpty else { break }
             for record in page {
-                guard record.session == session, record.version == UInt64(records.count) + 1 else {
+                guard record.session == session, record.version == next else {
                     throw ReplayError.incompleteSession(
                         session, reason: "the log answered version \(record.version) of '\(record.session)' "
-                            + "where version \(records.count + 1) was due")
+                            + "where version \(next) was due")
                 }
                 records.append(record)
+                next += 1
             }
         }
-        guard UInt64(records.count) == info.headVersion else {
+        guard next == info.headVersion + 1 else {
             throw ReplayError.incompleteSession(
-                session, reason: "the log holds \(records.count) of its \(info.headVersion) versions")
+                session, reason: first == 1
+                    ? "the log holds \(records.count) of its \(info.headVersion) versions"
+                    : "the log holds \(records.count) of its \(info.headVersion - min(info.headVersion, first - 1)) versions from its base, version \(first)")
         }
         var documents: [DefinitionName: [UInt8]] = [:]
-        for record in records {
-            let name = DefinitionName(machine: record.machine, version: record.definition)
-            guard documents[name] == nil else { continue }
+        var names = records.map { DefinitionName(machine: $0.machine, version: $0.definition) }
+        if let base { names.insert(DefinitionName(machine: info.machine, version: base.definition), at: 0) }
+        var asked: Set<DefinitionName> = []
+        for name in names where asked.insert(name).inserted {
             if let document = try await reader.storedDefinitionDocument(name: name.machine, version: name.version) {
                 documents[name] = document
             }
         }
-        return SessionLog(info: info, logHead: logHead, records: records, definitionDocuments: documents)
+        return SessionLog(info: info, logHead: logHead, base: base, records: records, definitionDocuments: documents)
     }
 
-    /// A session's log from its parts (``records`` must be versions 1 to `info.headVersion`).
-    public init(info: SessionInfo, logHead: UInt64, records: [TransitionRecord], definitionDocuments: [DefinitionName: [UInt8]]) {
+    /// A session's log from its parts: ``records`` must be the versions from `info.firstVersion`
+    /// (the base's, or 1) to `info.headVersion`, and `base` the snapshot at `info.baseVersion`.
+    public init(
+        info: SessionInfo, logHead: UInt64, base: SessionSnapshot? = nil, records: [TransitionRecord],
+        definitionDocuments: [DefinitionName: [UInt8]]
+    ) {
         self.info = info
         self.logHead = logHead
+        self.base = base
         self.records = records
         self.definitionDocuments = definitionDocuments
     }
@@ -106,9 +136,16 @@ public struct SessionLog: TransitionLog, TransitionLogReader, Sendable {
 
     /// The session's records from `version` on.
     public func records(of session: SessionID, fromVersion version: UInt64, limit: Int) throws -> [TransitionRecord] {
-        guard session == info.session, limit > 0, version <= UInt64(records.count) else { return [] }
-        let start = Int(max(version, 1)) - 1
+        guard session == info.session, limit > 0, let first = records.first?.version, version <= info.headVersion else { return [] }
+        let start = Int(max(version, first) - first)
         return Array(records[start..<(start + min(limit, records.count - start))])
+    }
+
+    /// The base of a trimmed session when it is at or before `version` (the log keeps no other
+    /// snapshot).
+    public func latestSnapshot(of session: SessionID, atOrBefore version: UInt64) throws -> SessionSnapshot? {
+        guard session == info.session, let base, base.version <= version else { return nil }
+        return base
     }
 
     /// The session's records whose global sequence is `sequence` or later (this log holds no

@@ -41,7 +41,7 @@ public struct SessionSnapshot: Sendable, Hashable, Codable {
 
     // MARK: Storage
 
-    static func key(session: SessionID, version: UInt64) -> [UInt8] {
+    package static func key(session: SessionID, version: UInt64) -> [UInt8] {
         StoreKey.compound(session.rawValue, version)
     }
 

@@ -9,20 +9,30 @@ import Foundation
 ///
 /// | field | encoding |
 /// |---|---|
-/// | magic | 4 bytes, `RWB1` |
+/// | magic | 4 bytes, `RWB1`, or `RWB2` when the batch carries bases |
 /// | first sequence | UInt64: the global sequence of the first record |
 /// | record count | UInt32 |
 /// | definition count | UInt32 |
 /// | definitions | per definition: machine name, content version (each UInt32 byte count + UTF-8), JSON document (UInt32 byte count + bytes) |
+/// | base count | `RWB2` only: UInt32 |
+/// | bases | `RWB2` only: per base: session id (UInt32 byte count + UTF-8), version (UInt64), snapshot (UInt32 byte count + the snapshot's JSON) |
 /// | records | per record: UInt32 byte count + the record's encoding; record *i* has sequence first + *i* |
 ///
-/// Nothing may follow the last record: a body cut anywhere (in a count, a definition, a record)
-/// or with bytes after it is rejected whole.
+/// A base is the state a trimmed session's history begins at, sent with the batch that holds the
+/// session's first kept record (a session whose history the device trimmed before uploading it,
+/// or imported from a trimmed archive): the server replays the session from it. A batch without
+/// bases is written `RWB1`, byte for byte as before bases existed, so servers that predate them
+/// read every batch of untrimmed sessions.
+///
+/// Nothing may follow the last record: a body cut anywhere (in a count, a definition, a base, a
+/// record) or with bytes after it is rejected whole.
 public struct RecordBatch: Sendable, Equatable {
     /// The media type of the framing.
     public static let mediaType = "application/vnd.rewind.batch"
-    /// The first four bytes.
+    /// The first four bytes of a batch without bases.
     public static let magic: [UInt8] = Array("RWB1".utf8)
+    /// The first four bytes of a batch with bases.
+    public static let magicWithBases: [UInt8] = Array("RWB2".utf8)
 
     /// A machine definition a record of the batch names.
     public struct Definition: Sendable, Equatable {
@@ -41,23 +51,43 @@ public struct RecordBatch: Sendable, Equatable {
         }
     }
 
+    /// The state a trimmed session's history begins at (see the type's documentation).
+    public struct Base: Sendable, Equatable {
+        /// The session's id.
+        public var session: String
+        /// The version the session's history begins at: its first record's.
+        public var version: UInt64
+        /// The session's snapshot at `version`, as the device stores it (JSON).
+        public var snapshot: [UInt8]
+
+        /// A base from its parts.
+        public init(session: String, version: UInt64, snapshot: [UInt8]) {
+            self.session = session
+            self.version = version
+            self.snapshot = snapshot
+        }
+    }
+
     /// The global sequence of the first record.
     public var firstSequence: UInt64
     /// The records' encodings, in sequence order.
     public var records: [[UInt8]]
     /// The definitions the records name (those the server may not hold yet).
     public var definitions: [Definition]
+    /// The bases of the trimmed sessions whose first kept record the batch holds.
+    public var bases: [Base]
 
     /// A batch from its parts.
-    public init(firstSequence: UInt64, records: [[UInt8]], definitions: [Definition]) {
+    public init(firstSequence: UInt64, records: [[UInt8]], definitions: [Definition], bases: [Base] = []) {
         self.firstSequence = firstSequence
         self.records = records
         self.definitions = definitions
+        self.bases = bases
     }
 
     /// The framing's bytes.
     public func encoded() -> [UInt8] {
-        var bytes = Self.magic
+        var bytes = bases.isEmpty ? Self.magic : Self.magicWithBases
         func put<T: FixedWidthInteger>(_ value: T) {
             withUnsafeBytes(of: value.littleEndian) { bytes.append(contentsOf: $0) }
         }
@@ -72,6 +102,14 @@ public struct RecordBatch: Sendable, Equatable {
             putBytes(definition.machine.utf8)
             putBytes(definition.contentVersion.utf8)
             putBytes(definition.document)
+        }
+        if !bases.isEmpty {
+            put(UInt32(bases.count))
+            for base in bases {
+                putBytes(base.session.utf8)
+                put(base.version)
+                putBytes(base.snapshot)
+            }
         }
         for record in records { putBytes(record) }
         return bytes
@@ -89,11 +127,14 @@ public struct RecordBatch: Sendable, Equatable {
 
     /// Parses a body.
     /// - Throws: ``FramingError`` for a wrong magic, a cut body, invalid UTF-8 in a name, a
-    ///   record count of more records than bytes, or bytes after the last record.
+    ///   record count of more records than bytes, a base of version 0, or bytes after the last
+    ///   record.
     public init(decoding body: some Collection<UInt8>) throws(FramingError) {
         var reader = Reader(bytes: Array(body))
-        guard try reader.take(4, what: "the magic").elementsEqual(Self.magic) else {
-            throw FramingError(offset: 0, reason: "it does not start with RWB1 (not a Rewind batch)")
+        let magic = try reader.take(4, what: "the magic")
+        let withBases = magic.elementsEqual(Self.magicWithBases)
+        guard withBases || magic.elementsEqual(Self.magic) else {
+            throw FramingError(offset: 0, reason: "it does not start with RWB1 or RWB2 (not a Rewind batch)")
         }
         firstSequence = try reader.integer(UInt64.self, what: "the first sequence")
         guard firstSequence >= 1 else {
@@ -113,6 +154,25 @@ public struct RecordBatch: Sendable, Equatable {
             let document = try reader.lengthPrefixed(what: "definition \(index)'s document")
             definitions.append(Definition(machine: machine, contentVersion: version, document: document))
         }
+        var bases: [Base] = []
+        if withBases {
+            let baseCount = Int(try reader.integer(UInt32.self, what: "the base count"))
+            // Each base takes at least 16 bytes.
+            guard baseCount <= reader.remaining / 16 else {
+                throw FramingError(offset: reader.offset, reason: "it announces \(baseCount) bases but has \(reader.remaining) bytes left")
+            }
+            bases.reserveCapacity(baseCount)
+            for index in 0..<baseCount {
+                let session = try reader.string(what: "base \(index)'s session id")
+                let at = reader.offset
+                let version = try reader.integer(UInt64.self, what: "base \(index)'s version")
+                guard version >= 1 else {
+                    throw FramingError(offset: at, reason: "base \(index) is at version 0 (a base is a version of the session)")
+                }
+                let snapshot = try reader.lengthPrefixed(what: "base \(index)'s snapshot")
+                bases.append(Base(session: session, version: version, snapshot: snapshot))
+            }
+        }
         var records: [[UInt8]] = []
         records.reserveCapacity(recordCount)
         for index in 0..<recordCount {
@@ -123,6 +183,7 @@ public struct RecordBatch: Sendable, Equatable {
         }
         self.records = records
         self.definitions = definitions
+        self.bases = bases
     }
 
     private struct Reader {
