@@ -124,11 +124,6 @@ enum Compaction {
         guard fd >= 0 else { throw systemError("creating '\(temporary)'") }
         defer { close(fd) }
         try LMDBError.check(mdb_env_copyfd2(env, fd, UInt32(MDB_CP_COMPACT)), "mdb_env_copyfd2 (compacting) to '\(temporary)'")
-        #if os(Linux)
-        // Start writing the copy to disk now, while the scrub below reads it: the `fsync` at the
-        // end then waits for what is left, not the whole file (it was most of a compaction's time).
-        _ = rewind_start_writeback(fd)
-        #endif
         // LMDB copies pages with what their unused bytes held (deleted values among them): zero them.
         try PageCheck.scrub(fd: fd, path: temporary)
         var status = stat()
