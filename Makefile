@@ -3,7 +3,7 @@ CONFORMANCE_DIR ?= ../shared/conformance/scxml-test-framework
 # Rewind's own cases (delays, <cancel>, internal and external event order, <if>, undeliverable sends).
 OWN_CONFORMANCE_DIR := Tests/ConformanceCases
 
-.PHONY: demo test deps browser build conformance server-test
+.PHONY: demo test deps browser build conformance server-test lint format
 
 deps:
 	@bash scripts/ensure-lmdb.sh
@@ -44,3 +44,13 @@ server-test: deps
 	swift build --product rewind
 	cd Server && swift build --build-tests
 	bash Server/scripts/with-postgres.sh sh -c 'cd Server && swift test --skip-build --no-parallel'
+
+## make lint: the toolchain's `swift format` with the checked-in .swift-format (4 spaces, lines of
+## at most 120 characters), over every Swift source of the repository; CI runs it first and fails
+## on any finding. make format rewrites the files the same way.
+SWIFT_DIRS := Sources Tests Server/Sources Server/Tests Benchmarks/Benchmarks Benchmarks/Sources Fuzz/Sources
+lint:
+	swift format lint --strict --recursive $(SWIFT_DIRS)
+
+format:
+	swift format format --in-place --recursive $(SWIFT_DIRS)

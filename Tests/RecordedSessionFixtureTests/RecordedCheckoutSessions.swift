@@ -1,3 +1,4 @@
+// swift-format-ignore-file
 // Regression tests from recorded sessions, written by `rewind session-test`. Each test plays one
 // session's recorded events, with their payloads, on the app's machine and checks after every
 // version the active configuration, the data the step entered states with and the navigation

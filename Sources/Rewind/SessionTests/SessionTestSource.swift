@@ -21,13 +21,17 @@ public struct SessionTestSource: Sendable, Hashable {
         self.sessions = sessions
         self.imports = imports
         self.machineExpression = machineExpression
-        self.suiteName = suiteName ?? Self.identifier(
-            "Recorded " + (sessions.first?.machine ?? "") + " Sessions", upperCamelCase: true)
+        self.suiteName =
+            suiteName
+            ?? Self.identifier(
+                "Recorded " + (sessions.first?.machine ?? "") + " Sessions", upperCamelCase: true)
     }
 
     /// The file's text.
     public var text: String {
         var lines: [String] = [
+            // Generated: written again by the command, never reformatted.
+            "// swift-format-ignore-file",
             "// Regression tests from recorded sessions, written by `rewind session-test`. Each test plays one",
             "// session's recorded events, with their payloads, on the app's machine and checks after every",
             "// version the active configuration, the data the step entered states with and the navigation",
@@ -61,7 +65,8 @@ public struct SessionTestSource: Sendable, Hashable {
                 name = "\(name)_\(number)"
             }
             names.insert(name)
-            let versions = session.steps.isEmpty
+            let versions =
+                session.steps.isEmpty
                 ? "no versions"
                 : "versions \(session.steps[0].version)–\(session.steps[session.steps.count - 1].version)"
             lines += [
@@ -144,11 +149,15 @@ public struct SessionTestSource: Sendable, Hashable {
     /// `text` as a Swift identifier: its words (letters and digits) joined in camel case, `_`
     /// first when it would start with a digit or be empty.
     static func identifier(_ text: String, upperCamelCase: Bool) -> String {
-        let words = text.unicodeScalars.split { !($0.properties.isAlphabetic || ("0"..."9").contains($0)) || !$0.isASCII }
-            .map { String(String.UnicodeScalarView($0)) }
+        let words = text.unicodeScalars.split {
+            !($0.properties.isAlphabetic || ("0"..."9").contains($0)) || !$0.isASCII
+        }
+        .map { String(String.UnicodeScalarView($0)) }
         var name = ""
         for (index, word) in words.enumerated() {
-            name += index == 0 && !upperCamelCase ? word.prefix(1).lowercased() + word.dropFirst() : word.prefix(1).uppercased() + word.dropFirst()
+            name +=
+                index == 0 && !upperCamelCase
+                ? word.prefix(1).lowercased() + word.dropFirst() : word.prefix(1).uppercased() + word.dropFirst()
         }
         if name.isEmpty || name.first?.isNumber == true { name = "_" + name }
         return name
