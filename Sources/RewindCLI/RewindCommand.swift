@@ -20,13 +20,15 @@ struct RewindCommand: AsyncParsableCommand {
         version: RewindCommand.version,
         subcommands: [
             Demo.self, Sessions.self, History.self, State.self, Diff.self, Replay.self, Verify.self,
-            View.self, Export.self, Import.self, Fork.self, Graph.self, Projections.self, Stats.self, Check.self, Compact.self,
+            View.self, Export.self, Import.self, Fork.self, Graph.self, Projections.self, Stats.self, Check.self,
+            Compact.self,
             Bench.self, Push.self, Erase.self, Trim.self, UpgradeCheck.self, SessionTest.self,
         ]
     )
 
     /// What `rewind --version` prints: the tool's version and the formats it reads and writes.
-    static let version = "rewind 0.1.0 (store format \(StoreLayout.formatVersion), session archive format \(SessionArchive.formatVersion))"
+    static let version =
+        "rewind 0.1.0 (store format \(StoreLayout.formatVersion), session archive format \(SessionArchive.formatVersion))"
 
     /// Runs the command; errors of the store, the engine and the tool itself exit with status 2
     /// after one `Error: …` line, so scripts can tell them from `verify`'s divergence (status 1);

@@ -30,7 +30,9 @@ struct ConformanceCase {
     /// Every `*.scxml` file under `root` with a `*.json` beside it, sorted by name (relative to
     /// `root`, after `prefix`).
     static func find(in root: URL, prefix: String = "") -> [ConformanceCase] {
-        guard let enumerator = FileManager.default.enumerator(at: root, includingPropertiesForKeys: nil) else { return [] }
+        guard let enumerator = FileManager.default.enumerator(at: root, includingPropertiesForKeys: nil) else {
+            return []
+        }
         let rootPath = root.standardizedFileURL.path
         var cases: [ConformanceCase] = []
         for case let url as URL in enumerator where url.pathExtension == "scxml" {

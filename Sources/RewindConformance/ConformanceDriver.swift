@@ -55,6 +55,7 @@ struct ConformanceDriver {
         }
         let actual = machine.atomicStates(of: interpreter.state.configuration)
         if Set(actual) == Set(expected) { return nil }
-        return "after \(label): expected [\(expected.sorted().joined(separator: ", "))], got [\(actual.sorted().joined(separator: ", "))]"
+        return
+            "after \(label): expected [\(expected.sorted().joined(separator: ", "))], got [\(actual.sorted().joined(separator: ", "))]"
     }
 }

@@ -26,7 +26,9 @@ extension ExampleMachines {
                             }
                             StateNode("post", initial: "postBody", navigation: .push()) {
                                 StateNode("postBody") { On("showComments", to: "postComments") }
-                                StateNode("postComments", navigation: .push()) { On("back", to: "postBody", navigation: .pop) }
+                                StateNode("postComments", navigation: .push()) {
+                                    On("back", to: "postBody", navigation: .pop)
+                                }
                                 On("close", to: "feedList", navigation: .popToRoot)
                             }
                         }

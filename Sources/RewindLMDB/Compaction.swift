@@ -1,11 +1,11 @@
 import CLMDB
 
 #if canImport(Glibc)
-import Glibc
+    import Glibc
 #elseif canImport(Musl)
-import Musl
+    import Musl
 #elseif canImport(Darwin)
-import Darwin
+    import Darwin
 #endif
 
 /// Why an environment could not be compacted; in every case its data file is as it was.
@@ -21,7 +21,7 @@ public enum CompactionError: Error, Sendable, Hashable, CustomStringConvertible 
     /// A sentence naming the store and what keeps it from being compacted.
     public var description: String {
         switch self {
-        case let .openInAnotherProcess(path, processID):
+        case .openInAnotherProcess(let path, let processID):
             let who = processID.map { "process \($0)" } ?? "another process"
             return "cannot compact '\(path)': \(who) has it open (compaction replaces its data file, which that "
                 + "process would go on using); close it and compact again — nothing was changed"
@@ -70,7 +70,8 @@ enum Compaction {
         directory: String, configuration: EnvironmentConfiguration, headroom: Int, progress: (CompactionStep) -> Void
     ) throws -> (bytesBefore: Int, liveBytes: Int, fileBytes: Int) {
         guard let exclusive = try DataFileLock.exclusive(directory: directory) else {
-            throw CompactionError.openInAnotherProcess(path: directory, processID: DataFileLock.otherLMDBProcess(directory: directory))
+            throw CompactionError.openInAnotherProcess(
+                path: directory, processID: DataFileLock.otherLMDBProcess(directory: directory))
         }
         defer { exclusive.release() }
         // LMDB's own tools take no lock on the data file, but LMDB's lock on `lock.mdb`.
@@ -82,7 +83,8 @@ enum Compaction {
         do {
             progress(.copying)
             let (liveBytes, fileBytes) = try writeCompactedCopy(
-                directory: directory, to: temporary, configuration: configuration, headroom: headroom, limit: bytesBefore)
+                directory: directory, to: temporary, configuration: configuration, headroom: headroom,
+                limit: bytesBefore)
             progress(.copied)
             guard rename(temporary, directory + "/data.mdb") == 0 else {
                 throw systemError("renaming '\(temporary)' over '\(directory)/data.mdb'")
@@ -106,24 +108,33 @@ enum Compaction {
         // lock, and nobody holds LMDB's lock), and this one has closed it.
         var env: OpaquePointer?
         try LMDBError.check(mdb_env_create(&env), "mdb_env_create for compacting '\(directory)'")
-        guard let env else { throw LMDBError.misuse("mdb_env_create for compacting '\(directory)'", "LMDB returned no environment") }
+        guard let env else {
+            throw LMDBError.misuse("mdb_env_create for compacting '\(directory)'", "LMDB returned no environment")
+        }
         defer { mdb_env_close(env) }
-        try LMDBError.check(mdb_env_set_maxdbs(env, MDB_dbi(max(configuration.maxDatabases, 2))), "mdb_env_set_maxdbs for compacting '\(directory)'")
         try LMDBError.check(
-            mdb_env_set_mapsize(env, SharedEnvironment.dataFileSize(in: directory)), "mdb_env_set_mapsize for compacting '\(directory)'")
+            mdb_env_set_maxdbs(env, MDB_dbi(max(configuration.maxDatabases, 2))),
+            "mdb_env_set_maxdbs for compacting '\(directory)'")
         try LMDBError.check(
-            mdb_env_open(env, directory, UInt32(MDB_RDONLY | MDB_NOLOCK | MDB_NOTLS), mdb_mode_t(configuration.fileMode)),
+            mdb_env_set_mapsize(env, SharedEnvironment.dataFileSize(in: directory)),
+            "mdb_env_set_mapsize for compacting '\(directory)'")
+        try LMDBError.check(
+            mdb_env_open(
+                env, directory, UInt32(MDB_RDONLY | MDB_NOLOCK | MDB_NOTLS), mdb_mode_t(configuration.fileMode)),
             "mdb_env_open (read-only) for compacting '\(directory)'")
         var environmentStatistics = MDB_stat()
         mdb_env_stat(env, &environmentStatistics)
         let pageSize = max(Int(environmentStatistics.ms_psize), 512)
         var original = stat()
-        let mode = stat(directory + "/data.mdb", &original) == 0 ? mode_t(original.st_mode & 0o7777) : mode_t(configuration.fileMode)
+        let mode =
+            stat(directory + "/data.mdb", &original) == 0
+            ? mode_t(original.st_mode & 0o7777) : mode_t(configuration.fileMode)
         unlink(temporary)
         let fd = open(temporary, O_RDWR | O_CREAT | O_EXCL | O_CLOEXEC, mode)
         guard fd >= 0 else { throw systemError("creating '\(temporary)'") }
         defer { close(fd) }
-        try LMDBError.check(mdb_env_copyfd2(env, fd, UInt32(MDB_CP_COMPACT)), "mdb_env_copyfd2 (compacting) to '\(temporary)'")
+        try LMDBError.check(
+            mdb_env_copyfd2(env, fd, UInt32(MDB_CP_COMPACT)), "mdb_env_copyfd2 (compacting) to '\(temporary)'")
         // LMDB copies pages with what their unused bytes held (deleted values among them): zero them.
         try PageCheck.scrub(fd: fd, path: temporary)
         var status = stat()
@@ -136,8 +147,9 @@ enum Compaction {
             let target = max(min((liveBytes + headroom + pageSize - 1) / pageSize * pageSize, limit), liveBytes)
             let code = MapReservation.reserve(fd: fd, bytes: target)
             if code != 0 {
-                throw LMDBError(code: code, operation: "reserving \(target) bytes for '\(temporary)'",
-                                message: "the disk has no room for the compacted copy (\(String(cString: strerror(code))))")
+                throw LMDBError(
+                    code: code, operation: "reserving \(target) bytes for '\(temporary)'",
+                    message: "the disk has no room for the compacted copy (\(String(cString: strerror(code))))")
             }
             fileBytes = target
         }
@@ -189,7 +201,8 @@ extension Environment {
     ///   (the old file stays; the environment reopens on it) or when called inside a transaction of
     ///   this environment.
     @discardableResult
-    public func compact(headroom: Int? = nil, progress: (CompactionStep) -> Void = { _ in }) throws -> CompactionResult {
+    public func compact(headroom: Int? = nil, progress: (CompactionStep) -> Void = { _ in }) throws -> CompactionResult
+    {
         guard !shared.isReadOnly else { throw CompactionError.readOnly(path: path) }
         return try shared.compact(headroom: max(headroom ?? configuration.mapHeadroom, 0), progress: progress)
     }
@@ -218,7 +231,8 @@ extension Environment {
             return try environment.compact(headroom: headroom, progress: progress)
         }
         guard SharedEnvironment.dataFileSize(in: path) > 0 else {
-            throw DataFileError(path: path + "/data.mdb", expected: "an LMDB data file", found: "no file, or an empty one")
+            throw DataFileError(
+                path: path + "/data.mdb", expected: "an LMDB data file", found: "no file, or an empty one")
         }
         let result = try Compaction.replaceDataFile(
             directory: path, configuration: EnvironmentConfiguration(), headroom: max(headroom, 0), progress: progress)
@@ -270,7 +284,8 @@ extension SharedEnvironment {
             let all = SyncLevel.none.lmdbFlags | SyncLevel.data.lmdbFlags
             try LMDBError.check(mdb_env_set_flags(pointer, all, 0), "mdb_env_set_flags(off) for '\(path)'")
             if level.lmdbFlags != 0 {
-                try LMDBError.check(mdb_env_set_flags(pointer, level.lmdbFlags, 1), "mdb_env_set_flags(on) for '\(path)'")
+                try LMDBError.check(
+                    mdb_env_set_flags(pointer, level.lmdbFlags, 1), "mdb_env_set_flags(on) for '\(path)'")
             }
         } catch {
             isClosed = true
@@ -287,8 +302,11 @@ extension SharedEnvironment {
         }
         guard !cached.isEmpty else { return }
         var txn: OpaquePointer?
-        try LMDBError.check(mdb_txn_begin(pointer, nil, UInt32(MDB_RDONLY), &txn), "mdb_txn_begin reopening the databases of '\(path)'")
-        guard let txn else { throw LMDBError.misuse("reopening the databases of '\(path)'", "LMDB returned no transaction") }
+        try LMDBError.check(
+            mdb_txn_begin(pointer, nil, UInt32(MDB_RDONLY), &txn), "mdb_txn_begin reopening the databases of '\(path)'")
+        guard let txn else {
+            throw LMDBError.misuse("reopening the databases of '\(path)'", "LMDB returned no transaction")
+        }
         for database in cached {
             var handle: MDB_dbi = 0
             let code = database.name.map { mdb_dbi_open(txn, $0, 0, &handle) } ?? mdb_dbi_open(txn, nil, 0, &handle)
@@ -298,8 +316,9 @@ extension SharedEnvironment {
             }
             if handle != database.handle {
                 mdb_txn_abort(txn)
-                throw LMDBError.misuse("reopening \(database) of '\(path)' after compaction",
-                                       "LMDB gave it handle \(handle) instead of \(database.handle)")
+                throw LMDBError.misuse(
+                    "reopening \(database) of '\(path)' after compaction",
+                    "LMDB gave it handle \(handle) instead of \(database.handle)")
             }
         }
         try LMDBError.check(mdb_txn_commit(txn), "mdb_txn_commit reopening the databases of '\(path)'")

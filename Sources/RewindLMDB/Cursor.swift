@@ -25,15 +25,17 @@ public final class Cursor {
 
     private func move(_ operation: MDB_cursor_op, _ name: @autoclosure () -> String) throws -> Bool {
         guard isActive, transaction.isActive else {
-            throw LMDBError.misuse("cursor \(name()) on database \(database)",
-                                   "the cursor has ended (it was used outside its closure)")
+            throw LMDBError.misuse(
+                "cursor \(name()) on database \(database)",
+                "the cursor has ended (it was used outside its closure)")
         }
         let code = mdb_cursor_get(pointer, &key, &value, operation)
         if code == LMDBError.Code.notFound.rawValue {
             isPositioned = false
             return false
         }
-        try LMDBError.check(code, "mdb_cursor_get \(name()) on database \(database) of '\(transaction.environmentPath)'")
+        try LMDBError.check(
+            code, "mdb_cursor_get \(name()) on database \(database) of '\(transaction.environmentPath)'")
         isPositioned = true
         return true
     }
@@ -87,8 +89,9 @@ public final class Cursor {
         _ body: (_ key: UnsafeRawBufferPointer, _ value: UnsafeRawBufferPointer) throws -> R
     ) throws -> R? {
         guard isActive, transaction.isActive else {
-            throw LMDBError.misuse("cursor current on database \(database)",
-                                   "the cursor has ended (it was used outside its closure)")
+            throw LMDBError.misuse(
+                "cursor current on database \(database)",
+                "the cursor has ended (it was used outside its closure)")
         }
         guard isPositioned else { return nil }
         return try body(UnsafeRawBufferPointer(key), UnsafeRawBufferPointer(value))

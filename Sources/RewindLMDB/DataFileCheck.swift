@@ -1,9 +1,9 @@
 #if canImport(Glibc)
-import Glibc
+    import Glibc
 #elseif canImport(Musl)
-import Musl
+    import Musl
 #elseif canImport(Darwin)
-import Darwin
+    import Darwin
 #endif
 
 /// An environment's data file (`data.mdb`) that LMDB cannot safely map: too short for the pages
@@ -72,8 +72,9 @@ enum DataFileCheck {
         if fd < 0 {
             let code = errno
             if code == ENOENT { return .absent }
-            throw LMDBError(code: code, operation: "opening '\(path)' to check its meta pages",
-                            message: String(cString: strerror(code)))
+            throw LMDBError(
+                code: code, operation: "opening '\(path)' to check its meta pages",
+                message: String(cString: strerror(code)))
         }
         defer { close(fd) }
         func fail(_ expected: String, _ found: String) -> DataFileError {
@@ -91,8 +92,9 @@ enum DataFileCheck {
         let meta0 = try Meta(first.bytes, page: 0, fail: fail)
         let pageSize = Int(meta0.pageSize)
         guard pageSize >= 256, pageSize <= 65536, pageSize & (pageSize - 1) == 0 else {
-            throw fail("a page size that is a power of two from 256 to 65536 in meta page 0",
-                       "\(pageSize)")
+            throw fail(
+                "a page size that is a power of two from 256 to 65536 in meta page 0",
+                "\(pageSize)")
         }
         let second = try readMeta(fd, at: off_t(pageSize), path: path)
         if second.isBlank && meta0.transactionID == 0 {
@@ -110,12 +112,14 @@ enum DataFileCheck {
         // the transaction that committed, without a writable map): the file is then shorter than
         // the meta's last page, and LMDB never reads those pages. Anything else is a truncation.
         if overflow || overflow2 {
-            throw fail("in meta page \(number) (transaction \(current.transactionID)) a last page that a file can hold",
-                       "last page \(current.lastPage): the meta page is damaged")
+            throw fail(
+                "in meta page \(number) (transaction \(current.transactionID)) a last page that a file can hold",
+                "last page \(current.lastPage): the meta page is damaged")
         }
         if UInt64(size) < required
-                && !FreePages(fd: fd, pageSize: pageSize, filePages: UInt64(size) / UInt64(pageSize))
-                    .listsAll(from: UInt64(size) / UInt64(pageSize), through: current.lastPage, root: current.freeRoot) {
+            && !FreePages(fd: fd, pageSize: pageSize, filePages: UInt64(size) / UInt64(pageSize))
+                .listsAll(from: UInt64(size) / UInt64(pageSize), through: current.lastPage, root: current.freeRoot)
+        {
             throw fail(
                 "at least \(required) bytes (pages 0…\(current.lastPage) of \(pageSize) bytes, as meta page "
                     + "\(number) of transaction \(current.transactionID) records)",
@@ -137,8 +141,9 @@ enum DataFileCheck {
         var bytes = [UInt8](repeating: 0, count: metaBytes)
         let count = readFully(fd, into: &bytes, at: offset)
         if count < 0 {
-            throw LMDBError(code: -Int32(count), operation: "reading the meta page at \(offset) of '\(path)'",
-                            message: String(cString: strerror(-Int32(count))))
+            throw LMDBError(
+                code: -Int32(count), operation: "reading the meta page at \(offset) of '\(path)'",
+                message: String(cString: strerror(-Int32(count))))
         }
         bytes.removeSubrange(count...)
         return (bytes, bytes.allSatisfy { $0 == 0 })
@@ -181,8 +186,9 @@ enum DataFileCheck {
             let magic = Self.uint32(bytes, at: pageHeaderSize)
             let version = Self.uint32(bytes, at: pageHeaderSize + 4)
             guard flags & DataFileCheck.metaFlag != 0, magic == DataFileCheck.magic else {
-                throw fail("an LMDB meta page (magic 0xBEEFC0DE) at page \(page)",
-                           "flags 0x\(String(flags, radix: 16)), magic 0x\(String(magic, radix: 16, uppercase: true))")
+                throw fail(
+                    "an LMDB meta page (magic 0xBEEFC0DE) at page \(page)",
+                    "flags 0x\(String(flags, radix: 16)), magic 0x\(String(magic, radix: 16, uppercase: true))")
             }
             guard version == DataFileCheck.dataVersion else {
                 throw fail("LMDB data version \(DataFileCheck.dataVersion) in meta page \(page)", "version \(version)")

@@ -1,9 +1,9 @@
 #if canImport(Glibc)
-import Glibc
+    import Glibc
 #elseif canImport(Musl)
-import Musl
+    import Musl
 #elseif canImport(Darwin)
-import Darwin
+    import Darwin
 #endif
 
 /// The `flock` a process holds on an environment's data file (`data.mdb`) while it has the
@@ -64,7 +64,8 @@ final class DataFileLock: @unchecked Sendable {
                 let code = errno
                 if code == ENOENT { return nil }
                 if code == EINTR { continue }
-                throw LMDBError(code: code, operation: "opening '\(path)' to lock it", message: String(cString: strerror(code)))
+                throw LMDBError(
+                    code: code, operation: "opening '\(path)' to lock it", message: String(cString: strerror(code)))
             }
             var result = flock(fd, operation)
             while result != 0 && errno == EINTR { result = flock(fd, operation) }
@@ -73,14 +74,16 @@ final class DataFileLock: @unchecked Sendable {
                 close(fd)
                 if code == EWOULDBLOCK { return nil }
                 if code == ENOLCK || code == EOPNOTSUPP || code == EINVAL { return nil }  // no flock here
-                throw LMDBError(code: code, operation: "locking '\(path)' (flock)", message: String(cString: strerror(code)))
+                throw LMDBError(
+                    code: code, operation: "locking '\(path)' (flock)", message: String(cString: strerror(code)))
             }
             // A compaction may have renamed another file over `data.mdb` while this one waited:
             // the lock must be on the file that is there now.
             var locked = stat()
             var current = stat()
             if fstat(fd, &locked) == 0 && stat(path, &current) == 0
-                && locked.st_dev == current.st_dev && locked.st_ino == current.st_ino {
+                && locked.st_dev == current.st_dev && locked.st_ino == current.st_ino
+            {
                 return DataFileLock(descriptor: fd)
             }
             close(fd)

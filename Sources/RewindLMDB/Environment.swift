@@ -105,7 +105,8 @@ public final class Environment: Sendable {
     /// Whether another `Environment` of the same directory is open in this process.
     public static func isOpen(directory: String) -> Bool {
         guard let path = try? canonicalPath(directory),
-              let shared = EnvironmentRegistry.shared.acquireIfOpen(path: path) else { return false }
+            let shared = EnvironmentRegistry.shared.acquireIfOpen(path: path)
+        else { return false }
         EnvironmentRegistry.shared.release(shared, sync: nil)
         return true
     }
@@ -172,7 +173,9 @@ public final class Environment: Sendable {
                 if create {
                     opened = try write { txn in try missing.map { try txn.openDatabase(named: $0, create: true) } }
                 } else {
-                    opened = try readCommitting { txn in try missing.map { try txn.openDatabase(named: $0, create: false) } }
+                    opened = try readCommitting { txn in
+                        try missing.map { try txn.openDatabase(named: $0, create: false) }
+                    }
                 }
                 for database in opened {
                     if let name = database.name { table.named[name] = database }
@@ -243,13 +246,15 @@ public final class Environment: Sendable {
     public func write<R>(_ body: (WriteTransaction) throws -> R) throws -> R {
         try ensureOpen("beginning a write transaction")
         if shared.isReadOnly {
-            throw LMDBError(code: LMDBError.Code.readOnly, operation: "beginning a write transaction in '\(path)'",
-                            message: "the environment is open read-only")
+            throw LMDBError(
+                code: LMDBError.Code.readOnly, operation: "beginning a write transaction in '\(path)'",
+                message: "the environment is open read-only")
         }
         if shared.writeDepth.value > 0 {
             // LMDB's writer mutex is not re-entrant: a nested write would deadlock.
-            throw LMDBError.misuse("beginning a write transaction in '\(path)'",
-                                   "the calling thread is already inside a write transaction of this environment")
+            throw LMDBError.misuse(
+                "beginning a write transaction in '\(path)'",
+                "the calling thread is already inside a write transaction of this environment")
         }
         while true {
             var failedMapSize = 0

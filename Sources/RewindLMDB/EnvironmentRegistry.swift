@@ -2,11 +2,11 @@ import CLMDB
 import Synchronization
 
 #if canImport(Glibc)
-import Glibc
+    import Glibc
 #elseif canImport(Musl)
-import Musl
+    import Musl
 #elseif canImport(Darwin)
-import Darwin
+    import Darwin
 #endif
 
 /// The process-wide table of open environments, by canonical directory path.
@@ -81,8 +81,9 @@ final class EnvironmentRegistry: Sendable {
 func canonicalPath(_ path: String) throws -> String {
     guard let resolved = realpath(path, nil) else {
         let code = errno
-        throw LMDBError(code: code, operation: "resolving the path '\(path)'",
-                        message: String(cString: strerror(code)))
+        throw LMDBError(
+            code: code, operation: "resolving the path '\(path)'",
+            message: String(cString: strerror(code)))
     }
     defer { free(resolved) }
     return String(cString: resolved)

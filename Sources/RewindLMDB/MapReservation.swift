@@ -1,11 +1,11 @@
 import CLMDB
 
 #if canImport(Glibc)
-import Glibc
+    import Glibc
 #elseif canImport(Musl)
-import Musl
+    import Musl
 #elseif canImport(Darwin)
-import Darwin
+    import Darwin
 #endif
 
 /// Reserving a writable map's file on disk (``EnvironmentOptions/writeMap``).
@@ -19,9 +19,9 @@ enum MapReservation {
     /// not used.
     static var isSupported: Bool {
         #if os(Linux)
-        return true
+            return true
         #else
-        return false
+            return false
         #endif
     }
 
@@ -36,19 +36,19 @@ enum MapReservation {
     /// Allocates the first `bytes` bytes of the open file `fd` (see ``reserve(_:bytes:)``).
     static func reserve(fd: Int32, bytes: Int) -> Int32 {
         #if os(Linux)
-        var status = stat()
-        guard fstat(fd, &status) == 0 else { return errno }
-        let allocated = Int(status.st_blocks) * 512
-        if allocated >= bytes && Int(status.st_size) >= bytes { return 0 }
-        // Ask first: a `posix_fallocate` that fails part way keeps what it allocated.
-        var fileSystem = statvfs()
-        if fstatvfs(fd, &fileSystem) == 0 {
-            let available = Int(fileSystem.f_bavail) * Int(fileSystem.f_frsize)
-            if available < bytes - min(allocated, bytes) { return ENOSPC }
-        }
-        return posix_fallocate(fd, 0, off_t(bytes))
+            var status = stat()
+            guard fstat(fd, &status) == 0 else { return errno }
+            let allocated = Int(status.st_blocks) * 512
+            if allocated >= bytes && Int(status.st_size) >= bytes { return 0 }
+            // Ask first: a `posix_fallocate` that fails part way keeps what it allocated.
+            var fileSystem = statvfs()
+            if fstatvfs(fd, &fileSystem) == 0 {
+                let available = Int(fileSystem.f_bavail) * Int(fileSystem.f_frsize)
+                if available < bytes - min(allocated, bytes) { return ENOSPC }
+            }
+            return posix_fallocate(fd, 0, off_t(bytes))
         #else
-        return 0
+            return 0
         #endif
     }
 }

@@ -1,9 +1,9 @@
 #if canImport(Glibc)
-import Glibc
+    import Glibc
 #elseif canImport(Musl)
-import Musl
+    import Musl
 #elseif canImport(Darwin)
-import Darwin
+    import Darwin
 #endif
 
 /// A page of an environment's data file (`data.mdb`) whose structure LMDB would trust and must
@@ -89,8 +89,9 @@ package enum PageCheck {
         let fd = open(path, O_RDONLY)
         if fd < 0 {
             let code = errno
-            throw LMDBError(code: code, operation: "opening '\(path)' to check its pages",
-                            message: String(cString: strerror(code)))
+            throw LMDBError(
+                code: code, operation: "opening '\(path)' to check its pages",
+                message: String(cString: strerror(code)))
         }
         defer { close(fd) }
         var attempt = 1
@@ -99,8 +100,9 @@ package enum PageCheck {
             do {
                 var inUse: Set<UInt64> = [0, 1]
                 for meta in metas.sorted(by: { $0.transactionID > $1.transactionID }) {
-                    var walk = Walk(fd: fd, path: path, meta: meta,
-                                    filePages: UInt64(DataFileCheck.fileSize(fd)) / UInt64(meta.pageSize))
+                    var walk = Walk(
+                        fd: fd, path: path, meta: meta,
+                        filePages: UInt64(DataFileCheck.fileSize(fd)) / UInt64(meta.pageSize))
                     try walk.run()
                     inUse.formUnion(walk.reached)
                 }
@@ -131,9 +133,13 @@ package enum PageCheck {
         let metas = try readMetas(fd, path: path)
         let length = Int(DataFileCheck.fileSize(fd))
         guard length > 0 else { return }
-        guard let map = mmap(nil, length, PROT_READ | PROT_WRITE, MAP_SHARED, fd, 0), map != UnsafeMutableRawPointer(bitPattern: -1) else {
+        guard let map = mmap(nil, length, PROT_READ | PROT_WRITE, MAP_SHARED, fd, 0),
+            map != UnsafeMutableRawPointer(bitPattern: -1)
+        else {
             let code = errno
-            throw LMDBError(code: code, operation: "mapping '\(path)' to clear its unused bytes", message: String(cString: strerror(code)))
+            throw LMDBError(
+                code: code, operation: "mapping '\(path)' to clear its unused bytes",
+                message: String(cString: strerror(code)))
         }
         defer { munmap(map, length) }
         var walked: [(UInt64, UInt64)] = []
@@ -141,8 +147,9 @@ package enum PageCheck {
             let trees = (meta.freeDatabase.root, meta.mainDatabase.root)
             guard !walked.contains(where: { $0 == trees }) else { continue }
             walked.append(trees)
-            var walk = Walk(fd: fd, path: path, meta: meta, filePages: UInt64(length) / UInt64(meta.pageSize), scrubs: true,
-                            map: UnsafeMutableRawBufferPointer(start: map, count: length))
+            var walk = Walk(
+                fd: fd, path: path, meta: meta, filePages: UInt64(length) / UInt64(meta.pageSize), scrubs: true,
+                map: UnsafeMutableRawBufferPointer(start: map, count: length))
             try walk.run()
         }
     }
@@ -205,7 +212,9 @@ package enum PageCheck {
             guard let map else { return DataFileCheck.readFully(fd, into: &bytes, at: offset) }
             guard offset >= 0, Int(offset) < map.count else { return 0 }
             let count = min(bytes.count, map.count - Int(offset))
-            bytes.withUnsafeMutableBytes { $0.copyMemory(from: UnsafeRawBufferPointer(rebasing: map[Int(offset)..<(Int(offset) + count)])) }
+            bytes.withUnsafeMutableBytes {
+                $0.copyMemory(from: UnsafeRawBufferPointer(rebasing: map[Int(offset)..<(Int(offset) + count)]))
+            }
             return count
         }
 
@@ -241,8 +250,9 @@ package enum PageCheck {
             let written = zeros.withUnsafeBytes { pwrite(fd, $0.baseAddress, count, offset) }
             guard written == count else {
                 let code = written < 0 ? errno : EIO
-                throw LMDBError(code: code, operation: "clearing the unused bytes of page \(pgno) of '\(path)' (\(database))",
-                                message: String(cString: strerror(code)))
+                throw LMDBError(
+                    code: code, operation: "clearing the unused bytes of page \(pgno) of '\(path)' (\(database))",
+                    message: String(cString: strerror(code)))
             }
         }
 
@@ -279,16 +289,21 @@ package enum PageCheck {
         /// not reached before. `from` names the page (or meta) that points at it.
         private mutating func reach(_ pgno: UInt64, count: UInt64 = 1, database: String, from: String) throws {
             guard pgno >= 2, pgno <= meta.lastPage, count <= meta.lastPage - pgno + 1 else {
-                throw damaged(pgno, database, "\(from) points at pages \(pgno)…\(pgno &+ count &- 1), "
-                    + "outside pages 2…\(meta.lastPage) of transaction \(meta.transactionID)")
+                throw damaged(
+                    pgno, database,
+                    "\(from) points at pages \(pgno)…\(pgno &+ count &- 1), "
+                        + "outside pages 2…\(meta.lastPage) of transaction \(meta.transactionID)")
             }
             guard pgno < filePages, count <= filePages - pgno else {
-                throw damaged(pgno, database, "\(from) points at pages \(pgno)…\(pgno + count - 1), "
-                    + "past the file's end (\(filePages) pages)")
+                throw damaged(
+                    pgno, database,
+                    "\(from) points at pages \(pgno)…\(pgno + count - 1), "
+                        + "past the file's end (\(filePages) pages)")
             }
             for number in pgno..<(pgno + count) {
                 guard reached.insert(number).inserted else {
-                    throw damaged(number, database, "\(from) points at it, but it was reached before (a cycle or a shared page)")
+                    throw damaged(
+                        number, database, "\(from) points at it, but it was reached before (a cycle or a shared page)")
                 }
             }
         }
@@ -297,15 +312,18 @@ package enum PageCheck {
         private mutating func read(_ pgno: UInt64, database: String) throws {
             let count = read(into: &page, at: off_t(pgno) * off_t(pageSize))
             if count < 0 {
-                throw LMDBError(code: -Int32(count), operation: "reading page \(pgno) of '\(path)'",
-                                message: String(cString: strerror(-Int32(count))))
+                throw LMDBError(
+                    code: -Int32(count), operation: "reading page \(pgno) of '\(path)'",
+                    message: String(cString: strerror(-Int32(count))))
             }
             guard count == pageSize else { throw damaged(pgno, database, "it is cut off by the file's end") }
         }
 
         /// The little-endian 16-bit integer at `offset` of `page` (within the page: callers check).
         private func uint16(_ offset: Int) -> Int {
-            Int(UInt16(littleEndian: page.withUnsafeBytes { $0.loadUnaligned(fromByteOffset: offset, as: UInt16.self) }))
+            Int(
+                UInt16(littleEndian: page.withUnsafeBytes { $0.loadUnaligned(fromByteOffset: offset, as: UInt16.self) })
+            )
         }
 
         /// The little-endian 64-bit integer at `offset` of `page` (within the page: callers check).
@@ -322,12 +340,14 @@ package enum PageCheck {
             let origin = from.map { "its record on page \($0)" } ?? "meta page of transaction \(meta.transactionID)"
             if record.root == PageCheck.noPage { return }
             guard record.flags & ~flags == 0 else {
-                throw damaged(from ?? (meta.transactionID & 1), name,
-                              "the database's flags are 0x\(String(record.flags, radix: 16)), which RewindLMDB never uses")
+                throw damaged(
+                    from ?? (meta.transactionID & 1), name,
+                    "the database's flags are 0x\(String(record.flags, radix: 16)), which RewindLMDB never uses")
             }
             guard record.depth >= 1, record.depth <= PageCheck.maximumDepth else {
-                throw damaged(from ?? (meta.transactionID & 1), name,
-                              "the database's depth is \(record.depth), not 1…\(PageCheck.maximumDepth)")
+                throw damaged(
+                    from ?? (meta.transactionID & 1), name,
+                    "the database's depth is \(record.depth), not 1…\(PageCheck.maximumDepth)")
             }
             try reach(record.root, database: name, from: origin)
             var pending = [Pending(page: record.root, level: Int(record.depth), keys: KeyRange())]
@@ -336,9 +356,12 @@ package enum PageCheck {
                 let children = try checkPage(next, name: name, freeList: freeList, onSubDatabase: onSubDatabase)
                 if scrubs {
                     // The free space between the node pointers and the nodes (checked above).
-                    let lower = uint16(12), upper = uint16(14)
+                    let lower = uint16(12)
+                    let upper = uint16(14)
                     if page[lower..<upper].contains(where: { $0 != 0 }) {
-                        try zero(upper - lower, at: off_t(next.page) * off_t(pageSize) + off_t(lower), pgno: next.page, database: name)
+                        try zero(
+                            upper - lower, at: off_t(next.page) * off_t(pageSize) + off_t(lower), pgno: next.page,
+                            database: name)
                     }
                 }
                 for child in children.reversed() {
@@ -354,7 +377,9 @@ package enum PageCheck {
             _ pending: Pending, name: String, freeList: Bool,
             onSubDatabase: (([UInt8], DatabaseRecord, UInt64) throws -> Void)?
         ) throws -> [Pending] {
-            let pgno = pending.page, level = pending.level, integerKeys = freeList
+            let pgno = pending.page
+            let level = pending.level
+            let integerKeys = freeList
             let path = self.path
             let fail = { (reason: String) in DamagedPageError(path: path, page: pgno, database: name, reason: reason) }
             let number = uint64(0)
@@ -363,10 +388,12 @@ package enum PageCheck {
             let isBranch = level > 1
             let expected = isBranch ? PageCheck.branchFlag : PageCheck.leafFlag
             guard flags == expected else {
-                throw fail("its flags are 0x\(String(flags, radix: 16)), not 0x\(String(expected, radix: 16)) "
-                    + "(a \(isBranch ? "branch" : "leaf") page at this depth)")
+                throw fail(
+                    "its flags are 0x\(String(flags, radix: 16)), not 0x\(String(expected, radix: 16)) "
+                        + "(a \(isBranch ? "branch" : "leaf") page at this depth)")
             }
-            let lower = uint16(12), upper = uint16(14)
+            let lower = uint16(12)
+            let upper = uint16(14)
             let header = DataFileCheck.pageHeaderSize
             guard lower >= header, (lower - header) % 2 == 0, lower <= upper, upper <= pageSize else {
                 throw fail("its free space runs from \(lower) to \(upper), not within \(header)…\(pageSize)")
@@ -382,7 +409,8 @@ package enum PageCheck {
                 guard offset >= upper, offset + 8 <= pageSize else {
                     throw fail("node \(index) is at offset \(offset), outside the nodes' space \(upper)…\(pageSize)")
                 }
-                let low = UInt64(uint16(offset)), high = UInt64(uint16(offset + 2))
+                let low = UInt64(uint16(offset))
+                let high = UInt64(uint16(offset + 2))
                 let nodeFlags = UInt16(uint16(offset + 4))
                 let keySize = uint16(offset + 6)
                 let keyRange = (offset + 8)..<(offset + 8 + keySize)
@@ -390,10 +418,12 @@ package enum PageCheck {
                 if isBranch {
                     // Its keys from this node's key (the page's lower bound for the first) to the next's.
                     if let last = children.indices.last { children[last].keys.upper = Array(page[keyRange]) }
-                    children.append(Pending(
-                        page: low | high << 16 | UInt64(nodeFlags) << 32, level: level - 1,
-                        keys: KeyRange(lower: index == 0 ? pending.keys.lower : Array(page[keyRange]),
-                                       upper: pending.keys.upper)))
+                    children.append(
+                        Pending(
+                            page: low | high << 16 | UInt64(nodeFlags) << 32, level: level - 1,
+                            keys: KeyRange(
+                                lower: index == 0 ? pending.keys.lower : Array(page[keyRange]),
+                                upper: pending.keys.upper)))
                 } else {
                     let dataSize = Int(low | high << 16)
                     switch nodeFlags {
@@ -405,7 +435,9 @@ package enum PageCheck {
                         throw fail("node \(index) has flags 0x\(String(nodeFlags, radix: 16))")
                     }
                     guard offset + size <= pageSize else {
-                        throw fail("node \(index) at offset \(offset) (\(size) bytes) runs past the page's end (\(pageSize) bytes)")
+                        throw fail(
+                            "node \(index) at offset \(offset) (\(size) bytes) runs past the page's end (\(pageSize) bytes)"
+                        )
                     }
                     let dataAt = offset + 8 + keySize
                     if nodeFlags == PageCheck.subDatabaseNode {
@@ -418,14 +450,17 @@ package enum PageCheck {
                         // `checkOverflow` read other pages: read this one again.
                         try read(pgno, database: name)
                     } else if freeList {
-                        try checkFreeList(Array(page[dataAt..<(dataAt + dataSize)]), pgno: pgno, node: index, name: name)
+                        try checkFreeList(
+                            Array(page[dataAt..<(dataAt + dataSize)]), pgno: pgno, node: index, name: name)
                     }
                     if nodeFlags == PageCheck.subDatabaseNode, let onSubDatabase {
                         try onSubDatabase(Array(page[keyRange]), DatabaseRecord(page, at: dataAt), pgno)
                     }
                 }
                 guard offset + size <= pageSize else {
-                    throw fail("node \(index) at offset \(offset) (\(size) bytes) runs past the page's end (\(pageSize) bytes)")
+                    throw fail(
+                        "node \(index) at offset \(offset) (\(size) bytes) runs past the page's end (\(pageSize) bytes)"
+                    )
                 }
                 // A branch's first key is empty (everything below the second key).
                 if !isBranch || index > 0 {
@@ -446,13 +481,16 @@ package enum PageCheck {
             var next = upper
             for node in nodes.sorted(by: { $0.offset < $1.offset }) {
                 guard node.offset == next else {
-                    throw fail(node.offset < next
-                        ? "node at offset \(node.offset) overlaps the node before it (which ends at \(next))"
-                        : "a gap from offset \(next) to \(node.offset) between its nodes")
+                    throw fail(
+                        node.offset < next
+                            ? "node at offset \(node.offset) overlaps the node before it (which ends at \(next))"
+                            : "a gap from offset \(next) to \(node.offset) between its nodes")
                 }
                 next += node.size
             }
-            guard next == pageSize else { throw fail("its nodes end at offset \(next), not at the page's end (\(pageSize))") }
+            guard next == pageSize else {
+                throw fail("its nodes end at offset \(next), not at the page's end (\(pageSize))")
+            }
             return children
         }
 
@@ -479,7 +517,9 @@ package enum PageCheck {
 
         /// Checks the overflow pages of a big value: within the file, marked as overflow pages
         /// that say how many there are, enough for `dataSize` bytes. A free-list value is checked too.
-        private mutating func checkOverflow(_ first: UInt64, dataSize: Int, name: String, from pgno: UInt64, node: Int) throws {
+        private mutating func checkOverflow(_ first: UInt64, dataSize: Int, name: String, from pgno: UInt64, node: Int)
+            throws
+        {
             let needed = UInt64((DataFileCheck.pageHeaderSize + dataSize + pageSize - 1) / pageSize)
             let from = "node \(node) of page \(pgno)"
             guard first != PageCheck.noPage, first >= 2, first <= meta.lastPage, first < filePages else {
@@ -490,8 +530,10 @@ package enum PageCheck {
             let flags = UInt16(uint16(10))
             let pages = UInt64(UInt32(uint16(12)) | UInt32(uint16(14)) << 16)
             guard number == first, flags == PageCheck.overflowFlag, pages >= needed else {
-                throw damaged(first, name, "\(from) points at it for \(needed) overflow pages of \(dataSize) bytes, but its "
-                    + "header says page \(number), flags 0x\(String(flags, radix: 16)), \(pages) pages")
+                throw damaged(
+                    first, name,
+                    "\(from) points at it for \(needed) overflow pages of \(dataSize) bytes, but its "
+                        + "header says page \(number), flags 0x\(String(flags, radix: 16)), \(pages) pages")
             }
             try reach(first, count: pages, database: name, from: from)
             if scrubs {
@@ -514,11 +556,14 @@ package enum PageCheck {
                 (0..<8).reduce(UInt64(0)) { $0 | UInt64(data[8 * index + $1]) << (8 * $1) }
             }
             guard data.count >= 8, data.count % 8 == 0, value(0) == UInt64(data.count / 8 - 1) else {
-                throw damaged(pgno, name, "node \(node) is no list of free pages (\(data.count) bytes"
-                    + (data.count >= 8 ? ", count \(value(0)))" : ")"))
+                throw damaged(
+                    pgno, name,
+                    "node \(node) is no list of free pages (\(data.count) bytes"
+                        + (data.count >= 8 ? ", count \(value(0)))" : ")"))
             }
             for index in 1..<(data.count / 8) where value(index) < 2 || value(index) > meta.lastPage {
-                throw damaged(pgno, name, "node \(node) lists page \(value(index)) as free, outside pages 2…\(meta.lastPage)")
+                throw damaged(
+                    pgno, name, "node \(node) lists page \(value(index)) as free, outside pages 2…\(meta.lastPage)")
             }
         }
     }

@@ -1,11 +1,11 @@
 import CLMDB
 
 #if canImport(Glibc)
-import Glibc
+    import Glibc
 #elseif canImport(Musl)
-import Musl
+    import Musl
 #elseif canImport(Darwin)
-import Darwin
+    import Darwin
 #endif
 
 /// The map's size: grown when a write fills it, adopted when another process grew it, reserved on

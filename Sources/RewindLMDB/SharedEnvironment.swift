@@ -2,11 +2,11 @@ import CLMDB
 import Synchronization
 
 #if canImport(Glibc)
-import Glibc
+    import Glibc
 #elseif canImport(Musl)
-import Musl
+    import Musl
 #elseif canImport(Darwin)
-import Darwin
+    import Darwin
 #endif
 
 /// One open `MDB_env`, shared by every ``Environment`` handle of the same directory in this
@@ -101,8 +101,9 @@ final class SharedEnvironment: @unchecked Sendable {
         let state = try DataFileCheck.check(directory: path)
         let dataFile = path + "/data.mdb"
         if state == .blank && (options.contains(.readOnly) || options.contains(.refuseBlankDataFile)) {
-            throw DataFileError(path: dataFile, expected: "LMDB's two meta pages",
-                                found: "an empty file, or zeros where they belong")
+            throw DataFileError(
+                path: dataFile, expected: "LMDB's two meta pages",
+                found: "an empty file, or zeros where they belong")
         }
         if state == .valid && options.contains(.checkPages) {
             try PageCheck.check(directory: path)

@@ -36,7 +36,9 @@ public class ReadTransaction {
         try ensureActive(operation())
         if database.environmentSerial != environmentSerial {
             throw LMDBError.misuse(
-                operation(), "the database handle \(database) belongs to another (or a closed) environment, not '\(environmentPath)'")
+                operation(),
+                "the database handle \(database) belongs to another (or a closed) environment, not '\(environmentPath)'"
+            )
         }
     }
 
@@ -137,8 +139,9 @@ public class ReadTransaction {
     public func statistics(of database: Database) throws -> DatabaseStatistics {
         try ensureUsable(database, "mdb_stat on database \(database)")
         var stat = MDB_stat()
-        try LMDBError.check(mdb_stat(pointer, database.handle, &stat),
-                            "mdb_stat on database \(database) of '\(environmentPath)'")
+        try LMDBError.check(
+            mdb_stat(pointer, database.handle, &stat),
+            "mdb_stat on database \(database) of '\(environmentPath)'")
         return DatabaseStatistics(stat)
     }
 }
@@ -167,8 +170,9 @@ public final class WriteTransaction: ReadTransaction {
         try ensureUsable(database, "mdb_put in database \(database)")
         var keyValue = MDB_val(mv_size: key.count, mv_data: UnsafeMutableRawPointer(mutating: key.baseAddress))
         var dataValue = MDB_val(mv_size: value.count, mv_data: UnsafeMutableRawPointer(mutating: value.baseAddress))
-        try check(mdb_put(pointer, database.handle, &keyValue, &dataValue, flags.rawValue),
-                  "mdb_put in database \(database) of '\(environmentPath)'")
+        try check(
+            mdb_put(pointer, database.handle, &keyValue, &dataValue, flags.rawValue),
+            "mdb_put in database \(database) of '\(environmentPath)'")
     }
 
     /// Reserves `count` bytes for the value of `key` in `database` and lets `write` fill them in
@@ -184,8 +188,9 @@ public final class WriteTransaction: ReadTransaction {
         try ensureUsable(database, "mdb_put in database \(database)")
         var keyValue = MDB_val(mv_size: key.count, mv_data: UnsafeMutableRawPointer(mutating: key.baseAddress))
         var dataValue = MDB_val(mv_size: count, mv_data: nil)
-        try check(mdb_put(pointer, database.handle, &keyValue, &dataValue, flags.rawValue | UInt32(MDB_RESERVE)),
-                  "mdb_put in database \(database) of '\(environmentPath)'")
+        try check(
+            mdb_put(pointer, database.handle, &keyValue, &dataValue, flags.rawValue | UInt32(MDB_RESERVE)),
+            "mdb_put in database \(database) of '\(environmentPath)'")
         write(UnsafeMutableRawBufferPointer(start: dataValue.mv_data, count: count))
     }
 

@@ -18,7 +18,9 @@ public struct Backoff: Sendable, Equatable {
     public var jitter: Double
 
     /// A schedule from its parts; `multiplier` below 1 counts as 1 and `jitter` is clamped to 0…1.
-    public init(initial: Duration = .seconds(1), multiplier: Double = 2, maximum: Duration = .seconds(300), jitter: Double = 0.5) {
+    public init(
+        initial: Duration = .seconds(1), multiplier: Double = 2, maximum: Duration = .seconds(300), jitter: Double = 0.5
+    ) {
         self.initial = initial
         self.multiplier = Swift.max(multiplier, 1)
         self.maximum = maximum

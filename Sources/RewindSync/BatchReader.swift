@@ -45,8 +45,9 @@ enum BatchReader {
             var named: Set<DefinitionName> = []
             var bytes = headerBytes
             guard start <= head else {
-                return PendingBatch(batch: RecordBatch(firstSequence: start, records: [], definitions: []),
-                                    head: head, byteCount: bytes, named: named)
+                return PendingBatch(
+                    batch: RecordBatch(firstSequence: start, records: [], definitions: []),
+                    head: head, byteCount: bytes, named: named)
             }
             var first = start
             var bases: [RecordBatch.Base] = []
@@ -66,14 +67,20 @@ enum BatchReader {
                     base = try Self.base(of: view.session, at: view.version, in: transaction)
                     if let base { size += 16 + base.session.utf8.count + base.snapshot.count }
                 }
-                let name = DefinitionName(machine: view.string(view.machineField), version: view.string(view.definitionField))
+                let name = DefinitionName(
+                    machine: view.string(view.machineField), version: view.string(view.definitionField))
                 var definition: RecordBatch.Definition?
                 if !named.contains(name), !known.contains(name),
-                   let document = try transaction.value(forKey: Engine.definitionKey(name: name.machine, version: name.version), in: .definitions) {
-                    definition = RecordBatch.Definition(machine: name.machine, contentVersion: name.version, document: document)
+                    let document = try transaction.value(
+                        forKey: Engine.definitionKey(name: name.machine, version: name.version), in: .definitions)
+                {
+                    definition = RecordBatch.Definition(
+                        machine: name.machine, contentVersion: name.version, document: document)
                     size += 12 + name.machine.utf8.count + name.version.utf8.count + document.count
                 }
-                if !records.isEmpty, bytes + size + (bases.isEmpty && base != nil ? 4 : 0) > maximumBytes { return .stop }
+                if !records.isEmpty, bytes + size + (bases.isEmpty && base != nil ? 4 : 0) > maximumBytes {
+                    return .stop
+                }
                 bytes += size
                 named.insert(name)
                 if let definition { definitions.append(definition) }
@@ -99,7 +106,10 @@ enum BatchReader {
         of session: SessionID, at version: UInt64, in transaction: StoreReadTransaction
     ) throws -> RecordBatch.Base? {
         guard let info = try transaction.sessionInfo(for: session), info.baseVersion == version else { return nil }
-        guard let snapshot = try transaction.value(forKey: SessionSnapshot.key(session: session, version: version), in: .snapshots) else {
+        guard
+            let snapshot = try transaction.value(
+                forKey: SessionSnapshot.key(session: session, version: version), in: .snapshots)
+        else {
             throw StoreError.corruptedEntry(
                 database: AuxiliaryDatabase.snapshots.name, key: "'\(session.excerpt)'@\(version)",
                 reason: "the session's history begins at version \(version), and the store holds no snapshot of it")

@@ -1,9 +1,10 @@
 import Foundation
-#if canImport(FoundationNetworking)
-import FoundationNetworking
-#endif
 import Rewind
 import RewindWire
+
+#if canImport(FoundationNetworking)
+    import FoundationNetworking
+#endif
 
 /// The one HTTP client to a fleet server (`rewind-server`), over Foundation's `URLSession`: the
 /// uploader's ingestion requests and the CLI's `--server` reads both go through it.
@@ -78,7 +79,8 @@ package final class FleetHTTPClient: Sendable {
     package func url(_ segments: [String], query: [URLQueryItem] = []) -> URL? {
         var allowed = CharacterSet.alphanumerics
         allowed.insert(charactersIn: "-._~")
-        let path = segments.map { $0.addingPercentEncoding(withAllowedCharacters: allowed) ?? $0 }.joined(separator: "/")
+        let path = segments.map { $0.addingPercentEncoding(withAllowedCharacters: allowed) ?? $0 }.joined(
+            separator: "/")
         var text = base.absoluteString
         if !text.hasSuffix("/") { text += "/" }
         guard var components = URLComponents(string: text + path) else { return nil }

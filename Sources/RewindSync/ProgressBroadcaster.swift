@@ -32,7 +32,8 @@ final class ProgressBroadcaster: Sendable {
 
     /// A stream of the progress: the current one first, then each change.
     func stream() -> AsyncStream<UploadProgress> {
-        let (stream, continuation) = AsyncStream.makeStream(of: UploadProgress.self, bufferingPolicy: .bufferingNewest(1))
+        let (stream, continuation) = AsyncStream.makeStream(
+            of: UploadProgress.self, bufferingPolicy: .bufferingNewest(1))
         let id = state.withLock { state in
             let id = state.nextID
             state.nextID += 1

@@ -1,10 +1,11 @@
 import Foundation
-#if canImport(FoundationNetworking)
-import FoundationNetworking
-#endif
 import Rewind
 import RewindStore
 import RewindWire
+
+#if canImport(FoundationNetworking)
+    import FoundationNetworking
+#endif
 
 /// The fleet server's ingestion endpoints (`GET …/position`, `POST …/records`, `POST
 /// …/erasures`; Server/README.md) through the one ``FleetHTTPClient``, their answers sorted into
@@ -38,7 +39,9 @@ struct UploadClient: Sendable {
     func position() async throws(UploadError) -> UInt64 {
         let answer = try await exchange("GET", "position")
         guard answer.status == 200 else { throw Self.failure(answer) }
-        guard let position = try? JSONDecoder().decode(StorePosition.self, from: answer.body), position.nextSequence >= 1 else {
+        guard let position = try? JSONDecoder().decode(StorePosition.self, from: answer.body),
+            position.nextSequence >= 1
+        else {
             throw UploadError.invalidResponse(
                 message: "the position answer has no nextSequence: \(FleetHTTPClient.excerpt(answer.body))")
         }
@@ -64,7 +67,8 @@ struct UploadClient: Sendable {
                 message: "POST \(answer.url.path) answered 404: this rewind-server predates erasure notices")
         }
         guard answer.status == 200 else { throw Self.failure(answer) }
-        guard let applied = try? JSONDecoder().decode(ErasureNoticesAnswer.self, from: answer.body), applied.through >= 0
+        guard let applied = try? JSONDecoder().decode(ErasureNoticesAnswer.self, from: answer.body),
+            applied.through >= 0
         else {
             throw UploadError.invalidResponse(
                 message: "an erasure answer without through: \(FleetHTTPClient.excerpt(answer.body))")
@@ -74,12 +78,13 @@ struct UploadClient: Sendable {
 
     /// The body of `POST …/erasures` for `notices`.
     static func body(of notices: [ErasureNotice]) -> ErasureNoticesBody {
-        ErasureNoticesBody(notices: notices.map { notice in
-            ErasureNoticesBody.Notice(
-                number: Int64(clamping: notice.number), kind: wireKind(notice.kind),
-                erasedAt: notice.erasedAt.description,
-                ranges: notice.ranges.map { [Int64(clamping: $0.lowerBound), Int64(clamping: $0.upperBound)] })
-        })
+        ErasureNoticesBody(
+            notices: notices.map { notice in
+                ErasureNoticesBody.Notice(
+                    number: Int64(clamping: notice.number), kind: wireKind(notice.kind),
+                    erasedAt: notice.erasedAt.description,
+                    ranges: notice.ranges.map { [Int64(clamping: $0.lowerBound), Int64(clamping: $0.upperBound)] })
+            })
     }
 
     /// The kind as the server names it: `session`, `records` or `retention`.
@@ -103,7 +108,7 @@ struct UploadClient: Sendable {
             return .accepted(nextSequence: result.nextSequence, stored: result.stored, alreadyHeld: result.alreadyHeld)
         case 409:
             guard let error = try? JSONDecoder().decode(ErrorAnswer.self, from: answer.body),
-                  let next = error.integer("nextSequence"), next >= 1
+                let next = error.integer("nextSequence"), next >= 1
             else {
                 throw UploadError.invalidResponse(
                     message: "a conflict without nextSequence: \(FleetHTTPClient.excerpt(answer.body))")
@@ -125,7 +130,8 @@ struct UploadClient: Sendable {
         _ method: String, _ endpoint: String, body: Data? = nil, contentType: String? = nil
     ) async throws(UploadError) -> FleetHTTPClient.Answer {
         guard let url = http.url(["v1", "stores", storeID.uuidString, endpoint]) else {
-            throw UploadError.invalidResponse(message: "\(http.base.absoluteString) does not make a URL with \(endpoint)")
+            throw UploadError.invalidResponse(
+                message: "\(http.base.absoluteString) does not make a URL with \(endpoint)")
         }
         do {
             return try await http.send(method, to: url, body: body, contentType: contentType)

@@ -75,11 +75,13 @@ public actor Uploader {
         self.destination = destination
         self.clock = clock
         self.recordLimit = configuration.maximumBatchRecords
-        client = UploadClient(server: server, key: key, storeID: engine.store.storeID, timeout: configuration.requestTimeout)
+        client = UploadClient(
+            server: server, key: key, storeID: engine.store.storeID, timeout: configuration.requestTimeout)
         let checkpoint = (try? BatchReader.checkpoint(in: engine.store, for: destination)) ?? nil
         let head = (try? engine.store.headSequence()) ?? 0
-        broadcaster = ProgressBroadcaster(UploadProgress(
-            acknowledgedThrough: checkpoint.map { $0 - 1 } ?? 0, headSequence: head))
+        broadcaster = ProgressBroadcaster(
+            UploadProgress(
+                acknowledgedThrough: checkpoint.map { $0 - 1 } ?? 0, headSequence: head))
     }
 
     deinit {
@@ -233,7 +235,10 @@ public actor Uploader {
             switch try await client.post(pending.batch.encoded()) {
             case .accepted(let acknowledged, let stored, let alreadyHeld):
                 guard acknowledged >= end else {
-                    throw UploadError.invalidResponse(message: "a batch of sequences \(pending.batch.firstSequence)–\(end - 1) acknowledged only up to \(acknowledged)")
+                    throw UploadError.invalidResponse(
+                        message:
+                            "a batch of sequences \(pending.batch.firstSequence)–\(end - 1) acknowledged only up to \(acknowledged)"
+                    )
                 }
                 knownDefinitions.formUnion(pending.named)
                 conflicts = 0
@@ -255,7 +260,8 @@ public actor Uploader {
                 next = try await follow(serverNext, head: pending.head)
             case .tooLarge(let message):
                 guard count > 1 else {
-                    throw UploadError.recordTooLarge(sequence: next, bytes: pending.batch.records[0].count, message: message)
+                    throw UploadError.recordTooLarge(
+                        sequence: next, bytes: pending.batch.records[0].count, message: message)
                 }
                 recordLimit = max(1, count / 2)
             case .badRequest(let message):
@@ -278,7 +284,8 @@ public actor Uploader {
         let through = try await client.postErasures(notices)
         guard through >= notices[notices.count - 1].number else {
             throw UploadError.invalidResponse(
-                message: "erasure notices up to \(notices[notices.count - 1].number) acknowledged only up to \(through)")
+                message: "erasure notices up to \(notices[notices.count - 1].number) acknowledged only up to \(through)"
+            )
         }
         try await onStoreWriteQueue { try $0.setErasureCheckpoint(through, for: destination) }
         return true
@@ -297,8 +304,10 @@ public actor Uploader {
     /// it (the server lost records: they go again, and definitions with them).
     private func follow(_ position: UInt64, head: UInt64) async throws(UploadError) -> UInt64 {
         guard position >= 1, position <= head + 1 else {
-            throw UploadError.diverged(sequence: head + 1,
-                message: "the server holds this store's records up to \(position - 1) but the device's log ends at \(head)")
+            throw UploadError.diverged(
+                sequence: head + 1,
+                message:
+                    "the server holds this store's records up to \(position - 1) but the device's log ends at \(head)")
         }
         if let known = serverNext, position < known { knownDefinitions.removeAll() }
         try await acknowledge(position)
@@ -326,11 +335,15 @@ public actor Uploader {
 
     // MARK: Store access off the cooperative pool
 
-    private func onStoreQueue<R: Sendable>(_ body: @escaping @Sendable (StoreReadTransaction) throws -> R) async throws(UploadError) -> R {
+    private func onStoreQueue<R: Sendable>(_ body: @escaping @Sendable (StoreReadTransaction) throws -> R)
+        async throws(UploadError) -> R
+    {
         try await onStoreQueue(store: engine.store) { store in try store.read(body) }
     }
 
-    private func onStoreWriteQueue(_ body: @escaping @Sendable (StoreWriteTransaction) throws -> Void) async throws(UploadError) {
+    private func onStoreWriteQueue(_ body: @escaping @Sendable (StoreWriteTransaction) throws -> Void)
+        async throws(UploadError)
+    {
         try await onStoreQueue(store: engine.writableStore) { store in try store.write(body) }
     }
 

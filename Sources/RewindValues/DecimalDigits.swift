@@ -25,14 +25,16 @@ struct DecimalDigits: Equatable {
     init(finiteDoubleText text: String) {
         var text = text
         // Swift prints every finite Double in this syntax; zero stands in if it ever did not.
-        self = text.withUTF8 { DecimalDigits(scanning: $0, strict: false) }
+        self =
+            text.withUTF8 { DecimalDigits(scanning: $0, strict: false) }
             ?? DecimalDigits(negative: false, digits: [], exponent: 0)
     }
 
     /// The integer `value`.
     init(integer value: some BinaryInteger) {
         var text = String(value)
-        self = text.withUTF8 { DecimalDigits(scanning: $0, strict: false) }
+        self =
+            text.withUTF8 { DecimalDigits(scanning: $0, strict: false) }
             ?? DecimalDigits(negative: false, digits: [], exponent: 0)
     }
 

@@ -291,7 +291,8 @@ extension JSONNumber: Codable {
         case .decimal(let text):
             guard let decimal = decimalValue else {
                 throw EncodingError.invalidValue(
-                    self, EncodingError.Context(
+                    self,
+                    EncodingError.Context(
                         codingPath: encoder.codingPath,
                         debugDescription: "the number \(text) has more digits than a Decimal holds exactly"))
             }

@@ -22,7 +22,9 @@ public struct JSONShapeError: Error, Hashable, Sendable, CustomStringConvertible
 /// replace `Codable` on hot paths (snapshots). Each failure names the path it happened at.
 package enum JSONShape {
     /// The members of an object.
-    package static func object(_ value: JSONValue, at path: @autoclosure () -> [String]) throws(JSONShapeError) -> [String: JSONValue] {
+    package static func object(_ value: JSONValue, at path: @autoclosure () -> [String]) throws(JSONShapeError)
+        -> [String: JSONValue]
+    {
         guard case .object(let members) = value else { throw JSONShapeError(path: path(), expected: "an object") }
         return members
     }
@@ -36,13 +38,17 @@ package enum JSONShape {
     }
 
     /// The elements of an array.
-    package static func array(_ value: JSONValue, at path: @autoclosure () -> [String]) throws(JSONShapeError) -> [JSONValue] {
+    package static func array(_ value: JSONValue, at path: @autoclosure () -> [String]) throws(JSONShapeError)
+        -> [JSONValue]
+    {
         guard case .array(let elements) = value else { throw JSONShapeError(path: path(), expected: "an array") }
         return elements
     }
 
     /// A string.
-    package static func string(_ value: JSONValue, at path: @autoclosure () -> [String]) throws(JSONShapeError) -> String {
+    package static func string(_ value: JSONValue, at path: @autoclosure () -> [String]) throws(JSONShapeError)
+        -> String
+    {
         guard case .string(let string) = value else { throw JSONShapeError(path: path(), expected: "a string") }
         return string
     }
@@ -54,7 +60,9 @@ package enum JSONShape {
     }
 
     /// An array of strings.
-    package static func strings(_ value: JSONValue, at path: @autoclosure () -> [String]) throws(JSONShapeError) -> [String] {
+    package static func strings(_ value: JSONValue, at path: @autoclosure () -> [String]) throws(JSONShapeError)
+        -> [String]
+    {
         let elements = try array(value, at: path())
         var strings: [String] = []
         strings.reserveCapacity(elements.count)
@@ -65,13 +73,18 @@ package enum JSONShape {
     }
 
     /// An integer in the range of `Int64`.
-    package static func int64(_ value: JSONValue, at path: @autoclosure () -> [String]) throws(JSONShapeError) -> Int64 {
-        guard let integer = value.int64Value else { throw JSONShapeError(path: path(), expected: "an integer in the range of Int64") }
+    package static func int64(_ value: JSONValue, at path: @autoclosure () -> [String]) throws(JSONShapeError) -> Int64
+    {
+        guard let integer = value.int64Value else {
+            throw JSONShapeError(path: path(), expected: "an integer in the range of Int64")
+        }
         return integer
     }
 
     /// A non-negative integer in the range of `UInt64`.
-    package static func uint64(_ value: JSONValue, at path: @autoclosure () -> [String]) throws(JSONShapeError) -> UInt64 {
+    package static func uint64(_ value: JSONValue, at path: @autoclosure () -> [String]) throws(JSONShapeError)
+        -> UInt64
+    {
         guard let integer = value.numberValue?.uint64Value else {
             throw JSONShapeError(path: path(), expected: "a non-negative integer in the range of UInt64")
         }

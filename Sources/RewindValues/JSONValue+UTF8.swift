@@ -164,7 +164,9 @@ enum JSONText {
                     index += 1
                     continue
                 }
-                if runStart < index { bytes.append(contentsOf: UnsafeBufferPointer(start: base + runStart, count: index - runStart)) }
+                if runStart < index {
+                    bytes.append(contentsOf: UnsafeBufferPointer(start: base + runStart, count: index - runStart))
+                }
                 bytes.append(0x5C)  // \
                 switch byte {
                 case 0x22, 0x2F, 0x5C: bytes.append(byte)
@@ -181,7 +183,9 @@ enum JSONText {
                 index += 1
                 runStart = index
             }
-            if runStart < count { bytes.append(contentsOf: UnsafeBufferPointer(start: base + runStart, count: count - runStart)) }
+            if runStart < count {
+                bytes.append(contentsOf: UnsafeBufferPointer(start: base + runStart, count: count - runStart))
+            }
         }
         bytes.append(0x22)
     }
@@ -413,12 +417,20 @@ struct JSONParser {
         var secondRange: ClosedRange<UInt8> = 0x80...0xBF
         switch lead {
         case 0xC2...0xDF: length = 2
-        case 0xE0: length = 3; secondRange = 0xA0...0xBF
+        case 0xE0:
+            length = 3
+            secondRange = 0xA0...0xBF
         case 0xE1...0xEC, 0xEE...0xEF: length = 3
-        case 0xED: length = 3; secondRange = 0x80...0x9F
-        case 0xF0: length = 4; secondRange = 0x90...0xBF
+        case 0xED:
+            length = 3
+            secondRange = 0x80...0x9F
+        case 0xF0:
+            length = 4
+            secondRange = 0x90...0xBF
         case 0xF1...0xF3: length = 4
-        case 0xF4: length = 4; secondRange = 0x80...0x8F
+        case 0xF4:
+            length = 4
+            secondRange = 0x80...0x8F
         default: throw JSONParseError(offset: index, reason: .invalidUTF8)
         }
         guard index + length <= bytes.count else { throw JSONParseError(offset: bytes.count, reason: .unexpectedEnd) }
@@ -485,7 +497,11 @@ struct JSONParser {
             }
             guard index < bytes.count, isDigit(bytes[index]) else { throw invalidNumberOrEnd() }
             while index < bytes.count, isDigit(bytes[index]) {
-                if exponent < 100_000 { exponent = exponent * 10 + Int(bytes[index] - UInt8(ascii: "0")) } else { exponentIsHuge = true }
+                if exponent < 100_000 {
+                    exponent = exponent * 10 + Int(bytes[index] - UInt8(ascii: "0"))
+                } else {
+                    exponentIsHuge = true
+                }
                 index += 1
             }
             if exponentNegative { exponent = -exponent }
@@ -504,7 +520,8 @@ struct JSONParser {
             let magnitude = Double(significand)
             let scale = exponent - fractionDigits
             if (-22...22).contains(scale) {
-                let value = scale < 0
+                let value =
+                    scale < 0
                     ? magnitude / Self.powersOfTen[-scale] : magnitude * Self.powersOfTen[scale]
                 return JSONNumber(negative ? -value : value).storage
             }

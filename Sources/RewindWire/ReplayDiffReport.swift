@@ -44,9 +44,16 @@ public struct ReplayDiffReport: Codable, Sendable, Hashable {
         public init(_ change: JSONChange) {
             path = change.path.description
             switch change.kind {
-            case .added(let value): self.change = "added"; after = value
-            case .removed(let value): self.change = "removed"; before = value
-            case .changed(let from, let to): self.change = "changed"; before = from; after = to
+            case .added(let value):
+                self.change = "added"
+                after = value
+            case .removed(let value):
+                self.change = "removed"
+                before = value
+            case .changed(let from, let to):
+                self.change = "changed"
+                before = from
+                after = to
             }
         }
 

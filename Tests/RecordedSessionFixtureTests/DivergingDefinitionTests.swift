@@ -11,7 +11,7 @@ struct DivergingDefinitionTests {
     /// This test binary (Linux: the `.xctest` executable `swift test` runs), when it can be run again.
     static var testBinary: URL? {
         guard let executable = Bundle.main.executableURL, executable.lastPathComponent.hasSuffix(".xctest"),
-              FileManager.default.isExecutableFile(atPath: executable.path)
+            FileManager.default.isExecutableFile(atPath: executable.path)
         else { return nil }
         return executable
     }
@@ -29,7 +29,10 @@ struct DivergingDefinitionTests {
             environment: environment)
         let all = output.stdout + output.stderr
         #expect(output.status != 0, "the generated tests passed on the diverging definition: \(output)")
-        #expect(all.contains("session 'order-1' version 3 (event 'add'): configuration: recorded [\"cart\"] but the machine reached [\"address\"]"), "\(output)")
+        #expect(
+            all.contains(
+                "session 'order-1' version 3 (event 'add'): configuration: recorded [\"cart\"] but the machine reached [\"address\"]"
+            ), "\(output)")
         // order-2 never adds an item: the diverging definition reproduces it.
         #expect(all.contains(#"session order-2 (checkout, versions 1–5)" passed"#), "\(output)")
         #expect(!all.contains("session 'order-2' version"), "\(output)")

@@ -19,7 +19,8 @@ struct ArchiveImportFuzzTests {
         let bodyOffset = envelopeStart.count + 8 + envelopeMiddle.count
         func seal(_ line: [UInt8]) -> [UInt8] {
             guard line.count > bodyOffset, line.last == UInt8(ascii: "}"),
-                  line.starts(with: envelopeStart) else { return line }
+                line.starts(with: envelopeStart)
+            else { return line }
             let body = Array(line[bodyOffset..<(line.count - 1)])
             let crc = body.withUnsafeBytes { CRC32C.checksum($0) }
             return envelopeStart + Array(hex(crc).utf8) + envelopeMiddle + body + [UInt8(ascii: "}")]
@@ -27,12 +28,15 @@ struct ArchiveImportFuzzTests {
         lines = lines.map(seal)
         // The trailer: the CRC-32C of every line before it, newlines included.
         if let last = lines.indices.last, last > 0, lines[last].count > bodyOffset,
-           var trailer = try? JSONSerialization.jsonObject(with: Data(lines[last][bodyOffset..<(lines[last].count - 1)])) as? [String: Any],
-           trailer["checksum"] != nil {
+            var trailer = try? JSONSerialization.jsonObject(
+                with: Data(lines[last][bodyOffset..<(lines[last].count - 1)])) as? [String: Any],
+            trailer["checksum"] != nil
+        {
             let covered = lines[..<last].flatMap { $0 + [UInt8(ascii: "\n")] }
             trailer["checksum"] = hex(covered.withUnsafeBytes { CRC32C.checksum($0) })
             if let body = try? JSONSerialization.data(withJSONObject: trailer, options: [.sortedKeys]) {
-                lines[last] = seal(envelopeStart + Array("00000000".utf8) + envelopeMiddle + Array(body) + [UInt8(ascii: "}")])
+                lines[last] = seal(
+                    envelopeStart + Array("00000000".utf8) + envelopeMiddle + Array(body) + [UInt8(ascii: "}")])
             }
         }
         return lines.flatMap { $0 + [UInt8(ascii: "\n")] }.dropLast(endsWithNewline ? 0 : 1)

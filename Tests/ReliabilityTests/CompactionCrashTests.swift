@@ -4,7 +4,7 @@ import RewindTestSupport
 import Testing
 
 #if canImport(Glibc)
-import Glibc
+    import Glibc
 #endif
 
 /// A store to compact: sessions of the ticker machine with acknowledged sends of 1 KiB payloads
@@ -32,7 +32,8 @@ struct CompactionStore {
                 group.addTask {
                     let session = try await engine.startSession(id: "s\(index)", machine: TickerMachine.name)
                     for n in 0..<sendsPerSession {
-                        try await session.send(TickerMachine.tick, payload: ["n": .number(Double(n)), "filler": .string(filler)])
+                        try await session.send(
+                            TickerMachine.tick, payload: ["n": .number(Double(n)), "filler": .string(filler)])
                     }
                 }
             }
@@ -70,9 +71,11 @@ struct CompactionCrashTests {
     /// inside `mdb_env_copyfd2` with a partial copy on disk, sometimes later or done: the test
     /// takes any of these); `copied`: the copy flushed, not renamed; `replaced`: renamed, the
     /// directory flushed, the environment not reopened.
-    @Test(.hangGuard, arguments: [
-        ("copying", "forever"), ("copying", "none"), ("copied", "forever"), ("replaced", "forever"),
-    ])
+    @Test(
+        .hangGuard,
+        arguments: [
+            ("copying", "forever"), ("copying", "none"), ("copied", "forever"), ("replaced", "forever"),
+        ])
     func aCompactionKilledAtAnyStepLeavesTheOldOrTheNewStoreWhole(step: String, pause: String) async throws {
         let store = try await CompactionStore.make()
         defer { store.fixture.remove() }

@@ -19,7 +19,7 @@ struct CrashTests {
         init?(_ line: String) {
             let fields = line.split(separator: " ")
             guard fields.count == 6, fields[0] == "ack", let version = UInt64(fields[2]),
-                  let sequence = UInt64(fields[3]), let round = Int(fields[4]), let n = Int(fields[5])
+                let sequence = UInt64(fields[3]), let round = Int(fields[4]), let n = Int(fields[5])
             else { return nil }
             session = String(fields[1])
             self.version = version
@@ -66,8 +66,9 @@ struct CrashTests {
             child.kill()
             let status = try await child.waitForExit()
             let lines = child.lines
-            #expect(status.reason == .uncaughtSignal && status.code == SIGKILL,
-                    "round \(round): the helper ended on its own (\(status)): \(lines.suffix(3))")
+            #expect(
+                status.reason == .uncaughtSignal && status.code == SIGKILL,
+                "round \(round): the helper ended on its own (\(status)): \(lines.suffix(3))")
             let acks = lines.compactMap(Acknowledgement.init)
             if acks.isEmpty { killedBeforeFirstAck += 1 }
             #expect(acks.allSatisfy { $0.round == round })
@@ -78,7 +79,9 @@ struct CrashTests {
             kills += 1
             try verify(fixture, acknowledged: acknowledged, after: "\(name): kill \(kills) (round \(round))")
         }
-        print("crash (\(name)): \(kills) kills (\(killedBeforeFirstAck) before any acknowledgement), \(acknowledged.count) acknowledged sends, largest group commit \(largestBatch)")
+        print(
+            "crash (\(name)): \(kills) kills (\(killedBeforeFirstAck) before any acknowledgement), \(acknowledged.count) acknowledged sends, largest group commit \(largestBatch)"
+        )
         #expect(kills >= 20)
         #expect(acknowledged.count > kills, "too few acknowledgements to prove anything")
         // Commits that flush gather their senders; unflushed ones are too quick to batch reliably.
@@ -106,11 +109,14 @@ struct CrashTests {
                 continue
             }
             let record = audit.records[Int(ack.sequence - 1)]
-            #expect(record.session.rawValue == ack.session && record.version == ack.version,
-                    "\(moment): sequence \(ack.sequence) holds \(record.session)@\(record.version), acknowledged as \(ack.session)@\(ack.version)")
+            #expect(
+                record.session.rawValue == ack.session && record.version == ack.version,
+                "\(moment): sequence \(ack.sequence) holds \(record.session)@\(record.version), acknowledged as \(ack.session)@\(ack.version)"
+            )
             let payload = try coder.decode(JSONValue.self, from: record.payload)
-            #expect(payload["round"]?.doubleValue == Double(ack.round) && payload["n"]?.doubleValue == Double(ack.n),
-                    "\(moment): \(ack.session)@\(ack.version) has payload \(payload)")
+            #expect(
+                payload["round"]?.doubleValue == Double(ack.round) && payload["n"]?.doubleValue == Double(ack.n),
+                "\(moment): \(ack.session)@\(ack.version) has payload \(payload)")
         }
 
         // Every session resumes (latest snapshot + the records after it) at its head.

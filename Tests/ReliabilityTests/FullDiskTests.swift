@@ -20,10 +20,12 @@ struct FullDiskTests {
         var testDescription: String { name }
     }
 
-    @Test(.hangGuard, arguments: [
-        DiskCase(name: "pwrite", initialMap: 8 << 20, diskMegabytes: 2, filler: 768 << 10),
-        DiskCase(name: "reserved map", initialMap: 256 << 10, diskMegabytes: 3, filler: 1 << 20),
-    ])
+    @Test(
+        .hangGuard,
+        arguments: [
+            DiskCase(name: "pwrite", initialMap: 8 << 20, diskMegabytes: 2, filler: 768 << 10),
+            DiskCase(name: "reserved map", initialMap: 256 << 10, diskMegabytes: 3, filler: 1 << 20),
+        ])
     func aFullDiskFailsTheAppendKeepsEverythingEarlierAndWorksAgainOnceSpaceIsFreed(disk: DiskCase) async throws {
         let filesystem: SmallFilesystem
         switch try SmallFilesystem.mount(megabytes: disk.diskMegabytes) {
@@ -60,7 +62,9 @@ struct FullDiskTests {
                 break
             }
         }
-        let error = try #require(failure as? LMDBError, "expected the disk to fill, got \(String(describing: failure)) after \(acknowledged) sends")
+        let error = try #require(
+            failure as? LMDBError,
+            "expected the disk to fill, got \(String(describing: failure)) after \(acknowledged) sends")
         print("full disk (\(disk.name)): \(acknowledged) sends acknowledged, then: \(error)")
         // ENOSPC, also when LMDB reported a short `pwrite` (the disk filled mid-page) as EIO.
         #expect(error.isDiskFull, "\(error)")

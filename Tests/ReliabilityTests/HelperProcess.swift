@@ -2,9 +2,9 @@ import Foundation
 import RewindTestSupport
 
 #if canImport(Glibc)
-import Glibc
+    import Glibc
 #elseif canImport(Darwin)
-import Darwin
+    import Darwin
 #endif
 
 /// A running `RewindTestHelper` (see `Tests/RewindTestHelper/`) whose stdout is collected as it
@@ -26,7 +26,9 @@ final class HelperProcess: Sendable {
             let url = directory.appendingPathComponent("RewindTestHelper")
             if FileManager.default.isExecutableFile(atPath: url.path) { return url }
         }
-        throw Failure(description: "RewindTestHelper was not found next to the test bundle: build it with `swift build --build-tests`")
+        throw Failure(
+            description:
+                "RewindTestHelper was not found next to the test bundle: build it with `swift build --build-tests`")
     }
 
     private let process: Process
@@ -89,7 +91,8 @@ final class HelperProcess: Sendable {
     }
 
     /// Waits until the helper ended and its stdout is read to the end; returns how it ended.
-    func waitForExit(timeout: Duration = .seconds(300)) async throws -> (reason: Process.TerminationReason, code: Int32) {
+    func waitForExit(timeout: Duration = .seconds(300)) async throws -> (reason: Process.TerminationReason, code: Int32)
+    {
         let clock = ContinuousClock()
         let deadline = clock.now + timeout
         while clock.now < deadline {

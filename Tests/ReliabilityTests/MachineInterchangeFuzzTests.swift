@@ -1,6 +1,6 @@
-import RewindTestSupport
 import Foundation
 import Rewind
+import RewindTestSupport
 import Testing
 
 /// Promise 5 for machine definitions: malformed SCXML and machine JSON get a typed error (both
@@ -32,9 +32,12 @@ struct MachineInterchangeFuzzTests {
         var mutator = Mutator(seed: 0x5C8_3101)
         var tokens = SeededRandom(seed: 0x5C8_3102)
         let snippets = [
-            "<state id=\"x\">", "</state>", "<parallel>", "<final id=\"f\"/>", "<transition event=\"e\" target=\"nowhere\"/>",
-            "<history type=\"deep\"/>", "<initial/>", "<!DOCTYPE a [<!ENTITY b \"c\">]>", "&amp;", "&#0;", "<![CDATA[", "]]>",
-            "<datamodel><data id=\"d\" expr=\"1/0\"/></datamodel>", "cond=\"_event.data.x &gt; 1\"", "<?xml version=\"1.0\"?>",
+            "<state id=\"x\">", "</state>", "<parallel>", "<final id=\"f\"/>",
+            "<transition event=\"e\" target=\"nowhere\"/>",
+            "<history type=\"deep\"/>", "<initial/>", "<!DOCTYPE a [<!ENTITY b \"c\">]>", "&amp;", "&#0;", "<![CDATA[",
+            "]]>",
+            "<datamodel><data id=\"d\" expr=\"1/0\"/></datamodel>", "cond=\"_event.data.x &gt; 1\"",
+            "<?xml version=\"1.0\"?>",
         ]
         var outcomes = (accepted: 0, refused: 0)
         for iteration in 0..<3_000 {
@@ -89,7 +92,10 @@ struct MachineInterchangeFuzzTests {
     /// Found by the libFuzzer harness: Foundation's `XMLParser` read a null pointer for a
     /// processing instruction without data and crashed the process.
     @Test func processingInstructionsAreRefusedNotCrashingTheParser() throws {
-        for document in ["<?xMb?>\n", "<?xml version=\"1.0\"?><?target?><scxml/>", "<scxml><?a b?></scxml>", " <?xml version=\"1.0\"?><scxml/>"] {
+        for document in [
+            "<?xMb?>\n", "<?xml version=\"1.0\"?><?target?><scxml/>", "<scxml><?a b?></scxml>",
+            " <?xml version=\"1.0\"?><scxml/>",
+        ] {
             #expect(throws: SCXMLImportError.self, "\(document)") { try MachineDefinition(scxml: Data(document.utf8)) }
             do {
                 _ = try MachineDefinition(scxml: Data(document.utf8))
@@ -100,18 +106,23 @@ struct MachineInterchangeFuzzTests {
         // The XML declaration is not one of them.
         let exported = ExampleMachines.Onboarding.definition.scxml()
         #expect(exported.hasPrefix("<?xml "))
-        #expect(try MachineDefinition(scxml: Data(exported.utf8)).contentVersion == ExampleMachines.Onboarding.definition.contentVersion)
+        #expect(
+            try MachineDefinition(scxml: Data(exported.utf8)).contentVersion
+                == ExampleMachines.Onboarding.definition.contentVersion)
     }
 
     @Test func absurdlyNestedDocumentsAreRefusedNotOverflowingTheStack() {
         let depth = 100_000
-        let scxml = "<scxml xmlns=\"http://www.w3.org/2005/07/scxml\" version=\"1.0\">"
+        let scxml =
+            "<scxml xmlns=\"http://www.w3.org/2005/07/scxml\" version=\"1.0\">"
             + String(repeating: "<state>", count: depth) + String(repeating: "</state>", count: depth) + "</scxml>"
         #expect(throws: SCXMLImportError.self) { try MachineDefinition(scxml: Data(scxml.utf8)) }
         let json = String(repeating: "[", count: depth) + String(repeating: "]", count: depth)
         #expect(throws: JSONDocumentError.self) { try MachineDefinition(jsonDocument: Data(json.utf8)) }
-        let states = "{\"format\":\"rewind.machine\",\"formatVersion\":1,\"name\":\"m\",\"root\":"
-            + String(repeating: "{\"id\":\"s\",\"children\":[", count: depth / 10) + String(repeating: "]}", count: depth / 10) + "}"
+        let states =
+            "{\"format\":\"rewind.machine\",\"formatVersion\":1,\"name\":\"m\",\"root\":"
+            + String(repeating: "{\"id\":\"s\",\"children\":[", count: depth / 10)
+            + String(repeating: "]}", count: depth / 10) + "}"
         #expect(throws: JSONDocumentError.self) { try MachineDefinition(jsonDocument: Data(states.utf8)) }
     }
 }

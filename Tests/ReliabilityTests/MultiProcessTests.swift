@@ -58,11 +58,13 @@ struct MultiProcessTests {
             #expect(acks.count == rounds * (own + shared), "\(writer)")
             for ack in acks {
                 let version = try #require(ack.version)
-                let record = try #require(audit.records(of: ack.session).first { $0.version == version },
-                                          "\(writer): acknowledged \(ack.session)@\(version) is lost")
+                let record = try #require(
+                    audit.records(of: ack.session).first { $0.version == version },
+                    "\(writer): acknowledged \(ack.session)@\(version) is lost")
                 let payload = try coder.decode(JSONValue.self, from: record.payload)
-                #expect(payload["writer"]?.stringValue == writer && payload["n"]?.doubleValue == ack.n.map(Double.init),
-                        "\(ack.session)@\(version) holds \(payload), acknowledged to \(writer) as n \(ack.n ?? -1)")
+                #expect(
+                    payload["writer"]?.stringValue == writer && payload["n"]?.doubleValue == ack.n.map(Double.init),
+                    "\(ack.session)@\(version) holds \(payload), acknowledged to \(writer) as n \(ack.n ?? -1)")
             }
             let conflictLines = lines.filter { $0.kind == "conflict" }
             #expect(conflictLines.allSatisfy { $0.session.hasPrefix("shared-") })
@@ -113,7 +115,9 @@ struct MultiProcessTests {
         let session = try await engine.startSession(id: "writer", machine: TickerMachine.name)
 
         // A process takes every reader slot, then dies mid-read.
-        let holder = try HelperProcess(["readers", "hold", fixture.directory.path, String(maxReaders), String(maxReaders)])
+        let holder = try HelperProcess([
+            "readers", "hold", fixture.directory.path, String(maxReaders), String(maxReaders),
+        ])
         let holding = try await holder.waitForLine { $0.hasPrefix("holding") || $0.hasPrefix("error") }
         #expect(holding == "holding \(maxReaders)", "\(holder.lines)")
         holder.kill()
@@ -129,7 +133,9 @@ struct MultiProcessTests {
 
         // A process opening the store clears the dead slots (`mdb_reader_check` on open) and gets
         // every slot at once.
-        let taker = try HelperProcess(["readers", "take", fixture.directory.path, String(maxReaders), String(maxReaders)])
+        let taker = try HelperProcess([
+            "readers", "take", fixture.directory.path, String(maxReaders), String(maxReaders),
+        ])
         let took = try await taker.waitForLine { $0.hasPrefix("took") || $0.hasPrefix("error") }
         #expect(took == "took \(maxReaders)", "\(taker.lines)")
         let takerStatus = try await taker.waitForExit()

@@ -1,5 +1,5 @@
-import RewindTestSupport
 import Foundation
+import RewindTestSupport
 
 /// Seeded byte-level mutations of valid inputs (the operations of a mutation fuzzer: bit flips,
 /// interesting bytes, insertions, deletions, duplications, truncation, splicing).

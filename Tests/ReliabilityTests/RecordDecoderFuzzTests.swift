@@ -10,16 +10,19 @@ struct RecordDecoderFuzzTests {
     /// Valid records of every shape: with and without origin, navigation, payload, state data.
     static func seeds() throws -> [TransitionRecord] {
         let navigation: [[NavigationOperation]] = [
-            [], [.push("detail")], [.pop, .push("list")], [.popToRoot], [.popTo("all"), .replace("日本")], [.setRoot("home"), .none],
+            [], [.push("detail")], [.pop, .push("list")], [.popToRoot], [.popTo("all"), .replace("日本")],
+            [.setRoot("home"), .none],
         ]
         return try (0..<12).map { index in
             TransitionRecord(
                 sequence: UInt64(index * 37 + 1), session: try SessionID("session-\(index)"),
-                version: UInt64(index * 300 + 1), timestamp: Timestamp(microsecondsSince1970: 1_700_000_000_000_000 + Int64(index)),
+                version: UInt64(index * 300 + 1),
+                timestamp: Timestamp(microsecondsSince1970: 1_700_000_000_000_000 + Int64(index)),
                 machine: index % 2 == 0 ? "onboarding" : "kanji", definition: String(repeating: "ab", count: 32),
                 event: index == 0 ? "rewind.start" : "event-\(index)", source: index == 0 ? [] : ["root", "s\(index)"],
                 target: ["root", "t\(index)"], navigation: navigation[index % navigation.count],
-                payload: Array("{\"n\":\(index),\"text\":\"é\"}".utf8), stateData: index % 3 == 0 ? [] : Array("[1,2]".utf8),
+                payload: Array("{\"n\":\(index),\"text\":\"é\"}".utf8),
+                stateData: index % 3 == 0 ? [] : Array("[1,2]".utf8),
                 origin: index % 4 == 0 ? RecordOrigin(session: SessionID("parent"), version: 7) : nil)
         }
     }
@@ -49,7 +52,9 @@ struct RecordDecoderFuzzTests {
             do {
                 let record = try RecordCodec.decode(bytes, sequence: seed.sequence)
                 outcomes.decoded += 1
-                #expect(RecordCodec.encode(record) == bytes, "input \(iteration) decoded to a record that encodes differently: \(bytes)")
+                #expect(
+                    RecordCodec.encode(record) == bytes,
+                    "input \(iteration) decoded to a record that encodes differently: \(bytes)")
             } catch StoreError.corruptedRecord(let sequence, _) {
                 outcomes.rejected += 1
                 #expect(sequence == seed.sequence)
@@ -85,8 +90,11 @@ struct RecordDecoderFuzzTests {
             ("a varint of 11 bytes", prefix + [UInt8](repeating: 0xFF, count: 10) + [0x01]),
             ("a varint overflowing 64 bits", [1, 0] + [UInt8](repeating: 0xFF, count: 9) + [0x02]),
             // Found by the libFuzzer harness: accepted, then re-encoded to other bytes.
-            ("a version varint with a redundant zero byte", [1, 0, 1, 0x9C, 0x00] + [UInt8](repeating: 0, count: 8) + fields
-                + varint(0) + varint(1) + string("t") + varint(0) + varint(0) + varint(0)),
+            (
+                "a version varint with a redundant zero byte",
+                [1, 0, 1, 0x9C, 0x00] + [UInt8](repeating: 0, count: 8) + fields
+                    + varint(0) + varint(1) + string("t") + varint(0) + varint(0) + varint(0)
+            ),
         ]
         for (name, body) in cases {
             let bytes = Self.resealed(body + [0, 0, 0, 0])

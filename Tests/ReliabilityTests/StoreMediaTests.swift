@@ -8,7 +8,8 @@ import Testing
 /// read-only file system can be inspected.
 struct StoreMediaTests {
     private static func rewind(_ arguments: [String]) async throws -> ProcessOutput {
-        let executable = try #require(BuiltProduct.url(named: "rewind"), "build the tool with `swift build --build-tests`")
+        let executable = try #require(
+            BuiltProduct.url(named: "rewind"), "build the tool with `swift build --build-tests`")
         return try await runProcess(executable, arguments: arguments)
     }
 

@@ -41,8 +41,9 @@ struct UnflushedMetaPageTests {
         // Commit N (acknowledged, then undone) and N+1 (its pages written, its meta page not).
         try await session.send(TickerMachine.tick, payload: ["n": 9])
         try await session.send(TickerMachine.tick, payload: ["n": 10])
-        #expect(try engine.store.statistics().lastTransactionID == statistics.lastTransactionID + 2,
-                "each send is one commit")
+        #expect(
+            try engine.store.statistics().lastTransactionID == statistics.lastTransactionID + 2,
+            "each send is one commit")
         engine.close()
 
         // The disk after the crash: every page written so far, the meta pages of N−1 and N−2.

@@ -76,7 +76,8 @@ public func runProcess(
     process.standardInput = input
     process.standardOutput = output
     process.standardError = error
-    let (status, reason): (Int32, Process.TerminationReason) = try await withCheckedThrowingContinuation { continuation in
+    let (status, reason): (Int32, Process.TerminationReason) = try await withCheckedThrowingContinuation {
+        continuation in
         process.terminationHandler = { continuation.resume(returning: ($0.terminationStatus, $0.terminationReason)) }
         do {
             try process.run()

@@ -38,7 +38,9 @@ public enum RandomJSON {
         case 0: return Double(Int.random(in: -1000...1000, using: &generator))
         case 1: return Double(Int64.random(in: -(1 << 53)...(1 << 53), using: &generator))
         case 2: return Double(Int.random(in: -100_000...100_000, using: &generator)) / 100
-        case 3: return [0.0, -0.0, 0.1, 1e15, 1e16, 1e-7, .leastNonzeroMagnitude, 1.7976931348623157e308, -2.5e-5].randomElement(using: &generator) ?? 0
+        case 3:
+            return [0.0, -0.0, 0.1, 1e15, 1e16, 1e-7, .leastNonzeroMagnitude, 1.7976931348623157e308, -2.5e-5]
+                .randomElement(using: &generator) ?? 0
         default:
             while true {
                 let candidate = Double(bitPattern: generator.next())
@@ -49,7 +51,10 @@ public enum RandomJSON {
 
     /// A random string of awkward characters.
     public static func string(using generator: inout SeededRandom) -> String {
-        let pieces: [String] = ["a", "Z", "/", "\"", "\\", "\n", "\t", "\u{0}", "\u{1F}", "\u{7F}", "é", "日本", "😀", "\u{2028}", " ", "\u{FFFF}"]
+        let pieces: [String] = [
+            "a", "Z", "/", "\"", "\\", "\n", "\t", "\u{0}", "\u{1F}", "\u{7F}", "é", "日本", "😀", "\u{2028}", " ",
+            "\u{FFFF}",
+        ]
         var string = ""
         for _ in 0..<Int.random(in: 0...8, using: &generator) {
             string += pieces.randomElement(using: &generator) ?? ""

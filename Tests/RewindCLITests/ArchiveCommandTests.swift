@@ -1,7 +1,7 @@
 import Foundation
 import Rewind
-import RewindWire
 import RewindTestSupport
+import RewindWire
 import Testing
 
 /// `rewind export`, `rewind import` and `rewind fork`: sessions out to a file, back in (all or
@@ -84,7 +84,8 @@ struct ArchiveCommandTests {
         let data = try Data(contentsOf: URL(fileURLWithPath: file))
         let truncated = demo.file("truncated.ndjson")
         try data.prefix(data.count / 2).write(to: URL(fileURLWithPath: truncated))
-        var lines = String(decoding: data, as: UTF8.self).split(separator: "\n", omittingEmptySubsequences: false).map(String.init)
+        var lines = String(decoding: data, as: UTF8.self).split(separator: "\n", omittingEmptySubsequences: false).map(
+            String.init)
         let index = try #require(lines.firstIndex { $0.contains("\"version\":2") })
         lines[index] = lines[index].replacingOccurrences(of: "\"version\":2", with: "\"version\":3")
         let tampered = demo.file("tampered.ndjson")
@@ -122,13 +123,16 @@ struct ArchiveCommandTests {
         let row = try await Self.longestKanji(in: demo)
         let exported = try await demo.tool.run(["export", row.session, "-o", "-"])
         #expect(exported.status == 0, "\(exported)")
-        #expect(exported.stdout.hasPrefix(#"{"crc32c":""#), "the archive is on standard output: \(exported.stdout.prefix(200))")
+        #expect(
+            exported.stdout.hasPrefix(#"{"crc32c":""#),
+            "the archive is on standard output: \(exported.stdout.prefix(200))")
         #expect(exported.stderr.contains("exported \(row.session)"), "the summary is on standard error")
         let file = demo.file("session.ndjson")
         _ = try await demo.tool.text(["export", row.session, "-o", file])
         #expect(Data(exported.stdout.utf8) == (try Data(contentsOf: URL(fileURLWithPath: file))))
 
-        let imported = try await demo.tool.run(["import", "-", "--as", "piped", "--json"], stdin: Data(exported.stdout.utf8))
+        let imported = try await demo.tool.run(
+            ["import", "-", "--as", "piped", "--json"], stdin: Data(exported.stdout.utf8))
         #expect(imported.status == 0, "\(imported)")
         let report = try JSONDecoder().decode(CommandOutputs.Archive.self, from: Data(imported.stdout.utf8))
         #expect(report.session == "piped" && report.machine == "kanji" && report.records == row.version)
@@ -164,9 +168,13 @@ struct ArchiveCommandTests {
             _ = try await engine.startSession(id: "single", machine: "kanji")
         }
         let tool = try RewindTool(store: store)
-        let exported = try await tool.text(["export", "single", "-o", scratch.url.appendingPathComponent("a.rewind").path])
+        let exported = try await tool.text([
+            "export", "single", "-o", scratch.url.appendingPathComponent("a.rewind").path,
+        ])
         #expect(exported.contains("(1 record)"), "\(exported)")
-        let imported = try await tool.text(["import", scratch.url.appendingPathComponent("a.rewind").path, "--as", "again"])
+        let imported = try await tool.text([
+            "import", scratch.url.appendingPathComponent("a.rewind").path, "--as", "again",
+        ])
         #expect(imported.contains("(kanji, 1 record)"), "\(imported)")
     }
 
@@ -192,7 +200,8 @@ struct ArchiveCommandTests {
         let file = demo.file("session.ndjson")
         _ = try await demo.tool.text(["export", row.session, "-o", file])
         let data = try Data(contentsOf: URL(fileURLWithPath: file))
-        var lines = String(decoding: data, as: UTF8.self).split(separator: "\n", omittingEmptySubsequences: false).map(String.init)
+        var lines = String(decoding: data, as: UTF8.self).split(separator: "\n", omittingEmptySubsequences: false).map(
+            String.init)
         let damaged: Data
         switch damage {
         case "cut mid-line":
@@ -202,8 +211,10 @@ struct ArchiveCommandTests {
             damaged = Data((lines.joined(separator: "\n") + "\n").utf8)
         case "tampered record":
             // A record's target changed, its checksum left as it was.
-            let index = try #require(lines.firstIndex { $0.contains("\"target\":[\"detail\"]") && $0.contains("\"version\":2") })
-            lines[index] = lines[index].replacingOccurrences(of: "\"target\":[\"detail\"]", with: "\"target\":[\"list\"]")
+            let index = try #require(
+                lines.firstIndex { $0.contains("\"target\":[\"detail\"]") && $0.contains("\"version\":2") })
+            lines[index] = lines[index].replacingOccurrences(
+                of: "\"target\":[\"detail\"]", with: "\"target\":[\"list\"]")
             damaged = Data(lines.joined(separator: "\n").utf8)
         case "not an archive":
             damaged = Data("hello\nworld\n".utf8)
@@ -225,13 +236,16 @@ struct ArchiveCommandTests {
     @Test func exportAndImportErrorsAreOneLine() async throws {
         let demo = try await DemoStore.make()
         defer { demo.remove() }
-        expectOneLineError(try await demo.tool.run(["import", demo.file("missing.ndjson")]), containing: ["missing.ndjson"])
         expectOneLineError(
-            try await demo.tool.run(["export", "nobody", "-o", demo.file("x.ndjson")]), containing: ["unknown session 'nobody'"])
+            try await demo.tool.run(["import", demo.file("missing.ndjson")]), containing: ["missing.ndjson"])
+        expectOneLineError(
+            try await demo.tool.run(["export", "nobody", "-o", demo.file("x.ndjson")]),
+            containing: ["unknown session 'nobody'"])
         #expect(!FileManager.default.fileExists(atPath: demo.file("x.ndjson")))
         let row = try await Self.longestKanji(in: demo)
         expectOneLineError(
-            try await demo.tool.run(["export", row.session, "-o", demo.file("no/such/folder/x.ndjson")]), containing: [])
+            try await demo.tool.run(["export", row.session, "-o", demo.file("no/such/folder/x.ndjson")]), containing: []
+        )
     }
 
     @Test func forkAtAVersionStartsANewSessionWithThatPastAndLeavesTheOriginal() async throws {
@@ -240,7 +254,8 @@ struct ArchiveCommandTests {
         let row = try await Self.longestKanji(in: demo)
         try #require(row.version >= 3)
         let original = try await demo.tool.json([CommandOutputs.HistoryRow].self, ["history", row.session])
-        let fork = try await demo.tool.json(CommandOutputs.Fork.self, ["fork", row.session, "--at", "2", "--as", "branch"])
+        let fork = try await demo.tool.json(
+            CommandOutputs.Fork.self, ["fork", row.session, "--at", "2", "--as", "branch"])
         #expect(fork.session == "branch")
         #expect(fork.origin == "\(row.session)@2")
         let forkState = try await demo.tool.json(CommandOutputs.Point.self, ["state", "branch"])
@@ -258,8 +273,10 @@ struct ArchiveCommandTests {
         // The default id, and the errors.
         let text = try await demo.tool.text(["fork", row.session, "--at", "3"])
         #expect(text.contains("as \(row.session)-fork-3"))
-        expectOneLineError(try await demo.tool.run(["fork", row.session, "--at", "0"]), containing: ["bad version '0'"])
-        expectOneLineError(try await demo.tool.run(["fork", "nobody", "--at", "1"]), containing: ["unknown session 'nobody'"])
+        expectOneLineError(
+            try await demo.tool.run(["fork", row.session, "--at", "0"]), containing: ["bad version '0'"])
+        expectOneLineError(
+            try await demo.tool.run(["fork", "nobody", "--at", "1"]), containing: ["unknown session 'nobody'"])
         let taken = try await demo.tool.run(["fork", row.session, "--at", "2", "--as", "branch"])
         expectOneLineError(taken, containing: ["'branch' already exists", "fork under another id with --as NEWID"])
         #expect(!taken.stderr.contains("engine."), "no library API in a CLI error: \(taken.stderr)")

@@ -21,7 +21,8 @@ struct CheckCommandTests {
         let output = try await demo.tool.run(["check"])
         #expect(output.status == 0, "\(output)")
         #expect(output.stdout.split(separator: "\n").count == 1)
-        #expect(output.stdout.contains("consistent (\(demo.summary.totalRecords) records, \(DemoStore.sessions) sessions"))
+        #expect(
+            output.stdout.contains("consistent (\(demo.summary.totalRecords) records, \(DemoStore.sessions) sessions"))
         let report = try await demo.tool.json(Report.self, ["check"])
         #expect(report.consistent)
         #expect(report.records == demo.summary.totalRecords)
@@ -56,10 +57,11 @@ struct CheckCommandTests {
         let dataFile = demo.tool.store + "/data.mdb"
         var bytes = try Data(contentsOf: URL(fileURLWithPath: dataFile))
         // The last branch or leaf page in use, its node offsets overwritten.
-        let page = try #require(try PageCheck.check(directory: demo.tool.store).filter { page in
-            let flags = Int(page) * 4096 + 10
-            return page >= 2 && (bytes[flags] == 0x01 || bytes[flags] == 0x02) && bytes[flags + 1] == 0
-        }.max())
+        let page = try #require(
+            try PageCheck.check(directory: demo.tool.store).filter { page in
+                let flags = Int(page) * 4096 + 10
+                return page >= 2 && (bytes[flags] == 0x01 || bytes[flags] == 0x02) && bytes[flags + 1] == 0
+            }.max())
         bytes.replaceSubrange((Int(page) * 4096 + 16)..<(Int(page) * 4096 + 80), with: repeatElement(0xff, count: 64))
         try bytes.write(to: URL(fileURLWithPath: dataFile))
         let text = try await demo.tool.run(["check"])

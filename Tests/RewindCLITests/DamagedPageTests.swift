@@ -77,24 +77,28 @@ struct DamagedPageTests {
                         for try await result in commands { others.append(result) }
                     }
                     let offsets = try damagedCopy(page: page, at: 16, in: directory + "/at-16")
-                    return Outputs(page: page, check: check, others: others, offsetsCheck: try await offsets.run(["check"]))
+                    return Outputs(
+                        page: page, check: check, others: others, offsetsCheck: try await offsets.run(["check"]))
                 }
             }
             startNext()
             startNext()
             for try await outputs in group {
                 startNext()
-                let page = outputs.page, check = outputs.check
+                let page = outputs.page
+                let check = outputs.check
                 for (command, output) in [(["check"], check), (["check"], outputs.offsetsCheck)] + outputs.others {
-                    #expect(!output.terminatedBySignal && output.status < 128,
-                            "page \(page): rewind \(command.joined(separator: " ")) crashed: \(output)")
+                    #expect(
+                        !output.terminatedBySignal && output.status < 128,
+                        "page \(page): rewind \(command.joined(separator: " ")) crashed: \(output)")
                 }
                 if page < 2 {
                     // A meta page: the data file check names it ("meta page 0 of transaction …", or
                     // "an LMDB meta page … at page 0").
                     for output in [check, outputs.offsetsCheck] {
-                        #expect(output.status == 2 && output.stderr.contains("damaged data file")
-                                    && output.stderr.contains("page \(page)"), "page \(page): \(output)")
+                        #expect(
+                            output.status == 2 && output.stderr.contains("damaged data file")
+                                && output.stderr.contains("page \(page)"), "page \(page): \(output)")
                     }
                     continue
                 }
@@ -104,8 +108,9 @@ struct DamagedPageTests {
                     #expect(check.status == 1, "page \(page): \(check)")
                     // Every other command refuses the store with the same finding.
                     for (command, output) in outputs.others {
-                        #expect(output.status == 2 && output.stderr.contains("page \(page) (database '"),
-                                "page \(page): rewind \(command.joined(separator: " ")): \(output)")
+                        #expect(
+                            output.status == 2 && output.stderr.contains("page \(page) (database '"),
+                            "page \(page): rewind \(command.joined(separator: " ")): \(output)")
                     }
                 }
                 // A free page: LMDB never reads it, so nothing need notice.
@@ -120,15 +125,18 @@ struct DamagedPageTests {
                 let flags = Int(pristine[offset + 10]) | Int(pristine[offset + 11]) << 8
                 let lower = Int(pristine[offset + 12]) | Int(pristine[offset + 13]) << 8
                 guard flags == 0x01 || flags == 0x02, lower > 16 else { continue }
-                #expect(outputs.offsetsCheck.status == 1 && outputs.offsetsCheck.stdout.contains("problem at page \(page) of "),
-                        "page \(page) (flags \(flags), lower \(lower)), damaged at 16: \(outputs.offsetsCheck)")
+                #expect(
+                    outputs.offsetsCheck.status == 1
+                        && outputs.offsetsCheck.stdout.contains("problem at page \(page) of "),
+                    "page \(page) (flags \(flags), lower \(lower)), damaged at 16: \(outputs.offsetsCheck)")
                 if lower > 100 {
                     #expect(pageNamed, "page \(page) (flags \(flags), lower \(lower)), damaged at 100: \(check)")
                 }
             }
         }
-        print("damaged \(pages) pages in turn (\(inUse.count) in use, \(named) named by check at offset 100) "
-            + "in \(ContinuousClock.now - started)")
+        print(
+            "damaged \(pages) pages in turn (\(inUse.count) in use, \(named) named by check at offset 100) "
+                + "in \(ContinuousClock.now - started)")
         #expect(named > 0)
     }
 }

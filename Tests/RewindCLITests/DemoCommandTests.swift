@@ -83,13 +83,20 @@ struct DemoCommandTests {
         let tool = try RewindTool(store: directory.path)
         struct Report: Decodable {
             struct Funnel: Decodable {
-                struct Step: Decodable { var state: String; var reached: Int; var stopped: Int }
+                struct Step: Decodable {
+                    var state: String
+                    var reached: Int
+                    var stopped: Int
+                }
                 var machine: String
                 var sessions: Int
                 var steps: [Step]
             }
             struct Stacks: Decodable {
-                struct Deepest: Decodable { var session: String; var stack: [NavigationEntry] }
+                struct Deepest: Decodable {
+                    var session: String
+                    var stack: [NavigationEntry]
+                }
                 var machine: String
                 var sessions: Int
                 var deepest: Int
@@ -106,7 +113,9 @@ struct DemoCommandTests {
             let rows = sessions.filter { $0.machine == funnel.machine }
             #expect(funnel.sessions == rows.count, "\(funnel.machine)")
             for step in funnel.steps {
-                #expect(step.stopped == rows.filter { $0.states.contains(step.state) }.count, "\(funnel.machine).\(step.state)")
+                #expect(
+                    step.stopped == rows.filter { $0.states.contains(step.state) }.count,
+                    "\(funnel.machine).\(step.state)")
             }
         }
         #expect(report.navigation.sessions == sessions.filter { $0.machine == "kanji" }.count)
@@ -187,8 +196,10 @@ struct DemoFunnel {
             if line.isEmpty { break }
             let words = line.split(separator: " ")
             if line.hasPrefix("    "), words.count >= 4, let stopped = Int(words[words.count - 1]),
-               let reached = Int(words[1]), !funnels.isEmpty {
-                funnels[funnels.count - 1].steps.append(Step(state: String(words[0]), reached: reached, stopped: stopped))
+                let reached = Int(words[1]), !funnels.isEmpty
+            {
+                funnels[funnels.count - 1].steps.append(
+                    Step(state: String(words[0]), reached: reached, stopped: stopped))
             } else if line.hasPrefix("  "), words.count == 3, words[0].hasSuffix(","), let count = Int(words[1]) {
                 funnels.append(DemoFunnel(machine: String(words[0].dropLast()), sessions: count, steps: []))
             }

@@ -59,6 +59,7 @@ struct DiffCommandTests {
         // Version 0 is the session before its first record (as the fleet server answers it).
         let fromNothing = try await demo.tool.run(["diff", row.session, "0", "1"])
         #expect(fromNothing.status == 0, "\(fromNothing)")
-        expectOneLineError(try await demo.tool.run(["diff", "nobody", "1", "2"]), containing: ["unknown session 'nobody'"])
+        expectOneLineError(
+            try await demo.tool.run(["diff", "nobody", "1", "2"]), containing: ["unknown session 'nobody'"])
     }
 }

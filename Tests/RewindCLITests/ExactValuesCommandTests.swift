@@ -24,20 +24,26 @@ struct ExactValuesCommandTests {
         do {
             let engine = try Engine(directory: store)
             defer { engine.close() }
-            try engine.register(try Machine(MachineDefinition("accounts") {
-                StateNode("list", navigation: .setRoot(), validNextStates: ["detail"])
-                StateNode("detail", navigation: .push(), validNextStates: ["list"]) { On("update") }
-            }))
-            let session = try await engine.openSession(id: "exact", machine: "accounts", context: try JSONValue(encoding: Self.account))
+            try engine.register(
+                try Machine(
+                    MachineDefinition("accounts") {
+                        StateNode("list", navigation: .setRoot(), validNextStates: ["detail"])
+                        StateNode("detail", navigation: .push(), validNextStates: ["list"]) { On("update") }
+                    }))
+            let session = try await engine.openSession(
+                id: "exact", machine: "accounts", context: try JSONValue(encoding: Self.account))
             try await session.enter("detail", data: try JSONValue(encoding: Self.account))
             try await session.send("update", payload: try JSONValue(encoding: Self.account))
         }
         let tool = try RewindTool(store: store)
-        for arguments in [["state", "exact", "--json"], ["state", "exact", "--at", "2", "--json"], ["replay", "exact", "--json"],
-                          ["state", "exact"]] {
+        for arguments in [
+            ["state", "exact", "--json"], ["state", "exact", "--at", "2", "--json"], ["replay", "exact", "--json"],
+            ["state", "exact"],
+        ] {
             let output = try await tool.text(arguments)
             for digits in Self.digits {
-                #expect(output.contains(digits), "rewind \(arguments.joined(separator: " ")) lost \(digits):\n\(output)")
+                #expect(
+                    output.contains(digits), "rewind \(arguments.joined(separator: " ")) lost \(digits):\n\(output)")
             }
         }
         let state = try await tool.json(JSONValue.self, ["state", "exact", "--json"])

@@ -70,7 +70,8 @@ struct GraphCommandTests {
         let plain = try await demo.tool.text(["graph", "kanji", "--format", "dot"])
         var drawings: Set<String> = []
         for version in 1...min(row.version, 3) {
-            let point = try await demo.tool.json(CommandOutputs.Point.self, ["state", row.session, "--at", String(version)])
+            let point = try await demo.tool.json(
+                CommandOutputs.Point.self, ["state", row.session, "--at", String(version)])
             let highlighted = try await demo.tool.text(
                 ["graph", "kanji", "--format", "dot", "--session", row.session, "--at", String(version)])
             #expect(highlighted != plain, "version \(version)")
@@ -80,16 +81,19 @@ struct GraphCommandTests {
         let states = try await demo.tool.json([CommandOutputs.Point].self, ["replay", row.session])
         #expect(drawings.count == Set(states.prefix(3).map { $0.activeStates.joined() }).count)
         expectOneLineError(
-            try await demo.tool.run(["graph", "kanji", "--session", row.session, "--at", "0"]), containing: ["bad version"])
+            try await demo.tool.run(["graph", "kanji", "--session", row.session, "--at", "0"]),
+            containing: ["bad version"])
     }
 
     @Test func anUnknownMachineOrMissingFileIsAOneLineError() async throws {
         let demo = try await DemoStore.make()
         defer { demo.remove() }
         // The valid names are listed.
-        expectOneLineError(try await demo.tool.run(["graph", "nothing"]),
-                           containing: ["unknown machine 'nothing'", "kanji", "onboarding", "map"])
-        expectOneLineError(try await demo.tool.run(["graph", demo.file("missing.scxml")]), containing: ["missing.scxml"])
+        expectOneLineError(
+            try await demo.tool.run(["graph", "nothing"]),
+            containing: ["unknown machine 'nothing'", "kanji", "onboarding", "map"])
+        expectOneLineError(
+            try await demo.tool.run(["graph", demo.file("missing.scxml")]), containing: ["missing.scxml"])
         let garbage = demo.file("garbage.scxml")
         try Data("<scxml".utf8).write(to: URL(fileURLWithPath: garbage))
         expectOneLineError(try await demo.tool.run(["graph", garbage]), containing: [])
@@ -100,14 +104,17 @@ struct GraphCommandTests {
         defer { demo.remove() }
         let sessions = try await demo.tool.sessionRows(["sessions", "--machine", "kanji"])
         let row = try #require(sessions.first)
-        expectUsageError(try await demo.tool.run(["graph", "kanji", "--at", "2"]), containing: ["--at needs --session"])
+        expectUsageError(
+            try await demo.tool.run(["graph", "kanji", "--at", "2"]), containing: ["--at needs --session"])
         let file = demo.file("kanji.json")
         let document = try await demo.tool.run(["graph", "kanji", "--format", "json"])
         try Data(document.stdout.utf8).write(to: URL(fileURLWithPath: file))
-        expectUsageError(try await demo.tool.run(["graph", file, "--session", row.session]),
-                         containing: ["--session cannot apply to a definition file"])
-        expectUsageError(try await demo.tool.run(["graph", "kanji", "--json", "--format", "dot"]),
-                           containing: ["--json conflicts with --format dot"])
+        expectUsageError(
+            try await demo.tool.run(["graph", file, "--session", row.session]),
+            containing: ["--session cannot apply to a definition file"])
+        expectUsageError(
+            try await demo.tool.run(["graph", "kanji", "--json", "--format", "dot"]),
+            containing: ["--json conflicts with --format dot"])
         // --json with --format json agrees.
         let agreed = try await demo.tool.run(["graph", "kanji", "--json", "--format", "json"])
         #expect(agreed.status == 0, "\(agreed)")
@@ -117,17 +124,25 @@ struct GraphCommandTests {
         let demo = try await DemoStore.make()
         defer { demo.remove() }
         let broken = demo.file("broken.scxml")
-        try Data("""
+        try Data(
+            """
             <scxml xmlns="http://www.w3.org/2005/07/scxml" version="1.0" initial="a">
               <state id="a"><transition event="go" target="nowhere"/></state>
             </scxml>
-            """.utf8).write(to: URL(fileURLWithPath: broken))
+            """.utf8
+        ).write(to: URL(fileURLWithPath: broken))
         // The SCXML import itself refuses the unknown target, with the transition's position.
-        expectOneLineError(try await demo.tool.run(["graph", broken]), containing: [
-            "line 2, column 17", "target 'nowhere' is not a state"])
+        expectOneLineError(
+            try await demo.tool.run(["graph", broken]),
+            containing: [
+                "line 2, column 17", "target 'nowhere' is not a state",
+            ])
         // `verify --definition` says the same.
-        expectOneLineError(try await demo.tool.run(["verify", "--definition", broken]), containing: [
-            "line 2, column 17", "target 'nowhere' is not a state"])
+        expectOneLineError(
+            try await demo.tool.run(["verify", "--definition", broken]),
+            containing: [
+                "line 2, column 17", "target 'nowhere' is not a state",
+            ])
 
         // A custom action is the app's code: without it the machine still draws.
         let document = """

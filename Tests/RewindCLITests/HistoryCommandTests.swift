@@ -34,15 +34,18 @@ struct HistoryCommandTests {
         try #require(row.version >= 3)
         let all = try await demo.tool.json([CommandOutputs.HistoryRow].self, ["history", row.session])
 
-        let enters = try await demo.tool.json([CommandOutputs.HistoryRow].self, ["history", row.session, "--event", "enter"])
+        let enters = try await demo.tool.json(
+            [CommandOutputs.HistoryRow].self, ["history", row.session, "--event", "enter"])
         #expect(enters == all.filter { $0.event == "enter" })
         #expect(enters.count == all.count - 1)
 
-        let detail = try await demo.tool.json([CommandOutputs.HistoryRow].self, ["history", row.session, "--state", "detail"])
+        let detail = try await demo.tool.json(
+            [CommandOutputs.HistoryRow].self, ["history", row.session, "--state", "detail"])
         #expect(!detail.isEmpty)
         #expect(detail == all.filter { $0.source.contains("detail") || $0.target.contains("detail") })
 
-        let nothing = try await demo.tool.json([CommandOutputs.HistoryRow].self, ["history", row.session, "--event", "nope"])
+        let nothing = try await demo.tool.json(
+            [CommandOutputs.HistoryRow].self, ["history", row.session, "--event", "nope"])
         #expect(nothing.isEmpty)
     }
 
@@ -50,6 +53,7 @@ struct HistoryCommandTests {
         let demo = try await DemoStore.make()
         defer { demo.remove() }
         expectOneLineError(try await demo.tool.run(["history", "nobody"]), containing: ["unknown session 'nobody'"])
-        expectOneLineError(try await demo.tool.run(["history", "nobody", "--json"]), containing: ["unknown session 'nobody'"])
+        expectOneLineError(
+            try await demo.tool.run(["history", "nobody", "--json"]), containing: ["unknown session 'nobody'"])
     }
 }

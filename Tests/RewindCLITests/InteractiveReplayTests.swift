@@ -73,10 +73,13 @@ struct InteractiveReplayTests {
         let command = replayCommand(row.session, on: demo)
         // Wide enough for a stack's entries with their data on one line.
         try await TmuxSession.with(tmux: tmux, command: command, width: 1000) { terminal in
-            func expectScreen(at version: UInt64, after keys: [String], sourceLocation: SourceLocation = #_sourceLocation) async throws {
+            func expectScreen(
+                at version: UInt64, after keys: [String], sourceLocation: SourceLocation = #_sourceLocation
+            ) async throws {
                 let screen = try await terminal.waitForScreen { expected.matches(Shown($0), version: version) }
-                #expect(expected.matches(Shown(screen), version: version),
-                        "after \(keys): expected version \(version), screen:\n\(screen)", sourceLocation: sourceLocation)
+                #expect(
+                    expected.matches(Shown(screen), version: version),
+                    "after \(keys): expected version \(version), screen:\n\(screen)", sourceLocation: sourceLocation)
             }
 
             let first = try await terminal.waitForScreen { $0.contains("q quit") }

@@ -1,5 +1,6 @@
-@testable import RewindCLI
 import Testing
+
+@testable import RewindCLI
 
 /// The bytes a terminal sends, decoded into keys.
 struct KeyDecoderTests {

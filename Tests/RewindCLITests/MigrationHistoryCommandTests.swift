@@ -1,7 +1,7 @@
 import Foundation
 import Rewind
-import RewindWire
 import RewindTestSupport
+import RewindWire
 import Testing
 
 /// `rewind history` and `rewind verify` on a session that moved to a changed definition: the move
@@ -49,7 +49,8 @@ struct MigrationHistoryCommandTests {
         let definition = directory.url.appendingPathComponent("shop-v2.json")
         try Self.shop(renamed: true).jsonDocument().write(to: definition)
         let rows = try await tool.json(
-            CommandOutputs.Verify.self, ["verify", "user", "--definition", definition.path]).sessions
+            CommandOutputs.Verify.self, ["verify", "user", "--definition", definition.path]
+        ).sessions
         #expect(rows.map(\.verifiedRecords) == [2])
         #expect(rows.map(\.divergence) == [nil])
     }

@@ -1,7 +1,7 @@
 import Foundation
 import Rewind
-import RewindWire
 import RewindTestSupport
+import RewindWire
 import Testing
 
 /// `state`, `history`, `replay` and `diff` show the navigation stack's entries with their data
@@ -27,7 +27,10 @@ struct NavigationEntriesCommandTests {
         #expect(steps.map(\.navigationStack) == KanjiNavigation.stacks)
         let history = try await tool.json([CommandOutputs.HistoryRow].self, ["history", "user"])
         #expect(history.map(\.stack) == KanjiNavigation.stacks)
-        #expect(history.map(\.navigation) == [["setRoot(all)"], ["push(detail)"], ["push(list)"], ["push(detail)"], ["pop"], ["pop"]])
+        #expect(
+            history.map(\.navigation) == [
+                ["setRoot(all)"], ["push(detail)"], ["push(list)"], ["push(detail)"], ["pop"], ["pop"],
+            ])
         // Filtered, a row still shows the stack after its version.
         let backs = try await tool.json([CommandOutputs.HistoryRow].self, ["history", "user", "--event", "back"])
         #expect(backs.map(\.stack) == Array(KanjiNavigation.stacks[4...]))
@@ -37,12 +40,14 @@ struct NavigationEntriesCommandTests {
         }
 
         let state = try await tool.text(["state", "user"])
-        #expect(state.contains(#"navigation  all › detail {"character":"日","meanings":["day","sun"]}   (pop)"#), "\(state)")
+        #expect(
+            state.contains(#"navigation  all › detail {"character":"日","meanings":["day","sun"]}   (pop)"#), "\(state)")
         #expect(state.contains(#"data        detail: {"character":"日","meanings":["day","sun"]}"#), "\(state)")
         let text = try await tool.text(["history", "user"])
         let five = try #require(text.split(separator: "\n").first { $0.hasPrefix("5 ") })
         #expect(five.contains(" pop "), "\(five)")
-        #expect(five.hasSuffix(#"all › detail {"character":"日","meanings":["day","sun"]} › list {"word":"日本"}"#), "\(five)")
+        #expect(
+            five.hasSuffix(#"all › detail {"character":"日","meanings":["day","sun"]} › list {"word":"日本"}"#), "\(five)")
     }
 
     @Test func diffJSONAndTextShowThePoppedAndPushedEntriesWithTheirData() async throws {
@@ -56,8 +61,10 @@ struct NavigationEntriesCommandTests {
         #expect(back.navigationBefore == KanjiNavigation.stacks[3])
         #expect(back.navigationAfter == KanjiNavigation.stacks[4])
         let text = try await tool.text(["diff", "user", "5", "6"])
-        #expect(text.contains(
-            #"stack     all › detail {"character":"日","meanings":["day","sun"]} › list {"word":"日本"} ⇒ all › detail {"character":"日","meanings":["day","sun"]}"#),
+        #expect(
+            text.contains(
+                #"stack     all › detail {"character":"日","meanings":["day","sun"]} › list {"word":"日本"} ⇒ all › detail {"character":"日","meanings":["day","sun"]}"#
+            ),
             "\(text)")
     }
 }

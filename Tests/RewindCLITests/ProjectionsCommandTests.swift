@@ -18,7 +18,8 @@ struct ProjectionsCommandTests {
         #expect(listed.map(\.name) == rows.map(\.name))
 
         for row in rows {
-            let rebuilt = try await demo.tool.json(CommandOutputs.ProjectionRow.self, ["projections", "rebuild", row.name])
+            let rebuilt = try await demo.tool.json(
+                CommandOutputs.ProjectionRow.self, ["projections", "rebuild", row.name])
             #expect(rebuilt.name == row.name)
             #expect(rebuilt.checkpoint == demo.summary.totalRecords)
             #expect(rebuilt.failure == nil)
@@ -36,7 +37,8 @@ struct ProjectionsCommandTests {
         defer { demo.remove() }
         expectOneLineError(try await demo.tool.run(["projections", "rebuild", "nothing"]), containing: ["nothing"])
         // A name without its namespace lists the valid names.
-        expectOneLineError(try await demo.tool.run(["projections", "rebuild", "screen-flows"]),
-                           containing: ["unknown projection 'screen-flows'", "rewind.screen-flows", "rewind.navigation"])
+        expectOneLineError(
+            try await demo.tool.run(["projections", "rebuild", "screen-flows"]),
+            containing: ["unknown projection 'screen-flows'", "rewind.screen-flows", "rewind.navigation"])
     }
 }

@@ -24,7 +24,12 @@ struct ReadmeExamplesTests {
         var current: [String]?
         for line in markdown.split(separator: "\n", omittingEmptySubsequences: false).map(String.init) {
             if line.hasPrefix("```") {
-                if let block = current { blocks.append(block); current = nil } else { current = [] }
+                if let block = current {
+                    blocks.append(block)
+                    current = nil
+                } else {
+                    current = []
+                }
             } else {
                 current?.append(line)
             }
@@ -42,7 +47,8 @@ struct ReadmeExamplesTests {
             for line in block {
                 if line.hasPrefix("$ rewind ") {
                     if let current { examples.append(current) }
-                    current = Example(arguments: line.dropFirst("$ rewind ".count).split(separator: " ").map(String.init), lines: [])
+                    current = Example(
+                        arguments: line.dropFirst("$ rewind ".count).split(separator: " ").map(String.init), lines: [])
                     abridged = false
                 } else if line == "…" {
                     abridged = true
@@ -79,15 +85,19 @@ struct ReadmeExamplesTests {
         let demoBlock = try #require(blocks.first { $0.first?.hasPrefix("Demo store: ") == true })
         let documented = demoBlock.drop { !$0.hasPrefix("Screen-flow funnels") }.prefix { $0 != "…" }
         #expect(documented.count > 10, "the README's demo block has no funnels")
-        let printed = demo.split(separator: "\n", omittingEmptySubsequences: false).drop { !$0.hasPrefix("Screen-flow funnels") }
-        #expect(printed.prefix(documented.count).map(Self.stable) == documented.map(Self.stable), "rewind demo:\n\(demo)")
+        let printed = demo.split(separator: "\n", omittingEmptySubsequences: false).drop {
+            !$0.hasPrefix("Screen-flow funnels")
+        }
+        #expect(
+            printed.prefix(documented.count).map(Self.stable) == documented.map(Self.stable), "rewind demo:\n\(demo)")
 
         for example in examples {
             let output = try await tool.run(example.arguments)
             #expect(output.status == 0, "rewind \(example.arguments.joined(separator: " ")): \(output)")
             let lines = output.stdout.split(separator: "\n", omittingEmptySubsequences: false)
-            #expect(lines.prefix(example.lines.count).map(Self.stable) == example.lines.map(Self.stable),
-                    "rewind \(example.arguments.joined(separator: " ")) printed:\n\(output.stdout)")
+            #expect(
+                lines.prefix(example.lines.count).map(Self.stable) == example.lines.map(Self.stable),
+                "rewind \(example.arguments.joined(separator: " ")) printed:\n\(output.stdout)")
         }
     }
 }

@@ -11,7 +11,9 @@ struct RedactionCommandTests {
         defer { directory.remove() }
         let store = directory.url.appendingPathComponent("store").path
         var configuration = EngineConfiguration(durability: .noSync)
-        configuration.redaction = [KanjiNavigation.name: [.keyedHash("data.detail.character"), .marker("data.list.word")]]
+        configuration.redaction = [
+            KanjiNavigation.name: [.keyedHash("data.detail.character"), .marker("data.list.word")]
+        ]
         let engine = try Engine(directory: store, configuration: configuration)
         try engine.register(try KanjiNavigation.machine())
         _ = try await KanjiNavigation.walk("user", in: engine)

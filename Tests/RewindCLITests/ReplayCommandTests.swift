@@ -11,7 +11,8 @@ struct ReplayCommandTests {
             let bar = line[line.index(after: line.startIndex)..<close]
             let numbers = line[line.index(after: close)...].trimmingCharacters(in: .whitespaces).split(separator: "/")
             guard numbers.count == 2, let version = UInt64(numbers[0]), let head = UInt64(numbers[1]),
-                  bar.filter({ $0 == "●" }).count == 1 else { return nil }
+                bar.filter({ $0 == "●" }).count == 1
+            else { return nil }
             return (bar.prefix { $0 == "━" }.count, bar.count, version, head)
         }
     }
@@ -52,9 +53,11 @@ struct ReplayCommandTests {
         // The first printed step still says what changed since the version before it.
         #expect(text.contains("diff 2 → 3"))
 
-        expectOneLineError(try await demo.tool.run(["replay", row.session, "--at", "0"]), containing: ["bad version '0'"])
         expectOneLineError(
-            try await demo.tool.run(["replay", row.session, "--at", String(row.version + 1)]), containing: ["bad version"])
+            try await demo.tool.run(["replay", row.session, "--at", "0"]), containing: ["bad version '0'"])
+        expectOneLineError(
+            try await demo.tool.run(["replay", row.session, "--at", String(row.version + 1)]),
+            containing: ["bad version"])
         expectOneLineError(try await demo.tool.run(["replay", "nobody"]), containing: ["unknown session 'nobody'"])
     }
 
@@ -72,7 +75,8 @@ struct ReplayCommandTests {
             let timelines = Self.timelines(text)
             #expect(timelines.count == versions)
             for timeline in timelines {
-                #expect(timeline.filled == Int(timeline.version) - 1, "\(versions) versions, version \(timeline.version)")
+                #expect(
+                    timeline.filled == Int(timeline.version) - 1, "\(versions) versions, version \(timeline.version)")
             }
         }
     }

@@ -1,5 +1,6 @@
-@testable import RewindCLI
 import Testing
+
+@testable import RewindCLI
 
 /// The replay screen fitted to a terminal's size, and the locale's glyphs.
 struct ReplayScreenTests {
@@ -62,8 +63,11 @@ struct ReplayScreenTests {
         #expect(!Glyphs.localeIsUTF8(["LC_ALL": "C", "LANG": "en_US.UTF-8"]))
         #expect(Glyphs.localeIsUTF8(["LC_ALL": "", "LC_CTYPE": "de_DE.UTF-8", "LANG": "C"]))
         let ascii = Glyphs(unicode: false)
-        #expect([ascii.stackSeparator, ascii.dot, ascii.arrow, ascii.barDone, ascii.barMark, ascii.barRest,
-                 ascii.stepKeys, ascii.scrollKeys, ascii.doubleArrow, ascii.progressDone, ascii.progressRest]
+        #expect(
+            [
+                ascii.stackSeparator, ascii.dot, ascii.arrow, ascii.barDone, ascii.barMark, ascii.barRest,
+                ascii.stepKeys, ascii.scrollKeys, ascii.doubleArrow, ascii.progressDone, ascii.progressRest,
+            ]
             .allSatisfy { $0.allSatisfy(\.isASCII) })
     }
 }

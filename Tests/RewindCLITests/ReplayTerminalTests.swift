@@ -9,7 +9,8 @@ struct ReplayTerminalTests {
     /// The version and head of the timeline line (`[━━●──] 3/17`) of a screen.
     static func timelineVersion(_ screen: String) -> (version: UInt64, head: UInt64)? {
         guard let line = screen.split(separator: "\n").first(where: { $0.hasPrefix("[") && $0.contains("] ") }),
-              let label = line.split(separator: " ").last else { return nil }
+            let label = line.split(separator: " ").last
+        else { return nil }
         let parts = label.split(separator: "/").compactMap { UInt64($0) }
         return parts.count == 2 ? (parts[0], parts[1]) : nil
     }
@@ -50,7 +51,9 @@ struct ReplayTerminalTests {
     /// The `lines A-B of C` position line of a screen.
     static func position(_ screen: String) -> (first: Int, last: Int, total: Int)? {
         guard let line = screen.split(separator: "\n").first(where: { $0.hasPrefix("lines ") }) else { return nil }
-        let numbers = line.dropFirst("lines ".count).split(whereSeparator: { !$0.isNumber }).prefix(3).compactMap { Int($0) }
+        let numbers = line.dropFirst("lines ".count).split(whereSeparator: { !$0.isNumber }).prefix(3).compactMap {
+            Int($0)
+        }
         return numbers.count == 3 ? (numbers[0], numbers[1], numbers[2]) : nil
     }
 
@@ -60,7 +63,9 @@ struct ReplayTerminalTests {
         let setup = try await Setup.make()
         defer { setup.demo.remove() }
         try await TmuxSession.with(tmux: tmux, command: setup.command(), width: 100, height: 30) { terminal in
-            let first = try await terminal.waitForScreen { Self.timelineVersion($0)?.version == 1 && $0.contains("q quit") }
+            let first = try await terminal.waitForScreen {
+                Self.timelineVersion($0)?.version == 1 && $0.contains("q quit")
+            }
             #expect(Self.timelineVersion(first)?.version == 1, "\(first)")
             try await terminal.send("Right")
             _ = try await terminal.waitForScreen { Self.timelineVersion($0)?.version == 2 }
@@ -72,7 +77,9 @@ struct ReplayTerminalTests {
             try await terminal.sendLiteral("\u{1B}[1;2D")  // Shift+←
             // A marker key after them: when it shows, every key before it was read.
             try await terminal.send("Right")
-            let after = try await terminal.waitForScreen { Self.timelineVersion($0)?.version == 3 || $0.contains("exited") }
+            let after = try await terminal.waitForScreen {
+                Self.timelineVersion($0)?.version == 3 || $0.contains("exited")
+            }
             #expect(Self.timelineVersion(after)?.version == 3, "the keys changed the version or quit:\n\(after)")
             try await terminal.send("q")
             let end = try await terminal.waitForScreen { $0.contains("modes:") }
@@ -92,8 +99,11 @@ struct ReplayTerminalTests {
                 Self.timelineVersion($0)?.version == setup.head && $0.contains("lines 1-")
             }
             let lines = small.split(separator: "\n", omittingEmptySubsequences: false)
-            #expect(lines.first?.hasPrefix("version \(setup.head) of \(setup.head)") == true, "header:\n\(small)\n\(first)")
-            #expect(lines.count >= 2 && lines[1].hasPrefix("[") && lines[1].hasSuffix("] \(setup.head)/\(setup.head)"), "\(small)")
+            #expect(
+                lines.first?.hasPrefix("version \(setup.head) of \(setup.head)") == true, "header:\n\(small)\n\(first)")
+            #expect(
+                lines.count >= 2 && lines[1].hasPrefix("[") && lines[1].hasSuffix("] \(setup.head)/\(setup.head)"),
+                "\(small)")
             #expect(small.contains("q quit"), "\(small)")
             #expect(small.contains("lines 1-6 of "), "the state is paged:\n\(small)")
             #expect(!small.contains("what changed:"), "beyond the first page:\n\(small)")
@@ -115,7 +125,9 @@ struct ReplayTerminalTests {
             // Grow: the full header comes back.
             try await terminal.resize(width: 100, height: 30)
             let large = try await terminal.waitForScreen { $0.hasPrefix("rewind replay · ") }
-            #expect(large.hasPrefix("rewind replay · \(setup.session) (kanji) · version \(setup.head) of \(setup.head)"), "\(large)")
+            #expect(
+                large.hasPrefix("rewind replay · \(setup.session) (kanji) · version \(setup.head) of \(setup.head)"),
+                "\(large)")
             #expect(large.contains("q quit"), "\(large)")
             // Shrink again: redrawn to fit.
             try await terminal.resize(width: 40, height: 10)
@@ -168,7 +180,8 @@ struct ReplayTerminalTests {
         let tmux = try requireTmux()
         let setup = try await Setup.make()
         defer { setup.demo.remove() }
-        try await TmuxSession.with(tmux: tmux, command: setup.command(prefix: "env LC_ALL=C"), width: 200, height: 30) { terminal in
+        try await TmuxSession.with(tmux: tmux, command: setup.command(prefix: "env LC_ALL=C"), width: 200, height: 30) {
+            terminal in
             // Keys sent before the replay is on screen are flushed when it switches the terminal to raw mode.
             _ = try await terminal.waitForScreen { Self.timelineVersion($0)?.version == 1 }
             try await terminal.send("Right")

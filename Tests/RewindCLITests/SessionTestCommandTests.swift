@@ -38,7 +38,9 @@ struct SessionTestCommandTests {
                 try written.write(to: Self.fixtureFile)
             }
             let checkedIn = try Data(contentsOf: Self.fixtureFile)
-            #expect(written == checkedIn, """
+            #expect(
+                written == checkedIn,
+                """
                 Tests/RecordedSessionFixtureTests/RecordedCheckoutSessions.swift is not what `rewind session-test` \
                 writes now; rerun this test with REWIND_UPDATE_FIXTURES=1 and review the diff
                 """)
@@ -58,7 +60,9 @@ struct SessionTestCommandTests {
         try await withFixtureStore { directory, tool in
             let archive = directory.path + "/order-2.ndjson"
             _ = try await tool.text(["export", "order-2", "-o", archive])
-            let arguments = ["session-test", "--import", "RewindTestSupport", "--machine", "try RecordedSessionFixture.machine()"]
+            let arguments = [
+                "session-test", "--import", "RewindTestSupport", "--machine", "try RecordedSessionFixture.machine()",
+            ]
             let fromArchive = try await tool.text(arguments + ["--archive", archive])
             let fromStore = try await tool.text(arguments + ["order-2"])
             #expect(fromArchive == fromStore)
@@ -95,13 +99,17 @@ struct SessionTestCommandTests {
 
     @Test func badRequestsAreOneLineErrors() async throws {
         try await withFixtureStore { directory, tool in
-            expectUsageError(try await tool.run(["session-test"]), containing: ["give one or more session ids, or --archive FILE"])
+            expectUsageError(
+                try await tool.run(["session-test"]), containing: ["give one or more session ids, or --archive FILE"])
             expectUsageError(
                 try await tool.run(["session-test", "order-1"]),
                 containing: ["machine 'checkout' is not an example", "--machine EXPRESSION", "--import MODULE"])
             expectUsageError(
-                try await tool.run(Self.fixtureArguments + ["--suite", "Not A Name"]), containing: ["--suite must be a Swift identifier"])
-            expectOneLineError(try await tool.run(["session-test", "order-9", "--machine", "x"]), containing: ["unknown session 'order-9'"])
+                try await tool.run(Self.fixtureArguments + ["--suite", "Not A Name"]),
+                containing: ["--suite must be a Swift identifier"])
+            expectOneLineError(
+                try await tool.run(["session-test", "order-9", "--machine", "x"]),
+                containing: ["unknown session 'order-9'"])
             // A damaged archive names the file and the line.
             let archive = directory.path + "/order-1.ndjson"
             _ = try await tool.text(["export", "order-1", "-o", archive])
@@ -109,7 +117,8 @@ struct SessionTestCommandTests {
             bytes.removeLast(30)
             try bytes.write(to: URL(fileURLWithPath: archive))
             expectOneLineError(
-                try await tool.run(["session-test", "--archive", archive, "--machine", "x"]), containing: [archive, "line"])
+                try await tool.run(["session-test", "--archive", archive, "--machine", "x"]),
+                containing: [archive, "line"])
             expectOneLineError(
                 try await tool.run(["session-test", "--archive", directory.path + "/missing.ndjson", "--machine", "x"]),
                 containing: ["missing.ndjson", "does not exist"])

@@ -67,9 +67,11 @@ struct SessionsCommandTests {
         #expect(limited.total == rows.count, "--json carries the total the text's last line says")
         let limitedText = try await demo.tool.text(["sessions", "--limit", "4"])
         #expect(limitedText.contains("(4 of \(rows.count) sessions; --limit N shows more)"), "\(limitedText)")
-        let kanjiLimited = try await demo.tool.json(CommandOutputs.SessionList.self, ["sessions", "--machine", "kanji", "--limit", "2"])
+        let kanjiLimited = try await demo.tool.json(
+            CommandOutputs.SessionList.self, ["sessions", "--machine", "kanji", "--limit", "2"])
         #expect(kanjiLimited.sessions.count == 2 && kanjiLimited.total == kanji.count)
-        expectUsageError(try await demo.tool.run(["sessions", "--limit", "0"]), containing: ["--limit must be at least 1"])
+        expectUsageError(
+            try await demo.tool.run(["sessions", "--limit", "0"]), containing: ["--limit must be at least 1"])
     }
 
     @Test func anEmptyStoreHasNoSessions() async throws {

@@ -13,7 +13,8 @@ struct StateCommandTests {
             #expect(steps.map(\.version) == Array(1...row.version), "\(row.session)")
             let history = try await demo.tool.json([CommandOutputs.HistoryRow].self, ["history", row.session])
             for version in 1...row.version {
-                let point = try await demo.tool.json(CommandOutputs.Point.self, ["state", row.session, "--at", String(version)])
+                let point = try await demo.tool.json(
+                    CommandOutputs.Point.self, ["state", row.session, "--at", String(version)])
                 #expect(point.session == row.session)
                 #expect(point.version == version)
                 #expect(point == steps[Int(version) - 1], "\(row.session)@\(version)")
@@ -46,11 +47,14 @@ struct StateCommandTests {
         defer { demo.remove() }
         let sessions = try await demo.tool.sessionRows(["sessions"])
         let row = try #require(sessions.first)
-        for command in [["state", row.session, "--at", "-1"], ["replay", row.session, "--at", "-1"],
-                        ["fork", row.session, "--at", "-1"], ["graph", row.machine, "--session", row.session, "--at", "-1"]] {
+        for command in [
+            ["state", row.session, "--at", "-1"], ["replay", row.session, "--at", "-1"],
+            ["fork", row.session, "--at", "-1"], ["graph", row.machine, "--session", row.session, "--at", "-1"],
+        ] {
             // `state` shows version 0 (before the first record); the others start at a record.
             let first = command[0] == "state" ? 0 : 1
-            expectOneLineError(try await demo.tool.run(command), containing: ["bad version '-1'", "from \(first) to \(row.version)"])
+            expectOneLineError(
+                try await demo.tool.run(command), containing: ["bad version '-1'", "from \(first) to \(row.version)"])
         }
     }
 
@@ -59,7 +63,11 @@ struct StateCommandTests {
         defer { demo.remove() }
         let sessions = try await demo.tool.sessionRows(["sessions"])
         let row = try #require(sessions.first)
-        struct State: Decodable { var machine: String; var versions: UInt64; var version: UInt64 }
+        struct State: Decodable {
+            var machine: String
+            var versions: UInt64
+            var version: UInt64
+        }
         let state = try await demo.tool.json(State.self, ["state", row.session, "--at", "1"])
         #expect(state.machine == row.machine && state.versions == row.version && state.version == 1)
         let text = try await demo.tool.text(["state", row.session])

@@ -62,8 +62,11 @@ struct StoreErrorTests {
         let file = directory.url.appendingPathComponent("file")
         try Data("x".utf8).write(to: file)
         let tool = try RewindTool(store: file.path)
-        expectOneLineError(try await tool.run(["sessions"]), containing: ["'\(file.path)' is a file, not a store directory"])
-        expectOneLineError(try await tool.run(["demo", "--sessions", "3"]), containing: ["is not a Rewind store: it is not a directory"])
+        expectOneLineError(
+            try await tool.run(["sessions"]), containing: ["'\(file.path)' is a file, not a store directory"])
+        expectOneLineError(
+            try await tool.run(["demo", "--sessions", "3"]),
+            containing: ["is not a Rewind store: it is not a directory"])
         #expect(try Data(contentsOf: file) == Data("x".utf8))
     }
 }

@@ -33,9 +33,11 @@ struct StoreSafetyTests {
         try handle.close()
         for command in [["stats"], ["verify"], ["history", "kanji-3"], ["demo", "--sessions", "3"], ["check"]] {
             let output = try await tool.run(command)
-            expectOneLineError(output, containing: [
-                "damaged data file '", "/copy/data.mdb'", "expected at least ", "found \(truncated) bytes",
-            ])
+            expectOneLineError(
+                output,
+                containing: [
+                    "damaged data file '", "/copy/data.mdb'", "expected at least ", "found \(truncated) bytes",
+                ])
             #expect(try size(dataFile) == truncated, "\(command) changed the file")
         }
     }
@@ -81,7 +83,8 @@ struct StoreSafetyTests {
         try FileManager.default.createDirectory(at: documents, withIntermediateDirectories: false)
         try Data("keep me\n".utf8).write(to: documents.appendingPathComponent("notes.txt"))
         let output = try await RewindTool(store: documents.path).run(["demo", "--fresh", "--sessions", "1"])
-        expectOneLineError(output, containing: ["refusing to delete '\(documents.path)'", "'notes.txt'", "nothing was deleted"])
+        expectOneLineError(
+            output, containing: ["refusing to delete '\(documents.path)'", "'notes.txt'", "nothing was deleted"])
         #expect(try Data(contentsOf: documents.appendingPathComponent("notes.txt")) == Data("keep me\n".utf8))
         // A plain file.
         let file = directory.url.appendingPathComponent("file.txt")
@@ -93,7 +96,8 @@ struct StoreSafetyTests {
         // The current directory, holding the user's files.
         let tool = try RewindTool(store: ".")
         let dot = try await runProcess(
-            tool.executable, arguments: ["demo", "--fresh", "--sessions", "1", "--store", "."], currentDirectory: documents)
+            tool.executable, arguments: ["demo", "--fresh", "--sessions", "1", "--store", "."],
+            currentDirectory: documents)
         expectOneLineError(dot, containing: ["refusing to delete '.'"])
         #expect(try FileManager.default.contentsOfDirectory(atPath: documents.path) == ["notes.txt"])
         // An LMDB environment that is not a Rewind store.

@@ -47,7 +47,8 @@ struct TrimCommandTests {
         let steps = try await demo.tool.json([CommandOutputs.Point].self, ["replay", long.session])
         #expect(steps.map(\.version) == Array(base...long.version))
         // A state below the base says where history begins; at the base it is shown.
-        expectOneLineError(try await demo.tool.run(["state", long.session, "--at", "1"]), containing: ["history begins at version"])
+        expectOneLineError(
+            try await demo.tool.run(["state", long.session, "--at", "1"]), containing: ["history begins at version"])
         #expect(try await demo.tool.run(["state", long.session, "--at", String(base)]).status == 0)
         // The viewer's page begins at the base (its versions labelled by their numbers, the
         // browser tests check), with its archive (format version 3) for the download.
@@ -59,7 +60,8 @@ struct TrimCommandTests {
         #expect(html.contains(#"id="rw-archive""#))
         // Trimming again at the base removes nothing; below it is refused.
         #expect(try await demo.tool.json(Report.self, ["trim", long.session, "--before", String(base)]).records == 0)
-        expectOneLineError(try await demo.tool.run(["trim", long.session, "--before", "1"]), containing: ["history begins at version"])
+        expectOneLineError(
+            try await demo.tool.run(["trim", long.session, "--before", "1"]), containing: ["history begins at version"])
         let check = try await demo.tool.run(["check"])
         #expect(check.status == 0, "\(check)")
         #expect(check.stdout.contains("sequences erased"), "\(check)")
@@ -83,16 +85,19 @@ struct TrimCommandTests {
         #expect(imported.records == 2)
         // The same steps (the copy's records are at new sequences).
         let steps = { (rows: [CommandOutputs.HistoryRow]) in rows.map { "\($0.version) \($0.event) \($0.target)" } }
-        #expect(steps(try await demo.tool.json([CommandOutputs.HistoryRow].self, ["history", "copy"])) == steps(history))
+        #expect(
+            steps(try await demo.tool.json([CommandOutputs.HistoryRow].self, ["history", "copy"])) == steps(history))
         let text = try await demo.tool.text(["history", "copy"])
         #expect(text.contains("history begins at version \(base)"), "\(text)")
-        expectOneLineError(try await demo.tool.run(["state", "copy", "--at", "1"]), containing: ["history begins at version"])
+        expectOneLineError(
+            try await demo.tool.run(["state", "copy", "--at", "1"]), containing: ["history begins at version"])
 
         // A fork at the head begins at the base too; below the base it is refused, saying why.
         let fork = try await demo.tool.json(
             CommandOutputs.Fork.self, ["fork", long.session, "--at", String(long.version), "--as", "branch"])
         #expect(fork.session == "branch")
-        #expect(steps(try await demo.tool.json([CommandOutputs.HistoryRow].self, ["history", "branch"])) == steps(history))
+        #expect(
+            steps(try await demo.tool.json([CommandOutputs.HistoryRow].self, ["history", "branch"])) == steps(history))
         expectOneLineError(
             try await demo.tool.run(["fork", long.session, "--at", "1", "--as", "below"]),
             containing: ["history begins at version"])
@@ -105,9 +110,13 @@ struct TrimCommandTests {
         defer { demo.remove() }
         let first = try #require(try await demo.tool.sessionRows(["sessions"]).first)
         expectUsageError(try await demo.tool.run(["trim", first.session]), containing: ["--before"])
-        expectUsageError(try await demo.tool.run(["trim", first.session, "--before", "2", "--keep", "2"]), containing: ["--keep"])
-        expectOneLineError(try await demo.tool.run(["trim", "nobody-by-that-name", "--before", "2"]), containing: ["nobody-by-that-name"])
+        expectUsageError(
+            try await demo.tool.run(["trim", first.session, "--before", "2", "--keep", "2"]), containing: ["--keep"])
         expectOneLineError(
-            try await demo.tool.run(["trim", first.session, "--before", String(first.version + 1)]), containing: ["bad version"])
+            try await demo.tool.run(["trim", "nobody-by-that-name", "--before", "2"]),
+            containing: ["nobody-by-that-name"])
+        expectOneLineError(
+            try await demo.tool.run(["trim", first.session, "--before", String(first.version + 1)]),
+            containing: ["bad version"])
     }
 }

@@ -1,8 +1,9 @@
 import Foundation
 import Rewind
-@testable import RewindCLI
 import RewindTestSupport
 import Testing
+
+@testable import RewindCLI
 
 /// Ids and values from outside on text output: new ids with control characters are refused
 /// (naming the character and where it is), ids of old stores that have them are read and shown
@@ -18,11 +19,13 @@ struct UntrustedTextTests {
         let demo = try await DemoStore.make()
         defer { demo.remove() }
         let before = try await demo.tool.sessionRows(["sessions"]).count
-        expectOneLineError(try await demo.tool.run(["fork", "kanji-3", "--at", "1", "--as", id]),
-                           containing: ["invalid session id", named])
+        expectOneLineError(
+            try await demo.tool.run(["fork", "kanji-3", "--at", "1", "--as", id]),
+            containing: ["invalid session id", named])
         let archive = demo.file("kanji-3.rewind")
         _ = try await demo.tool.text(["export", "kanji-3", "-o", archive])
-        expectOneLineError(try await demo.tool.run(["import", archive, "--as", id]), containing: ["invalid session id", named])
+        expectOneLineError(
+            try await demo.tool.run(["import", archive, "--as", id]), containing: ["invalid session id", named])
         #expect(try await demo.tool.sessionRows(["sessions"]).count == before)
     }
 
@@ -40,14 +43,19 @@ struct UntrustedTextTests {
         #expect(!listing.contains("\u{1B}"), "\(listing)")
         #expect(listing.split(separator: "\n").count == rows.count + 1, "one line a session:\n\(listing)")
         #expect(listing.contains(#"evil\e[2J\nx "#), "\(listing)")
-        for command in [["history", id], ["state", id], ["replay", id], ["verify"], ["verify", id], ["diff", id, "1", "2"]] {
+        for command in [
+            ["history", id], ["state", id], ["replay", id], ["verify"], ["verify", id], ["diff", id, "1", "2"],
+        ] {
             let output = try await demo.tool.run(command)
             #expect(output.status == 0, "\(command): \(output)")
-            #expect(!output.stdout.contains("\u{1B}") && !output.stdout.contains("evil\u{1B}"), "\(command): \(output.stdout)")
+            #expect(
+                !output.stdout.contains("\u{1B}") && !output.stdout.contains("evil\u{1B}"),
+                "\(command): \(output.stdout)")
         }
         let history = try await demo.tool.text(["history", id])
         #expect(history.hasPrefix(#"session evil\e[2J\nx · machine kanji"#), "\(history)")
-        expectOneLineError(try await demo.tool.run(["history", "evil\u{1B}[2Jx"]), containing: [#"unknown session 'evil\e[2Jx'"#])
+        expectOneLineError(
+            try await demo.tool.run(["history", "evil\u{1B}[2Jx"]), containing: [#"unknown session 'evil\e[2Jx'"#])
         // Whatever an error quotes, its line is escaped.
         let badVersion = try await demo.tool.run(["state", id, "--at", "1\u{1B}[2J"])
         expectOneLineError(badVersion, containing: [#"bad version '1\e[2J'"#])

@@ -11,7 +11,9 @@ struct UpgradeCheckCommandTests {
         try await VerifyCommandTests.kanjiDefinition(in: demo, named: "kanji-without-list.json") { states in
             states.removeAll { $0["id"] as? String == "list" }
             for index in states.indices {
-                states[index]["validNextStates"] = (states[index]["validNextStates"] as? [String])?.filter { $0 != "list" }
+                states[index]["validNextStates"] = (states[index]["validNextStates"] as? [String])?.filter {
+                    $0 != "list"
+                }
             }
         }
     }
@@ -35,7 +37,10 @@ struct UpgradeCheckCommandTests {
         let text = try await demo.tool.run(["upgrade-check", "kanji"])
         #expect(text.status == 0, "\(text)")
         let lines = text.stdout.split(separator: "\n")
-        #expect(lines.first == "kanji: \(kanji.count) sessions of kanji — \(kanji.count) unchanged, 0 migrated, 0 incompatible; 0 diverge")
+        #expect(
+            lines.first
+                == "kanji: \(kanji.count) sessions of kanji — \(kanji.count) unchanged, 0 migrated, 0 incompatible; 0 diverge"
+        )
         #expect(lines.last == "passes: every session resumes and reproduces its recording")
     }
 
@@ -82,12 +87,16 @@ struct UpgradeCheckCommandTests {
         let text = try await demo.tool.run(["upgrade-check", definition])
         #expect(text.status == 1)
         let lines = text.stdout.split(separator: "\n").map(String.init)
-        #expect(lines.first?.hasPrefix("kanji-without-list.json: \(kanji.count) sessions of kanji — ") == true, "\(text)")
-        #expect(lines.first?.contains("\(inList.count) incompatible; \(entered.count) diverge, first at ") == true, "\(text)")
+        #expect(
+            lines.first?.hasPrefix("kanji-without-list.json: \(kanji.count) sessions of kanji — ") == true, "\(text)")
+        #expect(
+            lines.first?.contains("\(inList.count) incompatible; \(entered.count) diverge, first at ") == true,
+            "\(text)")
         #expect(lines.contains("incompatible (\(inList.count)):"), "\(text)")
         let someone = try #require(inList.first)
-        #expect(lines.contains { $0.hasPrefix("  \(someone): ") && $0.contains("'list'") && $0.contains("is missing") },
-                "\(text)")
+        #expect(
+            lines.contains { $0.hasPrefix("  \(someone): ") && $0.contains("'list'") && $0.contains("is missing") },
+            "\(text)")
         #expect(lines.last?.hasPrefix("does not pass: \(inList.count) incompatible") == true, "\(text)")
     }
 
@@ -117,12 +126,14 @@ struct UpgradeCheckCommandTests {
         expectOneLineError(
             try await demo.tool.run(["upgrade-check", broken]), containing: ["broken.json", "not a machine definition"])
         let damaged = demo.file("damaged.scxml")
-        try Data("<scxml xmlns=\"http://www.w3.org/2005/07/scxml\"><state id=".utf8).write(to: URL(fileURLWithPath: damaged))
+        try Data("<scxml xmlns=\"http://www.w3.org/2005/07/scxml\"><state id=".utf8).write(
+            to: URL(fileURLWithPath: damaged))
         expectOneLineError(try await demo.tool.run(["upgrade-check", damaged]), containing: ["damaged.scxml"])
         let invalid = try await VerifyCommandTests.kanjiDefinition(in: demo, named: "kanji-invalid.json") { states in
             states[0]["validNextStates"] = ["nowhere"]
         }
-        expectOneLineError(try await demo.tool.run(["upgrade-check", invalid]), containing: ["kanji-invalid.json", "nowhere"])
+        expectOneLineError(
+            try await demo.tool.run(["upgrade-check", invalid]), containing: ["kanji-invalid.json", "nowhere"])
         expectOneLineError(try await demo.tool.run(["upgrade-check", "nope"]), containing: ["unknown machine 'nope'"])
     }
 
@@ -148,9 +159,11 @@ struct UpgradeCheckCommandTests {
         let output = try await demo.tool.run(["view", "--machine", "kanji", "--upgrade-check", definition, "-o", path])
         #expect(output.status == 0, "\(output)")
 
-        let shown = try #require(try ViewerPageData.machinePage(Data(contentsOf: URL(fileURLWithPath: path))).upgradeCheck)
+        let shown = try #require(
+            try ViewerPageData.machinePage(Data(contentsOf: URL(fileURLWithPath: path))).upgradeCheck)
         var sorted = shown.report
-        sorted.sessions = report.sessions.compactMap { row in shown.report.sessions.first { $0.session == row.session } }
+        sorted.sessions = report.sessions.compactMap { row in shown.report.sessions.first { $0.session == row.session }
+        }
         #expect(sorted == report)
         #expect(text.stdout.hasPrefix(shown.summary + "\n"), "\(text)")
         #expect(!shown.passes)
@@ -161,7 +174,9 @@ struct UpgradeCheckCommandTests {
         let lonely = try await demo.tool.run(["view", "kanji-3", "--upgrade-check", definition])
         #expect(lonely.status == 64 && lonely.stderr.contains("--upgrade-check goes with --machine NAME"), "\(lonely)")
         expectOneLineError(
-            try await demo.tool.run(["view", "--machine", "kanji", "--upgrade-check", demo.file("missing.json"), "-o", path]),
+            try await demo.tool.run([
+                "view", "--machine", "kanji", "--upgrade-check", demo.file("missing.json"), "-o", path,
+            ]),
             containing: ["missing.json"])
     }
 }

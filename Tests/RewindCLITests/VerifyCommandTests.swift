@@ -41,10 +41,14 @@ struct VerifyCommandTests {
         #expect(rows.reduce(0) { $0 + $1.verifiedRecords } == demo.summary.totalRecords)
         // Piped (standard error is a file here), progress still shows, as lines on standard error.
         let piped = try await demo.tool.run(["verify"])
-        #expect(piped.stderr.contains("verifying: \(demo.summary.totalSessions)/\(demo.summary.totalSessions) sessions"), "\(piped)")
+        #expect(
+            piped.stderr.contains("verifying: \(demo.summary.totalSessions)/\(demo.summary.totalSessions) sessions"),
+            "\(piped)")
         #expect(!piped.stdout.contains("verifying:"))
         let text = try await demo.tool.text(["verify"])
-        #expect(text.contains("verified \(demo.summary.totalSessions) sessions, \(demo.summary.totalRecords) records: 0 diverged"))
+        #expect(
+            text.contains(
+                "verified \(demo.summary.totalSessions) sessions, \(demo.summary.totalRecords) records: 0 diverged"))
 
         let one = try #require(rows.first)
         let single = try await demo.tool.json(CommandOutputs.Verify.self, ["verify", one.session]).sessions
@@ -58,7 +62,9 @@ struct VerifyCommandTests {
         let definition = try await Self.kanjiDefinition(in: demo, named: "kanji-without-list.json") { states in
             states.removeAll { $0["id"] as? String == "list" }
             for index in states.indices {
-                states[index]["validNextStates"] = (states[index]["validNextStates"] as? [String])?.filter { $0 != "list" }
+                states[index]["validNextStates"] = (states[index]["validNextStates"] as? [String])?.filter {
+                    $0 != "list"
+                }
             }
         }
         let kanji = try await demo.tool.sessionRows(["sessions", "--machine", "kanji"])
@@ -125,7 +131,8 @@ struct VerifyCommandTests {
         let demo = try await DemoStore.make()
         defer { demo.remove() }
         expectOneLineError(
-            try await demo.tool.run(["verify", "--definition", demo.file("missing.json")]), containing: ["missing.json"])
+            try await demo.tool.run(["verify", "--definition", demo.file("missing.json")]), containing: ["missing.json"]
+        )
         let text = demo.file("definition.txt")
         try Data("not a machine".utf8).write(to: URL(fileURLWithPath: text))
         expectOneLineError(try await demo.tool.run(["verify", "--definition", text]), containing: ["definition.txt"])

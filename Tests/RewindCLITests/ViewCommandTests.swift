@@ -26,11 +26,16 @@ struct ViewCommandTests {
     @Test func badRequestsAreOneLineErrorsOrUsageErrors() async throws {
         let demo = try await DemoStore.make()
         defer { demo.remove() }
-        expectOneLineError(try await demo.tool.run(["view", "nobody", "-o", demo.file("x.html")]), containing: ["nobody"])
-        expectOneLineError(try await demo.tool.run(["view", "--machine", "nomachine", "-o", demo.file("x.html")]), containing: ["nomachine"])
+        expectOneLineError(
+            try await demo.tool.run(["view", "nobody", "-o", demo.file("x.html")]), containing: ["nobody"])
+        expectOneLineError(
+            try await demo.tool.run(["view", "--machine", "nomachine", "-o", demo.file("x.html")]),
+            containing: ["nomachine"])
         let badPath = try await demo.tool.run(["view", "kanji-3", "--redact", "card.number"])
         #expect(badPath.status == 64, "\(badPath)")
-        #expect(badPath.stderr.contains("redaction path 'card.number': it must start with payload, data or context"), "\(badPath)")
+        #expect(
+            badPath.stderr.contains("redaction path 'card.number': it must start with payload, data or context"),
+            "\(badPath)")
         let lonely = try await demo.tool.run(["view", "kanji-3", "--definition", "x.json"])
         #expect(lonely.status == 64 && lonely.stderr.contains("--definition goes with --verify"), "\(lonely)")
         #expect(!FileManager.default.fileExists(atPath: demo.file("x.html")))

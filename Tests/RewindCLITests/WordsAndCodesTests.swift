@@ -24,8 +24,9 @@ struct WordsAndCodesTests {
             expectOwnWords(output)
         }
         let missing = demo.file("nowhere/page.html")
-        expectOneLineError(try await demo.tool.run(["view", "kanji-3", "-o", missing]),
-                           containing: ["cannot write '\(missing)'", "does not exist"])
+        expectOneLineError(
+            try await demo.tool.run(["view", "kanji-3", "-o", missing]),
+            containing: ["cannot write '\(missing)'", "does not exist"])
         #expect(try FileManager.default.contentsOfDirectory(atPath: folder).isEmpty)
     }
 
@@ -40,10 +41,12 @@ struct WordsAndCodesTests {
                 print("fresh-without-permission test skipped: running as root without setpriv to drop to another user")
                 return
             }
-            output = try await runProcess(setpriv, arguments: [
-                "--reuid=65534", "--regid=65534", "--clear-groups", demo.tool.executable.path,
-                "demo", "--fresh", "--sessions", "1", "--store", demo.tool.store,
-            ])
+            output = try await runProcess(
+                setpriv,
+                arguments: [
+                    "--reuid=65534", "--regid=65534", "--clear-groups", demo.tool.executable.path,
+                    "demo", "--fresh", "--sessions", "1", "--store", demo.tool.store,
+                ])
         } else {
             try FileManager.default.setAttributes([.posixPermissions: 0o555], ofItemAtPath: demo.tool.store)
             defer { try? FileManager.default.setAttributes([.posixPermissions: 0o755], ofItemAtPath: demo.tool.store) }
@@ -62,7 +65,8 @@ struct WordsAndCodesTests {
         // A folder below a file: not even root can create it.
         let tool = try RewindTool(store: file + "/store")
         let output = try await tool.run(["demo", "--sessions", "1"])
-        expectOneLineError(output, containing: ["cannot open or create the store '\(file)/store': '\(file)' is a file, not a folder"])
+        expectOneLineError(
+            output, containing: ["cannot open or create the store '\(file)/store': '\(file)' is a file, not a folder"])
         expectOwnWords(output)
     }
 
@@ -78,16 +82,28 @@ struct WordsAndCodesTests {
     @Test func usageErrorsExitWith64() async throws {
         let demo = try await DemoStore.make()
         defer { demo.remove() }
-        expectUsageError(try await demo.tool.run(["sessions", "--limit", "0"]), containing: ["--limit must be at least 1"])
-        expectUsageError(try await demo.tool.run(["graph", "kanji", "--at", "2"]), containing: ["--at needs --session"])
-        expectUsageError(try await demo.tool.run(["graph", "kanji", "--json", "--format", "dot"]), containing: ["--json conflicts with --format dot"])
-        expectUsageError(try await demo.tool.run(["export", "kanji-3", "-o", "-", "--json"]), containing: ["--json conflicts with -o -"])
-        expectUsageError(try await demo.tool.run(["view", "kanji-3", "--redact", "card.number"]), containing: ["redaction path 'card.number'"])
+        expectUsageError(
+            try await demo.tool.run(["sessions", "--limit", "0"]), containing: ["--limit must be at least 1"])
+        expectUsageError(
+            try await demo.tool.run(["graph", "kanji", "--at", "2"]), containing: ["--at needs --session"])
+        expectUsageError(
+            try await demo.tool.run(["graph", "kanji", "--json", "--format", "dot"]),
+            containing: ["--json conflicts with --format dot"])
+        expectUsageError(
+            try await demo.tool.run(["export", "kanji-3", "-o", "-", "--json"]),
+            containing: ["--json conflicts with -o -"])
+        expectUsageError(
+            try await demo.tool.run(["view", "kanji-3", "--redact", "card.number"]),
+            containing: ["redaction path 'card.number'"])
         expectUsageError(try await demo.tool.run(["sessions", "--key", "k"]), containing: ["--key goes with --server"])
-        expectUsageError(try await demo.tool.run(["demo", "--concurrency", "0"]), containing: ["--concurrency must be between 1 and 4096"])
+        expectUsageError(
+            try await demo.tool.run(["demo", "--concurrency", "0"]),
+            containing: ["--concurrency must be between 1 and 4096"])
         // A version is checked against the session in the store: an error, not a usage error.
-        expectOneLineError(try await demo.tool.run(["state", "kanji-3", "--at", "999"]), containing: ["bad version '999'"])
-        expectOneLineError(try await demo.tool.run(["state", "kanji-3", "--at", "abc"]), containing: ["bad version 'abc'"])
+        expectOneLineError(
+            try await demo.tool.run(["state", "kanji-3", "--at", "999"]), containing: ["bad version '999'"])
+        expectOneLineError(
+            try await demo.tool.run(["state", "kanji-3", "--at", "abc"]), containing: ["bad version 'abc'"])
     }
 
     @Test func freshRefusesTheCurrentDirectoryEvenInsideAStore() async throws {
@@ -100,7 +116,9 @@ struct WordsAndCodesTests {
             let output = try await runProcess(
                 demo.tool.executable, arguments: ["demo", "--fresh", "--sessions", "1", "--store", path],
                 environment: environment, currentDirectory: URL(fileURLWithPath: demo.tool.store))
-            expectOneLineError(output, containing: ["refusing to delete '\(path)': it is the current directory", "nothing was deleted"])
+            expectOneLineError(
+                output,
+                containing: ["refusing to delete '\(path)': it is the current directory", "nothing was deleted"])
         }
         #expect(try Data(contentsOf: URL(fileURLWithPath: demo.tool.store + "/data.mdb")) == before)
     }
@@ -124,8 +142,9 @@ struct WordsAndCodesTests {
             let history = try await demo.tool.run(["history", "kanji-3"], locale: locale)
             #expect(history.status == 0, "\(history)")
             // The tool's own symbols are ASCII; the kanji in the stack are the session's data.
-            #expect(history.stdout.contains("- -> all") && !history.stdout.contains("∅") && !history.stdout.contains("→"),
-                    "\(history.stdout)")
+            #expect(
+                history.stdout.contains("- -> all") && !history.stdout.contains("∅") && !history.stdout.contains("→"),
+                "\(history.stdout)")
             #expect(!history.stdout.contains("·") && !history.stdout.contains("›"), "\(history.stdout)")
         }
         var environment = ProcessInfo.processInfo.environment
@@ -133,7 +152,8 @@ struct WordsAndCodesTests {
         environment["LC_CTYPE"] = nil
         environment["LANG"] = "C"
         let bench = try await runProcess(
-            demo.tool.executable, arguments: ["bench", "--transitions", "12", "--sessions", "2"], environment: environment)
+            demo.tool.executable, arguments: ["bench", "--transitions", "12", "--sessions", "2"],
+            environment: environment)
         #expect(bench.status == 0, "\(bench)")
         #expect(bench.stdout.allSatisfy(\.isASCII) && bench.stderr.allSatisfy(\.isASCII), "\(bench)")
         #expect(bench.stdout.contains("P50 us") && bench.stderr.contains("running durable, 1 session..."), "\(bench)")
@@ -143,15 +163,23 @@ struct WordsAndCodesTests {
         let demo = try await DemoStore.make()
         defer { demo.remove() }
         let page = demo.file("page.html")
-        let typo = try await demo.tool.run(["view", "kanji-3", "-o", page, "--redact", "data.*.character", "data.*.charcter"])
-        expectOneLineError(typo, containing: ["no value matched the redaction path 'data.*.charcter'", "nothing was written"])
+        let typo = try await demo.tool.run([
+            "view", "kanji-3", "-o", page, "--redact", "data.*.character", "data.*.charcter",
+        ])
+        expectOneLineError(
+            typo, containing: ["no value matched the redaction path 'data.*.charcter'", "nothing was written"])
         #expect(!typo.stderr.contains("'data.*.character'"), "the rule that matched is not named: \(typo.stderr)")
         #expect(!FileManager.default.fileExists(atPath: page))
-        let two = try await demo.tool.run(["view", "--machine", "kanji", "-o", page, "--redact", "context.nothing", "payload.nope"])
+        let two = try await demo.tool.run([
+            "view", "--machine", "kanji", "-o", page, "--redact", "context.nothing", "payload.nope",
+        ])
         expectOneLineError(two, containing: ["paths 'context.nothing', 'payload.nope'"])
 
         let allowed = try await demo.tool.run(
-            ["view", "kanji-3", "-o", page, "--redact", "data.*.character", "data.*.charcter", "--allow-unmatched-redactions"])
+            [
+                "view", "kanji-3", "-o", page, "--redact", "data.*.character", "data.*.charcter",
+                "--allow-unmatched-redactions",
+            ])
         #expect(allowed.status == 0, "\(allowed)")
         let html = try String(contentsOfFile: page, encoding: .utf8)
         #expect(html.contains("‹redacted›"))

@@ -82,9 +82,12 @@ struct WriteSafetyTests {
         // definition does not have.
         let store = try TransitionStore(directory: forgedStore.store)
         let last = try #require(try store.read { try $0.records(of: SessionID("kanji-3"), from: 1, limit: 100).last })
-        try store.append([TransitionDraft(
-            machine: last.machine, definition: last.definition, event: "enter", source: last.target,
-            target: ["nowhere"])], to: SessionID("kanji-3"), expectedVersion: .exact(last.version))
+        try store.append(
+            [
+                TransitionDraft(
+                    machine: last.machine, definition: last.definition, event: "enter", source: last.target,
+                    target: ["nowhere"])
+            ], to: SessionID("kanji-3"), expectedVersion: .exact(last.version))
         store.close()
         let forgedVersion = last.version + 1
         let check = try await forgedStore.run(["check"])
@@ -96,9 +99,11 @@ struct WriteSafetyTests {
         _ = try await forgedStore.text(["export", "kanji-3", "--output", archive])
         let tool = try copy(of: demo)
         let before = try files(of: tool.store)["data.mdb"]
-        expectOneLineError(try await tool.run(["import", archive, "--as", "forged"]), containing: [
-            "line \(forgedVersion + 1) (version \(forgedVersion)) enters state 'nowhere'", "nothing was imported",
-        ])
+        expectOneLineError(
+            try await tool.run(["import", archive, "--as", "forged"]),
+            containing: [
+                "line \(forgedVersion + 1) (version \(forgedVersion)) enters state 'nowhere'", "nothing was imported",
+            ])
         #expect(try files(of: tool.store)["data.mdb"] == before)
     }
 }

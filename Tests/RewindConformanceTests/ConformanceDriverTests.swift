@@ -1,6 +1,7 @@
 import Foundation
 import RewindMachine
 import Testing
+
 @testable import RewindConformance
 
 @Suite("Conformance driver")
@@ -38,8 +39,9 @@ struct ConformanceDriverTests {
     @Test func everyOwnCasePasses() throws {
         let cases = ConformanceCase.find(in: Self.ownCases)
         #expect(cases.count >= 9)
-        #expect(Set(cases.map { $0.name.split(separator: "/").first.map(String.init) ?? "" })
-            == ["cancel", "delayedSend", "executableContent", "ordering"])
+        #expect(
+            Set(cases.map { $0.name.split(separator: "/").first.map(String.init) ?? "" })
+                == ["cancel", "delayedSend", "executableContent", "ordering"])
         for testCase in cases {
             guard case .failed(let reason) = testCase.run() else { continue }
             Issue.record("\(testCase.name): \(reason)")
@@ -56,19 +58,23 @@ struct ConformanceDriverTests {
     }
 
     @Test func afterMovesTheClockAndDeliversDueSendsOnTheWay() throws {
-        let passing = try driver(Self.timer).run(script("""
-            {"initialConfiguration": ["ready"], "events": [
-              {"after": 99, "nextConfiguration": ["ready"]},
-              {"after": 1, "nextConfiguration": ["timedOut"]}]}
-            """))
+        let passing = try driver(Self.timer).run(
+            script(
+                """
+                {"initialConfiguration": ["ready"], "events": [
+                  {"after": 99, "nextConfiguration": ["ready"]},
+                  {"after": 1, "nextConfiguration": ["timedOut"]}]}
+                """))
         guard case .passed = passing else {
             Issue.record("\(passing)")
             return
         }
         // Without the wait the timeout has not fired: the driver reports the mismatch.
-        let failing = try driver(Self.timer).run(script("""
-            {"initialConfiguration": ["ready"], "events": [{"after": 50, "nextConfiguration": ["timedOut"]}]}
-            """))
+        let failing = try driver(Self.timer).run(
+            script(
+                """
+                {"initialConfiguration": ["ready"], "events": [{"after": 50, "nextConfiguration": ["timedOut"]}]}
+                """))
         guard case .failed(let reason) = failing else {
             Issue.record("expected a failure")
             return
@@ -77,11 +83,13 @@ struct ConformanceDriverTests {
     }
 
     @Test func cancelledSendsNeverArrive() throws {
-        let outcome = try driver(Self.timer).run(script("""
-            {"initialConfiguration": ["ready"], "events": [
-              {"after": 10, "event": {"name": "answer"}, "nextConfiguration": ["answered"]},
-              {"after": 1000, "nextConfiguration": ["answered"]}]}
-            """))
+        let outcome = try driver(Self.timer).run(
+            script(
+                """
+                {"initialConfiguration": ["ready"], "events": [
+                  {"after": 10, "event": {"name": "answer"}, "nextConfiguration": ["answered"]},
+                  {"after": 1000, "nextConfiguration": ["answered"]}]}
+                """))
         guard case .passed = outcome else {
             Issue.record("\(outcome)")
             return
@@ -89,9 +97,11 @@ struct ConformanceDriverTests {
     }
 
     @Test func refusesANegativeWait() throws {
-        let outcome = try driver(Self.timer).run(script("""
-            {"initialConfiguration": ["ready"], "events": [{"after": -1, "nextConfiguration": ["ready"]}]}
-            """))
+        let outcome = try driver(Self.timer).run(
+            script(
+                """
+                {"initialConfiguration": ["ready"], "events": [{"after": -1, "nextConfiguration": ["ready"]}]}
+                """))
         guard case .failed(let reason) = outcome else {
             Issue.record("expected a failure")
             return

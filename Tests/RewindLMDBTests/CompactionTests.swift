@@ -1,10 +1,10 @@
 import CLMDB
 import Foundation
-import Testing
 import RewindLMDB
+import Testing
 
 #if canImport(Glibc)
-import Glibc
+    import Glibc
 #endif
 
 /// `Environment.compact(headroom:progress:)`: LMDB's compacting copy replaces the data file, the
@@ -26,12 +26,15 @@ struct CompactionTests {
     func theCompactedFileHoldsNoByteOfADeletedValue(options: EnvironmentOptions) throws {
         let directory = try TestDirectory("compact-scrub")
         defer { directory.remove() }
-        let env = try Environment(directory: directory.path, configuration: EnvironmentConfiguration(mapSize: 16 << 20, options: options))
+        let env = try Environment(
+            directory: directory.path, configuration: EnvironmentConfiguration(mapSize: 16 << 20, options: options))
         defer { env.close() }
         let db = try env.database(named: "things")
         let marker = Array("DELETEDVALUE".utf8)
         try env.write { txn in
-            for n in 0..<200 as Range<UInt64> { try txn.put(Array(repeating: marker, count: 20).flatMap { $0 }, forKey: n.key, in: db) }
+            for n in 0..<200 as Range<UInt64> {
+                try txn.put(Array(repeating: marker, count: 20).flatMap { $0 }, forKey: n.key, in: db)
+            }
         }
         try env.write { txn in
             for n in 0..<200 as Range<UInt64> { try txn.delete(n.key, in: db) }
@@ -39,7 +42,8 @@ struct CompactionTests {
         // Later transactions reuse the freed pages for large values (overflow pages) and small ones.
         for round in 0..<8 as Range<UInt64> {
             try env.write { txn in
-                try txn.put([UInt8](repeating: 0x61, count: 2_100 + 300 * Int(round)), forKey: (1_000 + round).key, in: db)
+                try txn.put(
+                    [UInt8](repeating: 0x61, count: 2_100 + 300 * Int(round)), forKey: (1_000 + round).key, in: db)
                 try txn.put([1, 2, 3], forKey: (2_000 + round).key, in: db)
             }
         }
@@ -146,7 +150,8 @@ struct CompactionTests {
         defer { directory.remove() }
         let inode = Self.inode(directory.path + "/data.mdb")
         do {
-            let reader = try Environment(directory: directory.path, configuration: EnvironmentConfiguration(options: .readOnly))
+            let reader = try Environment(
+                directory: directory.path, configuration: EnvironmentConfiguration(options: .readOnly))
             defer { reader.close() }
             #expect(throws: CompactionError.readOnly(path: reader.path)) { try reader.compact() }
         }

@@ -1,5 +1,5 @@
-import Testing
 import RewindLMDB
+import Testing
 
 @Suite("Cursors and ranges")
 struct CursorTests {
@@ -26,10 +26,14 @@ struct CursorTests {
                 try txn.withCursor(on: db) { cursor -> [UInt64] in
                     var keys: [UInt64] = []
                     func current() throws -> UInt64 { try cursor.withCurrent { key, _ in number(key) } ?? 0 }
-                    #expect(try cursor.first()); keys.append(try current())
-                    #expect(try cursor.next()); keys.append(try current())
-                    #expect(try cursor.last()); keys.append(try current())
-                    #expect(try cursor.previous()); keys.append(try current())
+                    #expect(try cursor.first())
+                    keys.append(try current())
+                    #expect(try cursor.next())
+                    keys.append(try current())
+                    #expect(try cursor.last())
+                    keys.append(try current())
+                    #expect(try cursor.previous())
+                    keys.append(try current())
                     #expect(try cursor.last())
                     #expect(try !cursor.next())
                     #expect(try cursor.currentKey == nil)
@@ -77,13 +81,16 @@ struct CursorTests {
             var fromEnd: [UInt64] = []
             try env.read { txn in
                 try txn.forEach(in: db, from: UInt64(35).key, direction: .backward) { key, _ in
-                    fromMiddle.append(number(key)); return .next
+                    fromMiddle.append(number(key))
+                    return .next
                 }
                 try txn.forEach(in: db, from: UInt64(100).key, direction: .backward) { key, _ in
-                    fromExact.append(number(key)); return fromExact.count < 2 ? .next : .stop
+                    fromExact.append(number(key))
+                    return fromExact.count < 2 ? .next : .stop
                 }
                 try txn.forEach(in: db, from: UInt64(1000).key, direction: .backward) { key, _ in
-                    fromEnd.append(number(key)); return .stop
+                    fromEnd.append(number(key))
+                    return .stop
                 }
             }
             #expect(fromMiddle == [30, 20, 10])
@@ -99,9 +106,18 @@ struct CursorTests {
             var backward: [UInt64] = []
             var emptyVisits = 0
             try env.read { txn in
-                try txn.forEach(in: db) { key, _ in forward.append(number(key)); return .next }
-                try txn.forEach(in: db, direction: .backward) { key, _ in backward.append(number(key)); return .next }
-                try txn.forEach(in: empty) { _, _ in emptyVisits += 1; return .next }
+                try txn.forEach(in: db) { key, _ in
+                    forward.append(number(key))
+                    return .next
+                }
+                try txn.forEach(in: db, direction: .backward) { key, _ in
+                    backward.append(number(key))
+                    return .next
+                }
+                try txn.forEach(in: empty) { _, _ in
+                    emptyVisits += 1
+                    return .next
+                }
             }
             #expect(forward == (1...10).map { UInt64($0 * 10) })
             #expect(backward == forward.reversed())

@@ -1,5 +1,6 @@
 import Foundation
 import Testing
+
 @testable import RewindLMDB
 
 /// The data file is checked against LMDB's meta pages before anything maps it: a truncated copy
@@ -30,7 +31,8 @@ struct DataFileCheckTests {
         try truncate(directory, to: size)
         for options in [EnvironmentOptions(), [.writeMap], [.readOnly]] {
             let error = #expect(throws: DataFileError.self) {
-                _ = try Environment(directory: directory.path, configuration: EnvironmentConfiguration(options: options))
+                _ = try Environment(
+                    directory: directory.path, configuration: EnvironmentConfiguration(options: options))
             }
             #expect(error?.path.hasSuffix("/data.mdb") == true)
             #expect(error?.found == "\(size) bytes: the file is truncated")
@@ -45,7 +47,8 @@ struct DataFileCheckTests {
         let directory = try filledEnvironment(options: [.writeMap])
         defer { directory.remove() }
         for options in [EnvironmentOptions(), [.writeMap], [.readOnly]] {
-            let env = try Environment(directory: directory.path, configuration: EnvironmentConfiguration(options: options))
+            let env = try Environment(
+                directory: directory.path, configuration: EnvironmentConfiguration(options: options))
             let db = try env.database(named: "things", create: false)
             #expect(try env.read { try $0.get(UInt64(1999).key, in: db) }?.count == 300)
             env.close()
@@ -69,7 +72,8 @@ struct DataFileCheckTests {
         defer { directory.remove() }
         #expect(FileManager.default.createFile(atPath: directory.path + "/data.mdb", contents: Data()))
         let error = #expect(throws: DataFileError.self) {
-            _ = try Environment(directory: directory.path, configuration: EnvironmentConfiguration(options: [.readOnly]))
+            _ = try Environment(
+                directory: directory.path, configuration: EnvironmentConfiguration(options: [.readOnly]))
         }
         #expect(error?.found.contains("empty") == true)
         #expect(try fileSize(directory) == 0)
@@ -81,7 +85,8 @@ struct DataFileCheckTests {
         defer { directory.remove() }
         try FileManager.default.removeItem(atPath: directory.path + "/lock.mdb")
         let before = try Data(contentsOf: URL(fileURLWithPath: directory.path + "/data.mdb"))
-        let env = try Environment(directory: directory.path, configuration: EnvironmentConfiguration(options: [.readOnly]))
+        let env = try Environment(
+            directory: directory.path, configuration: EnvironmentConfiguration(options: [.readOnly]))
         let db = try env.database(named: "things", create: false)
         #expect(try env.read { try $0.get(UInt64(7).key, in: db) }?.first == 7)
         let error = #expect(throws: LMDBError.self) {
@@ -105,8 +110,10 @@ extension DataFileCheckTests {
     /// The pages `mdb_stat -fff` lists as free in the environment `directory`, or `nil` when
     /// the tool is not installed.
     private func freePages(_ directory: TestDirectory) throws -> Set<Int>? {
-        guard let tool = ["/usr/bin/mdb_stat", "/usr/local/bin/mdb_stat", "/opt/homebrew/bin/mdb_stat"]
-            .first(where: { FileManager.default.isExecutableFile(atPath: $0) }) else { return nil }
+        guard
+            let tool = ["/usr/bin/mdb_stat", "/usr/local/bin/mdb_stat", "/opt/homebrew/bin/mdb_stat"]
+                .first(where: { FileManager.default.isExecutableFile(atPath: $0) })
+        else { return nil }
         let process = Process()
         process.executableURL = URL(fileURLWithPath: tool)
         process.arguments = ["-fff", directory.path]

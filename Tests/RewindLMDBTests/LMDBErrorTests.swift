@@ -1,5 +1,5 @@
-import Testing
 import RewindLMDB
+import Testing
 
 @Suite("LMDBError")
 struct LMDBErrorTests {
@@ -54,6 +54,8 @@ struct LMDBErrorTests {
         #expect(!(LMDBError.keyExists ~= Other()))
         #expect(LMDBError.Code(rawValue: LMDBError.Code.keyExists.rawValue) == .keyExists)
         #expect(LMDBError(code: 28, operation: "a commit").isDiskFull)
-        #expect(LMDBError(code: 28, operation: "a commit").description == "LMDB error 28 during a commit: \(LMDBError(code: 28, operation: "x").message)")
+        #expect(
+            LMDBError(code: 28, operation: "a commit").description
+                == "LMDB error 28 during a commit: \(LMDBError(code: 28, operation: "x").message)")
     }
 }

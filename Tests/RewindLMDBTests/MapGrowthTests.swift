@@ -1,14 +1,15 @@
 import Foundation
-import Testing
 import RewindLMDB
+import Testing
 
 @Suite("Map growth")
 struct MapGrowthTests {
     @Test func writesFarPastATinyMapGrowItAndRetryTheClosure() throws {
         let directory = try TestDirectory()
         defer { directory.remove() }
-        let env = try Environment(directory: directory.path,
-                                  configuration: EnvironmentConfiguration(mapSize: 64 << 10))
+        let env = try Environment(
+            directory: directory.path,
+            configuration: EnvironmentConfiguration(mapSize: 64 << 10))
         defer { env.close() }
         let db = try env.database(named: "big")
         let value = [UInt8](repeating: 0x5A, count: 4096)
@@ -31,8 +32,9 @@ struct MapGrowthTests {
     @Test func aWriteThatSwallowsMapFullIsStillRetried() throws {
         let directory = try TestDirectory()
         defer { directory.remove() }
-        let env = try Environment(directory: directory.path,
-                                  configuration: EnvironmentConfiguration(mapSize: 64 << 10))
+        let env = try Environment(
+            directory: directory.path,
+            configuration: EnvironmentConfiguration(mapSize: 64 << 10))
         defer { env.close() }
         let db = try env.database(named: "big")
         var runs = 0
@@ -56,7 +58,9 @@ struct MapGrowthTests {
         let db = try env.database(named: "big")
         let error = #expect(throws: LMDBError.self) {
             try env.write { txn in
-                for i in 0..<256 as Range<UInt64> { try txn.put([UInt8](repeating: 1, count: 4096), forKey: i.key, in: db) }
+                for i in 0..<256 as Range<UInt64> {
+                    try txn.put([UInt8](repeating: 1, count: 4096), forKey: i.key, in: db)
+                }
             }
         }
         #expect(error?.isMapFull == true)
@@ -82,7 +86,8 @@ struct MapResizedTests {
         try env.write { try $0.put([1], forKey: [1], in: mine) }
 
         let value = String(repeating: "ab", count: 256 << 10)  // 256 KiB, four times our map
-        let dump = "VERSION=3\nformat=bytevalue\ntype=btree\nmapsize=\(4 << 20)\nHEADER=END\n 6b6579\n \(value)\nDATA=END\n"
+        let dump =
+            "VERSION=3\nformat=bytevalue\ntype=btree\nmapsize=\(4 << 20)\nHEADER=END\n 6b6579\n \(value)\nDATA=END\n"
         let dumpPath = directory.path + "/../\(UUID().uuidString).dump"
         try Data(dump.utf8).write(to: URL(fileURLWithPath: dumpPath))
         defer { try? FileManager.default.removeItem(atPath: dumpPath) }

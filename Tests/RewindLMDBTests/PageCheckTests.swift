@@ -1,5 +1,6 @@
 import Foundation
 import Testing
+
 @testable import RewindLMDB
 
 /// `EnvironmentOptions.checkPages`: every page LMDB could read is checked before it opens the
@@ -27,7 +28,8 @@ struct PageCheckTests {
         #expect(inUse.count > 10)
         #expect(inUse.isSuperset(of: [0, 1]))
         for options: EnvironmentOptions in [[.checkPages], [.checkPages, .readOnly]] {
-            let env = try Environment(directory: directory.path, configuration: EnvironmentConfiguration(options: options))
+            let env = try Environment(
+                directory: directory.path, configuration: EnvironmentConfiguration(options: options))
             env.close()
         }
     }
@@ -47,7 +49,8 @@ struct PageCheckTests {
             let damaged = try Data(contentsOf: URL(fileURLWithPath: directory.path + "/data.mdb"))
             for options: EnvironmentOptions in [[.checkPages], [.checkPages, .readOnly]] {
                 do {
-                    let env = try Environment(directory: directory.path, configuration: EnvironmentConfiguration(options: options))
+                    let env = try Environment(
+                        directory: directory.path, configuration: EnvironmentConfiguration(options: options))
                     env.close()
                     Issue.record("page \(page): opened with \(options)")
                 } catch let error as DamagedPageError {
@@ -65,7 +68,8 @@ struct PageCheckTests {
         defer { directory.remove() }
         try Data().write(to: URL(fileURLWithPath: directory.path + "/data.mdb"))
         #expect(throws: DataFileError.self) {
-            try Environment(directory: directory.path, configuration: EnvironmentConfiguration(options: [.refuseBlankDataFile]))
+            try Environment(
+                directory: directory.path, configuration: EnvironmentConfiguration(options: [.refuseBlankDataFile]))
         }
         let attributes = try FileManager.default.attributesOfItem(atPath: directory.path + "/data.mdb")
         #expect((attributes[.size] as? NSNumber)?.intValue == 0)

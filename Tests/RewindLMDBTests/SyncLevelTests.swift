@@ -1,6 +1,7 @@
 import CLMDB
 import Foundation
 import Testing
+
 @testable import RewindLMDB
 
 /// How commits flush (`MDB_NOSYNC`, `MDB_NOMETASYNC`, neither) reaches LMDB, and what happens when

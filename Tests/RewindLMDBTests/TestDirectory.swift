@@ -6,7 +6,8 @@ struct TestDirectory {
     let path: String
 
     init(_ name: String = "lmdb") throws {
-        path = FileManager.default.temporaryDirectory
+        path =
+            FileManager.default.temporaryDirectory
             .appendingPathComponent("rewind-\(name)-\(UUID().uuidString)", isDirectory: true).path
         try FileManager.default.createDirectory(atPath: path, withIntermediateDirectories: true)
     }

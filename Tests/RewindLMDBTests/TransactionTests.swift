@@ -1,6 +1,6 @@
 import Foundation
-import Testing
 import RewindLMDB
+import Testing
 
 @Suite("Transactions")
 struct TransactionTests {
@@ -120,9 +120,10 @@ struct TransactionTests {
         try withDatabase { env, db in
             let big = [UInt8](repeating: 0xAB, count: 10_000)
             try env.write { try $0.put(big, forKey: [1], in: db) }
-            let (count, allAB) = try env.read { txn in
-                try txn.withValue(forKey: [1], in: db) { ($0.count, $0.allSatisfy { $0 == 0xAB }) }
-            } ?? (0, false)
+            let (count, allAB) =
+                try env.read { txn in
+                    try txn.withValue(forKey: [1], in: db) { ($0.count, $0.allSatisfy { $0 == 0xAB }) }
+                } ?? (0, false)
             #expect(count == 10_000)
             #expect(allAB)
             let missing = try env.read { try $0.withValue(forKey: [2], in: db) { $0.count } }
@@ -209,7 +210,9 @@ struct NestingTests {
         let error = #expect(throws: LMDBError.self) {
             try env.read { _ in
                 try env.write { txn in
-                    for i in 0..<64 as Range<UInt64> { try txn.put([UInt8](repeating: 1, count: 4096), forKey: i.key, in: db) }
+                    for i in 0..<64 as Range<UInt64> {
+                        try txn.put([UInt8](repeating: 1, count: 4096), forKey: i.key, in: db)
+                    }
                 }
             }
         }

@@ -1,6 +1,6 @@
 import Foundation
-import Testing
 import RewindLMDB
+import Testing
 
 /// `EnvironmentOptions.writeMap` (`MDB_WRITEMAP`): the same transactions, written into the map.
 @Suite("Writable map")
@@ -12,7 +12,8 @@ struct WriteMapTests {
             let value = [UInt8](repeating: 0xA5, count: 4096)
             do {
                 let env = try Environment(
-                    directory: directory.path, configuration: EnvironmentConfiguration(mapSize: 64 << 10, options: options))
+                    directory: directory.path,
+                    configuration: EnvironmentConfiguration(mapSize: 64 << 10, options: options))
                 let db = try env.database(named: "big")
                 var runs = 0
                 for batch in 0..<16 as Range<UInt64> {
@@ -63,34 +64,35 @@ struct WriteMapTests {
 }
 
 #if os(Linux)
-import Glibc
+    import Glibc
 
-/// The writable map is reserved on disk: no sparse hole a full disk could not fill.
-@Suite("Writable map reservation")
-struct WriteMapReservationTests {
-    func allocatedBytes(_ path: String) -> Int {
-        var status = stat()
-        return stat(path, &status) == 0 ? Int(status.st_blocks) * 512 : -1
-    }
-
-    @Test func theWholeMapIsReservedWhenOpenedAndBeforeItGrows() throws {
-        let directory = try TestDirectory()
-        defer { directory.remove() }
-        let env = try Environment(
-            directory: directory.path, configuration: EnvironmentConfiguration(mapSize: 128 << 10, options: .writeMap))
-        defer { env.close() }
-        let data = directory.path + "/data.mdb"
-        #expect(allocatedBytes(data) >= 128 << 10)
-        let db = try env.database(named: "d")
-        let value = [UInt8](repeating: 1, count: 2048)
-        for batch in 0..<8 as Range<UInt64> {
-            try env.write { txn in
-                for i in 0..<64 as Range<UInt64> { try txn.put(value, forKey: (batch * 64 + i).key, in: db) }
-            }
+    /// The writable map is reserved on disk: no sparse hole a full disk could not fill.
+    @Suite("Writable map reservation")
+    struct WriteMapReservationTests {
+        func allocatedBytes(_ path: String) -> Int {
+            var status = stat()
+            return stat(path, &status) == 0 ? Int(status.st_blocks) * 512 : -1
         }
-        let mapSize = try env.statistics().mapSize
-        #expect(mapSize > 1 << 20)
-        #expect(allocatedBytes(data) >= mapSize)
+
+        @Test func theWholeMapIsReservedWhenOpenedAndBeforeItGrows() throws {
+            let directory = try TestDirectory()
+            defer { directory.remove() }
+            let env = try Environment(
+                directory: directory.path,
+                configuration: EnvironmentConfiguration(mapSize: 128 << 10, options: .writeMap))
+            defer { env.close() }
+            let data = directory.path + "/data.mdb"
+            #expect(allocatedBytes(data) >= 128 << 10)
+            let db = try env.database(named: "d")
+            let value = [UInt8](repeating: 1, count: 2048)
+            for batch in 0..<8 as Range<UInt64> {
+                try env.write { txn in
+                    for i in 0..<64 as Range<UInt64> { try txn.put(value, forKey: (batch * 64 + i).key, in: db) }
+                }
+            }
+            let mapSize = try env.statistics().mapSize
+            #expect(mapSize > 1 << 20)
+            #expect(allocatedBytes(data) >= mapSize)
+        }
     }
-}
 #endif

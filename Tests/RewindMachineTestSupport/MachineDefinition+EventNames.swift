@@ -12,7 +12,8 @@ extension MachineDefinition {
         }
         states.forEach(collect)
         var seen: Set<String> = []
-        return names
+        return
+            names
             .filter { !$0.isEmpty && $0 != "*" }
             .map { $0.hasSuffix(".*") ? String($0.dropLast(2)) : $0 }
             .filter { seen.insert($0).inserted }

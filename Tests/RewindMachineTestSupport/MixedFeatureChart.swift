@@ -68,8 +68,10 @@ public enum MixedFeatureChart {
     public static var bindings: Bindings {
         Bindings(
             guards: ["isEven": { _, context in Int(context["count"]?.doubleValue ?? 0) % 2 == 0 }],
-            actions: ["increment": { scope in
-                scope.context["count"] = .number((scope.context["count"]?.doubleValue ?? 0) + 1)
-            }])
+            actions: [
+                "increment": { scope in
+                    scope.context["count"] = .number((scope.context["count"]?.doubleValue ?? 0) + 1)
+                }
+            ])
     }
 }

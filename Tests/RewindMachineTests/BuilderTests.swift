@@ -1,6 +1,7 @@
-import Testing
-@testable import RewindMachine
 import RewindExamples
+import Testing
+
+@testable import RewindMachine
 
 struct BuilderTests {
     enum Screen: String { case list, detail }
@@ -32,10 +33,11 @@ struct BuilderTests {
         #expect(a.children[2].initialTransition?.targets == ["a1"])
         #expect(a.onEntry == [.log(label: "in", message: nil)])
         #expect(a.onExit == [.raise(event: "left")])
-        #expect(a.transitions == [
-            TransitionDefinition(events: ["x", "y"], targets: ["b"], kind: .internal, condition: .inState("a1")),
-            TransitionDefinition(targets: ["b"]),
-        ])
+        #expect(
+            a.transitions == [
+                TransitionDefinition(events: ["x", "y"], targets: ["b"], kind: .internal, condition: .inState("a1")),
+                TransitionDefinition(targets: ["b"]),
+            ])
         #expect(a.navigation == .push())
         #expect(a.validNextStates == ["b"])
         #expect(a.ignoredEvents == ["noise"])
@@ -44,10 +46,11 @@ struct BuilderTests {
     }
 
     @Test func typedNamesWorkWhereStringsDo() throws {
-        let machine = try Machine(MachineDefinition("typed") {
-            StateNode(Screen.list, validNextStates: [.detail]) { On(Action.open, to: Screen.detail) }
-            StateNode(Screen.detail) { On(Action.close, to: Screen.list) }
-        })
+        let machine = try Machine(
+            MachineDefinition("typed") {
+                StateNode(Screen.list, validNextStates: [.detail]) { On(Action.open, to: Screen.detail) }
+                StateNode(Screen.detail) { On(Action.close, to: Screen.list) }
+            })
         let state = try machine.send(Event(Action.open), in: try machine.start().state).state
         #expect(state.isActive(Screen.detail))
         #expect(!state.isActive(Screen.list))

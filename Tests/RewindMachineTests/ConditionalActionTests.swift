@@ -1,5 +1,6 @@
 import Foundation
 import Testing
+
 @testable import RewindMachine
 
 /// `<if>`, `<elseif>` and `<else>` with `In()` conditions: imported as
@@ -51,7 +52,8 @@ struct ConditionalActionTests {
     }
 
     @Test func importsTheBranchesInDocumentOrder() throws {
-        #expect(transitionActions(try definition()) == [.log(label: "checking", message: nil), .conditional(Self.branches)])
+        #expect(
+            transitionActions(try definition()) == [.log(label: "checking", message: nil), .conditional(Self.branches)])
     }
 
     @Test func runsTheFirstBranchThatHolds() throws {
@@ -67,15 +69,23 @@ struct ConditionalActionTests {
     }
 
     @Test func noBranchHoldingRunsNothing() throws {
-        let definition = MachineDefinition(name: "m", states: [
-            StateDefinition(id: "a", transitions: [
-                TransitionDefinition(events: ["e"], actions: [
-                    .conditional([ConditionalBranch(condition: .inState("b"), actions: [.raise(event: "x")])]),
-                ]),
-                TransitionDefinition(events: ["x"], targets: ["b"]),
-            ]),
-            StateDefinition(id: "b"),
-        ])
+        let definition = MachineDefinition(
+            name: "m",
+            states: [
+                StateDefinition(
+                    id: "a",
+                    transitions: [
+                        TransitionDefinition(
+                            events: ["e"],
+                            actions: [
+                                .conditional([
+                                    ConditionalBranch(condition: .inState("b"), actions: [.raise(event: "x")])
+                                ])
+                            ]),
+                        TransitionDefinition(events: ["x"], targets: ["b"]),
+                    ]),
+                StateDefinition(id: "b"),
+            ])
         let machine = try Machine(definition)
         let step = try machine.send("e", in: machine.start().state)
         #expect(step.state.configuration == ["a"])
@@ -91,15 +101,19 @@ struct ConditionalActionTests {
     }
 
     @Test func guardsWithoutAnSCXMLFormAndLeadingElsesRoundTrip() throws {
-        let definition = MachineDefinition(name: "m", states: [
-            StateDefinition(id: "a", onEntry: [
-                .conditional([
-                    ConditionalBranch(condition: .named("ready"), actions: [.raise(event: "x")]),
-                    ConditionalBranch(condition: nil, actions: [.log(label: "a", message: nil)]),
-                    ConditionalBranch(condition: .inState("a"), actions: []),
-                ]),
-            ]),
-        ])
+        let definition = MachineDefinition(
+            name: "m",
+            states: [
+                StateDefinition(
+                    id: "a",
+                    onEntry: [
+                        .conditional([
+                            ConditionalBranch(condition: .named("ready"), actions: [.raise(event: "x")]),
+                            ConditionalBranch(condition: nil, actions: [.log(label: "a", message: nil)]),
+                            ConditionalBranch(condition: .inState("a"), actions: []),
+                        ])
+                    ])
+            ])
         #expect(try MachineDefinition(jsonDocument: definition.jsonDocument()) == definition)
         #expect(try MachineDefinition(scxml: Data(definition.scxml().utf8), name: "m").states[0].onEntry.count == 1)
         let json = String(decoding: definition.jsonDocument(), as: UTF8.self)
@@ -109,15 +123,19 @@ struct ConditionalActionTests {
     @Test func refusesBranchesOutOfOrderAndConditionsThatNeedADataModel() throws {
         func error(_ body: String) -> SCXMLImportError? {
             do {
-                _ = try MachineDefinition(scxml: Data("""
-                    <scxml xmlns="http://www.w3.org/2005/07/scxml"><state id="a"><onentry>\(body)</onentry></state></scxml>
-                    """.utf8))
+                _ = try MachineDefinition(
+                    scxml: Data(
+                        """
+                        <scxml xmlns="http://www.w3.org/2005/07/scxml"><state id="a"><onentry>\(body)</onentry></state></scxml>
+                        """.utf8))
                 return nil
             } catch {
                 return error
             }
         }
-        #expect(error(#"<if cond="In('a')"><else/><elseif cond="In('a')"/></if>"#)?.reason == .misplacedElement("elseif", parent: "if"))
+        #expect(
+            error(#"<if cond="In('a')"><else/><elseif cond="In('a')"/></if>"#)?.reason
+                == .misplacedElement("elseif", parent: "if"))
         #expect(error(#"<if cond="x &gt; 1"/>"#)?.reason == .unsupportedCondition("x > 1"))
         #expect(error(#"<if/>"#)?.reason == .missingAttribute(element: "if", attribute: "cond"))
         #expect(error(#"<elseif cond="In('a')"/>"#)?.reason == .misplacedElement("elseif", parent: "onentry"))

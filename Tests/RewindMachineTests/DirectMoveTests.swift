@@ -1,6 +1,7 @@
-import Testing
-@testable import RewindMachine
 import RewindExamples
+import Testing
+
+@testable import RewindMachine
 
 /// GKStateMachine's model: valid next states, `enter`, `canEnter`.
 struct DirectMoveTests {

@@ -1,6 +1,7 @@
-import Testing
-@testable import RewindMachine
 import RewindExamples
+import Testing
+
+@testable import RewindMachine
 
 struct HistoryTests {
     @Test func deepHistoryRestoresTheNestedStateLeft() throws {
@@ -14,16 +15,21 @@ struct HistoryTests {
     }
 
     @Test func shallowHistoryRestoresTheChildThenItsDefaultEntry() throws {
-        let machine = try Machine(MachineDefinition("m") {
-            StateNode("outer") {
-                HistoryNode("h", .shallow)
-                StateNode("one") { StateNode("one.a"); StateNode("one.b"); On("next", to: "one.b") }
-                StateNode("two") { On("back", to: "one") }
-                On("toTwo", to: "two")
-                On("leave", to: "away")
-            }
-            StateNode("away") { On("return", to: "h") }
-        })
+        let machine = try Machine(
+            MachineDefinition("m") {
+                StateNode("outer") {
+                    HistoryNode("h", .shallow)
+                    StateNode("one") {
+                        StateNode("one.a")
+                        StateNode("one.b")
+                        On("next", to: "one.b")
+                    }
+                    StateNode("two") { On("back", to: "one") }
+                    On("toTwo", to: "two")
+                    On("leave", to: "away")
+                }
+                StateNode("away") { On("return", to: "h") }
+            })
         let state = try run(machine, "next", "leave")
         #expect(state.history["h"] == ["one"])
         // Shallow: "one" is restored but enters its initial child, not "one.b".
@@ -31,42 +37,51 @@ struct HistoryTests {
     }
 
     @Test func historyWithoutMemoryTakesItsDefault() throws {
-        let machine = try Machine(MachineDefinition("m") {
-            StateNode("a") { On("go", to: "h") }
-            StateNode("b") {
-                HistoryNode("h", .deep, default: ["b2"])
-                StateNode("b1")
-                StateNode("b2")
-            }
-        })
+        let machine = try Machine(
+            MachineDefinition("m") {
+                StateNode("a") { On("go", to: "h") }
+                StateNode("b") {
+                    HistoryNode("h", .deep, default: ["b2"])
+                    StateNode("b1")
+                    StateNode("b2")
+                }
+            })
         #expect(leaves(machine, try run(machine, "go")) == ["b2"])
     }
 
     @Test func deepHistoryInsideParallelRemembersEveryRegion() throws {
-        let machine = try Machine(MachineDefinition("m") {
-            StateNode("shell") {
-                HistoryNode("h", .deep)
-                ParallelNode("p") {
-                    StateNode("r1") { StateNode("x1") { On("t", to: "y1") }; StateNode("y1") }
-                    StateNode("r2") { StateNode("x2"); StateNode("y2") { On("u", to: "x2") } }
+        let machine = try Machine(
+            MachineDefinition("m") {
+                StateNode("shell") {
+                    HistoryNode("h", .deep)
+                    ParallelNode("p") {
+                        StateNode("r1") {
+                            StateNode("x1") { On("t", to: "y1") }
+                            StateNode("y1")
+                        }
+                        StateNode("r2") {
+                            StateNode("x2")
+                            StateNode("y2") { On("u", to: "x2") }
+                        }
+                    }
+                    On("out", to: "outside")
                 }
-                On("out", to: "outside")
-            }
-            StateNode("outside") { On("in", to: "h") }
-        })
+                StateNode("outside") { On("in", to: "h") }
+            })
         let state = try run(machine, "t", "out", "in")
         #expect(leaves(machine, state) == ["y1", "x2"])
     }
 
     @Test func aRestoredHistoryMemoryOutsideItsParentIsAnErrorNotARecursion() throws {
-        let machine = try Machine(MachineDefinition("m") {
-            StateNode("outer") {
-                HistoryNode("h", .shallow)
-                StateNode("one")
-                On("leave", to: "away")
-            }
-            StateNode("away") { On("return", to: "h") }
-        })
+        let machine = try Machine(
+            MachineDefinition("m") {
+                StateNode("outer") {
+                    HistoryNode("h", .shallow)
+                    StateNode("one")
+                    On("leave", to: "away")
+                }
+                StateNode("away") { On("return", to: "h") }
+            })
         let away = try run(machine, "leave")
         // A restored state (a stored snapshot, outside data) whose memory names the history itself,
         // a state outside its parent, or the parent: the machine refuses it rather than recursing.

@@ -1,15 +1,17 @@
 import Foundation
-import Testing
-@testable import RewindMachine
 import RewindExamples
+import Testing
+
+@testable import RewindMachine
 
 /// Hooks, queued requests, persistence veto, update forwarding, delayed sends.
 struct InterpreterTests {
     @Test func hooksRunExitInnermostFirstThenTransitionThenEntryOutermostFirst() throws {
-        let machine = try Machine(MachineDefinition("m") {
-            StateNode("p") { StateNode("a") { On("go", to: "b") } }
-            StateNode("q") { StateNode("b") }
-        })
+        let machine = try Machine(
+            MachineDefinition("m") {
+                StateNode("p") { StateNode("a") { On("go", to: "b") } }
+                StateNode("q") { StateNode("b") }
+            })
         let interpreter = Interpreter(machine: machine)
         var calls: [String] = []
         interpreter.onWillTransition { calls.append("willTransition(to: \($0.to))") }
@@ -22,13 +24,14 @@ struct InterpreterTests {
         try interpreter.start()
         calls.removeAll()
         try interpreter.send("go")
-        #expect(calls == [
-            "willTransition(to: [\"b\"])",
-            "willExit a", "willExit p",
-            "transition [\"a\"]",
-            "didEnter q", "didEnter b",
-            "didTransition(from: [\"a\"])",
-        ])
+        #expect(
+            calls == [
+                "willTransition(to: [\"b\"])",
+                "willExit a", "willExit p",
+                "transition [\"a\"]",
+                "didEnter q", "didEnter b",
+                "didTransition(from: [\"a\"])",
+            ])
     }
 
     @Test func firstEntryHasNoPreviousState() throws {
@@ -62,17 +65,18 @@ struct InterpreterTests {
     /// the data, its initial child none, so they see the compound's; a nested target that carries
     /// data itself wins; a step into states carrying nothing gives `null`.
     @Test func transitionHooksSeeTheDataOfTheInnermostNextStateOrItsNearestAncestor() throws {
-        let machine = try Machine(MachineDefinition("m") {
-            StateNode("home") {
-                On("open", to: "settings")
-                On("openPrivacy", to: "privacy")
-            }
-            StateNode("settings", initial: "general") {
-                StateNode("general")
-                StateNode("privacy")
-                On("close", to: "home")
-            }
-        })
+        let machine = try Machine(
+            MachineDefinition("m") {
+                StateNode("home") {
+                    On("open", to: "settings")
+                    On("openPrivacy", to: "privacy")
+                }
+                StateNode("settings", initial: "general") {
+                    StateNode("general")
+                    StateNode("privacy")
+                    On("close", to: "home")
+                }
+            })
         let interpreter = Interpreter(machine: machine)
         var will: [String] = []
         var did: [String] = []
@@ -108,11 +112,12 @@ struct InterpreterTests {
         interpreter.onDidTransition { calls.append("didTransition to \($0.to)") }
         interpreter.onDidEnter("ready") { _ in calls.append("enter ready") }
         try interpreter.start()
-        #expect(calls == [
-            "enter loading", "send returned nil (queued)", "still in [\"loading\"]",
-            "didTransition to [\"loading\"]",
-            "enter ready", "didTransition to [\"ready\"]",
-        ])
+        #expect(
+            calls == [
+                "enter loading", "send returned nil (queued)", "still in [\"loading\"]",
+                "didTransition to [\"loading\"]",
+                "enter ready", "didTransition to [\"ready\"]",
+            ])
         #expect(interpreter.state.configuration == ["ready"])
     }
 
@@ -123,7 +128,9 @@ struct InterpreterTests {
         try interpreter.send("launch")
         #expect(interpreter.state.configuration == ["greeting"])
         #expect(interpreter.deferredErrors.count == 1)
-        #expect((interpreter.deferredErrors.first as? MachineError) == .invalidTransition(from: ["greeting"], event: "loggedIn"))
+        #expect(
+            (interpreter.deferredErrors.first as? MachineError)
+                == .invalidTransition(from: ["greeting"], event: "loggedIn"))
         #expect(interpreter.takeDeferredErrors().count == 1)
         #expect(interpreter.deferredErrors.isEmpty)
     }
@@ -161,13 +168,14 @@ struct InterpreterTests {
     }
 
     @Test func delayedSendsAreDeliveredWhenTheClockReachesThem() throws {
-        let machine = try Machine(MachineDefinition("m") {
-            StateNode("splash") {
-                OnEntry(.send(event: "timeout", delay: .milliseconds(2_000)))
-                On("timeout", to: "home")
-            }
-            StateNode("home")
-        })
+        let machine = try Machine(
+            MachineDefinition("m") {
+                StateNode("splash") {
+                    OnEntry(.send(event: "timeout", delay: .milliseconds(2_000)))
+                    On("timeout", to: "home")
+                }
+                StateNode("home")
+            })
         let clock = ManualClock(at: .milliseconds(10_000))
         let interpreter = Interpreter(machine: machine, clock: clock)
         try interpreter.start()
@@ -211,11 +219,12 @@ struct InterpreterTests {
     }
 
     @Test func zeroDelaySendsRunRightAfterTheStep() throws {
-        let machine = try Machine(MachineDefinition("m") {
-            StateNode("a") { On("go", to: "b", actions: [.send(event: "next")]) }
-            StateNode("b") { On("next", to: "c") }
-            StateNode("c")
-        })
+        let machine = try Machine(
+            MachineDefinition("m") {
+                StateNode("a") { On("go", to: "b", actions: [.send(event: "next")]) }
+                StateNode("b") { On("next", to: "c") }
+                StateNode("c")
+            })
         let interpreter = Interpreter(machine: machine, clock: ManualClock())
         var steps: [String] = []
         interpreter.perform = { steps.append($0.event?.name ?? "start") }
@@ -237,15 +246,16 @@ struct InterpreterTests {
     }
 
     @Test func sendsThatKeepSchedulingThemselvesStopWithALoopError() throws {
-        let machine = try Machine(MachineDefinition("m") {
-            StateNode("a") {
-                On("go", to: "b")
-            }
-            StateNode("b") {
-                OnEntry(.send(event: "again"))
-                On("again", to: "b")
-            }
-        }, options: Machine.Options(microstepLimit: 10))
+        let machine = try Machine(
+            MachineDefinition("m") {
+                StateNode("a") {
+                    On("go", to: "b")
+                }
+                StateNode("b") {
+                    OnEntry(.send(event: "again"))
+                    On("again", to: "b")
+                }
+            }, options: Machine.Options(microstepLimit: 10))
         let interpreter = Interpreter(machine: machine, clock: ManualClock())
         try interpreter.start()
         try interpreter.send("go")

@@ -1,8 +1,8 @@
-import RewindBaseTestSupport
 import Foundation
-import Testing
-import RewindMachine
+import RewindBaseTestSupport
 import RewindExamples
+import RewindMachine
+import Testing
 
 struct MachineStateJSONValueTests {
     private func sortedJSON(_ value: some Encodable) throws -> [UInt8] {
@@ -55,7 +55,9 @@ struct MachineStateJSONValueTests {
     @Test func missingOrMistypedMembersNameTheirPath() throws {
         var value = MachineState(configuration: ["a"]).jsonValue
         value["isFinished"] = nil
-        #expect(throws: JSONShapeError(path: [], expected: "a member 'isFinished'")) { try MachineState(jsonValue: value) }
+        #expect(throws: JSONShapeError(path: [], expected: "a member 'isFinished'")) {
+            try MachineState(jsonValue: value)
+        }
 
         value = MachineState(internalQueue: [Event("go")]).jsonValue
         value["internalQueue"] = [["name": 3, "payload": nil]]

@@ -1,7 +1,8 @@
 import Foundation
-import Testing
-@testable import RewindMachine
 import RewindExamples
+import Testing
+
+@testable import RewindMachine
 
 /// The interpreter's whole state is a value that encodes and restores exactly.
 struct MachineStateTests {
@@ -21,7 +22,10 @@ struct MachineStateTests {
         let machine = try ExampleMachines.Browser.machine()
         let original = try run(machine, "open", "showComments", "openSettings")
         let restored = try roundTrip(original)
-        for events in [["closeSettings"], ["closeSettings", "back"], ["closeSettings", "showProfile", "openSettings", "closeSettings"]] {
+        for events in [
+            ["closeSettings"], ["closeSettings", "back"],
+            ["closeSettings", "showProfile", "openSettings", "closeSettings"],
+        ] {
             var a = original
             var b = restored
             for event in events {
@@ -37,15 +41,17 @@ struct MachineStateTests {
     }
 
     @Test func contextDataAndPendingSendsSurviveTheRoundTrip() throws {
-        let machine = try Machine(MachineDefinition("m") {
-            StateNode("a") {
-                On("go", to: "b", actions: [.send(event: "timeout", delay: .milliseconds(500), id: "t1")])
-            }
-            StateNode("b") { On("timeout", to: "a") }
-        })
+        let machine = try Machine(
+            MachineDefinition("m") {
+                StateNode("a") {
+                    On("go", to: "b", actions: [.send(event: "timeout", delay: .milliseconds(500), id: "t1")])
+                }
+                StateNode("b") { On("timeout", to: "a") }
+            })
         let start = try machine.start(context: ["user": "kim"]).state
         let state = try machine.send("go", payload: ["item": 7], in: start, now: .milliseconds(1_000)).state
-        #expect(state.pendingSends == [ScheduledEvent(event: Event("timeout"), due: .milliseconds(1_500), sendID: "t1")])
+        #expect(
+            state.pendingSends == [ScheduledEvent(event: Event("timeout"), due: .milliseconds(1_500), sendID: "t1")])
         #expect(state.data["b"] == ["item": 7])
         let restored = try roundTrip(state)
         #expect(restored == state)
@@ -63,13 +69,14 @@ struct MachineStateTests {
     }
 
     @Test func cancelRemovesAPendingSend() throws {
-        let machine = try Machine(MachineDefinition("m") {
-            StateNode("a") {
-                OnEntry(.send(event: "tick", delay: .milliseconds(100), id: "tick"))
-                On("stop", to: "b", actions: [.cancel(sendID: "tick")])
-            }
-            StateNode("b")
-        })
+        let machine = try Machine(
+            MachineDefinition("m") {
+                StateNode("a") {
+                    OnEntry(.send(event: "tick", delay: .milliseconds(100), id: "tick"))
+                    On("stop", to: "b", actions: [.cancel(sendID: "tick")])
+                }
+                StateNode("b")
+            })
         let state = try machine.start().state
         #expect(state.pendingSends.count == 1)
         #expect(try machine.send("stop", in: state).state.pendingSends.isEmpty)

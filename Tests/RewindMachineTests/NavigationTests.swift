@@ -1,6 +1,7 @@
-import Testing
-@testable import RewindMachine
 import RewindExamples
+import Testing
+
+@testable import RewindMachine
 
 struct NavigationTests {
     @Test func stackAppliesEveryOperation() {
@@ -72,10 +73,11 @@ struct NavigationTests {
     }
 
     @Test func namedScreenOverridesTheStateID() throws {
-        let machine = try Machine(MachineDefinition("m") {
-            StateNode("a") { On("go", to: "b", navigation: .replace(screen: "B-screen")) }
-            StateNode("b", navigation: .push())
-        })
+        let machine = try Machine(
+            MachineDefinition("m") {
+                StateNode("a") { On("go", to: "b", navigation: .replace(screen: "B-screen")) }
+                StateNode("b", navigation: .push())
+            })
         #expect(try machine.send("go", in: try machine.start().state).navigation == [.replace("B-screen")])
     }
 }

@@ -1,6 +1,7 @@
-import Testing
-@testable import RewindMachine
 import RewindExamples
+import Testing
+
+@testable import RewindMachine
 
 /// Parallel regions, document order, conflicts, final states and `done.state.<id>`.
 struct ParallelTests {
@@ -12,12 +13,19 @@ struct ParallelTests {
     }
 
     @Test func eachRegionTakesItsOwnTransitionForOneEvent() throws {
-        let machine = try Machine(MachineDefinition("m") {
-            ParallelNode("p") {
-                StateNode("r1") { StateNode("a1") { On("t", to: "b1") }; StateNode("b1") }
-                StateNode("r2") { StateNode("a2") { On("t", to: "b2") }; StateNode("b2") }
-            }
-        })
+        let machine = try Machine(
+            MachineDefinition("m") {
+                ParallelNode("p") {
+                    StateNode("r1") {
+                        StateNode("a1") { On("t", to: "b1") }
+                        StateNode("b1")
+                    }
+                    StateNode("r2") {
+                        StateNode("a2") { On("t", to: "b2") }
+                        StateNode("b2")
+                    }
+                }
+            })
         let step = try machine.send("t", in: try machine.start().state)
         #expect(step.microsteps.count == 1)
         #expect(step.microsteps[0].transitions.map(\.source) == ["a1", "a2"])
@@ -26,28 +34,33 @@ struct ParallelTests {
 
     @Test func conflictingTransitionsResolveToTheEarlierInDocumentOrder() throws {
         // Both regions leave the parallel state: the first region's transition pre-empts the second.
-        let machine = try Machine(MachineDefinition("m") {
-            ParallelNode("p") {
-                StateNode("r1") { StateNode("a1") { On("t", to: "x") } }
-                StateNode("r2") { StateNode("a2") { On("t", to: "y") } }
-            }
-            StateNode("x")
-            StateNode("y")
-        })
+        let machine = try Machine(
+            MachineDefinition("m") {
+                ParallelNode("p") {
+                    StateNode("r1") { StateNode("a1") { On("t", to: "x") } }
+                    StateNode("r2") { StateNode("a2") { On("t", to: "y") } }
+                }
+                StateNode("x")
+                StateNode("y")
+            })
         let step = try machine.send("t", in: try machine.start().state)
         #expect(step.target == ["x"])
         #expect(step.exited == ["a2", "r2", "a1", "r1", "p"])
     }
 
     @Test func descendantTransitionPreemptsAncestorTransitionInConflict() throws {
-        let machine = try Machine(MachineDefinition("m") {
-            ParallelNode("p") {
-                StateNode("r1") { StateNode("a1") { On("t", to: "b1") }; StateNode("b1") }
-                StateNode("r2") { StateNode("a2") }
-                On("t", to: "out")
-            }
-            StateNode("out")
-        })
+        let machine = try Machine(
+            MachineDefinition("m") {
+                ParallelNode("p") {
+                    StateNode("r1") {
+                        StateNode("a1") { On("t", to: "b1") }
+                        StateNode("b1")
+                    }
+                    StateNode("r2") { StateNode("a2") }
+                    On("t", to: "out")
+                }
+                StateNode("out")
+            })
         let step = try machine.send("t", in: try machine.start().state)
         #expect(leaves(machine, step.state) == ["b1", "a2"])
     }
@@ -71,14 +84,15 @@ struct ParallelTests {
     }
 
     @Test func finalChildOfCompoundRaisesDoneState() throws {
-        let machine = try Machine(MachineDefinition("m") {
-            StateNode("job") {
-                StateNode("working") { On("finish", to: "finished") }
-                FinalNode("finished")
-                On("done.state.job", to: "after")
-            }
-            StateNode("after")
-        })
+        let machine = try Machine(
+            MachineDefinition("m") {
+                StateNode("job") {
+                    StateNode("working") { On("finish", to: "finished") }
+                    FinalNode("finished")
+                    On("done.state.job", to: "after")
+                }
+                StateNode("after")
+            })
         #expect(try run(machine, "finish").configuration == ["after"])
     }
 }

@@ -1,8 +1,9 @@
 import Foundation
 import RewindBaseTestSupport
-import RewindMachineTestSupport
 import RewindExamples
+import RewindMachineTestSupport
 import Testing
+
 @testable import RewindMachine
 
 /// Prepared events (``Machine/prepare(_:)`` and the in-place `send`), the general `send`'s
@@ -78,11 +79,16 @@ struct PreparedEventTests {
 
     static func subjects() throws -> [Subject] {
         var subjects: [Subject] = []
-        func add(_ name: String, _ definition: MachineDefinition, bindings: Bindings = Bindings(), context: JSONValue = .null) throws {
+        func add(
+            _ name: String, _ definition: MachineDefinition, bindings: Bindings = Bindings(), context: JSONValue = .null
+        ) throws {
             for policy in [Machine.UnhandledEventPolicy.reject, .ignore] {
-                let machine = try Machine(definition, bindings: bindings, options: Machine.Options(unhandledEvents: policy))
-                subjects.append(Subject(
-                    name: "\(name) (\(policy))", machine: machine, events: vocabulary(of: definition), context: context))
+                let machine = try Machine(
+                    definition, bindings: bindings, options: Machine.Options(unhandledEvents: policy))
+                subjects.append(
+                    Subject(
+                        name: "\(name) (\(policy))", machine: machine, events: vocabulary(of: definition),
+                        context: context))
             }
         }
         try add("onboarding", ExampleMachines.Onboarding.definition)
@@ -147,9 +153,10 @@ struct PreparedEventTests {
             // The algorithm itself, then the public `send` (which may read a precomputed step).
             let generalResult: Result<Step, MachineError>
             do {
-                generalResult = .success(try machine.send(
-                    event, in: general, now: .zero, rejectUnhandled: machine.options.unhandledEvents == .reject,
-                    allowPrecomputed: false))
+                generalResult = .success(
+                    try machine.send(
+                        event, in: general, now: .zero, rejectUnhandled: machine.options.unhandledEvents == .reject,
+                        allowPrecomputed: false))
             } catch let error as MachineError {
                 generalResult = .failure(error)
             }
@@ -218,8 +225,10 @@ struct PreparedEventTests {
     }
 
     @Test func theBenchmarkMachinesAndSimpleExamplesArePrecomputedThroughout() throws {
-        for definition in [Self.flat, Self.hierarchical, Self.parallel, ExampleMachines.Onboarding.definition,
-                           ExampleMachines.StateKit.definition, ExampleMachines.Upload.definition] {
+        for definition in [
+            Self.flat, Self.hierarchical, Self.parallel, ExampleMachines.Onboarding.definition,
+            ExampleMachines.StateKit.definition, ExampleMachines.Upload.definition,
+        ] {
             let subject = Subject(
                 name: definition.name, machine: try Machine(definition),
                 events: Self.vocabulary(of: definition).filter(\.payload.isNull))
@@ -332,9 +341,11 @@ struct PreparedEventTests {
             StateDefinition(
                 id: "p\(parent)",
                 children: (0..<5).map { child in
-                    StateDefinition(id: "p\(parent)c\(child)", transitions: [
-                        TransitionDefinition(events: ["y\(child)"], targets: ["p\(parent)c\((child + 1) % 5)"]),
-                    ])
+                    StateDefinition(
+                        id: "p\(parent)c\(child)",
+                        transitions: [
+                            TransitionDefinition(events: ["y\(child)"], targets: ["p\(parent)c\((child + 1) % 5)"])
+                        ])
                 },
                 transitions: [TransitionDefinition(events: ["x\(parent % 10)"], targets: ["p\((parent + 1) % 50)"])])
         }
@@ -359,7 +370,7 @@ struct PreparedEventTests {
             guard let definition = try? MachineDefinition(scxmlFileAt: url) else { continue }
             for policy in [Machine.UnhandledEventPolicy.ignore, .reject] {
                 guard let machine = try? Machine(definition, options: Machine.Options(unhandledEvents: policy)),
-                      (try? machine.start()) != nil
+                    (try? machine.start()) != nil
                 else { continue }
                 let subject = Subject(
                     name: "\(url.lastPathComponent) (\(policy))", machine: machine,

@@ -1,5 +1,6 @@
 import Foundation
 import Testing
+
 @testable import RewindMachine
 
 /// Imported SCXML documents run on the interpreter: delayed sends on an injected clock, cancel,
@@ -13,7 +14,8 @@ struct SCXMLExecutionTests {
 
     @Test func delayedSendFiresOnTheClockAndCancelStopsIt() throws {
         let clock = ManualClock()
-        let interpreter = try self.interpreter("""
+        let interpreter = try self.interpreter(
+            """
             <scxml xmlns="http://www.w3.org/2005/07/scxml" version="1.0" initial="waiting">
               <state id="waiting">
                 <onentry><send event="timeout" delay="1.5s" id="timer"/></onentry>
@@ -34,7 +36,8 @@ struct SCXMLExecutionTests {
         try interpreter.deliverDueSends()
         #expect(interpreter.state.configuration == ["timedOut"])
 
-        let second = try self.interpreter("""
+        let second = try self.interpreter(
+            """
             <scxml xmlns="http://www.w3.org/2005/07/scxml" version="1.0" initial="waiting">
               <state id="waiting">
                 <onentry><send event="timeout" delay="100ms" id="timer"/></onentry>
@@ -51,7 +54,8 @@ struct SCXMLExecutionTests {
     }
 
     @Test func inGuardsRaiseAndDoneEventsRunAsInTheStandard() throws {
-        let interpreter = try self.interpreter("""
+        let interpreter = try self.interpreter(
+            """
             <scxml xmlns="http://www.w3.org/2005/07/scxml" version="1.0" initial="p">
               <parallel id="p">
                 <state id="left" initial="l1">

@@ -1,6 +1,6 @@
 import Foundation
-import Testing
 import RewindMachine
+import Testing
 
 /// Navigation stack entries carry their screen's data (issue 18 §2).
 struct NavigationStackTests {
@@ -13,10 +13,11 @@ struct NavigationStackTests {
         let entered: [String: JSONValue] = ["detail": Self.day]
         stack.apply([.setRoot("all"), .push("detail")]) { entered[$0] }
         stack.apply([.push("detail")]) { $0 == "detail" ? Self.book : nil }
-        #expect(stack.entries == [
-            NavigationEntry(screen: "all"), NavigationEntry(screen: "detail", data: Self.day),
-            NavigationEntry(screen: "detail", data: Self.book),
-        ])
+        #expect(
+            stack.entries == [
+                NavigationEntry(screen: "all"), NavigationEntry(screen: "detail", data: Self.day),
+                NavigationEntry(screen: "detail", data: Self.book),
+            ])
         #expect(stack.screens == ["all", "detail", "detail"])
         #expect(stack.top == NavigationEntry(screen: "detail", data: Self.book))
         #expect(stack.count == 3)
@@ -53,10 +54,12 @@ struct NavigationStackTests {
         var stack = ScreenStack(screens: ["all"])
         // Later microsteps win, as the record's merged state data does.
         let microsteps = [
-            Microstep(event: nil, transitions: [], source: [], target: [], exited: [], entered: ["detail"],
-                      navigation: [.push("detail")], data: ["detail": Self.book]),
-            Microstep(event: nil, transitions: [], source: [], target: [], exited: [], entered: ["detail"],
-                      navigation: [], data: ["detail": Self.day]),
+            Microstep(
+                event: nil, transitions: [], source: [], target: [], exited: [], entered: ["detail"],
+                navigation: [.push("detail")], data: ["detail": Self.book]),
+            Microstep(
+                event: nil, transitions: [], source: [], target: [], exited: [], entered: ["detail"],
+                navigation: [], data: ["detail": Self.day]),
         ]
         var state = MachineState(configuration: ["detail"], data: ["detail": Self.day])
         #expect(!stack.apply([.push("detail")], of: microsteps, to: &state))
@@ -77,11 +80,16 @@ struct NavigationStackTests {
     }
 
     @Test func theCodableEncodingHasEntriesAndScreensAndTheFirstFormatStillDecodes() throws {
-        let stack = ScreenStack(entries: [NavigationEntry(screen: "all"), NavigationEntry(screen: "detail", data: Self.day)])
+        let stack = ScreenStack(entries: [
+            NavigationEntry(screen: "all"), NavigationEntry(screen: "detail", data: Self.day),
+        ])
         let encoder = JSONEncoder()
         encoder.outputFormatting = .sortedKeys
         let text = String(decoding: try encoder.encode(stack), as: UTF8.self)
-        #expect(text == #"{"entries":[{"data":null,"screen":"all"},{"data":{"character":"日"},"screen":"detail"}],"screens":["all","detail"]}"#)
+        #expect(
+            text
+                == #"{"entries":[{"data":null,"screen":"all"},{"data":{"character":"日"},"screen":"detail"}],"screens":["all","detail"]}"#
+        )
         #expect(try JSONDecoder().decode(ScreenStack.self, from: Data(text.utf8)) == stack)
         #expect(try ScreenStack(jsonValue: try JSONValue(jsonBytes: Array(text.utf8))) == stack)
         #expect(try JSONValue(jsonBytes: Array(text.utf8)) == stack.jsonValue)
@@ -120,7 +128,8 @@ struct NavigationStackTests {
             case "detail": self = .detail(try entry.decode(Character.self, forKey: .data).character)
             case "list": self = .list(try entry.decode(Word.self, forKey: .data).word)
             case let screen:
-                throw DecodingError.dataCorruptedError(forKey: .screen, in: entry, debugDescription: "no route for \(screen)")
+                throw DecodingError.dataCorruptedError(
+                    forKey: .screen, in: entry, debugDescription: "no route for \(screen)")
             }
         }
     }
@@ -134,7 +143,10 @@ struct NavigationStackTests {
         #expect(try ScreenStack(screens: ["all"]).navigationPath(as: Route.self) == [])
         #expect(try ScreenStack().navigationPath(as: Route.self) == [])
         // Every entry, root included, as a plain struct.
-        struct Entry: Decodable, Equatable { var screen: String; var data: JSONValue }
+        struct Entry: Decodable, Equatable {
+            var screen: String
+            var data: JSONValue
+        }
         #expect(try stack.routes(as: Entry.self).map(\.screen) == ["all", "detail", "list"])
 
         let broken = ScreenStack(entries: stack.entries + [NavigationEntry(screen: "list", data: ["word": 3])])

@@ -1,6 +1,7 @@
-import Testing
-@testable import RewindMachine
 import RewindExamples
+import Testing
+
+@testable import RewindMachine
 
 /// Routes-table and StateKit semantics: unhandled events, bubbling, least common ancestor.
 struct TransitionSelectionTests {
@@ -14,10 +15,11 @@ struct TransitionSelectionTests {
     }
 
     @Test func eventsAStateIgnoresAreNotErrors() throws {
-        let machine = try Machine(MachineDefinition("m") {
-            StateNode("a", ignoring: ["tick"]) { On("go", to: "b") }
-            StateNode("b")
-        })
+        let machine = try Machine(
+            MachineDefinition("m") {
+                StateNode("a", ignoring: ["tick"]) { On("go", to: "b") }
+                StateNode("b")
+            })
         let state = try machine.start().state
         let step = try machine.send("tick", in: state)
         #expect(step.state == state)
@@ -41,18 +43,22 @@ struct TransitionSelectionTests {
     }
 
     @Test func transitionExitsToTheLeastCommonCompoundAncestorAndEntersDown() throws {
-        let machine = try Machine(MachineDefinition("m") {
-            StateNode("top") {
-                StateNode("left") {
-                    StateNode("l1") { StateNode("l1a") }
-                    On("cross", to: "r2")
+        let machine = try Machine(
+            MachineDefinition("m") {
+                StateNode("top") {
+                    StateNode("left") {
+                        StateNode("l1") { StateNode("l1a") }
+                        On("cross", to: "r2")
+                    }
+                    StateNode("right") {
+                        StateNode("r1")
+                        StateNode("r2", initial: "r2b") {
+                            StateNode("r2a")
+                            StateNode("r2b")
+                        }
+                    }
                 }
-                StateNode("right") {
-                    StateNode("r1")
-                    StateNode("r2", initial: "r2b") { StateNode("r2a"); StateNode("r2b") }
-                }
-            }
-        })
+            })
         let state = try machine.start().state
         #expect(state.configuration == ["top", "left", "l1", "l1a"])
         let step = try machine.send("cross", in: state)
@@ -63,14 +69,15 @@ struct TransitionSelectionTests {
     }
 
     @Test func externalSelfTransitionReentersButInternalDoesNot() throws {
-        let machine = try Machine(MachineDefinition("m") {
-            StateNode("p") {
-                StateNode("c1")
-                StateNode("c2")
-                On("external", to: "c2")
-                On("internal", to: "c2", type: .internal)
-            }
-        })
+        let machine = try Machine(
+            MachineDefinition("m") {
+                StateNode("p") {
+                    StateNode("c1")
+                    StateNode("c2")
+                    On("external", to: "c2")
+                    On("internal", to: "c2", type: .internal)
+                }
+            })
         let state = try machine.start().state
         #expect(try machine.send("external", in: state).exited == ["c1", "p"])
         #expect(try machine.send("internal", in: state).exited == ["c1"])
@@ -81,14 +88,15 @@ struct TransitionSelectionTests {
             "isAdult": { event, _ in (event.payload["age"]?.doubleValue ?? 0) >= 18 },
             "isOpen": { _, context in context["open"] == true },
         ])
-        let machine = try Machine(MachineDefinition("m") {
-            StateNode("door") {
-                On("enter", to: "bar", guard: .all([.named("isAdult"), .named("isOpen")]))
-                On("enter", to: "street")
-            }
-            StateNode("bar")
-            StateNode("street")
-        }, bindings: bindings)
+        let machine = try Machine(
+            MachineDefinition("m") {
+                StateNode("door") {
+                    On("enter", to: "bar", guard: .all([.named("isAdult"), .named("isOpen")]))
+                    On("enter", to: "street")
+                }
+                StateNode("bar")
+                StateNode("street")
+            }, bindings: bindings)
         let open = try machine.start(context: ["open": true]).state
         #expect(try machine.send("enter", payload: ["age": 20], in: open).target == ["bar"])
         #expect(try machine.send("enter", payload: ["age": 12], in: open).target == ["street"])
@@ -97,21 +105,26 @@ struct TransitionSelectionTests {
     }
 
     @Test func firstTransitionInDocumentOrderWins() throws {
-        let machine = try Machine(MachineDefinition("m") {
-            StateNode("a") { On(events: ["go", "move"], to: ["b"]); On("go", to: "c") }
-            StateNode("b")
-            StateNode("c")
-        })
+        let machine = try Machine(
+            MachineDefinition("m") {
+                StateNode("a") {
+                    On(events: ["go", "move"], to: ["b"])
+                    On("go", to: "c")
+                }
+                StateNode("b")
+                StateNode("c")
+            })
         let state = try machine.start().state
         #expect(try machine.send("go", in: state).target == ["b"])
         #expect(try machine.send("move", in: state).target == ["b"])
     }
 
     @Test func finishedMachineRejectsEvents() throws {
-        let machine = try Machine(MachineDefinition("m") {
-            StateNode("a") { On("end", to: "done") }
-            FinalNode("done")
-        })
+        let machine = try Machine(
+            MachineDefinition("m") {
+                StateNode("a") { On("end", to: "done") }
+                FinalNode("done")
+            })
         let state = try run(machine, "end")
         #expect(state.isFinished)
         #expect(throws: MachineError.machineFinished(configuration: ["done"])) { try machine.send("end", in: state) }

@@ -1,6 +1,7 @@
-import Testing
-@testable import RewindMachine
 import RewindExamples
+import Testing
+
+@testable import RewindMachine
 
 /// `enum Screen: String` / `enum Event: String` work wherever strings do.
 struct TypedNamesTests {
@@ -38,6 +39,8 @@ struct TypedNamesTests {
         #expect(interpreter.state.data["error"] == "offline")
         try interpreter.send(LoadingView.Event.retry)
         try interpreter.send(LoadingView.Event.loaded, payload: ["title": "T", "items": ["a"]])
-        #expect(try interpreter.state.data(of: "ready", as: LoadingView.Model.self) == LoadingView.Model(title: "T", items: ["a"]))
+        #expect(
+            try interpreter.state.data(of: "ready", as: LoadingView.Model.self)
+                == LoadingView.Model(title: "T", items: ["a"]))
     }
 }

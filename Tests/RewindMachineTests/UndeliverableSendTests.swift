@@ -1,5 +1,6 @@
 import Foundation
 import Testing
+
 @testable import RewindMachine
 
 /// A `<send>` to a target or of a type Rewind cannot deliver imports with a warning and, when it
@@ -8,17 +9,19 @@ import Testing
 @Suite("Undeliverable sends")
 struct UndeliverableSendTests {
     private func machine(send: String) throws -> Machine {
-        let definition = try MachineDefinition(scxml: Data("""
-            <scxml xmlns="http://www.w3.org/2005/07/scxml" initial="a">
-              <state id="a"><transition event="go" target="b">\(send)</transition></state>
-              <state id="b">
-                <transition event="error.communication" target="communication"/>
-                <transition event="error.execution" target="execution"/>
-                <transition event="hello" target="delivered"/>
-              </state>
-              <state id="communication"/><state id="execution"/><state id="delivered"/>
-            </scxml>
-            """.utf8))
+        let definition = try MachineDefinition(
+            scxml: Data(
+                """
+                <scxml xmlns="http://www.w3.org/2005/07/scxml" initial="a">
+                  <state id="a"><transition event="go" target="b">\(send)</transition></state>
+                  <state id="b">
+                    <transition event="error.communication" target="communication"/>
+                    <transition event="error.execution" target="execution"/>
+                    <transition event="hello" target="delivered"/>
+                  </state>
+                  <state id="communication"/><state id="execution"/><state id="delivered"/>
+                </scxml>
+                """.utf8))
         return try Machine(definition, options: Machine.Options(unhandledEvents: .ignore))
     }
 
@@ -37,11 +40,15 @@ struct UndeliverableSendTests {
 
     @Test func importsWithAWarningNamingTheSend() throws {
         let machine = try machine(send: ##"<send event="hello" target="#_parent"/>"##)
-        #expect(machine.definition.states[0].transitions[0].actions == [
-            .undeliverableSend(event: "hello", target: "#_parent", type: nil),
-        ])
-        let warning = try #require(machine.warnings.first { if case .undeliverableSend = $0.problem { true } else { false } })
-        #expect(warning.problem == .undeliverableSend(event: "hello", target: "#_parent", type: nil, raises: "error.communication"))
+        #expect(
+            machine.definition.states[0].transitions[0].actions == [
+                .undeliverableSend(event: "hello", target: "#_parent", type: nil)
+            ])
+        let warning = try #require(
+            machine.warnings.first { if case .undeliverableSend = $0.problem { true } else { false } })
+        #expect(
+            warning.problem
+                == .undeliverableSend(event: "hello", target: "#_parent", type: nil, raises: "error.communication"))
         #expect(warning.description.contains("cannot be delivered"))
         #expect(warning.description.contains("error.communication"))
     }
@@ -54,10 +61,13 @@ struct UndeliverableSendTests {
     }
 
     @Test func roundTripsThroughTheJSONDocumentAndSCXMLExport() throws {
-        let definition = try machine(send: ##"<send event="hello" target="#_parent" type="scxml" delay="2s" id="t"/>"##).definition
-        #expect(definition.states[0].transitions[0].actions == [
-            .undeliverableSend(event: "hello", target: "#_parent", type: "scxml", delay: .milliseconds(2000), id: "t"),
-        ])
+        let definition = try machine(send: ##"<send event="hello" target="#_parent" type="scxml" delay="2s" id="t"/>"##)
+            .definition
+        #expect(
+            definition.states[0].transitions[0].actions == [
+                .undeliverableSend(
+                    event: "hello", target: "#_parent", type: "scxml", delay: .milliseconds(2000), id: "t")
+            ])
         #expect(try MachineDefinition(jsonDocument: definition.jsonDocument()) == definition)
         #expect(try MachineDefinition(scxml: Data(definition.scxml().utf8), name: definition.name) == definition)
     }

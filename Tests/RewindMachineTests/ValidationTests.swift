@@ -1,5 +1,6 @@
 import Foundation
 import Testing
+
 @testable import RewindMachine
 
 struct ValidationTests {
@@ -15,35 +16,42 @@ struct ValidationTests {
     }
 
     @Test func unknownTargetIsNamedWithItsStateAndTransition() {
-        let errors = problems(MachineDefinition("m") {
-            StateNode("a") { On("go", to: "b"); On("x", to: "nowhere") }
-            StateNode("b")
-        })
+        let errors = problems(
+            MachineDefinition("m") {
+                StateNode("a") {
+                    On("go", to: "b")
+                    On("x", to: "nowhere")
+                }
+                StateNode("b")
+            })
         #expect(errors == [ValidationError(state: "a", transition: 1, problem: .unknownTarget("nowhere"))])
         #expect(errors.first?.description.contains("nowhere") == true)
     }
 
     @Test func duplicateIDsAreRejected() {
-        let errors = problems(MachineDefinition("m") {
-            StateNode("a") { StateNode("b") }
-            StateNode("b")
-        })
+        let errors = problems(
+            MachineDefinition("m") {
+                StateNode("a") { StateNode("b") }
+                StateNode("b")
+            })
         #expect(errors.contains(ValidationError(state: "b", problem: .duplicateID)))
     }
 
     @Test func compoundStateNeedsAResolvableInitialChild() {
-        let errors = problems(MachineDefinition("m") {
-            StateNode("a", initial: "c") { StateNode("b") }
-            StateNode("c")
-        })
+        let errors = problems(
+            MachineDefinition("m") {
+                StateNode("a", initial: "c") { StateNode("b") }
+                StateNode("c")
+            })
         #expect(errors == [ValidationError(state: "a", problem: .unresolvableInitial(["c"]))])
     }
 
     @Test func historyAtTopLevelIsRejected() {
-        let errors = problems(MachineDefinition("m") {
-            StateNode("a")
-            HistoryNode("h")
-        })
+        let errors = problems(
+            MachineDefinition("m") {
+                StateNode("a")
+                HistoryNode("h")
+            })
         #expect(errors == [ValidationError(state: "h", problem: .historyOutsideCompoundState)])
     }
 
@@ -69,58 +77,66 @@ struct ValidationTests {
     }
 
     @Test func unreachableStatesAreWarnedNotThrown() throws {
-        let machine = try Machine(MachineDefinition("m") {
-            StateNode("a") { On("go", to: "b") }
-            StateNode("b")
-            StateNode("island")
-        })
+        let machine = try Machine(
+            MachineDefinition("m") {
+                StateNode("a") { On("go", to: "b") }
+                StateNode("b")
+                StateNode("island")
+            })
         #expect(machine.warnings == [ValidationWarning(state: "island", problem: .unreachableState)])
     }
 
     @Test func shadowedTransitionsAreWarned() throws {
-        let machine = try Machine(MachineDefinition("m") {
-            StateNode("a") {
-                On("go", to: "b")
-                On("go.fast", to: "c")
-                On("stop", to: "c", guard: .inState("b"))
-                On("stop", to: "b")
-            }
-            StateNode("b")
-            StateNode("c")
-        })
+        let machine = try Machine(
+            MachineDefinition("m") {
+                StateNode("a") {
+                    On("go", to: "b")
+                    On("go.fast", to: "c")
+                    On("stop", to: "c", guard: .inState("b"))
+                    On("stop", to: "b")
+                }
+                StateNode("b")
+                StateNode("c")
+            })
         #expect(machine.warnings == [ValidationWarning(state: "a", transition: 1, problem: .transitionNeverTaken)])
     }
 
     @Test func unguardedEventlessTransitionShadowsTheStatesEventTransitions() throws {
-        let machine = try Machine(MachineDefinition("m") {
-            StateNode("a") {
-                On("go", to: "b")
-                Always(to: ["b"])
-                Always(to: ["a"])
-            }
-            StateNode("b")
-        })
-        #expect(machine.warnings == [
-            ValidationWarning(state: "a", transition: 0, problem: .transitionNeverTaken),
-            ValidationWarning(state: "a", transition: 2, problem: .transitionNeverTaken),
-        ])
+        let machine = try Machine(
+            MachineDefinition("m") {
+                StateNode("a") {
+                    On("go", to: "b")
+                    Always(to: ["b"])
+                    Always(to: ["a"])
+                }
+                StateNode("b")
+            })
+        #expect(
+            machine.warnings == [
+                ValidationWarning(state: "a", transition: 0, problem: .transitionNeverTaken),
+                ValidationWarning(state: "a", transition: 2, problem: .transitionNeverTaken),
+            ])
     }
 
     @Test func unknownValidNextStateAndEmptyIDAreRejected() {
-        let errors = problems(MachineDefinition(name: "m", states: [
-            StateDefinition(id: "a", validNextStates: ["ghost"]),
-            StateDefinition(id: ""),
-        ]))
+        let errors = problems(
+            MachineDefinition(
+                name: "m",
+                states: [
+                    StateDefinition(id: "a", validNextStates: ["ghost"]),
+                    StateDefinition(id: ""),
+                ]))
         #expect(errors.contains(ValidationError(state: "a", problem: .unknownTarget("ghost"))))
         #expect(errors.contains(ValidationError(state: "", problem: .emptyID)))
     }
 
     @Test func everyProblemIsReportedAtOnceWithReadableDescriptions() {
-        let errors = problems(MachineDefinition("m") {
-            StateNode("a") { On("x", to: "missing") }
-            StateNode("a")
-            HistoryNode("h")
-        })
+        let errors = problems(
+            MachineDefinition("m") {
+                StateNode("a") { On("x", to: "missing") }
+                StateNode("a")
+                HistoryNode("h")
+            })
         #expect(errors.count == 3)
         let description = MachineError.invalidDefinition(errors).description
         #expect(description.contains("state 'a', transition #0: unknown target 'missing'"))
@@ -133,26 +149,37 @@ struct ValidationTests {
     /// parent is refused like a default transition that does.
     @Test func historyDefaultsThatLoopOrLeaveTheParentAreRejected() throws {
         func problems(_ states: String) throws -> [ValidationError] {
-            let json = #"{"format":"rewind.machine","formatVersion":1,"machine":{"name":"m","initial":["o"],"states":[{"id":"o","transitions":[{"events":["go"],"targets":["c"]}]},"#
+            let json =
+                #"{"format":"rewind.machine","formatVersion":1,"machine":{"name":"m","initial":["o"],"states":[{"id":"o","transitions":[{"events":["go"],"targets":["c"]}]},"#
                 + states + "]}}"
             return self.problems(try MachineDefinition(jsonDocument: Data(json.utf8)))
         }
         // The parent's initial is the history, which has no default of its own.
-        #expect(try problems(#"{"id":"c","initial":["h"],"children":[{"id":"h","kind":"history"},{"id":"x"}]}"#)
-            == [ValidationError(state: "h", problem: .historyDefaultLoop)])
+        #expect(
+            try problems(#"{"id":"c","initial":["h"],"children":[{"id":"h","kind":"history"},{"id":"x"}]}"#)
+                == [ValidationError(state: "h", problem: .historyDefaultLoop)])
         // The history's default is itself.
-        #expect(try problems(#"{"id":"c","children":[{"id":"h","kind":"history","initial":["h"]},{"id":"x"}]}"#)
-            == [ValidationError(state: "h", problem: .historyDefaultLoop)])
+        #expect(
+            try problems(#"{"id":"c","children":[{"id":"h","kind":"history","initial":["h"]},{"id":"x"}]}"#)
+                == [ValidationError(state: "h", problem: .historyDefaultLoop)])
         // Two histories default to each other.
-        #expect(try problems(#"{"id":"c","children":[{"id":"h1","kind":"history","initialTransition":{"targets":["h2"]}},"#
-            + #"{"id":"h2","kind":"history","initialTransition":{"targets":["h1"]}},{"id":"x"}]}"#)
-            == [ValidationError(state: "h1", problem: .historyDefaultLoop),
-                ValidationError(state: "h2", problem: .historyDefaultLoop)])
+        #expect(
+            try problems(
+                #"{"id":"c","children":[{"id":"h1","kind":"history","initialTransition":{"targets":["h2"]}},"#
+                    + #"{"id":"h2","kind":"history","initialTransition":{"targets":["h1"]}},{"id":"x"}]}"#)
+                == [
+                    ValidationError(state: "h1", problem: .historyDefaultLoop),
+                    ValidationError(state: "h2", problem: .historyDefaultLoop),
+                ])
         // An `initial` default outside the parent.
-        #expect(try problems(#"{"id":"c","children":[{"id":"h","kind":"history","initial":["o"]},{"id":"x"}]}"#)
-            == [ValidationError(state: "h", problem: .historyDefaultOutsideParent("o"))])
+        #expect(
+            try problems(#"{"id":"c","children":[{"id":"h","kind":"history","initial":["o"]},{"id":"x"}]}"#)
+                == [ValidationError(state: "h", problem: .historyDefaultOutsideParent("o"))])
         // A history defaulting to a nested history (deeper, so entering ends) is fine.
-        #expect(try problems(#"{"id":"c","children":[{"id":"h","kind":"history","initial":["hq"]},"#
-            + #"{"id":"q","children":[{"id":"hq","kind":"history"},{"id":"x"}]}]}"#).isEmpty)
+        #expect(
+            try problems(
+                #"{"id":"c","children":[{"id":"h","kind":"history","initial":["hq"]},"#
+                    + #"{"id":"q","children":[{"id":"hq","kind":"history"},{"id":"x"}]}]}"#
+            ).isEmpty)
     }
 }

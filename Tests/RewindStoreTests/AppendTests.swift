@@ -1,12 +1,13 @@
-import Testing
-import RewindStore
 import RewindBaseTestSupport
+import RewindStore
+import Testing
 
 @Suite("Appends")
 struct AppendTests {
     @Test func sequencesAreGlobalAndGapFreeAndVersionsPerSession() throws {
         try withStore { store, _ throws in
-            let a = try session("a"), b = try session("b")
+            let a = try session("a")
+            let b = try session("b")
             let first = try store.append(onboarding, to: a)
             let second = try store.append(Array(onboarding.prefix(1)), to: b)
             let third = try store.append(Array(onboarding.suffix(1)), to: a)
@@ -55,7 +56,8 @@ struct AppendTests {
 
     @Test func aBatchWithOneBadRecordWritesNothing() throws {
         try withStore { store, _ throws in
-            let a = try session("a"), b = try session("b")
+            let a = try session("a")
+            let b = try session("b")
             var bad = onboarding
             bad[1].event = ""
             let error = #expect(throws: StoreError.self) {
@@ -72,7 +74,8 @@ struct AppendTests {
 
     @Test func aBatchWithAConflictInItsLastSessionWritesNothing() throws {
         try withStore { store, _ throws in
-            let a = try session("a"), b = try session("b")
+            let a = try session("a")
+            let b = try session("b")
             try store.append(onboarding, to: b)
             #expect(throws: StoreError.self) {
                 try store.append([
@@ -88,7 +91,8 @@ struct AppendTests {
     @Test func aBatchAppendsManySessionsInOneTransaction() throws {
         try withStore { store, _ throws in
             let ids = try (0..<5).map { try session("user-\($0)") }
-            let results = try store.append(ids.map { SessionAppend(session: $0, expectedVersion: .noStream, transitions: onboarding) })
+            let results = try store.append(
+                ids.map { SessionAppend(session: $0, expectedVersion: .noStream, transitions: onboarding) })
             #expect(results.map(\.firstSequence) == [1, 4, 7, 10, 13])
             #expect(try store.sessions().map(\.session) == ids)
         }
@@ -96,7 +100,9 @@ struct AppendTests {
 
     @Test func aFailedSessionAppendLeavesTheGroupTransactionUsable() throws {
         try withStore { store, _ throws in
-            let a = try session("a"), b = try session("b"), c = try session("c")
+            let a = try session("a")
+            let b = try session("b")
+            let c = try session("c")
             try store.append(onboarding, to: b)
             var rejected: [StoreError] = []
             try store.write { tx throws in
@@ -113,7 +119,8 @@ struct AppendTests {
                 }
                 try tx.append(onboarding, to: c, expectedVersion: .noStream)
             }
-            #expect(rejected == [.versionConflict(session: b, expected: .noStream, actual: 3), .emptyAppend(session: c)])
+            #expect(
+                rejected == [.versionConflict(session: b, expected: .noStream, actual: 3), .emptyAppend(session: c)])
             #expect(try store.headSequence() == 9)
             #expect(try store.records(of: a).map(\.sequence) == [4, 5, 6])
             #expect(try store.records(of: c).map(\.sequence) == [7, 8, 9])
@@ -144,12 +151,17 @@ struct AppendTests {
     @Test func invalidTransitionsAreRejectedWithTheirIndex() throws {
         try withStore { store, _ throws in
             let s = try session("s")
-            var noMachine = onboarding[0]; noMachine.machine = ""
-            var noTarget = onboarding[0]; noTarget.target = []
+            var noMachine = onboarding[0]
+            noMachine.machine = ""
+            var noTarget = onboarding[0]
+            noTarget.target = []
             #expect(throws: StoreError.invalidTransition(session: s, index: 0, reason: "the machine name is empty")) {
                 try store.append([noMachine], to: s)
             }
-            #expect(throws: StoreError.invalidTransition(session: s, index: 2, reason: "the target state configuration is empty")) {
+            #expect(
+                throws: StoreError.invalidTransition(
+                    session: s, index: 2, reason: "the target state configuration is empty")
+            ) {
                 try store.append([onboarding[0], onboarding[1], noTarget], to: s)
             }
             #expect(throws: StoreError.emptyAppend(session: s)) { try store.append([], to: s) }

@@ -1,5 +1,5 @@
-import Testing
 import RewindStore
+import Testing
 
 @Suite("Auxiliary databases")
 struct AuxiliaryDatabaseTests {
@@ -15,7 +15,9 @@ struct AuxiliaryDatabaseTests {
             }
             try store.read { tx throws in
                 #expect(try tx.value(forKey: StoreKey.compound("s", 3), in: .snapshots) == [9, 9])
-                let checkpoint = try tx.withValue(forKey: Array("screens".utf8), in: .checkpoints) { StoreKey.uint64(from: $0) }
+                let checkpoint = try tx.withValue(forKey: Array("screens".utf8), in: .checkpoints) {
+                    StoreKey.uint64(from: $0)
+                }
                 #expect(checkpoint == 3)
             }
         }

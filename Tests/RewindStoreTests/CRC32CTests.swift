@@ -1,6 +1,6 @@
-import Testing
-@_spi(Internals) import RewindStore
 import RewindBaseTestSupport
+@_spi(Internals) import RewindStore
+import Testing
 
 @Suite("CRC32C")
 struct CRC32CTests {
@@ -36,8 +36,9 @@ struct CRC32CImplementationTests {
                 let slice = UnsafeRawBufferPointer(rebasing: all[start..<(start + count)])
                 let previous = UInt32.random(in: .min ... .max, using: &random)
                 #expect(CRC32C.checksum(slice) == CRC32C.softwareChecksum(slice))
-                #expect(CRC32C.checksum(slice, continuing: previous)
-                    == CRC32C.softwareChecksum(slice, continuing: previous))
+                #expect(
+                    CRC32C.checksum(slice, continuing: previous)
+                        == CRC32C.softwareChecksum(slice, continuing: previous))
             }
         }
     }

@@ -1,6 +1,6 @@
-import Testing
-import RewindStore
 import RewindLMDB
+import RewindStore
+import Testing
 
 @Suite("Corruption")
 struct CorruptionTests {
@@ -56,7 +56,8 @@ struct CorruptionTests {
 
     @Test func anIndexEntryPointingAtAnotherRecordIsACorruptedEntryNotThatRecord() throws {
         try withStore { store, directory throws in
-            let s = try session("s"), t = try session("t")
+            let s = try session("s")
+            let t = try session("t")
             let steps = (0..<40).map { step("e\($0)", from: ["a"], to: ["b\($0)"]) }
             try store.append(steps, to: s)  // sequences 1…40; versions 1…32 are an index block
             try store.append(Array(steps.prefix(3)), to: t)  // sequences 41…43

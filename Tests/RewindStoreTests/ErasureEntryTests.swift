@@ -1,4 +1,5 @@
 import Testing
+
 @testable import RewindStore
 
 /// Damaged erasure entries in `meta` (an erased range, a tombstone, a notice) are typed errors
@@ -11,7 +12,8 @@ struct ErasureEntryTests {
             try store.write { tx throws in
                 // first > last: not a range.
                 try tx.writeTransaction.put(
-                    StoreKey.uint64(2), forKey: StoreLayout.erasedRangePrefix + StoreKey.uint64(9), in: tx.databases.meta)
+                    StoreKey.uint64(2), forKey: StoreLayout.erasedRangePrefix + StoreKey.uint64(9),
+                    in: tx.databases.meta)
             }
             #expect(throws: StoreError.self) { try store.read { try $0.erasedRanges() } }
             let report = try store.check()
@@ -23,13 +25,16 @@ struct ErasureEntryTests {
     @Test func aDamagedNoticeOrTombstoneIsACorruptedEntry() throws {
         try withStore { store, _ throws in
             _ = try store.write { tx throws in try tx.append(onboarding, to: try session("s")) }
-            _ = try store.write { tx throws in try tx.eraseSessions([try session("s")], reason: .requested, at: .now()) }
+            _ = try store.write { tx throws in try tx.eraseSessions([try session("s")], reason: .requested, at: .now())
+            }
             #expect(try store.read { try $0.erasure(of: try session("s")) }?.reason == .requested)
             try store.write { tx throws in
                 let secret = try tx.storeSecretCreatingIfNeeded()
-                try tx.writeTransaction.put([1, 2], forKey: StoreReadTransaction.tombstoneKey(of: try session("s"), secret: secret),
-                                            in: tx.databases.meta)
-                try tx.writeTransaction.put([9], forKey: StoreLayout.erasureNoticePrefix + StoreKey.uint64(5), in: tx.databases.meta)
+                try tx.writeTransaction.put(
+                    [1, 2], forKey: StoreReadTransaction.tombstoneKey(of: try session("s"), secret: secret),
+                    in: tx.databases.meta)
+                try tx.writeTransaction.put(
+                    [9], forKey: StoreLayout.erasureNoticePrefix + StoreKey.uint64(5), in: tx.databases.meta)
             }
             #expect(throws: StoreError.self) { try store.read { try $0.erasure(of: try session("s")) } }
             #expect(throws: StoreError.self) { try store.read { try $0.erasureNotices() } }

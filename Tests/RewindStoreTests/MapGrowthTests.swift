@@ -1,5 +1,5 @@
-import Testing
 import RewindStore
+import Testing
 
 @Suite("Store map growth")
 struct StoreMapGrowthTests {

@@ -1,4 +1,5 @@
 import Testing
+
 @_spi(Internals) @testable import RewindStore
 
 /// The one table of navigation tags (``NavigationTag``): every operation's byte as record format 1

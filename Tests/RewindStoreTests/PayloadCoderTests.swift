@@ -1,7 +1,7 @@
 import Foundation
-import Testing
-import RewindValues
 import RewindStore
+import RewindValues
+import Testing
 
 @Suite("Payload coder")
 struct PayloadCoderTests {

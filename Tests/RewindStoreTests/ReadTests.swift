@@ -1,6 +1,6 @@
 import Foundation
-import Testing
 import RewindStore
+import Testing
 
 @Suite("Reads")
 struct ReadTests {
@@ -8,9 +8,11 @@ struct ReadTests {
     func interleaved(_ store: TransitionStore) throws -> [SessionID] {
         let ids = try ["a", "ab", "b"].map(session)
         for round in 0..<30 {
-            try store.append(ids.map {
-                SessionAppend(session: $0, transitions: [step("e\(round)", from: ["s\(round)"], to: ["s\(round + 1)"])])
-            })
+            try store.append(
+                ids.map {
+                    SessionAppend(
+                        session: $0, transitions: [step("e\(round)", from: ["s\(round)"], to: ["s\(round + 1)"])])
+                })
         }
         return ids
     }
@@ -32,7 +34,8 @@ struct ReadTests {
         try withStore { store, _ throws in
             let ids = try interleaved(store)
             #expect(try store.records(of: ids[1], versions: 5...8).map(\.version) == [5, 6, 7, 8])
-            #expect(try store.records(of: ids[1], versions: 5...8, direction: .backward).map(\.version) == [8, 7, 6, 5])
+            #expect(
+                try store.records(of: ids[1], versions: 5...8, direction: .backward).map(\.version) == [8, 7, 6, 5])
             #expect(try store.records(of: ids[2], versions: 29...40).map(\.version) == [29, 30])
             #expect(try store.records(of: ids[2], versions: 31...40).isEmpty)
             #expect(try store.records(of: try session("nobody")).isEmpty)
@@ -102,8 +105,9 @@ struct ReadTests {
     @Test func concurrentWritersFromManyTasksKeepTheLogGapFree() async throws {
         let directory = try TestDirectory()
         defer { directory.remove() }
-        let store = try TransitionStore(directory: directory.path,
-                                        configuration: StoreConfiguration(environment: EnvironmentConfiguration(options: .noSync)))
+        let store = try TransitionStore(
+            directory: directory.path,
+            configuration: StoreConfiguration(environment: EnvironmentConfiguration(options: .noSync)))
         defer { store.close() }
         try await withThrowingTaskGroup(of: Void.self) { group in
             for worker in 0..<4 {

@@ -4,7 +4,8 @@ import Testing
 /// The upload framing: `RWB1` without bases (the bytes of before bases existed), `RWB2` with them,
 /// each round-tripping through the one codec, and every damaged body a typed error at its byte.
 struct RecordBatchTests {
-    private let definition = RecordBatch.Definition(machine: "onboarding", contentVersion: "abc", document: Array("{}".utf8))
+    private let definition = RecordBatch.Definition(
+        machine: "onboarding", contentVersion: "abc", document: Array("{}".utf8))
     private let base = RecordBatch.Base(session: "user-7", version: 3, snapshot: Array(#"{"version":3}"#.utf8))
 
     @Test func aBatchWithoutBasesIsRWB1ByteForByte() throws {
@@ -12,7 +13,9 @@ struct RecordBatchTests {
         let bytes = batch.encoded()
         var expected = Array("RWB1".utf8)
         expected += [9, 0, 0, 0, 0, 0, 0, 0, 2, 0, 0, 0, 1, 0, 0, 0]
-        expected += [10, 0, 0, 0] + Array("onboarding".utf8) + [3, 0, 0, 0] + Array("abc".utf8) + [2, 0, 0, 0] + Array("{}".utf8)
+        expected +=
+            [10, 0, 0, 0] + Array("onboarding".utf8) + [3, 0, 0, 0] + Array("abc".utf8) + [2, 0, 0, 0]
+            + Array("{}".utf8)
         expected += [3, 0, 0, 0, 1, 2, 3, 1, 0, 0, 0, 4]
         #expect(bytes == expected)
         #expect(try RecordBatch(decoding: bytes) == batch)
@@ -52,7 +55,8 @@ struct RecordBatchTests {
             try RecordBatch(decoding: zero)
         } throws: { error in
             let framing = error as? RecordBatch.FramingError
-            return framing?.offset == versionOffset && framing?.reason == "base 0 is at version 0 (a base is a version of the session)"
+            return framing?.offset == versionOffset
+                && framing?.reason == "base 0 is at version 0 (a base is a version of the session)"
         }
         // Another magic.
         var other = bytes

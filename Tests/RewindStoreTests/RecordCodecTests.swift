@@ -1,5 +1,5 @@
-import Testing
 @_spi(Internals) import RewindStore
+import Testing
 
 @Suite("Record encoding")
 struct RecordCodecTests {
@@ -21,7 +21,8 @@ struct RecordCodecTests {
         [.setRoot("D")], [.push("A"), .replace("B"), .popToRoot, .setRoot("C")],
     ])
     func everyFieldRoundTrips(navigation: [NavigationOperation]) throws {
-        let original = try record(navigation: navigation, origin: RecordOrigin(session: SessionID("parent"), version: 4))
+        let original = try record(
+            navigation: navigation, origin: RecordOrigin(session: SessionID("parent"), version: 4))
         let decoded = try RecordCodec.decode(RecordCodec.encode(original), sequence: 77)
         #expect(decoded == original)
     }
@@ -40,7 +41,9 @@ struct RecordCodecTests {
     @Test func everyTruncationThrowsACorruptedRecordNamingTheSequence() throws {
         let bytes = RecordCodec.encode(try record(origin: RecordOrigin(session: SessionID("p"), version: 1)))
         for length in 0..<bytes.count {
-            let error = #expect(throws: StoreError.self) { _ = try RecordCodec.decode(Array(bytes[..<length]), sequence: 77) }
+            let error = #expect(throws: StoreError.self) {
+                _ = try RecordCodec.decode(Array(bytes[..<length]), sequence: 77)
+            }
             guard case .corruptedRecord(let sequence, _)? = error else {
                 Issue.record("length \(length): expected corruptedRecord, got \(String(describing: error))")
                 continue
@@ -94,8 +97,10 @@ struct RecordCodecTests {
         let bytes = RecordCodec.encode(original)
         #expect(bytes.first == RecordCodec.formatVersion)
         // Strings' bytes plus a few bytes of framing per field; no per-field names or padding.
-        let textBytes = ["session-ü-1", "onboarding", "sha256:abcdef", "continue", "main.greeting", "side.idle",
-                         "main.login", "side.busy", "ünïcødé", "Login"].reduce(0) { $0 + $1.utf8.count }
+        let textBytes = [
+            "session-ü-1", "onboarding", "sha256:abcdef", "continue", "main.greeting", "side.idle",
+            "main.login", "side.busy", "ünïcødé", "Login",
+        ].reduce(0) { $0 + $1.utf8.count }
         #expect(bytes.count < textBytes + 40)
     }
 }

@@ -1,14 +1,16 @@
-import Testing
-@_spi(Internals) import RewindStore
 import RewindBaseTestSupport
+@_spi(Internals) import RewindStore
+import Testing
 
 @Suite("Record views")
 struct RecordViewTests {
     /// A random record: ASCII and non-ASCII strings, empty and long lists, every navigation
     /// operation, with or without an origin.
     static func randomRecord(sequence: UInt64, using random: inout SeededRandom) throws -> TransitionRecord {
-        let words = ["a", "greeting", "login", "home", "ünïcødé", "main.login.password-field-with-a-long-id",
-                     "日本語", "x y", ""]
+        let words = [
+            "a", "greeting", "login", "home", "ünïcødé", "main.login.password-field-with-a-long-id",
+            "日本語", "x y", "",
+        ]
         func word() -> String { words[Int.random(in: 0..<words.count, using: &random)] }
         func nonEmptyWord() -> String {
             let text = word()
@@ -18,13 +20,18 @@ struct RecordViewTests {
         func bytes() -> [UInt8] {
             (0..<Int.random(in: 0...40, using: &random)).map { _ in UInt8.random(in: .min ... .max, using: &random) }
         }
-        let operations: [NavigationOperation] = [.none, .push(word()), .pop, .popToRoot, .popTo(word()),
-                                                 .replace(word()), .setRoot(word())]
+        let operations: [NavigationOperation] = [
+            .none, .push(word()), .pop, .popToRoot, .popTo(word()),
+            .replace(word()), .setRoot(word()),
+        ]
         let navigation = (0..<Int.random(in: 0...3, using: &random)).map { _ in
             operations[Int.random(in: 0..<operations.count, using: &random)]
         }
-        let origin = random.chance(0.3)
-            ? RecordOrigin(session: try SessionID(nonEmptyWord() + "-parent"), version: UInt64.random(in: 1...1_000_000, using: &random))
+        let origin =
+            random.chance(0.3)
+            ? RecordOrigin(
+                session: try SessionID(nonEmptyWord() + "-parent"),
+                version: UInt64.random(in: 1...1_000_000, using: &random))
             : nil
         return TransitionRecord(
             sequence: sequence, session: try SessionID(nonEmptyWord() + "-\(Int.random(in: 0..<50, using: &random))"),
@@ -79,7 +86,9 @@ struct RecordViewTests {
         bytes.withUnsafeBytes { buffer in
             var viewError: StoreError?
             do throws(StoreError) { _ = try RecordView(buffer, sequence: sequence) } catch { viewError = error }
-            let decodeError = #expect(throws: StoreError.self) { _ = try RecordCodec.decode(buffer, sequence: sequence) }
+            let decodeError = #expect(throws: StoreError.self) {
+                _ = try RecordCodec.decode(buffer, sequence: sequence)
+            }
             return (viewError, decodeError)
         }
     }
@@ -119,8 +128,10 @@ struct RecordViewTests {
         return bytes
     }
 
-    @Test(arguments: ["session-q", "machine-q", "definition-q", "event-q", "source-q", "target-q", "screen-q", "parent-q",
-                      "ünïcødé-q"])
+    @Test(arguments: [
+        "session-q", "machine-q", "definition-q", "event-q", "source-q", "target-q", "screen-q", "parent-q",
+        "ünïcødé-q",
+    ])
     func invalidUTF8InAnyStringUnderAValidChecksumIsRejected(field: String) throws {
         let record = TransitionRecord(
             sequence: 3, session: SessionID("session-q"), version: 1, timestamp: Timestamp(microsecondsSince1970: 0),

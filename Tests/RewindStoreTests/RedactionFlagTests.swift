@@ -1,6 +1,6 @@
 import Foundation
-import Testing
 @_spi(Internals) import RewindStore
+import Testing
 
 /// The record's flags bit 1, `redacted`: it round-trips through the codec and the record view,
 /// with and without an origin; every other unknown bit is still a corrupted record.

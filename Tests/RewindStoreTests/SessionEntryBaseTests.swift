@@ -1,6 +1,7 @@
 import Foundation
-import Testing
 import RewindLMDB
+import Testing
+
 @_spi(Internals) @testable import RewindStore
 
 /// A session entry's base version (store format 5): encoded behind flags bit 1, decoded back,
@@ -20,7 +21,8 @@ struct SessionEntryBaseTests {
     private func encoded(_ info: SessionInfo) -> [UInt8] {
         var bytes: [UInt8] = []
         // 70 % 32 = 6 recent sequences, the last one the head's.
-        SessionInfoCodec.encode(info, recent: [895, 896, 897, 898, 899, 900], format: SessionInfoCodec.formatVersion, into: &bytes)
+        SessionInfoCodec.encode(
+            info, recent: [895, 896, 897, 898, 899, 900], format: SessionInfoCodec.formatVersion, into: &bytes)
         return bytes
     }
 
@@ -54,7 +56,8 @@ struct SessionEntryBaseTests {
     @Test func placeholderSequencesAreAcceptedOnlyBelowTheBase() throws {
         func entry(base: UInt64?, recent: [UInt64]) -> [UInt8] {
             var bytes: [UInt8] = []
-            SessionInfoCodec.encode(info(base: base), recent: recent, format: SessionInfoCodec.formatVersion, into: &bytes)
+            SessionInfoCodec.encode(
+                info(base: base), recent: recent, format: SessionInfoCodec.formatVersion, into: &bytes)
             return bytes
         }
         // Head 70, recent versions 65…70: a session that began at 68 holds 0 for 65…67.

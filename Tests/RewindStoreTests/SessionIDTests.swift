@@ -1,6 +1,6 @@
 import Foundation
-import Testing
 import RewindStore
+import Testing
 
 @Suite("SessionID")
 struct SessionIDTests {
@@ -19,7 +19,9 @@ struct SessionIDTests {
     @Test func idsWithNULOrTooManyBytesAreRejected() {
         let withNUL = "a\u{0}b"
         #expect(throws: StoreError.self) { _ = try SessionID(withNUL) }
-        #expect(throws: StoreError.self) { _ = try SessionID(String(repeating: "x", count: SessionID.maximumByteCount + 1)) }
+        #expect(throws: StoreError.self) {
+            _ = try SessionID(String(repeating: "x", count: SessionID.maximumByteCount + 1))
+        }
         #expect(throws: Never.self) { _ = try SessionID(String(repeating: "x", count: SessionID.maximumByteCount)) }
     }
 
@@ -33,7 +35,9 @@ struct SessionIDTests {
     @Test func decodingValidatesLikeTheInitializer() throws {
         let decoded = try JSONDecoder().decode([SessionID].self, from: Data(#"["s1"]"#.utf8))
         #expect(decoded == [SessionID("s1")])
-        #expect(throws: DecodingError.self) { _ = try JSONDecoder().decode([SessionID].self, from: Data(#"[""]"#.utf8)) }
+        #expect(throws: DecodingError.self) {
+            _ = try JSONDecoder().decode([SessionID].self, from: Data(#"[""]"#.utf8))
+        }
     }
 }
 

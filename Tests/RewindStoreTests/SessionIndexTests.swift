@@ -1,7 +1,7 @@
 import Foundation
 import RewindBaseTestSupport
-import Testing
 import RewindStore
+import Testing
 
 /// The session index (format 2): full blocks of `StoreLayout.indexBlockSize` versions in
 /// `session-index`, the versions after the last full block in the session's `sessions` entry. Every
@@ -20,9 +20,10 @@ struct SessionIndexTests {
             for id in ids.shuffled(using: &random) where random.chance(0.6) {
                 let count = random.chance(0.2) ? StoreLayout.indexBlockSize : Int.random(in: 1...40, using: &random)
                 let head = UInt64(model[id]?.count ?? 0)
-                batch.append(SessionAppend(
-                    session: id, expectedVersion: head == 0 ? .noStream : .exact(head),
-                    transitions: (0..<count).map { step("e\($0)", from: ["s"], to: ["s\($0)"]) }))
+                batch.append(
+                    SessionAppend(
+                        session: id, expectedVersion: head == 0 ? .noStream : .exact(head),
+                        transitions: (0..<count).map { step("e\($0)", from: ["s"], to: ["s\($0)"]) }))
                 for _ in 0..<count {
                     sequence += 1
                     model[id, default: []].append(sequence)
@@ -51,12 +52,15 @@ struct SessionIndexTests {
                     let high = UInt64.random(in: low...head + 3, using: &random)
                     let expected = (low...high).filter { $0 <= head }
                     #expect(try store.records(of: id, versions: low...high).map(\.version) == expected)
-                    #expect(try store.records(of: id, versions: low...high, direction: .backward).map(\.version)
-                        == expected.reversed())
+                    #expect(
+                        try store.records(of: id, versions: low...high, direction: .backward).map(\.version)
+                            == expected.reversed())
                     let limit = Int.random(in: 1...70, using: &random)
                     let forward = try store.read { try $0.records(of: id, from: low, limit: limit) }
                     #expect(forward.map(\.version) == Array((low...max(low, head)).filter { $0 <= head }.prefix(limit)))
-                    let backward = try store.read { try $0.records(of: id, from: high, direction: .backward, limit: limit) }
+                    let backward = try store.read {
+                        try $0.records(of: id, from: high, direction: .backward, limit: limit)
+                    }
                     #expect(backward.map(\.version) == Array((1...min(high, head)).reversed().prefix(limit)))
                 }
             }

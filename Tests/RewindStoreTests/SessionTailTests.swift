@@ -1,7 +1,8 @@
 import Foundation
-import RewindLMDB
 import RewindBaseTestSupport
+import RewindLMDB
 import Testing
+
 @_spi(Internals) @testable import RewindStore
 
 /// Session entries that lag the log (store format 3): a session's head is its `sessions` entry
@@ -51,7 +52,8 @@ struct SessionTailTests {
     func readsEqualAStoreWhoseEntriesAreCurrent(limit: Int) throws {
         let eager = try TestDirectory("eager")
         defer { eager.remove() }
-        let current = try TransitionStore(directory: eager.path, configuration: StoreConfiguration(maximumSessionTail: 0))
+        let current = try TransitionStore(
+            directory: eager.path, configuration: StoreConfiguration(maximumSessionTail: 0))
         defer { current.close() }
         try withStore(configuration: StoreConfiguration(maximumSessionTail: limit)) { lagging, directory in
             var random = SeededRandom(seed: UInt64(limit) &* 31 &+ 5)
@@ -63,9 +65,10 @@ struct SessionTailTests {
                     let count = random.chance(0.1) ? StoreLayout.indexBlockSize : Int.random(in: 1...12, using: &random)
                     let head = heads[id] ?? 0
                     let micros = 1_700_000_000_000_000 + Int64(round)
-                    batch.append(SessionAppend(
-                        session: id, expectedVersion: head == 0 ? .noStream : .exact(head),
-                        transitions: (0..<count).map { step("e\($0)", from: ["s"], to: ["s\($0)"], at: micros) }))
+                    batch.append(
+                        SessionAppend(
+                            session: id, expectedVersion: head == 0 ? .noStream : .exact(head),
+                            transitions: (0..<count).map { step("e\($0)", from: ["s"], to: ["s\($0)"], at: micros) }))
                     heads[id] = head + UInt64(count)
                 }
                 #expect(try lagging.append(batch) == current.append(batch))
@@ -75,8 +78,9 @@ struct SessionTailTests {
                 let version = UInt64.random(in: 1...max(1, heads[id] ?? 1), using: &random)
                 for direction in [IterationDirection.forward, .backward] {
                     let range = direction == .forward ? version...UInt64.max : 1...version
-                    #expect(try lagging.records(of: id, versions: range, direction: direction).map(\.sequence)
-                        == current.records(of: id, versions: range, direction: direction).map(\.sequence))
+                    #expect(
+                        try lagging.records(of: id, versions: range, direction: direction).map(\.sequence)
+                            == current.records(of: id, versions: range, direction: direction).map(\.sequence))
                 }
                 if round % 10 == 9 {
                     // Another store on the directory (no shared tail) reads the same from the log.
@@ -95,7 +99,10 @@ struct SessionTailTests {
     @Test func aSessionListStoppedEarlyStopsAmongNewSessionsToo() throws {
         try withStore { store, _ in
             for name in ["b", "d"] { try store.append([onboarding[0]], to: try session(name)) }
-            try store.write { txn in try txn.loadTail(); try txn.writeTailIfLonger(than: 0) }
+            try store.write { txn in
+                try txn.loadTail()
+                try txn.writeTailIfLonger(than: 0)
+            }
             #expect(try stored(store, try session("b")).entry != nil)
             for name in ["a", "c", "e"] { try store.append([onboarding[0]], to: try session(name)) }
             #expect(try store.sessions().map(\.session.rawValue) == ["a", "b", "c", "d", "e"])
@@ -115,7 +122,10 @@ struct SessionTailTests {
     @Test func aSessionListStoppedOnAStoredSessionVisitsNoNewSessionAfterIt() throws {
         try withStore { store, _ in
             for name in ["b", "d"] { try store.append([onboarding[0]], to: try session(name)) }
-            try store.write { txn in try txn.loadTail(); try txn.writeTailIfLonger(than: 0) }
+            try store.write { txn in
+                try txn.loadTail()
+                try txn.writeTailIfLonger(than: 0)
+            }
             #expect(try stored(store, try session("b")).entry != nil)
             for name in ["a", "c", "e"] { try store.append([onboarding[0]], to: try session(name)) }
             var seen: [String] = []
@@ -144,10 +154,14 @@ struct SessionTailTests {
             #expect(try store.sessionInfo(for: decomposed)?.headVersion == 1)
             #expect(try store.records(of: decomposed).map(\.sequence) == [3])
             #expect(try store.records(of: composed).map(\.sequence) == [1, 2])
-            #expect(try store.sessions().map { Array($0.session.rawValue.utf8) }
-                == [Array(decomposed.rawValue.utf8), Array(composed.rawValue.utf8)])
+            #expect(
+                try store.sessions().map { Array($0.session.rawValue.utf8) }
+                    == [Array(decomposed.rawValue.utf8), Array(composed.rawValue.utf8)])
             // Written out, each session's entry is its own.
-            try store.write { txn in try txn.loadTail(); try txn.writeTailIfLonger(than: 0) }
+            try store.write { txn in
+                try txn.loadTail()
+                try txn.writeTailIfLonger(than: 0)
+            }
             let fresh = try TransitionStore(directory: directory.path)
             defer { fresh.close() }
             #expect(try fresh.read { try $0.storedEntry(for: composed)?.info.headVersion } == 2)
@@ -208,15 +222,18 @@ struct SessionTailTests {
             // Behind the store's back: sequence 2 claims version 5 of the session.
             var bytes: [UInt8] = []
             RecordCodec.encode(sequence: 2, session: id, version: 5, transition: onboarding[1], into: &bytes)
-            let environment = try Environment(directory: directory.path, configuration: EnvironmentConfiguration(maxDatabases: 16))
+            let environment = try Environment(
+                directory: directory.path, configuration: EnvironmentConfiguration(maxDatabases: 16))
             let log = try environment.database(named: StoreLayout.log, create: false)
             try environment.write { try $0.put(bytes, forKey: StoreKey.uint64(2), in: log) }
             environment.close()
             let fresh = try TransitionStore(directory: directory.path)
             defer { fresh.close() }
-            #expect(throws: StoreError.corruptedEntry(
-                database: StoreLayout.sessions, key: "\"s\"",
-                reason: "the log's record at sequence 2 is version 5, but the session's head is version 1")) {
+            #expect(
+                throws: StoreError.corruptedEntry(
+                    database: StoreLayout.sessions, key: "\"s\"",
+                    reason: "the log's record at sequence 2 is version 5, but the session's head is version 1")
+            ) {
                 try fresh.sessionInfo(for: id)
             }
         }
@@ -228,9 +245,12 @@ struct SessionTailTests {
             let id = try session("s")
             try store.append(onboarding, to: id, expectedVersion: .noStream)
             // Behind the store's back: the mark says the entries account for records never written.
-            let environment = try Environment(directory: directory.path, configuration: EnvironmentConfiguration(maxDatabases: 16))
+            let environment = try Environment(
+                directory: directory.path, configuration: EnvironmentConfiguration(maxDatabases: 16))
             let meta = try environment.database(named: StoreLayout.meta, create: false)
-            try environment.write { try $0.put(StoreKey.uint64(mark), forKey: StoreLayout.sessionsThroughKey, in: meta) }
+            try environment.write {
+                try $0.put(StoreKey.uint64(mark), forKey: StoreLayout.sessionsThroughKey, in: meta)
+            }
             environment.close()
             let fresh = try TransitionStore(directory: directory.path)
             defer { fresh.close() }
@@ -249,7 +269,8 @@ struct SessionTailTests {
             try store.append(onboarding, to: id, expectedVersion: .noStream)
             store.close()
             // Make it a format 2 store: current entries, no mark.
-            let environment = try Environment(directory: directory.path, configuration: EnvironmentConfiguration(maxDatabases: 16))
+            let environment = try Environment(
+                directory: directory.path, configuration: EnvironmentConfiguration(maxDatabases: 16))
             let meta = try environment.database(named: StoreLayout.meta, create: false)
             try environment.write { txn in
                 try txn.put([0, 0, 0, 2], forKey: StoreLayout.formatVersionKey, in: meta)
@@ -296,7 +317,8 @@ struct SessionTailTests {
     @Test func aForksOriginIsReadFromItsFirstRecordAndWrittenOut() throws {
         for limit in [0, 2, 100] {
             try withStore(configuration: StoreConfiguration(maximumSessionTail: limit)) { store, directory in
-                let a = try session("a"), b = try session("b")
+                let a = try session("a")
+                let b = try session("b")
                 try store.append(onboarding, to: a, expectedVersion: .noStream)
                 var forked = onboarding
                 forked[0].origin = RecordOrigin(session: a, version: 2)
@@ -316,8 +338,9 @@ struct SessionTailTests {
     /// A map that fills in the middle of group commits (the tail taken from the cache, appended
     /// to, then dropped with the aborted attempt) leaves every head right.
     @Test func aMapFullInGroupCommitsLeavesEveryHeadRight() throws {
-        let tiny = StoreConfiguration(environment: EnvironmentConfiguration(mapSize: 64 << 10, options: .noSync),
-                                      maximumSessionTail: 7)
+        let tiny = StoreConfiguration(
+            environment: EnvironmentConfiguration(mapSize: 64 << 10, options: .noSync),
+            maximumSessionTail: 7)
         try withStore(configuration: tiny) { store, directory in
             var random = SeededRandom(seed: 9)
             let payload = [UInt8](repeating: 0x42, count: 3000)
@@ -327,8 +350,10 @@ struct SessionTailTests {
                 for index in (0..<6).shuffled(using: &random).prefix(3) {
                     let id = try session("s\(index)")
                     let n = Int.random(in: 1...5, using: &random)
-                    batch.append(SessionAppend(session: id, expectedVersion: .exact(heads[id] ?? 0),
-                                               transitions: (0..<n).map { _ in step("t", from: ["a"], to: ["a"], payload: payload) }))
+                    batch.append(
+                        SessionAppend(
+                            session: id, expectedVersion: .exact(heads[id] ?? 0),
+                            transitions: (0..<n).map { _ in step("t", from: ["a"], to: ["a"], payload: payload) }))
                     heads[id, default: 0] += UInt64(n)
                 }
                 try store.append(batch)
@@ -348,7 +373,10 @@ struct SessionTailTests {
     /// Readers on threads while a writer appends (and writes the tail out): in every snapshot each
     /// session's head matches its records and the heads add up to the log.
     @Test func readersOnThreadsSeeHeadsThatMatchTheirSnapshot() throws {
-        try withStore(configuration: StoreConfiguration(environment: EnvironmentConfiguration(options: .noSync), maximumSessionTail: 5)) { store, _ in
+        try withStore(
+            configuration: StoreConfiguration(
+                environment: EnvironmentConfiguration(options: .noSync), maximumSessionTail: 5)
+        ) { store, _ in
             let ids = try (0..<5).map { try session("s\($0)") }
             let done = LockedBox(false)
             let failures = LockedBox(0)
@@ -366,7 +394,9 @@ struct SessionTailTests {
                                 for info in try txn.sessions() {
                                     sum += info.recordCount
                                     let records = try txn.records(of: info.session)
-                                    if records.count != Int(info.headVersion) || records.last?.sequence != info.headSequence {
+                                    if records.count != Int(info.headVersion)
+                                        || records.last?.sequence != info.headSequence
+                                    {
                                         failures.withValue { $0 += 1 }
                                     }
                                 }

@@ -1,7 +1,7 @@
 import Foundation
-import Testing
-import RewindStore
 import RewindLMDB
+import RewindStore
+import Testing
 
 /// `TransitionStore.check`: the first inconsistency of the log, the sessions or the index, with
 /// its location; a consistent store's counts.

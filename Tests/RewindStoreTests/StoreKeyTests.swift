@@ -1,5 +1,5 @@
-import Testing
 import RewindStore
+import Testing
 
 @Suite("Store keys")
 struct StoreKeyTests {
@@ -14,7 +14,8 @@ struct StoreKeyTests {
     @Test func compoundKeysGroupByStringThenSortByNumber() {
         let keys = [("ab", 1), ("a", 300), ("a", 2), ("b", 0)].map { StoreKey.compound($0.0, UInt64($0.1)) }
         let sorted = keys.sorted { $0.lexicographicallyPrecedes($1) }
-        #expect(sorted.compactMap { StoreKey.splitCompound($0) }.map { "\($0.string)#\($0.number)" }
+        #expect(
+            sorted.compactMap { StoreKey.splitCompound($0) }.map { "\($0.string)#\($0.number)" }
                 == ["a#2", "a#300", "ab#1", "b#0"])
         #expect(StoreKey.splitCompound([1, 2]) == nil)
         #expect(StoreKey.compound("s", 7).starts(with: StoreKey.compoundPrefix("s")))

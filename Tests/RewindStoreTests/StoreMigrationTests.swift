@@ -1,6 +1,7 @@
 import Foundation
-import Testing
 import RewindLMDB
+import Testing
+
 @testable import RewindStore
 
 /// Opening a format 1 store (one `session-index` entry per version, no recent sequences in
@@ -26,7 +27,8 @@ struct StoreMigrationTests {
                 for (offset, sequence) in try #require(model[info.session]).enumerated() {
                     let version = UInt64(offset) + 1
                     if version == broken { continue }
-                    try txn.put(StoreKey.uint64(sequence), forKey: StoreKey.compound(info.session.rawValue, version), in: index)
+                    try txn.put(
+                        StoreKey.uint64(sequence), forKey: StoreKey.compound(info.session.rawValue, version), in: index)
                 }
                 var value: [UInt8] = []
                 SessionInfoCodec.encode(info, recent: [], format: SessionInfoCodec.formatVersion1, into: &value)

@@ -1,4 +1,5 @@
 import Testing
+
 @testable import RewindStore
 
 @Suite("The store's secret")

@@ -1,4 +1,5 @@
 import Testing
+
 @testable import RewindStore
 
 /// The one conversion between the store's microseconds and the statechart layer's time (a

@@ -1,6 +1,6 @@
 import Foundation
-import Testing
 import RewindStore
+import Testing
 
 /// `TransitionRecord` holds its fields once, in its `TransitionDraft`, behind forwarding
 /// properties; its `Codable` form stays the flat one the fields-of-its-own record had.
@@ -74,7 +74,8 @@ struct TransitionRecordTests {
     @Test(arguments: [false, true])
     func encodesTheOldFlatShapeByteForByte(withOrigin: Bool) throws {
         let origin = withOrigin ? RecordOrigin(session: SessionID("parent"), version: 3) : nil
-        let record = TransitionRecord(sequence: 7, session: SessionID("s-1"), version: 5, transition: draft(origin: origin))
+        let record = TransitionRecord(
+            sequence: 7, session: SessionID("s-1"), version: 5, transition: draft(origin: origin))
         // Sorted keys: the order of unsorted keys is JSONEncoder's, not part of the shape.
         let encoder = JSONEncoder()
         encoder.outputFormatting = .sortedKeys
@@ -99,6 +100,8 @@ struct TransitionRecordTests {
             }
         }
         object["origin"] = nil
-        #expect(try JSONDecoder().decode(TransitionRecord.self, from: JSONSerialization.data(withJSONObject: object)) == record)
+        #expect(
+            try JSONDecoder().decode(TransitionRecord.self, from: JSONSerialization.data(withJSONObject: object))
+                == record)
     }
 }

@@ -1,14 +1,15 @@
 import Foundation
-import Testing
-import RewindStore
 import RewindLMDB
+import RewindStore
+import Testing
 
 @Suite("Opening and reopening a store")
 struct TransitionStoreTests {
     @Test func closeAndReopenKeepsRecordsHeadSequenceAndSessionHeads() throws {
         let directory = try TestDirectory()
         defer { directory.remove() }
-        let alice = try session("alice"), bob = try session("bob")
+        let alice = try session("alice")
+        let bob = try session("bob")
         let storeID: UUID
         do {
             let store = try TransitionStore(directory: directory.path)
@@ -32,7 +33,8 @@ struct TransitionStoreTests {
         #expect(all.map(\.version) == [1, 2, 3, 1, 2, 4])
         #expect(all[0].transition == onboarding[0])
         // Appends continue the global sequence after reopening.
-        let result = try store.append([step("again", from: ["login"], to: ["home"])], to: bob, expectedVersion: .exact(2))
+        let result = try store.append(
+            [step("again", from: ["login"], to: ["home"])], to: bob, expectedVersion: .exact(2))
         #expect(result.firstSequence == 7)
         #expect(result.firstVersion == 3)
     }
@@ -100,7 +102,8 @@ struct TransitionStoreTests {
         let directory = try TestDirectory()
         defer { directory.remove() }
         do {
-            let env = try Environment(directory: directory.path, configuration: EnvironmentConfiguration(maxDatabases: 16))
+            let env = try Environment(
+                directory: directory.path, configuration: EnvironmentConfiguration(maxDatabases: 16))
             _ = try env.databases(named: [StoreLayout.log, StoreLayout.sessionIndex], create: true)
             env.close()
         }
@@ -114,7 +117,8 @@ struct TransitionStoreTests {
         let directory = try TestDirectory()
         defer { directory.remove() }
         do {
-            let env = try Environment(directory: directory.path, configuration: EnvironmentConfiguration(maxDatabases: 16))
+            let env = try Environment(
+                directory: directory.path, configuration: EnvironmentConfiguration(maxDatabases: 16))
             let log = try env.database(named: StoreLayout.log)
             try env.write { try $0.put([1], forKey: [1], in: log) }
             env.close()

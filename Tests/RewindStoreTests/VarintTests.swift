@@ -1,4 +1,5 @@
 import Testing
+
 @testable import RewindStore
 
 /// The one varint codec (``Varint``) and the readers built on it: the store's `ByteReader` (records,

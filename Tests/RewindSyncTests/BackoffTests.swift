@@ -6,9 +6,11 @@ import Testing
 @Suite struct BackoffTests {
     @Test func delaysDoubleUpToTheMaximum() {
         let backoff = Backoff(initial: .milliseconds(500), multiplier: 2, maximum: .seconds(10), jitter: 0.5)
-        #expect((1...8).map { backoff.nominalDelay(forAttempt: $0) } == [
-            .milliseconds(500), .seconds(1), .seconds(2), .seconds(4), .seconds(8), .seconds(10), .seconds(10), .seconds(10),
-        ])
+        #expect(
+            (1...8).map { backoff.nominalDelay(forAttempt: $0) } == [
+                .milliseconds(500), .seconds(1), .seconds(2), .seconds(4), .seconds(8), .seconds(10), .seconds(10),
+                .seconds(10),
+            ])
         // Far past the cap the exponent does not overflow.
         #expect(backoff.nominalDelay(forAttempt: 10_000) == .seconds(10))
     }
@@ -23,7 +25,9 @@ import Testing
             let nominal = backoff.nominalDelay(forAttempt: attempt)
             for _ in 0..<50 {
                 let delay = backoff.delay(forAttempt: attempt, using: &random)
-                #expect(delay >= nominal * 0.75 && delay <= nominal, "attempt \(attempt): \(delay) outside \(nominal * 0.75)…\(nominal)")
+                #expect(
+                    delay >= nominal * 0.75 && delay <= nominal,
+                    "attempt \(attempt): \(delay) outside \(nominal * 0.75)…\(nominal)")
                 seen.insert(delay)
             }
         }

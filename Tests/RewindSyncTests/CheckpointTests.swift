@@ -1,9 +1,10 @@
 import Foundation
 import Rewind
 import RewindStore
-@testable import RewindSync
 import RewindTestSupport
 import Testing
+
+@testable import RewindSync
 
 /// The upload checkpoint lives in the store (`meta`), per destination, and survives reopening;
 /// an uploader starts from it.
@@ -30,8 +31,9 @@ import Testing
         let uploader = Uploader(engine: engine, server: URL(string: "https://a.example")!, key: "unused")
         #expect(uploader.progress.acknowledgedThrough == 42)
         #expect(uploader.progress.status == .stopped)
-        let other = Uploader(engine: engine, server: URL(string: "https://c.example")!, key: "unused",
-                             configuration: UploaderConfiguration(destination: "https://b.example"))
+        let other = Uploader(
+            engine: engine, server: URL(string: "https://c.example")!, key: "unused",
+            configuration: UploaderConfiguration(destination: "https://b.example"))
         #expect(other.progress.acknowledgedThrough == 6)
     }
 }

@@ -8,8 +8,11 @@ import Testing
 @Suite(.hangGuard) struct FleetHTTPClientTests {
     @Test func segmentsArePercentEncodedUnderTheBaseWithItsPathPrefix() throws {
         let client = FleetHTTPClient(base: try #require(URL(string: "http://127.0.0.1:8080/fleet")), key: "k")
-        let url = try #require(client.url(["v1", "stores", "s", "sessions", "a/b?c d#é"], query: [URLQueryItem(name: "after", value: "x y")]))
-        #expect(url.absoluteString == "http://127.0.0.1:8080/fleet/v1/stores/s/sessions/a%2Fb%3Fc%20d%23%C3%A9?after=x%20y")
+        let url = try #require(
+            client.url(
+                ["v1", "stores", "s", "sessions", "a/b?c d#é"], query: [URLQueryItem(name: "after", value: "x y")]))
+        #expect(
+            url.absoluteString == "http://127.0.0.1:8080/fleet/v1/stores/s/sessions/a%2Fb%3Fc%20d%23%C3%A9?after=x%20y")
         let bare = FleetHTTPClient(base: try #require(URL(string: "https://fleet.example/")), key: "k")
         #expect(bare.url(["v1", "sessions"])?.absoluteString == "https://fleet.example/v1/sessions")
     }
@@ -24,8 +27,9 @@ import Testing
     }
 
     @Test func theMessageOfAnErrorBodyIsItsErrorElseTheStartOfTheBody() {
-        #expect(FleetHTTPClient.message(of: Data(#"{"error":"a valid API key is required","n":1}"#.utf8))
-            == "a valid API key is required")
+        #expect(
+            FleetHTTPClient.message(of: Data(#"{"error":"a valid API key is required","n":1}"#.utf8))
+                == "a valid API key is required")
         #expect(FleetHTTPClient.message(of: Data("<html>bad gateway</html>".utf8)) == "<html>bad gateway</html>")
         #expect(FleetHTTPClient.message(of: Data()) == "(empty body)")
         #expect(FleetHTTPClient.message(of: Data(String(repeating: "x", count: 500).utf8)).count == 200)
@@ -34,7 +38,8 @@ import Testing
     @Test func aRequestNobodyAnswersIsATransportErrorNamingTheRequest() async throws {
         // A port of 127.0.0.1 that was bound and released: nothing listens, the connection is refused.
         let port = try UploaderRetryTests.closedPort()
-        let client = FleetHTTPClient(base: try #require(URL(string: "http://127.0.0.1:\(port)")), key: "k", timeout: .seconds(30))
+        let client = FleetHTTPClient(
+            base: try #require(URL(string: "http://127.0.0.1:\(port)")), key: "k", timeout: .seconds(30))
         let url = try #require(client.url(["v1", "sessions"]))
         do {
             _ = try await client.send("GET", to: url)

@@ -4,10 +4,11 @@ import Rewind
 import RewindSync
 import RewindTestSupport
 import Testing
+
 #if canImport(Glibc)
-import Glibc
+    import Glibc
 #elseif canImport(Darwin)
-import Darwin
+    import Darwin
 #endif
 
 /// Cancelling an upload is a cancellation, not a network failure: `uploadNow()` throws

@@ -1,12 +1,14 @@
 import Foundation
 import Rewind
-@testable import RewindSync
 import RewindTestSupport
 import Testing
+
+@testable import RewindSync
+
 #if canImport(Glibc)
-import Glibc
+    import Glibc
 #elseif canImport(Darwin)
-import Darwin
+    import Darwin
 #endif
 
 /// The background upload against a server that cannot be reached (a port nothing listens on, a
@@ -43,7 +45,8 @@ import Darwin
         let backoff = Backoff(initial: .seconds(2), multiplier: 2, maximum: .seconds(20), jitter: 0.5)
         let uploader = Uploader(
             engine: engine, server: URL(string: "http://127.0.0.1:\(try Self.closedPort())")!, key: "rewind_ingest_x",
-            configuration: UploaderConfiguration(coalescingDelay: .zero, backoff: backoff, requestTimeout: .seconds(30)),
+            configuration: UploaderConfiguration(
+                coalescingDelay: .zero, backoff: backoff, requestTimeout: .seconds(30)),
             clock: clock)
         var sleeps = clock.sleeps.makeAsyncIterator()
         await uploader.start()
@@ -51,7 +54,9 @@ import Darwin
             // The uploader failed and now waits on the clock: exactly the schedule's delay.
             let delay = try #require(await sleeps.next())
             let nominal = backoff.nominalDelay(forAttempt: attempt)
-            #expect(delay >= nominal * 0.5 && delay <= nominal, "retry \(attempt) after \(delay), not within \(nominal * 0.5)…\(nominal)")
+            #expect(
+                delay >= nominal * 0.5 && delay <= nominal,
+                "retry \(attempt) after \(delay), not within \(nominal * 0.5)…\(nominal)")
             let progress = uploader.progress
             #expect(progress.status == .retrying(attempt: attempt, delay: delay))
             #expect(progress.failures == attempt)
@@ -61,7 +66,8 @@ import Darwin
             }
             #expect(progress.lastError?.isRetryable == true)
             // Sends go on while it waits: the engine is not held.
-            _ = try await engine.startSession(id: "offline-\(attempt)", machine: ExampleMachines.Onboarding.definition.name)
+            _ = try await engine.startSession(
+                id: "offline-\(attempt)", machine: ExampleMachines.Onboarding.definition.name)
             // Nothing happens until the clock passes the delay: the uploader still sleeps...
             clock.advance(by: delay - .milliseconds(1))
             #expect(clock.sleeperCount == 1)

@@ -13,7 +13,8 @@ enum CompactMode {
 
     static func run(arguments: [String]) throws {
         guard arguments.count == 3, let target = CompactionStep(rawValue: arguments[1]) else {
-            throw HelperFailure(message: "usage: RewindTestHelper compact <store> <copying|copied|replaced> <none|forever|go-file>")
+            throw HelperFailure(
+                message: "usage: RewindTestHelper compact <store> <copying|copied|replaced> <none|forever|go-file>")
         }
         let pause = arguments[2]
         let engine = try Engine(directory: arguments[0])

@@ -20,10 +20,13 @@ enum CrashMode {
 
     static func run(arguments: [String]) async throws {
         guard arguments.count == 5 || arguments.count == 6, let round = Int(arguments[1]),
-              let tasks = Int(arguments[2]), let perTask = Int(arguments[3]), let interval = UInt64(arguments[4]),
-              let durability = durability(named: arguments.count == 6 ? arguments[5] : "durable")
+            let tasks = Int(arguments[2]), let perTask = Int(arguments[3]), let interval = UInt64(arguments[4]),
+            let durability = durability(named: arguments.count == 6 ? arguments[5] : "durable")
         else {
-            throw HelperFailure(message: "usage: RewindTestHelper crash <store> <round> <tasks> <sessions-per-task> <snapshot-interval> [durable|lastCommitMayRollBack|noSync]")
+            throw HelperFailure(
+                message:
+                    "usage: RewindTestHelper crash <store> <round> <tasks> <sessions-per-task> <snapshot-interval> [durable|lastCommitMayRollBack|noSync]"
+            )
         }
         var configuration = EngineConfiguration(durability: durability, snapshotInterval: interval)
         configuration.projections = [ScreenFlowProjection(), NavigationProjection()]
@@ -42,15 +45,18 @@ enum CrashMode {
                     var n = 0
                     while Date() < deadline {
                         let session = sessions[n % sessions.count]
-                        try await session.send("tick", payload: ["round": .number(Double(round)), "n": .number(Double(n))])
+                        try await session.send(
+                            "tick", payload: ["round": .number(Double(round)), "n": .number(Double(n))])
                         let version = session.version
-                        guard let record = try engine.store.records(of: session.id, versions: version...version).first else {
+                        guard let record = try engine.store.records(of: session.id, versions: version...version).first
+                        else {
                             throw HelperFailure(message: "acknowledged \(session.id)@\(version) is not in the store")
                         }
                         let count = output.write("ack \(session.id) \(version) \(record.sequence) \(round) \(n)\n")
                         if count % 50 == 0 {
                             let statistics = engine.commitStatistics
-                            output.write("stats \(statistics.commits) \(statistics.appends) \(statistics.largestBatch)\n")
+                            output.write(
+                                "stats \(statistics.commits) \(statistics.appends) \(statistics.largestBatch)\n")
                         }
                         n += 1
                     }

@@ -26,7 +26,9 @@ enum GrowMode {
         var key: UInt64 = 0
         while try environment.statistics().mapSize <= opened {
             key += 1
-            try environment.write { try $0.put(value, forKey: withUnsafeBytes(of: key.bigEndian) { Array($0) }, in: database) }
+            try environment.write {
+                try $0.put(value, forKey: withUnsafeBytes(of: key.bigEndian) { Array($0) }, in: database)
+            }
         }
         writer.write("grew \(try environment.statistics().mapSize)\n")
     }

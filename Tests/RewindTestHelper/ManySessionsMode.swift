@@ -14,9 +14,10 @@ enum ManySessionsMode {
 
     static func run(arguments: [String]) async throws {
         guard arguments.count == 6, let ownCount = Int(arguments[2]), let sharedCount = Int(arguments[3]),
-              let rounds = Int(arguments[4]), let startAt = Int64(arguments[5])
+            let rounds = Int(arguments[4]), let startAt = Int64(arguments[5])
         else {
-            throw HelperFailure(message: "usage: RewindTestHelper many <store> <writer> <own> <shared> <rounds> <start-at-ms>")
+            throw HelperFailure(
+                message: "usage: RewindTestHelper many <store> <writer> <own> <shared> <rounds> <start-at-ms>")
         }
         let writer = arguments[1]
         let engine = try Engine(directory: arguments[0])

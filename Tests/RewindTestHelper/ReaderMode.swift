@@ -15,7 +15,7 @@ enum ReaderMode {
 
     static func run(arguments: [String]) throws {
         guard arguments.count == 4, ["hold", "take"].contains(arguments[0]), let count = Int(arguments[2]),
-              let maxReaders = Int(arguments[3])
+            let maxReaders = Int(arguments[3])
         else {
             throw HelperFailure(message: "usage: RewindTestHelper readers <hold|take> <store> <count> <max-readers>")
         }

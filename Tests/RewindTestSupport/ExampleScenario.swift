@@ -56,7 +56,8 @@ public struct ExampleScenario: Sendable, CustomStringConvertible {
                 .enter(state: "detail", data: ["character": "本", "meanings": ["book", "origin"]]),
             ],
             continuation: [
-                .enter(state: "all", data: .null), .enter(state: "detail", data: ["character": "月", "meanings": ["moon"]]),
+                .enter(state: "all", data: .null),
+                .enter(state: "detail", data: ["character": "月", "meanings": ["moon"]]),
             ]),
         ExampleScenario(
             name: "statekit", machine: { try ExampleMachines.StateKit.machine() },

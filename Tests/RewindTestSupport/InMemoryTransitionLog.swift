@@ -28,7 +28,8 @@ public struct InMemoryTransitionLog: TransitionLog, TransitionLogReader {
         infos = [:]
         for info in try engine.sessions() { infos[info.session] = info }
         definitions = [:]
-        for record in records where definitions[DefinitionKey(name: record.machine, version: record.definition)] == nil {
+        for record in records where definitions[DefinitionKey(name: record.machine, version: record.definition)] == nil
+        {
             let key = DefinitionKey(name: record.machine, version: record.definition)
             definitions[key] = try engine.storedDefinition(name: record.machine, version: record.definition)
         }

@@ -20,7 +20,9 @@ public struct LogAudit: Sendable {
             }
             let version = nextVersion[record.session, default: 1]
             if record.version != version {
-                problems.append("'\(record.session)' has version \(record.version) at sequence \(record.sequence), expected \(version)")
+                problems.append(
+                    "'\(record.session)' has version \(record.version) at sequence \(record.sequence), expected \(version)"
+                )
             }
             nextVersion[record.session] = record.version + 1
         }
@@ -28,13 +30,17 @@ public struct LogAudit: Sendable {
         for record in records { sequencesBySession[record.session, default: []].append(record.sequence) }
         for info in try store.sessions() {
             if nextVersion[info.session] != info.headVersion + 1 {
-                problems.append("'\(info.session)' has head \(info.headVersion) but \((nextVersion[info.session] ?? 1) - 1) records")
+                problems.append(
+                    "'\(info.session)' has head \(info.headVersion) but \((nextVersion[info.session] ?? 1) - 1) records"
+                )
             }
             // The session index (blocks and the recent versions of the session's entry) lists
             // exactly the session's records of the log.
             let indexed = try store.records(of: info.session).map(\.sequence)
             if indexed != sequencesBySession[info.session, default: []] {
-                problems.append("'\(info.session)': its index lists \(indexed.count) records, the log has \(sequencesBySession[info.session, default: []].count)")
+                problems.append(
+                    "'\(info.session)': its index lists \(indexed.count) records, the log has \(sequencesBySession[info.session, default: []].count)"
+                )
             }
         }
         self.problems = problems

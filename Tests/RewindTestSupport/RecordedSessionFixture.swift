@@ -54,7 +54,9 @@ public enum RecordedSessionFixture {
 
     /// The store's policy: the post code (read by the guard) marked, the card dropped.
     public static let policy: RedactionPolicy = [
-        "checkout": [.marker("payload.postcode"), .marker("data.*.postcode"), .dropped("payload.card"), .dropped("data.*.card")]
+        "checkout": [
+            .marker("payload.postcode"), .marker("data.*.postcode"), .dropped("payload.card"), .dropped("data.*.card"),
+        ]
     ]
 
     /// The post code and card number recorded in `order-1`: neither may appear in what is written.

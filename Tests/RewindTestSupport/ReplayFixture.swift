@@ -47,33 +47,54 @@ public final class ReplayFixture {
     /// first `enter`), and its requests.
     public static let scripts: [(machine: String, starts: Bool, requests: [Request])] = [
         ("onboarding", true, [.send("launch"), .send("start"), .send("loggedIn")]),
-        ("kanji", false, [
-            .enter("all"), .enter("detail", ["character": "日", "meanings": ["day", "sun"]]),
-            .enter("list", ["word": "日本"]), .enter("detail", ["character": "本", "meanings": ["book"]]),
-            .enter("all"),
-        ]),
-        ("map", false, [
-            .enter("start"), .enter("preview"), .enter("navigation"), .enter("start"), .enter("preview"), .enter("start"),
-        ]),
-        ("statekit", true, [
-            .send("apiRespondedError"), .send("userPressedRetryButton"), .send("apiRespondedSuccessfully"),
-        ]),
-        ("loading-view", true, [
-            .send("loaded", ["title": "Inbox", "items": ["a", "b"]]), .send("reload"), .send("failed", "timeout"),
-            .send("retry"), .send("loaded", ["title": "Inbox", "items": ["a", "b", "c"]]),
-        ]),
-        ("browser", true, [
-            .send("open"), .send("showComments"), .send("openSettings"), .send("closeSettings"), .send("back"),
-            .send("close"), .send("showProfile"), .send("showFeed"),
-        ]),
-        ("upload", true, [
-            .send("start"), .send("sent"), .send("rendered"), .send("reset"), .send("start"), .send("cancel"),
-        ]),
+        (
+            "kanji", false,
+            [
+                .enter("all"), .enter("detail", ["character": "日", "meanings": ["day", "sun"]]),
+                .enter("list", ["word": "日本"]), .enter("detail", ["character": "本", "meanings": ["book"]]),
+                .enter("all"),
+            ]
+        ),
+        (
+            "map", false,
+            [
+                .enter("start"), .enter("preview"), .enter("navigation"), .enter("start"), .enter("preview"),
+                .enter("start"),
+            ]
+        ),
+        (
+            "statekit", true,
+            [
+                .send("apiRespondedError"), .send("userPressedRetryButton"), .send("apiRespondedSuccessfully"),
+            ]
+        ),
+        (
+            "loading-view", true,
+            [
+                .send("loaded", ["title": "Inbox", "items": ["a", "b"]]), .send("reload"), .send("failed", "timeout"),
+                .send("retry"), .send("loaded", ["title": "Inbox", "items": ["a", "b", "c"]]),
+            ]
+        ),
+        (
+            "browser", true,
+            [
+                .send("open"), .send("showComments"), .send("openSettings"), .send("closeSettings"), .send("back"),
+                .send("close"), .send("showProfile"), .send("showFeed"),
+            ]
+        ),
+        (
+            "upload", true,
+            [
+                .send("start"), .send("sent"), .send("rendered"), .send("reset"), .send("start"), .send("cancel"),
+            ]
+        ),
     ]
 
     /// Records the scripted session of `machine` as `id`; returns the live session.
     @discardableResult
-    public func record(_ machine: String, as id: String, configure: (Session) -> Void = { _ in }) async throws -> Session {
+    public func record(_ machine: String, as id: String, configure: (Session) -> Void = { _ in }) async throws
+        -> Session
+    {
         guard let script = Self.scripts.first(where: { $0.machine == machine }) else {
             throw EngineError.unknownMachine(machine)
         }

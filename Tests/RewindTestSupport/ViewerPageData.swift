@@ -35,7 +35,7 @@ public enum ViewerPageData {
     public static func json(in page: Data) throws -> Data {
         let bytes = Array(page)
         guard let start = bytes.firstRange(of: Array(#"id="rw-data">"#.utf8)),
-              let end = bytes[start.upperBound...].firstRange(of: Array("</script>".utf8))
+            let end = bytes[start.upperBound...].firstRange(of: Array("</script>".utf8))
         else { throw Missing() }
         return Data(bytes[start.upperBound..<end.lowerBound])
     }

@@ -37,7 +37,7 @@ struct ReadmeExampleTests {
         in directory: String, kanji: MachineDefinition = readmeKanji(),
         printed: LockedBox<[String]>, shown: LockedBox<[JSONValue]>
     ) async throws {
-        let engine = try Engine(directory: directory)          // durable by default
+        let engine = try Engine(directory: directory)  // durable by default
         defer { engine.close() }
         try engine.register(try Machine(kanji))
         let session = try await engine.openSession(id: "user-42", machine: "kanji") { session in
@@ -69,7 +69,7 @@ struct ReadmeExampleTests {
         defer { engine.close() }
         try engine.register(try Machine(Self.readmeKanji()))
         let resumed = try engine.session("user-42")
-        #expect(resumed.version == 4)   // start, detail; then all, detail
+        #expect(resumed.version == 4)  // start, detail; then all, detail
         #expect(resumed.activeStates == ["detail"])
         #expect(resumed.navigationStack.screens == ["all", "detail"])
         #expect(resumed.navigationStack.top?.data ?? .null == ["character": "日"])
@@ -131,8 +131,9 @@ struct ReadmeExampleTests {
             try engine.register(try ExampleMachines.Kanji.machine())
             let session = try await engine.openSession(id: "user-42", machine: "kanji")
             if session.canEnter("detail") {
-                try await session.enter(ExampleMachines.Kanji.State.detail,
-                                        data: ExampleMachines.Kanji.Character(character: "日", meanings: ["day"]))
+                try await session.enter(
+                    ExampleMachines.Kanji.State.detail,
+                    data: ExampleMachines.Kanji.Character(character: "日", meanings: ["day"]))
             }
         }
         let engine = try Engine(directory: directory.path)

@@ -1,5 +1,5 @@
-import Testing
 import RewindValues
+import Testing
 
 /// `Duration.wholeMilliseconds`: the one conversion from the public API's `Duration` to the
 /// whole milliseconds definitions and machine states persist.

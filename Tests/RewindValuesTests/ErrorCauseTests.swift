@@ -40,7 +40,8 @@ struct ErrorCauseTests {
     @Test func equalCausesHashEqually() {
         let causes: Set<ErrorCause> = [
             ErrorCause(Disk.full(bytes: 3)), ErrorCause(Disk.full(bytes: 3)), ErrorCause(Disk.gone),
-            ErrorCause(Plain(text: "a")), ErrorCause(Plain(text: "a")), ErrorCause(Loose(code: 1)), ErrorCause(Loose(code: 2)),
+            ErrorCause(Plain(text: "a")), ErrorCause(Plain(text: "a")), ErrorCause(Loose(code: 1)),
+            ErrorCause(Loose(code: 2)),
         ]
         #expect(causes.count == 5)
     }

@@ -33,7 +33,9 @@ struct JSONNumberTests {
 
     // MARK: Boundaries
 
-    @Test(arguments: [Int64.min, Int64.min + 1, -(1 << 53) - 1, -1, 0, 1, (1 << 53) + 1, 1_234_567_890_123_456_789, .max])
+    @Test(arguments: [
+        Int64.min, Int64.min + 1, -(1 << 53) - 1, -1, 0, 1, (1 << 53) + 1, 1_234_567_890_123_456_789, .max,
+    ])
     func everyInt64ComesBackExactly(_ value: Int64) throws {
         #expect(try Self.roundTrip(value) == value)
         #expect(try JSONValue(encoding: value) == .number(JSONNumber(value)))
@@ -59,7 +61,8 @@ struct JSONNumberTests {
     }
 
     @Test(arguments: [
-        0.1, 1.0 / 3, -0.0, .leastNonzeroMagnitude, .leastNormalMagnitude, .greatestFiniteMagnitude, -1.7976931348623157e308,
+        0.1, 1.0 / 3, -0.0, .leastNonzeroMagnitude, .leastNormalMagnitude, .greatestFiniteMagnitude,
+        -1.7976931348623157e308,
         1e21, 1e-7, 123_456_789.123, 9_007_199_254_740_994, 1.152921504606847e18, 0.30000000000000004,
     ])
     func doublesComeBackExactlyInTheirShortestText(_ value: Double) throws {
@@ -72,14 +75,19 @@ struct JSONNumberTests {
         #expect(written == text || Int64(written).map { Double($0) == value } == true, "\(written) for \(text)")
     }
 
-    @Test(arguments: ["", "e\u{301}", "é", "👩‍👩‍👧", "\u{0}\u{1F}\"\\/", "\u{2028}\u{2029}", "日本語", "\u{10FFFF}", "\u{FEFF}"])
+    @Test(arguments: [
+        "", "e\u{301}", "é", "👩‍👩‍👧", "\u{0}\u{1F}\"\\/", "\u{2028}\u{2029}", "日本語", "\u{10FFFF}", "\u{FEFF}",
+    ])
     func stringsComeBackExactly(_ value: String) throws {
         let back = try Self.roundTrip(value)
         #expect(Array(back.unicodeScalars) == Array(value.unicodeScalars))
     }
 
     @Test func theIssuesModelComesBackExactly() throws {
-        struct Account: Codable, Equatable { var id: Int64; var limit: UInt64 }
+        struct Account: Codable, Equatable {
+            var id: Int64
+            var limit: UInt64
+        }
         let account = Account(id: 1_234_567_890_123_456_789, limit: .max)
         let json = try JSONValue(encoding: account)
         #expect(try json.jsonBytes() == Array(#"{"id":1234567890123456789,"limit":18446744073709551615}"#.utf8))
@@ -166,8 +174,10 @@ struct JSONNumberTests {
     /// Found by `ExactValuesTests.generatedValuesComeBackExactly` (seed
     /// 1e0NpWujOSzvwnuvelgbxmQRVgCXDe9r+JyfN1z0oNU=): `JSONDecoder` gives an `Int64` for a number
     /// with a fraction whose nearest `Double` is integral, and an archive import lost the fraction.
-    @Test(arguments: ["4827137357017551.1939639394396", "-4827137357017551.5", "9007199254740993.25",
-                      "18446744073709551615.5", "12345678901234567.0001"])
+    @Test(arguments: [
+        "4827137357017551.1939639394396", "-4827137357017551.5", "9007199254740993.25",
+        "18446744073709551615.5", "12345678901234567.0001",
+    ])
     func aFractionWhoseNearestDoubleIsIntegralStaysAFraction(_ text: String) throws {
         let decoded = try JSONDecoder().decode([JSONValue].self, from: Data("[\(text)]".utf8))
         #expect(JSONValue.array(decoded) == (try JSONValue(jsonBytes: Array("[\(text)]".utf8))))
@@ -193,8 +203,9 @@ struct JSONNumberTests {
             doubles.array(of: 0...4),
             Gen.uint32().optional)
     ).map { numbers, rest in
-        Model(id: numbers.0, count: numbers.1, small: numbers.2, price: numbers.3, ratio: numbers.4, single: rest.0,
-              name: rest.1, tags: rest.2, parts: rest.3, optional: rest.4)
+        Model(
+            id: numbers.0, count: numbers.1, small: numbers.2, price: numbers.3, ratio: numbers.4, single: rest.0,
+            name: rest.1, tags: rest.2, parts: rest.3, optional: rest.4)
     }
 
     @Test func generatedModelsComeBackExactly() async {

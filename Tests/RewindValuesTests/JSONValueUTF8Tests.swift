@@ -1,7 +1,7 @@
-import RewindBaseTestSupport
 import Foundation
-import Testing
+import RewindBaseTestSupport
 import RewindValues
+import Testing
 
 struct JSONValueUTF8Tests {
     private func parse(_ text: String) throws(JSONParseError) -> JSONValue {
@@ -31,7 +31,8 @@ struct JSONValueUTF8Tests {
 
     @Test func parsesEveryKindOfValue() throws {
         let value = try parse(#" {"n":null, "t":true,"f":false,"x":-1.5e2,"s":"a\"b","a":[1,[],{}],"o":{"k":"v"}} "#)
-        #expect(value == ["n": nil, "t": true, "f": false, "x": -150, "s": "a\"b", "a": [1, [], [:]], "o": ["k": "v"]])
+        #expect(
+            value == ["n": nil, "t": true, "f": false, "x": -150, "s": "a\"b", "a": [1, [], [:]], "o": ["k": "v"]])
     }
 
     @Test func parsesEscapesAndSurrogatePairs() throws {
@@ -98,7 +99,8 @@ struct JSONValueUTF8Tests {
         ]
         for sequence in sequences {
             #expect(parseError([quote] + sequence + [quote])?.reason == .invalidUTF8, "\(sequence)")
-            #expect(parseError([quote, UInt8(ascii: "\\"), UInt8(ascii: "n")] + sequence + [quote])?.reason == .invalidUTF8)
+            #expect(
+                parseError([quote, UInt8(ascii: "\\"), UInt8(ascii: "n")] + sequence + [quote])?.reason == .invalidUTF8)
         }
         #expect(parseError([quote, 0xE6, 0x97])?.reason == .unexpectedEnd)
     }
@@ -119,7 +121,9 @@ struct JSONValueUTF8Tests {
         #expect(try JSONValue(jsonBytes: Data(text.utf8)) == expected)
         #expect(try JSONValue(jsonBytes: Array(("  " + text).utf8).dropFirst(2)) == expected)
         #expect(try JSONValue(jsonBytes: text.utf8.lazy.map { $0 }) == expected)
-        #expect(try Array(text.utf8).withUnsafeBytes { buffer throws(JSONParseError) in try JSONValue(jsonBytes: buffer) } == expected)
+        #expect(
+            try Array(text.utf8).withUnsafeBytes { buffer throws(JSONParseError) in try JSONValue(jsonBytes: buffer) }
+                == expected)
     }
 
     @Test func errorsDescribeWhatAndWhere() {
@@ -131,9 +135,13 @@ struct JSONValueUTF8Tests {
     // MARK: Writing
 
     @Test func writesTheCanonicalText() throws {
-        let value: JSONValue = ["b": [1, 1.5, -0.0, 1e16, true, nil], "a": "x/y\"\\\n\u{1}\u{7F}é", "B": [:], "a10": 2, "a2": 3]
+        let value: JSONValue = [
+            "b": [1, 1.5, -0.0, 1e16, true, nil], "a": "x/y\"\\\n\u{1}\u{7F}é", "B": [:], "a10": 2, "a2": 3,
+        ]
         let text = String(decoding: try value.jsonBytes(), as: UTF8.self)
-        #expect(text == #"{"B":{},"a":"x\/y\"\\\n\u0001"# + "\u{7F}é" + #"","a10":2,"a2":3,"b":[1,1.5,-0,10000000000000000,true,null]}"#)
+        #expect(
+            text == #"{"B":{},"a":"x\/y\"\\\n\u0001"# + "\u{7F}é"
+                + #"","a10":2,"a2":3,"b":[1,1.5,-0,10000000000000000,true,null]}"#)
     }
 
     @Test func writeAppendsToTheGivenBuffer() throws {
@@ -206,7 +214,8 @@ struct JSONValueUTF8Tests {
 
     @Test func mutatedDocumentsAreAcceptedOrRejectedAsFoundationDoes() throws {
         var generator = SeededRandom(seed: 0x5EED_0004)
-        let interesting: [UInt8] = Array(#"{}[],:"\/-+.0159eEtfnu "#.utf8) + [0x00, 0x1F, 0x7F, 0x80, 0xC3, 0xED, 0xF0, 0xFF]
+        let interesting: [UInt8] =
+            Array(#"{}[],:"\/-+.0159eEtfnu "#.utf8) + [0x00, 0x1F, 0x7F, 0x80, 0xC3, 0xED, 0xF0, 0xFF]
         for _ in 0..<3_000 {
             var bytes = try RandomJSON.object(using: &generator).jsonBytes()
             for _ in 0..<Int.random(in: 1...3, using: &generator) {

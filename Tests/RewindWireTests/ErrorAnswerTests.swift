@@ -15,12 +15,15 @@ import Testing
         let answer = ErrorAnswer(
             error: "the batch does not continue the store's log",
             details: ["nextSequence": .integer(41), "recordIndex": .integer(0), "hint": .text("resend from 41")])
-        #expect(try Self.sortedJSON(answer)
-            == #"{"error":"the batch does not continue the store's log","hint":"resend from 41","nextSequence":41,"recordIndex":0}"#)
+        #expect(
+            try Self.sortedJSON(answer)
+                == #"{"error":"the batch does not continue the store's log","hint":"resend from 41","nextSequence":41,"recordIndex":0}"#
+        )
     }
 
     @Test func anAnswerReadsBackAsItWasWritten() throws {
-        let answer = ErrorAnswer(error: "no", details: ["sequence": .integer(-3), "offset": .integer(Int64.max), "what": .text("")])
+        let answer = ErrorAnswer(
+            error: "no", details: ["sequence": .integer(-3), "offset": .integer(Int64.max), "what": .text("")])
         let read = try JSONDecoder().decode(ErrorAnswer.self, from: Data(try Self.sortedJSON(answer).utf8))
         #expect(read == answer)
         #expect(read.integer("offset") == Int64.max)

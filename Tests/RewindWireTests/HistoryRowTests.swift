@@ -43,11 +43,13 @@ import Testing
     }
 
     @Test func aRowReadsBackAsItWasWritten() throws {
-        let json = #"{"event":"back","navigation":["pop"],"sequence":9,"source":["detail"],"#
+        let json =
+            #"{"event":"back","navigation":["pop"],"sequence":9,"source":["detail"],"#
             + #""stack":[{"data":null,"screen":"all"},{"data":{"character":"日"},"screen":"detail"}],"#
             + #""target":["all"],"time":"2026-11-26T10:22:34Z","version":3}"#
         let row = try JSONDecoder().decode(HistoryRow.self, from: Data(json.utf8))
-        #expect(row.stack == [NavigationEntry(screen: "all"), NavigationEntry(screen: "detail", data: ["character": "日"])])
+        #expect(
+            row.stack == [NavigationEntry(screen: "all"), NavigationEntry(screen: "detail", data: ["character": "日"])])
         let encoder = JSONEncoder()
         encoder.outputFormatting = [.sortedKeys, .withoutEscapingSlashes]
         #expect(String(decoding: try encoder.encode(row), as: UTF8.self) == json)

@@ -20,8 +20,9 @@ import Testing
         let encoder = JSONEncoder()
         encoder.outputFormatting = .sortedKeys
         let json = String(decoding: try encoder.encode(body), as: UTF8.self)
-        #expect(json.contains(#""kind":"session""#) && json.contains(#""kind":"records""#)
-            && json.contains(#""kind":"retention""#))
+        #expect(
+            json.contains(#""kind":"session""#) && json.contains(#""kind":"records""#)
+                && json.contains(#""kind":"retention""#))
         #expect(try JSONDecoder().decode(ErasureNoticesBody.self, from: Data(json.utf8)) == body)
         #expect(throws: DecodingError.self) {
             try JSONDecoder().decode(

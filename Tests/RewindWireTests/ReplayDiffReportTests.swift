@@ -25,9 +25,10 @@ import Testing
         let encoder = JSONEncoder()
         encoder.outputFormatting = [.sortedKeys]
         let bytes = String(decoding: try encoder.encode(changes), as: UTF8.self)
-        #expect(bytes == #"[{"before":null,"change":"removed","path":"gone"},"#
-            + #"{"after":null,"change":"added","path":"new"},"#
-            + #"{"after":"Inbox","before":null,"change":"changed","path":"title"}]"#)
+        #expect(
+            bytes == #"[{"before":null,"change":"removed","path":"gone"},"#
+                + #"{"after":null,"change":"added","path":"new"},"#
+                + #"{"after":"Inbox","before":null,"change":"changed","path":"title"}]"#)
         let decoded = try JSONDecoder().decode([ReplayDiffReport.Change].self, from: Data(bytes.utf8))
         #expect(decoded.map(\.before) == [.some(.null), nil, .some(.null)])
         #expect(decoded.map(\.after) == [nil, .some(.null), .some("Inbox")])

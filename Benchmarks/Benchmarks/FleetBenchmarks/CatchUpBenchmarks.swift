@@ -12,15 +12,18 @@ import RewindServer
 /// projections). Against it, in the same iteration, the same projections' `key`/`apply`/`encode`
 /// over the same decoded records in memory: what the fold costs without PostgreSQL.
 func registerCatchUpBenchmarks(cluster: DatabaseURL) {
-    let serverRate = BenchmarkMetric.custom("server catch-up records/s", polarity: .prefersLarger, useScalingFactor: false)
-    let memoryRate = BenchmarkMetric.custom("in-memory fold records/s", polarity: .prefersLarger, useScalingFactor: false)
+    let serverRate = BenchmarkMetric.custom(
+        "server catch-up records/s", polarity: .prefersLarger, useScalingFactor: false)
+    let memoryRate = BenchmarkMetric.custom(
+        "in-memory fold records/s", polarity: .prefersLarger, useScalingFactor: false)
     let ratio = BenchmarkMetric.custom("server ÷ in-memory fold (%)", polarity: .prefersLarger, useScalingFactor: false)
     let box = FixtureBox<(server: FleetServer, devices: [FleetDevice], client: RunningClient, records: Int)>()
     let database = FixtureBox<FleetDatabase>()
 
     Benchmark(
         "8 fleet projection catch-up: screen flows + navigation over 64 devices' records, against the same fold in memory",
-        configuration: .init(metrics: [serverRate, memoryRate, ratio], warmupIterations: 1, maxDuration: .seconds(120), maxIterations: 4),
+        configuration: .init(
+            metrics: [serverRate, memoryRate, ratio], warmupIterations: 1, maxDuration: .seconds(120), maxIterations: 4),
         closure: { benchmark in
             guard let (server, devices, running, records) = box.value else { return benchmark.error("no fixture") }
             do {
@@ -41,20 +44,25 @@ func registerCatchUpBenchmarks(cluster: DatabaseURL) {
                 let memorySeconds = start.duration(to: clock.now).seconds
                 let stored = try await countStates(client: client, appID: appID)
                 guard stored == states else {
-                    throw FleetSetupError("the server holds \(stored) projection states, the in-memory fold made \(states)")
+                    throw FleetSetupError(
+                        "the server holds \(stored) projection states, the in-memory fold made \(states)")
                 }
                 benchmark.measurement(serverRate, Int(Double(records) / serverSeconds))
                 benchmark.measurement(memoryRate, Int(Double(records) / memorySeconds))
                 benchmark.measurement(ratio, Int((100 * memorySeconds / serverSeconds).rounded()))
-                report("catch-up iteration \(benchmark.currentIteration): " + String(
-                    format: "server %.0f records/s (%.2f s), in memory %.0f records/s (%.3f s), %d states",
-                    Double(records) / serverSeconds, serverSeconds, Double(records) / memorySeconds, memorySeconds, states))
+                report(
+                    "catch-up iteration \(benchmark.currentIteration): "
+                        + String(
+                            format: "server %.0f records/s (%.2f s), in memory %.0f records/s (%.3f s), %d states",
+                            Double(records) / serverSeconds, serverSeconds, Double(records) / memorySeconds,
+                            memorySeconds, states))
             } catch {
                 benchmark.error("\(error)")
             }
         },
         setup: {
-            let devices = try await writeFleet(devices: FleetShape.devices, recordsPerDevice: FleetShape.recordsPerDevice)
+            let devices = try await writeFleet(
+                devices: FleetShape.devices, recordsPerDevice: FleetShape.recordsPerDevice)
             let made = try await FleetDatabase.make(in: cluster)
             database.value = made
             _ = try await made.verifyDurable()
@@ -62,8 +70,9 @@ func registerCatchUpBenchmarks(cluster: DatabaseURL) {
             let client = RunningClient(made.url, connections: server.configuration.maximumDatabaseConnections)
             let copy = CopyBaseline(devices: devices)
             let storeIDs = (0..<devices.count).map { _ in UUID() }
-            _ = try await copy.load(copy.buffers(appID: server.app.appID, storeIDs: storeIDs), appID: server.app.appID,
-                                    storeIDs: storeIDs, client: client.client)
+            _ = try await copy.load(
+                copy.buffers(appID: server.app.appID, storeIDs: storeIDs), appID: server.app.appID,
+                storeIDs: storeIDs, client: client.client)
             box.value = (server, devices, client, copy.recordCount)
             report("catch-up: \(copy.recordCount) records of \(devices.count) devices loaded with COPY")
         },

@@ -36,16 +36,25 @@ struct CopyBaseline: Sendable {
     let devices: [DeviceRows]
 
     /// The records columns COPY fills (ingestion's INSERT, `received_at` aside).
-    static let recordColumns = ["app_id", "store_id", "sequence", "session_id", "version", "machine", "definition", "event", "recorded_at_us", "record"]
+    static let recordColumns = [
+        "app_id", "store_id", "sequence", "session_id", "version", "machine", "definition", "event", "recorded_at_us",
+        "record",
+    ]
     /// The sessions columns COPY fills (all of them).
-    static let sessionColumns = ["app_id", "store_id", "session_id", "machine", "definition", "head_version", "head_sequence",
-                                 "record_count", "first_recorded_at_us", "last_recorded_at_us", "last_event"]
+    static let sessionColumns = [
+        "app_id", "store_id", "session_id", "machine", "definition", "head_version", "head_sequence",
+        "record_count", "first_recorded_at_us", "last_recorded_at_us", "last_event",
+    ]
 
     init(devices fleet: [FleetDevice]) {
         devices = fleet.map { device in
             var recordTails: [[UInt8]] = []
             recordTails.reserveCapacity(device.records.count)
-            struct Head { var last: TransitionRecord; var count: Int64; var first: Int64 }
+            struct Head {
+                var last: TransitionRecord
+                var count: Int64
+                var first: Int64
+            }
             var heads: [SessionID: Head] = [:]
             var order: [SessionID] = []
             for (record, bytes) in zip(device.records, device.encoded) {
@@ -72,11 +81,13 @@ struct CopyBaseline: Sendable {
             let sessionTails = order.compactMap { session -> [UInt8]? in
                 guard let head = heads[session] else { return nil }
                 let last = head.last
-                return Array(("\(copyText(session.rawValue))\t\(copyText(last.machine))\t\(copyText(last.definition))\t"
-                    + "\(last.version)\t\(last.sequence)\t\(head.count)\t\(head.first)\t"
-                    + "\(last.timestamp.microsecondsSince1970)\t\(copyText(last.event))\n").utf8)
+                return Array(
+                    ("\(copyText(session.rawValue))\t\(copyText(last.machine))\t\(copyText(last.definition))\t"
+                        + "\(last.version)\t\(last.sequence)\t\(head.count)\t\(head.first)\t"
+                        + "\(last.timestamp.microsecondsSince1970)\t\(copyText(last.event))\n").utf8)
             }
-            return DeviceRows(recordTails: recordTails, sessionTails: sessionTails, nextSequence: Int64(device.records.count + 1))
+            return DeviceRows(
+                recordTails: recordTails, sessionTails: sessionTails, nextSequence: Int64(device.records.count + 1))
         }
     }
 
@@ -113,13 +124,16 @@ struct CopyBaseline: Sendable {
                 let (records, sessions) = buffers[index]
                 group.addTask {
                     try await client.withTransaction(logger: logger) { connection in
-                        try await connection.query("""
+                        try await connection.query(
+                            """
                             INSERT INTO stores (app_id, store_id, next_sequence) VALUES (\(appID), \(storeID), \(rows.nextSequence))
                             """, logger: logger)
-                        try await connection.copyFrom(table: "records", columns: Self.recordColumns, logger: logger) { writer in
+                        try await connection.copyFrom(table: "records", columns: Self.recordColumns, logger: logger) {
+                            writer in
                             try await writeChunked(records, to: writer)
                         }
-                        try await connection.copyFrom(table: "sessions", columns: Self.sessionColumns, logger: logger) { writer in
+                        try await connection.copyFrom(table: "sessions", columns: Self.sessionColumns, logger: logger) {
+                            writer in
                             try await writeChunked(sessions, to: writer)
                         }
                     }
@@ -157,7 +171,6 @@ private func copyText(_ text: String) -> String {
     return escaped
 }
 
-
 /// A PostgreSQL client of `url` with at most `connections` connections, run for the lifetime of
 /// the benchmark that made it (``stop()`` ends it).
 final class RunningClient: Sendable {
@@ -168,10 +181,12 @@ final class RunningClient: Sendable {
     init(_ url: DatabaseURL, connections: Int) {
         var configuration: PostgresClient.Configuration
         if let socket = url.unixSocketPath {
-            configuration = .init(unixSocketPath: socket, username: url.username, password: url.password, database: url.database)
+            configuration = .init(
+                unixSocketPath: socket, username: url.username, password: url.password, database: url.database)
         } else {
-            configuration = .init(host: url.host ?? "127.0.0.1", port: url.port, username: url.username, password: url.password,
-                                  database: url.database, tls: .disable)
+            configuration = .init(
+                host: url.host ?? "127.0.0.1", port: url.port, username: url.username, password: url.password,
+                database: url.database, tls: .disable)
         }
         configuration.options.maximumConnections = connections
         let client = PostgresClient(configuration: configuration, backgroundLogger: FleetCluster.logger)

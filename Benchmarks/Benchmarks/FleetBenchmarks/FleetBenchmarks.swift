@@ -9,7 +9,9 @@ let benchmarks: @Sendable () -> Void = {
     let cluster: DatabaseURL
     do {
         guard let url = try FleetCluster.url else {
-            print("fleet benchmarks skipped: \(FleetCluster.variable) is not set (run `make bench-fleet`, which starts a throwaway PostgreSQL with Server/scripts/with-postgres.sh)")
+            print(
+                "fleet benchmarks skipped: \(FleetCluster.variable) is not set (run `make bench-fleet`, which starts a throwaway PostgreSQL with Server/scripts/with-postgres.sh)"
+            )
             return
         }
         cluster = url
@@ -30,7 +32,8 @@ enum FleetShape {
     /// Devices uploading at once.
     static let devices = 64
     /// Records each device's store holds (at least: sessions are written whole).
-    static let recordsPerDevice = ProcessInfo.processInfo.environment["REWIND_BENCH_FLEET_RECORDS"].flatMap(Int.init) ?? 3_200
+    static let recordsPerDevice =
+        ProcessInfo.processInfo.environment["REWIND_BENCH_FLEET_RECORDS"].flatMap(Int.init) ?? 3_200
     /// Records per RWB1 batch (the server's own insert statements take 500 rows each).
     static let batchSize = 500
 }

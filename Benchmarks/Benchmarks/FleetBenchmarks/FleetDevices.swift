@@ -70,8 +70,11 @@ struct FleetDevice: Sendable {
         var named: Set<String> = []
         try engine.store.read { transaction in
             for record in records where named.insert("\(record.machine)\u{0}\(record.definition)").inserted {
-                if let document = try transaction.storedDefinitionDocument(name: record.machine, version: record.definition) {
-                    definitions.append(.init(machine: record.machine, contentVersion: record.definition, document: document))
+                if let document = try transaction.storedDefinitionDocument(
+                    name: record.machine, version: record.definition)
+                {
+                    definitions.append(
+                        .init(machine: record.machine, contentVersion: record.definition, document: document))
                 }
             }
         }
@@ -156,7 +159,8 @@ struct LMDBUsage: Sendable {
             try check(mdb_dbi_open(transaction, name, 0, &database), "mdb_dbi_open \(name)")
             var databaseStat = MDB_stat()
             try check(mdb_stat(transaction, database, &databaseStat), "mdb_stat \(name)")
-            pages[name] = Int(databaseStat.ms_branch_pages + databaseStat.ms_leaf_pages + databaseStat.ms_overflow_pages)
+            pages[name] = Int(
+                databaseStat.ms_branch_pages + databaseStat.ms_leaf_pages + databaseStat.ms_overflow_pages)
         }
         databasePages = pages
         let attributes = try FileManager.default.attributesOfItem(atPath: directory + "/data.mdb")
@@ -173,4 +177,3 @@ struct FleetSetupError: Error, CustomStringConvertible {
     let description: String
     init(_ description: String) { self.description = description }
 }
-

@@ -52,7 +52,8 @@ struct FleetDatabase: Sendable {
     func drop() async throws {
         let name = url.database
         try await RewindServer.withClient(cluster, logger: FleetCluster.logger) { client in
-            try await client.query(PostgresQuery(unsafeSQL: "DROP DATABASE IF EXISTS \(name) WITH (FORCE)"), logger: FleetCluster.logger)
+            try await client.query(
+                PostgresQuery(unsafeSQL: "DROP DATABASE IF EXISTS \(name) WITH (FORCE)"), logger: FleetCluster.logger)
         }
     }
 
@@ -65,7 +66,9 @@ struct FleetDatabase: Sendable {
         let value = { (name: String) in settings.first { $0.name == name }?.value ?? "unknown" }
         guard value("fsync") == "on", value("synchronous_commit") == "on" else {
             let observed = "fsync=\(value("fsync")) synchronous_commit=\(value("synchronous_commit"))"
-            print("BASELINE CONFIGURATION CHECK FAILED: PostgreSQL reads back \(observed), the fleet rows need fsync=on synchronous_commit=on (make bench-fleet sets REWIND_PG_DURABLE=1)")
+            print(
+                "BASELINE CONFIGURATION CHECK FAILED: PostgreSQL reads back \(observed), the fleet rows need fsync=on synchronous_commit=on (make bench-fleet sets REWIND_PG_DURABLE=1)"
+            )
             throw FleetSetupError("PostgreSQL is not durable (\(observed))")
         }
         return settings
@@ -76,9 +79,14 @@ struct FleetDatabase: Sendable {
     func settings() async throws -> [(name: String, value: String)] {
         try await withClient { client in
             var settings: [(name: String, value: String)] = []
-            for name in ["server_version", "fsync", "synchronous_commit", "wal_level", "full_page_writes", "shared_buffers", "max_wal_size"] {
-                for try await value in try await client.query(PostgresQuery(unsafeSQL: "SHOW \(name)"), logger: FleetCluster.logger)
-                    .decode(String.self) {
+            for name in [
+                "server_version", "fsync", "synchronous_commit", "wal_level", "full_page_writes", "shared_buffers",
+                "max_wal_size",
+            ] {
+                for try await value in try await client.query(
+                    PostgresQuery(unsafeSQL: "SHOW \(name)"), logger: FleetCluster.logger
+                )
+                .decode(String.self) {
                     settings.append((name, value))
                 }
             }
@@ -105,9 +113,14 @@ final class FleetServer: Sendable {
     static func start(database: FleetDatabase) async throws -> FleetServer {
         let configuration = ServerConfiguration(database: database.url, host: "127.0.0.1", port: 0, logLevel: .warning)
         let (ports, continuation) = AsyncStream.makeStream(of: Int.self)
-        let group = ServiceGroup(configuration: ServiceGroupConfiguration(
-            services: [RewindServer(configuration: configuration, logger: FleetCluster.logger).service { port in continuation.yield(port) }],
-            logger: FleetCluster.logger))
+        let group = ServiceGroup(
+            configuration: ServiceGroupConfiguration(
+                services: [
+                    RewindServer(configuration: configuration, logger: FleetCluster.logger).service { port in
+                        continuation.yield(port)
+                    }
+                ],
+                logger: FleetCluster.logger))
         let task = Task {
             defer { continuation.finish() }
             try await group.run()
@@ -120,7 +133,8 @@ final class FleetServer: Sendable {
         let app = try await database.withClient { client in
             try await KeyRegistry(client: client, logger: FleetCluster.logger).createApp(named: "fleet-bench")
         }
-        return FleetServer(database: database, port: port, app: app, configuration: configuration, group: group, task: task)
+        return FleetServer(
+            database: database, port: port, app: app, configuration: configuration, group: group, task: task)
     }
 
     private init(

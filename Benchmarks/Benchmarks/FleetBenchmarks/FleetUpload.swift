@@ -59,12 +59,17 @@ struct FleetUpload: Sendable {
                             let response = try connection.request("POST", path, headers: headers, body: body)
                             latencies.append(clock.now.nanoseconds(since: sent))
                             guard response.status == 200 else {
-                                throw UnexpectedAnswer(description: "store \(storeID), batch at \(next): \(response.status) \(response.text)")
+                                throw UnexpectedAnswer(
+                                    description:
+                                        "store \(storeID), batch at \(next): \(response.status) \(response.text)")
                             }
                             let answer = try JSONDecoder().decode(Answer.self, from: Data(response.body))
                             next += UInt64(records)
                             guard answer.stored == records, answer.nextSequence == next else {
-                                throw UnexpectedAnswer(description: "store \(storeID): stored \(answer.stored) of \(records), next \(answer.nextSequence) (expected \(next))")
+                                throw UnexpectedAnswer(
+                                    description:
+                                        "store \(storeID): stored \(answer.stored) of \(records), next \(answer.nextSequence) (expected \(next))"
+                                )
                             }
                         }
                         return latencies
@@ -78,4 +83,3 @@ struct FleetUpload: Sendable {
         return Run(seconds: start.duration(to: clock.now).seconds, batchNanoseconds: latencies)
     }
 }
-

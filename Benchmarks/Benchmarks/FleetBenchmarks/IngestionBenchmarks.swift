@@ -18,9 +18,11 @@ struct IngestionFixture: Sendable {
     func verify(storeIDs: [UUID], records: Int, side: String) async throws {
         let appID = server.app.appID
         var counted = 0
-        for try await count in try await client.client.query("""
+        for try await count in try await client.client.query(
+            """
             SELECT count(*)::bigint FROM records WHERE app_id = \(appID) AND store_id = ANY(\(storeIDs))
-            """, logger: FleetCluster.logger).decode(Int64.self) {
+            """, logger: FleetCluster.logger
+        ).decode(Int64.self) {
             counted = Int(count)
         }
         guard counted == records else {
@@ -36,9 +38,11 @@ struct IngestionFixture: Sendable {
 /// fresh store ids, so the tables grow alike for both.
 func registerIngestionBenchmarks(cluster: DatabaseURL) {
     let ingestionRate = BenchmarkMetric.custom("ingestion records/s", polarity: .prefersLarger, useScalingFactor: false)
-    let copyRate = BenchmarkMetric.custom("COPY FROM STDIN records/s", polarity: .prefersLarger, useScalingFactor: false)
+    let copyRate = BenchmarkMetric.custom(
+        "COPY FROM STDIN records/s", polarity: .prefersLarger, useScalingFactor: false)
     let ratio = BenchmarkMetric.custom("ingestion ÷ COPY (%)", polarity: .prefersLarger, useScalingFactor: false)
-    let latency = BenchmarkMetric.custom("ingestion batch latency (µs)", polarity: .prefersSmaller, useScalingFactor: false)
+    let latency = BenchmarkMetric.custom(
+        "ingestion batch latency (µs)", polarity: .prefersSmaller, useScalingFactor: false)
     let box = FixtureBox<IngestionFixture>()
     let database = FixtureBox<FleetDatabase>()
 
@@ -60,10 +64,12 @@ func registerIngestionBenchmarks(cluster: DatabaseURL) {
                         let run = try await fixture.upload.run(server: fixture.server, storeIDs: storeIDs)
                         ingestionSeconds = run.seconds
                         for nanoseconds in run.batchNanoseconds { benchmark.measurement(latency, nanoseconds / 1_000) }
-                        try await fixture.verify(storeIDs: storeIDs, records: fixture.upload.recordCount, side: "ingestion")
+                        try await fixture.verify(
+                            storeIDs: storeIDs, records: fixture.upload.recordCount, side: "ingestion")
                     } else {
                         let buffers = fixture.copy.buffers(appID: appID, storeIDs: storeIDs)
-                        copySeconds = try await fixture.copy.load(buffers, appID: appID, storeIDs: storeIDs, client: fixture.client.client)
+                        copySeconds = try await fixture.copy.load(
+                            buffers, appID: appID, storeIDs: storeIDs, client: fixture.client.client)
                         try await fixture.verify(storeIDs: storeIDs, records: fixture.copy.recordCount, side: "COPY")
                     }
                 }
@@ -71,9 +77,13 @@ func registerIngestionBenchmarks(cluster: DatabaseURL) {
                 benchmark.measurement(ingestionRate, Int(records / ingestionSeconds))
                 benchmark.measurement(copyRate, Int(records / copySeconds))
                 benchmark.measurement(ratio, Int((100 * copySeconds / ingestionSeconds).rounded()))
-                report("iteration \(benchmark.currentIteration): " + String(
-                    format: "ingestion %.0f records/s (%.2f s), COPY FROM STDIN %.0f records/s (%.2f s), ingestion ÷ COPY %.2f×",
-                    records / ingestionSeconds, ingestionSeconds, records / copySeconds, copySeconds, copySeconds / ingestionSeconds))
+                report(
+                    "iteration \(benchmark.currentIteration): "
+                        + String(
+                            format:
+                                "ingestion %.0f records/s (%.2f s), COPY FROM STDIN %.0f records/s (%.2f s), ingestion ÷ COPY %.2f×",
+                            records / ingestionSeconds, ingestionSeconds, records / copySeconds, copySeconds,
+                            copySeconds / ingestionSeconds))
             } catch {
                 benchmark.error("\(error)")
             }
@@ -81,7 +91,8 @@ func registerIngestionBenchmarks(cluster: DatabaseURL) {
         setup: {
             let clock = ContinuousClock()
             let start = clock.now
-            let devices = try await writeFleet(devices: FleetShape.devices, recordsPerDevice: FleetShape.recordsPerDevice)
+            let devices = try await writeFleet(
+                devices: FleetShape.devices, recordsPerDevice: FleetShape.recordsPerDevice)
             let upload = FleetUpload(devices: devices, batchSize: FleetShape.batchSize)
             let copy = CopyBaseline(devices: devices)
             let made = try await FleetDatabase.make(in: cluster)
@@ -91,7 +102,8 @@ func registerIngestionBenchmarks(cluster: DatabaseURL) {
             box.value = IngestionFixture(server: server, upload: upload, copy: copy, client: client)
             let settings = try await made.verifyDurable().map { "\($0.name)=\($0.value)" }.joined(separator: " ")
             report("PostgreSQL settings read back: \(settings)")
-            report("""
+            report(
+                """
                 \(devices.count) devices, \(upload.recordCount) records per run (\(upload.bodies.reduce(0) { $0 + $1.count }) batches of \
                 up to \(FleetShape.batchSize)), written by the engine in \(String(format: "%.1f", start.duration(to: clock.now).seconds)) s; \
                 server and COPY pool: \(server.configuration.maximumDatabaseConnections) PostgreSQL connections each

@@ -1,8 +1,9 @@
 import Foundation
+
 #if canImport(Glibc)
-import Glibc
+    import Glibc
 #elseif canImport(Darwin)
-import Darwin
+    import Darwin
 #endif
 
 /// An HTTP/1.1 connection to 127.0.0.1 kept alive across requests, with blocking socket calls:
@@ -30,9 +31,9 @@ final class LoopbackConnection {
     /// Connects to 127.0.0.1:`port`.
     init(port: Int) throws {
         #if canImport(Glibc)
-        descriptor = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
+            descriptor = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
         #else
-        descriptor = socket(AF_INET, SOCK_STREAM, 0)
+            descriptor = socket(AF_INET, SOCK_STREAM, 0)
         #endif
         guard descriptor >= 0 else { throw ConnectionError(description: "socket: \(String(cString: strerror(errno)))") }
         self.port = port
@@ -69,7 +70,9 @@ final class LoopbackConnection {
     private func send(_ bytes: [UInt8]) throws {
         var sent = 0
         while sent < bytes.count {
-            let count = bytes[sent...].withUnsafeBytes { systemSend(descriptor, $0.baseAddress, $0.count, Int32(MSG_NOSIGNAL)) }
+            let count = bytes[sent...].withUnsafeBytes {
+                systemSend(descriptor, $0.baseAddress, $0.count, Int32(MSG_NOSIGNAL))
+            }
             guard count > 0 else { throw ConnectionError(description: "send: \(String(cString: strerror(errno)))") }
             sent += count
         }
@@ -79,7 +82,9 @@ final class LoopbackConnection {
     private func fill() throws {
         let count = scratch.withUnsafeMutableBytes { recv(descriptor, $0.baseAddress, $0.count, 0) }
         guard count > 0 else {
-            throw ConnectionError(description: count == 0 ? "the server closed the connection" : "recv: \(String(cString: strerror(errno)))")
+            throw ConnectionError(
+                description: count == 0
+                    ? "the server closed the connection" : "recv: \(String(cString: strerror(errno)))")
         }
         buffer.append(contentsOf: scratch[..<count])
     }
@@ -92,7 +97,8 @@ final class LoopbackConnection {
             if buffer.count >= separator.count {
                 var index = max(from, 0)
                 while index + separator.count <= buffer.count {
-                    if buffer[index] == separator[0], buffer[index..<(index + separator.count)].elementsEqual(separator) {
+                    if buffer[index] == separator[0], buffer[index..<(index + separator.count)].elementsEqual(separator)
+                    {
                         return index + separator.count
                     }
                     index += 1
@@ -121,7 +127,8 @@ final class LoopbackConnection {
         var headers: [String: String] = [:]
         for line in lines.dropFirst() {
             guard let colon = line.firstIndex(of: ":") else { continue }
-            headers[line[..<colon].lowercased()] = line[line.index(after: colon)...].trimmingCharacters(in: .whitespaces)
+            headers[line[..<colon].lowercased()] = line[line.index(after: colon)...].trimmingCharacters(
+                in: .whitespaces)
         }
         if let length = headers["content-length"].flatMap(Int.init) {
             return Response(status: status, body: try take(length))
@@ -149,9 +156,9 @@ final class LoopbackConnection {
 }
 
 #if canImport(Glibc)
-private let systemSend = Glibc.send
+    private let systemSend = Glibc.send
 #else
-private let systemSend = Darwin.send
+    private let systemSend = Darwin.send
 #endif
 
 /// Runs `body` on a new thread and returns its result (blocking socket work stays off the

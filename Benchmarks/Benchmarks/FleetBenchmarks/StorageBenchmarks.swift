@@ -34,29 +34,44 @@ func registerStorageBenchmarks(cluster: DatabaseURL) {
                 let run = try await upload.run(server: server, storeIDs: storeIDs)
                 let sizes = try await PostgresSizes.read(server.database)
                 guard sizes.records == upload.recordCount else {
-                    throw FleetSetupError("the records table holds \(sizes.records) rows, \(upload.recordCount) were uploaded")
+                    throw FleetSetupError(
+                        "the records table holds \(sizes.records) rows, \(upload.recordCount) were uploaded")
                 }
                 let records = sizes.records
                 func scaled(_ bytes: Int) -> Int { perMillion(bytes, records: records) }
                 benchmark.measurement(recordsHeap, scaled(sizes.bytes(of: "records", indexes: false)))
                 benchmark.measurement(recordsIndexes, scaled(sizes.bytes(of: "records", indexes: true)))
                 benchmark.measurement(sessions, scaled(sizes.bytes(of: "sessions", indexes: nil)))
-                benchmark.measurement(others, scaled(sizes.bytes(of: "definitions", indexes: nil) + sizes.bytes(of: "stores", indexes: nil)))
+                benchmark.measurement(
+                    others,
+                    scaled(sizes.bytes(of: "definitions", indexes: nil) + sizes.bytes(of: "stores", indexes: nil)))
                 benchmark.measurement(total, scaled(sizes.totalBytes))
                 let pageSize = devices.first?.lmdb.pageSize ?? 4096
                 let lmdbUsedBytes = devices.reduce(0) { $0 + $1.lmdb.usedBytes }
                 let lmdbRecords = devices.reduce(0) { $0 + $1.records.count }
                 benchmark.measurement(lmdbUsed, perMillion(lmdbUsedBytes, records: lmdbRecords))
-                benchmark.measurement(lmdbLog, perMillion(devices.reduce(0) { $0 + ($1.lmdb.databasePages["log"] ?? 0) } * pageSize, records: lmdbRecords))
+                benchmark.measurement(
+                    lmdbLog,
+                    perMillion(
+                        devices.reduce(0) { $0 + ($1.lmdb.databasePages["log"] ?? 0) } * pageSize, records: lmdbRecords)
+                )
 
                 let encodedBytes = devices.reduce(0) { $0 + $1.encoded.reduce(0) { $0 + $1.count } }
-                report("loaded \(records) records (\(sizes.sessions) sessions, \(devices.count) stores) through ingestion in \(String(format: "%.1f", run.seconds)) s; the records' own encoding: \(megabytes(perMillion(encodedBytes, records: lmdbRecords))) per 1M (\(encodedBytes / max(lmdbRecords, 1)) bytes each on average, \(devices.flatMap { $0.encoded.map(\.count) }.min() ?? 0)–\(devices.flatMap { $0.encoded.map(\.count) }.max() ?? 0))")
+                report(
+                    "loaded \(records) records (\(sizes.sessions) sessions, \(devices.count) stores) through ingestion in \(String(format: "%.1f", run.seconds)) s; the records' own encoding: \(megabytes(perMillion(encodedBytes, records: lmdbRecords))) per 1M (\(encodedBytes / max(lmdbRecords, 1)) bytes each on average, \(devices.flatMap { $0.encoded.map(\.count) }.min() ?? 0)–\(devices.flatMap { $0.encoded.map(\.count) }.max() ?? 0))"
+                )
                 report("PostgreSQL, as loaded (no VACUUM): relation, bytes, bytes per 1M records")
                 for relation in sizes.relations {
-                    report("  \(relation.isIndex ? "index " : "table ")\(relation.name): \(relation.bytes), \(megabytes(scaled(relation.bytes))) per 1M")
+                    report(
+                        "  \(relation.isIndex ? "index " : "table ")\(relation.name): \(relation.bytes), \(megabytes(scaled(relation.bytes))) per 1M"
+                    )
                 }
-                report("  total: \(sizes.totalBytes), \(megabytes(scaled(sizes.totalBytes))) per 1M; the record column alone (pg_column_size) \(megabytes(scaled(sizes.recordColumnBytes))) per 1M")
-                report("devices' LMDB stores (\(devices.count) stores, \(lmdbRecords) records, page size \(pageSize)): data.mdb used pages \(megabytes(perMillion(lmdbUsedBytes, records: lmdbRecords))) per 1M, files on disk \(megabytes(perMillion(devices.reduce(0) { $0 + $1.lmdb.fileBytes }, records: lmdbRecords))) per 1M")
+                report(
+                    "  total: \(sizes.totalBytes), \(megabytes(scaled(sizes.totalBytes))) per 1M; the record column alone (pg_column_size) \(megabytes(scaled(sizes.recordColumnBytes))) per 1M"
+                )
+                report(
+                    "devices' LMDB stores (\(devices.count) stores, \(lmdbRecords) records, page size \(pageSize)): data.mdb used pages \(megabytes(perMillion(lmdbUsedBytes, records: lmdbRecords))) per 1M, files on disk \(megabytes(perMillion(devices.reduce(0) { $0 + $1.lmdb.fileBytes }, records: lmdbRecords))) per 1M"
+                )
                 for name in LMDBUsage.databaseNames {
                     let bytes = devices.reduce(0) { $0 + ($1.lmdb.databasePages[name] ?? 0) } * pageSize
                     report("  database \(name): \(megabytes(perMillion(bytes, records: lmdbRecords))) per 1M")
@@ -66,7 +81,8 @@ func registerStorageBenchmarks(cluster: DatabaseURL) {
             }
         },
         setup: {
-            let devices = try await writeFleet(devices: FleetShape.devices, recordsPerDevice: FleetShape.recordsPerDevice)
+            let devices = try await writeFleet(
+                devices: FleetShape.devices, recordsPerDevice: FleetShape.recordsPerDevice)
             let made = try await FleetDatabase.make(in: cluster)
             database.value = made
             let server = try await FleetServer.start(database: made)

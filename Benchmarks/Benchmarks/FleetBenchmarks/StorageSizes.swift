@@ -33,28 +33,37 @@ struct PostgresSizes: Sendable {
             let logger = FleetCluster.logger
             var relations: [Relation] = []
             for table in tables {
-                for try await bytes in try await client.query("SELECT pg_table_size(\(table)::regclass)::bigint", logger: logger)
-                    .decode(Int64.self) {
+                for try await bytes in try await client.query(
+                    "SELECT pg_table_size(\(table)::regclass)::bigint", logger: logger
+                )
+                .decode(Int64.self) {
                     relations.append(Relation(name: table, table: table, isIndex: false, bytes: Int(bytes)))
                 }
-                for try await (name, bytes) in try await client.query("""
+                for try await (name, bytes) in try await client.query(
+                    """
                     SELECT indexrelid::regclass::text, pg_relation_size(indexrelid)::bigint FROM pg_index
                     WHERE indrelid = \(table)::regclass ORDER BY 1
-                    """, logger: logger).decode((String, Int64).self) {
+                    """, logger: logger
+                ).decode((String, Int64).self) {
                     relations.append(Relation(name: name, table: table, isIndex: true, bytes: Int(bytes)))
                 }
             }
-            var records = 0, sessions = 0, recordColumnBytes = 0
+            var records = 0
+            var sessions = 0
+            var recordColumnBytes = 0
             for try await (count, bytes) in try await client.query(
                 "SELECT count(*)::bigint, coalesce(sum(pg_column_size(record)), 0)::bigint FROM records", logger: logger
             ).decode((Int64, Int64).self) {
                 records = Int(count)
                 recordColumnBytes = Int(bytes)
             }
-            for try await count in try await client.query("SELECT count(*)::bigint FROM sessions", logger: logger).decode(Int64.self) {
+            for try await count in try await client.query("SELECT count(*)::bigint FROM sessions", logger: logger)
+                .decode(Int64.self)
+            {
                 sessions = Int(count)
             }
-            return PostgresSizes(relations: relations, records: records, sessions: sessions, recordColumnBytes: recordColumnBytes)
+            return PostgresSizes(
+                relations: relations, records: records, sessions: sessions, recordColumnBytes: recordColumnBytes)
         }
     }
 

@@ -13,7 +13,8 @@ import RewindServer
 /// sessions, each session's records read from its store's log and checked in memory. Against it:
 /// the device-side check of a session (benchmark 14 of Transitions).
 func registerUpgradeCheckFleetBenchmarks(cluster: DatabaseURL) {
-    let rate = BenchmarkMetric.custom("fleet upgrade check sessions/s", polarity: .prefersLarger, useScalingFactor: false)
+    let rate = BenchmarkMetric.custom(
+        "fleet upgrade check sessions/s", polarity: .prefersLarger, useScalingFactor: false)
     let box = FixtureBox<FleetServer>()
     let database = FixtureBox<FleetDatabase>()
     let body = Array(ExampleMachines.Onboarding.definition.jsonDocument())
@@ -41,15 +42,18 @@ func registerUpgradeCheckFleetBenchmarks(cluster: DatabaseURL) {
                     throw FleetSetupError("the fleet's own definition does not pass: \(checked)")
                 }
                 benchmark.measurement(rate, Int(Double(checked.checkedSessions) / seconds))
-                report("upgrade check iteration \(benchmark.currentIteration): " + String(
-                    format: "%d sessions in %.2f s, %.0f sessions/s", checked.checkedSessions, seconds,
-                    Double(checked.checkedSessions) / seconds))
+                report(
+                    "upgrade check iteration \(benchmark.currentIteration): "
+                        + String(
+                            format: "%d sessions in %.2f s, %.0f sessions/s", checked.checkedSessions, seconds,
+                            Double(checked.checkedSessions) / seconds))
             } catch {
                 benchmark.error("\(error)")
             }
         },
         setup: {
-            let devices = try await writeFleet(devices: FleetShape.devices, recordsPerDevice: FleetShape.recordsPerDevice)
+            let devices = try await writeFleet(
+                devices: FleetShape.devices, recordsPerDevice: FleetShape.recordsPerDevice)
             let made = try await FleetDatabase.make(in: cluster)
             database.value = made
             let server = try await FleetServer.start(database: made)

@@ -13,40 +13,50 @@ func registerCompactionBenchmarks() {
     let box = FixtureBox<Engine>()
     let configuration = Benchmark.Configuration(
         metrics: [.wallClock, .throughput], maxDuration: .seconds(10), maxIterations: 20)
-    Benchmark("9 compaction of a 128 MiB store: Rewind", configuration: configuration, closure: { benchmark in
-        guard let engine = box.value else { return benchmark.error("no fixture") }
-        do {
-            blackHole(try engine.compact())
-        } catch {
-            benchmark.error("\(error)")
-        }
-    }, setup: {
-        try await CompactionStore.ensure()
-        box.value = try Engine(directory: CompactionStore.path)
-    }, teardown: {
-        box.value?.close()
-        box.value = nil
-    })
-    Benchmark("9 compaction of a 128 MiB store: mdb_copy -c (baseline)", configuration: configuration, closure: { benchmark in
-        do {
-            try CompactionStore.mdbCopy()
-        } catch {
-            benchmark.error("\(error)")
-        }
-    }, setup: {
-        try await CompactionStore.ensure()
-        try CompactionStore.verifyBaseline()
-    }, teardown: {})
-    Benchmark("9 compaction of a 128 MiB store: mdb_copy -c, then fsync of the copy (baseline)",
-              configuration: configuration, closure: { benchmark in
-        do {
-            try CompactionStore.mdbCopy(flushing: true)
-        } catch {
-            benchmark.error("\(error)")
-        }
-    }, setup: {
-        try await CompactionStore.ensure()
-    }, teardown: {})
+    Benchmark(
+        "9 compaction of a 128 MiB store: Rewind", configuration: configuration,
+        closure: { benchmark in
+            guard let engine = box.value else { return benchmark.error("no fixture") }
+            do {
+                blackHole(try engine.compact())
+            } catch {
+                benchmark.error("\(error)")
+            }
+        },
+        setup: {
+            try await CompactionStore.ensure()
+            box.value = try Engine(directory: CompactionStore.path)
+        },
+        teardown: {
+            box.value?.close()
+            box.value = nil
+        })
+    Benchmark(
+        "9 compaction of a 128 MiB store: mdb_copy -c (baseline)", configuration: configuration,
+        closure: { benchmark in
+            do {
+                try CompactionStore.mdbCopy()
+            } catch {
+                benchmark.error("\(error)")
+            }
+        },
+        setup: {
+            try await CompactionStore.ensure()
+            try CompactionStore.verifyBaseline()
+        }, teardown: {})
+    Benchmark(
+        "9 compaction of a 128 MiB store: mdb_copy -c, then fsync of the copy (baseline)",
+        configuration: configuration,
+        closure: { benchmark in
+            do {
+                try CompactionStore.mdbCopy(flushing: true)
+            } catch {
+                benchmark.error("\(error)")
+            }
+        },
+        setup: {
+            try await CompactionStore.ensure()
+        }, teardown: {})
 }
 
 /// The store both rows compact: about 128 MiB of pages (64 sessions × 500 sends of 1.5 KiB
@@ -54,7 +64,8 @@ func registerCompactionBenchmarks() {
 enum CompactionStore {
     static let mdbCopyPath = "/usr/bin/mdb_copy"
     static let path = FileManager.default.temporaryDirectory.appendingPathComponent("rewind-bench-compaction-128M").path
-    static let copies = FileManager.default.temporaryDirectory.appendingPathComponent("rewind-bench-compaction-copies").path
+    static let copies = FileManager.default.temporaryDirectory.appendingPathComponent("rewind-bench-compaction-copies")
+        .path
 
     /// Writes the store unless it is there.
     static func ensure() async throws {
@@ -71,7 +82,9 @@ enum CompactionStore {
             for index in 0..<64 {
                 group.addTask {
                     let session = try await engine.startSession(id: "s\(index)", machine: "ticker")
-                    for n in 0..<500 { try await session.send("tick", payload: ["n": .number(Double(n)), "filler": filler]) }
+                    for n in 0..<500 {
+                        try await session.send("tick", payload: ["n": .number(Double(n)), "filler": filler])
+                    }
                 }
             }
             try await group.waitForAll()
@@ -106,7 +119,8 @@ enum CompactionStore {
         try FileManager.default.createDirectory(atPath: target, withIntermediateDirectories: false)
         defer { try? FileManager.default.removeItem(atPath: target) }
         try run(mdbCopyPath, ["-c", path, target])
-        let size = ((try FileManager.default.attributesOfItem(atPath: target + "/data.mdb"))[.size] as? NSNumber)?.intValue
+        let size = ((try FileManager.default.attributesOfItem(atPath: target + "/data.mdb"))[.size] as? NSNumber)?
+            .intValue
         let observed = "\(version), `mdb_copy -c` wrote \(size ?? -1) bytes, Rewind's compacted pages \(live) bytes"
         guard version.contains("0.9.24"), size == live else {
             print("BASELINE CONFIGURATION CHECK FAILED: mdb_copy -c: \(observed)")

@@ -59,9 +59,13 @@ func registerDurableBenchmarks() {
     // 3 and 4. The ceiling of an async engine at 64 sessions: raw LMDB commits fed by 64 tasks
     // that suspend until their commit returns, nothing else (no machine, no encoding).
     // Each paired with raw LMDB at the batch the fed tasks reach.
-    for (name, noSync) in [("3 group commit 64 sessions: raw LMDB", false), ("4 no-sync 64 sessions: raw LMDB NOSYNC", true)] {
+    for (name, noSync) in [
+        ("3 group commit 64 sessions: raw LMDB", false), ("4 no-sync 64 sessions: raw LMDB NOSYNC", true),
+    ] {
         taskFedBenchmark("\(name) fed by 64 tasks", configuration: rawPerThousand, noSync: noSync)
-        rawBenchmark("\(name) at the fed tasks' batch", configuration: rawPerThousand, noSync: noSync, perIteration: 1_000) {
+        rawBenchmark(
+            "\(name) at the fed tasks' batch", configuration: rawPerThousand, noSync: noSync, perIteration: 1_000
+        ) {
             let log = try TaskFedRawLog(recordSize: try await SampleRecord.make().encodedSize, noSync: noSync)
             defer { log.close() }
             let appends = noSync ? 20_000 : 4_000
@@ -104,7 +108,8 @@ func registerDurableBenchmarks() {
                     try await fixture.runBulk(transitions: benchmark.scaledIterations.count)
                     benchmark.stopMeasurement()
                     let after = fixture.engine.commitStatistics
-                    benchmark.measurement(batchMetric, recordsPerCommit(before, after, records: benchmark.scaledIterations.count))
+                    benchmark.measurement(
+                        batchMetric, recordsPerCommit(before, after, records: benchmark.scaledIterations.count))
                 } catch {
                     benchmark.error("\(error)")
                 }

@@ -11,7 +11,8 @@ import Synchronization
 func registerErasureBenchmarks() {
     let erasing = FixtureBox<ErasureFixture>()
     Benchmark(
-        "12 erase one 64-record session of a 64,000-record store: Rewind", configuration: .init(
+        "12 erase one 64-record session of a 64,000-record store: Rewind",
+        configuration: .init(
             metrics: [.throughput, .wallClock], maxDuration: .seconds(3), maxIterations: 900),
         closure: { benchmark in
             guard let fixture = erasing.value else { return benchmark.error("no fixture") }
@@ -42,7 +43,8 @@ func registerErasureBenchmarks() {
     for duringPass in [false, true] {
         let box = FixtureBox<RetentionFixture>()
         Benchmark(
-            duringPass ? "13 send during retention passes: Rewind" : "13 send during retention passes: baseline, no pass",
+            duringPass
+                ? "13 send during retention passes: Rewind" : "13 send during retention passes: baseline, no pass",
             configuration: .init(
                 metrics: [.wallClock, .throughput], maxDuration: .seconds(3), maxIterations: 20_000),
             closure: { benchmark in
@@ -127,7 +129,8 @@ final class RetentionFixture: @unchecked Sendable {
             for task in 0..<16 {
                 group.addTask {
                     for index in stride(from: task, to: 20_000, by: 16) {
-                        let old = try await engine.startSession(id: try SessionID("old-\(index)"), machine: "onboarding-cycle")
+                        let old = try await engine.startSession(
+                            id: try SessionID("old-\(index)"), machine: "onboarding-cycle")
                         try await old.send("launch")
                     }
                 }

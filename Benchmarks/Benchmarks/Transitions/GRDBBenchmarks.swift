@@ -12,19 +12,23 @@ func registerGRDBBenchmarks() {
     for configuration in [BaselineConfiguration.grdbFull, .grdbNormal] {
         let box = FixtureBox<GRDBLog>()
         Benchmark(
-            "5 GRDB \(configuration == .grdbFull ? "FULL" : "NORMAL") one per transaction", configuration: .init(
+            "5 GRDB \(configuration == .grdbFull ? "FULL" : "NORMAL") one per transaction",
+            configuration: .init(
                 metrics: [.throughput, .wallClock, .mallocCountTotal], maxDuration: .seconds(4), maxIterations: 4_000),
             closure: { benchmark in
                 guard let log = box.value else { return benchmark.error("no fixture") }
                 do { try log.append(count: 1) } catch { benchmark.error("\(error)") }
             },
-            setup: { box.value = try GRDBLog(sample: try await SampleRecord.make().record, configuration: configuration) },
+            setup: {
+                box.value = try GRDBLog(sample: try await SampleRecord.make().record, configuration: configuration)
+            },
             teardown: { try box.value?.close() })
     }
 
     let batchedBox = FixtureBox<(log: GRDBLog, batch: Int)>()
     Benchmark(
-        "5 GRDB FULL batched (64 sessions' batch)", configuration: .init(
+        "5 GRDB FULL batched (64 sessions' batch)",
+        configuration: .init(
             metrics: [.throughput, .wallClock, batchMetric], scalingFactor: .kilo, maxDuration: .seconds(5),
             maxIterations: 30),
         closure: { benchmark in
@@ -38,13 +42,16 @@ func registerGRDBBenchmarks() {
         },
         setup: {
             let batch = try await observedBatch(sessions: 64, durability: .durable)
-            batchedBox.value = (try GRDBLog(sample: try await SampleRecord.make().record, configuration: .grdbFull), batch)
+            batchedBox.value = (
+                try GRDBLog(sample: try await SampleRecord.make().record, configuration: .grdbFull), batch
+            )
         },
         teardown: { try batchedBox.value?.log.close() })
 
     let writersBox = FixtureBox<GRDBLog>()
     Benchmark(
-        "5 GRDB FULL 64 concurrent writers", configuration: .init(
+        "5 GRDB FULL 64 concurrent writers",
+        configuration: .init(
             metrics: [.throughput, .wallClock], scalingFactor: .kilo, maxDuration: .seconds(5), maxIterations: 30),
         closure: { benchmark in
             guard let log = writersBox.value else { return benchmark.error("no fixture") }
@@ -54,6 +61,8 @@ func registerGRDBBenchmarks() {
                 benchmark.error("\(error)")
             }
         },
-        setup: { writersBox.value = try GRDBLog(sample: try await SampleRecord.make().record, configuration: .grdbFull) },
+        setup: {
+            writersBox.value = try GRDBLog(sample: try await SampleRecord.make().record, configuration: .grdbFull)
+        },
         teardown: { try writersBox.value?.close() })
 }

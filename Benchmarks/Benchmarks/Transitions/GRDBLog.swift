@@ -37,22 +37,23 @@ final class GRDBLog: Sendable {
         }
         try configuration.verify(pool: pool)
         try pool.write { db in
-            try db.execute(sql: """
-                CREATE TABLE transition (
-                    sequence INTEGER PRIMARY KEY,
-                    session TEXT NOT NULL,
-                    version INTEGER NOT NULL,
-                    timestamp INTEGER NOT NULL,
-                    machine TEXT NOT NULL,
-                    definition TEXT NOT NULL,
-                    event TEXT NOT NULL,
-                    source TEXT NOT NULL,
-                    target TEXT NOT NULL,
-                    navigation BLOB NOT NULL,
-                    payload BLOB NOT NULL,
-                    stateData BLOB NOT NULL);
-                CREATE UNIQUE INDEX transition_session ON transition(session, version);
-                """)
+            try db.execute(
+                sql: """
+                    CREATE TABLE transition (
+                        sequence INTEGER PRIMARY KEY,
+                        session TEXT NOT NULL,
+                        version INTEGER NOT NULL,
+                        timestamp INTEGER NOT NULL,
+                        machine TEXT NOT NULL,
+                        definition TEXT NOT NULL,
+                        event TEXT NOT NULL,
+                        source TEXT NOT NULL,
+                        target TEXT NOT NULL,
+                        navigation BLOB NOT NULL,
+                        payload BLOB NOT NULL,
+                        stateData BLOB NOT NULL);
+                    CREATE UNIQUE INDEX transition_session ON transition(session, version);
+                    """)
         }
         self.sample = sample
         source = sample.source.joined(separator: "\u{1F}")
@@ -93,10 +94,11 @@ final class GRDBLog: Sendable {
     }
 
     private func insert(_ count: Int, into db: GRDB.Database) throws {
-        let statement = try db.cachedStatement(sql: """
-            INSERT INTO transition (session, version, timestamp, machine, definition, event, source, target,
-                navigation, payload, stateData) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
-            """)
+        let statement = try db.cachedStatement(
+            sql: """
+                INSERT INTO transition (session, version, timestamp, machine, definition, event, source, target,
+                    navigation, payload, stateData) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
+                """)
         for _ in 0..<count {
             let next = self.version.wrappingAdd(1, ordering: .relaxed).newValue
             try statement.execute(arguments: [

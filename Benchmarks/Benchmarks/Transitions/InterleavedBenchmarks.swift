@@ -23,14 +23,21 @@ func registerInterleavedBenchmarks() {
     // the store's environment). Rewind beyond the second is the engine's own work.
     let rawFed = nanoseconds("raw LMDB WRITEMAP reserved fed by one task ns/transition")
     let rawLikeStore = nanoseconds("raw LMDB WRITEMAP reserved ns/transition")
-    let box = FixtureBox<(engine: EngineFixture, raw: RawLMDBLog, grdb: GRDBLog, grdbNormal: GRDBLog,
-                          fed: TaskFedRawLog, likeStore: RawLMDBLog)>()
+    let box = FixtureBox<
+        (
+            engine: EngineFixture, raw: RawLMDBLog, grdb: GRDBLog, grdbNormal: GRDBLog,
+            fed: TaskFedRawLog, likeStore: RawLMDBLog
+        )
+    >()
     Benchmark(
         "7 interleaved durable one per commit: Rewind, raw LMDB, GRDB FULL, GRDB NORMAL, raw LMDB WRITEMAP reserved, the same fed by one task",
         configuration: .init(
-            metrics: [rewind, raw, grdb, grdbNormal, rawFed, rawLikeStore], maxDuration: .seconds(8), maxIterations: 3_000),
+            metrics: [rewind, raw, grdb, grdbNormal, rawFed, rawLikeStore], maxDuration: .seconds(8),
+            maxIterations: 3_000),
         closure: { benchmark in
-            guard let (engine, rawLog, grdbLog, normalLog, fedLog, likeStoreLog) = box.value else { return benchmark.error("no fixture") }
+            guard let (engine, rawLog, grdbLog, normalLog, fedLog, likeStoreLog) = box.value else {
+                return benchmark.error("no fixture")
+            }
             do {
                 let clock = ContinuousClock()
                 for turn in 0..<6 {
@@ -68,7 +75,8 @@ func registerInterleavedBenchmarks() {
                 try GRDBLog(sample: sample.record, configuration: .grdbFull),
                 try GRDBLog(sample: sample.record, configuration: .grdbNormal),
                 try TaskFedRawLog(recordSize: sample.encodedSize, writeMap: true, reservedMap: 64 << 20),
-                try RawLMDBLog(recordSize: sample.encodedSize, noSync: false, writeMap: true, reservedMap: 64 << 20))
+                try RawLMDBLog(recordSize: sample.encodedSize, noSync: false, writeMap: true, reservedMap: 64 << 20)
+            )
         },
         teardown: {
             box.value?.engine.close()
@@ -92,7 +100,8 @@ func registerInterleavedBenchmarks() {
         let levelBox = FixtureBox<(engine: EngineFixture, raw: RawLMDBLog, grdb: GRDBLog)>()
         Benchmark(
             "7 interleaved \(level) one per commit: Rewind, \(rawName), \(grdbName)",
-            configuration: .init(metrics: [rewind, levelRaw, levelGRDB], maxDuration: .seconds(6), maxIterations: 3_000),
+            configuration: .init(
+                metrics: [rewind, levelRaw, levelGRDB], maxDuration: .seconds(6), maxIterations: 3_000),
             closure: { benchmark in
                 guard let (engine, rawLog, grdbLog) = levelBox.value else { return benchmark.error("no fixture") }
                 do {
@@ -122,7 +131,8 @@ func registerInterleavedBenchmarks() {
                     try RawLMDBLog(
                         recordSize: sample.encodedSize, noSync: level == .noSync,
                         noMetaSync: level == .lastCommitMayRollBack),
-                    try GRDBLog(sample: sample.record, configuration: grdbRow))
+                    try GRDBLog(sample: sample.record, configuration: grdbRow)
+                )
             },
             teardown: {
                 levelBox.value?.engine.close()
@@ -136,7 +146,9 @@ func registerInterleavedBenchmarks() {
     // by 64 concurrent tasks each committing its own row (no batch: SQLite serializes them), and
     // the async ceiling (see `TaskFedRawLog`): raw LMDB commits fed by 64 tasks, which reach their
     // own batch (all of them).
-    for (sessions, durability) in [(8, Durability.durable), (64, .durable), (256, .durable), (1, .noSync), (64, .noSync)] {
+    for (sessions, durability) in [
+        (8, Durability.durable), (64, .durable), (256, .durable), (1, .noSync), (64, .noSync),
+    ] {
         let withGRDB = sessions == 64 && durability == .durable
         // The no-sync ceiling too (what bounds issue 23's 0.7× target at 64 sessions).
         let withCeiling = sessions == 64
@@ -144,14 +156,18 @@ func registerInterleavedBenchmarks() {
         let groupBox = FixtureBox<(engine: EngineFixture, raw: RawLMDBLog, grdb: GRDBLog?, ceiling: TaskFedRawLog?)>()
         Benchmark(
             "7 interleaved \(label) \(sessions) sessions: Rewind, raw LMDB same batch"
-                + (withGRDB ? ", GRDB FULL, GRDB FULL 64 writers, raw LMDB fed by 64 tasks"
+                + (withGRDB
+                    ? ", GRDB FULL, GRDB FULL 64 writers, raw LMDB fed by 64 tasks"
                     : withCeiling ? ", raw LMDB NOSYNC fed by 64 tasks" : ""),
             configuration: .init(
-                metrics: withGRDB ? [rewind, raw, grdb, grdbWriters, ceiling, batchMetric]
+                metrics: withGRDB
+                    ? [rewind, raw, grdb, grdbWriters, ceiling, batchMetric]
                     : withCeiling ? [rewind, raw, ceiling, batchMetric] : [rewind, raw, batchMetric],
                 maxDuration: .seconds(8), maxIterations: durability == .durable ? 12 : 40),
             closure: { benchmark in
-                guard let (engine, rawLog, grdbLog, ceilingLog) = groupBox.value else { return benchmark.error("no fixture") }
+                guard let (engine, rawLog, grdbLog, ceilingLog) = groupBox.value else {
+                    return benchmark.error("no fixture")
+                }
                 do {
                     let count = 1_000
                     let clock = ContinuousClock()
@@ -160,7 +176,8 @@ func registerInterleavedBenchmarks() {
                     try await engine.run(transitions: count)
                     benchmark.measurement(rewind, clock.now.nanoseconds(since: start) / count)
                     let after = engine.engine.commitStatistics
-                    let observed = Double(after.appends - before.appends) / Double(max(1, after.commits - before.commits))
+                    let observed =
+                        Double(after.appends - before.appends) / Double(max(1, after.commits - before.commits))
                     let batch = max(1, Int(observed.rounded()))
                     benchmark.measurement(batchMetric, batch)
                     start = clock.now
@@ -189,7 +206,8 @@ func registerInterleavedBenchmarks() {
                     try await EngineFixture(durability: durability, sessions: sessions),
                     try RawLMDBLog(recordSize: sample.encodedSize, noSync: durability == .noSync),
                     withGRDB ? try GRDBLog(sample: sample.record, configuration: .grdbFull) : nil,
-                    withCeiling ? try TaskFedRawLog(recordSize: sample.encodedSize, noSync: durability == .noSync) : nil)
+                    withCeiling ? try TaskFedRawLog(recordSize: sample.encodedSize, noSync: durability == .noSync) : nil
+                )
             },
             teardown: {
                 groupBox.value?.engine.close()
@@ -228,7 +246,8 @@ func registerInterleavedBenchmarks() {
                 let sample = try await SampleRecord.make()
                 bulkBox.value = (
                     try await EngineFixture(durability: .noSync, sessions: sessions),
-                    try RawLMDBLog(recordSize: sample.encodedSize, noSync: true))
+                    try RawLMDBLog(recordSize: sample.encodedSize, noSync: true)
+                )
             },
             teardown: {
                 bulkBox.value?.engine.close()
@@ -240,4 +259,3 @@ func registerInterleavedBenchmarks() {
 private func nanoseconds(_ name: String) -> BenchmarkMetric {
     .custom(name, polarity: .prefersSmaller, useScalingFactor: false)
 }
-

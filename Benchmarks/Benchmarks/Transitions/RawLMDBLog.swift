@@ -19,7 +19,9 @@ final class RawLMDBLog {
     /// `noSync`, which LMDB lets win). `reservedMap`: with `writeMap`, a map of that many bytes
     /// allocated on disk (`posix_fallocate`) before the first commit, as the store reserves its own
     /// (instead of LMDB's sparse file of 8 GiB).
-    init(recordSize: Int, noSync: Bool, noMetaSync: Bool = false, writeMap: Bool = false, reservedMap: Int? = nil) throws {
+    init(recordSize: Int, noSync: Bool, noMetaSync: Bool = false, writeMap: Bool = false, reservedMap: Int? = nil)
+        throws
+    {
         directory = try ScratchDirectory("raw-lmdb")
         value = (0..<recordSize).map { UInt8(truncatingIfNeeded: $0 &* 31) }
         try Self.check(mdb_env_create(&environment), "mdb_env_create")
@@ -38,9 +40,12 @@ final class RawLMDBLog {
             // Read back: the file's allocated blocks cover the map.
             var status = stat()
             guard fstat(descriptor, &status) == 0, Int(status.st_blocks) * 512 >= reservedMap else {
-                throw RawLMDBError(operation: "posix_fallocate (read back: \(Int(status.st_blocks) * 512) bytes allocated)", code: EIO)
+                throw RawLMDBError(
+                    operation: "posix_fallocate (read back: \(Int(status.st_blocks) * 512) bytes allocated)", code: EIO)
             }
-            print("baseline check: \(configuration.rawValue) with a reserved map: \(Int(status.st_blocks) * 512) bytes allocated for a map of \(reservedMap)")
+            print(
+                "baseline check: \(configuration.rawValue) with a reserved map: \(Int(status.st_blocks) * 512) bytes allocated for a map of \(reservedMap)"
+            )
         }
         var transaction: OpaquePointer?
         try Self.check(mdb_txn_begin(environment, nil, 0, &transaction), "mdb_txn_begin")

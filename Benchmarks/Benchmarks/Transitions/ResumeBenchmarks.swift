@@ -7,7 +7,8 @@ import Rewind
 func registerResumeBenchmarks() {
     let box = FixtureBox<EngineFixture>()
     Benchmark(
-        "6 resume a 100,000-version session: Rewind", configuration: .init(
+        "6 resume a 100,000-version session: Rewind",
+        configuration: .init(
             metrics: [.throughput, .wallClock, .mallocCountTotal], maxDuration: .seconds(3), maxIterations: 2_000),
         closure: { benchmark in
             guard let fixture = box.value else { return benchmark.error("no fixture") }

@@ -12,7 +12,8 @@ import Rewind
 func registerUpgradeCheckBenchmarks() {
     let box = FixtureBox<UpgradeCheckFixture>()
     Benchmark(
-        "14 upgrade check of 66-version sessions (sessions/s): Rewind", configuration: .init(
+        "14 upgrade check of 66-version sessions (sessions/s): Rewind",
+        configuration: .init(
             metrics: [.throughput, .wallClock], scalingFactor: .kilo, maxDuration: .seconds(5), maxIterations: 50),
         closure: { benchmark in
             guard let fixture = box.value else { return benchmark.error("no fixture") }
@@ -29,7 +30,8 @@ func registerUpgradeCheckBenchmarks() {
 
     let verifying = FixtureBox<UpgradeCheckFixture>()
     Benchmark(
-        "14 upgrade check of 66-version sessions (sessions/s): baseline, verify alone", configuration: .init(
+        "14 upgrade check of 66-version sessions (sessions/s): baseline, verify alone",
+        configuration: .init(
             metrics: [.throughput, .wallClock], scalingFactor: .kilo, maxDuration: .seconds(5), maxIterations: 50),
         closure: { benchmark in
             guard let fixture = verifying.value else { return benchmark.error("no fixture") }

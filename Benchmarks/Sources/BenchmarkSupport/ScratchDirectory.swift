@@ -7,7 +7,8 @@ public struct ScratchDirectory: Sendable {
 
     /// Creates `rewind-bench-<label>-<UUID>` in the temporary directory.
     public init(_ label: String) throws {
-        path = FileManager.default.temporaryDirectory
+        path =
+            FileManager.default.temporaryDirectory
             .appendingPathComponent("rewind-bench-\(label)-\(UUID().uuidString)").path
         try FileManager.default.createDirectory(atPath: path, withIntermediateDirectories: true)
     }

@@ -65,7 +65,10 @@ func drive(sessions: Int, durability: Durability, chunk: Int = 1) async throws {
                     var events: [Event] = []
                     for index in 0..<perSession {
                         events.append(cycle[index % cycle.count])
-                        if events.count == chunk { try await session.send(contentsOf: events); events.removeAll() }
+                        if events.count == chunk {
+                            try await session.send(contentsOf: events)
+                            events.removeAll()
+                        }
                     }
                     if !events.isEmpty { try await session.send(contentsOf: events) }
                 } else {
@@ -78,8 +81,10 @@ func drive(sessions: Int, durability: Durability, chunk: Int = 1) async throws {
     let elapsed = clock.now - start
     let written = writtenBytes() - writtenBefore
     let statistics = engine.commitStatistics
-    print("\(mode): \(perSession * sessions) transitions in \(elapsed), batch \(statistics.averageBatch), commits \(statistics.commits), "
-        + "inline \(statistics.inlineCommits), gathering waits \(statistics.gatheringWaits) (\(statistics.gatheringTimeouts) timed out), written \(written / 1024) KiB")
+    print(
+        "\(mode): \(perSession * sessions) transitions in \(elapsed), batch \(statistics.averageBatch), commits \(statistics.commits), "
+            + "inline \(statistics.inlineCommits), gathering waits \(statistics.gatheringWaits) (\(statistics.gatheringTimeouts) timed out), written \(written / 1024) KiB"
+    )
 }
 
 /// Runs `body` on the cooperative pool and blocks the main thread until it is done. The main
@@ -136,7 +141,9 @@ case "group64":
     try runBlocking { try await drive(sessions: 64, durability: .durable) }
 case "group":
     // `group N SESSIONS`: durable group commit with that many sessions.
-    try runBlocking { try await drive(sessions: arguments.count > 3 ? Int(arguments[3]) ?? 8 : 8, durability: .durable) }
+    try runBlocking {
+        try await drive(sessions: arguments.count > 3 ? Int(arguments[3]) ?? 8 : 8, durability: .durable)
+    }
 case "nosync":
     try runBlocking { try await drive(sessions: 1, durability: .noSync) }
 case "nosync64":
@@ -157,9 +164,10 @@ case "storeappend":
         defer { store.close() }
         let screens = ["greeting", "login", "home"]
         let transitions = (0..<64).map { index in
-            TransitionDraft(machine: "onboarding-cycle", definition: "0123456789abcdef", event: cycle[index % 3].name,
-                       source: [screens[index % 3]], target: [screens[(index + 1) % 3]],
-                       navigation: [.push(screens[(index + 1) % 3])])
+            TransitionDraft(
+                machine: "onboarding-cycle", definition: "0123456789abcdef", event: cycle[index % 3].name,
+                source: [screens[index % 3]], target: [screens[(index + 1) % 3]],
+                navigation: [.push(screens[(index + 1) % 3])])
         }
         let ids = try (0..<64).map { try SessionID("user-\($0)") }
         let storeClock = ContinuousClock()
@@ -234,9 +242,13 @@ case "compact":
         let start = clock.now
         var steps: [String] = []
         let result = try engine.compact { step in steps.append("\(step.rawValue) at \(clock.now - start)") }
-        print("compact: \(result.liveBytes) live bytes; " + steps.joined(separator: ", ") + "; done at \(clock.now - start)")
+        print(
+            "compact: \(result.liveBytes) live bytes; " + steps.joined(separator: ", ")
+                + "; done at \(clock.now - start)")
         engine.close()
     }
 default:
-    print("modes: flat, flatprepared, hierarchicalprepared, parallelprepared, durable, group64, group, nosync, nosync64, bulk, bulk64, storeappend, rawbulk, rebuild, compact")
+    print(
+        "modes: flat, flatprepared, hierarchicalprepared, parallelprepared, durable, group64, group, nosync, nosync64, bulk, bulk64, storeappend, rawbulk, rebuild, compact"
+    )
 }

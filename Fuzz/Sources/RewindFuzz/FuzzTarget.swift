@@ -51,7 +51,7 @@ enum FuzzTarget: UInt8, CaseIterable {
 
     static func checkRoundTrip(_ definition: MachineDefinition) {
         guard let again = try? MachineDefinition(jsonDocument: definition.jsonDocument()),
-              again.contentVersion == definition.contentVersion
+            again.contentVersion == definition.contentVersion
         else { fatalError("an accepted definition does not survive its own JSON document") }
         _ = try? Machine(definition)
     }

@@ -4,7 +4,7 @@ import Rewind
 /// libFuzzer's entry point (from `-sanitize=fuzzer`'s runtime): runs the fuzzing loop with
 /// `argv`'s options and corpus directories, calling `callback` with each input.
 @_silgen_name("LLVMFuzzerRunDriver")
-func LLVMFuzzerRunDriver(
+func llvmFuzzerRunDriver(
     _ argc: UnsafeMutablePointer<CInt>,
     _ argv: UnsafeMutablePointer<UnsafeMutablePointer<UnsafeMutablePointer<CChar>?>>,
     _ callback: @convention(c) (UnsafePointer<UInt8>?, Int) -> CInt
@@ -17,7 +17,7 @@ enum RewindFuzz {
     static func main() {
         var argc = CommandLine.argc
         var argv = CommandLine.unsafeArgv
-        exit(LLVMFuzzerRunDriver(&argc, &argv, rewindFuzzTestOneInput))
+        exit(llvmFuzzerRunDriver(&argc, &argv, rewindFuzzTestOneInput))
     }
 }
 

@@ -20,7 +20,9 @@ public struct APIError: HTTPResponseError, CustomStringConvertible {
     public typealias Detail = ErrorAnswer.Detail
 
     /// An error answer.
-    public init(_ status: HTTPResponse.Status, _ message: String, details: [String: Detail] = [:], headers: HTTPFields = [:]) {
+    public init(
+        _ status: HTTPResponse.Status, _ message: String, details: [String: Detail] = [:], headers: HTTPFields = [:]
+    ) {
         self.status = status
         self.message = message
         self.details = details
@@ -40,8 +42,9 @@ public struct APIError: HTTPResponseError, CustomStringConvertible {
     /// The answer while the database does not answer: 503, `Retry-After: seconds`, and
     /// `retryAfter` in the body.
     static func databaseUnavailable(retryAfterSeconds seconds: Int) -> APIError {
-        APIError(.serviceUnavailable, "the database does not answer: try again in \(seconds) s",
-                 details: ["retryAfter": .integer(Int64(seconds))], headers: [.retryAfter: "\(seconds)"])
+        APIError(
+            .serviceUnavailable, "the database does not answer: try again in \(seconds) s",
+            details: ["retryAfter": .integer(Int64(seconds))], headers: [.retryAfter: "\(seconds)"])
     }
 
     static let unauthorized = APIError(.unauthorized, "a valid API key is required (Authorization: Bearer rewind_…)")

@@ -53,8 +53,8 @@ public struct APIKey: Sendable, Equatable, CustomStringConvertible {
     public init?(token: String) {
         let parts = token.split(separator: "_", omittingEmptySubsequences: false)
         guard parts.count == 4, parts[0] == "rewind", let kind = KeyKind(rawValue: String(parts[1])),
-              parts[2].utf8.count == 16, parts[3].utf8.count == 64,
-              parts[2].utf8.allSatisfy(Self.isHexDigit), parts[3].utf8.allSatisfy(Self.isHexDigit)
+            parts[2].utf8.count == 16, parts[3].utf8.count == 64,
+            parts[2].utf8.allSatisfy(Self.isHexDigit), parts[3].utf8.allSatisfy(Self.isHexDigit)
         else { return nil }
         self.init(keyID: String(parts[2]), kind: kind, secret: String(parts[3]))
     }
@@ -152,7 +152,9 @@ public struct KeyRegistry: Sendable {
     /// The id of the app named `name`.
     /// - Throws: ``UnknownAppError``; PostgreSQL's errors.
     public func appID(named name: String) async throws -> Int64 {
-        for try await id in try await client.query("SELECT id FROM apps WHERE name = \(name)", logger: logger).decode(Int64.self) {
+        for try await id in try await client.query("SELECT id FROM apps WHERE name = \(name)", logger: logger).decode(
+            Int64.self)
+        {
             return id
         }
         throw UnknownAppError(name: name)
@@ -195,9 +197,12 @@ public struct KeyRegistry: Sendable {
         return key
     }
 
-    private static func insert(_ key: APIKey, appID: Int64, on connection: PostgresConnection, logger: Logger) async throws {
+    private static func insert(_ key: APIKey, appID: Int64, on connection: PostgresConnection, logger: Logger)
+        async throws
+    {
         let hash = ByteBuffer(bytes: key.secretHash)
-        try await connection.query("""
+        try await connection.query(
+            """
             INSERT INTO api_keys (key_id, app_id, kind, secret_sha256)
             VALUES (\(key.keyID), \(appID), \(key.kind.rawValue), \(hash))
             """, logger: logger)
@@ -207,13 +212,14 @@ public struct KeyRegistry: Sendable {
     /// its secret does not match (compared in constant time).
     public func authenticate(token: String) async throws -> Caller? {
         guard let key = APIKey(token: token) else { return nil }
-        let rows = try await client.query("""
+        let rows = try await client.query(
+            """
             SELECT app_id, kind, secret_sha256 FROM api_keys WHERE key_id = \(key.keyID) AND revoked_at IS NULL
             """, logger: logger)
         for try await (appID, kind, stored) in rows.decode((Int64, String, ByteBuffer).self) {
             // The token's kind is a label; the stored kind is what counts.
             guard let kind = KeyKind(rawValue: kind),
-                  constantTimeEqual(Array(buffer: stored), key.secretHash)
+                constantTimeEqual(Array(buffer: stored), key.secretHash)
             else { return nil }
             return Caller(appID: appID, kind: kind)
         }

@@ -150,11 +150,15 @@ final class DatabaseAvailability: Sendable {
                     let pause = policy.probeInterval
                     try await connected.untilClosed { try await Task.sleep(for: pause) }
                 }
-            } catch is ProbeTimedOut where !Task.isCancelled && published == .available && misses + 1 < policy.probeAttempts {
+            } catch is ProbeTimedOut
+                where !Task.isCancelled && published == .available && misses + 1 < policy.probeAttempts
+            {
                 // One slow answer is no outage: try again on a fresh connection.
                 misses += 1
                 abandonment.abandon()
-                logger.notice("the database did not answer the probe within \(limit) (\(misses) of \(policy.probeAttempts)): probing again")
+                logger.notice(
+                    "the database did not answer the probe within \(limit) (\(misses) of \(policy.probeAttempts)): probing again"
+                )
             } catch let error as PSQLError where !Task.isCancelled && isTooManyConnections(error) {
                 // PostgreSQL answered that it is full (every suite of a busy CI machine at once):
                 // it is up, so no outage; the status stays and the probe connects again.
@@ -162,7 +166,9 @@ final class DatabaseAvailability: Sendable {
             } catch let error where !Task.isCancelled {
                 misses = 0
                 if markUnavailable() {
-                    logger.warning("the database does not answer: answering 503", metadata: ["error": "\(String(reflecting: error))"])
+                    logger.warning(
+                        "the database does not answer: answering 503",
+                        metadata: ["error": "\(String(reflecting: error))"])
                 }
                 if published == .available {
                     published = .unavailable

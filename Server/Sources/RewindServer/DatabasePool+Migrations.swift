@@ -17,10 +17,12 @@ extension DatabasePool {
             do {
                 try await withClient { client in _ = try await Migrations.apply(to: client, logger: logger) }
                 return
-            } catch where attempt < Self.migrationAttempts && !Task.isCancelled && isDatabaseOutage(error) {
-                logger.notice("the database went away during the schema migrations (rolled back): applying them again once it answers", metadata: [
-                    "attempt": "\(attempt)", "error": "\(String(reflecting: error))",
-                ])
+            } catch  where attempt < Self.migrationAttempts && !Task.isCancelled && isDatabaseOutage(error) {
+                logger.notice(
+                    "the database went away during the schema migrations (rolled back): applying them again once it answers",
+                    metadata: [
+                        "attempt": "\(attempt)", "error": "\(String(reflecting: error))",
+                    ])
                 await availability.untilAvailable()
                 attempt += 1
             }

@@ -53,7 +53,8 @@ enum Erasure {
     ) async throws -> [ErasedSession] {
         guard !ids.isEmpty else { return [] }
         if let tombstone {
-            try await connection.query("""
+            try await connection.query(
+                """
                 INSERT INTO tombstones (app_id, session_hash, erased_at, origin)
                 SELECT \(appID), rewind_session_hash(\(appID), s), \(erasedAt), \(tombstone.rawValue)
                 FROM unnest(\(ids)::text[]) AS s
@@ -61,17 +62,20 @@ enum Erasure {
                 """, logger: logger)
         }
         var stores: [UUID] = []
-        for try await store in try await connection.query("""
+        for try await store in try await connection.query(
+            """
             SELECT store_id FROM stores WHERE app_id = \(appID) AND store_id IN (
                 SELECT store_id FROM sessions WHERE app_id = \(appID) AND session_id = ANY(\(ids)))
             ORDER BY store_id FOR UPDATE
-            """, logger: logger).decode(UUID.self) {
+            """, logger: logger
+        ).decode(UUID.self) {
             stores.append(store)
         }
         var removed: [String: [ErasedSession.StoreRecords]] = [:]
         if !stores.isEmpty {
             try await lockCheckpoints(of: stores, appID: appID, connection: connection, logger: logger)
-            for try await (store, session, count) in try await connection.query("""
+            for try await (store, session, count) in try await connection.query(
+                """
                 WITH gone AS (
                     DELETE FROM records
                     WHERE app_id = \(appID) AND store_id = ANY(\(stores)) AND session_id = ANY(\(ids))
@@ -82,22 +86,27 @@ enum Erasure {
                     WHERE s.app_id = \(appID) AND s.store_id = g.store_id
                 )
                 SELECT store_id, session_id, count(*)::bigint FROM gone GROUP BY store_id, session_id ORDER BY store_id
-                """, logger: logger).decode((UUID, String, Int64).self) {
+                """, logger: logger
+            ).decode((UUID, String, Int64).self) {
                 removed[session, default: []].append(.init(storeID: store, records: count))
             }
             // The built-in projections key their states by session id: a session's states are
             // its whole contribution (funnels and stacks are sums over states at query time).
-            try await connection.query("""
+            try await connection.query(
+                """
                 DELETE FROM projection_states WHERE app_id = \(appID) AND store_id = ANY(\(stores)) AND key = ANY(\(ids))
                 """, logger: logger)
-            try await connection.query("""
+            try await connection.query(
+                """
                 DELETE FROM sessions WHERE app_id = \(appID) AND session_id = ANY(\(ids))
                 """, logger: logger)
         }
-        logger.info("erased sessions", metadata: [
-            "app": "\(appID)", "sessions": "\(ids.count)", "stores": "\(stores.count)",
-            "tombstone": "\(tombstone?.rawValue ?? "none")",
-        ])
+        logger.info(
+            "erased sessions",
+            metadata: [
+                "app": "\(appID)", "sessions": "\(ids.count)", "stores": "\(stores.count)",
+                "tombstone": "\(tombstone?.rawValue ?? "none")",
+            ])
         return ids.map { ErasedSession(session: $0, stores: removed[$0] ?? []) }
     }
 
@@ -117,20 +126,23 @@ enum Erasure {
         try await lockCheckpoints(of: [storeID], appID: appID, connection: connection, logger: logger)
         let (firsts, lasts) = (ranges.map(\.lowerBound), ranges.map(\.upperBound))
         var removed: [(session: String, count: Int64)] = []
-        for try await (session, count) in try await connection.query("""
+        for try await (session, count) in try await connection.query(
+            """
             WITH gone AS (
                 DELETE FROM records r USING unnest(\(firsts)::bigint[], \(lasts)::bigint[]) AS x(f, l)
                 WHERE r.app_id = \(appID) AND r.store_id = \(storeID) AND r.sequence BETWEEN x.f AND x.l
                 RETURNING r.session_id
             )
             SELECT session_id, count(*)::bigint FROM gone GROUP BY session_id ORDER BY session_id
-            """, logger: logger).decode((String, Int64).self) {
+            """, logger: logger
+        ).decode((String, Int64).self) {
             removed.append((session, count))
         }
         try await addErasedRanges(ranges, appID: appID, storeID: storeID, connection: connection, logger: logger)
         let ids = removed.map(\.session)
         guard !ids.isEmpty else { return [] }
-        try await connection.query("""
+        try await connection.query(
+            """
             UPDATE sessions s SET first_version = k.first_version, record_count = k.record_count,
                 first_recorded_at_us = k.first_at, head_version = h.version, head_sequence = h.sequence,
                 machine = h.machine, definition = h.definition, last_event = h.event,
@@ -148,16 +160,19 @@ enum Erasure {
             WHERE s.app_id = \(appID) AND s.store_id = \(storeID) AND s.session_id = k.session_id
             """, logger: logger)
         var emptied: [String] = []
-        for try await session in try await connection.query("""
+        for try await session in try await connection.query(
+            """
             DELETE FROM sessions s WHERE s.app_id = \(appID) AND s.store_id = \(storeID) AND s.session_id = ANY(\(ids))
                 AND NOT EXISTS (SELECT 1 FROM records r
                     WHERE r.app_id = s.app_id AND r.store_id = s.store_id AND r.session_id = s.session_id)
             RETURNING s.session_id
-            """, logger: logger).decode(String.self) {
+            """, logger: logger
+        ).decode(String.self) {
             emptied.append(session)
         }
         if !emptied.isEmpty {
-            try await connection.query("""
+            try await connection.query(
+                """
                 DELETE FROM projection_states WHERE app_id = \(appID) AND store_id = \(storeID) AND key = ANY(\(emptied))
                 """, logger: logger)
         }
@@ -172,12 +187,14 @@ enum Erasure {
         guard !ranges.isEmpty else { return [] }
         let (firsts, lasts) = (ranges.map(\.lowerBound), ranges.map(\.upperBound))
         var ids: [String] = []
-        for try await id in try await connection.query("""
+        for try await id in try await connection.query(
+            """
             SELECT DISTINCT r.session_id FROM records r
             JOIN unnest(\(firsts)::bigint[], \(lasts)::bigint[]) AS x(f, l) ON r.sequence BETWEEN x.f AND x.l
             WHERE r.app_id = \(appID) AND r.store_id = \(storeID)
             ORDER BY 1
-            """, logger: logger).decode(String.self) {
+            """, logger: logger
+        ).decode(String.self) {
             ids.append(id)
         }
         return ids
@@ -189,7 +206,8 @@ enum Erasure {
     ) async throws {
         guard !ranges.isEmpty else { return }
         let (firsts, lasts) = (ranges.map(\.lowerBound), ranges.map(\.upperBound))
-        try await connection.query("""
+        try await connection.query(
+            """
             UPDATE stores SET erased_sequences = erased_sequences + (
                 SELECT range_agg(int8range(f, l, '[]')) FROM unnest(\(firsts)::bigint[], \(lasts)::bigint[]) AS x(f, l)),
                 updated_at = now()
@@ -205,13 +223,15 @@ enum Erasure {
         _ next: Int64, appID: Int64, storeID: UUID, connection: PostgresConnection, logger: Logger
     ) async throws -> Int64 {
         var set = next
-        for try await value in try await connection.query("""
+        for try await value in try await connection.query(
+            """
             UPDATE stores SET next_sequence = coalesce(
                     (SELECT upper(r) FROM unnest(erased_sequences) AS r WHERE r @> \(next)::bigint), \(next)::bigint),
                 updated_at = now()
             WHERE app_id = \(appID) AND store_id = \(storeID)
             RETURNING next_sequence
-            """, logger: logger).decode(Int64.self) {
+            """, logger: logger
+        ).decode(Int64.self) {
             set = value
         }
         return set
@@ -219,15 +239,18 @@ enum Erasure {
 
     /// The erased ranges of store `storeID` that meet `sequences`.
     static func erasedRanges(
-        of storeID: UUID, appID: Int64, meeting sequences: ClosedRange<Int64>, connection: PostgresConnection, logger: Logger
+        of storeID: UUID, appID: Int64, meeting sequences: ClosedRange<Int64>, connection: PostgresConnection,
+        logger: Logger
     ) async throws -> [ClosedRange<Int64>] {
         var ranges: [ClosedRange<Int64>] = []
-        for try await (lower, upper) in try await connection.query("""
+        for try await (lower, upper) in try await connection.query(
+            """
             SELECT lower(r), upper(r) FROM stores, unnest(erased_sequences) AS r
             WHERE app_id = \(appID) AND store_id = \(storeID)
                 AND r && int8range(\(sequences.lowerBound), \(sequences.upperBound), '[]')
             ORDER BY 1
-            """, logger: logger).decode((Int64, Int64).self) where lower < upper {
+            """, logger: logger
+        ).decode((Int64, Int64).self) where lower < upper {
             ranges.append(lower...(upper - 1))
         }
         return ranges
@@ -239,11 +262,13 @@ enum Erasure {
     ) async throws -> Set<String> {
         guard !ids.isEmpty else { return [] }
         var found: Set<String> = []
-        for try await id in try await connection.query("""
+        for try await id in try await connection.query(
+            """
             SELECT s FROM unnest(\(ids)::text[]) AS s
             WHERE EXISTS (SELECT 1 FROM tombstones t
                 WHERE t.app_id = \(appID) AND t.session_hash = rewind_session_hash(\(appID), s))
-            """, logger: logger).decode(String.self) {
+            """, logger: logger
+        ).decode(String.self) {
             found.insert(id)
         }
         return found
@@ -255,14 +280,16 @@ enum Erasure {
     static func gone(
         _ session: String, appID: Int64, storeID: UUID, client: PostgresClient, logger: Logger
     ) async throws -> APIError? {
-        for try await (erasedAt, firstVersion) in try await client.query("""
+        for try await (erasedAt, firstVersion) in try await client.query(
+            """
             SELECT t.erased_at, NULL::bigint FROM tombstones t
             WHERE t.app_id = \(appID) AND t.session_hash = rewind_session_hash(\(appID), \(session))
             UNION ALL
             SELECT s.history_erased_at, s.first_version FROM sessions s
             WHERE s.app_id = \(appID) AND s.store_id = \(storeID) AND s.session_id = \(session) AND s.first_version > 1
                 AND s.base_snapshot IS NULL
-            """, logger: logger).decode((Date?, Int64?).self) {
+            """, logger: logger
+        ).decode((Date?, Int64?).self) {
             var details: [String: APIError.Detail] = ["session": .text(session)]
             let when = erasedAt.map { " at \(timeText($0))" } ?? ""
             if let erasedAt { details["erasedAt"] = .text(timeText(erasedAt)) }
@@ -272,10 +299,12 @@ enum Erasure {
             details["historyBeginsAt"] = .integer(firstVersion)
             // Without a time, no notice trimmed it here: it reached the server from its base on (a
             // device trimmed it before uploading it, or imported it from a trimmed archive).
-            let cause = erasedAt == nil
+            let cause =
+                erasedAt == nil
                 ? "never reached the server (a device trimmed it, or imported the session from a trimmed archive)"
                 : "was erased on the device\(when)"
-            return APIError(.gone,
+            return APIError(
+                .gone,
                 "the history of session '\(session)' before version \(firstVersion) \(cause): "
                     + "history begins at version \(firstVersion), and the server replays a session from its first version only",
                 details: details)
@@ -292,17 +321,20 @@ enum Erasure {
     ) async throws {
         let names = ServerProjections.all.map(\.name)
         let versions = ServerProjections.all.map { Int64($0.version) }
-        try await connection.query("""
+        try await connection.query(
+            """
             INSERT INTO projection_checkpoints (app_id, store_id, projection, version)
             SELECT \(appID), s, p.name, p.version
             FROM unnest(\(stores)::uuid[]) AS s CROSS JOIN unnest(\(names)::text[], \(versions)::bigint[]) AS p(name, version)
             ORDER BY s, p.name
             ON CONFLICT DO NOTHING
             """, logger: logger)
-        for try await _ in try await connection.query("""
+        for try await _ in try await connection.query(
+            """
             SELECT 1 FROM projection_checkpoints WHERE app_id = \(appID) AND store_id = ANY(\(stores))
             ORDER BY store_id, projection FOR UPDATE
-            """, logger: logger) {}
+            """, logger: logger)
+        {}
     }
 
     /// A time as the API writes it: ISO 8601 in UTC, with fractional seconds.
@@ -312,7 +344,9 @@ enum Erasure {
 
     /// A time the API reads: ISO 8601, with or without fractional seconds.
     static func time(_ text: String) -> Date? {
-        if let date = try? Date(text, strategy: Date.ISO8601FormatStyle(includingFractionalSeconds: true)) { return date }
+        if let date = try? Date(text, strategy: Date.ISO8601FormatStyle(includingFractionalSeconds: true)) {
+            return date
+        }
         return try? Date(text, strategy: Date.ISO8601FormatStyle())
     }
 }

@@ -36,22 +36,31 @@ public struct ErasureNotice: Sendable, Equatable {
         do {
             wire = try JSONDecoder().decode(ErasureNoticesBody.self, from: Data(body))
         } catch {
-            throw APIError(.badRequest, "the body is not {\"notices\": [{\"number\", \"kind\": \"session\", \"records\" or \"retention\", \"erasedAt\", \"ranges\": [[first, last], …]}]}: \(error)")
+            throw APIError(
+                .badRequest,
+                "the body is not {\"notices\": [{\"number\", \"kind\": \"session\", \"records\" or \"retention\", \"erasedAt\", \"ranges\": [[first, last], …]}]}: \(error)"
+            )
         }
         var notices: [ErasureNotice] = []
         for (index, notice) in wire.notices.enumerated() {
             let details: [String: APIError.Detail] = ["noticeIndex": .integer(Int64(index))]
             guard notice.number >= 1 else {
-                throw APIError(.badRequest, "notice \(index) has number \(notice.number); notices are numbered from 1", details: details)
+                throw APIError(
+                    .badRequest, "notice \(index) has number \(notice.number); notices are numbered from 1",
+                    details: details)
             }
             guard let erasedAt = Erasure.time(notice.erasedAt) else {
-                throw APIError(.badRequest, "notice \(index)'s erasedAt is not an ISO 8601 time: \(notice.erasedAt)", details: details)
+                throw APIError(
+                    .badRequest, "notice \(index)'s erasedAt is not an ISO 8601 time: \(notice.erasedAt)",
+                    details: details)
             }
             var ranges: [ClosedRange<Int64>] = []
             for range in notice.ranges {
                 guard range.count == 2, range[0] >= 1, range[0] <= range[1] else {
-                    throw APIError(.badRequest, "notice \(index) has the range \(range); a range is [first, last] with 1 ≤ first ≤ last",
-                                   details: details)
+                    throw APIError(
+                        .badRequest,
+                        "notice \(index) has the range \(range); a range is [first, last] with 1 ≤ first ≤ last",
+                        details: details)
                 }
                 ranges.append(range[0]...range[1])
             }
@@ -78,21 +87,25 @@ extension ErasureNotice {
             client: client, logger: logger)
         return try await client.transaction(logger: logger) { connection -> ErasureNoticesAnswer in
             try await Erasure.lockApp(appID, exclusive: true, connection: connection, logger: logger)
-            try await connection.query("""
+            try await connection.query(
+                """
                 INSERT INTO stores (app_id, store_id) VALUES (\(appID), \(storeID)) ON CONFLICT DO NOTHING
                 """, logger: logger)
             var (next, through): (Int64, Int64) = (1, 0)
-            for try await row in try await connection.query("""
+            for try await row in try await connection.query(
+                """
                 SELECT next_sequence, erasure_notices_through FROM stores
                 WHERE app_id = \(appID) AND store_id = \(storeID) FOR UPDATE
-                """, logger: logger).decode((Int64, Int64).self) {
+                """, logger: logger
+            ).decode((Int64, Int64).self) {
                 (next, through) = row
             }
             var outcomes: [ErasureNoticesAnswer.Outcome] = []
             var trimmed: Set<String> = []
             for notice in notices.sorted(by: { $0.number < $1.number }) where notice.number > through {
                 guard notice.number == through + 1 else {
-                    throw APIError(.conflict,
+                    throw APIError(
+                        .conflict,
                         "notice \(notice.number) follows notice \(through): send the notices from \(through + 1) on",
                         details: ["through": .integer(through)])
                 }
@@ -102,7 +115,8 @@ extension ErasureNotice {
                     let ids = try await Erasure.sessions(
                         at: notice.ranges, appID: appID, storeID: storeID, connection: connection, logger: logger)
                     sessions = try await Erasure.eraseSessions(
-                        ids, appID: appID, erasedAt: notice.erasedAt, tombstone: .device, connection: connection, logger: logger)
+                        ids, appID: appID, erasedAt: notice.erasedAt, tombstone: .device, connection: connection,
+                        logger: logger)
                     try await Erasure.addErasedRanges(
                         notice.ranges, appID: appID, storeID: storeID, connection: connection, logger: logger)
                 case .records:
@@ -121,18 +135,22 @@ extension ErasureNotice {
                     sessions = []
                 }
                 let records = sessions.reduce(0) { $0 + $1.stores.reduce(0) { $0 + $1.records } }
-                outcomes.append(ErasureNoticesAnswer.Outcome(number: notice.number, kind: notice.kind, sessions: sessions, records: records))
+                outcomes.append(
+                    ErasureNoticesAnswer.Outcome(
+                        number: notice.number, kind: notice.kind, sessions: sessions, records: records))
                 through = notice.number
             }
             try await SessionBases.store(
                 bases.filter { trimmed.contains($0.session) }, appID: appID, storeID: storeID,
                 connection: connection, logger: logger)
             if !outcomes.isEmpty {
-                try await connection.query("""
+                try await connection.query(
+                    """
                     UPDATE stores SET erasure_notices_through = \(through) WHERE app_id = \(appID) AND store_id = \(storeID)
                     """, logger: logger)
                 // Sequences the device erased before uploading them: the upload resumes past them.
-                try await Erasure.setNextSequence(next, appID: appID, storeID: storeID, connection: connection, logger: logger)
+                try await Erasure.setNextSequence(
+                    next, appID: appID, storeID: storeID, connection: connection, logger: logger)
             }
             return ErasureNoticesAnswer(through: through, erased: outcomes)
         }

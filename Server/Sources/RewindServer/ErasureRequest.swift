@@ -26,7 +26,8 @@ public enum ErasureRequest: Sendable, Equatable {
         }
         if let session = fields["session"] {
             guard let text = session.stringValue, (try? SessionID(text)) != nil else {
-                throw APIError(.badRequest, "session must be a valid session id", details: ["parameter": .text("session")])
+                throw APIError(
+                    .badRequest, "session must be a valid session id", details: ["parameter": .text("session")])
             }
             return .session(text)
         }
@@ -36,11 +37,14 @@ public enum ErasureRequest: Sendable, Equatable {
         let path: [String]
         switch context["path"] {
         case .string(let key)?: path = [key]
-        case .array(let keys)?: path = keys.compactMap(\.stringValue).count == keys.count ? keys.compactMap(\.stringValue) : []
+        case .array(let keys)?:
+            path = keys.compactMap(\.stringValue).count == keys.count ? keys.compactMap(\.stringValue) : []
         default: path = []
         }
         guard !path.isEmpty else {
-            throw APIError(.badRequest, "context.path must be a key or a non-empty array of keys", details: ["parameter": .text("path")])
+            throw APIError(
+                .badRequest, "context.path must be a key or a non-empty array of keys",
+                details: ["parameter": .text("path")])
         }
         return .context(path: path, value: value)
     }
@@ -86,7 +90,8 @@ extension ErasureRequest {
             let ids: [String]
             switch request {
             case .session(let id): ids = [id]
-            case .context: ids = try await matchingSessions(request, appID: appID, connection: connection, logger: logger)
+            case .context:
+                ids = try await matchingSessions(request, appID: appID, connection: connection, logger: logger)
             }
             let sessions = try await Erasure.eraseSessions(
                 ids, appID: appID, erasedAt: now, tombstone: .request, connection: connection, logger: logger)
@@ -102,9 +107,11 @@ extension ErasureRequest {
         _ request: ErasureRequest, appID: Int64, connection: PostgresConnection, logger: Logger
     ) async throws -> [String] {
         var ids: Set<String> = []
-        for try await (storeID, session, sequence, bytes) in try await connection.query("""
+        for try await (storeID, session, sequence, bytes) in try await connection.query(
+            """
             SELECT store_id, session_id, sequence, record FROM records WHERE app_id = \(appID) AND version = 1
-            """, logger: logger).decode((UUID, String, Int64, ByteBuffer).self) where !ids.contains(session) {
+            """, logger: logger
+        ).decode((UUID, String, Int64, ByteBuffer).self) where !ids.contains(session) {
             let record = try PostgresTransitionLog.Reader.decode(
                 .init(sequence: sequence, session: session, version: 1, bytes: bytes), storeID: storeID)
             // A context another payload coder wrote is not JSON: it cannot match.

@@ -33,11 +33,14 @@ struct FleetQueries: Sendable {
 
     /// A page of sessions, ordered by store and session id, and the cursor of the next page
     /// (`nil` on the last one). Keyset paging: sessions ingested meanwhile never shift a page.
-    func sessions(appID: Int64, _ filter: SessionFilter) async throws -> (sessions: [SessionSummary], next: SessionCursor?) {
+    func sessions(appID: Int64, _ filter: SessionFilter) async throws -> (
+        sessions: [SessionSummary], next: SessionCursor?
+    ) {
         let flows = ServerProjections.screenFlows.projection.name
         let afterStore = filter.after?.storeID
         let afterSession = filter.after?.sessionID
-        let rows = try await client.query("""
+        let rows = try await client.query(
+            """
             SELECT s.store_id, s.session_id, s.machine, s.definition, s.head_version, s.head_sequence, s.record_count,
                 s.first_recorded_at_us, s.last_recorded_at_us, s.last_event, f.configuration
             FROM sessions s
@@ -56,13 +59,18 @@ struct FleetQueries: Sendable {
             """, logger: logger)
         var list: [SessionSummary] = []
         for try await row in rows {
-            let (storeID, sessionID, machine, definition, headVersion, headSequence, recordCount, first, last, event, configuration) =
-                try row.decode((UUID, String, String, String, Int64, Int64, Int64, Int64, Int64, String, [String]?).self)
-            list.append(SessionSummary(
-                storeID: storeID, sessionID: sessionID, machine: machine, definition: definition,
-                headVersion: headVersion, headSequence: headSequence, recordCount: recordCount,
-                firstRecordedAtMicroseconds: first, lastRecordedAtMicroseconds: last, lastEvent: event,
-                configuration: configuration))
+            let (
+                storeID, sessionID, machine, definition, headVersion, headSequence, recordCount, first, last, event,
+                configuration
+            ) =
+                try row.decode(
+                    (UUID, String, String, String, Int64, Int64, Int64, Int64, Int64, String, [String]?).self)
+            list.append(
+                SessionSummary(
+                    storeID: storeID, sessionID: sessionID, machine: machine, definition: definition,
+                    headVersion: headVersion, headSequence: headSequence, recordCount: recordCount,
+                    firstRecordedAtMicroseconds: first, lastRecordedAtMicroseconds: last, lastEvent: event,
+                    configuration: configuration))
         }
         guard list.count > filter.limit else { return (list, nil) }
         list.removeLast()
@@ -72,9 +80,11 @@ struct FleetQueries: Sendable {
     /// The app's machines and how many sessions each has, by name.
     func machines(appID: Int64) async throws -> [(machine: String, sessions: Int64)] {
         var machines: [(machine: String, sessions: Int64)] = []
-        for try await (machine, count) in try await client.query("""
+        for try await (machine, count) in try await client.query(
+            """
             SELECT machine, count(*)::bigint FROM sessions WHERE app_id = \(appID) GROUP BY machine ORDER BY machine
-            """, logger: logger).decode((String, Int64).self) {
+            """, logger: logger
+        ).decode((String, Int64).self) {
             machines.append((machine, count))
         }
         return machines
@@ -82,9 +92,11 @@ struct FleetQueries: Sendable {
 
     /// Whether the app has a session of `machine`.
     func hasMachine(appID: Int64, _ machine: String) async throws -> Bool {
-        for try await _ in try await client.query("""
+        for try await _ in try await client.query(
+            """
             SELECT 1 FROM sessions WHERE app_id = \(appID) AND machine = \(machine) LIMIT 1
-            """, logger: logger) {
+            """, logger: logger)
+        {
             return true
         }
         return false
@@ -98,12 +110,14 @@ struct FleetQueries: Sendable {
     func funnel(appID: Int64, machine: String, range: TimeRange) async throws -> Funnel {
         let flows = ServerProjections.screenFlows
         var funnel = Funnel(machine: machine)
-        for try await state in try await client.query("""
+        for try await state in try await client.query(
+            """
             SELECT state FROM projection_states
             WHERE app_id = \(appID) AND projection = \(flows.projection.name) AND machine = \(machine)
                 AND (\(range.from)::bigint IS NULL OR updated_at_us >= \(range.from))
                 AND (\(range.to)::bigint IS NULL OR updated_at_us < \(range.to))
-            """, logger: logger).decode(ByteBuffer.self) {
+            """, logger: logger
+        ).decode(ByteBuffer.self) {
             funnel.add(try flows.decode(state))
         }
         return funnel
@@ -112,13 +126,17 @@ struct FleetQueries: Sendable {
     // MARK: Navigation
 
     /// A session's navigation state (its machine and stack), `nil` when the projection holds none.
-    func navigation(appID: Int64, storeID: UUID, sessionID: String) async throws -> NavigationProjection.SessionNavigation? {
+    func navigation(appID: Int64, storeID: UUID, sessionID: String) async throws -> NavigationProjection
+        .SessionNavigation?
+    {
         let navigation = ServerProjections.navigation
-        for try await state in try await client.query("""
+        for try await state in try await client.query(
+            """
             SELECT state FROM projection_states
             WHERE app_id = \(appID) AND store_id = \(storeID) AND projection = \(navigation.projection.name)
                 AND key = \(sessionID)
-            """, logger: logger).decode(ByteBuffer.self) {
+            """, logger: logger
+        ).decode(ByteBuffer.self) {
             return try navigation.decode(state)
         }
         return nil
@@ -126,9 +144,11 @@ struct FleetQueries: Sendable {
 
     /// Whether the app holds the session.
     func hasSession(appID: Int64, storeID: UUID, sessionID: String) async throws -> Bool {
-        for try await _ in try await client.query("""
+        for try await _ in try await client.query(
+            """
             SELECT 1 FROM sessions WHERE app_id = \(appID) AND store_id = \(storeID) AND session_id = \(sessionID)
-            """, logger: logger) {
+            """, logger: logger)
+        {
             return true
         }
         return false
@@ -139,10 +159,12 @@ struct FleetQueries: Sendable {
     func depthStatistics(appID: Int64, machine: String) async throws -> StackDepthStatistics {
         let navigation = ServerProjections.navigation
         var statistics = StackDepthStatistics()
-        for try await state in try await client.query("""
+        for try await state in try await client.query(
+            """
             SELECT state FROM projection_states
             WHERE app_id = \(appID) AND projection = \(navigation.projection.name) AND machine = \(machine)
-            """, logger: logger).decode(ByteBuffer.self) {
+            """, logger: logger
+        ).decode(ByteBuffer.self) {
             let decoded = try navigation.decode(state)
             if decoded.machine == machine { statistics.add(decoded.stack) }
         }
@@ -171,7 +193,8 @@ struct FleetQueries: Sendable {
         var progress: [ProjectionProgress] = []
         for (name, version) in ServerProjections.all {
             let current = Int64(version)
-            for try await (stores, lag, failed) in try await client.query("""
+            for try await (stores, lag, failed) in try await client.query(
+                """
                 SELECT count(*)::bigint,
                     coalesce(sum(CASE WHEN c.failure IS NOT NULL AND c.version = \(current) THEN 0
                         ELSE s.next_sequence - 1 - CASE WHEN c.version = \(current) THEN c.sequence ELSE 0 END END), 0)::bigint,
@@ -179,8 +202,10 @@ struct FleetQueries: Sendable {
                 FROM stores s
                 LEFT JOIN projection_checkpoints c ON c.app_id = s.app_id AND c.store_id = s.store_id AND c.projection = \(name)
                 WHERE s.app_id = \(appID)
-                """, logger: logger).decode((Int64, Int64, Int64).self) {
-                progress.append(ProjectionProgress(name: name, version: version, stores: stores, lag: lag, failedStores: failed))
+                """, logger: logger
+            ).decode((Int64, Int64, Int64).self) {
+                progress.append(
+                    ProjectionProgress(name: name, version: version, stores: stores, lag: lag, failedStores: failed))
             }
         }
         return progress

@@ -39,7 +39,9 @@ public struct Ingestion: Sendable {
     ///
     /// - Throws: ``APIError`` 400 naming the byte offset, the record index and sequence, or the
     ///   definition at fault.
-    static func check(_ body: some Collection<UInt8>) throws(APIError) -> (IngestionBatch, [CheckedRecord], [SessionBases.Base]) {
+    static func check(_ body: some Collection<UInt8>) throws(APIError) -> (
+        IngestionBatch, [CheckedRecord], [SessionBases.Base]
+    ) {
         let batch: IngestionBatch
         do {
             batch = try IngestionBatch(decoding: body)
@@ -53,40 +55,54 @@ public struct Ingestion: Sendable {
         for (index, definition) in batch.definitions.enumerated() {
             let digest = APIKey.hex(Array(SHA256.hash(data: definition.document)))
             guard digest == definition.contentVersion else {
-                throw APIError(.badRequest,
+                throw APIError(
+                    .badRequest,
                     "definition \(index) (\(definition.machine)) claims content version \(definition.contentVersion) but its document's SHA-256 is \(digest)",
                     details: ["definitionIndex": .integer(Int64(index))])
             }
             guard !definition.machine.isEmpty, !definition.machine.utf8.contains(0) else {
-                throw APIError(.badRequest, "definition \(index) has an empty machine name or one with a NUL character",
-                               details: ["definitionIndex": .integer(Int64(index))])
+                throw APIError(
+                    .badRequest, "definition \(index) has an empty machine name or one with a NUL character",
+                    details: ["definitionIndex": .integer(Int64(index))])
             }
         }
         var checked: [CheckedRecord] = []
         checked.reserveCapacity(batch.records.count)
         for (index, bytes) in batch.records.enumerated() {
             let sequence = batch.firstSequence + UInt64(index)
-            let details: [String: APIError.Detail] = ["recordIndex": .integer(Int64(index)), "sequence": .integer(Int64(sequence))]
+            let details: [String: APIError.Detail] = [
+                "recordIndex": .integer(Int64(index)), "sequence": .integer(Int64(sequence)),
+            ]
             let record: TransitionRecord
             do {
                 record = try RecordCodec.decode(bytes, sequence: sequence)
             } catch {
-                throw APIError(.badRequest, "record \(index) (sequence \(sequence)) is invalid: \(error)", details: details)
+                throw APIError(
+                    .badRequest, "record \(index) (sequence \(sequence)) is invalid: \(error)", details: details)
             }
             // PostgreSQL's text cannot hold NUL; the record's bytes could, but its columns cannot.
-            for (field, text) in [("machine", record.machine), ("definition", record.definition), ("event", record.event)]
+            for (field, text) in [
+                ("machine", record.machine), ("definition", record.definition), ("event", record.event),
+            ]
             where text.utf8.contains(0) {
-                throw APIError(.badRequest, "record \(index) (sequence \(sequence)) has a NUL character in its \(field)", details: details)
+                throw APIError(
+                    .badRequest, "record \(index) (sequence \(sequence)) has a NUL character in its \(field)",
+                    details: details)
             }
             guard let version = Int64(exactly: record.version) else {
-                throw APIError(.badRequest, "record \(index) (sequence \(sequence)) has version \(record.version), past \(Int64.max)", details: details)
+                throw APIError(
+                    .badRequest,
+                    "record \(index) (sequence \(sequence)) has version \(record.version), past \(Int64.max)",
+                    details: details)
             }
-            checked.append(CheckedRecord(index: index, bytes: bytes, record: record, sequence: Int64(sequence), version: version))
+            checked.append(
+                CheckedRecord(index: index, bytes: bytes, record: record, sequence: Int64(sequence), version: version))
         }
         let bases = try SessionBases.checked(batch.bases)
         for (index, base) in bases.enumerated()
         where !checked.contains(where: { $0.version == base.version && $0.record.session.rawValue == base.session }) {
-            throw APIError(.badRequest,
+            throw APIError(
+                .badRequest,
                 "base \(index) (session '\(base.session)', version \(base.version)) names no record of the batch",
                 details: ["baseIndex": .integer(Int64(index)), "session": .text(base.session)])
         }
@@ -109,19 +125,24 @@ public struct Ingestion: Sendable {
             // Before the store's row: an erasure of the app waits for this batch, or this batch
             // for it, so its tombstone check below sees every erasure committed before it.
             try await Erasure.lockApp(appID, exclusive: false, connection: connection, logger: logger)
-            try await connection.query("""
+            try await connection.query(
+                """
                 INSERT INTO stores (app_id, store_id) VALUES (\(appID), \(storeID)) ON CONFLICT DO NOTHING
                 """, logger: logger)
             var next: Int64 = 1
-            for try await value in try await connection.query("""
+            for try await value in try await connection.query(
+                """
                 SELECT next_sequence FROM stores WHERE app_id = \(appID) AND store_id = \(storeID) FOR UPDATE
-                """, logger: logger).decode(Int64.self) {
+                """, logger: logger
+            ).decode(Int64.self) {
                 next = value
             }
             let first = Int64(batch.firstSequence)
             guard first <= next else {
-                throw APIError(.conflict, "the batch starts at sequence \(first) but the server holds this store's records up to \(next - 1)",
-                               details: ["nextSequence": .integer(next)])
+                throw APIError(
+                    .conflict,
+                    "the batch starts at sequence \(first) but the server holds this store's records up to \(next - 1)",
+                    details: ["nextSequence": .integer(next)])
             }
             guard let last = records.last?.sequence else {
                 return IngestionResult(storeID: storeID, nextSequence: UInt64(next), stored: 0, alreadyHeld: 0)
@@ -132,33 +153,44 @@ public struct Ingestion: Sendable {
             let held = records.filter { $0.sequence < next && !isErased($0.sequence) }
             let candidates = records.filter { $0.sequence >= next && !isErased($0.sequence) }
             let tombstoned = try await Erasure.tombstoned(
-                Array(Set(candidates.map(\.record.session.rawValue))), appID: appID, connection: connection, logger: logger)
+                Array(Set(candidates.map(\.record.session.rawValue))), appID: appID, connection: connection,
+                logger: logger)
             let fresh = candidates.filter { !tombstoned.contains($0.record.session.rawValue) }
             let dropped = candidates.filter { tombstoned.contains($0.record.session.rawValue) }
             if !held.isEmpty {
-                try await Self.checkHeld(held, appID: appID, storeID: storeID, next: next, connection: connection, logger: logger)
+                try await Self.checkHeld(
+                    held, appID: appID, storeID: storeID, next: next, connection: connection, logger: logger)
             }
             guard last >= next else {
-                return IngestionResult(storeID: storeID, nextSequence: UInt64(next), stored: 0, alreadyHeld: held.count,
-                                       erased: records.count - held.count)
+                return IngestionResult(
+                    storeID: storeID, nextSequence: UInt64(next), stored: 0, alreadyHeld: held.count,
+                    erased: records.count - held.count)
             }
             try await Erasure.addErasedRanges(
-                dropped.map { $0.sequence...$0.sequence }, appID: appID, storeID: storeID, connection: connection, logger: logger)
+                dropped.map { $0.sequence...$0.sequence }, appID: appID, storeID: storeID, connection: connection,
+                logger: logger)
             if !fresh.isEmpty {
-                try await Self.storeDefinitions(batch.definitions, for: fresh, appID: appID, connection: connection, logger: logger)
-                try await Self.insertRecords(fresh, appID: appID, storeID: storeID, connection: connection, logger: logger)
-                try await Self.updateSessions(fresh, appID: appID, storeID: storeID, connection: connection, logger: logger)
-                try await SessionBases.store(bases, appID: appID, storeID: storeID, connection: connection, logger: logger)
+                try await Self.storeDefinitions(
+                    batch.definitions, for: fresh, appID: appID, connection: connection, logger: logger)
+                try await Self.insertRecords(
+                    fresh, appID: appID, storeID: storeID, connection: connection, logger: logger)
+                try await Self.updateSessions(
+                    fresh, appID: appID, storeID: storeID, connection: connection, logger: logger)
+                try await SessionBases.store(
+                    bases, appID: appID, storeID: storeID, connection: connection, logger: logger)
             }
             let newNext = try await Erasure.setNextSequence(
                 last + 1, appID: appID, storeID: storeID, connection: connection, logger: logger)
             let erased = records.count - held.count - fresh.count
-            logger.info("stored batch", metadata: [
-                "app": "\(appID)", "store": "\(storeID)", "first": "\(max(first, next))",
-                "count": "\(fresh.count)", "erased": "\(erased)", "next": "\(newNext)",
-            ])
-            return IngestionResult(storeID: storeID, nextSequence: UInt64(newNext), stored: fresh.count,
-                                   alreadyHeld: held.count, erased: erased)
+            logger.info(
+                "stored batch",
+                metadata: [
+                    "app": "\(appID)", "store": "\(storeID)", "first": "\(max(first, next))",
+                    "count": "\(fresh.count)", "erased": "\(erased)", "next": "\(newNext)",
+                ])
+            return IngestionResult(
+                storeID: storeID, nextSequence: UInt64(newNext), stored: fresh.count,
+                alreadyHeld: held.count, erased: erased)
         }
     }
 
@@ -169,17 +201,23 @@ public struct Ingestion: Sendable {
     ) async throws {
         guard let first = records.first?.sequence, let last = records.last?.sequence else { return }
         var stored: [Int64: ByteBuffer] = [:]
-        for try await (sequence, bytes) in try await connection.query("""
+        for try await (sequence, bytes) in try await connection.query(
+            """
             SELECT sequence, record FROM records
             WHERE app_id = \(appID) AND store_id = \(storeID) AND sequence BETWEEN \(first) AND \(last)
-            """, logger: logger).decode((Int64, ByteBuffer).self) {
+            """, logger: logger
+        ).decode((Int64, ByteBuffer).self) {
             stored[sequence] = bytes
         }
         for record in records {
             guard let held = stored[record.sequence], Array(buffer: held) == record.bytes else {
-                throw APIError(.conflict,
+                throw APIError(
+                    .conflict,
                     "record \(record.index) (sequence \(record.sequence)) differs from the record the server holds at that sequence",
-                    details: ["nextSequence": .integer(next), "recordIndex": .integer(Int64(record.index)), "sequence": .integer(record.sequence)])
+                    details: [
+                        "nextSequence": .integer(next), "recordIndex": .integer(Int64(record.index)),
+                        "sequence": .integer(record.sequence),
+                    ])
             }
         }
     }
@@ -190,7 +228,10 @@ public struct Ingestion: Sendable {
         _ definitions: [IngestionBatch.Definition], for records: [CheckedRecord], appID: Int64,
         connection: PostgresConnection, logger: Logger
     ) async throws {
-        struct Name: Hashable { var machine: String; var version: String }
+        struct Name: Hashable {
+            var machine: String
+            var version: String
+        }
         let sent = Set(definitions.map { Name(machine: $0.machine, version: $0.contentVersion) })
         var needed: [Name: (index: Int, sequence: Int64)] = [:]
         for record in records {
@@ -198,13 +239,15 @@ public struct Ingestion: Sendable {
             if !sent.contains(name), needed[name] == nil { needed[name] = (record.index, record.sequence) }
         }
         for (name, place) in needed.sorted(by: { $0.value.index < $1.value.index }) {
-            let rows = try await connection.query("""
+            let rows = try await connection.query(
+                """
                 SELECT 1 FROM definitions WHERE app_id = \(appID) AND machine = \(name.machine) AND content_version = \(name.version)
                 """, logger: logger)
             var found = false
             for try await _ in rows { found = true }
             guard found else {
-                throw APIError(.badRequest,
+                throw APIError(
+                    .badRequest,
                     "record \(place.index) (sequence \(place.sequence)) names definition \(name.machine)@\(name.version), which neither the batch nor the server holds",
                     details: ["recordIndex": .integer(Int64(place.index)), "sequence": .integer(place.sequence)])
             }
@@ -222,7 +265,8 @@ public struct Ingestion: Sendable {
     }
 
     private static let definitionsInsert = MultiRowInsert(
-        table: "definitions", columns: ["app_id", "machine", "content_version", "document"], suffix: "ON CONFLICT DO NOTHING")
+        table: "definitions", columns: ["app_id", "machine", "content_version", "document"],
+        suffix: "ON CONFLICT DO NOTHING")
 
     /// Inserts the records, 500 rows per statement (every value a bound parameter).
     private static func insertRecords(
@@ -245,8 +289,10 @@ public struct Ingestion: Sendable {
 
     private static let recordsInsert = MultiRowInsert(
         table: "records",
-        columns: ["app_id", "store_id", "sequence", "session_id", "version", "machine", "definition", "event",
-                  "recorded_at_us", "record", "received_at"],
+        columns: [
+            "app_id", "store_id", "sequence", "session_id", "version", "machine", "definition", "event",
+            "recorded_at_us", "record", "received_at",
+        ],
         boundColumns: 10, rowSuffix: ", now()")
 
     /// Moves each session's head to its last record of the batch.
@@ -270,8 +316,9 @@ public struct Ingestion: Sendable {
                 head.count += 1
                 heads[record.record.session] = head
             } else {
-                heads[record.record.session] = Head(last: record, count: 1, firstRecordedAt: record.record.timestamp.microsecondsSince1970,
-                                                       firstVersion: record.version)
+                heads[record.record.session] = Head(
+                    last: record, count: 1, firstRecordedAt: record.record.timestamp.microsecondsSince1970,
+                    firstVersion: record.version)
                 order.append(record.record.session)
             }
         }
@@ -298,8 +345,10 @@ public struct Ingestion: Sendable {
     /// statement needs): a new session is inserted, a known one moves its head.
     private static let sessionsUpsert = MultiRowInsert(
         table: "sessions",
-        columns: ["app_id", "store_id", "session_id", "machine", "definition", "head_version", "head_sequence",
-                  "record_count", "first_recorded_at_us", "last_recorded_at_us", "last_event", "first_version"],
+        columns: [
+            "app_id", "store_id", "session_id", "machine", "definition", "head_version", "head_sequence",
+            "record_count", "first_recorded_at_us", "last_recorded_at_us", "last_event", "first_version",
+        ],
         suffix: """
             ON CONFLICT (app_id, store_id, session_id) DO UPDATE SET
                 machine = EXCLUDED.machine, definition = EXCLUDED.definition,
@@ -310,7 +359,8 @@ public struct Ingestion: Sendable {
 
     /// The next sequence the server expects from `storeID` of app `appID` (1 when it holds none).
     public func position(storeID: UUID, appID: Int64) async throws -> UInt64 {
-        let rows = try await client.query("""
+        let rows = try await client.query(
+            """
             SELECT next_sequence FROM stores WHERE app_id = \(appID) AND store_id = \(storeID)
             """, logger: logger)
         for try await next in rows.decode(Int64.self) { return UInt64(next) }

@@ -21,21 +21,31 @@ struct JSONErrorMiddleware<Context: RequestContext>: RouterMiddleware {
         } catch let error as APIError {
             throw error
         } catch let error as NIOTooManyBytesError {
-            throw APIError(.contentTooLarge, "the body is larger than \(error.maxBytes.map(String.init) ?? "the largest accepted") bytes: send smaller batches")
+            throw APIError(
+                .contentTooLarge,
+                "the body is larger than \(error.maxBytes.map(String.init) ?? "the largest accepted") bytes: send smaller batches"
+            )
         } catch let error as any HTTPResponseError {
-            throw APIError(error.status, (error as? HTTPError)?.body ?? "\(error.status.code) \(error.status.reasonPhrase)")
+            throw APIError(
+                error.status, (error as? HTTPError)?.body ?? "\(error.status.code) \(error.status.reasonPhrase)")
         } catch is DatabaseUnavailable {
             // Refused before touching the database: the probe logged the outage once.
             throw APIError.databaseUnavailable(retryAfterSeconds: retryAfterSeconds)
         } catch let error where isDatabaseOutage(error) {
-            context.logger.warning("request failed: the database does not answer", metadata: [
-                "method": "\(request.method)", "path": "\(request.uri.path)", "error": "\(String(reflecting: error))",
-            ])
+            context.logger.warning(
+                "request failed: the database does not answer",
+                metadata: [
+                    "method": "\(request.method)", "path": "\(request.uri.path)",
+                    "error": "\(String(reflecting: error))",
+                ])
             throw APIError.databaseUnavailable(retryAfterSeconds: retryAfterSeconds)
         } catch {
-            context.logger.error("request failed", metadata: [
-                "method": "\(request.method)", "path": "\(request.uri.path)", "error": "\(String(reflecting: error))",
-            ])
+            context.logger.error(
+                "request failed",
+                metadata: [
+                    "method": "\(request.method)", "path": "\(request.uri.path)",
+                    "error": "\(String(reflecting: error))",
+                ])
             throw APIError(.internalServerError, "the server failed to answer this request (its log says why)")
         }
     }

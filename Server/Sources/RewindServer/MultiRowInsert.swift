@@ -21,8 +21,10 @@ struct MultiRowInsert {
 
     /// An insert into `table` of `columns`: the first `boundColumns` of them bound per row, the
     /// rest written by `rowSuffix`.
-    init(table: String, columns: [String], boundColumns: Int? = nil, rowSuffix: String = "", suffix: String = "",
-         rowsPerStatement: Int = 500) {
+    init(
+        table: String, columns: [String], boundColumns: Int? = nil, rowSuffix: String = "", suffix: String = "",
+        rowsPerStatement: Int = 500
+    ) {
         self.head = "INSERT INTO \(table) (\(columns.joined(separator: ", "))) VALUES"
         self.boundColumns = boundColumns ?? columns.count
         self.rowSuffix = rowSuffix

@@ -13,12 +13,6 @@ extension PostgresTransitionLog {
         /// The last sequence this reader sees.
         public let head: UInt64
 
-        /// A reader of `log` bounded by `head`.
-        init(log: PostgresTransitionLog, head: UInt64) {
-            self.log = log
-            self.head = head
-        }
-
         /// The last global sequence this reader sees (0 when the server holds none).
         public func headSequence() async throws -> UInt64 { head }
 
@@ -33,19 +27,25 @@ extension PostgresTransitionLog {
         public func sessionInfo(for session: SessionID) async throws -> SessionInfo? {
             let (client, appID, storeID, logger, bound) = (log.client, log.appID, log.storeID, log.logger, Int64(head))
             var found: SessionRow?
-            for try await (machine, headVersion, headSequence, count, first, last, hasBase, firstSequence, firstVersion, firstBytes)
-                    in try await client.query("""
+            for try await (
+                machine, headVersion, headSequence, count, first, last, hasBase, firstSequence, firstVersion, firstBytes
+            )
+                in try await client.query(
+                    """
                     SELECT s.machine, s.head_version, s.head_sequence, s.record_count, s.first_recorded_at_us,
                         s.last_recorded_at_us, s.base_snapshot IS NOT NULL, r.sequence, r.version, r.record
                     FROM sessions s JOIN records r ON r.app_id = s.app_id AND r.store_id = s.store_id
                         AND r.session_id = s.session_id AND r.version = s.first_version
                     WHERE s.app_id = \(appID) AND s.store_id = \(storeID) AND s.session_id = \(session.rawValue)
                         AND r.sequence <= \(bound)
-                    """, logger: logger).decode((String, Int64, Int64, Int64, Int64, Int64, Bool, Int64, Int64, ByteBuffer).self) {
-                    found = SessionRow(
-                        machine: machine, headVersion: headVersion, headSequence: headSequence, recordCount: count,
-                        firstMicroseconds: first, lastMicroseconds: last, hasBase: hasBase,
-                        first: StoredRecord(sequence: firstSequence, session: session.rawValue, version: firstVersion, bytes: firstBytes))
+                    """, logger: logger
+                ).decode((String, Int64, Int64, Int64, Int64, Int64, Bool, Int64, Int64, ByteBuffer).self)
+            {
+                found = SessionRow(
+                    machine: machine, headVersion: headVersion, headSequence: headSequence, recordCount: count,
+                    firstMicroseconds: first, lastMicroseconds: last, hasBase: hasBase,
+                    first: StoredRecord(
+                        sequence: firstSequence, session: session.rawValue, version: firstVersion, bytes: firstBytes))
             }
             guard var row = found, row.first.version == 1 || row.hasBase else { return nil }
             let first = try decode(row.first)
@@ -72,11 +72,13 @@ extension PostgresTransitionLog {
         ///   that does not decode, PostgreSQL's errors.
         public func baseSnapshot(of session: SessionID) async throws -> SessionSnapshot? {
             let (client, appID, storeID, logger) = (log.client, log.appID, log.storeID, log.logger)
-            for try await bytes in try await client.query("""
+            for try await bytes in try await client.query(
+                """
                 SELECT base_snapshot FROM sessions
                 WHERE app_id = \(appID) AND store_id = \(storeID) AND session_id = \(session.rawValue)
                     AND base_snapshot IS NOT NULL
-                """, logger: logger).decode(ByteBuffer.self) {
+                """, logger: logger
+            ).decode(ByteBuffer.self) {
                 do {
                     return try JSONDecoder().decode(SessionSnapshot.self, from: Data(buffer: bytes))
                 } catch {
@@ -89,10 +91,14 @@ extension PostgresTransitionLog {
         /// Up to `limit` records of `session` in version order from version `version` on.
         ///
         /// - Throws: ``PostgresLogError/damagedRecord(storeID:sequence:reason:)``, PostgreSQL's errors.
-        public func records(of session: SessionID, fromVersion version: UInt64, limit: Int) async throws -> [TransitionRecord] {
+        public func records(of session: SessionID, fromVersion version: UInt64, limit: Int) async throws
+            -> [TransitionRecord]
+        {
             guard limit > 0, let from = Int64(exactly: max(version, 1)) else { return [] }
             let (client, appID, storeID, logger, bound) = (log.client, log.appID, log.storeID, log.logger, Int64(head))
-            let rows = try await Self.collect(try await client.query("""
+            let rows = try await Self.collect(
+                try await client.query(
+                    """
                     SELECT sequence, session_id, version, record FROM records
                     WHERE app_id = \(appID) AND store_id = \(storeID) AND session_id = \(session.rawValue)
                         AND version >= \(from) AND sequence <= \(bound)
@@ -107,7 +113,9 @@ extension PostgresTransitionLog {
         public func records(fromSequence sequence: UInt64, limit: Int) async throws -> [TransitionRecord] {
             guard limit > 0, let from = Int64(exactly: max(sequence, 1)) else { return [] }
             let (client, appID, storeID, logger, bound) = (log.client, log.appID, log.storeID, log.logger, Int64(head))
-            let rows = try await Self.collect(try await client.query("""
+            let rows = try await Self.collect(
+                try await client.query(
+                    """
                     SELECT sequence, session_id, version, record FROM records
                     WHERE app_id = \(appID) AND store_id = \(storeID) AND sequence >= \(from) AND sequence <= \(bound)
                     ORDER BY sequence LIMIT \(Int64(limit))
@@ -121,9 +129,11 @@ extension PostgresTransitionLog {
         /// - Throws: PostgreSQL's errors.
         public func storedDefinitionDocument(name: String, version: String) async throws -> [UInt8]? {
             let (client, appID, logger) = (log.client, log.appID, log.logger)
-            for try await document in try await client.query("""
+            for try await document in try await client.query(
+                """
                 SELECT document FROM definitions WHERE app_id = \(appID) AND machine = \(name) AND content_version = \(version)
-                """, logger: logger).decode(ByteBuffer.self) {
+                """, logger: logger
+            ).decode(ByteBuffer.self) {
                 return Array(buffer: document)
             }
             return nil
@@ -163,7 +173,9 @@ extension PostgresTransitionLog {
         /// The records of `session` at or below sequence `bound`, latest version first (at most one).
         private func records(of session: SessionID, descendingFrom bound: Int64) async throws -> [TransitionRecord] {
             let (client, appID, storeID, logger) = (log.client, log.appID, log.storeID, log.logger)
-            let rows = try await Self.collect(try await client.query("""
+            let rows = try await Self.collect(
+                try await client.query(
+                    """
                     SELECT sequence, session_id, version, record FROM records
                     WHERE app_id = \(appID) AND store_id = \(storeID) AND session_id = \(session.rawValue)
                         AND sequence <= \(bound)
@@ -185,12 +197,15 @@ extension PostgresTransitionLog {
             do {
                 record = try row.bytes.withUnsafeReadableBytes { try RecordCodec.decode($0, sequence: sequence) }
             } catch {
-                throw PostgresLogError.damagedRecord(storeID: storeID, sequence: sequence, reason: String(describing: error))
+                throw PostgresLogError.damagedRecord(
+                    storeID: storeID, sequence: sequence, reason: String(describing: error))
             }
             guard record.session.rawValue == row.session, Int64(exactly: record.version) == row.version else {
                 throw PostgresLogError.damagedRecord(
                     storeID: storeID, sequence: sequence,
-                    reason: "it holds '\(record.session)' version \(record.version), but its row says '\(row.session)' version \(row.version)")
+                    reason:
+                        "it holds '\(record.session)' version \(record.version), but its row says '\(row.session)' version \(row.version)"
+                )
             }
             return record
         }

@@ -67,9 +67,11 @@ public struct PostgresTransitionLog: Sendable {
     /// The store's head sequence now: the last sequence the server holds (0 for a store it does
     /// not hold).
     func currentHead() async throws -> UInt64 {
-        for try await next in try await client.query("""
+        for try await next in try await client.query(
+            """
             SELECT next_sequence FROM stores WHERE app_id = \(appID) AND store_id = \(storeID)
-            """, logger: logger).decode(Int64.self) {
+            """, logger: logger
+        ).decode(Int64.self) {
             return UInt64(max(next - 1, 0))
         }
         return 0

@@ -61,7 +61,8 @@ final class ProjectionCatchUp: Service, Sendable {
                 try await catchUpAll()
             } catch {
                 if Task.isCancelled || Task.isShuttingDownGracefully { break }
-                logger.error("projection catch-up failed; retrying", metadata: ["error": "\(String(reflecting: error))"])
+                logger.error(
+                    "projection catch-up failed; retrying", metadata: ["error": "\(String(reflecting: error))"])
                 // A failed pass (the database went away) is retried after a pause.
                 try? await cancelWhenGracefulShutdown { try await Task.sleep(for: .seconds(1)) }
                 wake()
@@ -100,9 +101,11 @@ final class ProjectionCatchUp: Service, Sendable {
             }
             return total
         }
-        logger.info("projections caught up", metadata: [
-            "stores": "\(stores.count)", "records": "\(folded)", "elapsed": "\(ContinuousClock.now - start)",
-        ])
+        logger.info(
+            "projections caught up",
+            metadata: [
+                "stores": "\(stores.count)", "records": "\(folded)", "elapsed": "\(ContinuousClock.now - start)",
+            ])
         return folded
     }
 
@@ -112,7 +115,8 @@ final class ProjectionCatchUp: Service, Sendable {
         var stores: [StoreRef] = []
         var seen = Set<StoreRef>()
         for (name, version) in ServerProjections.all {
-            let rows = try await client.query("""
+            let rows = try await client.query(
+                """
                 SELECT s.app_id, s.store_id FROM stores s
                 LEFT JOIN projection_checkpoints c
                     ON c.app_id = s.app_id AND c.store_id = s.store_id AND c.projection = \(name)
@@ -158,17 +162,20 @@ final class ProjectionCatchUp: Service, Sendable {
         let storeID = store.storeID
         return try await client.transaction(logger: logger) { connection -> (read: Int64, progressed: Bool) in
             for projection in ServerProjections.projections {
-                try await connection.query("""
+                try await connection.query(
+                    """
                     INSERT INTO projection_checkpoints (app_id, store_id, projection, version)
                     VALUES (\(appID), \(storeID), \(projection.name), \(Int64(projection.version))) ON CONFLICT DO NOTHING
                     """, logger: logger)
             }
             // The lock that makes servers take turns on a store's projections.
             var stored: [String: (version: Int64, sequence: Int64, failure: String?)] = [:]
-            for try await (name, version, sequence, failure) in try await connection.query("""
+            for try await (name, version, sequence, failure) in try await connection.query(
+                """
                 SELECT projection, version, sequence, failure FROM projection_checkpoints
                 WHERE app_id = \(appID) AND store_id = \(storeID) ORDER BY projection FOR UPDATE
-                """, logger: logger).decode((String, Int64, Int64, String?).self) {
+                """, logger: logger
+            ).decode((String, Int64, Int64, String?).self) {
                 stored[name] = (version, sequence, failure)
             }
             var active: [(projection: any ServerProjecting, fold: ProjectionChunkFold)] = []
@@ -176,14 +183,18 @@ final class ProjectionCatchUp: Service, Sendable {
                 guard let checkpoint = stored[projection.name] else { continue }
                 if checkpoint.version != Int64(projection.version) {
                     // Another version of the projection: rebuilt from the first record.
-                    logger.info("rebuilding projection", metadata: [
-                        "projection": "\(projection.name)", "store": "\(storeID)",
-                        "from.version": "\(checkpoint.version)", "to.version": "\(projection.version)",
-                    ])
-                    try await connection.query("""
+                    logger.info(
+                        "rebuilding projection",
+                        metadata: [
+                            "projection": "\(projection.name)", "store": "\(storeID)",
+                            "from.version": "\(checkpoint.version)", "to.version": "\(projection.version)",
+                        ])
+                    try await connection.query(
+                        """
                         DELETE FROM projection_states WHERE app_id = \(appID) AND store_id = \(storeID) AND projection = \(projection.name)
                         """, logger: logger)
-                    try await connection.query("""
+                    try await connection.query(
+                        """
                         UPDATE projection_checkpoints SET version = \(Int64(projection.version)), sequence = 0, failure = NULL, updated_at = now()
                         WHERE app_id = \(appID) AND store_id = \(storeID) AND projection = \(projection.name)
                         """, logger: logger)
@@ -193,21 +204,27 @@ final class ProjectionCatchUp: Service, Sendable {
                 }
             }
             var head: Int64 = 0
-            for try await next in try await connection.query("""
+            for try await next in try await connection.query(
+                """
                 SELECT next_sequence FROM stores WHERE app_id = \(appID) AND store_id = \(storeID)
-                """, logger: logger).decode(Int64.self) {
+                """, logger: logger
+            ).decode(Int64.self) {
                 head = next - 1
             }
-            guard let start = active.map({ Int64($0.fold.checkpoint) }).min().map({ $0 + 1 }), start <= head else { return (0, false) }
+            guard let start = active.map({ Int64($0.fold.checkpoint) }).min().map({ $0 + 1 }), start <= head else {
+                return (0, false)
+            }
             let end = min(head, start + Self.recordsPerTransaction - 1)
 
             var records: [TransitionRecord] = []
             records.reserveCapacity(Int(end - start + 1))
-            for try await (sequence, bytes) in try await connection.query("""
+            for try await (sequence, bytes) in try await connection.query(
+                """
                 SELECT sequence, record FROM records
                 WHERE app_id = \(appID) AND store_id = \(storeID) AND sequence BETWEEN \(start) AND \(end)
                 ORDER BY sequence
-                """, logger: logger).decode((Int64, ByteBuffer).self) {
+                """, logger: logger
+            ).decode((Int64, ByteBuffer).self) {
                 do {
                     let record = try bytes.readableBytesView.withUnsafeBytes {
                         try RecordCodec.decode($0, sequence: UInt64(sequence))
@@ -222,20 +239,26 @@ final class ProjectionCatchUp: Service, Sendable {
             for (projection, fold) in active {
                 let before = fold.checkpoint
                 let states = ChunkStates()
-                try await Self.load(fold.keys(of: records), of: fold.name, into: states, store: store, connection: connection, logger: logger)
+                try await Self.load(
+                    fold.keys(of: records), of: fold.name, into: states, store: store, connection: connection,
+                    logger: logger)
                 // The device's fold driver, over states in memory: nothing here waits on I/O.
                 try fold.fold(records, reading: states)
                 try fold.write(to: states)
-                try await Self.write(states.written, of: projection, store: store, connection: connection, logger: logger)
+                try await Self.write(
+                    states.written, of: projection, store: store, connection: connection, logger: logger)
                 if let error = fold.error {
-                    logger.error("projection stopped on a record", metadata: [
-                        "projection": "\(fold.name)", "store": "\(storeID)", "failure": "\(error)",
-                    ])
+                    logger.error(
+                        "projection stopped on a record",
+                        metadata: [
+                            "projection": "\(fold.name)", "store": "\(storeID)", "failure": "\(error)",
+                        ])
                 }
                 // Every sequence up to `end` was folded or holds no record (erased, on the device
                 // or here): the checkpoint passes it unless the projection stopped on a record.
                 let reached = fold.error == nil ? max(Int64(fold.checkpoint), end) : Int64(fold.checkpoint)
-                try await connection.query("""
+                try await connection.query(
+                    """
                     UPDATE projection_checkpoints SET sequence = \(reached), failure = \(fold.error?.description), updated_at = now()
                     WHERE app_id = \(appID) AND store_id = \(storeID) AND projection = \(fold.name)
                     """, logger: logger)
@@ -251,10 +274,12 @@ final class ProjectionCatchUp: Service, Sendable {
         connection: PostgresConnection, logger: Logger
     ) async throws {
         guard !keys.isEmpty else { return }
-        for try await (key, state) in try await connection.query("""
+        for try await (key, state) in try await connection.query(
+            """
             SELECT key, state FROM projection_states
             WHERE app_id = \(store.appID) AND store_id = \(store.storeID) AND projection = \(projection) AND key = ANY(\(keys))
-            """, logger: logger).decode((String, ByteBuffer).self) {
+            """, logger: logger
+        ).decode((String, ByteBuffer).self) {
             states.load(key: key, state: state)
         }
     }
@@ -268,7 +293,8 @@ final class ProjectionCatchUp: Service, Sendable {
         let name = projection.name
         let deleted = states.filter { $0.bytes == nil }.map(\.key)
         if !deleted.isEmpty {
-            try await connection.query("""
+            try await connection.query(
+                """
                 DELETE FROM projection_states
                 WHERE app_id = \(store.appID) AND store_id = \(store.storeID) AND projection = \(name) AND key = ANY(\(deleted))
                 """, logger: logger)
@@ -292,7 +318,9 @@ final class ProjectionCatchUp: Service, Sendable {
 
     private static let statesUpsert = MultiRowInsert(
         table: "projection_states",
-        columns: ["app_id", "store_id", "projection", "key", "state", "machine", "configuration", "updated_at_us", "depth"],
+        columns: [
+            "app_id", "store_id", "projection", "key", "state", "machine", "configuration", "updated_at_us", "depth",
+        ],
         suffix: """
             ON CONFLICT (app_id, store_id, projection, key) DO UPDATE SET state = EXCLUDED.state,
                 machine = EXCLUDED.machine, configuration = EXCLUDED.configuration,

@@ -30,7 +30,9 @@ extension Routes {
     }
 
     /// The session list's filter from a request's query parameters.
-    static func sessionFilter(_ parameters: QueryParameters, defaultLimit: Int = 100) throws(APIError) -> FleetQueries.SessionFilter {
+    static func sessionFilter(_ parameters: QueryParameters, defaultLimit: Int = 100) throws(APIError)
+        -> FleetQueries.SessionFilter
+    {
         var filter = FleetQueries.SessionFilter()
         filter.machine = try parameters.text("machine")
         filter.session = try parameters.text("session")
@@ -66,9 +68,10 @@ extension Routes {
         let range = try QueryParameters(request).timeRange()
         guard try await queries.hasMachine(appID: caller.appID, machine) else { throw Self.unknownMachine(machine) }
         let funnel = try await queries.funnel(appID: caller.appID, machine: machine, range: range)
-        return try JSONResponse.make(body: FunnelAnswer(
-            machine: machine, from: range.from, to: range.to, sessions: funnel.sessions,
-            reached: funnel.reached, stoppedAt: funnel.stoppedAt))
+        return try JSONResponse.make(
+            body: FunnelAnswer(
+                machine: machine, from: range.from, to: range.to, sessions: funnel.sessions,
+                reached: funnel.reached, stoppedAt: funnel.stoppedAt))
     }
 
     /// Depth statistics as JSON (`histogram` keyed by depth).
@@ -86,10 +89,11 @@ extension Routes {
         let machine = try machineName(context)
         guard try await queries.hasMachine(appID: caller.appID, machine) else { throw Self.unknownMachine(machine) }
         let statistics = try await queries.depthStatistics(appID: caller.appID, machine: machine)
-        return try JSONResponse.make(body: StacksAnswer(
-            machine: machine, sessions: statistics.sessions,
-            histogram: Dictionary(uniqueKeysWithValues: statistics.histogram.map { (String($0.key), $0.value) }),
-            maximum: statistics.maximum, mean: statistics.mean))
+        return try JSONResponse.make(
+            body: StacksAnswer(
+                machine: machine, sessions: statistics.sessions,
+                histogram: Dictionary(uniqueKeysWithValues: statistics.histogram.map { (String($0.key), $0.value) }),
+                maximum: statistics.maximum, mean: statistics.mean))
     }
 
     /// A navigation stack as JSON.
@@ -111,20 +115,26 @@ extension Routes {
         let caller = try await authenticate(request, needs: .read)
         let storeID = try storeID(context)
         guard let sessionID = Self.pathSegment(context, "sessionID") else {
-            throw APIError(.badRequest, "the session id must be 1 to 1000 bytes of percent-encoded UTF-8 without NUL",
-                           details: ["parameter": .text("session")])
+            throw APIError(
+                .badRequest, "the session id must be 1 to 1000 bytes of percent-encoded UTF-8 without NUL",
+                details: ["parameter": .text("session")])
         }
-        guard let navigation = try await queries.navigation(appID: caller.appID, storeID: storeID, sessionID: sessionID) else {
+        guard let navigation = try await queries.navigation(appID: caller.appID, storeID: storeID, sessionID: sessionID)
+        else {
             if try await queries.hasSession(appID: caller.appID, storeID: storeID, sessionID: sessionID) {
-                throw APIError(.notFound, "the session has no navigation state yet: the projections are catching up (GET /v1/projections/status)",
-                               details: ["sessionID": .text(sessionID)])
+                throw APIError(
+                    .notFound,
+                    "the session has no navigation state yet: the projections are catching up (GET /v1/projections/status)",
+                    details: ["sessionID": .text(sessionID)])
             }
-            throw APIError(.notFound, "no session \(sessionID.debugDescription) in store \(storeID)",
-                           details: ["storeID": .text(storeID.uuidString), "sessionID": .text(sessionID)])
+            throw APIError(
+                .notFound, "no session \(sessionID.debugDescription) in store \(storeID)",
+                details: ["storeID": .text(storeID.uuidString), "sessionID": .text(sessionID)])
         }
-        return try JSONResponse.make(body: StackAnswer(
-            storeID: storeID, sessionID: sessionID, machine: navigation.machine, depth: navigation.stack.count,
-            entries: navigation.stack.entries.map { .init(screen: $0.screen, data: $0.data) }))
+        return try JSONResponse.make(
+            body: StackAnswer(
+                storeID: storeID, sessionID: sessionID, machine: navigation.machine, depth: navigation.stack.count,
+                entries: navigation.stack.entries.map { .init(screen: $0.screen, data: $0.data) }))
     }
 
     // MARK: Status
@@ -140,8 +150,9 @@ extension Routes {
 
     func machineName(_ context: BasicRequestContext) throws(APIError) -> String {
         guard let machine = Self.pathSegment(context, "machine") else {
-            throw APIError(.badRequest, "the machine name must be 1 to 1000 bytes of percent-encoded UTF-8 without NUL",
-                           details: ["parameter": .text("machine")])
+            throw APIError(
+                .badRequest, "the machine name must be 1 to 1000 bytes of percent-encoded UTF-8 without NUL",
+                details: ["parameter": .text("machine")])
         }
         return machine
     }
@@ -150,11 +161,14 @@ extension Routes {
     /// empty, not UTF-8 once decoded, over 1,000 bytes or holds a NUL.
     static func pathSegment(_ context: BasicRequestContext, _ name: String) -> String? {
         guard let raw = context.parameters.get(name), let text = raw.removingPercentEncoding,
-              !text.isEmpty, text.utf8.count <= 1000, !text.utf8.contains(0) else { return nil }
+            !text.isEmpty, text.utf8.count <= 1000, !text.utf8.contains(0)
+        else { return nil }
         return text
     }
 
     static func unknownMachine(_ machine: String) -> APIError {
-        APIError(.notFound, "this app has no session of machine \(machine.debugDescription)", details: ["machine": .text(machine)])
+        APIError(
+            .notFound, "this app has no session of machine \(machine.debugDescription)",
+            details: ["machine": .text(machine)])
     }
 }

@@ -45,7 +45,9 @@ struct QueryParameters {
         guard let value = parameters[Substring(name)] else { return nil }
         if let microseconds = Int64(value) { return microseconds }
         let text = String(value)
-        for options: ISO8601DateFormatter.Options in [[.withInternetDateTime, .withFractionalSeconds], [.withInternetDateTime]] {
+        for options: ISO8601DateFormatter.Options in [
+            [.withInternetDateTime, .withFractionalSeconds], [.withInternetDateTime],
+        ] {
             let formatter = ISO8601DateFormatter()
             formatter.formatOptions = options
             if let date = formatter.date(from: text) {
@@ -101,7 +103,9 @@ struct SessionCursor: Equatable {
         guard let data = Data(base64Encoded: base64), data.count > 16 else { return nil }
         let bytes = Array(data)
         let id = bytes[..<16].withUnsafeBytes { $0.loadUnaligned(as: uuid_t.self) }
-        guard let session = String(validating: bytes[16...], as: UTF8.self), !session.utf8.contains(0) else { return nil }
+        guard let session = String(validating: bytes[16...], as: UTF8.self), !session.utf8.contains(0) else {
+            return nil
+        }
         storeID = UUID(uuid: id)
         sessionID = session
     }

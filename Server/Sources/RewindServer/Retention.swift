@@ -1,8 +1,8 @@
 import Foundation
 import Logging
 import PostgresNIO
-import ServiceLifecycle
 import RewindWire
+import ServiceLifecycle
 
 /// The server's retention: every app with a retention period (`apps.retention_seconds`, set by
 /// `rewind-server create-app --retention-days` or `set-retention`) loses the sessions whose last
@@ -33,13 +33,16 @@ public enum Retention {
     /// - Throws: PostgreSQL's errors (the transactions committed before stay done).
     @discardableResult
     public static func pass(
-        on client: PostgresClient, now: Date, sessionsPerTransaction: Int = defaultSessionsPerTransaction, logger: Logger
+        on client: PostgresClient, now: Date, sessionsPerTransaction: Int = defaultSessionsPerTransaction,
+        logger: Logger
     ) async throws -> PassResult {
         let limit = Int64(max(sessionsPerTransaction, 1))
         var apps: [(id: Int64, seconds: Int64)] = []
-        for try await app in try await client.query("""
+        for try await app in try await client.query(
+            """
             SELECT id, retention_seconds FROM apps WHERE retention_seconds IS NOT NULL ORDER BY id
-            """, logger: logger).decode((Int64, Int64).self) {
+            """, logger: logger
+        ).decode((Int64, Int64).self) {
             apps.append(app)
         }
         var result = PassResult(sessions: 0, records: 0, transactions: 0)
@@ -51,13 +54,15 @@ public enum Retention {
                 let erased = try await client.transaction(logger: logger) { connection -> [ErasedSession] in
                     try await Erasure.lockApp(app.id, exclusive: true, connection: connection, logger: logger)
                     var ids: [String] = []
-                    for try await id in try await connection.query("""
+                    for try await id in try await connection.query(
+                        """
                         SELECT s.session_id FROM sessions s
                         WHERE s.app_id = \(app.id) AND s.last_recorded_at_us < \(cutoff)
                             AND NOT EXISTS (SELECT 1 FROM sessions n WHERE n.app_id = s.app_id
                                 AND n.session_id = s.session_id AND n.last_recorded_at_us >= \(cutoff))
                         GROUP BY s.session_id ORDER BY s.session_id LIMIT \(limit)
-                        """, logger: logger).decode(String.self) {
+                        """, logger: logger
+                    ).decode(String.self) {
                         ids.append(id)
                     }
                     return try await Erasure.eraseSessions(
@@ -71,9 +76,12 @@ public enum Retention {
             }
         }
         if result.sessions > 0 {
-            logger.info("retention removed sessions", metadata: [
-                "sessions": "\(result.sessions)", "records": "\(result.records)", "transactions": "\(result.transactions)",
-            ])
+            logger.info(
+                "retention removed sessions",
+                metadata: [
+                    "sessions": "\(result.sessions)", "records": "\(result.records)",
+                    "transactions": "\(result.transactions)",
+                ])
         }
         return result
     }
@@ -108,7 +116,9 @@ final class RetentionService: Service, Sendable {
                 try await Retention.pass(on: database.client, now: Date(), logger: logger)
             } catch {
                 if Task.isCancelled || Task.isShuttingDownGracefully { break }
-                logger.error("retention pass failed; retrying at the next one", metadata: ["error": "\(String(reflecting: error))"])
+                logger.error(
+                    "retention pass failed; retrying at the next one",
+                    metadata: ["error": "\(String(reflecting: error))"])
             }
             try? await cancelWhenGracefulShutdown { try await Task.sleep(for: self.interval) }
         }

@@ -28,8 +28,10 @@ public struct RewindServer: Sendable {
         gracefulShutdownSignals: [UnixSignal] = [.sigterm, .sigint],
         onListening: @escaping @Sendable (Int) async -> Void = { _ in }
     ) async throws {
-        let group = ServiceGroup(configuration: ServiceGroupConfiguration(
-            services: [service(onListening: onListening)], gracefulShutdownSignals: gracefulShutdownSignals, logger: logger))
+        let group = ServiceGroup(
+            configuration: ServiceGroupConfiguration(
+                services: [service(onListening: onListening)], gracefulShutdownSignals: gracefulShutdownSignals,
+                logger: logger))
         try await group.run()
     }
 
@@ -85,7 +87,8 @@ public struct RewindServer: Sendable {
     public static func withClient<R: Sendable>(
         _ database: DatabaseURL, logger: Logger, _ body: @Sendable (PostgresClient) async throws -> R
     ) async throws -> R {
-        let client = PostgresClient(configuration: database.clientConfiguration(maximumConnections: 2), backgroundLogger: logger)
+        let client = PostgresClient(
+            configuration: database.clientConfiguration(maximumConnections: 2), backgroundLogger: logger)
         return try await withThrowingTaskGroup(of: Void.self) { group in
             // `body` starts once the task running the client has begun: `run()` marks the client
             // running in its first statement, right after the signal, so `body`'s first query does

@@ -22,7 +22,8 @@ extension Routes {
         let storeID = try storeID(context)
         let body = try await collectBody(of: request)
         let notices = try ErasureNotice.notices(fromJSON: body.readableBytesView)
-        let answer = try await ErasureNotice.apply(notices, storeID: storeID, appID: caller.appID, client: client, logger: logger)
+        let answer = try await ErasureNotice.apply(
+            notices, storeID: storeID, appID: caller.appID, client: client, logger: logger)
         // Checkpoints pass the erased sequences (and what was folded stays consistent).
         catchUp.wake(appID: caller.appID, storeID: storeID)
         for store in Set(answer.erased.flatMap { $0.sessions.flatMap { $0.stores.map(\.storeID) } }) {
@@ -37,7 +38,8 @@ extension Routes {
         let caller = try await authenticate(request, needs: .erase)
         let body = try await collectBody(of: request)
         let erasure = try ErasureRequest.parse(body.readableBytesView)
-        let report = try await ErasureRequest.apply(erasure, appID: caller.appID, now: Date(), client: client, logger: logger)
+        let report = try await ErasureRequest.apply(
+            erasure, appID: caller.appID, now: Date(), client: client, logger: logger)
         return try JSONResponse.make(body: report)
     }
 }

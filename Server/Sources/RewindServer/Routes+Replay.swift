@@ -42,7 +42,9 @@ extension Routes {
             }
         }
         router.get("v1/stores/:storeID/sessions/:sessionID/diff") { request, context in
-            guard let from = try integer(request, "from", in: 0...Int.max), let to = try integer(request, "to", in: 0...Int.max) else {
+            guard let from = try integer(request, "from", in: 0...Int.max),
+                let to = try integer(request, "to", in: 0...Int.max)
+            else {
                 throw APIError(.badRequest, "diff needs from and to: the two versions to compare")
             }
             return try await replay(request, context: context) { log in
@@ -57,7 +59,9 @@ extension Routes {
             }
         }
         router.get("v1/stores/:storeID/sessions/:sessionID/archive") { request, context in
-            let archive = try await loaded(request, context: context) { log in try LogReplay(log: log).exportSession(log.session) }
+            let archive = try await loaded(request, context: context) { log in
+                try LogReplay(log: log).exportSession(log.session)
+            }
             return Response(
                 status: .ok, headers: [.contentType: "application/json"],
                 body: ResponseBody(byteBuffer: ByteBuffer(bytes: archive)))
@@ -115,7 +119,9 @@ extension Routes {
         let caller = try await authenticate(request, needs: .read)
         let storeID = try storeID(context)
         // Path parameters arrive percent-encoded.
-        guard let text = context.parameters.get("sessionID")?.removingPercentEncoding, let session = try? SessionID(text) else {
+        guard let text = context.parameters.get("sessionID")?.removingPercentEncoding,
+            let session = try? SessionID(text)
+        else {
             throw APIError(.badRequest, "the session id is not a valid session id")
         }
         let log = PostgresTransitionLog(client: client, appID: caller.appID, storeID: storeID, logger: logger)
@@ -123,7 +129,8 @@ extension Routes {
             guard let loaded = try await log.session(session) else {
                 // Erased (a tombstone), or its history's beginning erased on the device: 410.
                 if let gone = try await Erasure.gone(
-                    session.rawValue, appID: caller.appID, storeID: storeID, client: client, logger: logger) {
+                    session.rawValue, appID: caller.appID, storeID: storeID, client: client, logger: logger)
+                {
                     throw gone
                 }
                 throw EngineError.unknownSession(session)
@@ -142,15 +149,21 @@ extension Routes {
         } catch let error as APIError {
             throw error
         } catch EngineError.unknownSession(let session) {
-            throw APIError(.notFound, "no session '\(session)' in this store", details: ["session": .text(session.rawValue)])
+            throw APIError(
+                .notFound, "no session '\(session)' in this store", details: ["session": .text(session.rawValue)])
         } catch ReplayError.versionOutOfRange(let session, let requested, let head) {
-            throw APIError(.badRequest, "version \(requested) is past the head of session '\(session)', version \(head)",
-                           details: ["head": .integer(Int64(clamping: head)), "version": .integer(Int64(clamping: requested))])
+            throw APIError(
+                .badRequest, "version \(requested) is past the head of session '\(session)', version \(head)",
+                details: ["head": .integer(Int64(clamping: head)), "version": .integer(Int64(clamping: requested))])
         } catch let error as ReplayError {
             if case .historyTrimmed(_, let requested, let first) = error {
                 // The device's words: "… its history begins at version N (older history was trimmed)".
-                throw APIError(.gone, error.description, details: [
-                    "historyBeginsAt": .integer(Int64(clamping: first)), "version": .integer(Int64(clamping: requested))])
+                throw APIError(
+                    .gone, error.description,
+                    details: [
+                        "historyBeginsAt": .integer(Int64(clamping: first)),
+                        "version": .integer(Int64(clamping: requested)),
+                    ])
             }
             throw APIError(.unprocessableContent, "the session cannot be replayed: \(error)")
         } catch let error as PostgresLogError {
@@ -170,7 +183,8 @@ extension Routes {
         do {
             return try Machine(try MachineDefinition(jsonDocument: Data(body.readableBytesView)))
         } catch {
-            throw APIError(.badRequest, "the body is not a machine definition (JSON interchange document) that compiles: \(error)")
+            throw APIError(
+                .badRequest, "the body is not a machine definition (JSON interchange document) that compiles: \(error)")
         }
     }
 
@@ -194,8 +208,10 @@ extension Routes {
     func integer(_ request: Request, _ name: String, in range: ClosedRange<Int>) throws -> Int? {
         guard let text = request.uri.queryParameters[name[...]] else { return nil }
         guard let value = Int(text), range.contains(value) else {
-            throw APIError(.badRequest, "\(name) must be a whole number from \(range.lowerBound)"
-                + (range.upperBound == Int.max ? " on" : " to \(range.upperBound)"),
+            throw APIError(
+                .badRequest,
+                "\(name) must be a whole number from \(range.lowerBound)"
+                    + (range.upperBound == Int.max ? " on" : " to \(range.upperBound)"),
                 details: ["parameter": .text(name)])
         }
         return value

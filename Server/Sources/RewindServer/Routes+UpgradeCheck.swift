@@ -61,12 +61,15 @@ extension Routes {
                 let store = summary.storeID.uuidString.lowercased()
                 do {
                     let id = try SessionID(summary.sessionID)
-                    let log = PostgresTransitionLog(client: client, appID: appID, storeID: summary.storeID, logger: logger)
+                    let log = PostgresTransitionLog(
+                        client: client, appID: appID, storeID: summary.storeID, logger: logger)
                     // Erased since the page was read: not a session any more.
                     guard let loaded = try await log.session(id) else { continue }
                     report.add(try LogReplay(log: loaded).upgradeCheck(id, against: machine), store: store)
-                } catch let error where error is PostgresLogError || error is StoreError
-                    || UpgradeCheckReport.isUnreadableSession(error) {
+                } catch let error
+                    where error is PostgresLogError || error is StoreError
+                    || UpgradeCheckReport.isUnreadableSession(error)
+                {
                     report.addUnreadable(
                         session: summary.sessionID, store: store, machine: name, reason: String(describing: error))
                 }

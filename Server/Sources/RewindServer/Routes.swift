@@ -44,11 +44,16 @@ struct Routes: Sendable {
     // MARK: Endpoints
 
     private func health() async throws -> Response {
-        struct Health: Encodable { var status: String; var schemaVersion: Int }
+        struct Health: Encodable {
+            var status: String
+            var schemaVersion: Int
+        }
         let policy = database.availability.policy
         do {
             // No longer than the probe waits: a database that hangs is a 503 within that time.
-            let client = self.client, logger = self.logger, limit = policy.silenceLimit
+            let client = self.client
+            let logger = self.logger
+            let limit = policy.silenceLimit
             let version = try await withTimeLimit(limit, ProbeTimedOut(limit: limit)) {
                 var version = 0
                 for try await value in try await client.query(
@@ -82,7 +87,8 @@ struct Routes: Sendable {
         let next = try await ingestion.position(storeID: storeID, appID: caller.appID)
         // Whether the asking key may upload: an uploader with nothing to send learns from its
         // first question that its key could not send anything either.
-        return try JSONResponse.make(body: StorePosition(storeID: storeID, nextSequence: next, mayUpload: caller.kind == .ingest))
+        return try JSONResponse.make(
+            body: StorePosition(storeID: storeID, nextSequence: next, mayUpload: caller.kind == .ingest))
     }
 
     // MARK: Helpers
@@ -91,7 +97,7 @@ struct Routes: Sendable {
     /// - Throws: ``APIError`` 401 without a valid key, 403 with one of the other kind.
     func authenticate(_ request: Request, needs: KeyKind?) async throws -> Caller {
         guard let header = request.headers[.authorization], header.hasPrefix("Bearer "),
-              let caller = try await keys.authenticate(token: String(header.dropFirst("Bearer ".count)))
+            let caller = try await keys.authenticate(token: String(header.dropFirst("Bearer ".count)))
         else { throw APIError.unauthorized }
         if let needs, caller.kind != needs { throw APIError.forbidden(caller.kind, needs: needs) }
         return caller
@@ -124,7 +130,8 @@ struct Routes: Sendable {
     /// Refuses (415) a request whose `Content-Type` is not `mediaType` (parameters aside).
     func requireMediaType(_ mediaType: String, of request: Request) throws {
         let declared = request.headers[.contentType]
-        let type = declared?.split(separator: ";", maxSplits: 1).first?.trimmingCharacters(in: .whitespaces).lowercased()
+        let type = declared?.split(separator: ";", maxSplits: 1).first?.trimmingCharacters(in: .whitespaces)
+            .lowercased()
         guard type == mediaType else {
             throw APIError(
                 .unsupportedMediaType,
@@ -134,7 +141,8 @@ struct Routes: Sendable {
     }
 
     func bodyTooLarge() -> APIError {
-        APIError(.contentTooLarge, "the body is larger than \(maximumBodyBytes) bytes: send smaller batches",
-                 details: ["maximumBodyBytes": .integer(Int64(maximumBodyBytes))])
+        APIError(
+            .contentTooLarge, "the body is larger than \(maximumBodyBytes) bytes: send smaller batches",
+            details: ["maximumBodyBytes": .integer(Int64(maximumBodyBytes))])
     }
 }

@@ -30,7 +30,8 @@ public struct ServerConfiguration: Sendable {
     public init(
         database: DatabaseURL, host: String = "127.0.0.1", port: Int = 8080,
         maximumBodyBytes: Int = ServerConfiguration.defaultMaximumBodyBytes,
-        maximumDatabaseConnections: Int = 10, logLevel: Logger.Level = .info, retentionInterval: Duration = .seconds(3600),
+        maximumDatabaseConnections: Int = 10, logLevel: Logger.Level = .info,
+        retentionInterval: Duration = .seconds(3600),
         outages: OutagePolicy = OutagePolicy()
     ) {
         self.retentionInterval = retentionInterval
@@ -125,7 +126,8 @@ public struct DatabaseURL: Sendable, Equatable, CustomStringConvertible {
             throw ParseError(reason: "it is not a URL")
         }
         guard components.scheme == "postgres" || components.scheme == "postgresql" else {
-            throw ParseError(reason: "the scheme must be postgres:// or postgresql://, not \(components.scheme ?? "none")")
+            throw ParseError(
+                reason: "the scheme must be postgres:// or postgresql://, not \(components.scheme ?? "none")")
         }
         guard let user = components.percentEncodedUser, !user.isEmpty else {
             throw ParseError(reason: "it names no user (postgres://USER@host/database)")
@@ -166,7 +168,9 @@ public struct DatabaseURL: Sendable, Equatable, CustomStringConvertible {
 
     /// The client configuration for this URL (TLS off: the server is expected on this machine or
     /// a private network; see Server/README.md).
-    func clientConfiguration(maximumConnections: Int, connectTimeout: Duration = .seconds(10)) -> PostgresClient.Configuration {
+    func clientConfiguration(maximumConnections: Int, connectTimeout: Duration = .seconds(10))
+        -> PostgresClient.Configuration
+    {
         var configuration: PostgresClient.Configuration = endpoint()
         configuration.options.maximumConnections = maximumConnections
         configuration.options.connectTimeout = connectTimeout
@@ -186,7 +190,8 @@ public struct DatabaseURL: Sendable, Equatable, CustomStringConvertible {
         if let unixSocketPath {
             Configuration(unixSocketPath: unixSocketPath, username: username, password: password, database: database)
         } else {
-            Configuration(host: host ?? "127.0.0.1", port: port, username: username, password: password, database: database)
+            Configuration(
+                host: host ?? "127.0.0.1", port: port, username: username, password: password, database: database)
         }
     }
 }

@@ -58,15 +58,17 @@ protocol ServerProjecting: Sendable {
 enum ServerProjections {
     /// Screen flows: where every session is and every state it reached (funnels, the state filter).
     static let screenFlows = ServerProjection(projection: ScreenFlowProjection()) { flow in
-        StateColumns(machine: flow.machine, configuration: flow.configuration,
-                     updatedAtMicroseconds: flow.updated.microsecondsSince1970, depth: nil)
+        StateColumns(
+            machine: flow.machine, configuration: flow.configuration,
+            updatedAtMicroseconds: flow.updated.microsecondsSince1970, depth: nil)
     }
 
     /// Navigation stacks, their entries with the data their screens were entered with. The
     /// records' state data is decoded with the default JSON coder (a device's store's default).
     static let navigation = ServerProjection(projection: NavigationProjection()) { navigation in
-        StateColumns(machine: navigation.machine, configuration: nil, updatedAtMicroseconds: nil,
-                     depth: Int32(clamping: navigation.stack.count))
+        StateColumns(
+            machine: navigation.machine, configuration: nil, updatedAtMicroseconds: nil,
+            depth: Int32(clamping: navigation.stack.count))
     }
 
     /// Every projection, in the order they are folded.

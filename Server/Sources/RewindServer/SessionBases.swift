@@ -43,7 +43,8 @@ enum SessionBases {
         guard !ranges.isEmpty else { return [] }
         let (firsts, lasts) = (ranges.map(\.lowerBound), ranges.map(\.upperBound))
         var firstKept: [(session: String, version: Int64)] = []
-        for try await row in try await client.query("""
+        for try await row in try await client.query(
+            """
             SELECT r.session_id, min(r.version) FROM records r
             WHERE r.app_id = \(appID) AND r.store_id = \(storeID)
                 AND r.session_id IN (
@@ -53,7 +54,8 @@ enum SessionBases {
                 AND NOT EXISTS (SELECT 1 FROM unnest(\(firsts)::bigint[], \(lasts)::bigint[]) AS x(f, l)
                     WHERE r.sequence BETWEEN x.f AND x.l)
             GROUP BY r.session_id ORDER BY r.session_id
-            """, logger: logger).decode((String, Int64).self) {
+            """, logger: logger
+        ).decode((String, Int64).self) {
             firstKept.append(row)
         }
         let log = PostgresTransitionLog(client: client, appID: appID, storeID: storeID, logger: logger)
@@ -65,8 +67,11 @@ enum SessionBases {
                 let snapshot = try LogReplay(log: loaded).snapshot(of: id, at: UInt64(version))
                 bases.append(Base(session: session, version: version, snapshot: try encoder.encode(snapshot).bytes))
             } catch {
-                logger.warning("no base for a trimmed session: its replay will answer 410", metadata: [
-                    "store": "\(storeID)", "session": "\(session)", "version": "\(version)", "error": "\(error)"])
+                logger.warning(
+                    "no base for a trimmed session: its replay will answer 410",
+                    metadata: [
+                        "store": "\(storeID)", "session": "\(session)", "version": "\(version)", "error": "\(error)",
+                    ])
             }
         }
         return bases
@@ -79,16 +84,20 @@ enum SessionBases {
     static func checked(_ bases: [RecordBatch.Base]) throws(APIError) -> [Base] {
         var checked: [Base] = []
         for (index, base) in bases.enumerated() {
-            let details: [String: APIError.Detail] = ["baseIndex": .integer(Int64(index)), "session": .text(base.session)]
+            let details: [String: APIError.Detail] = [
+                "baseIndex": .integer(Int64(index)), "session": .text(base.session),
+            ]
             let snapshot: SessionSnapshot
             do {
                 snapshot = try JSONDecoder().decode(SessionSnapshot.self, from: Data(base.snapshot))
             } catch {
-                throw APIError(.badRequest, "base \(index) (session '\(base.session)') is not a session snapshot: \(error)",
-                               details: details)
+                throw APIError(
+                    .badRequest, "base \(index) (session '\(base.session)') is not a session snapshot: \(error)",
+                    details: details)
             }
             guard snapshot.version == base.version, let version = Int64(exactly: base.version) else {
-                throw APIError(.badRequest,
+                throw APIError(
+                    .badRequest,
                     "base \(index) (session '\(base.session)') names version \(base.version) but its snapshot is of version \(snapshot.version)",
                     details: details)
             }
@@ -104,7 +113,8 @@ enum SessionBases {
         _ bases: [Base], appID: Int64, storeID: UUID, connection: PostgresConnection, logger: Logger
     ) async throws {
         for base in bases {
-            try await connection.query("""
+            try await connection.query(
+                """
                 UPDATE sessions SET base_snapshot = \(ByteBuffer(bytes: base.snapshot))
                 WHERE app_id = \(appID) AND store_id = \(storeID) AND session_id = \(base.session)
                     AND first_version = \(base.version) AND base_snapshot IS NULL

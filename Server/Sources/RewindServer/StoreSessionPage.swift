@@ -18,30 +18,34 @@ extension StoreSessionPage {
         typealias Row = PostgresTransitionLog.Reader.StoredRecord
         var page = StoreSessionPage(sessions: [], total: 0, next: nil)
         var count = 0
-        for try await (id, machine, headVersion, headSequence, recordCount, firstAt, lastAt, total,
-                       firstSequence, firstVersion, firstBytes, headBytes)
-            in try await client.query("""
-            SELECT s.session_id, s.machine, s.head_version, s.head_sequence, s.record_count,
-                s.first_recorded_at_us, s.last_recorded_at_us,
-                (SELECT count(*) FROM sessions WHERE app_id = \(appID) AND store_id = \(storeID)),
-                f.sequence, f.version, f.record, h.record
-            FROM (
-                SELECT * FROM sessions
-                WHERE app_id = \(appID) AND store_id = \(storeID) AND session_id > \(after)
-                ORDER BY session_id LIMIT \(Int64(limit) + 1)
-            ) s
-            CROSS JOIN LATERAL (
-                -- Its first record held (version 1, unless the device trimmed its history).
-                SELECT sequence, version, record FROM records
-                WHERE app_id = \(appID) AND store_id = \(storeID) AND session_id = s.session_id
-                ORDER BY version LIMIT 1
-            ) f
-            CROSS JOIN LATERAL (
-                SELECT record FROM records
-                WHERE app_id = \(appID) AND store_id = \(storeID) AND sequence = s.head_sequence
-            ) h
-            ORDER BY s.session_id
-            """, logger: logger).decode(
+        for try await (
+            id, machine, headVersion, headSequence, recordCount, firstAt, lastAt, total,
+            firstSequence, firstVersion, firstBytes, headBytes
+        )
+            in try await client.query(
+                """
+                SELECT s.session_id, s.machine, s.head_version, s.head_sequence, s.record_count,
+                    s.first_recorded_at_us, s.last_recorded_at_us,
+                    (SELECT count(*) FROM sessions WHERE app_id = \(appID) AND store_id = \(storeID)),
+                    f.sequence, f.version, f.record, h.record
+                FROM (
+                    SELECT * FROM sessions
+                    WHERE app_id = \(appID) AND store_id = \(storeID) AND session_id > \(after)
+                    ORDER BY session_id LIMIT \(Int64(limit) + 1)
+                ) s
+                CROSS JOIN LATERAL (
+                    -- Its first record held (version 1, unless the device trimmed its history).
+                    SELECT sequence, version, record FROM records
+                    WHERE app_id = \(appID) AND store_id = \(storeID) AND session_id = s.session_id
+                    ORDER BY version LIMIT 1
+                ) f
+                CROSS JOIN LATERAL (
+                    SELECT record FROM records
+                    WHERE app_id = \(appID) AND store_id = \(storeID) AND sequence = s.head_sequence
+                ) h
+                ORDER BY s.session_id
+                """, logger: logger
+            ).decode(
                 (String, String, Int64, Int64, Int64, Int64, Int64, Int64, Int64, Int64, ByteBuffer, ByteBuffer).self)
         {
             page.total = total
@@ -63,9 +67,11 @@ extension StoreSessionPage {
         }
         if page.sessions.isEmpty && page.total == 0 && !after.isEmpty {
             // Past the last session: the count alone.
-            for try await total in try await client.query("""
+            for try await total in try await client.query(
+                """
                 SELECT count(*) FROM sessions WHERE app_id = \(appID) AND store_id = \(storeID)
-                """, logger: logger).decode(Int64.self) {
+                """, logger: logger
+            ).decode(Int64.self) {
                 page.total = total
             }
         }

@@ -15,11 +15,14 @@ struct RewindServerCommand: AsyncParsableCommand {
 
 /// The options every subcommand shares.
 struct DatabaseOptions: ParsableArguments {
-    @Option(name: .customLong("database-url"),
-            help: "postgres://user[:password]@host[:port]/database (default: $DATABASE_URL).")
+    @Option(
+        name: .customLong("database-url"),
+        help: "postgres://user[:password]@host[:port]/database (default: $DATABASE_URL).")
     var databaseURL: String?
 
-    @Option(name: .customLong("log-level"), help: "trace, debug, info, notice, warning, error or critical (default: $LOG_LEVEL or info).")
+    @Option(
+        name: .customLong("log-level"),
+        help: "trace, debug, info, notice, warning, error or critical (default: $LOG_LEVEL or info).")
     var logLevel: String?
 
     func database() throws -> DatabaseURL {
@@ -62,19 +65,25 @@ struct Serve: AsyncParsableCommand {
     @Option(help: "The port to listen on (default: $REWIND_SERVER_PORT or 8080; 0 picks a free one).")
     var port: Int?
 
-    @Option(name: .customLong("max-body-bytes"), help: "The largest request body accepted (default: $REWIND_SERVER_MAX_BODY_BYTES or 8 MiB).")
+    @Option(
+        name: .customLong("max-body-bytes"),
+        help: "The largest request body accepted (default: $REWIND_SERVER_MAX_BODY_BYTES or 8 MiB).")
     var maximumBodyBytes: Int?
 
     func run() async throws {
         let environment = ProcessInfo.processInfo.environment
-        let port = try port ?? environment["REWIND_SERVER_PORT"].map { text in
-            guard let port = Int(text) else { throw ValidationError("REWIND_SERVER_PORT is not a number: \(text)") }
-            return port
-        } ?? 8080
-        let maximumBodyBytes = try maximumBodyBytes ?? environment["REWIND_SERVER_MAX_BODY_BYTES"].map { text in
-            guard let bytes = Int(text) else { throw ValidationError("REWIND_SERVER_MAX_BODY_BYTES is not a number: \(text)") }
-            return bytes
-        } ?? ServerConfiguration.defaultMaximumBodyBytes
+        let port =
+            try port ?? environment["REWIND_SERVER_PORT"].map { text in
+                guard let port = Int(text) else { throw ValidationError("REWIND_SERVER_PORT is not a number: \(text)") }
+                return port
+            } ?? 8080
+        let maximumBodyBytes =
+            try maximumBodyBytes ?? environment["REWIND_SERVER_MAX_BODY_BYTES"].map { text in
+                guard let bytes = Int(text) else {
+                    throw ValidationError("REWIND_SERVER_MAX_BODY_BYTES is not a number: \(text)")
+                }
+                return bytes
+            } ?? ServerConfiguration.defaultMaximumBodyBytes
         guard (0...65535).contains(port) else { throw ValidationError("the port must be from 0 to 65535") }
         guard maximumBodyBytes > 0 else { throw ValidationError("--max-body-bytes must be positive") }
         let logger = try options.logger()
@@ -97,7 +106,9 @@ struct CreateApp: AsyncParsableCommand {
     @Argument(help: "The app's name (unique).")
     var name: String
 
-    @Option(name: .customLong("retention-days"), help: "Remove sessions whose last record is older than this many days (default: keep them).")
+    @Option(
+        name: .customLong("retention-days"),
+        help: "Remove sessions whose last record is older than this many days (default: keep them).")
     var retentionDays: Int?
 
     func run() async throws {
@@ -140,7 +151,9 @@ struct AddKey: AsyncParsableCommand {
     var kind: String
 
     func run() async throws {
-        guard let kind = KeyKind(rawValue: kind) else { throw ValidationError("the kind must be ingest, read or erase") }
+        guard let kind = KeyKind(rawValue: kind) else {
+            throw ValidationError("the kind must be ingest, read or erase")
+        }
         let logger = try options.logger()
         let name = self.name
         let key = try await RewindServer.withClient(try options.database(), logger: logger) { client in
@@ -156,7 +169,8 @@ struct AddKey: AsyncParsableCommand {
 struct SetRetention: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "set-retention",
-        abstract: "Set how long an app's sessions are kept after their last record (--days N), or keep them (--forever).")
+        abstract:
+            "Set how long an app's sessions are kept after their last record (--days N), or keep them (--forever).")
 
     @OptionGroup var options: DatabaseOptions
 

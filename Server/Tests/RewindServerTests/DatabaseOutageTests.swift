@@ -20,7 +20,8 @@ import Testing
         let policy = ServerConfiguration(database: try DatabaseURL("postgres://u@127.0.0.1/d")).outages
         #expect(policy.probeAttempts > 1)
         #expect(policy.silenceLimit == policy.probeTimeout * policy.probeAttempts)
-        #expect(policy.probeInterval + policy.silenceLimit + policy.reconnectInterval * policy.probeAttempts <= .seconds(7))
+        #expect(
+            policy.probeInterval + policy.silenceLimit + policy.reconnectInterval * policy.probeAttempts <= .seconds(7))
         #expect(policy.reconnectInterval < .seconds(1))
         #expect(policy.retryAfterSeconds == 1)
         #expect(OutagePolicy(retryAfter: .milliseconds(1500)).retryAfterSeconds == 2)
@@ -52,7 +53,8 @@ import Testing
 
         let health = try await server.request("GET", "/health")
         try expectUnavailable(health, "/health")
-        let position = try await server.request("GET", "/v1/stores/\(device.storeID.uuidString)/position", key: server.app.readKey)
+        let position = try await server.request(
+            "GET", "/v1/stores/\(device.storeID.uuidString)/position", key: server.app.readKey)
         try expectUnavailable(position, "position")
         let upload = try await server.upload(try device.batch(from: 1, limit: 10), store: device.storeID)
         try expectUnavailable(upload, "upload")
@@ -71,7 +73,9 @@ import Testing
         let healthy = try await server.request("GET", "/health")
         #expect(healthy.status == 200, "\(healthy.text)")
         let answered = ContinuousClock.now
-        #expect(try await server.request("GET", "/v1/stores/\(device.storeID.uuidString)/position", key: server.app.readKey).status == 200)
+        #expect(
+            try await server.request("GET", "/v1/stores/\(device.storeID.uuidString)/position", key: server.app.readKey)
+                .status == 200)
 
         // Nothing acknowledged before the outage is lost, and what was written during it arrives.
         let head = try device.head
@@ -79,7 +83,8 @@ import Testing
         #expect(uploader.progress.acknowledgedThrough >= acknowledged)
         try await database.expectHoldsPrefix(of: device, count: Int(head))
         await uploader.stop()
-        print("""
+        print(
+            """
             outage measured: pg_ctl stop -m immediate took \(stopped - stopping); unavailable \(detected - stopping) after \
             it began (\(detected - stopped) after pg_ctl returned); pg_ctl start took \(started - starting); available \
             \(serving - started) after pg_ctl start returned, /health 200 \(answered - started) after it
@@ -131,12 +136,16 @@ import Testing
         await cluster.remove()
     }
 
-    private func expectUnavailable(_ response: HTTPTestResponse, _ what: String, sourceLocation: SourceLocation = #_sourceLocation) throws {
+    private func expectUnavailable(
+        _ response: HTTPTestResponse, _ what: String, sourceLocation: SourceLocation = #_sourceLocation
+    ) throws {
         #expect(response.status == 503, "\(what): \(response.status) \(response.text)", sourceLocation: sourceLocation)
         #expect(response.headers["content-type"] == "application/json", "\(what)", sourceLocation: sourceLocation)
         #expect(response.headers["retry-after"] == "1", "\(what)", sourceLocation: sourceLocation)
         let body = try response.object()
-        #expect((body["error"] as? String)?.contains("database") == true, "\(what): \(response.text)", sourceLocation: sourceLocation)
+        #expect(
+            (body["error"] as? String)?.contains("database") == true, "\(what): \(response.text)",
+            sourceLocation: sourceLocation)
         #expect(body["retryAfter"] as? Int == 1, "\(what)", sourceLocation: sourceLocation)
     }
 }

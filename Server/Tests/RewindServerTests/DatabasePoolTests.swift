@@ -1,7 +1,8 @@
 import Foundation
 import PostgresNIO
-@testable import RewindServer
 import Testing
+
+@testable import RewindServer
 
 /// Work in flight on the server's connection pool when the pool is replaced (at each change of the
 /// database's availability, see `DatabasePool`): it fails with `DatabasePoolReplaced`, never hangs
@@ -18,39 +19,43 @@ import Testing
             group.addTask { try await pool.run() }
             await pool.running()
             let old = pool.client
-            try await database.withClient { client in try await client.withConnection { holder in
-                // Another session holds the lock the work waits for: it cannot end by itself.
-                try await holder.query("SELECT pg_advisory_lock(\(lockKey))", logger: testLogger)
-                let (began, beginning) = AsyncStream.makeStream(of: Void.self)
-                let work = Task {
-                    try await pool.withClient { client in
-                        try await client.transaction(logger: testLogger) { connection in
-                            beginning.yield()
-                            try await connection.query("SELECT pg_advisory_xact_lock(\(lockKey))", logger: testLogger)
+            try await database.withClient { client in
+                try await client.withConnection { holder in
+                    // Another session holds the lock the work waits for: it cannot end by itself.
+                    try await holder.query("SELECT pg_advisory_lock(\(lockKey))", logger: testLogger)
+                    let (began, beginning) = AsyncStream.makeStream(of: Void.self)
+                    let work = Task {
+                        try await pool.withClient { client in
+                            try await client.transaction(logger: testLogger) { connection in
+                                beginning.yield()
+                                try await connection.query(
+                                    "SELECT pg_advisory_xact_lock(\(lockKey))", logger: testLogger)
+                            }
                         }
                     }
-                }
-                for await _ in began { break }
-                await pool.replaceClient()
-                let outcome = await work.result
-                guard case .failure(let error) = outcome else {
-                    Issue.record("the work on the replaced pool succeeded while the lock was held elsewhere")
-                    return
-                }
-                #expect(error is DatabasePoolReplaced, "\(String(reflecting: error))")
-                #expect(isDatabaseOutage(error))
-                #expect(pool.client !== old)
-                // The fresh pool serves at once (the lock is still held: a statement of another kind).
-                let answer = try await pool.withClient { client in
-                    var values: [Int] = []
-                    for try await value in try await client.query("SELECT 32", logger: testLogger).decode(Int.self) {
-                        values.append(value)
+                    for await _ in began { break }
+                    await pool.replaceClient()
+                    let outcome = await work.result
+                    guard case .failure(let error) = outcome else {
+                        Issue.record("the work on the replaced pool succeeded while the lock was held elsewhere")
+                        return
                     }
-                    return values
+                    #expect(error is DatabasePoolReplaced, "\(String(reflecting: error))")
+                    #expect(isDatabaseOutage(error))
+                    #expect(pool.client !== old)
+                    // The fresh pool serves at once (the lock is still held: a statement of another kind).
+                    let answer = try await pool.withClient { client in
+                        var values: [Int] = []
+                        for try await value in try await client.query("SELECT 32", logger: testLogger).decode(Int.self)
+                        {
+                            values.append(value)
+                        }
+                        return values
+                    }
+                    #expect(answer == [32])
+                    try await holder.query("SELECT pg_advisory_unlock(\(lockKey))", logger: testLogger)
                 }
-                #expect(answer == [32])
-                try await holder.query("SELECT pg_advisory_unlock(\(lockKey))", logger: testLogger)
-            } }
+            }
             group.cancelAll()
         }
     }

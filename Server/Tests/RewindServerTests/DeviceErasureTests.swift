@@ -1,18 +1,19 @@
 import Foundation
-#if canImport(Glibc)
-import Glibc
-#elseif canImport(Darwin)
-import Darwin
-#endif
 import PostgresNIO
-import Synchronization
 import Rewind
 import RewindExamples
-@_spi(Internals) import RewindStore
 import RewindServer
+@_spi(Internals) import RewindStore
 import RewindSync
 import RewindWire
+import Synchronization
 import Testing
+
+#if canImport(Glibc)
+    import Glibc
+#elseif canImport(Darwin)
+    import Darwin
+#endif
 
 /// A device's erasures reach the server end to end: stores written and erased by the engine,
 /// uploaded by the real `Uploader` and `rewind push`, against the real server and PostgreSQL.
@@ -36,7 +37,8 @@ import Testing
         // The server's copy is the device's log, byte for byte: b's records, heads, listing gone.
         try await server.database.expectHolds(device, sequences: [1, 2, 3, 4, 9, 10, 11, 12])
         #expect(Set(try await server.database.sessionHeads(store: device.storeID).keys) == ["a", "c"])
-        let listed = try await server.get("/v1/stores/\(device.storeID)/sessions").json(ErasureTests.StoreSessionsBody.self)
+        let listed = try await server.get("/v1/stores/\(device.storeID)/sessions").json(
+            ErasureTests.StoreSessionsBody.self)
         #expect(listed.sessions.map(\.session) == ["a", "c"])
         #expect(try await server.database.tombstoneCount() == 1)
         let base = "/v1/stores/\(device.storeID)/sessions/b"
@@ -44,7 +46,9 @@ import Testing
             let response = try await server.request("GET", path, key: server.app.readKey)
             #expect(response.status == 410, "\(path): \(response.text)")
         }
-        #expect(try await server.request("GET", "/v1/stores/\(device.storeID)/sessions/a/history", key: server.app.readKey).status == 200)
+        #expect(
+            try await server.request("GET", "/v1/stores/\(device.storeID)/sessions/a/history", key: server.app.readKey)
+                .status == 200)
         try await server.waitUntilCaughtUp()
         #expect(try await server.database.projectionStates().values.allSatisfy { $0["b"] == nil })
         try await ErasureTests.expectProjectionsOfAServerThatOnlyReceived([(device, ["b"])], equal: server)
@@ -124,7 +128,9 @@ import Testing
         #expect(try await server.position(store: device.storeID) == 17)
         #expect(try await server.database.erasureNoticesThrough(store: device.storeID) == 2)
         #expect(try device.engine.store.read { try $0.erasureNotices() }.isEmpty)
-        #expect(try await server.request("GET", "/v1/stores/\(device.storeID)/sessions/a/history", key: server.app.readKey).status == 410)
+        #expect(
+            try await server.request("GET", "/v1/stores/\(device.storeID)/sessions/a/history", key: server.app.readKey)
+                .status == 410)
         try await server.stop()
     }
 
@@ -138,7 +144,8 @@ import Testing
         let before = try device.engine.applyRetention()
         #expect(before.sessions.isEmpty)
         #expect(before.keptUnacknowledged == 2)
-        let uploader = Uploader.forTest(device, port: server.port, key: server.app.ingestKey.token, destination: "fleet")
+        let uploader = Uploader.forTest(
+            device, port: server.port, key: server.app.ingestKey.token, destination: "fleet")
         #expect(try await uploader.uploadNow().acknowledgedThrough == 12)
         // Uploaded: retention drops a and b on the device…
         #expect(try device.engine.applyRetention().sessions == ["a", "b"])
@@ -148,7 +155,9 @@ import Testing
         #expect(try await server.database.records(store: device.storeID).map(\.sequence) == Array(1...12))
         #expect(Set(try await server.database.sessionHeads(store: device.storeID).keys) == ["a", "b", "c"])
         #expect(try await server.database.tombstoneCount() == 0)
-        #expect(try await server.request("GET", "/v1/stores/\(device.storeID)/sessions/a/history", key: server.app.readKey).status == 200)
+        #expect(
+            try await server.request("GET", "/v1/stores/\(device.storeID)/sessions/a/history", key: server.app.readKey)
+                .status == 200)
         #expect(try await server.database.erasureNoticesThrough(store: device.storeID) == 1)
         #expect(try device.engine.store.read { try $0.erasureNotices() }.isEmpty)
 
@@ -163,7 +172,8 @@ import Testing
         let progress = try await uploader.uploadNow()
         #expect(progress.acknowledgedThrough == 20)
         #expect(progress.failures == 0)
-        #expect(try await server.database.records(store: device.storeID).map(\.sequence) == Array(1...12) + Array(17...20))
+        #expect(
+            try await server.database.records(store: device.storeID).map(\.sequence) == Array(1...12) + Array(17...20))
         #expect(Set(try await server.database.sessionHeads(store: device.storeID).keys) == ["a", "b", "c", "e"])
         #expect(try await server.position(store: device.storeID) == 21)
         #expect(try await server.database.tombstoneCount() == 0)
@@ -186,8 +196,9 @@ import Testing
         #expect(try await uploader.uploadNow().failures == 0)
 
         // The server trims its copy too and keeps the session with what is left…
-        #expect(try await server.database.records(store: device.storeID).map(\.sequence)
-            == all.filter { !trimmed.contains($0) })
+        #expect(
+            try await server.database.records(store: device.storeID).map(\.sequence)
+                == all.filter { !trimmed.contains($0) })
         let heads = try await server.database.sessionHeads(store: device.storeID)
         #expect(heads["a"]?.headVersion == 4)
         #expect(heads["a"]?.recordCount == 2)
@@ -195,7 +206,9 @@ import Testing
         #expect(try await server.database.tombstoneCount() == 0)
         // …and replays it from the base it rebuilt from the records it held, as the device does.
         try await Self.expectSameTrimmedReplay(of: "a", device: device, server: server)
-        #expect(try await server.request("GET", "/v1/stores/\(device.storeID)/sessions/b/history", key: server.app.readKey).status == 200)
+        #expect(
+            try await server.request("GET", "/v1/stores/\(device.storeID)/sessions/b/history", key: server.app.readKey)
+                .status == 200)
         // Acknowledged: the device forgot its notice.
         #expect(try await server.database.erasureNoticesThrough(store: device.storeID) == 1)
         #expect(try device.engine.store.read { try $0.erasureNotices() }.isEmpty)
@@ -208,8 +221,9 @@ import Testing
         try await origin.runOnboarding(["a"])
         try origin.engine.trimHistory(of: "a", before: 3)
         let archive = try origin.engine.exportSession("a")
-        #expect(String(decoding: archive.prefix(while: { $0 != UInt8(ascii: "\n") }), as: UTF8.self)
-            .contains(#""formatVersion":\#(SessionArchive.trimmedFormatVersion)"#))
+        #expect(
+            String(decoding: archive.prefix(while: { $0 != UInt8(ascii: "\n") }), as: UTF8.self)
+                .contains(#""formatVersion":\#(SessionArchive.trimmedFormatVersion)"#))
 
         // …imported on another device beside a whole session: it begins at the base there.
         let server = try await TestServer.start()
@@ -231,11 +245,14 @@ import Testing
         #expect(heads["imported"]?.recordCount == 2)
         #expect(heads["b"]?.recordCount == 4)
         #expect(try await server.database.tombstoneCount() == 0)
-        let listed = try await server.get("/v1/stores/\(device.storeID)/sessions").json(ErasureTests.StoreSessionsBody.self)
+        let listed = try await server.get("/v1/stores/\(device.storeID)/sessions").json(
+            ErasureTests.StoreSessionsBody.self)
         #expect(listed.sessions.map(\.session) == ["b", "imported"])
         // The base went with the session's first record: replay begins there, as on the device.
         try await Self.expectSameTrimmedReplay(of: "imported", device: device, server: server)
-        #expect(try await server.request("GET", "/v1/stores/\(device.storeID)/sessions/b/history", key: server.app.readKey).status == 200)
+        #expect(
+            try await server.request("GET", "/v1/stores/\(device.storeID)/sessions/b/history", key: server.app.readKey)
+                .status == 200)
         try await server.stop()
     }
 
@@ -257,7 +274,10 @@ import Testing
         let snapshot = Array(try encoder.encode(base))
         for (base, says) in [
             (RecordBatch.Base(session: "a", version: 3, snapshot: Array("not json".utf8)), "is not a session snapshot"),
-            (RecordBatch.Base(session: "a", version: 4, snapshot: snapshot), "names version 4 but its snapshot is of version 3"),
+            (
+                RecordBatch.Base(session: "a", version: 4, snapshot: snapshot),
+                "names version 4 but its snapshot is of version 3"
+            ),
             (RecordBatch.Base(session: "b", version: 3, snapshot: snapshot), "names no record of the batch"),
         ] {
             var batch = plain
@@ -290,10 +310,12 @@ import Testing
         let info = try #require(try engine.store.sessionInfo(for: session))
         let base = try #require(info.baseVersion)
         #expect(base > 1)
-        let listing = try await ReplayRoutesTests.get(SessionListing.self, server, ReplayRoutesTests.path(device, session))
+        let listing = try await ReplayRoutesTests.get(
+            SessionListing.self, server, ReplayRoutesTests.path(device, session))
         #expect(listing.historyBeginsAt == base)
         #expect(listing == SessionListing(info, head: try engine.store.read { try $0.record(at: info.headSequence) }))
-        let rows = try await ReplayRoutesTests.get([HistoryRow].self, server, ReplayRoutesTests.path(device, session, "/history"))
+        let rows = try await ReplayRoutesTests.get(
+            [HistoryRow].self, server, ReplayRoutesTests.path(device, session, "/history"))
         #expect(rows.first?.version == base)
         let coder = engine.store.coder
         #expect(rows == (try engine.store.read { try HistoryRow.rows(of: session, in: $0, coder: coder) }))
@@ -301,13 +323,18 @@ import Testing
         for version in base...info.headVersion {
             let point = try await ReplayRoutesTests.get(
                 ReplayPointReport.self, server, ReplayRoutesTests.path(device, session, "/state?version=\(version)"))
-            #expect(point == ReplayPointReport(try cursor.seek(to: version), machine: info.machine, versions: info.headVersion),
-                    "\(session) at \(version)")
+            #expect(
+                point
+                    == ReplayPointReport(
+                        try cursor.seek(to: version), machine: info.machine, versions: info.headVersion),
+                "\(session) at \(version)")
         }
         let diff = try await ReplayRoutesTests.get(
-            ReplayDiffReport.self, server, ReplayRoutesTests.path(device, session, "/diff?from=\(base)&to=\(info.headVersion)"))
+            ReplayDiffReport.self, server,
+            ReplayRoutesTests.path(device, session, "/diff?from=\(base)&to=\(info.headVersion)"))
         #expect(diff == ReplayDiffReport(try engine.diff(session, from: base, to: info.headVersion)))
-        let archive = try await server.request("GET", ReplayRoutesTests.path(device, session, "/archive"), key: server.app.readKey)
+        let archive = try await server.request(
+            "GET", ReplayRoutesTests.path(device, session, "/archive"), key: server.app.readKey)
         #expect(archive.status == 200)
         #expect(archive.body == Array(try engine.exportSession(session)), "archive of \(session)")
         // Below the base: gone, and where the history begins.
@@ -333,11 +360,13 @@ import Testing
             #expect(!error.isRetryable)
             #expect(error.description.contains("the server must be updated"), "\(error)")
         }
-        #expect(old.requests.filter { $0.hasSuffix("/records") }.isEmpty, "no record before the server has the erasures")
+        #expect(
+            old.requests.filter { $0.hasSuffix("/records") }.isEmpty, "no record before the server has the erasures")
         #expect(try device.engine.store.read { try $0.erasureNotices() }.map(\.number) == [1])
         // The same destination, updated: everything goes.
         let server = try await TestServer.start()
-        let toUpdated = Uploader.forTest(device, port: server.port, key: server.app.ingestKey.token, destination: "fleet")
+        let toUpdated = Uploader.forTest(
+            device, port: server.port, key: server.app.ingestKey.token, destination: "fleet")
         #expect(try await toUpdated.uploadNow().acknowledgedThrough == 8)
         try await server.database.expectHolds(device, sequences: [5, 6, 7, 8])
         #expect(try device.engine.store.read { try $0.erasureNotices() }.isEmpty)
@@ -392,7 +421,8 @@ private final class OldServer: Sendable {
             let head = String(decoding: buffer[..<end!], as: UTF8.self)
             let lines = head.split(separator: "\r\n")
             let path = lines.first?.split(separator: " ").dropFirst().first.map(String.init) ?? ""
-            let length = lines.first { $0.lowercased().hasPrefix("content-length:") }
+            let length =
+                lines.first { $0.lowercased().hasPrefix("content-length:") }
                 .flatMap { Int($0.split(separator: ":")[1].trimmingCharacters(in: .whitespaces)) } ?? 0
             while buffer.count < end! + 4 + length {
                 let count = chunk.withUnsafeMutableBytes { recv(client, $0.baseAddress, $0.count, 0) }
@@ -403,9 +433,12 @@ private final class OldServer: Sendable {
             seen.withLock { $0.append(path) }
             // The position as every server answers it (`/v1/stores/{id}/position`); nothing else.
             let store = path.split(separator: "/").dropFirst(2).first.map(String.init) ?? ""
-            let (status, body) = path.hasSuffix("/position")
+            let (status, body) =
+                path.hasSuffix("/position")
                 ? ("200 OK", #"{"storeID": "\#(store)", "nextSequence": 1, "mayUpload": true}"#) : ("404 Not Found", "")
-            let answer = Array("HTTP/1.1 \(status)\r\nContent-Type: application/json\r\nContent-Length: \(body.utf8.count)\r\n\r\n\(body)".utf8)
+            let answer = Array(
+                "HTTP/1.1 \(status)\r\nContent-Type: application/json\r\nContent-Length: \(body.utf8.count)\r\n\r\n\(body)"
+                    .utf8)
             _ = answer.withUnsafeBytes { send(client, $0.baseAddress, $0.count, Int32(MSG_NOSIGNAL)) }
         }
     }
@@ -414,20 +447,26 @@ private final class OldServer: Sendable {
 extension TestDatabase {
     /// Asserts that the server holds exactly `device`'s log for its store, at `sequences`: each
     /// record byte for byte the device's (erased sequences held by neither).
-    func expectHolds(_ device: Device, sequences: [Int64], sourceLocation: SourceLocation = #_sourceLocation) async throws {
+    func expectHolds(_ device: Device, sequences: [Int64], sourceLocation: SourceLocation = #_sourceLocation)
+        async throws
+    {
         let rows = try await records(store: device.storeID)
         let deviceRecords = try device.records()
-        #expect(deviceRecords.map { Int64($0.sequence) } == sequences, "the device's log", sourceLocation: sourceLocation)
+        #expect(
+            deviceRecords.map { Int64($0.sequence) } == sequences, "the device's log", sourceLocation: sourceLocation)
         #expect(rows.map(\.sequence) == sequences, "the server's copy", sourceLocation: sourceLocation)
-        #expect(rows.map(\.bytes) == deviceRecords.map(RecordCodec.encode), "byte for byte", sourceLocation: sourceLocation)
+        #expect(
+            rows.map(\.bytes) == deviceRecords.map(RecordCodec.encode), "byte for byte", sourceLocation: sourceLocation)
     }
 
     /// The last erasure notice of `storeID` the server applied (0 when none, or no such store).
     func erasureNoticesThrough(store storeID: UUID) async throws -> Int64 {
         try await withClient { client in
-            for try await through in try await client.query("""
+            for try await through in try await client.query(
+                """
                 SELECT erasure_notices_through FROM stores WHERE store_id = \(storeID)
-                """).decode(Int64.self) {
+                """
+            ).decode(Int64.self) {
                 return through
             }
             return 0

@@ -2,8 +2,8 @@ import Foundation
 import PostgresNIO
 import Rewind
 import RewindExamples
-@_spi(Internals) import RewindStore
 import RewindServer
+@_spi(Internals) import RewindStore
 import RewindWire
 import Testing
 
@@ -28,7 +28,9 @@ import Testing
         #expect(answer.erased.map(\.number) == [1])
         #expect(answer.erased.first?.sessions.map(\.session) == ["b"])
         #expect(answer.erased.first?.sessions.first?.stores.map(\.records) == [4])
-        #expect(try await server.database.records(store: device.storeID).map(\.session) == Array(repeating: "a", count: 4) + Array(repeating: "c", count: 4))
+        #expect(
+            try await server.database.records(store: device.storeID).map(\.session) == Array(repeating: "a", count: 4)
+                + Array(repeating: "c", count: 4))
         #expect(Set(try await server.database.sessionHeads(store: device.storeID).keys) == ["a", "c"])
 
         // Sent again (the answer was lost): ignored, the same `through`.
@@ -43,15 +45,17 @@ import Testing
         #expect(try refused.object()["through"] as? Int == 1)
         #expect(try await server.database.records(store: device.storeID).count == 8)
         // A body that is not notices is a 400 in JSON.
-        let garbage = try await server.request("POST", "/v1/stores/\(device.storeID)/erasures", key: server.app.ingestKey,
-                                                body: Array(#"{"notices": [{"number": 1, "kind": "everything"}]}"#.utf8))
+        let garbage = try await server.request(
+            "POST", "/v1/stores/\(device.storeID)/erasures", key: server.app.ingestKey,
+            body: Array(#"{"notices": [{"number": 1, "kind": "everything"}]}"#.utf8))
         #expect(garbage.status == 400)
         #expect(try garbage.object()["error"] is String)
 
         // The tombstone keeps a hash of the id, never the id.
         let tombstones = try await server.database.withClient { client in
             var hashes: [[UInt8]] = []
-            for try await hash in try await client.query("SELECT session_hash FROM tombstones").decode(ByteBuffer.self) {
+            for try await hash in try await client.query("SELECT session_hash FROM tombstones").decode(ByteBuffer.self)
+            {
                 hashes.append(Array(buffer: hash))
             }
             return hashes
@@ -76,7 +80,8 @@ import Testing
         try await server.waitUntilCaughtUp()
 
         let response = try await Self.send(
-            [try Self.notice(1, .session, sequences: first.sequences(of: "shared"))], store: first.storeID, server: server)
+            [try Self.notice(1, .session, sequences: first.sequences(of: "shared"))], store: first.storeID,
+            server: server)
         #expect(response.status == 200, "\(response.text)")
         let erased = try #require(try response.json(NoticesBody.self).erased.first?.sessions.first)
         #expect(erased.session == "shared")
@@ -96,8 +101,11 @@ import Testing
         let device = try Device()
         try await device.runOnboarding(["a", "b", "c"])
         try await server.uploadAll(device)
-        #expect(try await Self.send([try Self.notice(1, .session, sequences: device.sequences(of: "b"))],
-                                    store: device.storeID, server: server).status == 200)
+        #expect(
+            try await Self.send(
+                [try Self.notice(1, .session, sequences: device.sequences(of: "b"))],
+                store: device.storeID, server: server
+            ).status == 200)
 
         // An old batch sent again: b's records are acknowledged as erased, not stored.
         let resent = try await server.upload(try device.batch(), store: device.storeID)
@@ -116,7 +124,8 @@ import Testing
         #expect(copyResult.stored == 4)
         #expect(copyResult.erased == 4)
         #expect(copyResult.nextSequence == 9)
-        #expect(try await server.database.records(store: copy.storeID).map(\.session) == Array(repeating: "d", count: 4))
+        #expect(
+            try await server.database.records(store: copy.storeID).map(\.session) == Array(repeating: "d", count: 4))
         #expect(try await server.database.records(store: device.storeID).count == 8)
         #expect(!(try await server.database.sessionHeads(store: copy.storeID).keys.contains("b")))
         // The copy's position passed the dropped records, and its projections catch up.
@@ -133,8 +142,9 @@ import Testing
         try await device.runOnboarding(["a", "b", "c"])
         // Only a's records were uploaded when the device erased b (5…8).
         #expect(try await server.upload(try device.batch(limit: 4), store: device.storeID).status == 200)
-        let response = try await Self.send([try Self.notice(1, .session, sequences: device.sequences(of: "b"))],
-                                           store: device.storeID, server: server)
+        let response = try await Self.send(
+            [try Self.notice(1, .session, sequences: device.sequences(of: "b"))],
+            store: device.storeID, server: server)
         #expect(response.status == 200, "\(response.text)")
         #expect(try response.json(NoticesBody.self).erased.first?.sessions.isEmpty == true)
         // The position passes the erased range; the upload resumes after it.
@@ -142,7 +152,8 @@ import Testing
         let rest = try await server.upload(try device.batch(from: 9), store: device.storeID)
         #expect(rest.status == 200, "\(rest.text)")
         #expect(try rest.json(IngestionResult.self).stored == 4)
-        #expect(try await server.database.records(store: device.storeID).map(\.sequence) == [1, 2, 3, 4, 9, 10, 11, 12])
+        #expect(
+            try await server.database.records(store: device.storeID).map(\.sequence) == [1, 2, 3, 4, 9, 10, 11, 12])
         // A batch that still holds the erased records (built before the erasure): they are dropped.
         let old = try await server.upload(try device.batch(from: 3), store: device.storeID)
         #expect(old.status == 200, "\(old.text)")
@@ -160,7 +171,8 @@ import Testing
         try await device.runOnboarding(["a", "b"])
         try await server.uploadAll(device)
         let trimmed = Array(try device.sequences(of: "a").prefix(2))
-        let response = try await Self.send([try Self.notice(1, .records, sequences: trimmed)], store: device.storeID, server: server)
+        let response = try await Self.send(
+            [try Self.notice(1, .records, sequences: trimmed)], store: device.storeID, server: server)
         #expect(response.status == 200, "\(response.text)")
         #expect(try response.json(NoticesBody.self).erased.first?.records == 2)
         // The session is kept with what is left.
@@ -168,10 +180,12 @@ import Testing
         #expect(heads["a"]?.headVersion == 4)
         #expect(heads["a"]?.recordCount == 2)
         // Its history begins at the base the server rebuilt from the records it held.
-        let history = try await server.request("GET", "/v1/stores/\(device.storeID)/sessions/a/history", key: server.app.readKey)
+        let history = try await server.request(
+            "GET", "/v1/stores/\(device.storeID)/sessions/a/history", key: server.app.readKey)
         #expect(history.status == 200, "\(history.text)")
         #expect(try history.json([HistoryRow].self).map(\.version) == [3, 4])
-        let below = try await server.request("GET", "/v1/stores/\(device.storeID)/sessions/a/state?version=2", key: server.app.readKey)
+        let below = try await server.request(
+            "GET", "/v1/stores/\(device.storeID)/sessions/a/state?version=2", key: server.app.readKey)
         #expect(below.status == 410, "\(below.text)")
         #expect(try below.object()["historyBeginsAt"] as? Int == 3)
         let listed = try await server.get("/v1/stores/\(device.storeID)/sessions").json(StoreSessionsBody.self)
@@ -188,13 +202,18 @@ import Testing
         try await device.runOnboarding(["a", "b"])
         try await server.uploadAll(device)
         let erasedAt = "2026-11-28T10:00:00Z"
-        #expect(try await Self.send([try Self.notice(1, .session, sequences: device.sequences(of: "b"), erasedAt: erasedAt)],
-                                    store: device.storeID, server: server).status == 200)
+        #expect(
+            try await Self.send(
+                [try Self.notice(1, .session, sequences: device.sequences(of: "b"), erasedAt: erasedAt)],
+                store: device.storeID, server: server
+            ).status == 200)
         let base = "/v1/stores/\(device.storeID)/sessions/b"
         let definition = Array(ExampleMachines.Onboarding.definition.jsonDocument())
-        for (method, path, body) in [("GET", base, nil), ("GET", base + "/history", nil), ("GET", base + "/state?version=1", nil),
-                                     ("GET", base + "/diff?from=0&to=2", nil), ("POST", base + "/verify", definition),
-                                     ("GET", base + "/archive", nil), ("GET", base + "/page", nil)] as [(String, String, [UInt8]?)] {
+        for (method, path, body) in [
+            ("GET", base, nil), ("GET", base + "/history", nil), ("GET", base + "/state?version=1", nil),
+            ("GET", base + "/diff?from=0&to=2", nil), ("POST", base + "/verify", definition),
+            ("GET", base + "/archive", nil), ("GET", base + "/page", nil),
+        ] as [(String, String, [UInt8]?)] {
             let response = try await server.request(method, path, key: server.app.readKey, body: body)
             #expect(response.status == 410, "\(path): \(response.text)")
             let object = try response.object()
@@ -202,7 +221,8 @@ import Testing
             #expect(object["erasedAt"] as? String == "2026-11-28T10:00:00.000Z", "\(path)")
         }
         // A session that never was is still unknown.
-        let unknown = try await server.request("GET", "/v1/stores/\(device.storeID)/sessions/never/history", key: server.app.readKey)
+        let unknown = try await server.request(
+            "GET", "/v1/stores/\(device.storeID)/sessions/never/history", key: server.app.readKey)
         #expect(unknown.status == 404)
         try await server.stop()
     }
@@ -246,9 +266,11 @@ import Testing
         #expect(report.sessions.map { $0.stores.map(\.storeID) } == [[first.storeID], [second.storeID]])
 
         // One session by id, and one the server has not received yet (tombstoned all the same).
-        let single = try await server.request("POST", "/v1/erasures", key: eraseKey, body: Array(#"{"session": "one-7"}"#.utf8))
+        let single = try await server.request(
+            "POST", "/v1/erasures", key: eraseKey, body: Array(#"{"session": "one-7"}"#.utf8))
         #expect(try single.json(ReportBody.self).records == 4)
-        let ahead = try await server.request("POST", "/v1/erasures", key: eraseKey, body: Array(#"{"session": "three-1"}"#.utf8))
+        let ahead = try await server.request(
+            "POST", "/v1/erasures", key: eraseKey, body: Array(#"{"session": "three-1"}"#.utf8))
         #expect(try ahead.json(ReportBody.self).sessions.first?.stores.isEmpty == true)
         let third = try Device()
         try await third.runOnboarding(["three-1", "three-2"])
@@ -256,7 +278,8 @@ import Testing
         #expect(try upload.json(IngestionResult.self).erased == 4)
         #expect(Set(try await server.database.sessionHeads(store: third.storeID).keys) == ["three-2"])
 
-        let bad = try await server.request("POST", "/v1/erasures", key: eraseKey, body: Array(#"{"context": {"equals": 1}}"#.utf8))
+        let bad = try await server.request(
+            "POST", "/v1/erasures", key: eraseKey, body: Array(#"{"context": {"equals": 1}}"#.utf8))
         #expect(bad.status == 400)
         try await server.waitUntilCaughtUp()
         try await Self.expectProjectionsOfAServerThatOnlyReceived(
@@ -284,7 +307,8 @@ import Testing
             // The erasure comes once a fifth of the records is stored: in the middle of the uploads.
             group.addTask {
                 while try await database.count("records") < total / 5 { await Task.yield() }
-                let response = try await server.request("POST", "/v1/erasures", key: eraseKey, body: Array(#"{"session": "victim"}"#.utf8))
+                let response = try await server.request(
+                    "POST", "/v1/erasures", key: eraseKey, body: Array(#"{"session": "victim"}"#.utf8))
                 guard response.status == 200 else { throw TestServer.UnexpectedResponse(response: response) }
             }
             try await group.waitForAll()
@@ -317,7 +341,8 @@ import Testing
         #expect(lasts.count == ids.count && lasts.count > 7)
         let cutoff = lasts[5] + (lasts[6] - lasts[5]) / 2
         let now = Date(timeIntervalSince1970: Double(cutoff) / 1_000_000 + 86_400)
-        let expired = Set(try device.engine.sessions().filter { $0.updated.microsecondsSince1970 < cutoff }.map(\.session.rawValue))
+        let expired = Set(
+            try device.engine.sessions().filter { $0.updated.microsecondsSince1970 < cutoff }.map(\.session.rawValue))
         #expect(expired.count == 6)
 
         let result = try await server.database.withClient { client in
@@ -326,7 +351,8 @@ import Testing
         #expect(result.sessions == 6)
         #expect(result.transactions == 2)
         #expect(result.records == Int64(try device.records().filter { expired.contains($0.session.rawValue) }.count))
-        #expect(Set(try await server.database.sessionHeads(store: device.storeID).keys) == Set(ids).subtracting(expired))
+        #expect(
+            Set(try await server.database.sessionHeads(store: device.storeID).keys) == Set(ids).subtracting(expired))
         // A second pass at the same time finds nothing.
         let again = try await server.database.withClient { client in
             try await Retention.pass(on: client, now: now, sessionsPerTransaction: 4, logger: testLogger)
@@ -374,20 +400,27 @@ import Testing
 
     /// A notice of `sequences`, as coalesced ranges.
     static func notice(
-        _ number: Int64, _ kind: ServerErasureNotice.Kind, sequences: [UInt64], erasedAt: String = "2026-11-28T12:00:00Z"
+        _ number: Int64, _ kind: ServerErasureNotice.Kind, sequences: [UInt64],
+        erasedAt: String = "2026-11-28T12:00:00Z"
     ) throws -> NoticeBody {
         var ranges: [[UInt64]] = []
         for sequence in sequences.sorted() {
-            if let last = ranges.last?.last, last + 1 == sequence { ranges[ranges.count - 1][1] = sequence } else { ranges.append([sequence, sequence]) }
+            if let last = ranges.last?.last, last + 1 == sequence {
+                ranges[ranges.count - 1][1] = sequence
+            } else {
+                ranges.append([sequence, sequence])
+            }
         }
         return NoticeBody(number: number, kind: kind.rawValue, erasedAt: erasedAt, ranges: ranges)
     }
 
     /// Sends `notices` for `storeID` with the app's ingestion key.
-    static func send(_ notices: [NoticeBody], store storeID: UUID, server: TestServer) async throws -> HTTPTestResponse {
+    static func send(_ notices: [NoticeBody], store storeID: UUID, server: TestServer) async throws -> HTTPTestResponse
+    {
         struct Body: Encodable { var notices: [NoticeBody] }
         let body = try JSONEncoder().encode(Body(notices: notices))
-        return try await server.request("POST", "/v1/stores/\(storeID)/erasures", key: server.app.ingestKey, body: Array(body))
+        return try await server.request(
+            "POST", "/v1/stores/\(storeID)/erasures", key: server.app.ingestKey, body: Array(body))
     }
 
     /// Expects `server`'s projection states (by projection and session, over every store), funnels
@@ -419,7 +452,9 @@ import Testing
             let actual = try await server.request("GET", "/v1/machines/\(machine)/funnel", key: server.app.readKey)
             #expect(actual.status == expected.status, sourceLocation: sourceLocation)
             if expected.status == 200 {
-                #expect(try actual.json(FunnelBody.self) == expected.json(FunnelBody.self), "\(machine)", sourceLocation: sourceLocation)
+                #expect(
+                    try actual.json(FunnelBody.self) == expected.json(FunnelBody.self), "\(machine)",
+                    sourceLocation: sourceLocation)
             }
         }
         try await fresh.stop()
@@ -434,7 +469,8 @@ extension Device {
 
     /// An onboarding session started with `context`, to its end (4 records).
     func runOnboarding(_ id: String, context: JSONValue) async throws {
-        let session = try await engine.startSession(id: id, machine: ExampleMachines.Onboarding.definition.name, context: context)
+        let session = try await engine.startSession(
+            id: id, machine: ExampleMachines.Onboarding.definition.name, context: context)
         for event in ExampleMachines.Onboarding.Event.allCases { _ = try await session.send(event) }
     }
 }

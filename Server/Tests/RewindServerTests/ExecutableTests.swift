@@ -68,7 +68,8 @@ import Testing
             try await database.withClient { client in
                 var seconds: Int64?
                 for try await value in try await client.query("SELECT retention_seconds FROM apps WHERE name = 'kept'")
-                    .decode(Int64?.self) {
+                    .decode(Int64?.self)
+                {
                     seconds = value
                 }
                 return seconds
@@ -85,7 +86,8 @@ import Testing
 
         let added = try await Self.run(["add-key", "kept", "--kind", "erase"], database: database)
         #expect(added.status == 0)
-        let key = try #require(added.output.split(whereSeparator: \.isWhitespace).compactMap { APIKey(token: String($0)) }.first)
+        let key = try #require(
+            added.output.split(whereSeparator: \.isWhitespace).compactMap { APIKey(token: String($0)) }.first)
         #expect(key.kind == .erase)
         let server = try await TestServer.start(database: database)
         let erased = try await server.request("POST", "/v1/erasures", key: key, body: Array(#"{"session": "s"}"#.utf8))
@@ -96,7 +98,8 @@ import Testing
     @Test func serveStopsGracefullyOnSIGTERM() async throws {
         let database = try await TestDatabase.make()
         let server = try await ServerProcess.start(database: database)
-        let health = try await RawHTTP.exchange(port: server.port, bytes: Array("GET /health HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n".utf8))
+        let health = try await RawHTTP.exchange(
+            port: server.port, bytes: Array("GET /health HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n".utf8))
         #expect(health.status == 200)
         let process = server.process
         process.terminate()  // SIGTERM

@@ -1,8 +1,8 @@
 import Foundation
 import Rewind
 import RewindExamples
-@_spi(Internals) import RewindStore
 import RewindServer
+@_spi(Internals) import RewindStore
 import RewindSync
 import RewindWire
 import Testing
@@ -121,7 +121,9 @@ import Testing
         // An old batch sent again: acknowledged, nothing stored twice.
         let old = try await server.upload(try device.batch(from: 26, limit: 25), store: device.storeID)
         #expect(old.status == 200)
-        #expect(try old.json(IngestionResult.self) == IngestionResult(storeID: device.storeID, nextSequence: 81, stored: 0, alreadyHeld: 25))
+        #expect(
+            try old.json(IngestionResult.self)
+                == IngestionResult(storeID: device.storeID, nextSequence: 81, stored: 0, alreadyHeld: 25))
         // A batch past the server's end: 409 with where to continue, nothing stored.
         try await device.writeSessions(10, prefix: "later")
         let ahead = try await server.upload(try device.batch(from: 101, limit: 10), store: device.storeID)
@@ -130,7 +132,9 @@ import Testing
         // A batch that overlaps the end and starts inside a batch the server holds: the held part
         // acknowledged, the rest stored.
         let overlapping = try await server.upload(try device.batch(from: 71, limit: 20), store: device.storeID)
-        #expect(try overlapping.json(IngestionResult.self) == IngestionResult(storeID: device.storeID, nextSequence: 91, stored: 10, alreadyHeld: 10))
+        #expect(
+            try overlapping.json(IngestionResult.self)
+                == IngestionResult(storeID: device.storeID, nextSequence: 91, stored: 10, alreadyHeld: 10))
         try await server.database.expectHoldsPrefix(of: device, count: 90)
         // The uploader, restarted, continues from the server's position.
         await uploader.start()
@@ -156,8 +160,10 @@ import Testing
         // sessions a-5…a-9 (sequences 21…40) are gone.
         try await server.database.withClient { client in
             let store = device.storeID
-            try await client.query("DELETE FROM records WHERE store_id = \(store) AND sequence > 20", logger: testLogger)
-            try await client.query("DELETE FROM sessions WHERE store_id = \(store) AND head_sequence > 20", logger: testLogger)
+            try await client.query(
+                "DELETE FROM records WHERE store_id = \(store) AND sequence > 20", logger: testLogger)
+            try await client.query(
+                "DELETE FROM sessions WHERE store_id = \(store) AND head_sequence > 20", logger: testLogger)
             try await client.query("UPDATE stores SET next_sequence = 21 WHERE store_id = \(store)", logger: testLogger)
         }
         try await server.database.expectHoldsPrefix(of: device, count: 20)
@@ -181,7 +187,8 @@ import Testing
         // Cut anywhere: 400 naming the offset, nothing stored.
         for cut in [4, 20, body.count / 2, body.count - 1] {
             let response = try await server.request(
-                "POST", "/v1/stores/\(device.storeID.uuidString)/records", key: server.app.ingestKey, body: Array(body[..<cut]))
+                "POST", "/v1/stores/\(device.storeID.uuidString)/records", key: server.app.ingestKey,
+                body: Array(body[..<cut]))
             #expect(response.status == 400, "cut at \(cut): \(response.text)")
         }
         // A record's byte changed (its checksum no longer matches): 400 naming the record.

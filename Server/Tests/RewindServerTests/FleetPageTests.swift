@@ -31,7 +31,9 @@ import Testing
             in: page)
         for article in articles {
             var funnel = FunnelBody(machine: article[0], sessions: Int(article[2]) ?? -1, reached: [:], stoppedAt: [:])
-            for row in try captures(#"<tr data-state="([^"]*)" data-reached="(\d+)" data-stopped="(\d+)">"#, in: article[3]) {
+            for row in try captures(
+                #"<tr data-state="([^"]*)" data-reached="(\d+)" data-stopped="(\d+)">"#, in: article[3])
+            {
                 funnel.reached[row[0]] = Int(row[1])
                 if let stopped = Int(row[2]), stopped > 0 { funnel.stoppedAt[row[0]] = stopped }
             }
@@ -42,7 +44,9 @@ import Testing
 
     /// The page's session rows: store and session id.
     static func sessions(in page: String) throws -> [String] {
-        try captures(#"<tr data-store="([^"]*)" data-session="([^"]*)""#, in: page).map { "\($0[0].lowercased())/\($0[1])" }
+        try captures(#"<tr data-store="([^"]*)" data-session="([^"]*)""#, in: page).map {
+            "\($0[0].lowercased())/\($0[1])"
+        }
     }
 
     @Test func thePageShowsTheNumbersOfTheJSONEndpoints() async throws {
@@ -101,7 +105,9 @@ import Testing
         #expect(page.status == 200)
         #expect(page.text.contains("No session has been uploaded yet."))
         let wrong = Data("anyone:\(server.app.ingestKey.token)".utf8).base64EncodedString()
-        #expect(try await server.request("GET", "/v1/pages/fleet", headers: [("Authorization", "Basic \(wrong)")]).status == 403)
+        #expect(
+            try await server.request("GET", "/v1/pages/fleet", headers: [("Authorization", "Basic \(wrong)")]).status
+                == 403)
         let garbage = try await server.request("GET", "/v1/pages/fleet", headers: [("Authorization", "Basic !!!")])
         #expect(garbage.status == 401)
         // A bad parameter is the same typed 400 as the JSON list's.

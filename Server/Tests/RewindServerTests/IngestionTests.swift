@@ -1,8 +1,8 @@
 import Foundation
 import Rewind
 import RewindExamples
-@_spi(Internals) import RewindStore
 import RewindServer
+@_spi(Internals) import RewindStore
 import RewindWire
 import Testing
 
@@ -15,7 +15,8 @@ import Testing
         try await device.runOnboarding(["alice", "bob", "carol"])
         let session = try await device.engine.startSession(id: "dave", machine: ExampleMachines.Kanji.definition.name)
         _ = try await session.enter(
-            ExampleMachines.Kanji.State.detail, data: ExampleMachines.Kanji.Character(character: "木", meanings: ["tree"]))
+            ExampleMachines.Kanji.State.detail,
+            data: ExampleMachines.Kanji.Character(character: "木", meanings: ["tree"]))
         let deviceRecords = try device.records()
         #expect(deviceRecords.count == 14)
 
@@ -75,7 +76,9 @@ import Testing
         // A batch that overlaps what the server holds and goes on stores only the rest.
         try await device.runOnboarding(["s3"])
         let overlapping = try await server.upload(try device.batch(from: 5), store: device.storeID)
-        #expect(try overlapping.json(IngestionResult.self) == IngestionResult(storeID: device.storeID, nextSequence: 13, stored: 4, alreadyHeld: 4))
+        #expect(
+            try overlapping.json(IngestionResult.self)
+                == IngestionResult(storeID: device.storeID, nextSequence: 13, stored: 4, alreadyHeld: 4))
         #expect(try await server.database.count("records") == 12)
         #expect(try await server.database.count("sessions") == 3)
         try await server.stop()
@@ -100,7 +103,8 @@ import Testing
         #expect(results.map(\.stored).reduce(0, +) == 16)
         #expect(results.filter { $0.stored == 16 }.count == 1)
         #expect(try await server.database.count("records") == 16)
-        let sessions = try await server.request("GET", "/v1/sessions", key: server.app.readKey).json(SessionList.self).sessions
+        let sessions = try await server.request("GET", "/v1/sessions", key: server.app.readKey).json(SessionList.self)
+            .sessions
         #expect(sessions.map(\.recordCount) == [4, 4, 4, 4])
         try await server.stop()
     }
@@ -186,7 +190,8 @@ import Testing
             "POST", "/v1/stores/\(device.storeID)/records", key: server.app.ingestKey, body: bytes + [0])
         #expect(padded.status == 400)
         // A client that hangs up halfway through its body.
-        let head = "POST /v1/stores/\(device.storeID)/records HTTP/1.1\r\nHost: 127.0.0.1\r\n"
+        let head =
+            "POST /v1/stores/\(device.storeID)/records HTTP/1.1\r\nHost: 127.0.0.1\r\n"
             + "Authorization: Bearer \(server.app.ingestKey.token)\r\nContent-Length: \(bytes.count)\r\n\r\n"
         try await RawHTTP.sendAndHangUp(port: server.port, bytes: Array(head.utf8) + bytes[..<(bytes.count / 2)])
         #expect(try await server.database.count("records") == 0)
@@ -249,7 +254,8 @@ import Testing
         let response = try await server.upload(try device.batch(), store: device.storeID)
         #expect(response.status == 200, "\(response.text)")
         #expect(try response.json(IngestionResult.self).nextSequence == UInt64(records.count) + 1)
-        #expect(try await server.database.records(store: device.storeID).map(\.bytes) == records.map(RecordCodec.encode))
+        #expect(
+            try await server.database.records(store: device.storeID).map(\.bytes) == records.map(RecordCodec.encode))
         try await server.stop()
     }
 }

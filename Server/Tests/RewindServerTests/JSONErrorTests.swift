@@ -20,7 +20,8 @@ import Testing
         let body = try device.batch().encoded()
         #expect(body.count > 4096)
         // The body in chunks of 1,000 bytes, with no Content-Length: the limit is met while reading.
-        var bytes = Array("""
+        var bytes = Array(
+            """
             POST /v1/stores/\(device.storeID.uuidString)/records HTTP/1.1\r
             Host: 127.0.0.1\r
             Connection: close\r
@@ -51,7 +52,8 @@ import Testing
         let body = try device.batch().encoded()
         let path = "/v1/stores/\(device.storeID.uuidString)/records"
         for type in ["application/json", "text/plain", "application/octet-stream"] {
-            let response = try await server.request("POST", path, key: server.app.ingestKey, body: body, headers: [("Content-Type", type)])
+            let response = try await server.request(
+                "POST", path, key: server.app.ingestKey, body: body, headers: [("Content-Type", type)])
             let object = try expectJSONError(response, status: 415)
             #expect(object["expectedContentType"] as? String == IngestionBatch.mediaType)
             #expect((object["error"] as? String)?.contains(type) == true, "\(response.text)")
@@ -71,7 +73,8 @@ import Testing
         try await server.database.expectHoldsPrefix(of: device, count: 0)
         // The batch's type, with a parameter or in capitals, is accepted.
         let accepted = try await server.request(
-            "POST", path, key: server.app.ingestKey, body: body, headers: [("Content-Type", IngestionBatch.mediaType.uppercased() + "; v=1")])
+            "POST", path, key: server.app.ingestKey, body: body,
+            headers: [("Content-Type", IngestionBatch.mediaType.uppercased() + "; v=1")])
         #expect(accepted.status == 200, "\(accepted.text)")
         try await server.database.expectHoldsPrefix(of: device, count: try device.records().count)
         try await server.stop()

@@ -15,8 +15,10 @@ import Testing
         let path = "/v1/stores/\(device.storeID)/records"
         let forged = APIKey(keyID: server.app.ingestKey.keyID, kind: .ingest, secret: String(repeating: "0", count: 64))
         let unknown = APIKey.generate(kind: .ingest)
-        for headers in [[], [("Authorization", "Bearer nonsense")], [("Authorization", "Basic \(server.app.ingestKey.token)")],
-                        [("Authorization", "Bearer \(forged.token)")], [("Authorization", "Bearer \(unknown.token)")]] {
+        for headers in [
+            [], [("Authorization", "Bearer nonsense")], [("Authorization", "Basic \(server.app.ingestKey.token)")],
+            [("Authorization", "Bearer \(forged.token)")], [("Authorization", "Bearer \(unknown.token)")],
+        ] {
             let upload = try await server.request("POST", path, body: body, headers: headers)
             #expect(upload.status == 401, "\(headers)")
             let read = try await server.request("GET", "/v1/sessions", headers: headers)

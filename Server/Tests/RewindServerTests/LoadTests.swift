@@ -41,7 +41,9 @@ import Testing
             funnels[machine] = try ProjectionRoutesTests.summedFunnel([device], machine: machine)
         }
         var stacks: [String: ScreenStack] = [:]
-        for (key, stack) in try device.engine.navigationStacks.all() { stacks["\(device.storeID)/\(key.rawValue)"] = stack }
+        for (key, stack) in try device.engine.navigationStacks.all() {
+            stacks["\(device.storeID)/\(key.rawValue)"] = stack
+        }
         return DeviceCopy(
             storeID: device.storeID, batches: batches, funnels: funnels,
             kanjiDepths: try device.engine.navigationStacks.depthStatistics(machine: "kanji").histogram, stacks: stacks)
@@ -123,10 +125,14 @@ import Testing
         // Every session's stack, entries and data.
         let serverStacks = try await server.database.withClient { client in
             var stacks: [String: ScreenStack] = [:]
-            for try await (store, key, state) in try await client.query("""
+            for try await (store, key, state) in try await client.query(
+                """
                 SELECT store_id, key, state FROM projection_states WHERE projection = \(NavigationProjection().name)
-                """).decode((UUID, String, ByteBuffer).self) {
-                stacks["\(store)/\(key)"] = try state.readableBytesView.withUnsafeBytes { try NavigationProjection().decode($0) }.stack
+                """
+            ).decode((UUID, String, ByteBuffer).self) {
+                stacks["\(store)/\(key)"] = try state.readableBytesView.withUnsafeBytes {
+                    try NavigationProjection().decode($0)
+                }.stack
             }
             return stacks
         }
@@ -139,7 +145,9 @@ import Testing
         let sizes = try await server.database.withClient { client in
             var sizes: [(String, Int64)] = []
             for table in ["records", "sessions", "projection_states", "projection_checkpoints"] {
-                for try await size in try await client.query("SELECT pg_total_relation_size(\(table)::regclass)").decode(Int64.self) {
+                for try await size in try await client.query("SELECT pg_total_relation_size(\(table)::regclass)")
+                    .decode(Int64.self)
+                {
                     sizes.append((table, size))
                 }
             }
@@ -151,7 +159,9 @@ import Testing
         print("load: \(Self.deviceCount) devices × \(Self.recordsPerDevice) records written in \(written)")
         print("load: ingested \(total) records in \(uploaded): \(Int(Double(total) / seconds(uploaded))) records/s")
         print("load: projections caught up \(caughtUp) after the first upload")
-        print("load: \(try await server.database.count("sessions")) sessions, \(try await server.database.count("projection_states")) projection states")
+        print(
+            "load: \(try await server.database.count("sessions")) sessions, \(try await server.database.count("projection_states")) projection states"
+        )
         for (table, size) in sizes {
             print("load: \(table) \(size) bytes, \(size * 1_000_000 / Int64(total)) bytes per million records")
         }

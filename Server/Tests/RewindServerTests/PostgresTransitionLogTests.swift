@@ -2,8 +2,8 @@ import Foundation
 import PostgresNIO
 import Rewind
 import RewindExamples
-@_spi(Internals) import RewindStore
 import RewindServer
+@_spi(Internals) import RewindStore
 import Testing
 
 /// The contract: the server's PostgreSQL reader of an uploaded store answers every question of
@@ -27,7 +27,8 @@ import Testing
         let local = try await LogAnswers.of(DeviceLogReader(store: device.engine.store), sessions: sessions)
         #expect(local.recordCount == (try device.records().count))
         #expect(local.recordCount > 0)
-        let log = PostgresTransitionLog(client: client, appID: server.app.appID, storeID: device.storeID, logger: testLogger)
+        let log = PostgresTransitionLog(
+            client: client, appID: server.app.appID, storeID: device.storeID, logger: testLogger)
         let remote = try await LogAnswers.of(try await log.reader(), sessions: sessions)
         #expect(remote.head == local.head)
         #expect(remote.infos == local.infos)
@@ -49,7 +50,9 @@ import Testing
         let fixture = try Device(copying: Self.fixturePath)
         for device in [variety, migrated, fixture] { try await Self.upload(device, to: server) }
         // The answers name forks, state data, payloads and both definitions of the migrated session.
-        #expect(try variety.engine.store.sessionInfo(for: "kanji-fork")?.origin == RecordOrigin(session: "kanji-1", version: 3))
+        #expect(
+            try variety.engine.store.sessionInfo(for: "kanji-fork")?.origin
+                == RecordOrigin(session: "kanji-1", version: 3))
         #expect(Set(try migrated.records().map(\.definition)).count == 2)
         try await server.database.withClient { client in
             for device in [variety, migrated, fixture] {
@@ -67,12 +70,14 @@ import Testing
         let sessions = try Self.sessions(of: device, extra: ["ob-late"])
         let before = try await LogAnswers.of(DeviceLogReader(store: device.engine.store), sessions: sessions)
         try await server.database.withClient { client in
-            let log = PostgresTransitionLog(client: client, appID: server.app.appID, storeID: device.storeID, logger: testLogger)
+            let log = PostgresTransitionLog(
+                client: client, appID: server.app.appID, storeID: device.storeID, logger: testLogger)
             let reader = try await log.reader()
             // More records of sessions the reader knows, and a new session, uploaded after it began.
             let next = try await server.position(store: device.storeID)
             _ = try await device.engine.session("lv-1").send(ExampleMachines.LoadingView.Event.reload)
-            _ = try await device.engine.session("kanji-fork").enter(ExampleMachines.Kanji.State.detail,
+            _ = try await device.engine.session("kanji-fork").enter(
+                ExampleMachines.Kanji.State.detail,
                 data: ExampleMachines.Kanji.Character(character: "日", meanings: ["sun"]))
             try await device.runOnboarding(["ob-late"])
             try await Self.upload(device, to: server, from: next)
@@ -94,7 +99,8 @@ import Testing
         try await Self.upload(device, to: server)
         let other = try await server.createApp()
         try await server.database.withClient { client in
-            let log = PostgresTransitionLog(client: client, appID: other.appID, storeID: device.storeID, logger: testLogger)
+            let log = PostgresTransitionLog(
+                client: client, appID: other.appID, storeID: device.storeID, logger: testLogger)
             let answers = try await LogAnswers.of(try await log.reader(), sessions: ["a", "b"])
             #expect(answers.head == 0)
             #expect(answers.infos.isEmpty)
@@ -115,7 +121,8 @@ import Testing
         try await server.database.withClient { client in
             let log = PostgresTransitionLog(client: client, appID: appID, storeID: storeID, logger: testLogger)
             func damage(sequence: Int64, with bytes: [UInt8]) async throws {
-                _ = try await client.query("""
+                _ = try await client.query(
+                    """
                     UPDATE records SET record = \(ByteBuffer(bytes: bytes))
                     WHERE app_id = \(appID) AND store_id = \(storeID) AND sequence = \(sequence)
                     """, logger: testLogger)
@@ -158,7 +165,8 @@ import Testing
             // A stored definition that is not a definition document.
             let name = records[0].machine
             let version = records[0].definition
-            _ = try await client.query("""
+            _ = try await client.query(
+                """
                 UPDATE definitions SET document = \(ByteBuffer(string: "{\"not\": \"a definition\"}"))
                 WHERE app_id = \(appID) AND machine = \(name) AND content_version = \(version)
                 """, logger: testLogger)
@@ -183,17 +191,20 @@ import Testing
         let device = try await Device.withMigratedSession()
         try await Self.upload(device, to: server)
         try await server.database.withClient { client in
-            let log = PostgresTransitionLog(client: client, appID: server.app.appID, storeID: device.storeID, logger: testLogger)
+            let log = PostgresTransitionLog(
+                client: client, appID: server.app.appID, storeID: device.storeID, logger: testLogger)
             for session in try device.sessionIDs() {
                 let remote = try #require(try await log.session(session))
-                let local = try #require(try await SessionLog.load(session, from: DeviceLogReader(store: device.engine.store)))
+                let local = try #require(
+                    try await SessionLog.load(session, from: DeviceLogReader(store: device.engine.store)))
                 #expect(remote.info == local.info)
                 #expect(remote.records == local.records)
                 #expect(remote.definitionDocuments == local.definitionDocuments)
                 #expect(!remote.definitionDocuments.isEmpty)
                 let head = remote.info.headVersion
-                #expect(try LogReplay(log: remote).point(of: session, at: head)
-                    == (try LogReplay(log: device.engine.store).point(of: session, at: head)))
+                #expect(
+                    try LogReplay(log: remote).point(of: session, at: head)
+                        == (try LogReplay(log: device.engine.store).point(of: session, at: head)))
             }
             #expect(try await log.session("nobody") == nil)
         }

@@ -1,8 +1,8 @@
 import Foundation
 import PostgresNIO
 import Rewind
-@_spi(Internals) import RewindStore
 import RewindServer
+@_spi(Internals) import RewindStore
 import RewindWire
 import Testing
 
@@ -11,12 +11,16 @@ import Testing
 /// and at start, rebuilt when a version changes, folded once with two servers.
 @Suite(.timeLimit(.minutes(10))) struct ProjectionCatchUpTests {
     /// The stored states of `projection` for `storeID`, by key.
-    static func states(_ database: TestDatabase, store storeID: UUID, projection: String) async throws -> [String: [UInt8]] {
+    static func states(_ database: TestDatabase, store storeID: UUID, projection: String) async throws -> [String:
+        [UInt8]]
+    {
         try await database.withClient { client in
             var states: [String: [UInt8]] = [:]
-            for try await (key, state) in try await client.query("""
+            for try await (key, state) in try await client.query(
+                """
                 SELECT key, state FROM projection_states WHERE store_id = \(storeID) AND projection = \(projection)
-                """).decode((String, ByteBuffer).self) {
+                """
+            ).decode((String, ByteBuffer).self) {
                 states[key] = Array(buffer: state)
             }
             return states
@@ -25,7 +29,9 @@ import Testing
 
     /// Expects the server's states of both built-in projections for `device` to be the bytes the
     /// device's own projections encode.
-    static func expectSameStates(_ server: TestServer, _ device: Device, sourceLocation: SourceLocation = #_sourceLocation) async throws {
+    static func expectSameStates(
+        _ server: TestServer, _ device: Device, sourceLocation: SourceLocation = #_sourceLocation
+    ) async throws {
         try device.registerBuiltInProjections()
         let flows = try device.engine.screenFlows.all()
         let stacks = try device.engine.reader(for: NavigationProjection()).states()
@@ -42,8 +48,10 @@ import Testing
             try NavigationProjection().encode(navigation, into: &bytes)
             expectedStacks[key.rawValue] = bytes
         }
-        let serverFlows = try await states(server.database, store: device.storeID, projection: ScreenFlowProjection().name)
-        let serverStacks = try await states(server.database, store: device.storeID, projection: NavigationProjection().name)
+        let serverFlows = try await states(
+            server.database, store: device.storeID, projection: ScreenFlowProjection().name)
+        let serverStacks = try await states(
+            server.database, store: device.storeID, projection: NavigationProjection().name)
         #expect(serverFlows == expectedFlows, sourceLocation: sourceLocation)
         #expect(serverStacks == expectedStacks, sourceLocation: sourceLocation)
     }
@@ -151,8 +159,11 @@ import Testing
             }
             return versions
         }
-        #expect(versions == [ScreenFlowProjection().name: Int64(ScreenFlowProjection().version),
-                             NavigationProjection().name: Int64(NavigationProjection().version)])
+        #expect(
+            versions == [
+                ScreenFlowProjection().name: Int64(ScreenFlowProjection().version),
+                NavigationProjection().name: Int64(NavigationProjection().version),
+            ])
         try await second.stop()
     }
 
@@ -215,8 +226,9 @@ import Testing
                     var turn = 0
                     while next <= last {
                         let server = turn % 2 == 0 ? first : second
-                        let response = try await server.upload(try device.batch(from: next, limit: 9), store: device.storeID,
-                                                               key: first.app.ingestKey)
+                        let response = try await server.upload(
+                            try device.batch(from: next, limit: 9), store: device.storeID,
+                            key: first.app.ingestKey)
                         guard response.status == 200 else { throw TestServer.UnexpectedResponse(response: response) }
                         next = try response.json(IngestionResult.self).nextSequence
                         turn += 1

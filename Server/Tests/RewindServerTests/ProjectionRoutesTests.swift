@@ -24,7 +24,9 @@ import Testing
     }
 
     /// Every session of the app, through every page.
-    static func allSessions(_ server: TestServer, query: String = "", limit: Int = 1000) async throws -> [SessionPage.Summary] {
+    static func allSessions(_ server: TestServer, query: String = "", limit: Int = 1000) async throws -> [SessionPage
+        .Summary]
+    {
         var sessions: [SessionPage.Summary] = []
         var cursor: String?
         repeat {
@@ -60,14 +62,21 @@ import Testing
             let inState = try await Self.allSessions(server, query: "state=\(state)")
             var fromDevices = Set<String>()
             for device in devices {
-                for id in try device.engine.screenFlows.sessions(inState: state) { fromDevices.insert("\(device.storeID)/\(id.rawValue)") }
+                for id in try device.engine.screenFlows.sessions(inState: state) {
+                    fromDevices.insert("\(device.storeID)/\(id.rawValue)")
+                }
             }
             #expect(Set(inState.map { "\($0.storeID)/\($0.sessionID)" }) == fromDevices, "\(state)")
         }
-        let one = try await Self.allSessions(server, query: "store=\(devices[1].storeID)&machine=onboarding&state=login")
-        #expect(Set(one) == Set(all.filter {
-            $0.storeID == devices[1].storeID && $0.machine == "onboarding" && $0.configuration?.contains("login") == true
-        }))
+        let one = try await Self.allSessions(
+            server, query: "store=\(devices[1].storeID)&machine=onboarding&state=login")
+        #expect(
+            Set(one)
+                == Set(
+                    all.filter {
+                        $0.storeID == devices[1].storeID && $0.machine == "onboarding"
+                            && $0.configuration?.contains("login") == true
+                    }))
 
         // Time range on the last update: `from` inclusive, `to` exclusive; µs or RFC 3339.
         let times = all.map(\.lastRecordedAtMicroseconds).sorted()
@@ -77,7 +86,9 @@ import Testing
         #expect(Set(later) == Set(all.filter { $0.lastRecordedAtMicroseconds >= middle }))
         #expect(Set(earlier) == Set(all.filter { $0.lastRecordedAtMicroseconds < middle }))
         #expect(later.count + earlier.count == all.count)
-        #expect(try await Self.allSessions(server, query: "from=1970-01-01T00:00:00Z&to=2999-01-01T00:00:00.5%2B02:00").count == all.count)
+        #expect(
+            try await Self.allSessions(server, query: "from=1970-01-01T00:00:00Z&to=2999-01-01T00:00:00.5%2B02:00")
+                .count == all.count)
         #expect(try await Self.allSessions(server, query: "to=2000-01-01T00:00:00Z").isEmpty)
         try await server.stop()
     }
@@ -106,7 +117,9 @@ import Testing
         } while cursor != nil
         let keys = seen.map { "\($0.storeID.uuidString.lowercased())/\($0.sessionID)" }
         #expect(Set(keys).count == keys.count, "a session came twice")
-        #expect(Set(before.map { "\($0.storeID)/\($0.sessionID)" }).isSubset(of: Set(seen.map { "\($0.storeID)/\($0.sessionID)" })))
+        #expect(
+            Set(before.map { "\($0.storeID)/\($0.sessionID)" }).isSubset(
+                of: Set(seen.map { "\($0.storeID)/\($0.sessionID)" })))
         let stores = seen.map { $0.storeID.uuidString.lowercased() }
         #expect(stores == stores.sorted(), "pages in store order")
         _ = devices
@@ -149,8 +162,10 @@ import Testing
         var histogram: [Int: Int] = [:]
         for device in devices {
             for (key, stack) in try device.engine.navigationStacks.all() {
-                let body = try await server.get("/v1/stores/\(device.storeID)/sessions/\(percentEncoded(key.rawValue))/stack")
-                    .json(StackBody.self)
+                let body = try await server.get(
+                    "/v1/stores/\(device.storeID)/sessions/\(percentEncoded(key.rawValue))/stack"
+                )
+                .json(StackBody.self)
                 #expect(body.entries.map(\.screen) == stack.screens, "\(key)")
                 #expect(body.entries.map(\.data) == stack.entries.map(\.data), "\(key)")
                 #expect(body.depth == stack.count)
@@ -171,7 +186,8 @@ import Testing
         try await server.waitUntilCaughtUp()
         try odd.registerBuiltInProjections()
         let stack = try #require(try odd.engine.navigationStacks.stack(of: SessionID("a b/ü?#%")))
-        let body = try await server.get("/v1/stores/\(odd.storeID)/sessions/\(percentEncoded("a b/ü?#%"))/stack").json(StackBody.self)
+        let body = try await server.get("/v1/stores/\(odd.storeID)/sessions/\(percentEncoded("a b/ü?#%"))/stack").json(
+            StackBody.self)
         #expect(body.entries.map(\.screen) == stack.screens)
         #expect(body.entries.map(\.data) == stack.entries.map(\.data))
         try await server.stop()
@@ -183,7 +199,8 @@ import Testing
         let cases: [(String, String)] = [
             ("/v1/sessions?from=yesterday", "from"), ("/v1/sessions?to=2026-13-01T00:00:00Z", "to"),
             ("/v1/sessions?from=10&to=5", "from"), ("/v1/sessions?cursor=%21%21", "cursor"),
-            ("/v1/sessions?cursor=AAAA", "cursor"), ("/v1/sessions?limit=0", "limit"), ("/v1/sessions?store=x", "store"),
+            ("/v1/sessions?cursor=AAAA", "cursor"), ("/v1/sessions?limit=0", "limit"),
+            ("/v1/sessions?store=x", "store"),
             ("/v1/sessions?state=", "state"), ("/v1/machines/kanji/funnel?from=x", "from"),
         ]
         for (path, parameter) in cases {
@@ -193,16 +210,19 @@ import Testing
             #expect(body["parameter"] as? String == parameter, "\(path): \(body)")
             #expect((body["error"] as? String)?.isEmpty == false)
         }
-        for path in ["/v1/machines/nothing/funnel", "/v1/machines/nothing/stacks",
-                     "/v1/stores/\(devices[0].storeID)/sessions/nobody/stack",
-                     "/v1/stores/\(UUID())/sessions/d0-0/stack"] {
+        for path in [
+            "/v1/machines/nothing/funnel", "/v1/machines/nothing/stacks",
+            "/v1/stores/\(devices[0].storeID)/sessions/nobody/stack",
+            "/v1/stores/\(UUID())/sessions/d0-0/stack",
+        ] {
             let response = try await server.request("GET", path, key: server.app.readKey)
             #expect(response.status == 404, "\(path)")
             #expect(try response.object()["error"] is String)
         }
         // Hostile names are values, never SQL.
         for name in ["kanji' OR '1'='1", "kanji'; DROP TABLE projection_states; --"] {
-            let response = try await server.request("GET", "/v1/machines/\(percentEncoded(name))/funnel", key: server.app.readKey)
+            let response = try await server.request(
+                "GET", "/v1/machines/\(percentEncoded(name))/funnel", key: server.app.readKey)
             #expect(response.status == 404, "\(name)")
         }
         #expect(try await server.database.count("projection_states") > 0)
@@ -217,12 +237,15 @@ import Testing
         let devices = try await Self.fleet(server, devices: 1, records: 30)
         let other = try await server.createApp()
         let session = try #require(try await Self.allSessions(server).first)
-        for path in ["/v1/machines/kanji/funnel", "/v1/machines/onboarding/stacks",
-                     "/v1/stores/\(devices[0].storeID)/sessions/\(percentEncoded(session.sessionID))/stack"] {
+        for path in [
+            "/v1/machines/kanji/funnel", "/v1/machines/onboarding/stacks",
+            "/v1/stores/\(devices[0].storeID)/sessions/\(percentEncoded(session.sessionID))/stack",
+        ] {
             #expect(try await server.request("GET", path, key: server.app.readKey).status == 200, "\(path)")
             #expect(try await server.request("GET", path, key: other.readKey).status == 404, "\(path)")
         }
-        let list = try await server.get("/v1/sessions?store=\(devices[0].storeID)", key: other.readKey).json(SessionPage.self)
+        let list = try await server.get("/v1/sessions?store=\(devices[0].storeID)", key: other.readKey).json(
+            SessionPage.self)
         #expect(list.sessions.isEmpty)
         let status = try await server.get("/v1/projections/status", key: other.readKey).json(ProjectionStatusBody.self)
         #expect(status.projections.allSatisfy { $0.stores == 0 && $0.lag == 0 })

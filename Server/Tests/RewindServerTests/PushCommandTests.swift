@@ -1,7 +1,7 @@
 import Foundation
 import Rewind
-@_spi(Internals) import RewindStore
 import RewindServer
+@_spi(Internals) import RewindStore
 import Testing
 
 /// `rewind push` end to end: the built `rewind` against the real server.
@@ -42,7 +42,8 @@ import Testing
         for await line in outputLines.stream { out.append(line) }
         var err: [String] = []
         for await line in errorLines.stream { err.append(line) }
-        return Run(status: process.terminationStatus, output: out.joined(separator: "\n"), errors: err.joined(separator: "\n"))
+        return Run(
+            status: process.terminationStatus, output: out.joined(separator: "\n"), errors: err.joined(separator: "\n"))
     }
 
     @Test func pushUploadsTheStoreAndReportsProgress() async throws {
@@ -50,24 +51,40 @@ import Testing
         let device = try Device()
         try await device.writeSessions(6, prefix: "push")
         let url = "http://127.0.0.1:\(server.port)"
-        let run = try await Self.push(["--store", device.directory, "--server", url, "--key", server.app.ingestKey.token, "--batch-records", "5"])
+        let run = try await Self.push([
+            "--store", device.directory, "--server", url, "--key", server.app.ingestKey.token, "--batch-records", "5",
+        ])
         #expect(run.status == 0, "\(run.output)\n\(run.errors)")
         let lines = run.output.split(separator: "\n").map(String.init)
-        #expect(lines.last == "pushed 24 records in 5 batches to \(url): the server holds records 1–24 of store \(device.storeID.uuidString)")
+        #expect(
+            lines.last
+                == "pushed 24 records in 5 batches to \(url): the server holds records 1–24 of store \(device.storeID.uuidString)"
+        )
         #expect(lines.contains { $0.hasPrefix("batch ") && $0.contains("/24 records") })
         try await server.database.expectHoldsPrefix(of: device, count: 24)
 
         // Again: nothing to send. After more sessions: only those.
-        let again = try await Self.push(["--store", device.directory, "--server", url, "--key", server.app.ingestKey.token])
+        let again = try await Self.push([
+            "--store", device.directory, "--server", url, "--key", server.app.ingestKey.token,
+        ])
         #expect(again.status == 0)
-        #expect(again.output.hasSuffix("pushed 0 records in 0 batches to \(url): the server holds records 1–24 of store \(device.storeID.uuidString)"))
+        #expect(
+            again.output.hasSuffix(
+                "pushed 0 records in 0 batches to \(url): the server holds records 1–24 of store \(device.storeID.uuidString)"
+            ))
         // Without a UTF-8 locale: ASCII only.
-        let ascii = try await Self.push(["--store", device.directory, "--server", url, "--key", server.app.ingestKey.token], locale: "C")
-        #expect(ascii.output.hasSuffix("pushed 0 records in 0 batches to \(url): the server holds records 1-24 of store \(device.storeID.uuidString)"), "\(ascii.output)")
+        let ascii = try await Self.push(
+            ["--store", device.directory, "--server", url, "--key", server.app.ingestKey.token], locale: "C")
+        #expect(
+            ascii.output.hasSuffix(
+                "pushed 0 records in 0 batches to \(url): the server holds records 1-24 of store \(device.storeID.uuidString)"
+            ), "\(ascii.output)")
         let onlyASCII = ascii.output.unicodeScalars.allSatisfy { $0.isASCII }
         #expect(onlyASCII, "\(ascii.output)")
         try await device.writeSessions(2, prefix: "more")
-        let more = try await Self.push(["--store", device.directory, "--server", url, "--key", server.app.ingestKey.token, "--json"])
+        let more = try await Self.push([
+            "--store", device.directory, "--server", url, "--key", server.app.ingestKey.token, "--json",
+        ])
         #expect(more.status == 0)
         let report = try JSONSerialization.jsonObject(with: Data(more.output.utf8)) as? [String: Any]
         #expect(report?["recordsUploaded"] as? Int == 8)
@@ -81,19 +98,29 @@ import Testing
         let device = try Device()
         try await device.writeSessions(1, prefix: "fail")
         let url = "http://127.0.0.1:\(server.port)"
-        let readKey = try await Self.push(["--store", device.directory, "--server", url, "--key", server.app.readKey.token])
+        let readKey = try await Self.push([
+            "--store", device.directory, "--server", url, "--key", server.app.readKey.token,
+        ])
         #expect(readKey.status == 2)
         #expect(readKey.errors.contains("push to \(url) failed: the key may not upload (403)"), "\(readKey.errors)")
         // With nothing to send (everything pushed with the ingestion key), a read key still fails.
-        let pushed = try await Self.push(["--store", device.directory, "--server", url, "--key", server.app.ingestKey.token])
+        let pushed = try await Self.push([
+            "--store", device.directory, "--server", url, "--key", server.app.ingestKey.token,
+        ])
         #expect(pushed.status == 0, "\(pushed.errors)")
-        let nothingToSend = try await Self.push(["--store", device.directory, "--server", url, "--key", server.app.readKey.token])
+        let nothingToSend = try await Self.push([
+            "--store", device.directory, "--server", url, "--key", server.app.readKey.token,
+        ])
         #expect(nothingToSend.status == 2)
         #expect(nothingToSend.errors.contains("the key may not upload (403)"), "\(nothingToSend.errors)")
-        let unknown = try await Self.push(["--store", device.directory, "--server", url, "--key", "rewind_ingest_0000000000000000_00"])
+        let unknown = try await Self.push([
+            "--store", device.directory, "--server", url, "--key", "rewind_ingest_0000000000000000_00",
+        ])
         #expect(unknown.status == 2)
         #expect(unknown.errors.contains("the server refused the key (401)"), "\(unknown.errors)")
-        let unreachable = try await Self.push(["--store", device.directory, "--server", "http://127.0.0.1:\(try TCPProxy.freePort())", "--key", "k"])
+        let unreachable = try await Self.push([
+            "--store", device.directory, "--server", "http://127.0.0.1:\(try TCPProxy.freePort())", "--key", "k",
+        ])
         #expect(unreachable.status == 2)
         #expect(unreachable.errors.contains("the request did not complete"), "\(unreachable.errors)")
         let badURL = try await Self.push(["--store", device.directory, "--server", "ftp://x", "--key", "k"])

@@ -57,30 +57,47 @@ import Testing
             if let event = entries.last?.event {
                 let filtered = try await Self.get(
                     [HistoryRow].self, server,
-                    Self.path(device, session, "/history?events=\(event.addingPercentEncoding(withAllowedCharacters: .alphanumerics) ?? event)&limit=2"))
-                #expect(filtered.map(\.version) == (try engine.history(of: session, filter: HistoryFilter(events: [event]), limit: 2)).map(\.version))
+                    Self.path(
+                        device, session,
+                        "/history?events=\(event.addingPercentEncoding(withAllowedCharacters: .alphanumerics) ?? event)&limit=2"
+                    ))
+                #expect(
+                    filtered.map(\.version)
+                        == (try engine.history(of: session, filter: HistoryFilter(events: [event]), limit: 2)).map(
+                            \.version))
             }
-            let ranged = try await Self.get([HistoryRow].self, server, Self.path(device, session, "/history?from=2&to=3"))
-            #expect(ranged.map(\.version) == (try engine.history(of: session, filter: HistoryFilter(versions: 2...3))).map(\.version))
+            let ranged = try await Self.get(
+                [HistoryRow].self, server, Self.path(device, session, "/history?from=2&to=3"))
+            #expect(
+                ranged.map(\.version)
+                    == (try engine.history(of: session, filter: HistoryFilter(versions: 2...3))).map(\.version))
 
             // The state at every version, and at the head when none is given.
             var cursor = try engine.replayCursor(for: session)
             for version in 0...info.headVersion {
-                let point = try await Self.get(ReplayPointReport.self, server, Self.path(device, session, "/state?version=\(version)"))
-                #expect(point == ReplayPointReport(try cursor.seek(to: version), machine: info.machine, versions: info.headVersion),
-                        "\(session) at \(version)")
+                let point = try await Self.get(
+                    ReplayPointReport.self, server, Self.path(device, session, "/state?version=\(version)"))
+                #expect(
+                    point
+                        == ReplayPointReport(
+                            try cursor.seek(to: version), machine: info.machine, versions: info.headVersion),
+                    "\(session) at \(version)")
             }
             let atHead = try await Self.get(ReplayPointReport.self, server, Self.path(device, session, "/state"))
             #expect(atHead.version == info.headVersion)
 
             // Diffs: neighbours, the whole session, and backwards.
             for (from, to) in [(0, info.headVersion), (1, min(2, info.headVersion)), (info.headVersion, 1)] {
-                let diff = try await Self.get(ReplayDiffReport.self, server, Self.path(device, session, "/diff?from=\(from)&to=\(to)"))
-                #expect(diff == ReplayDiffReport(try engine.diff(session, from: UInt64(from), to: UInt64(to))), "\(session) \(from)→\(to)")
+                let diff = try await Self.get(
+                    ReplayDiffReport.self, server, Self.path(device, session, "/diff?from=\(from)&to=\(to)"))
+                #expect(
+                    diff == ReplayDiffReport(try engine.diff(session, from: UInt64(from), to: UInt64(to))),
+                    "\(session) \(from)→\(to)")
             }
 
             // The archive, byte for byte.
-            let archive = try await server.request("GET", Self.path(device, session, "/archive"), key: server.app.readKey)
+            let archive = try await server.request(
+                "GET", Self.path(device, session, "/archive"), key: server.app.readKey)
             #expect(archive.status == 200)
             #expect(archive.body == Array(try engine.exportSession(session)), "archive of \(session)")
         }
@@ -116,10 +133,13 @@ import Testing
         for definition in [loading, changed] {
             let machine = try Machine(definition)
             let response = try await server.request(
-                "POST", Self.path(device, "lv-1", "/verify"), key: server.app.readKey, body: Array(definition.jsonDocument()))
+                "POST", Self.path(device, "lv-1", "/verify"), key: server.app.readKey,
+                body: Array(definition.jsonDocument()))
             #expect(response.status == 200, "\(response.text)")
             let summary = try response.json(VerificationSummary.self)
-            let expected = VerificationSummary([VerificationSummary.Row(try device.engine.verify("lv-1", against: machine), machine: loading.name)])
+            let expected = VerificationSummary([
+                VerificationSummary.Row(try device.engine.verify("lv-1", against: machine), machine: loading.name)
+            ])
             #expect(summary == expected)
             #expect((summary.diverged == 1) == (definition != loading))
         }
@@ -151,24 +171,32 @@ import Testing
         #expect(past.status == 400)
         #expect(try past.object()["head"] as? Int == 4)
         #expect(past.text.contains("version 4"))
-        let pastDiff = try await server.request("GET", Self.path(device, "a", "/diff?from=1&to=9"), key: server.app.readKey)
+        let pastDiff = try await server.request(
+            "GET", Self.path(device, "a", "/diff?from=1&to=9"), key: server.app.readKey)
         #expect(pastDiff.status == 400)
         #expect(try pastDiff.object()["head"] as? Int == 4)
-        let notANumber = try await server.request("GET", Self.path(device, "a", "/state?version=x"), key: server.app.readKey)
+        let notANumber = try await server.request(
+            "GET", Self.path(device, "a", "/state?version=x"), key: server.app.readKey)
         #expect(notANumber.status == 400)
         #expect(try notANumber.object()["parameter"] as? String == "version")
         let noVersions = try await server.request("GET", Self.path(device, "a", "/diff"), key: server.app.readKey)
         #expect(noVersions.status == 400)
         // Keys: none, the ingestion key, and another app's read key (which sees no such session).
         #expect(try await server.request("GET", Self.path(device, "a", "/history")).status == 401)
-        #expect(try await server.request("GET", Self.path(device, "a", "/history"), key: server.app.ingestKey).status == 403)
+        #expect(
+            try await server.request("GET", Self.path(device, "a", "/history"), key: server.app.ingestKey).status == 403
+        )
         let other = try await server.createApp()
         for tail in ["", "/history", "/state", "/diff?from=1&to=2", "/archive"] {
-            #expect(try await server.request("GET", Self.path(device, "a", tail), key: other.readKey).status == 404, "\(tail)")
+            #expect(
+                try await server.request("GET", Self.path(device, "a", tail), key: other.readKey).status == 404,
+                "\(tail)")
         }
-        let otherList = try await server.request("GET", "/v1/stores/\(device.storeID.uuidString)/sessions", key: other.readKey)
+        let otherList = try await server.request(
+            "GET", "/v1/stores/\(device.storeID.uuidString)/sessions", key: other.readKey)
         #expect(try otherList.json(StoreSessionList.self).sessions.isEmpty)
-        let list = try await server.request("GET", "/v1/stores/\(device.storeID.uuidString)/sessions", key: server.app.readKey)
+        let list = try await server.request(
+            "GET", "/v1/stores/\(device.storeID.uuidString)/sessions", key: server.app.readKey)
         #expect(try list.json(StoreSessionList.self).sessions.map(\.session) == ["a"])
         try await server.stop()
     }

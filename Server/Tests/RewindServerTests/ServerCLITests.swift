@@ -30,14 +30,16 @@ import Testing
         async let reported = readToEnd(errors, of: process)
         let (out, err) = try await (printed, reported)
         await waitForExit(process)  // its output is closed: it has ended or is ending
-        return Run(status: process.terminationStatus, output: String(decoding: out, as: UTF8.self),
-                   errors: String(decoding: err, as: UTF8.self))
+        return Run(
+            status: process.terminationStatus, output: String(decoding: out, as: UTF8.self),
+            errors: String(decoding: err, as: UTF8.self))
     }
 
     /// `arguments` run on the device's store and on the server: the same output and exit.
     func expectSame(_ arguments: [String], device: Device, server: TestServer, naming store: Bool = true) async throws {
         let local = try await Self.rewind(arguments + ["--store", device.directory])
-        var remoteArguments = arguments + ["--server", "http://127.0.0.1:\(server.port)", "--key", server.app.readKey.token]
+        var remoteArguments =
+            arguments + ["--server", "http://127.0.0.1:\(server.port)", "--key", server.app.readKey.token]
         if store { remoteArguments += ["--store", device.storeID.uuidString] }
         let remote = try await Self.rewind(remoteArguments)
         #expect(remote == local, "rewind \(arguments.joined(separator: " "))")
@@ -49,7 +51,8 @@ import Testing
         let server = try await ReplayRoutesTests.serve([device])
         for json in [[], ["--json"]] {
             try await expectSame(["sessions"] + json, device: device, server: server)
-            try await expectSame(["sessions", "--machine", "kanji", "--limit", "1"] + json, device: device, server: server)
+            try await expectSame(
+                ["sessions", "--machine", "kanji", "--limit", "1"] + json, device: device, server: server)
             for session in ["kanji-1", "kanji-fork", "lv-1", "ob-1"] {
                 try await expectSame(["history", session] + json, device: device, server: server)
                 try await expectSame(["state", session] + json, device: device, server: server)
@@ -58,7 +61,9 @@ import Testing
                 // Version 0, before the first record: one rule on both sides (the server answers it).
                 try await expectSame(["state", session, "--at", "0"] + json, device: device, server: server)
                 try await expectSame(["diff", session, "0", "2"] + json, device: device, server: server)
-                #expect(try await Self.rewind(["state", session, "--at", "0", "--store", device.directory] + json).status == 0)
+                #expect(
+                    try await Self.rewind(["state", session, "--at", "0", "--store", device.directory] + json).status
+                        == 0)
             }
             try await expectSame(["history", "lv-1", "--event", "loaded"] + json, device: device, server: server)
             try await expectSame(["history", "kanji-1", "--state", "list"] + json, device: device, server: server)
@@ -140,7 +145,9 @@ import Testing
         try FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true)
         defer { try? FileManager.default.removeItem(atPath: directory) }
         for session in ["kanji-fork", "lv-1"] {
-            let local = try await Self.rewind(["view", session, "-o", "\(directory)/local.html", "--store", device.directory])
+            let local = try await Self.rewind([
+                "view", session, "-o", "\(directory)/local.html", "--store", device.directory,
+            ])
             let remote = try await Self.rewind([
                 "view", session, "-o", "\(directory)/remote.html", "--server", "http://127.0.0.1:\(server.port)",
                 "--key", server.app.readKey.token, "--store", device.storeID.uuidString,
@@ -163,12 +170,14 @@ import Testing
         try await expectSame(["state", "a", "--at", "9"], device: device, server: server)
         try await expectSame(["diff", "a", "0", "2"], device: device, server: server)
         let badKey = try await Self.rewind([
-            "state", "a", "--server", "http://127.0.0.1:\(server.port)", "--key", "rewind_read_nope", "--store", device.storeID.uuidString,
+            "state", "a", "--server", "http://127.0.0.1:\(server.port)", "--key", "rewind_read_nope", "--store",
+            device.storeID.uuidString,
         ])
         #expect(badKey.status != 0)
         #expect(badKey.errors.contains("401"))
         let notAStoreID = try await Self.rewind([
-            "state", "a", "--server", "http://127.0.0.1:\(server.port)", "--key", server.app.readKey.token, "--store", device.directory,
+            "state", "a", "--server", "http://127.0.0.1:\(server.port)", "--key", server.app.readKey.token, "--store",
+            device.directory,
         ])
         #expect(notAStoreID.status != 0)
         #expect(notAStoreID.errors.contains("a UUID"))

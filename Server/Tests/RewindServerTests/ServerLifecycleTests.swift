@@ -26,7 +26,8 @@ import Testing
         let second = try await TestServer.start(database: database)
         #expect(try await second.position(store: device.storeID, key: first.app.readKey) == 5)
         #expect(try await database.count("schema_migrations") == Migrations.all.count)
-        let again = try await database.withClient { client in try await Migrations.apply(to: client, logger: testLogger) }
+        let again = try await database.withClient { client in try await Migrations.apply(to: client, logger: testLogger)
+        }
         #expect(again.isEmpty)
         // Several servers migrating a fresh database at once take turns: each migration applies once.
         let fresh = try await TestDatabase.make()

@@ -2,8 +2,8 @@ import Foundation
 import PostgresNIO
 import Rewind
 import RewindExamples
-@_spi(Internals) import RewindStore
 import RewindServer
+@_spi(Internals) import RewindStore
 import RewindWire
 import Synchronization
 import Testing
@@ -21,8 +21,11 @@ import Testing
     static func path(_ device: Device, limit: Int? = nil, after: String? = nil) -> String {
         var query: [String] = []
         if let limit { query.append("limit=\(limit)") }
-        if let after { query.append("after=\(after.addingPercentEncoding(withAllowedCharacters: .alphanumerics) ?? after)") }
-        return "/v1/stores/\(device.storeID.uuidString)/sessions" + (query.isEmpty ? "" : "?" + query.joined(separator: "&"))
+        if let after {
+            query.append("after=\(after.addingPercentEncoding(withAllowedCharacters: .alphanumerics) ?? after)")
+        }
+        return "/v1/stores/\(device.storeID.uuidString)/sessions"
+            + (query.isEmpty ? "" : "?" + query.joined(separator: "&"))
     }
 
     /// Uploads `device`'s log, then `count` one-record sessions `big-0`… after it: copies of its
@@ -61,7 +64,8 @@ import Testing
         var after: String?
         var pages = 0
         repeat {
-            let response = try await server.request("GET", Self.path(device, limit: 2, after: after), key: server.app.readKey)
+            let response = try await server.request(
+                "GET", Self.path(device, limit: 2, after: after), key: server.app.readKey)
             #expect(response.status == 200, "\(response.text)")
             let page = try response.json(Page.self)
             #expect(page.total == expected.count)
@@ -75,7 +79,8 @@ import Testing
         // Without a limit: one page of them all; past the last: none, with the total.
         let all = try await server.request("GET", Self.path(device), key: server.app.readKey).json(Page.self)
         #expect(all.sessions == expected && all.next == nil)
-        let past = try await server.request("GET", Self.path(device, after: "zzzz"), key: server.app.readKey).json(Page.self)
+        let past = try await server.request("GET", Self.path(device, after: "zzzz"), key: server.app.readKey).json(
+            Page.self)
         #expect(past.sessions.isEmpty && past.total == expected.count && past.next == nil)
         // Limits out of range (a page holds at most 1,000) are a 400 naming the parameter.
         for limit in [0, 1_001] {
@@ -100,7 +105,8 @@ import Testing
         try await server.database.withClient { client in
             _ = try await client.query("ANALYZE sessions, records", logger: testLogger)
         }
-        let first = try await server.request("GET", Self.path(device, limit: 1), key: server.app.readKey).json(Page.self)
+        let first = try await server.request("GET", Self.path(device, limit: 1), key: server.app.readKey).json(
+            Page.self)
         #expect(first.total == 20_001)
 
         let listingsDone = Counter()
@@ -111,7 +117,8 @@ import Testing
                     var after: String?
                     var count = 0
                     repeat {
-                        let page = try await server.request("GET", Self.path(device, after: after), key: readKey).json(Page.self)
+                        let page = try await server.request("GET", Self.path(device, after: after), key: readKey).json(
+                            Page.self)
                         count += page.sessions.count
                         after = page.next
                     } while after != nil
@@ -125,7 +132,8 @@ import Testing
                     await Task.yield()
                 }
             }
-            let history = try await server.request("GET", "/v1/stores/\(device.storeID.uuidString)/sessions/small/history", key: readKey)
+            let history = try await server.request(
+                "GET", "/v1/stores/\(device.storeID.uuidString)/sessions/small/history", key: readKey)
             #expect(history.status == 200, "\(history.text)")
             #expect(listingsDone.value < 4, "the one-session request was answered only after every listing")
             try await group.waitForAll()
@@ -136,10 +144,12 @@ import Testing
 
     /// How many listing queries PostgreSQL is running now.
     static func runningListings(_ client: PostgresClient) async throws -> Int {
-        for try await count in try await client.query("""
+        for try await count in try await client.query(
+            """
             SELECT count(*) FROM pg_stat_activity WHERE state = 'active' AND query LIKE '%first_recorded_at_us%JOIN records h%'
                 AND pid <> pg_backend_pid()
-            """, logger: testLogger).decode(Int64.self) {
+            """, logger: testLogger
+        ).decode(Int64.self) {
             return Int(count)
         }
         return 0

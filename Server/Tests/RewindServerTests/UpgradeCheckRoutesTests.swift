@@ -21,13 +21,16 @@ import Testing
     static func device(_ prefix: String, sessions count: Int) async throws -> Device {
         let device = try Device()
         for index in 0..<count {
-            let session = try await device.engine.startSession(id: SessionID("\(prefix)-\(index)"), machine: "onboarding")
+            let session = try await device.engine.startSession(
+                id: SessionID("\(prefix)-\(index)"), machine: "onboarding")
             for event in Onboarding.Event.allCases.prefix(index % 4) { _ = try await session.send(event) }
         }
         return device
     }
 
-    static func check(_ server: TestServer, _ definition: MachineDefinition, query: String = "") async throws -> HTTPTestResponse {
+    static func check(_ server: TestServer, _ definition: MachineDefinition, query: String = "") async throws
+        -> HTTPTestResponse
+    {
         try await server.request(
             "POST", "/v1/machines/onboarding/upgrade-check\(query)", key: server.app.readKey,
             body: Array(definition.jsonDocument()))
@@ -71,8 +74,9 @@ import Testing
         let inHome = (0..<70).count { $0 % 4 == 3 } + (0..<60).count { $0 % 4 == 3 }
         #expect(fleet.incompatible == inHome && fleet.diverging == inHome)
         #expect(fleet.divergingEvents.map(\.event) == ["loggedIn"] && fleet.divergingEvents.map(\.sessions) == [inHome])
-        #expect(fleet.description
-            == "v2: 130 sessions of onboarding — \(130 - inHome) unchanged, 0 migrated, \(inHome) incompatible; "
+        #expect(
+            fleet.description
+                == "v2: 130 sessions of onboarding — \(130 - inHome) unchanged, 0 migrated, \(inHome) incompatible; "
                 + "\(inHome) diverge, first at 'loggedIn' (\(inHome))")
         #expect(Set(fleet.sessions.map(Self.local)) == Set(expected.sessions))
         for (device, prefix) in zip(devices, ["a-", "b-"]) {
@@ -80,7 +84,9 @@ import Testing
             #expect(rows.allSatisfy { $0.store == device.storeID.uuidString.lowercased() })
         }
         let home = try #require(fleet.sessions.first { $0.session == "a-3" })
-        #expect(home.kind == .incompatible && home.problems?.contains { $0.state == "home" && $0.problem == "missing" } == true)
+        #expect(
+            home.kind == .incompatible
+                && home.problems?.contains { $0.state == "home" && $0.problem == "missing" } == true)
         #expect(home.divergence?.version == 4 && home.divergence?.event == "loggedIn")
 
         // Listing at most 5 of each kind: the totals are the same, the rest counted.
@@ -97,7 +103,9 @@ import Testing
         let garbage = try await server.request(
             "POST", "/v1/machines/onboarding/upgrade-check", key: server.app.readKey, body: Array("{\"name\": 3}".utf8))
         #expect(garbage.status == 400)
-        #expect(try garbage.json([String: String].self)["error"]?.contains("not a machine definition") == true, "\(garbage.text)")
+        #expect(
+            try garbage.json([String: String].self)["error"]?.contains("not a machine definition") == true,
+            "\(garbage.text)")
         let noKey = try await server.request(
             "POST", "/v1/machines/onboarding/upgrade-check", body: Array(Onboarding.definition.jsonDocument()))
         #expect(noKey.status == 401)
@@ -138,10 +146,13 @@ import Testing
 
         let text = try await ServerCLITests.rewind(["upgrade-check", file] + remote)
         #expect(text.status == 1)
-        #expect(text.output.hasPrefix("\(URL(fileURLWithPath: file).lastPathComponent): 8 sessions of onboarding — 6 unchanged"))
+        #expect(
+            text.output.hasPrefix(
+                "\(URL(fileURLWithPath: file).lastPathComponent): 8 sessions of onboarding — 6 unchanged"))
         #expect(text.output.contains("(store \(device.storeID.uuidString.lowercased())):"), "\(text)")
 
-        let withStore = try await ServerCLITests.rewind(["upgrade-check", file, "--store", device.storeID.uuidString] + remote)
+        let withStore = try await ServerCLITests.rewind(
+            ["upgrade-check", file, "--store", device.storeID.uuidString] + remote)
         #expect(withStore.status == 64, "\(withStore)")
         // A machine the app has no session of: an error naming it (exit 2), not a check that passes.
         let unknown = try await ServerCLITests.rewind(["upgrade-check", file, "--machine", "checkout"] + remote)

@@ -1,8 +1,8 @@
 import Foundation
 import Rewind
 import RewindExamples
-@_spi(Internals) import RewindStore
 import RewindServer
+@_spi(Internals) import RewindStore
 import RewindSync
 import Testing
 
@@ -20,9 +20,11 @@ import Testing
                 group.addTask { try await device.writeSessions(30, prefix: "writer\(writer)") }
             }
             group.addTask {
-                let session = try await device.engine.startSession(id: "kanji", machine: ExampleMachines.Kanji.definition.name)
+                let session = try await device.engine.startSession(
+                    id: "kanji", machine: ExampleMachines.Kanji.definition.name)
                 _ = try await session.enter(
-                    ExampleMachines.Kanji.State.detail, data: ExampleMachines.Kanji.Character(character: "木", meanings: ["tree"]))
+                    ExampleMachines.Kanji.State.detail,
+                    data: ExampleMachines.Kanji.Character(character: "木", meanings: ["tree"]))
             }
             try await group.waitForAll()
         }
@@ -83,13 +85,15 @@ import Testing
         let old = try await TestServer.start()
         let device = try Device()
         try await device.writeSessions(6, prefix: "s")
-        let toOld = Uploader.forTest(device, port: old.port, key: old.app.ingestKey.token, batchRecords: 10, destination: "fleet")
+        let toOld = Uploader.forTest(
+            device, port: old.port, key: old.app.ingestKey.token, batchRecords: 10, destination: "fleet")
         #expect(try await toOld.uploadNow().acknowledgedThrough == 24)
         try await old.stop()
         // The same destination now answers from an empty database (a restored backup, say): the
         // checkpoint says 24, the server holds nothing; the records and definitions go again.
         let fresh = try await TestServer.start()
-        let toFresh = Uploader.forTest(device, port: fresh.port, key: fresh.app.ingestKey.token, batchRecords: 10, destination: "fleet")
+        let toFresh = Uploader.forTest(
+            device, port: fresh.port, key: fresh.app.ingestKey.token, batchRecords: 10, destination: "fleet")
         #expect(toFresh.progress.acknowledgedThrough == 24)
         let progress = try await toFresh.uploadNow()
         #expect(progress.acknowledgedThrough == 24)

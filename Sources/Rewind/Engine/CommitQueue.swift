@@ -288,17 +288,20 @@ final class CommitQueue: @unchecked Sendable {
                 if let error = injector?(requests.map(\.session)) { throw error }
                 for request in requests {
                     do {
-                        let result = try request.baseVersion.map { base in
-                            try transaction.append(request.transitions, toNewSession: request.session, base: base)
-                        } ?? transaction.append(
-                            request.transitions, to: request.session, expectedVersion: request.expectedVersion)
+                        let result =
+                            try request.baseVersion.map { base in
+                                try transaction.append(request.transitions, toNewSession: request.session, base: base)
+                            }
+                            ?? transaction.append(
+                                request.transitions, to: request.session, expectedVersion: request.expectedVersion)
                         for write in request.auxiliaryWrites {
                             try transaction.put(write.value, forKey: write.key, in: write.database)
                         }
                         for (offset, transition) in request.transitions.enumerated() where collectsRecords {
-                            appended.append(TransitionRecord(
-                                sequence: result.firstSequence + UInt64(offset), session: request.session,
-                                version: result.firstVersion + UInt64(offset), transition: transition))
+                            appended.append(
+                                TransitionRecord(
+                                    sequence: result.firstSequence + UInt64(offset), session: request.session,
+                                    version: result.firstVersion + UInt64(offset), transition: transition))
                         }
                         outcomes.append(.success(result))
                     } catch let error as StoreError {

@@ -65,15 +65,18 @@ extension Engine {
             var context = JSONValue.null
             if predicate.needsContext, info.baseVersion != nil {
                 // A trimmed session's start record is gone: its context at the base stands for it.
-                context = (try? SessionSnapshot.latest(of: info.session, atOrBefore: info.firstVersion, in: transaction))?
+                context =
+                    (try? SessionSnapshot.latest(of: info.session, atOrBefore: info.firstVersion, in: transaction))?
                     .state.context ?? .null
             } else if predicate.needsContext,
-               let first = try transaction.records(of: info.session, from: 1, limit: 1).first,
-               first.event == StepRecording.startEvent
+                let first = try transaction.records(of: info.session, from: 1, limit: 1).first,
+                first.event == StepRecording.startEvent
             {
                 context = (try? coder.decode(JSONValue.self, from: first.payload)) ?? .null
             }
-            if predicate.test(SessionPredicate.Candidate(info: info, context: context)) { selected.append(info.session) }
+            if predicate.test(SessionPredicate.Candidate(info: info, context: context)) {
+                selected.append(info.session)
+            }
             return .next
         }
         return selected

@@ -132,11 +132,14 @@ extension Engine {
                 }
             }
             // The head names the registered definition (the session may have moved to it before).
-            var snapshot = try SessionSnapshot.latest(of: id, atOrBefore: info.headVersion, in: transaction)
+            var snapshot =
+                try SessionSnapshot.latest(of: id, atOrBefore: info.headVersion, in: transaction)
                 ?? .empty(definition: recording.definition)
             var start = snapshot.version + 1
             let next = try transaction.records(of: id, from: start, limit: 1).first
-            if snapshot.definition != recording.definition || (next.map { $0.definition != recording.definition } ?? false) {
+            if snapshot.definition != recording.definition
+                || (next.map { $0.definition != recording.definition } ?? false)
+            {
                 // Records from before the move follow: continue from the move's `rewind.migrate`
                 // record (its payload holds the state after it), or, in a log written before those
                 // records existed, rebuild from the records re-run through this definition.

@@ -177,12 +177,14 @@ extension Engine {
         _ stored: SessionSnapshot, _ replayed: SessionSnapshot, entriesHaveData: Bool
     ) -> String? {
         if stored.state.configuration != replayed.state.configuration {
-            return "its configuration \(stored.state.configuration.sorted()) is \(replayed.state.configuration.sorted()) in the replay"
+            return
+                "its configuration \(stored.state.configuration.sorted()) is \(replayed.state.configuration.sorted()) in the replay"
         }
         if stored.state != replayed.state { return "its data or history differ from the replay's" }
         if entriesHaveData
             ? stored.navigation != replayed.navigation
-            : stored.navigation.screens != replayed.navigation.screens || stored.navigation.top != replayed.navigation.top
+            : stored.navigation.screens != replayed.navigation.screens
+                || stored.navigation.top != replayed.navigation.top
         {
             return "its navigation stack differs from the replay's"
         }
@@ -206,20 +208,23 @@ private struct DefinitionStates {
 
     /// The problem with `record`: a target state its definition does not have.
     mutating func problem(with record: TransitionRecord, in transaction: StoreReadTransaction) throws -> StoreProblem? {
-        let name = record.machine, version = record.definition
+        let name = record.machine
+        let version = record.definition
         let definition: MachineDefinition?
         if let known = definitions[name]?[version] {
             definition = known
         } else {
             // A stored definition that does not decode is reported by the replay of the snapshots.
-            definition = (try? transaction.storedDefinition(name: name, version: version)) ?? nil
+            definition =
+                (try? transaction.storedDefinition(name: name, version: version)) ?? nil
                 ?? registered[version].flatMap { $0.definition.name == name ? $0.definition : nil }
             definitions[name, default: [:]][version] = .some(definition)
         }
         guard let definition, let unknown = definition.unknownStates(in: record.target).first else { return nil }
         return StoreProblem(
             location: "log sequence \(record.sequence)",
-            reason: "session '\(record.session)' version \(record.version) enters state '\(unknown)', which is no state of "
+            reason:
+                "session '\(record.session)' version \(record.version) enters state '\(unknown)', which is no state of "
                 + "machine '\(name)' definition \(version.prefix(12))")
     }
 }

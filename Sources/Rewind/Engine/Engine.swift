@@ -68,7 +68,8 @@ public final class Engine: Sendable {
         // a read-only engine writes nothing, so it hashes nothing).
         let key: [UInt8]
         do {
-            key = configuration.readOnly || !configuration.redaction.usesKeyedHashes || redactionFields.isEmpty
+            key =
+                configuration.readOnly || !configuration.redaction.usesKeyedHashes || redactionFields.isEmpty
                 ? [] : try store.write { try $0.storeSecretCreatingIfNeeded() }
         } catch {
             store.close()

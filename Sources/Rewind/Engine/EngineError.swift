@@ -74,47 +74,49 @@ public enum EngineError: Error, Sendable, Hashable, CustomStringConvertible {
         switch self {
         case .unknownSession(let session):
             return "unknown session '\(session.excerpt)': the store has no record of it"
-        case let .sessionErased(session, erasure):
+        case .sessionErased(let session, let erasure):
             return "session '\(session.excerpt)' was erased at \(erasure.erasedAt) (\(erasure.reason)): "
                 + "nothing of it is kept"
         case .unknownMachine(let name):
             return "unknown machine '\(name)': register it with the engine before using it"
         case .sessionExists(let session):
-            return "session '\(session.excerpt)' already exists; resume it with engine.session(_:), or resume or start it with engine.openSession(id:machine:)"
-        case let .sessionOfAnotherMachine(session, machine, requested):
-            return "session '\(session.excerpt)' runs machine '\(machine)', not '\(requested)'; open it with machine '\(machine)'"
+            return
+                "session '\(session.excerpt)' already exists; resume it with engine.session(_:), or resume or start it with engine.openSession(id:machine:)"
+        case .sessionOfAnotherMachine(let session, let machine, let requested):
+            return
+                "session '\(session.excerpt)' runs machine '\(machine)', not '\(requested)'; open it with machine '\(machine)'"
         case .machineAlreadyRegistered(let name):
             return "a different definition of machine '\(name)' is already registered with this engine"
-        case let .definitionMismatch(session, machine, recorded, registered):
+        case .definitionMismatch(let session, let machine, let recorded, let registered):
             return "session '\(session.excerpt)' ran under definition \(recorded.prefix(12)) of machine '\(machine)', "
                 + "but \(registered.prefix(12)) is registered (resumed strictly); resume with upgradeWhenCompatible "
                 + "or replayWithRegistered, or verify it"
-        case let .incompatibleDefinition(session, machine, recorded, registered, problems):
+        case .incompatibleDefinition(let session, let machine, let recorded, let registered, let problems):
             return "session '\(session.excerpt)' cannot continue under definition \(registered.prefix(12)) of machine "
                 + "'\(machine)' (recorded under \(recorded.prefix(12))): "
                 + problems.map(\.description).joined(separator: "; ")
                 + "; declare a DefinitionMigration for it, or resume with replayWithRegistered"
-        case let .migrationFailed(session, migration, reason):
+        case .migrationFailed(let session, let migration, let reason):
             return "the migration '\(migration)' of session '\(session.excerpt)' failed: \(reason); nothing was written"
-        case let .replayDivergence(session, version, event, recorded, computed):
+        case .replayDivergence(let session, let version, let event, let recorded, let computed):
             return "session '\(session.excerpt)' version \(version) (event '\(event)'): recorded target \(recorded) "
                 + "but the machine computes \(computed)"
-        case let .redactedRecordNotReproduced(session, version, event, recorded, computed):
+        case .redactedRecordNotReproduced(let session, let version, let event, let recorded, let computed):
             let outcome = computed.map { "reaches \($0)" } ?? "rejects it"
             return "session '\(session.excerpt)' version \(version) (event '\(event)'): redacted: cannot be re-checked "
                 + "(its values were redacted before it was written and the machine \(outcome) from them, "
                 + "not the recorded \(recorded); no snapshot of the recorded state was written with it)"
-        case let .replayFailed(session, version, event, reason):
+        case .replayFailed(let session, let version, let event, let reason):
             return "session '\(session.excerpt)' version \(version) (event '\(event)') cannot be replayed: \(reason)"
         case .reservedEventName(let name):
             return "the event name '\(name)' is reserved for the engine's records; send it under another name"
-        case let .payloadEncoding(event, reason):
+        case .payloadEncoding(let event, let reason):
             return "the payload of event '\(event)' cannot be encoded: \(reason); nothing was written"
-        case let .corruptedEntry(what, reason, _):
+        case .corruptedEntry(let what, let reason, _):
             return "\(what) is corrupted: \(reason)"
         case .closed:
             return "the engine is closed"
-        case let .delayedSendNotDue(event, milliseconds):
+        case .delayedSendNotDue(let event, let milliseconds):
             return "no delayed send of '\(event)' is due at \(milliseconds) ms: the session's next pending send is "
                 + "another or later; nothing was written"
         }

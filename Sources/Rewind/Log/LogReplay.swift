@@ -99,7 +99,9 @@ public struct LogReplay: Sendable {
     }
 
     /// ``snapshot(of:at:)`` read through `reader` (a write transaction's, for a trim).
-    func snapshot(of session: SessionID, at version: UInt64, in reader: any TransitionLogReader) throws -> SessionSnapshot {
+    func snapshot(of session: SessionID, at version: UInt64, in reader: any TransitionLogReader) throws
+        -> SessionSnapshot
+    {
         let info = try reader.requireSessionInfo(for: session)
         guard version <= info.headVersion else {
             throw ReplayError.versionOutOfRange(session: session, requested: version, head: info.headVersion)
@@ -122,7 +124,8 @@ extension Engine {
     /// ``replayCursor(for:bindings:)``, ``diff(_:from:to:bindings:)``, ``verify(_:against:)`` and
     /// ``exportSession(_:)`` call.
     public func replay(bindings: Bindings = Bindings()) -> LogReplay {
-        LogReplay(log: store, registeredByVersion: registeredMachinesByVersion(), bindings: bindings, coder: store.coder)
+        LogReplay(
+            log: store, registeredByVersion: registeredMachinesByVersion(), bindings: bindings, coder: store.coder)
     }
 
     /// ``replay(bindings:)``.

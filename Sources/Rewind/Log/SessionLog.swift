@@ -48,7 +48,9 @@ public struct SessionLog: TransitionLog, TransitionLogReader, Sendable {
     /// - Throws: the reader's errors; ``ReplayError/incompleteSession(_:reason:)`` when the reader
     ///   answers records that are not the session's versions in order, or no snapshot of a
     ///   trimmed session's base.
-    public static func load(_ session: SessionID, from reader: some AsyncTransitionLogReader) async throws -> SessionLog? {
+    public static func load(_ session: SessionID, from reader: some AsyncTransitionLogReader) async throws
+        -> SessionLog?
+    {
         let logHead = try await reader.headSequence()
         guard let info = try await reader.sessionInfo(for: session) else { return nil }
         var base: SessionSnapshot?
@@ -56,7 +58,9 @@ public struct SessionLog: TransitionLog, TransitionLogReader, Sendable {
             // A trimmed session: its history begins at its base snapshot.
             guard let snapshot = try await reader.baseSnapshot(of: session), snapshot.version == baseVersion else {
                 throw ReplayError.incompleteSession(
-                    session, reason: "its history begins at version \(baseVersion), and the log holds no snapshot of that version")
+                    session,
+                    reason:
+                        "its history begins at version \(baseVersion), and the log holds no snapshot of that version")
             }
             base = snapshot
         }
@@ -71,12 +75,14 @@ public struct SessionLog: TransitionLog, TransitionLogReader, Sendable {
         var next = first
         while next <= info.headVersion {
             let page = try await reader.records(
-                of: session, fromVersion: next, limit: Int(clamping: min(UInt64(pageSize), info.headVersion - next + 1)))
+                of: session, fromVersion: next, limit: Int(clamping: min(UInt64(pageSize), info.headVersion - next + 1))
+            )
             guard !page.isEmpty else { break }
             for record in page {
                 guard record.session == session, record.version == next else {
                     throw ReplayError.incompleteSession(
-                        session, reason: "the log answered version \(record.version) of '\(record.session)' "
+                        session,
+                        reason: "the log answered version \(record.version) of '\(record.session)' "
                             + "where version \(next) was due")
                 }
                 records.append(record)
@@ -85,9 +91,11 @@ public struct SessionLog: TransitionLog, TransitionLogReader, Sendable {
         }
         guard next == info.headVersion + 1 else {
             throw ReplayError.incompleteSession(
-                session, reason: first == 1
+                session,
+                reason: first == 1
                     ? "the log holds \(records.count) of its \(info.headVersion) versions"
-                    : "the log holds \(records.count) of its \(info.headVersion - min(info.headVersion, first - 1)) versions from its base, version \(first)")
+                    : "the log holds \(records.count) of its \(info.headVersion - min(info.headVersion, first - 1)) versions from its base, version \(first)"
+            )
         }
         var documents: [DefinitionName: [UInt8]] = [:]
         var names = records.map { DefinitionName(machine: $0.machine, version: $0.definition) }
@@ -136,7 +144,9 @@ public struct SessionLog: TransitionLog, TransitionLogReader, Sendable {
 
     /// The session's records from `version` on.
     public func records(of session: SessionID, fromVersion version: UInt64, limit: Int) throws -> [TransitionRecord] {
-        guard session == info.session, limit > 0, let first = records.first?.version, version <= info.headVersion else { return [] }
+        guard session == info.session, limit > 0, let first = records.first?.version, version <= info.headVersion else {
+            return []
+        }
         let start = Int(max(version, first) - first)
         return Array(records[start..<(start + min(limit, records.count - start))])
     }

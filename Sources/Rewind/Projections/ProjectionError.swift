@@ -26,19 +26,21 @@ public enum ProjectionError: Error, Sendable, Hashable, CustomStringConvertible 
     /// A one-line explanation naming the projection and what failed.
     public var description: String {
         switch self {
-        case let .applyFailed(projection, sequence, session, reason):
-            return "projection '\(projection)' failed on the record at sequence \(sequence) (session '\(session.excerpt)'): "
+        case .applyFailed(let projection, let sequence, let session, let reason):
+            return
+                "projection '\(projection)' failed on the record at sequence \(sequence) (session '\(session.excerpt)'): "
                 + "\(reason); it stays at sequence \(sequence - 1) until caught up again"
-        case let .stateEncodingFailed(projection, key, reason):
+        case .stateEncodingFailed(let projection, let key, let reason):
             return "projection '\(projection)' cannot encode its state for key '\(key)': \(reason)"
-        case let .corruptedState(projection, key, reason):
+        case .corruptedState(let projection, let key, let reason):
             return "the stored state of projection '\(projection)' for key '\(key)' is corrupted: \(reason)"
-        case let .corruptedCheckpoint(projection, reason):
+        case .corruptedCheckpoint(let projection, let reason):
             return "the checkpoint of projection '\(projection)' is corrupted: \(reason)"
         case .invalidName(let name):
             return "invalid projection name \(name.debugDescription): use 1–100 bytes of UTF-8 without NUL"
-        case let .invalidKey(projection, key):
-            return "projection '\(projection)' produced a key of \(key.utf8.count) bytes (at most 400): \(key.prefix(40))…"
+        case .invalidKey(let projection, let key):
+            return
+                "projection '\(projection)' produced a key of \(key.utf8.count) bytes (at most 400): \(key.prefix(40))…"
         case .alreadyRegistered(let name):
             return "a projection named '\(name)' is already registered with this engine"
         case .notRegistered(let name):

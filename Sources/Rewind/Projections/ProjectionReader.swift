@@ -25,7 +25,9 @@ public struct ProjectionReader<P: Projection>: Sendable {
     /// - Throws: ``ProjectionError/corruptedState(projection:key:cause:)``.
     public func state(forKey key: String) throws -> P.State? {
         try store.read { transaction in
-            try transaction.withValue(forKey: ProjectionKeys.prefix(projection.name) + Array(key.utf8), in: .projections) {
+            try transaction.withValue(
+                forKey: ProjectionKeys.prefix(projection.name) + Array(key.utf8), in: .projections
+            ) {
                 try decode($0, key: key)
             }
         }

@@ -21,7 +21,8 @@ extension ProjectionRegistry {
         let erasedSequences = Set(erasure.records.map(\.sequence))
         var refolded: [String] = []
         for runner in all {
-            guard var status = try Self.status(of: runner.name, in: transaction), status.version == runner.version else {
+            guard var status = try Self.status(of: runner.name, in: transaction), status.version == runner.version
+            else {
                 continue  // rebuilt from the remaining log when it next runs
             }
             if let failure = status.failure, erasedSequences.contains(failure.sequence) {

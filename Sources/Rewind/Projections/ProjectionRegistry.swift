@@ -67,13 +67,14 @@ final class ProjectionRegistry: Sendable {
         guard let first = records.first?.sequence else { return }
         for runner in all where runner.mode == .inline {
             guard let status = try? Self.status(of: runner.name, in: transaction),
-                  status.version == runner.version, status.failure == nil, status.checkpoint < first,
-                  first - 1 - status.checkpoint <= Self.maximumInlineGap
+                status.version == runner.version, status.failure == nil, status.checkpoint < first,
+                first - 1 - status.checkpoint <= Self.maximumInlineGap
             else { continue }  // not caught up (or unreadable): the next catch-up handles it
             var records = records
             if status.checkpoint < first - 1 {
                 // Fewer records than sequences when some were erased: only those before `first`.
-                records = try transaction.records(from: status.checkpoint + 1, limit: Int(first - 1 - status.checkpoint))
+                records =
+                    try transaction.records(from: status.checkpoint + 1, limit: Int(first - 1 - status.checkpoint))
                     .filter { $0.sequence < first } + records
             }
             let fold = runner.makeFold(after: status.checkpoint)
@@ -113,7 +114,7 @@ final class ProjectionRegistry: Sendable {
 
     /// Where and why a projection stopped: on the record `error` names, else before `records`.
     static func failure(of error: ProjectionError, records: some Collection<TransitionRecord>) -> ProjectionFailure {
-        if case let .applyFailed(_, sequence, session, cause) = error {
+        if case .applyFailed(_, let sequence, let session, let cause) = error {
             return ProjectionFailure(sequence: sequence, session: session, reason: cause.description)
         }
         // Not tied to one record (a state that cannot be read or written): stop before the batch.
@@ -152,9 +153,10 @@ final class ProjectionRegistry: Sendable {
         var done: UInt64 = 0
         let batchSize = UInt64(max(1, batchSize ?? self.batchSize))
         func report() {
-            progress(ProjectionProgress(
-                projection: runner.name, recordsDone: done, recordsTotal: max(total ?? 0, done),
-                elapsedSeconds: (clock.now - started).seconds))
+            progress(
+                ProjectionProgress(
+                    projection: runner.name, recordsDone: done, recordsTotal: max(total ?? 0, done),
+                    elapsedSeconds: (clock.now - started).seconds))
         }
         while true {
             let outcome = try store.write { transaction -> BatchOutcome in
@@ -195,7 +197,11 @@ final class ProjectionRegistry: Sendable {
                 if let failure {
                     fold = nil
                     let failedAt: UInt64
-                    if case let .applyFailed(_, sequence, _, _) = failure { failedAt = sequence } else { failedAt = status.checkpoint + 1 }
+                    if case .applyFailed(_, let sequence, _, _) = failure {
+                        failedAt = sequence
+                    } else {
+                        failedAt = status.checkpoint + 1
+                    }
                     var records = try transaction.records(
                         from: status.checkpoint + 1, limit: Int(failedAt - status.checkpoint - 1)
                     ).filter { $0.sequence < failedAt }
@@ -219,7 +225,7 @@ final class ProjectionRegistry: Sendable {
             case .advanced(let applied):
                 done += applied
                 report()
-            case let .failed(applied, error):
+            case .failed(let applied, let error):
                 done += applied
                 report()
                 throw error

@@ -58,12 +58,13 @@ public struct RedactionRule: Sendable, Hashable, CustomStringConvertible {
 
     /// The path as written.
     public var description: String {
-        ([root.rawValue] + segments.map { segment in
-            switch segment {
-            case .key(let key): key
-            case .wildcard: "*"
-            }
-        }).joined(separator: ".")
+        ([root.rawValue]
+            + segments.map { segment in
+                switch segment {
+                case .key(let key): key
+                case .wildcard: "*"
+                }
+            }).joined(separator: ".")
     }
 
     /// `value` (the whole value under ``root``) with what the rule matches replaced by

@@ -144,9 +144,10 @@ package struct Redactor: Sendable {
     /// named like its screen.
     func redact(_ navigation: ScreenStack, changed: inout Bool) -> ScreenStack {
         guard redactsData, navigation.entries.contains(where: { !$0.data.isNull }) else { return navigation }
-        return ScreenStack(entries: navigation.entries.map { entry in
-            NavigationEntry(screen: entry.screen, data: redact(dataOf: entry.screen, entry.data, changed: &changed))
-        })
+        return ScreenStack(
+            entries: navigation.entries.map { entry in
+                NavigationEntry(screen: entry.screen, data: redact(dataOf: entry.screen, entry.data, changed: &changed))
+            })
     }
 
     /// A snapshot as it is stored: its state and navigation stack redacted.

@@ -14,10 +14,12 @@ import RewindStore
 extension StepRecording {
     /// The snapshot written with `record` (see the extension's overview): at its version, of its
     /// target configuration, when the record is redacted and `reader` keeps one; `nil` otherwise.
-    static func snapshot(writtenWith record: TransitionRecord, in reader: any TransitionLogReader) throws -> SessionSnapshot? {
+    static func snapshot(writtenWith record: TransitionRecord, in reader: any TransitionLogReader) throws
+        -> SessionSnapshot?
+    {
         guard record.redacted,
-              let snapshot = try reader.latestSnapshot(of: record.session, atOrBefore: record.version),
-              snapshot.version == record.version, snapshot.state.configuration == record.target
+            let snapshot = try reader.latestSnapshot(of: record.session, atOrBefore: record.version),
+            snapshot.version == record.version, snapshot.state.configuration == record.target
         else { return nil }
         return snapshot
     }
@@ -35,9 +37,10 @@ extension StepRecording {
         guard record.redacted, let recorded = try Self.snapshot(writtenWith: record, in: reader) else {
             return try replay(record, request: request, on: snapshot)
         }
-        var step = (try? evaluate(request, in: snapshot.state, at: record.timestamp)).flatMap {
-            $0.target == record.target ? $0 : nil
-        } ?? Step(event: nil, source: record.source, target: record.target, microsteps: [], state: recorded.state)
+        var step =
+            (try? evaluate(request, in: snapshot.state, at: record.timestamp)).flatMap {
+                $0.target == record.target ? $0 : nil
+            } ?? Step(event: nil, source: record.source, target: record.target, microsteps: [], state: recorded.state)
         step.state = recorded.state
         return (step, recorded)
     }
@@ -54,7 +57,7 @@ extension StepRecording {
         var ignored = false
         let recordedRequest = redactor.redact(request, changed: &ignored)
         guard let replayed = try? evaluate(recordedRequest, in: before.state, at: time),
-              replayed.target == step.target, replayed.navigation == step.navigation, replayed.state == after
+            replayed.target == step.target, replayed.navigation == step.navigation, replayed.state == after
         else { return false }
         return Self.enteredData(of: replayed.microsteps)
             == redactor.redact(data: Self.enteredData(of: step.microsteps), changed: &ignored)

@@ -30,9 +30,11 @@ struct ArchiveNavigation: Codable, Equatable {
         }
         let container = try decoder.container(keyedBy: Key.self)
         guard container.allKeys.count == 1, let key = container.allKeys.first else {
-            throw DecodingError.dataCorrupted(.init(
-                codingPath: decoder.codingPath,
-                debugDescription: "a navigation operation is a string or an object of one member, {\"push\": SCREEN}"))
+            throw DecodingError.dataCorrupted(
+                .init(
+                    codingPath: decoder.codingPath,
+                    debugDescription:
+                        "a navigation operation is a string or an object of one member, {\"push\": SCREEN}"))
         }
         let screen = try container.decode(String.self, forKey: key)
         switch key.stringValue {

@@ -50,14 +50,17 @@ extension Engine {
             let prefix = StoreKey.compoundPrefix(session.rawValue)
             try transaction.forEach(in: .snapshots, from: StoreKey.compound(session.rawValue, 0)) { key, value in
                 guard key.count == prefix.count + 8, key.prefix(prefix.count).elementsEqual(prefix),
-                      let split = StoreKey.splitCompound(key), split.number <= version else { return .stop }
-                snapshots.append(AppendRequest.AuxiliaryWrite(
-                    database: .snapshots, key: SessionSnapshot.key(session: newSession, version: split.number),
-                    value: Array(value)))
+                    let split = StoreKey.splitCompound(key), split.number <= version
+                else { return .stop }
+                snapshots.append(
+                    AppendRequest.AuxiliaryWrite(
+                        database: .snapshots, key: SessionSnapshot.key(session: newSession, version: split.number),
+                        value: Array(value)))
                 return .next
             }
             if let base = info.baseVersion,
-               snapshots.first?.key != SessionSnapshot.key(session: newSession, version: base) {
+                snapshots.first?.key != SessionSnapshot.key(session: newSession, version: base)
+            {
                 throw EngineError.corruptedEntry(
                     what: "the base snapshot of '\(session.excerpt)' at version \(base)",
                     reason: "it is missing, and the history before it was trimmed")
@@ -67,12 +70,15 @@ extension Engine {
         let count = version - (base ?? 1) + 1
         guard transitions.count == Int(clamping: count) else {
             throw EngineError.corruptedEntry(
-                what: "the session index of '\(session.excerpt)'", reason: "it holds \(transitions.count) of \(count) versions")
+                what: "the session index of '\(session.excerpt)'",
+                reason: "it holds \(transitions.count) of \(count) versions")
         }
         do {
-            _ = try await commits.submit(AppendRequest(
-                session: newSession, expectedVersion: .noStream, transitions: transitions, auxiliaryWrites: snapshots,
-                baseVersion: base))
+            _ = try await commits.submit(
+                AppendRequest(
+                    session: newSession, expectedVersion: .noStream, transitions: transitions,
+                    auxiliaryWrites: snapshots,
+                    baseVersion: base))
         } catch StoreError.versionConflict {
             throw EngineError.sessionExists(newSession)
         }

@@ -43,16 +43,16 @@ public struct Divergence: Sendable, Hashable, CustomStringConvertible {
     public var description: String {
         let prefix = "version \(version) (event '\(event)')"
         switch kind {
-        case let .targetMismatch(recorded, computed):
+        case .targetMismatch(let recorded, let computed):
             return "\(prefix): recorded target \(recorded) but the machine computes \(computed)"
-        case let .navigationMismatch(recorded, computed):
+        case .navigationMismatch(let recorded, let computed):
             return "\(prefix): recorded navigation \(recorded) but the machine computes \(computed)"
-        case let .rejected(error):
+        case .rejected(let error):
             return "\(prefix): the machine rejects the event: \(error)"
-        case let .incompatible(problems):
+        case .incompatible(let problems):
             return "\(prefix): the migrated state does not fit the machine: "
                 + problems.map(\.description).joined(separator: "; ")
-        case let .redacted(recorded):
+        case .redacted(let recorded):
             return "\(prefix): redacted: cannot be re-checked (its values were redacted before it was written, "
                 + "the machine does not reach the recorded \(recorded) from them, and no recorded state follows it)"
         }
@@ -107,7 +107,8 @@ public struct VerificationReport: Sendable, Hashable, CustomStringConvertible {
         if let divergence {
             return "session '\(session.excerpt)' diverges from definition \(definition.prefix(12)) at \(divergence)"
         }
-        let from = baseVersion.map { $0 + 1 == firstVersion } == true
+        let from =
+            baseVersion.map { $0 + 1 == firstVersion } == true
             ? " from its base at version \(firstVersion - 1) (history begins there: older history was trimmed)"
             : firstVersion > 1 ? " from its migration at version \(firstVersion)" : ""
         guard unverifiableRedactedVersions.isEmpty else {
@@ -116,7 +117,8 @@ public struct VerificationReport: Sendable, Hashable, CustomStringConvertible {
                 + "\(definition.prefix(12)); version\(unverifiableRedactedVersions.count == 1 ? "" : "s") \(versions): "
                 + "redacted: cannot be re-checked"
         }
-        return "session '\(session.excerpt)': all \(verifiedRecords) records\(from) reproduced by definition \(definition.prefix(12))"
+        return
+            "session '\(session.excerpt)': all \(verifiedRecords) records\(from) reproduced by definition \(definition.prefix(12))"
     }
 }
 
@@ -148,7 +150,8 @@ extension LogReplay {
             var first: UInt64 = 1
             var start = SessionSnapshot.empty(definition: recording.definition)
             var migrated = false
-            try SessionSnapshot.records(of: session, through: info.headVersion, in: reader)(info.firstVersion) { record in
+            try SessionSnapshot.records(of: session, through: info.headVersion, in: reader)(info.firstVersion) {
+                record in
                 if record.event == StepRecording.migrateEvent {
                     first = record.version
                     migrated = true
@@ -171,8 +174,9 @@ extension LogReplay {
                     records: SessionSnapshot.records(of: session, through: info.headVersion, in: reader)
                 ) { record, before in
                     func diverged(_ kind: Divergence.Kind) -> Diverged {
-                        Diverged(divergence: Divergence(
-                            version: record.version, event: record.event, source: record.source, kind: kind))
+                        Diverged(
+                            divergence: Divergence(
+                                version: record.version, event: record.event, source: record.source, kind: kind))
                     }
                     /// For a redacted record the machine does not reproduce: the state it recorded, to
                     /// go on from ("redacted: cannot be re-checked"), or a `.redacted` divergence.
@@ -201,8 +205,10 @@ extension LogReplay {
                         step = try recording.evaluate(request, in: before.state, at: record.timestamp)
                     } catch {
                         if let recorded = try recordedAfterRedaction() { return recorded }
-                        throw diverged(.rejected(error as? MachineError
-                            ?? .actionFailed(action: "(replay)", state: nil, cause: ErrorCause(error))))
+                        throw diverged(
+                            .rejected(
+                                error as? MachineError
+                                    ?? .actionFailed(action: "(replay)", state: nil, cause: ErrorCause(error))))
                     }
                     if step.target != record.target {
                         if let recorded = try recordedAfterRedaction() { return recorded }
@@ -259,6 +265,8 @@ extension Engine {
     /// shipping a new definition.
     public func verifySessions(of machineName: String, against machine: Machine) throws -> [VerificationReport] {
         let replay = logReplay()
-        return try sessions().filter { $0.machine == machineName }.map { try replay.verify($0.session, against: machine) }
+        return try sessions().filter { $0.machine == machineName }.map {
+            try replay.verify($0.session, against: machine)
+        }
     }
 }

@@ -104,20 +104,22 @@ extension JSONValue {
         return changes
     }
 
-    private static func collect(from old: JSONValue, to new: JSONValue, at path: JSONPath, into changes: inout [JSONChange]) {
+    private static func collect(
+        from old: JSONValue, to new: JSONValue, at path: JSONPath, into changes: inout [JSONChange]
+    ) {
         if old == new { return }
         switch (old, new) {
-        case let (.object(before), .object(after)):
+        case (.object(let before), .object(let after)):
             for key in Set(before.keys).union(after.keys).sorted() {
                 let next = path.appending(.key(key))
                 switch (before[key], after[key]) {
-                case let (old?, new?): collect(from: old, to: new, at: next, into: &changes)
-                case let (old?, nil): changes.append(JSONChange(path: next, kind: .removed(old)))
-                case let (nil, new?): changes.append(JSONChange(path: next, kind: .added(new)))
+                case (let old?, let new?): collect(from: old, to: new, at: next, into: &changes)
+                case (let old?, nil): changes.append(JSONChange(path: next, kind: .removed(old)))
+                case (nil, let new?): changes.append(JSONChange(path: next, kind: .added(new)))
                 case (nil, nil): break
                 }
             }
-        case let (.array(before), .array(after)):
+        case (.array(let before), .array(let after)):
             for index in 0..<max(before.count, after.count) {
                 let next = path.appending(.index(index))
                 if index >= after.count {

@@ -77,7 +77,8 @@ public struct ReplayCursor: Sendable {
             while high - low > 1 {
                 let middle = low + (high - low) / 2
                 guard let record = try reader.records(of: session, fromVersion: middle, limit: 1).first,
-                      record.version == middle else {
+                    record.version == middle
+                else {
                     throw EngineError.corruptedEntry(
                         what: "the session index of '\(session.excerpt)'", reason: "version \(middle) is missing")
                 }
@@ -97,7 +98,8 @@ public struct ReplayCursor: Sendable {
         let current = snapshot
         let moved = try log.readLog { reader -> (RecordedStep, SessionSnapshot)? in
             guard let record = try reader.records(of: session, fromVersion: next, limit: 1).first,
-                  record.version == next else { return nil }
+                record.version == next
+            else { return nil }
             return try machines.replay(record, on: current, in: reader)
         }
         guard let (step, after) = moved else { return nil }

@@ -20,7 +20,8 @@ public struct NavigationChange: Sendable, Hashable {
         self.after = after.entries
         var common = 0
         while common < before.entries.count, common < after.entries.count,
-              before.entries[common] == after.entries[common] {
+            before.entries[common] == after.entries[common]
+        {
             common += 1
         }
         popped = Array(before.entries[common...].reversed())

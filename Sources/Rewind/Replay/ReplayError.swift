@@ -27,20 +27,20 @@ public enum ReplayError: Error, Sendable, Hashable, CustomStringConvertible {
     /// A one-line explanation naming what failed and on what.
     public var description: String {
         switch self {
-        case let .versionOutOfRange(session, requested, head):
+        case .versionOutOfRange(let session, let requested, let head):
             return "session '\(session.excerpt)' has no version \(requested): its versions run from 1 to \(head)"
-        case let .missingDefinition(machine, version):
+        case .missingDefinition(let machine, let version):
             return "the definition \(version.prefix(12)) of machine '\(machine)' is neither registered nor stored; "
                 + "register it to replay the records written under it"
-        case let .definitionNeedsBindings(machine, version, guards, actions):
+        case .definitionNeedsBindings(let machine, let version, let guards, let actions):
             let names = guards.map { "guard '\($0)'" } + actions.map { "action '\($0)'" }
             return "the stored definition \(version.prefix(12)) of machine '\(machine)' needs the app's "
                 + names.joined(separator: ", ") + "; pass them as bindings or register the machine"
-        case let .invalidStoredDefinition(machine, version, reason):
+        case .invalidStoredDefinition(let machine, let version, let reason):
             return "the stored definition \(version.prefix(12)) of machine '\(machine)' does not compile: \(reason)"
-        case let .incompleteSession(session, reason):
+        case .incompleteSession(let session, let reason):
             return "the log's records of session '\(session)' are incomplete: \(reason)"
-        case let .historyTrimmed(session, requested, firstVersion):
+        case .historyTrimmed(let session, let requested, let firstVersion):
             return "session '\(session.excerpt)' has no version \(requested) any more: its history begins at version "
                 + "\(Self.grouped(firstVersion)) (older history was trimmed)"
         }

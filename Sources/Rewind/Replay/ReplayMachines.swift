@@ -41,7 +41,9 @@ struct ReplayMachines: Sendable {
             machine = registered
         } else {
             let name = machineName
-            let read = { (reader: any TransitionLogReader) in try reader.storedDefinition(name: name, version: definition) }
+            let read = { (reader: any TransitionLogReader) in
+                try reader.storedDefinition(name: name, version: definition)
+            }
             guard let stored = try reader.map(read) ?? log.readLog(read) else {
                 throw ReplayError.missingDefinition(machine: machineName, version: definition)
             }

@@ -91,7 +91,8 @@ public final class ReplayPlayer {
     public func playNext() throws -> Step? {
         let next = version + 1
         guard let record = try log.readLog({ try $0.records(of: session, fromVersion: next, limit: 1).first }),
-              record.version == next else { return nil }
+            record.version == next
+        else { return nil }
         return try play(record)
     }
 
@@ -152,7 +153,9 @@ public final class ReplayPlayer {
     ///   played were written under another definition than the registered one, what `policy`
     ///   throws then: ``EngineError/definitionMismatch(session:machine:recorded:registered:)``
     ///   under ``ResumePolicy/strict``, say).
-    public func handOver(as newSession: SessionID, policy: ResumePolicy = .upgradeWhenCompatible) async throws -> Session {
+    public func handOver(as newSession: SessionID, policy: ResumePolicy = .upgradeWhenCompatible) async throws
+        -> Session
+    {
         let live: Session
         if version == 0 {
             live = try engine.makeSession(id: newSession, machine: machineName)
@@ -175,8 +178,11 @@ public final class ReplayPlayer {
             // The hooks see the step from the state the migration left, as the live session's did.
             previous = try log.readLog { try machines.state(before: record, from: previous, in: $0) }
         }
-        let (step, after) = record.redacted
-            ? try log.readLog { try recording.replay(record, request: try recording.request(of: record), on: previous, in: $0) }
+        let (step, after) =
+            record.redacted
+            ? try log.readLog {
+                try recording.replay(record, request: try recording.request(of: record), on: previous, in: $0)
+            }
             : try recording.replay(record, on: previous)
         snapshot = after
         // A step that moved nothing (a migration record, a delivered send that changed nothing)

@@ -6,7 +6,9 @@ extension ReplayPoint {
     ///
     /// - Throws: ``NavigationRouteError`` naming the first entry (index, screen) that does not
     ///   decode.
-    public func navigationPath<Route: Decodable>(as type: Route.Type = Route.self) throws(NavigationRouteError) -> [Route] {
+    public func navigationPath<Route: Decodable>(as type: Route.Type = Route.self) throws(NavigationRouteError)
+        -> [Route]
+    {
         try navigation.navigationPath(as: type)
     }
 }

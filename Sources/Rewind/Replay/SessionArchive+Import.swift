@@ -50,7 +50,8 @@ extension SessionArchive {
         do {
             return try SessionID(new: header.session)
         } catch {
-            throw SessionArchiveError.malformedLine(line: 1, reason: "its session id is invalid: \(error)", cause: ErrorCause(error))
+            throw SessionArchiveError.malformedLine(
+                line: 1, reason: "its session id is invalid: \(error)", cause: ErrorCause(error))
         }
     }
 
@@ -76,7 +77,8 @@ extension SessionArchive {
             do {
                 return try decoder.decode(type, from: Data(body))
             } catch {
-                throw SessionArchiveError.malformedLine(line: number, reason: "its body does not decode: \(error)", cause: ErrorCause(error))
+                throw SessionArchiveError.malformedLine(
+                    line: number, reason: "its body does not decode: \(error)", cause: ErrorCause(error))
             }
         }
 
@@ -96,7 +98,8 @@ extension SessionArchive {
         }
         guard header.machine.utf8.count <= maximumMachineNameByteCount else {
             throw SessionArchiveError.malformedLine(
-                line: 1, reason: "its machine name has \(header.machine.utf8.count) UTF-8 bytes, more than "
+                line: 1,
+                reason: "its machine name has \(header.machine.utf8.count) UTF-8 bytes, more than "
                     + "\(maximumMachineNameByteCount) (its definitions could not be stored under it)")
         }
         var definitions: [String: MachineDefinition] = [:]
@@ -111,7 +114,8 @@ extension SessionArchive {
             }
             guard definition.contentVersion == entry.version else {
                 throw SessionArchiveError.malformedLine(
-                    line: 1, reason: "the definition \(entry.version.prefix(12)) has content version "
+                    line: 1,
+                    reason: "the definition \(entry.version.prefix(12)) has content version "
                         + "\(definition.contentVersion.prefix(12)): it was altered")
             }
             definitions[entry.version] = definition
@@ -146,7 +150,8 @@ extension SessionArchive {
                 }
                 guard record.redacted, snapshot.version == version, snapshot.state.configuration == record.target else {
                     throw SessionArchiveError.malformedLine(
-                        line: number, reason: "its recorded state is not the state after a redacted record of version \(version)")
+                        line: number,
+                        reason: "its recorded state is not the state after a redacted record of version \(version)")
                 }
                 recordedStates[version] = snapshot
             }
@@ -200,7 +205,8 @@ extension SessionArchive {
         }
         guard snapshot.version == base.version else {
             throw SessionArchiveError.malformedLine(
-                line: 1, reason: "its base state is of version \(snapshot.version), not of the base version \(base.version)")
+                line: 1,
+                reason: "its base state is of version \(snapshot.version), not of the base version \(base.version)")
         }
         return snapshot
     }
@@ -263,15 +269,17 @@ extension Engine {
         }
         if let base = contents.base {
             // A trimmed session begins at its base, whose snapshot is its state there.
-            writes.append(AppendRequest.AuxiliaryWrite(
-                database: .snapshots, key: SessionSnapshot.key(session: session, version: base.version),
-                value: try base.encoded()))
+            writes.append(
+                AppendRequest.AuxiliaryWrite(
+                    database: .snapshots, key: SessionSnapshot.key(session: session, version: base.version),
+                    value: try base.encoded()))
         }
         writes += importedSnapshots(of: session, contents: contents)
         do {
-            _ = try await commits.submit(AppendRequest(
-                session: session, expectedVersion: .noStream, transitions: contents.transitions,
-                auxiliaryWrites: writes, baseVersion: contents.base?.version))
+            _ = try await commits.submit(
+                AppendRequest(
+                    session: session, expectedVersion: .noStream, transitions: contents.transitions,
+                    auxiliaryWrites: writes, baseVersion: contents.base?.version))
         } catch StoreError.versionConflict {
             throw EngineError.sessionExists(session)
         }
@@ -313,10 +321,12 @@ extension Engine {
         ) { record, before in
             let snapshot = try machines.replay(record, on: before, in: archive).1
             if record.version % interval == 0, contents.recordedStates[record.version] == nil,
-               let bytes = try? snapshot.encoded() {
-                writes.append(AppendRequest.AuxiliaryWrite(
-                    database: .snapshots, key: SessionSnapshot.key(session: session, version: record.version),
-                    value: bytes))
+                let bytes = try? snapshot.encoded()
+            {
+                writes.append(
+                    AppendRequest.AuxiliaryWrite(
+                        database: .snapshots, key: SessionSnapshot.key(session: session, version: record.version),
+                        value: bytes))
             }
             return snapshot
         }

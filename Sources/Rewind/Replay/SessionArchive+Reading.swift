@@ -51,7 +51,8 @@ extension SessionArchive {
     /// Throws ``SessionArchiveError/lineTooLong(line:limit:)`` for the first line of `lines`
     /// longer than `maximumLineBytes`.
     static func checkLineLengths(_ lines: [Range<Int>], fragment: Range<Int>?) throws {
-        for (index, range) in (lines + (fragment.map { [$0] } ?? [])).enumerated() where range.count > maximumLineBytes {
+        for (index, range) in (lines + (fragment.map { [$0] } ?? [])).enumerated() where range.count > maximumLineBytes
+        {
             throw SessionArchiveError.lineTooLong(line: index + 1, limit: maximumLineBytes)
         }
     }

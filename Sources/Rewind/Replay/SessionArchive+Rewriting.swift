@@ -53,8 +53,10 @@ extension SessionArchive {
             // leave the machine unchanged.
             guard let changeBase else {
                 throw SessionArchiveError.malformedLine(
-                    line: 1, reason: "it is a trimmed session's archive (its history begins at version "
-                        + "\(ReplayError.grouped(base.version))): its base state holds values the record changes do not see, so it is not rewritten without a change of the base")
+                    line: 1,
+                    reason: "it is a trimmed session's archive (its history begins at version "
+                        + "\(ReplayError.grouped(base.version))): its base state holds values the record changes do not see, so it is not rewritten without a change of the base"
+                )
             }
             var changed = base
             try changeBase(&changed)
@@ -73,7 +75,8 @@ extension SessionArchive {
                     return try JSONValue(jsonBytes: bytes)
                 } catch {
                     throw SessionArchiveError.malformedLine(
-                        line: number, reason: "its \(what) is not JSON (a custom payload coder?), so it cannot be rewritten")
+                        line: number,
+                        reason: "its \(what) is not JSON (a custom payload coder?), so it cannot be rewritten")
                 }
             }
             var values = RecordValues(

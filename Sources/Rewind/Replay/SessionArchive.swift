@@ -113,7 +113,8 @@ public enum SessionArchive {
             origin = try container.decodeIfPresent(RecordOrigin.self, forKey: .origin)
             redacted = try container.decodeIfPresent(Bool.self, forKey: .redacted) ?? false
             recordedState = try container.decodeJSONValueIfPresent(forKey: .recordedState)
-            let formatVersion = decoder.userInfo[SessionArchive.formatVersionKey] as? Int ?? SessionArchive.formatVersion
+            let formatVersion =
+                decoder.userInfo[SessionArchive.formatVersionKey] as? Int ?? SessionArchive.formatVersion
             if formatVersion == 1 {
                 navigation = try container.decode([NavigationOperation].self, forKey: .navigation)
                 payload = try Self.base64(container, .payload)
@@ -146,7 +147,8 @@ public enum SessionArchive {
         /// `bytes` as the JSON value they hold when it writes back to exactly them, else in base64;
         /// nothing for no bytes.
         private static func encode(
-            _ bytes: [UInt8], into container: inout KeyedEncodingContainer<CodingKeys>, json: CodingKeys, base64: CodingKeys
+            _ bytes: [UInt8], into container: inout KeyedEncodingContainer<CodingKeys>, json: CodingKeys,
+            base64: CodingKeys
         ) throws {
             guard !bytes.isEmpty else { return }
             if let value = try? JSONValue(jsonBytes: bytes), (try? value.jsonBytes()) == bytes {
@@ -164,7 +166,8 @@ public enum SessionArchive {
             return container.contains(base64) ? try Self.base64(container, base64) : []
         }
 
-        private static func base64(_ container: KeyedDecodingContainer<CodingKeys>, _ key: CodingKeys) throws -> [UInt8] {
+        private static func base64(_ container: KeyedDecodingContainer<CodingKeys>, _ key: CodingKeys) throws -> [UInt8]
+        {
             let text = try container.decode(String.self, forKey: key)
             guard let data = Data(base64Encoded: text) else {
                 throw DecodingError.dataCorruptedError(forKey: key, in: container, debugDescription: "it is not base64")
@@ -228,8 +231,8 @@ public enum SessionArchive {
     /// The checked body of envelope line `number` (`line` without its newline).
     static func body(of line: ArraySlice<UInt8>, number: Int) throws -> ArraySlice<UInt8> {
         guard line.count > bodyOffset, line.last == UInt8(ascii: "}"),
-              line.prefix(envelopeStart.count).elementsEqual(envelopeStart),
-              line.dropFirst(envelopeStart.count + 8).prefix(envelopeMiddle.count).elementsEqual(envelopeMiddle)
+            line.prefix(envelopeStart.count).elementsEqual(envelopeStart),
+            line.dropFirst(envelopeStart.count + 8).prefix(envelopeMiddle.count).elementsEqual(envelopeMiddle)
         else {
             throw SessionArchiveError.malformedLine(
                 line: number, reason: #"it is not a {"crc32c":"…","body":…} envelope"#)
@@ -297,7 +300,8 @@ extension LogReplay {
                     document = try JSONValue(jsonBytes: bytes)
                 } catch {
                     throw EngineError.corruptedEntry(
-                        what: "the stored definition \(info.machine)@\(version)", reason: String(describing: error), cause: ErrorCause(error))
+                        what: "the stored definition \(info.machine)@\(version)", reason: String(describing: error),
+                        cause: ErrorCause(error))
                 }
                 definitions.append(SessionArchive.Header.Definition(version: version, document: document))
             }
@@ -313,7 +317,8 @@ extension LogReplay {
             output.append(contentsOf: recordLines)
             let checksum = CRC32C.checksum(output)
             try SessionArchive.appendLine(
-                SessionArchive.Trailer(end: SessionArchive.format, records: count, checksum: SessionArchive.hex(checksum)),
+                SessionArchive.Trailer(
+                    end: SessionArchive.format, records: count, checksum: SessionArchive.hex(checksum)),
                 with: encoder, to: &output)
             return Data(output)
         }

@@ -30,8 +30,8 @@ public enum SessionArchiveError: Error, Sendable, Hashable, CustomStringConverti
     public var line: Int? {
         switch self {
         case .truncated(let line, _), .checksumMismatch(let line, _, _), .malformedLine(let line, _, _),
-             .versionGap(let line, _, _), .trailerMismatch(let line, _), .lineTooLong(let line, _),
-             .unknownState(let line, _, _, _):
+            .versionGap(let line, _, _), .trailerMismatch(let line, _), .lineTooLong(let line, _),
+            .unknownState(let line, _, _, _):
             return line
         case .unsupportedFormat:
             return 1
@@ -43,28 +43,29 @@ public enum SessionArchiveError: Error, Sendable, Hashable, CustomStringConverti
     /// A one-line explanation naming what failed and where.
     public var description: String {
         switch self {
-        case let .truncated(line, reason):
+        case .truncated(let line, let reason):
             return "session archive truncated at line \(line): \(reason); nothing was imported"
-        case let .checksumMismatch(line, stored, computed):
+        case .checksumMismatch(let line, let stored, let computed):
             return "session archive line \(line) was altered: its checksum is \(SessionArchive.hex(stored)) "
                 + "but its content gives \(SessionArchive.hex(computed)); nothing was imported"
-        case let .malformedLine(line, reason, _):
+        case .malformedLine(let line, let reason, _):
             return "session archive line \(line) is malformed: \(reason); nothing was imported"
-        case let .unsupportedFormat(format, version):
+        case .unsupportedFormat(let format, let version):
             return "unsupported session archive '\(format)' version \(version) at line 1: this Rewind reads "
                 + "'\(SessionArchive.format)' versions \(SessionArchive.readableFormatVersions.lowerBound) to "
                 + "\(SessionArchive.readableFormatVersions.upperBound); nothing was imported"
-        case let .versionGap(line, expected, found):
+        case .versionGap(let line, let expected, let found):
             return "session archive line \(line) holds version \(found) where version \(expected) belongs; "
                 + "nothing was imported"
-        case let .trailerMismatch(line, reason):
+        case .trailerMismatch(let line, let reason):
             return "session archive trailer (line \(line)) does not match the archive: \(reason); nothing was imported"
-        case let .lineTooLong(line, limit):
-            return "session archive line \(line) is longer than \(limit) bytes: not a session archive; nothing was imported"
-        case let .unknownState(line, version, state, definition):
+        case .lineTooLong(let line, let limit):
+            return
+                "session archive line \(line) is longer than \(limit) bytes: not a session archive; nothing was imported"
+        case .unknownState(let line, let version, let state, let definition):
             return "session archive line \(line) (version \(version)) enters state '\(state)', which is no state of "
                 + "its definition \(definition.prefix(12)); nothing was imported"
-        case let .missingDefinition(machine, version):
+        case .missingDefinition(let machine, let version):
             return "cannot export: the definition \(version.prefix(12)) of machine '\(machine)' is not in the store"
         }
     }

@@ -58,7 +58,8 @@ public struct HistoryFilter: Sendable, Hashable {
     public func matches(_ record: TransitionRecord) -> Bool {
         if let versions, !versions.contains(record.version) { return false }
         if let events, !events.contains(record.event) { return false }
-        if let states, !record.source.contains(where: states.contains), !record.target.contains(where: states.contains) {
+        if let states, !record.source.contains(where: states.contains), !record.target.contains(where: states.contains)
+        {
             return false
         }
         return true
@@ -102,7 +103,8 @@ extension LogReplay {
         try log.readLog { reader in
             _ = try reader.requireSessionInfo(for: session)
             var entries: [HistoryEntry] = []
-            try filter.walk(session, in: reader, from: filter.versions?.lowerBound ?? 1, limit: limit) { record, passes in
+            try filter.walk(session, in: reader, from: filter.versions?.lowerBound ?? 1, limit: limit) {
+                record, passes in
                 if passes { entries.append(HistoryEntry(record)) }
             }
             return entries

@@ -84,9 +84,13 @@ extension SessionSnapshot {
     /// - Throws: ``ReplayError/historyTrimmed(session:requested:firstVersion:)`` below the base,
     ///   ``EngineError/corruptedEntry(what:reason:cause:)`` when the base snapshot is missing or
     ///   cannot be read.
-    package static func base(of session: SessionID, at version: UInt64, in reader: any TransitionLogReader) throws -> SessionSnapshot {
+    package static func base(of session: SessionID, at version: UInt64, in reader: any TransitionLogReader) throws
+        -> SessionSnapshot
+    {
         let latest = try reader.latestSnapshot(of: session, atOrBefore: version)
-        guard let base = try reader.sessionInfo(for: session)?.baseVersion else { return latest ?? .empty(definition: "") }
+        guard let base = try reader.sessionInfo(for: session)?.baseVersion else {
+            return latest ?? .empty(definition: "")
+        }
         guard version >= base else {
             throw ReplayError.historyTrimmed(session: session, requested: version, firstVersion: base)
         }
@@ -100,6 +104,7 @@ extension SessionSnapshot {
 
     /// The error of a session whose index lacks `version`.
     private static func missing(_ version: UInt64, of session: SessionID) -> EngineError {
-        EngineError.corruptedEntry(what: "the session index of '\(session.excerpt)'", reason: "version \(version) is missing")
+        EngineError.corruptedEntry(
+            what: "the session index of '\(session.excerpt)'", reason: "version \(version) is missing")
     }
 }

@@ -82,15 +82,21 @@ extension LogReplay {
                     what: "the session index of '\(session.excerpt)'", reason: "version \(info.headVersion) is missing")
             }
             let recording = StepRecording(
-                machine: machine, machineName: info.machine, definition: machine.definition.contentVersion, coder: coder)
-            guard head.definition != recording.definition else { return (info, head.definition, ResumeOutcome.unchanged) }
-            let compiling = LogReplay(log: log, registeredByVersion: registered, bindings: machine.bindings, coder: coder)
-            let recorded = try compiling.recordedState(of: session, at: info.headVersion, registered: recording, in: reader)
+                machine: machine, machineName: info.machine, definition: machine.definition.contentVersion, coder: coder
+            )
+            guard head.definition != recording.definition else {
+                return (info, head.definition, ResumeOutcome.unchanged)
+            }
+            let compiling = LogReplay(
+                log: log, registeredByVersion: registered, bindings: machine.bindings, coder: coder)
+            let recorded = try compiling.recordedState(
+                of: session, at: info.headVersion, registered: recording, in: reader)
             do {
                 let upgrade = try recording.upgrade(recorded, of: session, migrations: migrations) {
                     (try? reader.storedDefinition(name: info.machine, version: head.definition)) ?? nil
                 }
-                let resume: ResumeOutcome = upgrade.changedBy.isEmpty
+                let resume: ResumeOutcome =
+                    upgrade.changedBy.isEmpty
                     ? .unchanged : .migrated(migrations: upgrade.changedBy, renamed: upgrade.migration.renamed)
                 return (info, head.definition, resume)
             } catch EngineError.incompatibleDefinition(_, _, _, _, let problems) {
@@ -132,8 +138,11 @@ extension Engine {
         try ensureOpen()
         let replay = logReplay(bindings: machine.bindings)
         var report = UpgradeCheckReport(
-            label: label ?? machine.definition.name, machine: machineName, definition: machine.definition.contentVersion)
-        let ids = try sessions().filter { $0.machine == machineName }.map(\.session).sorted { $0.rawValue < $1.rawValue }
+            label: label ?? machine.definition.name, machine: machineName, definition: machine.definition.contentVersion
+        )
+        let ids = try sessions().filter { $0.machine == machineName }.map(\.session).sorted {
+            $0.rawValue < $1.rawValue
+        }
         for (index, id) in ids.enumerated() {
             do {
                 report.add(try replay.upgradeCheck(id, against: machine, migrations: migrations))

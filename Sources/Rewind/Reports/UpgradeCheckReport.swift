@@ -67,7 +67,7 @@ public struct UpgradeCheckReport: Codable, Sendable, Hashable, CustomStringConve
             version = divergence.version
             event = divergence.event
             switch divergence.kind {
-            case let .targetMismatch(recorded, computed):
+            case .targetMismatch(let recorded, let computed):
                 self.recorded = recorded
                 self.computed = computed
             case .redacted(let recorded):
@@ -119,14 +119,14 @@ public struct UpgradeCheckReport: Codable, Sendable, Hashable, CustomStringConve
             switch check.resume {
             case .unchanged:
                 kind = divergence == nil ? .unchanged : .diverging
-            case let .migrated(migrations, renamed):
+            case .migrated(let migrations, let renamed):
                 kind = divergence == nil ? .migrated : .diverging
                 self.migrations = migrations
                 self.renamed = renamed.isEmpty ? nil : renamed
             case .incompatible(let problems):
                 kind = .incompatible
                 self.problems = problems.map(Problem.init)
-            case let .migrationFailed(migration, reason):
+            case .migrationFailed(let migration, let reason):
                 kind = .migrationFailed
                 self.migrations = [migration]
                 error = reason
@@ -287,10 +287,13 @@ public struct UpgradeCheckReport: Codable, Sendable, Hashable, CustomStringConve
             }
             return (value < 0 ? "-" : "") + String(digits)
         }
-        var counts = ["\(number(unchanged)) unchanged", "\(number(migrated)) migrated", "\(number(incompatible)) incompatible"]
+        var counts = [
+            "\(number(unchanged)) unchanged", "\(number(migrated)) migrated", "\(number(incompatible)) incompatible",
+        ]
         if migrationFailed > 0 { counts.append("\(number(migrationFailed)) migration failed") }
         if unreadable > 0 { counts.append("\(number(unreadable)) unreadable") }
-        var line = "\(label): \(number(checkedSessions)) session\(checkedSessions == 1 ? "" : "s") of \(machine) — "
+        var line =
+            "\(label): \(number(checkedSessions)) session\(checkedSessions == 1 ? "" : "s") of \(machine) — "
             + counts.joined(separator: ", ") + "; \(number(diverging)) diverge"
         if !divergingEvents.isEmpty {
             let shown = divergingEvents.prefix(3).map { "'\($0.event)' (\(number($0.sessions)))" }

@@ -24,7 +24,9 @@ package final class AsyncGate: Sendable {
             if state.held { return false }
             state.held = true
             return true
-        }) { return }
+        }) {
+            return
+        }
         await withCheckedContinuation { (continuation: CheckedContinuation<Void, Never>) in
             let takenNow = state.withLock { state -> Bool in
                 if state.held {

@@ -68,9 +68,9 @@ public struct DefinitionIncompatibility: Sendable, Hashable, CustomStringConvert
         switch problem {
         case .missing(let formerPath):
             return formerPath.map { "\(subject) (was at \(place($0))) is missing" } ?? "\(subject) is missing"
-        case let .moved(from, to):
+        case .moved(let from, let to):
             return "\(subject) moved from \(place(from)) to \(place(to))"
-        case let .changedKind(from, to):
+        case .changedKind(let from, let to):
             return "\(subject) changed kind from \(from ?? "an unknown kind") to \(to)"
         case .notEntered(let parallel):
             return "\(subject) is a region of the active parallel state '\(parallel)' but is not active"
@@ -202,9 +202,10 @@ struct DefinitionOutline: Sendable {
             for remembered in state.history[history] ?? [] {
                 guard let target = place(remembered, .remembered(by: history), kindMatters: false) else { continue }
                 if let parent = node.path.last, !target.path.contains(parent) {
-                    problems.append(.init(
-                        state: remembered, role: .remembered(by: history),
-                        problem: .moved(from: formerPath(remembered), to: target.path)))
+                    problems.append(
+                        .init(
+                            state: remembered, role: .remembered(by: history),
+                            problem: .moved(from: formerPath(remembered), to: target.path)))
                 }
             }
         }
@@ -217,8 +218,10 @@ struct DefinitionOutline: Sendable {
         for screen in snapshot.navigation.screens where seen.insert(screen).inserted {
             if nodes[screen] == nil, !screens.contains(screen) {
                 let wasState = former?.nodes[formerID(screen)] != nil
-                problems.append(.init(
-                    state: screen, role: .screen, problem: .missing(formerPath: wasState ? formerPath(screen) : nil)))
+                problems.append(
+                    .init(
+                        state: screen, role: .screen, problem: .missing(formerPath: wasState ? formerPath(screen) : nil)
+                    ))
             }
         }
         return problems

@@ -12,9 +12,10 @@ extension Session {
     ) async throws {
         let expected: ExpectedVersion = before.version == 0 ? .noStream : .exact(before.version)
         do {
-            _ = try await engine.commits.submit(AppendRequest(
-                session: id, expectedVersion: expected, transitions: transitions, auxiliaryWrites: writes))
-        } catch where engine.isClosed {
+            _ = try await engine.commits.submit(
+                AppendRequest(
+                    session: id, expectedVersion: expected, transitions: transitions, auxiliaryWrites: writes))
+        } catch  where engine.isClosed {
             // The engine closed while the append waited: it failed on the closed store.
             throw EngineError.closed
         }

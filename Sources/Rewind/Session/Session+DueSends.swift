@@ -53,7 +53,7 @@ extension Session {
     /// due order), if any.
     func dueSend(in state: MachineState) -> ScheduledEvent? {
         guard let first = state.pendingSends.first,
-              first.due <= engine.configuration.clock().machineTime
+            first.due <= engine.configuration.clock().machineTime
         else { return nil }
         return first
     }
@@ -78,7 +78,9 @@ extension Session {
                     limit: machine.options.microstepLimit, event: due.event.name,
                     configuration: latest.state.configuration)
             }
-            try evaluate(.deliverDue(due.event), advancing: &latest, steps: &steps, transitions: &transitions, snapshots: &snapshots)
+            try evaluate(
+                .deliverDue(due.event), advancing: &latest, steps: &steps, transitions: &transitions,
+                snapshots: &snapshots)
             delivered += 1
         }
     }

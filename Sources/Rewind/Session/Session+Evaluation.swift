@@ -42,8 +42,10 @@ extension Session {
             let recordedBefore = redactor.redact(before, changed: &differs)
             let recordedAfter = redactor.redact(step.state, changed: &differs)
             if differs { redactedTransition.redacted = true }
-            writesSnapshot = redactedTransition.redacted
-                && !recording.replaysAsRecorded(step, request: request, from: recordedBefore, to: recordedAfter, at: time)
+            writesSnapshot =
+                redactedTransition.redacted
+                && !recording.replaysAsRecorded(
+                    step, request: request, from: recordedBefore, to: recordedAfter, at: time)
             transition = redactedTransition
         } else {
             transition = try recording.transition(for: step, request: request, at: time)
@@ -92,9 +94,10 @@ extension Session {
         if writingSnapshot || (interval > 0 && snapshot.version % interval == 0) {
             var ignored = false
             let stored = recording.redactor.map { $0.redact(snapshot, changed: &ignored) } ?? snapshot
-            snapshots.append(AppendRequest.AuxiliaryWrite(
-                database: .snapshots, key: SessionSnapshot.key(session: id, version: snapshot.version),
-                value: try stored.encoded()))
+            snapshots.append(
+                AppendRequest.AuxiliaryWrite(
+                    database: .snapshots, key: SessionSnapshot.key(session: id, version: snapshot.version),
+                    value: try stored.encoded()))
         }
         return restored
     }

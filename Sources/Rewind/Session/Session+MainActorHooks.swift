@@ -46,7 +46,8 @@ extension Session {
 
     /// Runs `hook` on the main actor on ``update(deltaTime:)`` while `state` is active.
     public func onUpdate(
-        _ state: String, on isolation: HookIsolation, _ hook: @escaping @MainActor @Sendable (_ deltaTime: Double) -> Void
+        _ state: String, on isolation: HookIsolation,
+        _ hook: @escaping @MainActor @Sendable (_ deltaTime: Double) -> Void
     ) {
         registerMainActorHook { $0.onUpdate(state) { delta in MainActor.assumeIsolated { hook(delta) } } }
     }
@@ -60,12 +61,16 @@ extension Session {
     }
 
     /// Runs `hook` on the main actor before each step's exits (see `onWillTransition(_:)`).
-    public func onWillTransition(on isolation: HookIsolation, _ hook: @escaping @MainActor @Sendable (StateChange) -> Void) {
+    public func onWillTransition(
+        on isolation: HookIsolation, _ hook: @escaping @MainActor @Sendable (StateChange) -> Void
+    ) {
         registerMainActorHook { $0.onWillTransition { change in MainActor.assumeIsolated { hook(change) } } }
     }
 
     /// Runs `hook` on the main actor after each step's entries (see `onDidTransition(_:)`).
-    public func onDidTransition(on isolation: HookIsolation, _ hook: @escaping @MainActor @Sendable (StateChange) -> Void) {
+    public func onDidTransition(
+        on isolation: HookIsolation, _ hook: @escaping @MainActor @Sendable (StateChange) -> Void
+    ) {
         registerMainActorHook { $0.onDidTransition { change in MainActor.assumeIsolated { hook(change) } } }
     }
 

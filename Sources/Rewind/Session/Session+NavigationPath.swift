@@ -7,7 +7,9 @@ extension Session {
     ///
     /// - Throws: ``NavigationRouteError`` naming the first entry (index, screen) that does not
     ///   decode.
-    public func navigationPath<Route: Decodable>(as type: Route.Type = Route.self) throws(NavigationRouteError) -> [Route] {
+    public func navigationPath<Route: Decodable>(as type: Route.Type = Route.self) throws(NavigationRouteError)
+        -> [Route]
+    {
         try navigationStack.navigationPath(as: type)
     }
 }

@@ -111,7 +111,9 @@ extension Session {
     }
 
     /// Runs `hook` on ``update(deltaTime:)`` while the typed state `state` is active.
-    public func onUpdate<S: RawRepresentable<String>>(_ state: S, _ hook: @escaping @Sendable (_ deltaTime: Double) -> Void) {
+    public func onUpdate<S: RawRepresentable<String>>(
+        _ state: S, _ hook: @escaping @Sendable (_ deltaTime: Double) -> Void
+    ) {
         onUpdate(state.rawValue, hook)
     }
 }

@@ -175,7 +175,9 @@ extension StepRecording {
                 transformed = true
             }
             applied.append(migration.name)
-            if migrated.state != before.state || migrated.navigation != before.navigation { changedBy.append(migration.name) }
+            if migrated.state != before.state || migrated.navigation != before.navigation {
+                changedBy.append(migration.name)
+            }
             maps.append(migration.renamed)
         }
         func renamed(_ id: String) -> String { maps.reduce(id) { $1[$0] ?? $0 } }

@@ -47,7 +47,9 @@ public final class SessionModel {
     /// SwiftUI's `NavigationStack(path:)` (see ``ScreenStack/navigationPath(as:)``).
     ///
     /// - Throws: ``NavigationRouteError`` naming the first entry that does not decode.
-    public func navigationPath<Route: Decodable>(as type: Route.Type = Route.self) throws(NavigationRouteError) -> [Route] {
+    public func navigationPath<Route: Decodable>(as type: Route.Type = Route.self) throws(NavigationRouteError)
+        -> [Route]
+    {
         try navigationStack.navigationPath(as: type)
     }
 

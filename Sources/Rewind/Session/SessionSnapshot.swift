@@ -71,7 +71,8 @@ public struct SessionSnapshot: Sendable, Hashable, Codable {
             return (snapshot, value["navigation"]?["entries"] != nil || snapshot.navigation.count <= 1)
         } catch let error as JSONParseError {
             throw EngineError.corruptedEntry(
-                what: "the snapshot of session '\(session.excerpt)'", reason: String(describing: error), cause: ErrorCause(error))
+                what: "the snapshot of session '\(session.excerpt)'", reason: String(describing: error),
+                cause: ErrorCause(error))
         } catch {
             // Well-formed JSON the fast path does not read exactly: let `Codable` judge it.
         }
@@ -81,7 +82,8 @@ public struct SessionSnapshot: Sendable, Hashable, Codable {
             return (snapshot, probe.navigation.entries != nil || snapshot.navigation.count <= 1)
         } catch {
             throw EngineError.corruptedEntry(
-                what: "the snapshot of session '\(session.excerpt)'", reason: String(describing: error), cause: ErrorCause(error))
+                what: "the snapshot of session '\(session.excerpt)'", reason: String(describing: error),
+                cause: ErrorCause(error))
         }
     }
 

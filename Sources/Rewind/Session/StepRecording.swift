@@ -127,7 +127,7 @@ package struct StepRecording: Sendable {
             step = try machine.enter(id, data: data, in: state, now: now)
         case .deliverDue(let event):
             guard state.pendingSends.first?.event.name == event.name,
-                  let due = try machine.sendNextDue(in: state, now: now)
+                let due = try machine.sendNextDue(in: state, now: now)
             else { throw EngineError.delayedSendNotDue(event: event.name, atMilliseconds: time.millisecondsSince1970) }
             step = due
         case .migrate(let migration):
@@ -214,7 +214,8 @@ package struct StepRecording: Sendable {
             payload = record.payload.isEmpty ? .null : try coder.decode(JSONValue.self, from: record.payload)
         } catch {
             throw EngineError.corruptedEntry(
-                what: "the payload of '\(record.session)' version \(record.version)", reason: String(describing: error), cause: ErrorCause(error))
+                what: "the payload of '\(record.session)' version \(record.version)", reason: String(describing: error),
+                cause: ErrorCause(error))
         }
         switch record.event {
         case Self.startEvent where record.version == 1:
@@ -303,7 +304,8 @@ package struct StepRecording: Sendable {
         guard migration.to == record.definition else {
             throw EngineError.corruptedEntry(
                 what: "the migration record of '\(record.session)' version \(record.version)",
-                reason: "it names definition \(record.definition.prefix(12)) but migrates to \(migration.to.prefix(12))")
+                reason: "it names definition \(record.definition.prefix(12)) but migrates to \(migration.to.prefix(12))"
+            )
         }
         guard migration.state.configuration == record.target else {
             throw EngineError.replayDivergence(

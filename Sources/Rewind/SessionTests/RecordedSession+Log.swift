@@ -18,7 +18,8 @@ extension LogReplay {
     /// - Throws: ``EngineError/unknownSession(_:)``, ``EngineError/corruptedEntry(what:reason:cause:)``
     ///   for a payload or state data the log's coder cannot decode, the log's errors.
     public func recordedSession(_ session: SessionID, redacting: [RedactionRule] = []) throws -> RecordedSession {
-        let redactor = redacting.isEmpty
+        let redactor =
+            redacting.isEmpty
             ? nil : Redactor(fields: redacting.map { Redactor.Field(rule: $0, action: .marker) }, key: [])
         return try log.readLog { reader in
             let info = try reader.requireSessionInfo(for: session)
@@ -53,12 +54,13 @@ extension LogReplay {
                     stack = redactor.redact(stack, changed: &redacted)
                     recordedState = recordedState.map { redactor.redact($0, changed: &redacted) }
                 }
-                steps.append(RecordedSession.Step(
-                    version: record.version, event: record.event,
-                    at: record.timestamp.millisecondsSince1970 - startedAt,
-                    payload: RecordedSession.text(request.payload), configuration: record.target,
-                    stateData: RecordedSession.text(.object(data)), navigation: RecordedSession.text(stack),
-                    recordedState: recordedState.map { RecordedSession.text($0.jsonValue) }, redacted: redacted))
+                steps.append(
+                    RecordedSession.Step(
+                        version: record.version, event: record.event,
+                        at: record.timestamp.millisecondsSince1970 - startedAt,
+                        payload: RecordedSession.text(request.payload), configuration: record.target,
+                        stateData: RecordedSession.text(.object(data)), navigation: RecordedSession.text(stack),
+                        recordedState: recordedState.map { RecordedSession.text($0.jsonValue) }, redacted: redacted))
             }
             return RecordedSession(id: session.rawValue, machine: info.machine, startedAt: startedAt, steps: steps)
         }

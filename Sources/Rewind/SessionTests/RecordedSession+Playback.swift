@@ -30,14 +30,17 @@ extension RecordedSession {
             let request: StepRecording.Request
             do {
                 // The request as every replay decodes it from its record.
-                request = try recording.request(of: TransitionRecord(
-                    sequence: 0, session: sessionID, version: step.version, timestamp: time(of: step),
-                    machine: self.machine, definition: recording.definition, event: step.event, source: [], target: [],
-                    navigation: [], payload: expected.payload.isNull ? [] : try expected.payload.jsonBytes(),
-                    stateData: [], origin: nil))
+                request = try recording.request(
+                    of: TransitionRecord(
+                        sequence: 0, session: sessionID, version: step.version, timestamp: time(of: step),
+                        machine: self.machine, definition: recording.definition, event: step.event, source: [],
+                        target: [],
+                        navigation: [], payload: expected.payload.isNull ? [] : try expected.payload.jsonBytes(),
+                        stateData: [], origin: nil))
             } catch {
                 throw RecordedSessionError(
-                    session: id, version: step.version, reason: "its payload does not make a '\(step.event)' step: \(error)")
+                    session: id, version: step.version,
+                    reason: "its payload does not make a '\(step.event)' step: \(error)")
             }
             var next = state
             var nextStack = stack
@@ -53,12 +56,15 @@ extension RecordedSession {
                     differences.append(.configuration(recorded: step.configuration, computed: next.configuration))
                 }
                 let entered = JSONValue.object(StepRecording.enteredData(of: result.microsteps))
-                if case .migrate = request {} else if entered != expected.stateData {
-                    differences.append(.stateData(recorded: Self.text(expected.stateData), computed: Self.text(entered)))
+                if case .migrate = request {
+                } else if entered != expected.stateData {
+                    differences.append(
+                        .stateData(recorded: Self.text(expected.stateData), computed: Self.text(entered)))
                 }
                 if nextStack.entries != expected.navigation.entries {
-                    differences.append(.navigation(
-                        recorded: Self.text(expected.navigation), computed: Self.text(nextStack)))
+                    differences.append(
+                        .navigation(
+                            recorded: Self.text(expected.navigation), computed: Self.text(nextStack)))
                 }
             } catch {
                 differences.append(.rejected(String(describing: error)))
@@ -116,7 +122,8 @@ extension RecordedSession {
                 do {
                     return try JSONValue(jsonBytes: Array(text.utf8))
                 } catch {
-                    throw RecordedSessionError(session: session, version: step.version, reason: "its \(what) is not JSON: \(error)")
+                    throw RecordedSessionError(
+                        session: session, version: step.version, reason: "its \(what) is not JSON: \(error)")
                 }
             }
             payload = try parse(step.payload, "payload")
@@ -127,14 +134,17 @@ extension RecordedSession {
             }
             guard case .array(let entries) = try parse(step.navigation, "navigation stack") else {
                 throw RecordedSessionError(
-                    session: session, version: step.version, reason: "its navigation stack is not a JSON array of entries")
+                    session: session, version: step.version,
+                    reason: "its navigation stack is not a JSON array of entries")
             }
             do {
-                navigation = ScreenStack(entries: try entries.map { value throws(JSONShapeError) in
-                    try NavigationEntry(jsonValue: value)
-                })
+                navigation = ScreenStack(
+                    entries: try entries.map { value throws(JSONShapeError) in
+                        try NavigationEntry(jsonValue: value)
+                    })
             } catch {
-                throw RecordedSessionError(session: session, version: step.version, reason: "its navigation stack: \(error)")
+                throw RecordedSessionError(
+                    session: session, version: step.version, reason: "its navigation stack: \(error)")
             }
             guard let stateText = step.recordedState else {
                 state = nil
@@ -144,7 +154,8 @@ extension RecordedSession {
             do {
                 state = try MachineState(jsonValue: stateValue)
             } catch {
-                throw RecordedSessionError(session: session, version: step.version, reason: "its recorded state: \(error)")
+                throw RecordedSessionError(
+                    session: session, version: step.version, reason: "its recorded state: \(error)")
             }
         }
     }

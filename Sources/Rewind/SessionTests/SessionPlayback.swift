@@ -30,11 +30,13 @@ public struct SessionPlayback: Sendable, Hashable, CustomStringConvertible {
     /// A one-line summary: the mismatch, or what was reproduced (and what could not be re-checked).
     public var description: String {
         if let mismatch { return mismatch.description }
-        var text = "session '\(DisplayText.excerpt(session))': \(reproducedVersions.count) "
+        var text =
+            "session '\(DisplayText.excerpt(session))': \(reproducedVersions.count) "
             + "version\(reproducedVersions.count == 1 ? "" : "s") reproduced"
         if !uncheckedRedactedVersions.isEmpty {
             let versions = uncheckedRedactedVersions.map(String.init).joined(separator: ", ")
-            text += "; version\(uncheckedRedactedVersions.count == 1 ? "" : "s") \(versions): redacted: cannot be re-checked"
+            text +=
+                "; version\(uncheckedRedactedVersions.count == 1 ? "" : "s") \(versions): redacted: cannot be re-checked"
             if stoppedAtRedaction { text += " (no recorded state follows, so the later versions were not played)" }
         }
         return text
@@ -59,11 +61,11 @@ public struct PlaybackMismatch: Sendable, Hashable, CustomStringConvertible {
         public var description: String {
             switch self {
             case .rejected(let error): "the machine rejects the event: \(error)"
-            case let .configuration(recorded, computed):
+            case .configuration(let recorded, let computed):
                 "configuration: recorded \(recorded) but the machine reached \(computed)"
-            case let .stateData(recorded, computed):
+            case .stateData(let recorded, let computed):
                 "state data: recorded \(recorded) but the machine entered \(computed)"
-            case let .navigation(recorded, computed):
+            case .navigation(let recorded, let computed):
                 "navigation stack: recorded \(recorded) but the machine has \(computed)"
             }
         }

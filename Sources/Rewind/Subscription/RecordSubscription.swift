@@ -55,7 +55,7 @@ public struct RecordSubscription: AsyncSequence, Sendable {
                 if notifier.closed { return nil }
                 do {
                     buffer = try store.records(from: next, limit: batchSize)
-                } catch where notifier.closed {
+                } catch  where notifier.closed {
                     // The engine closed (and its store with it) while we read: the iteration ends.
                     return nil
                 }

@@ -33,8 +33,9 @@ struct Export: AsyncParsableCommand {
         }
         try write(archive, to: file)
         if output.json {
-            try Terminal.printJSON(ArchiveReport(
-                session: info.session.rawValue, machine: info.machine, records: info.recordCount, file: file))
+            try Terminal.printJSON(
+                ArchiveReport(
+                    session: info.session.rawValue, machine: info.machine, records: info.recordCount, file: file))
         } else {
             print("\(summary) to \(file)")
         }
@@ -46,7 +47,9 @@ struct Export: AsyncParsableCommand {
     private func write(_ archive: Data, to path: String) throws {
         try FileProblem.write(
             archive, to: path,
-            hint: "give a file path such as \(path.hasSuffix("/") ? path : path + "/")\(View.fileName(for: session, extension: "rewind")), or - for standard output")
+            hint:
+                "give a file path such as \(path.hasSuffix("/") ? path : path + "/")\(View.fileName(for: session, extension: "rewind")), or - for standard output"
+        )
     }
 }
 
@@ -98,7 +101,8 @@ struct Import: AsyncParsableCommand {
         let data = try archive?.data ?? readFile()
         let info = try await Self.importing { try await engine.importSession(data, as: id) }
         if output.json {
-            try Terminal.printJSON(ArchiveReport(session: info.session.rawValue, machine: info.machine, records: info.recordCount))
+            try Terminal.printJSON(
+                ArchiveReport(session: info.session.rawValue, machine: info.machine, records: info.recordCount))
         } else {
             print("imported \(info.session.shown) (\(info.machine.shown), \(records(info.recordCount)))")
         }
@@ -150,7 +154,9 @@ struct Fork: AsyncParsableCommand {
         // first: a refused fork leaves the store's files as they were.
         let engine = try storeOptions.openEngine(writing: true) { reader in
             let id = try target(in: reader).id
-            if try reader.store.sessionInfo(for: id) != nil { throw CLIError.sessionExists(id.rawValue, command: "fork") }
+            if try reader.store.sessionInfo(for: id) != nil {
+                throw CLIError.sessionExists(id.rawValue, command: "fork")
+            }
         }
         defer { engine.close() }
         let (info, version, id) = try target(in: engine)
@@ -161,8 +167,9 @@ struct Fork: AsyncParsableCommand {
             throw CLIError.sessionExists(taken.rawValue, command: "fork")
         }
         if output.json {
-            try Terminal.printJSON(ForkReport(
-                session: fork.session.rawValue, origin: "\(info.session)@\(version)", version: fork.headVersion))
+            try Terminal.printJSON(
+                ForkReport(
+                    session: fork.session.rawValue, origin: "\(info.session)@\(version)", version: fork.headVersion))
         } else {
             print("forked \(info.session.shown) at version \(version) as \(fork.session.shown)")
         }

@@ -6,7 +6,9 @@ import Rewind
 /// with raw LMDB and SQLite is the `Benchmarks/` package.)
 struct Bench: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
-        abstract: "Measure transition latency and throughput on a temporary store at each durability level, alone and in group commits.")
+        abstract:
+            "Measure transition latency and throughput on a temporary store at each durability level, alone and in group commits."
+    )
 
     @OptionGroup var output: OutputOptions
 
@@ -28,7 +30,9 @@ struct Bench: AsyncParsableCommand {
     }
 
     func validate() throws {
-        guard transitions >= 1, transitions <= 10_000_000 else { throw ValidationError("--transitions must be from 1 to 10000000") }
+        guard transitions >= 1, transitions <= 10_000_000 else {
+            throw ValidationError("--transitions must be from 1 to 10000000")
+        }
         guard sessions >= 1, sessions <= 4096 else { throw ValidationError("--sessions must be from 1 to 4096") }
     }
 
@@ -51,18 +55,25 @@ struct Bench: AsyncParsableCommand {
             try Terminal.printJSON(results)
             return
         }
-        print(Terminal.table(
-            ["RUN", "SESSIONS", "TRANSITIONS/S", "P50 \(Glyphs.current.microseconds)", "P99 \(Glyphs.current.microseconds)", "PER COMMIT"],
-            results.map {
-                [$0.run, String($0.sessions), String(Int($0.transitionsPerSecond)),
-                 String(format: "%.0f", $0.p50Microseconds), String(format: "%.0f", $0.p99Microseconds),
-                 String(format: "%.1f", $0.averageBatch)]
-            }))
+        print(
+            Terminal.table(
+                [
+                    "RUN", "SESSIONS", "TRANSITIONS/S", "P50 \(Glyphs.current.microseconds)",
+                    "P99 \(Glyphs.current.microseconds)", "PER COMMIT",
+                ],
+                results.map {
+                    [
+                        $0.run, String($0.sessions), String(Int($0.transitionsPerSecond)),
+                        String(format: "%.0f", $0.p50Microseconds), String(format: "%.0f", $0.p99Microseconds),
+                        String(format: "%.1f", $0.averageBatch),
+                    ]
+                }))
     }
 
     /// Sends `transitions` ticks spread over `sessions` concurrent sessions of a one-state machine.
     private func measure(_ name: String, durability: Durability, sessions: Int) async throws -> Result {
-        let directory = FileManager.default.temporaryDirectory.appendingPathComponent("rewind-bench-\(UUID().uuidString)")
+        let directory = FileManager.default.temporaryDirectory.appendingPathComponent(
+            "rewind-bench-\(UUID().uuidString)")
         defer { try? FileManager.default.removeItem(at: directory) }
         let engine = try Engine(directory: directory.path, configuration: EngineConfiguration(durability: durability))
         defer { engine.close() }

@@ -37,9 +37,10 @@ struct Check: AsyncParsableCommand {
             // finding, reported like any other problem.
             let location = "page \(damage.page) of '\(damage.path)' (database '\(damage.database)')"
             if output.json {
-                try Terminal.printJSON(Report(
-                    store: storeOptions.store, consistent: false, records: 0, sessions: 0, snapshots: 0,
-                    checkpoints: 0, location: location, problem: damage.reason))
+                try Terminal.printJSON(
+                    Report(
+                        store: storeOptions.store, consistent: false, records: 0, sessions: 0, snapshots: 0,
+                        checkpoints: 0, location: location, problem: damage.reason))
             } else {
                 print("problem at \(location): \(damage.reason)")
             }
@@ -51,22 +52,27 @@ struct Check: AsyncParsableCommand {
             guard !output.json else { return }
             if bar?.stage != progress.stage {
                 bar?.bar.finish()
-                bar = (progress.stage, ProgressBar(title: "checking \(progress.stage.rawValue)", total: Int(clamping: progress.total)))
+                bar = (
+                    progress.stage,
+                    ProgressBar(title: "checking \(progress.stage.rawValue)", total: Int(clamping: progress.total))
+                )
             }
             bar?.bar.update(Int(clamping: progress.done))
         }
         bar?.bar.finish()
         if output.json {
-            try Terminal.printJSON(Report(
-                store: engine.store.path, consistent: report.isConsistent, records: report.records,
-                sessions: report.sessions, snapshots: report.snapshots, checkpoints: report.checkpoints,
-                erased: report.erased, location: report.problem?.location, problem: report.problem?.reason))
+            try Terminal.printJSON(
+                Report(
+                    store: engine.store.path, consistent: report.isConsistent, records: report.records,
+                    sessions: report.sessions, snapshots: report.snapshots, checkpoints: report.checkpoints,
+                    erased: report.erased, location: report.problem?.location, problem: report.problem?.reason))
         } else if let problem = report.problem {
             print("problem at \(problem.location.shown): \(problem.reason.shown)")
         } else {
             let erased = report.erased > 0 ? ", \(report.erased) sequences erased" : ""
-            print("\(engine.store.path): consistent (\(report.records) records, \(report.sessions) sessions, "
-                + "\(report.snapshots) snapshots, \(report.checkpoints) checkpoints\(erased))")
+            print(
+                "\(engine.store.path): consistent (\(report.records) records, \(report.sessions) sessions, "
+                    + "\(report.snapshots) snapshots, \(report.checkpoints) checkpoints\(erased))")
         }
         if !report.isConsistent { throw ExitCode(1) }
     }

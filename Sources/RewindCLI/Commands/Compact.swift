@@ -41,9 +41,10 @@ struct Compact: AsyncParsableCommand {
         if output.json {
             try Terminal.printJSON(report)
         } else {
-            print("\(report.store.shown): data file \(Stats.bytes(UInt64(report.bytesBefore))) before, "
-                + "\(Stats.bytes(UInt64(report.bytesAfter))) after (\(Stats.bytes(UInt64(report.liveBytes))) in use, "
-                + "map \(Stats.bytes(UInt64(report.mapBytes))))")
+            print(
+                "\(report.store.shown): data file \(Stats.bytes(UInt64(report.bytesBefore))) before, "
+                    + "\(Stats.bytes(UInt64(report.bytesAfter))) after (\(Stats.bytes(UInt64(report.liveBytes))) in use, "
+                    + "map \(Stats.bytes(UInt64(report.mapBytes))))")
         }
     }
 }

@@ -20,7 +20,9 @@ struct Demo: AsyncParsableCommand {
     @Option(help: "The seed of the simulated users' choices.")
     var seed: UInt64 = 2026
 
-    @Flag(help: "Delete the store first and start over (only a Rewind store: anything else is refused and left untouched).")
+    @Flag(
+        help:
+            "Delete the store first and start over (only a Rewind store: anything else is refused and left untouched).")
     var fresh = false
 
     struct Summary: Encodable {
@@ -77,7 +79,8 @@ struct Demo: AsyncParsableCommand {
             try Terminal.printJSON(summary)
             return
         }
-        print("""
+        print(
+            """
             \(summary.sessionsAdded) users, \(summary.transitionsAdded) transitions appended durably in \
             \(String(format: "%.2f", seconds)) s (\(Int(summary.transitionsPerSecond)) transitions/s, \
             \(String(format: "%.1f", summary.averageBatch)) per group commit)

@@ -24,8 +24,11 @@ struct Erase: AsyncParsableCommand {
     @Option(name: .long, help: "Erase every session whose id begins with this prefix.")
     var prefix: String?
 
-    @Option(name: .long, help: ArgumentHelp("Erase every session whose context has this value at this path.",
-                                            valueName: "path=value"))
+    @Option(
+        name: .long,
+        help: ArgumentHelp(
+            "Erase every session whose context has this value at this path.",
+            valueName: "path=value"))
     var context: String?
 
     @Flag(name: .long, help: "List the sessions that would be erased; change nothing.")
@@ -64,8 +67,9 @@ struct Erase: AsyncParsableCommand {
         } else if report.sessions.isEmpty {
             print("erased nothing: no session matched")
         } else {
-            print("erased \(count(report.sessions.count)) (\(records(UInt64(report.records)))): "
-                + report.sessions.map(\.shown).joined(separator: ", "))
+            print(
+                "erased \(count(report.sessions.count)) (\(records(UInt64(report.records)))): "
+                    + report.sessions.map(\.shown).joined(separator: ", "))
             print("their bytes leave the data file at the next `rewind compact`")
         }
     }
@@ -88,7 +92,9 @@ struct Erase: AsyncParsableCommand {
     private func contextSelector(_ text: String) -> (path: String, value: JSONValue)? {
         guard let equals = text.firstIndex(of: "=") else { return nil }
         let path = String(text[..<equals])
-        guard !path.split(separator: ".", omittingEmptySubsequences: false).contains(where: \.isEmpty) else { return nil }
+        guard !path.split(separator: ".", omittingEmptySubsequences: false).contains(where: \.isEmpty) else {
+            return nil
+        }
         let raw = String(text[text.index(after: equals)...])
         let value = (try? JSONValue(jsonBytes: Array(raw.utf8))) ?? .string(raw)
         return (path, value)

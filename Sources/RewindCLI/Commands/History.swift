@@ -65,18 +65,23 @@ struct History: AsyncParsableCommand {
             return
         }
         let dot = Glyphs.current.dot
-        print("session \(listing.session.shown) \(dot) machine \(listing.machine.shown) \(dot) \(listing.version) versions")
+        print(
+            "session \(listing.session.shown) \(dot) machine \(listing.machine.shown) \(dot) \(listing.version) versions"
+        )
         if let first = listing.historyBeginsAt {
             print("history begins at version \(first) (older history was trimmed)")
         }
-        print(Terminal.table(
-            ["VERSION", "TIME", "EVENT", "TRANSITION", "NAVIGATION", "STACK"],
-            rows.map { row in
-                let source = row.source.isEmpty ? Glyphs.current.emptySet : row.source.joined(separator: ",")
-                return [String(row.version), row.time, row.event,
+        print(
+            Terminal.table(
+                ["VERSION", "TIME", "EVENT", "TRANSITION", "NAVIGATION", "STACK"],
+                rows.map { row in
+                    let source = row.source.isEmpty ? Glyphs.current.emptySet : row.source.joined(separator: ",")
+                    return [
+                        String(row.version), row.time, row.event,
                         "\(source) \(Glyphs.current.arrow) \(row.target.joined(separator: ","))",
                         row.navigation.isEmpty ? "-" : row.navigation.joined(separator: " "),
-                        row.stack.isEmpty ? "-" : row.stack.stackText]
-            }))
+                        row.stack.isEmpty ? "-" : row.stack.stackText,
+                    ]
+                }))
     }
 }

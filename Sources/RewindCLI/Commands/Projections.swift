@@ -30,9 +30,10 @@ struct Projections: AsyncParsableCommand {
     }
 
     static func print(_ rows: [Row]) {
-        Swift.print(Terminal.table(
-            ["PROJECTION", "VERSION", "CHECKPOINT", "HEAD", "STATUS"],
-            rows.map { [$0.name, String($0.version), String($0.checkpoint), String($0.head), $0.status] }))
+        Swift.print(
+            Terminal.table(
+                ["PROJECTION", "VERSION", "CHECKPOINT", "HEAD", "STATUS"],
+                rows.map { [$0.name, String($0.version), String($0.checkpoint), String($0.head), $0.status] }))
     }
 
     struct List: AsyncParsableCommand {
@@ -53,7 +54,8 @@ struct Projections: AsyncParsableCommand {
     }
 
     struct Rebuild: AsyncParsableCommand {
-        static let configuration = CommandConfiguration(abstract: "Rebuild a projection from the first record, with progress.")
+        static let configuration = CommandConfiguration(
+            abstract: "Rebuild a projection from the first record, with progress.")
 
         @OptionGroup var storeOptions: StoreOptions
         @OptionGroup var output: OutputOptions
@@ -84,8 +86,10 @@ struct Projections: AsyncParsableCommand {
                 row.seconds = seconds
                 try Terminal.printJSON(row)
             } else {
-                Swift.print("rebuilt \(name) over \(status.checkpoint) records in "
-                    + "\(String(format: "%.2f", seconds)) s (\(Int(Double(status.checkpoint) / max(seconds, 1e-9))) records/s)")
+                Swift.print(
+                    "rebuilt \(name) over \(status.checkpoint) records in "
+                        + "\(String(format: "%.2f", seconds)) s (\(Int(Double(status.checkpoint) / max(seconds, 1e-9))) records/s)"
+                )
             }
         }
     }

@@ -39,9 +39,12 @@ struct Push: AsyncParsableCommand {
 
     func validate() throws {
         guard let url = URL(string: server), FleetHTTPClient.isServerURL(url) else {
-            throw ValidationError("--server must be an http or https URL, such as http://127.0.0.1:8080 (got '\(server)')")
+            throw ValidationError(
+                "--server must be an http or https URL, such as http://127.0.0.1:8080 (got '\(server)')")
         }
-        guard batchRecords >= 1 else { throw ValidationError("--batch-records must be at least 1 (got \(batchRecords))") }
+        guard batchRecords >= 1 else {
+            throw ValidationError("--batch-records must be at least 1 (got \(batchRecords))")
+        }
     }
 
     func run() async throws {
@@ -74,13 +77,16 @@ struct Push: AsyncParsableCommand {
         printer.cancel()
         if await printer.value < progress.batchesUploaded, !quiet { print(Self.line(progress)) }
         if output.json {
-            try Terminal.printJSON(Report(
-                server: server, storeID: engine.store.storeID.uuidString, recordsUploaded: progress.recordsUploaded,
-                recordsAlreadyHeld: progress.recordsAlreadyHeld, batches: progress.batchesUploaded,
-                acknowledgedThrough: progress.acknowledgedThrough, headSequence: progress.headSequence))
+            try Terminal.printJSON(
+                Report(
+                    server: server, storeID: engine.store.storeID.uuidString, recordsUploaded: progress.recordsUploaded,
+                    recordsAlreadyHeld: progress.recordsAlreadyHeld, batches: progress.batchesUploaded,
+                    acknowledgedThrough: progress.acknowledgedThrough, headSequence: progress.headSequence))
         } else {
-            print("pushed \(progress.recordsUploaded) records in \(progress.batchesUploaded) batches to \(server): "
-                + "the server holds records 1\(Glyphs.current.rangeDash)\(progress.acknowledgedThrough) of store \(engine.store.storeID.uuidString)")
+            print(
+                "pushed \(progress.recordsUploaded) records in \(progress.batchesUploaded) batches to \(server): "
+                    + "the server holds records 1\(Glyphs.current.rangeDash)\(progress.acknowledgedThrough) of store \(engine.store.storeID.uuidString)"
+            )
         }
     }
 

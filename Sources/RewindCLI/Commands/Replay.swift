@@ -4,7 +4,8 @@ import Rewind
 /// `rewind replay SESSION`: time travel through a session in the terminal.
 struct Replay: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
-        abstract: "Step through a session in the terminal: Left/Right step, Up/Down PgUp/PgDn scroll, Home/End, g to go to a version, q or Ctrl-C to quit.",
+        abstract:
+            "Step through a session in the terminal: Left/Right step, Up/Down PgUp/PgDn scroll, Home/End, g to go to a version, q or Ctrl-C to quit.",
         discussion: "Without a terminal it prints every step with what changed.")
 
     @OptionGroup var storeOptions: StoreOptions
@@ -54,7 +55,8 @@ struct Replay: AsyncParsableCommand {
 
     /// Steps through the session on the terminal until `q`, Ctrl-C, SIGTERM or the end of input;
     /// the terminal is restored on every way out, and a signal exits with 128 + its number.
-    private func interact(_ cursor: inout ReplayCursor, info: SessionInfo, start: UInt64, terminal: RawTerminal) throws {
+    private func interact(_ cursor: inout ReplayCursor, info: SessionInfo, start: UInt64, terminal: RawTerminal) throws
+    {
         defer { terminal.restore() }
         let glyphs = Glyphs.current
         var previous: ReplayPoint? = start > info.firstVersion ? try cursor.seek(to: start - 1) : nil
@@ -70,12 +72,16 @@ struct Replay: AsyncParsableCommand {
                 body += DiffReport(ReplayDiff(from: previous, to: point)).text.split(separator: "\n").map(String.init)
             }
             let dot = " \(glyphs.dot) "
-            let full = "rewind replay\(dot)\(info.session.shown) (\(info.machine.shown))\(dot)version \(point.version) of \(info.headVersion)"
-            let header = full.terminalWidth <= size.columns
-                ? full : "version \(point.version) of \(info.headVersion)\(dot)\(info.session.shown) (\(info.machine.shown))"
+            let full =
+                "rewind replay\(dot)\(info.session.shown) (\(info.machine.shown))\(dot)version \(point.version) of \(info.headVersion)"
+            let header =
+                full.terminalWidth <= size.columns
+                ? full
+                : "version \(point.version) of \(info.headVersion)\(dot)\(info.session.shown) (\(info.machine.shown))"
             var screen = ReplayScreen(
                 header: header, version: point.version, head: info.headVersion, body: body,
-                status: typed.map { "go to version: \($0)" + (message.map { " \($0)" } ?? "") } ?? message, scroll: scroll, glyphs: glyphs)
+                status: typed.map { "go to version: \($0)" + (message.map { " \($0)" } ?? "") } ?? message,
+                scroll: scroll, glyphs: glyphs)
             scroll = min(scroll, screen.maximumScroll(columns: size.columns, rows: size.rows))
             screen.scroll = scroll
             terminal.draw(screen.lines(columns: size.columns, rows: size.rows))
@@ -96,7 +102,8 @@ struct Replay: AsyncParsableCommand {
                                 previous = version > info.firstVersion ? try cursor.seek(to: version - 1) : nil
                                 point = try cursor.seek(to: version)
                             } else {
-                                message = "no version \(entry): versions run from \(info.firstVersion) to \(info.headVersion)"
+                                message =
+                                    "no version \(entry): versions run from \(info.firstVersion) to \(info.headVersion)"
                             }
                         case .escape: typed = nil
                         case .backspace: typed = String(entry.dropLast())
@@ -127,7 +134,8 @@ struct Replay: AsyncParsableCommand {
                         previous = nil
                         point = try cursor.seek(to: info.firstVersion)
                     case .end:
-                        previous = info.headVersion > info.firstVersion ? try cursor.seek(to: info.headVersion - 1) : nil
+                        previous =
+                            info.headVersion > info.firstVersion ? try cursor.seek(to: info.headVersion - 1) : nil
                         point = try cursor.seek(to: info.headVersion)
                     case .arrow(.up, modifiers: 0): scroll = max(0, scroll - 1)
                     case .arrow(.down, modifiers: 0): scroll += 1

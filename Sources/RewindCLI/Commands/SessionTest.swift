@@ -8,7 +8,8 @@ import Rewind
 struct SessionTest: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "session-test",
-        abstract: "Write a Swift Testing file that plays recorded sessions on the app's machine: a bug report becomes a regression test.",
+        abstract:
+            "Write a Swift Testing file that plays recorded sessions on the app's machine: a bug report becomes a regression test.",
         discussion: """
             One @Test per session: it plays the recorded events with their payloads on the machine \
             --machine gives and checks, after every version, the active configuration, the data the \
@@ -27,28 +28,37 @@ struct SessionTest: AsyncParsableCommand {
     @Argument(help: "Sessions of the store (or, with --server, of the fleet server).")
     var sessions: [String] = []
 
-    @Option(name: .customLong("archive"), help: ArgumentHelp(
-        "A session archive to read a session from (rewind export, the viewer's bug report); repeat for several.",
-        valueName: "file"))
+    @Option(
+        name: .customLong("archive"),
+        help: ArgumentHelp(
+            "A session archive to read a session from (rewind export, the viewer's bug report); repeat for several.",
+            valueName: "file"))
     var archives: [String] = []
 
-    @Option(name: .customLong("import"), help: ArgumentHelp(
-        "A module the test file imports (the app's module that makes the machine); repeat for several. Default: RewindExamples for an example machine.",
-        valueName: "module"))
+    @Option(
+        name: .customLong("import"),
+        help: ArgumentHelp(
+            "A module the test file imports (the app's module that makes the machine); repeat for several. Default: RewindExamples for an example machine.",
+            valueName: "module"))
     var imports: [String] = []
 
-    @Option(help: ArgumentHelp(
-        "The Swift expression giving the app's machine, e.g. 'try CheckoutFlow.machine()' (it may use try). Default: the example machine of that name.",
-        valueName: "expression"))
+    @Option(
+        help: ArgumentHelp(
+            "The Swift expression giving the app's machine, e.g. 'try CheckoutFlow.machine()' (it may use try). Default: the example machine of that name.",
+            valueName: "expression"))
     var machine: String?
 
-    @Option(help: ArgumentHelp("The name of the test suite (a struct). Default: Recorded<Machine>Sessions.", valueName: "name"))
+    @Option(
+        help: ArgumentHelp(
+            "The name of the test suite (a struct). Default: Recorded<Machine>Sessions.", valueName: "name"))
     var suite: String?
 
     @Option(name: .shortAndLong, help: "The Swift file to write (default: standard output).")
     var output: String?
 
-    @Option(parsing: .upToNextOption, help: "More JSON paths whose values are replaced by the marker (payload.card.*, data.*.email, context.token).")
+    @Option(
+        parsing: .upToNextOption,
+        help: "More JSON paths whose values are replaced by the marker (payload.card.*, data.*.email, context.token).")
     var redact: [String] = []
 
     /// The example machines' expressions, by machine name (the default of `--machine`).
@@ -85,7 +95,8 @@ struct SessionTest: AsyncParsableCommand {
         if !sessions.isEmpty {
             if let connection = try serverOptions.connection(storeOptions) {
                 for session in sessions {
-                    recorded.append(try SessionArchive.recordedSession(try await connection.archive(of: session), redacting: rules))
+                    recorded.append(
+                        try SessionArchive.recordedSession(try await connection.archive(of: session), redacting: rules))
                 }
             } else {
                 let engine = try storeOptions.openEngine()
@@ -126,17 +137,22 @@ struct SessionTest: AsyncParsableCommand {
         } else {
             throw CLIError.usage(
                 "machine '\(DisplayText.excerpt(name))' is not an example: give --machine EXPRESSION (the Swift expression "
-                + "that makes your app's machine, e.g. 'try CheckoutFlow.machine()') and --import MODULE (the module it is in)")
+                    + "that makes your app's machine, e.g. 'try CheckoutFlow.machine()') and --import MODULE (the module it is in)"
+            )
         }
-        let source = SessionTestSource(sessions: recorded, imports: modules, machineExpression: expression, suiteName: suite)
+        let source = SessionTestSource(
+            sessions: recorded, imports: modules, machineExpression: expression, suiteName: suite)
         let text = source.text
         guard let output else {
             print(text, terminator: "")
             return
         }
-        try FileProblem.write(Data(text.utf8), to: output, hint: "give a file path such as Tests/AppTests/\(source.suiteName).swift")
+        try FileProblem.write(
+            Data(text.utf8), to: output, hint: "give a file path such as Tests/AppTests/\(source.suiteName).swift")
         let versions = recorded.reduce(0) { $0 + $1.steps.count }
-        print("wrote \(output.shown): \(recorded.count) test\(recorded.count == 1 ? "" : "s") (\(versions) versions) in \(source.suiteName)")
+        print(
+            "wrote \(output.shown): \(recorded.count) test\(recorded.count == 1 ? "" : "s") (\(versions) versions) in \(source.suiteName)"
+        )
     }
 }
 
@@ -145,6 +161,8 @@ enum SessionTestSourceName {
     /// Whether `text` is a plain Swift identifier: ASCII letters, digits and `_`, not starting with a digit.
     static func isIdentifier(_ text: String) -> Bool {
         guard let first = text.unicodeScalars.first, !("0"..."9").contains(first) else { return false }
-        return text.unicodeScalars.allSatisfy { $0.isASCII && ($0.properties.isAlphabetic || ("0"..."9").contains($0) || $0 == "_") }
+        return text.unicodeScalars.allSatisfy {
+            $0.isASCII && ($0.properties.isAlphabetic || ("0"..."9").contains($0) || $0 == "_")
+        }
     }
 }

@@ -78,16 +78,21 @@ struct Sessions: AsyncParsableCommand {
         }
         if rows.isEmpty {
             if let machine {
-                print("no sessions of machine '\(machine.shown)' in '\(storeOptions.store.shown)'"
-                    + (machines.isEmpty ? "" : " (its sessions run " + machines.sorted().joined(separator: ", ").shown + ")"))
+                print(
+                    "no sessions of machine '\(machine.shown)' in '\(storeOptions.store.shown)'"
+                        + (machines.isEmpty
+                            ? "" : " (its sessions run " + machines.sorted().joined(separator: ", ").shown + ")"))
             } else {
                 print("no sessions in '\(storeOptions.store.shown)'")
             }
             return
         }
-        print(Terminal.table(
-            ["SESSION", "MACHINE", "VERSION", "UPDATED", "STATES"],
-            rows.map { [$0.session, $0.machine, String($0.version), $0.updated, $0.states.joined(separator: ", ")] }))
+        print(
+            Terminal.table(
+                ["SESSION", "MACHINE", "VERSION", "UPDATED", "STATES"],
+                rows.map {
+                    [$0.session, $0.machine, String($0.version), $0.updated, $0.states.joined(separator: ", ")]
+                }))
         if rows.count < total {
             print("(\(rows.count) of \(total) sessions; --limit N shows more)")
         }
@@ -108,22 +113,25 @@ struct Sessions: AsyncParsableCommand {
         let (sessions, more) = try await connection.fleetSessions(
             machine.map { [URLQueryItem(name: "machine", value: $0)] } ?? [], limit: limit ?? .max)
         let rows = sessions.map {
-            FleetRow(store: $0.storeID.uuidString.lowercased(), session: $0.sessionID, machine: $0.machine,
-                     version: UInt64(clamping: $0.headVersion),
-                     updated: Timestamp(microsecondsSince1970: $0.lastRecordedAtMicroseconds).description)
+            FleetRow(
+                store: $0.storeID.uuidString.lowercased(), session: $0.sessionID, machine: $0.machine,
+                version: UInt64(clamping: $0.headVersion),
+                updated: Timestamp(microsecondsSince1970: $0.lastRecordedAtMicroseconds).description)
         }
         if output.json {
             try Terminal.printJSON(rows)
             return
         }
         if rows.isEmpty {
-            print(machine.map { "no sessions of machine '\($0.shown)' on \(connection.base.absoluteString)" }
-                ?? "no sessions on \(connection.base.absoluteString)")
+            print(
+                machine.map { "no sessions of machine '\($0.shown)' on \(connection.base.absoluteString)" }
+                    ?? "no sessions on \(connection.base.absoluteString)")
             return
         }
-        print(Terminal.table(
-            ["STORE", "SESSION", "MACHINE", "VERSION", "UPDATED"],
-            rows.map { [$0.store, $0.session, $0.machine, String($0.version), $0.updated] }))
+        print(
+            Terminal.table(
+                ["STORE", "SESSION", "MACHINE", "VERSION", "UPDATED"],
+                rows.map { [$0.store, $0.session, $0.machine, String($0.version), $0.updated] }))
         if more { print("(the first \(rows.count) sessions; the server has more: a larger --limit shows them)") }
     }
 }

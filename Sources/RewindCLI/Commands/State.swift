@@ -5,7 +5,8 @@ import Rewind
 /// `rewind state SESSION [--at VERSION]`: a session at its head or at any version.
 struct State: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
-        abstract: "Show a session's configuration, state data, context and navigation stack (at its head or --at a version).")
+        abstract:
+            "Show a session's configuration, state data, context and navigation stack (at its head or --at a version).")
 
     @OptionGroup var storeOptions: StoreOptions
     @OptionGroup var serverOptions: ServerOptions
@@ -21,7 +22,8 @@ struct State: AsyncParsableCommand {
         let report: PointReport
         if let connection = try serverOptions.connection(storeOptions) {
             let (store, listing) = try await connection.session(session)
-            let version = try at.map { try parseVersion($0, head: listing.version, allowingZero: true) } ?? listing.version
+            let version =
+                try at.map { try parseVersion($0, head: listing.version, allowingZero: true) } ?? listing.version
             report = try await connection.get(
                 PointReport.self, connection.sessionPath(session, store: store) + ["state"],
                 query: [URLQueryItem(name: "version", value: String(version))])
@@ -29,7 +31,8 @@ struct State: AsyncParsableCommand {
             let engine = try storeOptions.openEngine()
             defer { engine.close() }
             let info = try engine.existingSession(session)
-            let version = try at.map { try parseVersion($0, head: info.headVersion, allowingZero: true) } ?? info.headVersion
+            let version =
+                try at.map { try parseVersion($0, head: info.headVersion, allowingZero: true) } ?? info.headVersion
             var cursor = try engine.replayCursor(for: info.session)
             report = PointReport(try cursor.seek(to: version), machine: info.machine, versions: info.headVersion)
         }

@@ -49,16 +49,19 @@ struct Stats: AsyncParsableCommand {
         let allocatedBytes = found ? UInt64(status.st_blocks) * 512 : 0
         let report = Report(
             store: engine.store.path, records: head, sessions: sessions, machines: machines,
-            fileBytes: fileBytes, allocatedBytes: allocatedBytes, mapBytes: statistics.mapSize, usedBytes: statistics.usedPages * statistics.pageSize,
+            fileBytes: fileBytes, allocatedBytes: allocatedBytes, mapBytes: statistics.mapSize,
+            usedBytes: statistics.usedPages * statistics.pageSize,
             oldest: oldest?.description, newest: newest?.description)
         if output.json {
             try Terminal.printJSON(report)
             return
         }
         // A data file may be sparse (its map not reserved): its length is not what it takes.
-        let sparse = report.allocatedBytes < report.fileBytes ? " (data file \(Self.bytes(report.fileBytes)) long, sparse)" : ""
+        let sparse =
+            report.allocatedBytes < report.fileBytes ? " (data file \(Self.bytes(report.fileBytes)) long, sparse)" : ""
         let usage = report.mapBytes == 0 ? 0 : 100 * Double(report.usedBytes) / Double(report.mapBytes)
-        print("""
+        print(
+            """
             store     \(report.store)
             records   \(report.records)
             sessions  \(report.sessions)

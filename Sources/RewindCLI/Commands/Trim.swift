@@ -51,14 +51,17 @@ struct Trim: AsyncParsableCommand {
         }
         if dryRun {
             guard base >= head.firstVersion || keep != nil else {
-                throw ReplayError.historyTrimmed(session: head.session, requested: base, firstVersion: head.firstVersion)
+                throw ReplayError.historyTrimmed(
+                    session: head.session, requested: base, firstVersion: head.firstVersion)
             }
             let first = max(base, head.firstVersion)
             if output.json {
-                try Terminal.printJSON(DryRun(session: head.session.rawValue, firstVersion: first, records: first - head.firstVersion))
+                try Terminal.printJSON(
+                    DryRun(session: head.session.rawValue, firstVersion: first, records: first - head.firstVersion))
             } else {
-                print("would remove \(records(first - head.firstVersion)) of \(head.session.shown): its history would begin at "
-                    + "version \(first)")
+                print(
+                    "would remove \(records(first - head.firstVersion)) of \(head.session.shown): its history would begin at "
+                        + "version \(first)")
             }
             return
         }
@@ -69,8 +72,9 @@ struct Trim: AsyncParsableCommand {
         } else if report.records == 0 {
             print("trimmed nothing: the history of \(head.session.shown) begins at version \(report.firstVersion)")
         } else {
-            print("removed \(records(UInt64(report.records))) of \(head.session.shown): its history begins at version "
-                + "\(report.firstVersion)")
+            print(
+                "removed \(records(UInt64(report.records))) of \(head.session.shown): its history begins at version "
+                    + "\(report.firstVersion)")
             print("their bytes leave the data file at the next `rewind compact`")
         }
     }

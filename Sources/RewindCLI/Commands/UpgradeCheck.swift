@@ -30,14 +30,17 @@ struct UpgradeCheck: AsyncParsableCommand {
     @Option(help: "The machine whose sessions to check (default: the definition's name).")
     var machine: String?
 
-    @Flag(help: "Pass even when sessions diverge (they are still listed): for a release that changes behaviour on purpose.")
+    @Flag(
+        help:
+            "Pass even when sessions diverge (they are still listed): for a release that changes behaviour on purpose.")
     var allowDivergence = false
 
     func run() async throws {
         var report: UpgradeCheckReport
         if let connection = try serverOptions.connection(storeOptions) {
             if connection.store != nil {
-                throw CLIError.usage("upgrade-check --server checks every device store of the app: --store does not apply")
+                throw CLIError.usage(
+                    "upgrade-check --server checks every device store of the app: --store does not apply")
             }
             let (newMachine, label) = try Self.machine(definition, in: nil)
             report = try await connection.upgradeCheck(
@@ -65,9 +68,11 @@ struct UpgradeCheck: AsyncParsableCommand {
         let name = machine ?? newMachine.definition.name
         let total = try engine.sessions().count { $0.machine == name }
         if total == 0 {
-            FileHandle.standardError.write(Data(("no session of machine '\(name)' in the store (its machines: "
-                + ExampleCatalog.knownMachineNames(in: engine).joined(separator: ", ")
-                + "); --machine NAME checks the sessions of another name\n").shown.utf8))
+            FileHandle.standardError.write(
+                Data(
+                    ("no session of machine '\(name)' in the store (its machines: "
+                        + ExampleCatalog.knownMachineNames(in: engine).joined(separator: ", ")
+                        + "); --machine NAME checks the sessions of another name\n").shown.utf8))
         }
         // On a terminal a bar; piped, a line now and then (a long run is not silent).
         let progress = output.json || total == 0 ? nil : ProgressBar(title: "checking", total: total, unit: "sessions")
@@ -99,7 +104,9 @@ struct UpgradeCheck: AsyncParsableCommand {
         } catch {
             throw CLIError.unreadableFile(argument, reason: "it is not a machine definition: \(error)")
         }
-        guard let parsed else { throw CLIError.unreadableFile(argument, reason: "give a .json or .scxml machine definition") }
+        guard let parsed else {
+            throw CLIError.unreadableFile(argument, reason: "give a .json or .scxml machine definition")
+        }
         return (try Graph.machine(of: parsed, from: argument), URL(fileURLWithPath: argument).lastPathComponent)
     }
 
@@ -129,6 +136,9 @@ struct UpgradeCheck: AsyncParsableCommand {
             report.unreadable > 0 ? "\(report.unreadable) unreadable" : nil,
             report.diverging > 0 ? "\(report.diverging) diverge" : nil,
         ].compactMap { $0 }
-        print(fails.isEmpty ? "passes: every session resumes and reproduces its recording" : "does not pass: " + fails.joined(separator: ", "))
+        print(
+            fails.isEmpty
+                ? "passes: every session resumes and reproduces its recording"
+                : "does not pass: " + fails.joined(separator: ", "))
     }
 }

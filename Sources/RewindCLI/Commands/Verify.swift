@@ -7,7 +7,8 @@ import RewindWire
 /// definition and report the first divergence of each.
 struct Verify: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
-        abstract: "Re-run recorded sessions through the current (or a given) machine definition and report divergences.",
+        abstract:
+            "Re-run recorded sessions through the current (or a given) machine definition and report divergences.",
         discussion: "Exits with status 1 when a session diverges.")
 
     @OptionGroup var storeOptions: StoreOptions
@@ -64,11 +65,13 @@ struct Verify: AsyncParsableCommand {
             }
             for row in rows where row.divergence == nil {
                 guard let versions = row.redacted else { continue }
-                print("\(row.session.shown) (\(row.machine.shown)): version\(versions.count == 1 ? "" : "s") "
-                    + "\(versions.map(String.init).joined(separator: ", ")): redacted: cannot be re-checked")
+                print(
+                    "\(row.session.shown) (\(row.machine.shown)): version\(versions.count == 1 ? "" : "s") "
+                        + "\(versions.map(String.init).joined(separator: ", ")): redacted: cannot be re-checked")
             }
-            print("verified \(rows.count) session\(rows.count == 1 ? "" : "s"), "
-                + "\(records(summary.verifiedRecords)): \(diverged.count) diverged")
+            print(
+                "verified \(rows.count) session\(rows.count == 1 ? "" : "s"), "
+                    + "\(records(summary.verifiedRecords)): \(diverged.count) diverged")
         }
         if !diverged.isEmpty { throw ExitCode(1) }
     }

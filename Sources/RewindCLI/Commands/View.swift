@@ -8,7 +8,8 @@ import RewindViewer
 /// HTML page.
 struct View: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
-        abstract: "Write a session (or, with --machine, a machine's funnel and sessions) as one self-contained HTML page.",
+        abstract:
+            "Write a session (or, with --machine, a machine's funnel and sessions) as one self-contained HTML page.",
         discussion: """
             The page works offline from disk: timeline, statechart, navigation stack, data and diffs \
             at any version; it embeds the session's archive (for rewind import). --redact replaces \
@@ -26,10 +27,16 @@ struct View: AsyncParsableCommand {
     @Option(help: "A machine name: write its funnel and all its sessions instead of one session.")
     var machine: String?
 
-    @Option(name: .shortAndLong, help: "The HTML file to write (default: SESSION.html or MACHINE.html in the current directory).")
+    @Option(
+        name: .shortAndLong,
+        help: "The HTML file to write (default: SESSION.html or MACHINE.html in the current directory).")
     var output: String?
 
-    @Option(name: .customLong("upgrade-check"), help: "With --machine: a new definition (.json or .scxml file, or a machine name) whose upgrade check of the machine's sessions the page shows above the funnel (as rewind upgrade-check reports it).")
+    @Option(
+        name: .customLong("upgrade-check"),
+        help:
+            "With --machine: a new definition (.json or .scxml file, or a machine name) whose upgrade check of the machine's sessions the page shows above the funnel (as rewind upgrade-check reports it)."
+    )
     var upgradeDefinition: String?
 
     @Flag(help: "Verify the session against the registered machine (or --definition) and mark its first divergence.")
@@ -38,10 +45,15 @@ struct View: AsyncParsableCommand {
     @Option(help: "With --verify: a machine definition file (.json or .scxml) to verify against.")
     var definition: String?
 
-    @Option(parsing: .upToNextOption, help: "JSON paths whose values are replaced by a placeholder (payload.card.*, data.*.email).")
+    @Option(
+        parsing: .upToNextOption,
+        help: "JSON paths whose values are replaced by a placeholder (payload.card.*, data.*.email).")
     var redact: [String] = []
 
-    @Flag(help: "Write the page even when a --redact path matches no value (by default that is an error: a mistyped path would leave the values it meant to hide in the page).")
+    @Flag(
+        help:
+            "Write the page even when a --redact path matches no value (by default that is an error: a mistyped path would leave the values it meant to hide in the page)."
+    )
     var allowUnmatchedRedactions = false
 
     @Flag(help: "Open the page in the default browser afterwards, where there is one.")
@@ -52,7 +64,9 @@ struct View: AsyncParsableCommand {
         if session != nil, machine != nil { throw ValidationError("give a session id or --machine NAME, not both") }
         if definition != nil, !verify { throw ValidationError("--definition goes with --verify") }
         if machine != nil, verify { throw ValidationError("--verify works on one session, not with --machine") }
-        if machine == nil, upgradeDefinition != nil { throw ValidationError("--upgrade-check goes with --machine NAME") }
+        if machine == nil, upgradeDefinition != nil {
+            throw ValidationError("--upgrade-check goes with --machine NAME")
+        }
     }
 
     func run() async throws {
@@ -68,7 +82,8 @@ struct View: AsyncParsableCommand {
                 throw CLIError.usage("view --machine reads a local store; with --server give a session id")
             }
             if verify {
-                throw CLIError.usage("view --verify reads a local store; export the session from the server and verify it locally")
+                throw CLIError.usage(
+                    "view --verify reads a local store; export the session from the server and verify it locally")
             }
             try write(try await connection.page(of: session, redacting: redact), named: session)
             return
@@ -105,7 +120,8 @@ struct View: AsyncParsableCommand {
                     against = registered
                 }
             }
-            var sessionPage = SessionPage(engine: engine, session: info.session, redacting: redaction, verifyingAgainst: against)
+            var sessionPage = SessionPage(
+                engine: engine, session: info.session, redacting: redaction, verifyingAgainst: against)
             sessionPage.requiresEveryRedactionToMatch = !allowUnmatchedRedactions
             page = try sessionPage.html()
             name = info.session.rawValue
@@ -117,7 +133,8 @@ struct View: AsyncParsableCommand {
     private func write(_ page: Data, named name: String) throws {
         let path = output ?? View.fileName(for: name)
         try FileProblem.write(
-            page, to: path, hint: "give a file path such as \(path.hasSuffix("/") ? path : path + "/")\(View.fileName(for: name))")
+            page, to: path,
+            hint: "give a file path such as \(path.hasSuffix("/") ? path : path + "/")\(View.fileName(for: name))")
         print("wrote \(path.shown) (\(ByteCountFormatter.string(fromByteCount: Int64(page.count), countStyle: .file)))")
         if open { View.openInBrowser(path) }
     }
@@ -125,7 +142,10 @@ struct View: AsyncParsableCommand {
     /// `name.html` (or another `extension`), with characters a file name cannot hold (and control
     /// characters) replaced by `_`.
     static func fileName(for name: String, extension: String = "html") -> String {
-        String(name.unicodeScalars.map { "/\\:".unicodeScalars.contains($0) || DisplayText.isControl($0) ? "_" : Character($0) })
+        String(
+            name.unicodeScalars.map {
+                "/\\:".unicodeScalars.contains($0) || DisplayText.isControl($0) ? "_" : Character($0)
+            })
             + "." + `extension`
     }
 
@@ -133,14 +153,16 @@ struct View: AsyncParsableCommand {
     /// one; says so when there is none.
     static func openInBrowser(_ path: String) {
         #if os(macOS)
-        let opener = "open"
+            let opener = "open"
         #else
-        let opener = "xdg-open"
+            let opener = "xdg-open"
         #endif
         let pathList = ProcessInfo.processInfo.environment["PATH"] ?? "/usr/bin:/bin"
-        guard let directory = pathList.split(separator: ":").first(where: {
-            FileManager.default.isExecutableFile(atPath: "\($0)/\(opener)")
-        }) else {
+        guard
+            let directory = pathList.split(separator: ":").first(where: {
+                FileManager.default.isExecutableFile(atPath: "\($0)/\(opener)")
+            })
+        else {
             FileHandle.standardError.write(Data("no browser opener (\(opener)) found; open \(path) by hand\n".utf8))
             return
         }

@@ -45,9 +45,11 @@ struct DemoReport {
         try Self.flows.compactMap { flow in
             let funnel = try engine.screenFlows.funnel(machine: flow.machine)
             guard funnel.sessions > 0 else { return nil }
-            return Funnel(machine: flow.machine, sessions: funnel.sessions, steps: funnel.steps(along: flow.states).map {
-                Funnel.Step(state: $0.state, reached: $0.reached, stopped: $0.stopped)
-            })
+            return Funnel(
+                machine: flow.machine, sessions: funnel.sessions,
+                steps: funnel.steps(along: flow.states).map {
+                    Funnel.Step(state: $0.state, reached: $0.reached, stopped: $0.stopped)
+                })
         }
     }
 
@@ -63,48 +65,58 @@ struct DemoReport {
     }
 
     func print() throws {
-        Swift.print("\nScreen-flow funnels (sessions that reached each screen \(Glyphs.current.dot) sessions that are there now):")
+        Swift.print(
+            "\nScreen-flow funnels (sessions that reached each screen \(Glyphs.current.dot) sessions that are there now):"
+        )
         for funnel in try funnels() {
             Swift.print("  \(funnel.machine), \(funnel.sessions) sessions")
             for step in funnel.steps {
                 let share = Double(step.reached) / Double(funnel.sessions)
                 let bar = String(repeating: Glyphs.current.progressDone, count: Int((share * 30).rounded()))
-                Swift.print("    \(step.state.padding(toLength: 11, withPad: " ", startingAt: 0))"
-                    + "\(String(step.reached).leftPadded(5)) \(bar.padding(toLength: 30, withPad: " ", startingAt: 0))"
-                    + " stopped here: \(step.stopped)")
+                Swift.print(
+                    "    \(step.state.padding(toLength: 11, withPad: " ", startingAt: 0))"
+                        + "\(String(step.reached).leftPadded(5)) \(bar.padding(toLength: 30, withPad: " ", startingAt: 0))"
+                        + " stopped here: \(step.stopped)")
             }
         }
 
         let navigation = try stacks()
-        Swift.print("\nNavigation stacks (kanji: \(navigation.sessions) sessions, deepest \(navigation.deepest), "
-            + "mean depth \(String(format: "%.2f", navigation.meanDepth))):")
+        Swift.print(
+            "\nNavigation stacks (kanji: \(navigation.sessions) sessions, deepest \(navigation.deepest), "
+                + "mean depth \(String(format: "%.2f", navigation.meanDepth))):")
         for deepest in navigation.deepestStacks {
             Swift.print("  \(deepest.session.shown): \(deepest.stack.stackText)")
         }
         guard let session = navigation.deepestStacks.first?.session, let id = try? SessionID(session),
-              let info = try engine.store.sessionInfo(for: id) else { return }
+            let info = try engine.store.sessionInfo(for: id)
+        else { return }
         let shown = session.shown
         Swift.print("\nReplay of \(shown) (`rewind replay \(shown)` steps through it):")
         var cursor = try engine.replayCursor(for: id)
         var point = try cursor.seek(to: 1)
         var points = [point]
-        Swift.print("  v\(point.version) \((point.event ?? "").shown)  \(Glyphs.current.arrow) \(point.activeStates.joined(separator: ",").shown)"
-            + "  [\(point.navigation.screens.joined(separator: " \(Glyphs.current.stackSeparator) ").shown)]")
+        Swift.print(
+            "  v\(point.version) \((point.event ?? "").shown)  \(Glyphs.current.arrow) \(point.activeStates.joined(separator: ",").shown)"
+                + "  [\(point.navigation.screens.joined(separator: " \(Glyphs.current.stackSeparator) ").shown)]")
         while let next = try cursor.stepForward() {
             point = next
             points.append(point)
             let data = point.stateData.sorted { $0.key < $1.key }.map { "\($0.key.shown)=\($0.value.compactJSON)" }
-            Swift.print("  v\(point.version) \((point.event ?? "").shown) \(point.activeStates.joined(separator: ",").shown)"
-                + (data.isEmpty ? "" : " \(data.joined(separator: " "))")
-                + "  [\(point.navigation.screens.joined(separator: " \(Glyphs.current.stackSeparator) ").shown)]")
+            Swift.print(
+                "  v\(point.version) \((point.event ?? "").shown) \(point.activeStates.joined(separator: ",").shown)"
+                    + (data.isEmpty ? "" : " \(data.joined(separator: " "))")
+                    + "  [\(point.navigation.screens.joined(separator: " \(Glyphs.current.stackSeparator) ").shown)]")
         }
         if points.count >= 3 {
-            let from = points[1], to = points[points.count - 1]
+            let from = points[1]
+            let to = points[points.count - 1]
             Swift.print("\n`rewind diff \(shown) \(from.version) \(info.headVersion)`:")
-            Swift.print(DiffReport(ReplayDiff(from: from, to: to)).text
-                .split(separator: "\n").map { "  " + $0 }.joined(separator: "\n"))
+            Swift.print(
+                DiffReport(ReplayDiff(from: from, to: to)).text
+                    .split(separator: "\n").map { "  " + $0 }.joined(separator: "\n"))
         }
-        Swift.print("""
+        Swift.print(
+            """
 
             Next: `rewind sessions`, `rewind history \(shown)`, `rewind replay \(shown)`, \
             `rewind graph kanji --session \(shown)`, `rewind verify`, `rewind --help`.

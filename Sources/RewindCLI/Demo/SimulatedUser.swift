@@ -83,7 +83,9 @@ struct SimulatedUser: Sendable {
             switch state {
             case "detail":
                 let (character, meanings) = kanji.randomElement(using: &random) ?? ("日", ["day"])
-                actions.append(.enter("detail", ["character": .string(character), "meanings": .array(meanings.map { .string($0) })]))
+                actions.append(
+                    .enter(
+                        "detail", ["character": .string(character), "meanings": .array(meanings.map { .string($0) })]))
             case "list":
                 actions.append(.enter("list", ["word": .string(words.randomElement(using: &random) ?? "日本")]))
             default:

@@ -49,32 +49,34 @@ enum CLIError: Error, CustomStringConvertible {
                 + "`rewind import FILE --create` to start one from a session file, or pass --store PATH"
         case .unknownSession(let id):
             return "unknown session '\(DisplayText.excerpt(id))': `rewind sessions` lists the sessions of the store"
-        case let .badVersion(text, head, first):
+        case .badVersion(let text, let head, let first):
             return "bad version '\(text)': versions of this session run from \(first) to \(head)"
                 + (first == 0 ? " (0: before its first record)" : "")
-        case let .unknownMachine(name, known):
+        case .unknownMachine(let name, let known):
             return "unknown machine '\(DisplayText.excerpt(name))': give a machine of the store or an example ("
                 + known.sorted().joined(separator: ", ") + "), or a .json/.scxml file"
-        case let .unknownProjection(name, known):
-            return "unknown projection '\(DisplayText.excerpt(name))': the projections are " + known.sorted().joined(separator: ", ")
-        case let .sessionExists(id, command):
-            return "session '\(DisplayText.excerpt(id))' already exists in the store: \(command) under another id with --as NEWID"
+        case .unknownProjection(let name, let known):
+            return "unknown projection '\(DisplayText.excerpt(name))': the projections are "
+                + known.sorted().joined(separator: ", ")
+        case .sessionExists(let id, let command):
+            return
+                "session '\(DisplayText.excerpt(id))' already exists in the store: \(command) under another id with --as NEWID"
         case .storeIsAFile(let path):
             return "'\(path)' is a file, not a store directory: pass --store with the store's directory"
-        case let .fileSystem(path, operation, reason):
+        case .fileSystem(let path, let operation, let reason):
             return "cannot \(operation) '\(path)': \(reason)"
-        case let .unwritableFile(path, reason):
+        case .unwritableFile(let path, let reason):
             return "cannot write '\(path)': \(reason)"
         case .usage(let explanation):
             return explanation
-        case let .unreadableFile(path, reason):
+        case .unreadableFile(let path, let reason):
             return "cannot read '\(path)': \(reason)"
-        case let .invalidDefinition(path, problems):
+        case .invalidDefinition(let path, let problems):
             return "'\(path)' is not a valid machine: " + problems.joined(separator: "; ")
-        case let .notRemovable(path, reason):
+        case .notRemovable(let path, let reason):
             return "refusing to delete '\(path)': \(reason); only a Rewind store is removed by --fresh, "
                 + "and nothing was deleted"
-        case let .server(url, status, message):
+        case .server(let url, let status, let message):
             return status == 0
                 ? "cannot reach the server at \(url): \(message)"
                 : "the server answered \(status) for \(url): \(message)"

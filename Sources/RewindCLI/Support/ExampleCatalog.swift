@@ -47,7 +47,7 @@ enum ExampleCatalog {
         let engine: Engine
         do {
             engine = try Engine(directory: directory, configuration: configuration)
-        } catch where FileProblem.isFileSystemError(error) {
+        } catch  where FileProblem.isFileSystemError(error) {
             throw CLIError.fileSystem(
                 directory, operation: readOnly ? "open the store" : "open or create the store",
                 reason: FileProblem.reason(for: error))

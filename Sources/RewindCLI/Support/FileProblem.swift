@@ -34,7 +34,8 @@ enum FileProblem {
             var isDirectory: ObjCBool = false
             if FileManager.default.fileExists(atPath: folder.path, isDirectory: &isDirectory) {
                 if !isDirectory.boolValue { return "'\(folder.path.shown)' is a file, not a folder" }
-                return FileManager.default.isWritableFile(atPath: folder.path) ? nil : "permission denied in '\(folder.path.shown)'"
+                return FileManager.default.isWritableFile(atPath: folder.path)
+                    ? nil : "permission denied in '\(folder.path.shown)'"
             }
             folder.deleteLastPathComponent()
         }

@@ -43,8 +43,10 @@ struct Glyphs: Sendable {
     /// Whether the locale the environment selects for characters is UTF-8: the first of
     /// `LC_ALL`, `LC_CTYPE` and `LANG` that is set and not empty decides; none set is the C locale.
     static func localeIsUTF8(_ environment: [String: String]) -> Bool {
-        guard let locale = ["LC_ALL", "LC_CTYPE", "LANG"].lazy.compactMap({ environment[$0] })
-            .first(where: { !$0.isEmpty }) else { return false }
+        guard
+            let locale = ["LC_ALL", "LC_CTYPE", "LANG"].lazy.compactMap({ environment[$0] })
+                .first(where: { !$0.isEmpty })
+        else { return false }
         let lowered = locale.lowercased()
         return lowered.contains("utf-8") || lowered.contains("utf8")
     }

@@ -107,7 +107,7 @@ enum KeyDecoder {
             guard parameters.isEmpty || first == 1 else { return (.unknown, length) }
             return (.arrow(arrow(final), modifiers: modifiers), length)
         case UInt8(ascii: "H"), UInt8(ascii: "F"):
-            guard (parameters.isEmpty || first == 1), modifiers == 0 else { return (.unknown, length) }
+            guard parameters.isEmpty || first == 1, modifiers == 0 else { return (.unknown, length) }
             return (final == UInt8(ascii: "H") ? .home : .end, length)
         case UInt8(ascii: "~"):
             guard modifiers == 0, let first else { return (.unknown, length) }
@@ -161,7 +161,8 @@ enum KeyDecoder {
         let slice = Array(bytes[start..<start + length])
         let scalars = String(decoding: slice, as: UTF8.self).unicodeScalars
         guard slice.dropFirst().allSatisfy({ $0 & 0xC0 == 0x80 }), scalars.count == 1,
-              let scalar = scalars.first, scalar != "\u{FFFD}" else {
+            let scalar = scalars.first, scalar != "\u{FFFD}"
+        else {
             return (.unknown, 1)
         }
         return (.character(Character(scalar)), length)

@@ -32,7 +32,8 @@ extension ReplayDiffReport.Change {
         case "added": return "+ \(path.shown): \(after?.compactJSON ?? "null")"
         case "removed": return "- \(path.shown): \(before?.compactJSON ?? "null")"
         default:
-            return "~ \(path.shown): \(before?.compactJSON ?? "null") \(Glyphs.current.arrow) \(after?.compactJSON ?? "null")"
+            return
+                "~ \(path.shown): \(before?.compactJSON ?? "null") \(Glyphs.current.arrow) \(after?.compactJSON ?? "null")"
         }
     }
 }
@@ -47,7 +48,8 @@ extension ReplayDiffReport {
         for change in context { lines.append("  context   \(change.text)") }
         for change in payload { lines.append("  payload   \(change.text)") }
         if !popped.isEmpty || !pushed.isEmpty {
-            lines.append("  stack     \(navigationBefore.stackText) \(Glyphs.current.doubleArrow) \(navigationAfter.stackText)")
+            lines.append(
+                "  stack     \(navigationBefore.stackText) \(Glyphs.current.doubleArrow) \(navigationAfter.stackText)")
         }
         if lines.count == 1 { lines.append("  no change") }
         return lines.joined(separator: "\n")

@@ -1,9 +1,10 @@
 import Dispatch
 import Foundation
+
 #if canImport(Glibc)
-import Glibc
+    import Glibc
 #elseif canImport(Darwin)
-import Darwin
+    import Darwin
 #endif
 
 /// The terminal in raw mode (keys arrive one by one, unechoed) on the alternate screen, with the
@@ -41,7 +42,8 @@ final class RawTerminal {
     init?() {
         var saved = termios()
         guard isatty(STDIN_FILENO) != 0, isatty(STDOUT_FILENO) != 0,
-              tcgetattr(STDIN_FILENO, &saved) == 0 else { return nil }
+            tcgetattr(STDIN_FILENO, &saved) == 0
+        else { return nil }
         var descriptors: [Int32] = [-1, -1]
         guard pipe(&descriptors) == 0 else { return nil }
         signalPipe = (descriptors[0], descriptors[1])
@@ -164,8 +166,8 @@ nonisolated(unsafe) private var faultTerminalModes = termios()
 
 /// What a fault handler writes: leave the alternate screen, show the cursor, then say why.
 private let faultRestoreSequence = Array("\u{1B}[?25h\u{1B}[?1049l".utf8)
-private let faultMessage = Array((
-    "Error: the store's data file changed under the replay (truncated or damaged while it was read: "
+private let faultMessage = Array(
+    ("Error: the store's data file changed under the replay (truncated or damaged while it was read: "
         + "SIGBUS or SIGSEGV); the replay stopped and the terminal was restored. Run `rewind check`.\n").utf8)
 
 /// The synchronous signals a read of a data file truncated (SIGBUS) or damaged (SIGSEGV) under

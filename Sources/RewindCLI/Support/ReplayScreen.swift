@@ -21,8 +21,10 @@ struct ReplayScreen {
     /// The key help line.
     var help: String {
         let dot = " \(glyphs.dot) "
-        return ["q quit", "\(glyphs.stepKeys) step", "Home/End first/last", "g go to version",
-                "\(glyphs.scrollKeys) PgUp/PgDn scroll"].joined(separator: dot)
+        return [
+            "q quit", "\(glyphs.stepKeys) step", "Home/End first/last", "g go to version",
+            "\(glyphs.scrollKeys) PgUp/PgDn scroll",
+        ].joined(separator: dot)
     }
 
     /// How many body lines fit under the header and timeline and above the help and status lines.
@@ -46,11 +48,15 @@ struct ReplayScreen {
         let first = min(max(0, scroll), max(0, all.count - fit))
         let shown = Array(all.dropFirst(first).prefix(fit))
         let spacer = rows >= 20
-        var lines = [header.truncated(toWidth: width), ReplayScreen.timeline(version: version, head: head, columns: width, glyphs: glyphs)]
+        var lines = [
+            header.truncated(toWidth: width),
+            ReplayScreen.timeline(version: version, head: head, columns: width, glyphs: glyphs),
+        ]
         if spacer { lines.append("") }
         lines += shown
         if spacer { lines.append("") }
-        let position = all.count > fit
+        let position =
+            all.count > fit
             ? "lines \(first + 1)-\(first + shown.count) of \(all.count) (\(glyphs.scrollKeys) PgUp/PgDn)"
             : ""
         lines.append(help.truncated(toWidth: width))

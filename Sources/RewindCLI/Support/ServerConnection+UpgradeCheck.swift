@@ -1,8 +1,9 @@
 import Foundation
-#if canImport(FoundationNetworking)
-import FoundationNetworking
-#endif
 import Rewind
+
+#if canImport(FoundationNetworking)
+    import FoundationNetworking
+#endif
 
 extension ServerConnection {
     /// The fleet server's upgrade check (`POST v1/machines/{machine}/upgrade-check`) of every
@@ -12,7 +13,9 @@ extension ServerConnection {
     ///
     /// - Throws: ``CLIError/server(_:status:message:)`` when the server cannot be reached or
     ///   answers with an error.
-    func upgradeCheck(of machine: String, against definition: MachineDefinition, label: String) async throws -> UpgradeCheckReport {
+    func upgradeCheck(of machine: String, against definition: MachineDefinition, label: String) async throws
+        -> UpgradeCheckReport
+    {
         try await post(
             UpgradeCheckReport.self, ["v1", "machines", machine, "upgrade-check"],
             query: [URLQueryItem(name: "label", value: label)], body: Data(definition.jsonDocument()), timeout: 3_600)

@@ -1,19 +1,21 @@
 import ArgumentParser
 import Foundation
-#if canImport(FoundationNetworking)
-import FoundationNetworking
-#endif
 import Rewind
 import RewindSync
 import RewindWire
+
+#if canImport(FoundationNetworking)
+    import FoundationNetworking
+#endif
 
 /// `--server URL --key KEY`: read from a fleet server (`rewind-server`) instead of a local store.
 /// `--store` then names the device store by its id (`meta.store-id`, a UUID) rather than a
 /// directory.
 struct ServerOptions: ParsableArguments {
-    @Option(help: ArgumentHelp(
-        "Read from the fleet server at this URL (http://host:port) instead of a local store; --store then names a device store by its id.",
-        valueName: "url"))
+    @Option(
+        help: ArgumentHelp(
+            "Read from the fleet server at this URL (http://host:port) instead of a local store; --store then names a device store by its id.",
+            valueName: "url"))
     var server: String?
 
     @Option(help: ArgumentHelp("The app's read key for --server (rewind_read_...).", valueName: "key"))
@@ -32,7 +34,8 @@ struct ServerOptions: ParsableArguments {
             throw CLIError.usage("--server must be an http:// or https:// URL, not '\(server)'")
         }
         guard let key, !key.isEmpty else {
-            throw CLIError.usage("--server needs --key KEY: a read key of the app (rewind-server create-app prints one)")
+            throw CLIError.usage(
+                "--server needs --key KEY: a read key of the app (rewind-server create-app prints one)")
         }
         var store: UUID?
         if storeOptions.store != StoreOptions.defaultDirectory {
@@ -108,7 +111,8 @@ struct ServerConnection {
             return try JSONDecoder().decode(T.self, from: answer.body)
         } catch {
             throw CLIError.server(
-                answer.url.absoluteString, status: answer.status, message: "an answer the command cannot read (\(error))")
+                answer.url.absoluteString, status: answer.status,
+                message: "an answer the command cannot read (\(error))")
         }
     }
 
@@ -176,7 +180,7 @@ struct ServerConnection {
             guard stores.count == 1 else {
                 throw CLIError.usage(
                     "session '\(DisplayText.excerpt(session))' is in several device stores: pick one with --store ("
-                    + stores.map { $0.uuidString.lowercased() }.sorted().joined(separator: ", ") + ")")
+                        + stores.map { $0.uuidString.lowercased() }.sorted().joined(separator: ", ") + ")")
             }
             store = only
         }
@@ -200,14 +204,16 @@ struct ServerConnection {
     func page(of session: String, redacting redact: [String]) async throws -> Data {
         let (store, _) = try await self.session(session)
         let answer = try await get(
-            sessionPath(session, store: store) + ["page"], query: redact.map { URLQueryItem(name: "redact", value: $0) })
+            sessionPath(session, store: store) + ["page"], query: redact.map { URLQueryItem(name: "redact", value: $0) }
+        )
         guard answer.status == 200 else { throw failure(answer) }
         return answer.body
     }
 
     private func url(_ segments: [String], query: [URLQueryItem]) throws -> URL {
         guard let url = client.url(segments, query: query) else {
-            throw CLIError.usage("--server \(base.absoluteString) does not make a URL with \(segments.joined(separator: "/"))")
+            throw CLIError.usage(
+                "--server \(base.absoluteString) does not make a URL with \(segments.joined(separator: "/"))")
         }
         return url
     }

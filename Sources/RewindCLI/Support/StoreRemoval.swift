@@ -26,7 +26,8 @@ enum StoreRemoval {
             throw CLIError.notRemovable(path, reason: "it is a file, not a store directory")
         }
         if isCurrentDirectory(path) {
-            throw CLIError.notRemovable(path, reason: "it is the current directory; name the store's directory from outside it")
+            throw CLIError.notRemovable(
+                path, reason: "it is the current directory; name the store's directory from outside it")
         }
         let contents: [String]
         do {
@@ -39,7 +40,10 @@ enum StoreRemoval {
         guard others.isEmpty else {
             let listed = others.sorted().prefix(3).map { "'\($0)'" }.joined(separator: ", ")
             throw CLIError.notRemovable(
-                path, reason: "it holds files a store does not have (\(listed)\(others.count > 3 ? ", \(Glyphs.current.ellipsis)" : ""))")
+                path,
+                reason:
+                    "it holds files a store does not have (\(listed)\(others.count > 3 ? ", \(Glyphs.current.ellipsis)" : ""))"
+            )
         }
         let directory = URL(fileURLWithPath: path)
         let dataFile = directory.appendingPathComponent("data.mdb").path
@@ -92,7 +96,8 @@ enum StoreRemoval {
             opened.close()
         } catch let error as StoreError {
             if case .notAStore(_, let reason, _) = error {
-                throw CLIError.notRemovable(store, reason: "it is an LMDB environment but not a Rewind store (\(reason))")
+                throw CLIError.notRemovable(
+                    store, reason: "it is an LMDB environment but not a Rewind store (\(reason))")
             }
         } catch {
             // Damaged (truncated, unreadable): still LMDB's file of a store; starting over is the point.

@@ -1,8 +1,9 @@
 import Foundation
+
 #if canImport(Glibc)
-import Glibc
+    import Glibc
 #elseif canImport(Darwin)
-import Darwin
+    import Darwin
 #endif
 
 /// Writing to the terminal: plain lines, JSON, tables and a progress bar shown only on a terminal.
@@ -82,7 +83,8 @@ final class ProgressBar {
         let width = 30
         let filled = min(width, width * done / total)
         let rate = Double(done) / max(now.timeIntervalSince(started), 0.001)
-        let bar = String(repeating: Glyphs.current.progressDone, count: filled)
+        let bar =
+            String(repeating: Glyphs.current.progressDone, count: filled)
             + String(repeating: Glyphs.current.progressRest, count: width - filled)
         let line = "\r\(title) \(bar) \(done)/\(total)  \(Int(rate))/s"
         FileHandle.standardError.write(Data(line.utf8))

@@ -68,8 +68,10 @@ public struct FinalNode: StateContent {
     public var definition: StateDefinition
 
     /// Declares a final state, with optional entry and exit actions.
-    public init(_ id: String, navigation: NavigationDeclaration? = nil,
-                @StateContentBuilder content: () -> [any StateContent] = { [] }) {
+    public init(
+        _ id: String, navigation: NavigationDeclaration? = nil,
+        @StateContentBuilder content: () -> [any StateContent] = { [] }
+    ) {
         var definition = StateDefinition(id: id, kind: .final, navigation: navigation)
         for part in content() { part.apply(to: &definition) }
         self.definition = definition

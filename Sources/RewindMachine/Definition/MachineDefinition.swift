@@ -230,7 +230,8 @@ extension ActionDefinition {
     /// An ``undeliverableSend(event:target:type:delay:id:)`` after `delayMilliseconds`.
     @available(
         *, deprecated, renamed: "undeliverableSend(event:target:type:delay:id:)",
-        message: "pass a Duration: delay: .milliseconds(n)")
+        message: "pass a Duration: delay: .milliseconds(n)"
+    )
     public static func undeliverableSend(
         event: String, target: String?, type: String?, delayMilliseconds: Int, id: String? = nil
     ) -> ActionDefinition {

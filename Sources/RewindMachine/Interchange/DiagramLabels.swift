@@ -6,7 +6,8 @@ package enum DiagramLabels {
         var parts: [String] = []
         if !transition.events.isEmpty { parts.append(transition.events.joined(separator: " ")) }
         if let condition = transition.condition {
-            parts.append("[" + (GuardExpression.condition(for: condition) ?? GuardExpression.expression(for: condition)) + "]")
+            parts.append(
+                "[" + (GuardExpression.condition(for: condition) ?? GuardExpression.expression(for: condition)) + "]")
         }
         if transition.kind == .internal { parts.append("(internal)") }
         return parts.joined(separator: " ")

@@ -32,7 +32,8 @@ extension KeyedDecodingContainer where Key == InterchangeCodingKey {
             throw DecodingError.dataCorrupted(
                 DecodingError.Context(
                     codingPath: codingPath + [key],
-                    debugDescription: "unknown key '\(key.stringValue)' (expected one of: \(known.sorted().joined(separator: ", ")))"
+                    debugDescription:
+                        "unknown key '\(key.stringValue)' (expected one of: \(known.sorted().joined(separator: ", ")))"
                 )
             )
         }

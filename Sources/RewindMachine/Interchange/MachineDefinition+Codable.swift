@@ -274,7 +274,8 @@ extension NavigationDeclaration: Codable {
     public func encode(to encoder: any Encoder) throws {
         var container = encoder.container(keyedBy: InterchangeCodingKey.self)
         let (keyword, screen) = SCXMLValueSyntax.navigationAttributes(self)
-        var fields = container.nestedContainer(keyedBy: InterchangeCodingKey.self, forKey: InterchangeCodingKey(keyword))
+        var fields = container.nestedContainer(
+            keyedBy: InterchangeCodingKey.self, forKey: InterchangeCodingKey(keyword))
         try fields.encodeIfPresent(screen, forKey: "screen")
     }
 }

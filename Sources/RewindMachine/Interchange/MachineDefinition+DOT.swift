@@ -90,10 +90,16 @@ struct DOTWriter {
         let isActive = active.contains(state.id)
         switch state.kind {
         case .history:
-            line(depth, "\(Self.node(state.id)) [shape=circle, label=\(Self.quote(DiagramLabels.historyMarker(state))), xlabel=\(Self.quote(state.id))\(isActive ? highlight : "")];")
+            line(
+                depth,
+                "\(Self.node(state.id)) [shape=circle, label=\(Self.quote(DiagramLabels.historyMarker(state))), xlabel=\(Self.quote(state.id))\(isActive ? highlight : "")];"
+            )
             return
         case .final where state.children.isEmpty:
-            line(depth, "\(Self.node(state.id)) [shape=doublecircle, label=\(Self.quote(state.id))\(isActive ? highlight : "")];")
+            line(
+                depth,
+                "\(Self.node(state.id)) [shape=doublecircle, label=\(Self.quote(state.id))\(isActive ? highlight : "")];"
+            )
             return
         default:
             break

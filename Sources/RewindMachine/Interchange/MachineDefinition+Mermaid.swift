@@ -58,9 +58,11 @@ struct MermaidWriter {
         // Ids that transitions name but no state declares (an invalid definition) get names too.
         var undeclared: [String] = []
         var declared = Set(orderedIDs)
-        for id in definition.initial + all.flatMap({ state in
-            state.initial + (state.initialTransition?.targets ?? []) + state.transitions.flatMap(\.targets)
-        }) where declared.insert(id).inserted {
+        for id in definition.initial
+            + all.flatMap({ state in
+                state.initial + (state.initialTransition?.targets ?? []) + state.transitions.flatMap(\.targets)
+            }) where declared.insert(id).inserted
+        {
             undeclared.append(id)
         }
         for state in all where state.kind != .history && Self.isPlainIdentifier(state.id) {
@@ -83,7 +85,8 @@ struct MermaidWriter {
         }
         for state in all where aliases[state.id] == nil {
             aliases[state.id] = makeAlias()
-            labels[state.id] = state.kind == .history
+            labels[state.id] =
+                state.kind == .history
                 ? DiagramLabels.historyMarker(state) + " " + state.id
                 : state.id
         }

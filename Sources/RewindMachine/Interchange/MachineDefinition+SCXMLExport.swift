@@ -94,7 +94,8 @@ struct SCXMLWriter {
             attributes += rewindAttribute("ignoredEvents", state.ignoredEvents.joined(separator: " "))
         }
         let hasInitialElement = state.kind == .state && state.initialTransition != nil && state.initial.isEmpty
-        let hasContent = !state.onEntry.isEmpty || !state.onExit.isEmpty || hasInitialElement
+        let hasContent =
+            !state.onEntry.isEmpty || !state.onExit.isEmpty || hasInitialElement
             || (state.kind != .final && (!state.transitions.isEmpty || !state.children.isEmpty))
         guard hasContent else {
             line(depth, "<\(element)\(attributes)/>")
@@ -124,8 +125,12 @@ struct SCXMLWriter {
 
     mutating func write(_ transition: TransitionDefinition, depth: Int) {
         var attributes = ""
-        if !transition.events.isEmpty { attributes += Self.attribute("event", transition.events.joined(separator: " ")) }
-        if !transition.targets.isEmpty { attributes += Self.attribute("target", transition.targets.joined(separator: " ")) }
+        if !transition.events.isEmpty {
+            attributes += Self.attribute("event", transition.events.joined(separator: " "))
+        }
+        if !transition.targets.isEmpty {
+            attributes += Self.attribute("target", transition.targets.joined(separator: " "))
+        }
         if transition.kind == .internal { attributes += Self.attribute("type", "internal") }
         if let condition = transition.condition {
             if let text = GuardExpression.condition(for: condition) {

@@ -154,10 +154,12 @@ struct SCXMLImporter {
     ) throws(SCXMLImportError) {
         for (name, _) in element.attributes {
             if name.namespace == nil, !allowed.contains(name.local) {
-                throw error(.unsupportedAttribute(element: element.name.qualified, attribute: name.qualified), at: element)
+                throw error(
+                    .unsupportedAttribute(element: element.name.qualified, attribute: name.qualified), at: element)
             }
             if name.namespace == SCXMLNamespace.rewind, !allowedRewind.contains(name.local) {
-                throw error(.unsupportedAttribute(element: element.name.qualified, attribute: name.qualified), at: element)
+                throw error(
+                    .unsupportedAttribute(element: element.name.qualified, attribute: name.qualified), at: element)
             }
         }
     }
@@ -169,7 +171,8 @@ struct SCXMLImporter {
         expected: String
     ) -> SCXMLImportError {
         error(
-            .invalidAttributeValue(element: element.name.qualified, attribute: attribute, value: value, expected: expected),
+            .invalidAttributeValue(
+                element: element.name.qualified, attribute: attribute, value: value, expected: expected),
             at: element
         )
     }
@@ -194,7 +197,9 @@ struct SCXMLImporter {
         return id
     }
 
-    private static let stateRewindAttributes: Set<String> = ["navigation", "screen", "validNextStates", "ignoredEvents"]
+    private static let stateRewindAttributes: Set<String> = [
+        "navigation", "screen", "validNextStates", "ignoredEvents",
+    ]
 
     private mutating func state(_ element: SCXMLElement, path: [Int]) throws(SCXMLImportError) -> StateDefinition {
         let elementName = element.name.local
@@ -231,11 +236,12 @@ struct SCXMLImporter {
                     throw error(.misplacedElement("initial", parent: element.name.qualified), at: child)
                 }
                 guard state.initial.isEmpty else {
-                    throw error(.unsupportedAttribute(element: element.name.qualified, attribute: "initial"), at: element)
+                    throw error(
+                        .unsupportedAttribute(element: element.name.qualified, attribute: "initial"), at: element)
                 }
                 state.initialTransition = try initialTransition(child)
             case ("state", "state"), ("state", "parallel"), ("state", "final"), ("state", "history"),
-                 ("parallel", "state"), ("parallel", "parallel"), ("parallel", "history"):
+                ("parallel", "state"), ("parallel", "parallel"), ("parallel", "history"):
                 state.children.append(try self.state(child, path: path + [state.children.count + 1]))
             default:
                 throw placementError(child, parent: element)
@@ -286,7 +292,9 @@ struct SCXMLImporter {
         return try transition(element)
     }
 
-    private func readRewindStateAttributes(_ element: SCXMLElement, into state: inout StateDefinition) throws(SCXMLImportError) {
+    private func readRewindStateAttributes(_ element: SCXMLElement, into state: inout StateDefinition)
+        throws(SCXMLImportError)
+    {
         state.navigation = try navigation(element)
         if let states = element.rewindAttribute("validNextStates") {
             state.validNextStates = SCXMLValueSyntax.list(states)
@@ -300,7 +308,8 @@ struct SCXMLImporter {
         let screen = element.rewindAttribute("screen")
         guard let keyword = element.rewindAttribute("navigation") else {
             if screen != nil {
-                throw error(.missingAttribute(element: element.name.qualified, attribute: "rewind:navigation"), at: element)
+                throw error(
+                    .missingAttribute(element: element.name.qualified, attribute: "rewind:navigation"), at: element)
             }
             return nil
         }
@@ -328,7 +337,8 @@ struct SCXMLImporter {
         if let events = element.attribute("event") {
             for descriptor in SCXMLValueSyntax.list(events) {
                 guard let normalized = SCXMLValueSyntax.normalizedEventDescriptor(descriptor) else {
-                    throw invalid(element, "event", events, expected: "event descriptors such as 'a', 'a.b', 'a.*' or '*'")
+                    throw invalid(
+                        element, "event", events, expected: "event descriptors such as 'a', 'a.b', 'a.*' or '*'")
                 }
                 transition.events.append(normalized)
             }
@@ -384,7 +394,9 @@ struct SCXMLImporter {
 
     private func action(_ element: SCXMLElement, parent: SCXMLElement) throws(SCXMLImportError) -> ActionDefinition {
         if element.name.namespace == SCXMLNamespace.rewind {
-            guard element.name.local == "action" else { throw error(.unknownElement(element.name.qualified), at: element) }
+            guard element.name.local == "action" else {
+                throw error(.unknownElement(element.name.qualified), at: element)
+            }
             try checkAttributes(element, allowed: ["name"])
             guard let name = element.attribute("name") else {
                 throw error(.missingAttribute(element: element.name.qualified, attribute: "name"), at: element)

@@ -1,6 +1,7 @@
 import Foundation
+
 #if canImport(FoundationXML)
-import FoundationXML
+    import FoundationXML
 #endif
 
 /// The XML namespaces the SCXML importer and exporter know.
@@ -190,7 +191,8 @@ final class SCXMLElementTreeReader: NSObject, XMLParserDelegate {
                         return SCXMLImportError(.documentTypeDeclaration, line: line, column: nil)
                     }
                     if buffer[index + 1] == UInt8(ascii: "?") {
-                        let isDeclaration = index == declarationStart && rest.starts(with: "<?xml".utf8)
+                        let isDeclaration =
+                            index == declarationStart && rest.starts(with: "<?xml".utf8)
                             && rest.count > 5 && [0x20, 0x09, 0x0A, 0x0D].contains(rest[5])
                         if !isDeclaration {
                             return SCXMLImportError(.processingInstruction, line: line, column: nil)
@@ -298,9 +300,9 @@ final class SCXMLElementTreeReader: NSObject, XMLParserDelegate {
         }
     }
 
-    func parser(_ parser: XMLParser, foundCDATA CDATABlock: Data) {
+    func parser(_ parser: XMLParser, foundCDATA block: Data) {
         guard failure == nil, !stack.isEmpty else { return }
-        if CDATABlock.contains(where: { !($0 == 0x20 || $0 == 0x09 || $0 == 0x0A || $0 == 0x0D) }) {
+        if block.contains(where: { !($0 == 0x20 || $0 == 0x09 || $0 == 0x0A || $0 == 0x0D) }) {
             stack[stack.count - 1].hasText = true
         }
     }

@@ -38,7 +38,8 @@ struct ReferenceCheck {
                 if name == "state", let initial = child.attribute("initial") {
                     let inside = Self.descendants(of: state)
                     for id in SCXMLValueSyntax.list(initial) where !inside.contains(id) {
-                        throw SCXMLImportError(.invalidInitial(id, state: state.id), line: child.line, column: child.column)
+                        throw SCXMLImportError(
+                            .invalidInitial(id, state: state.id), line: child.line, column: child.column)
                     }
                 }
                 try walk(child, children: state.children)
@@ -57,7 +58,8 @@ struct ReferenceCheck {
     }
 
     private func checkCondition(of element: SCXMLElement) throws(SCXMLImportError) {
-        let condition = element.attribute("cond").flatMap(GuardExpression.parseCondition)
+        let condition =
+            element.attribute("cond").flatMap(GuardExpression.parseCondition)
             ?? element.rewindAttribute("guard").flatMap(GuardExpression.parseExpression)
         guard let condition else { return }
         if let unknown = firstUnknownState(in: condition) {

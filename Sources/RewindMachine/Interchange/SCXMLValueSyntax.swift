@@ -43,8 +43,8 @@ enum SCXMLValueSyntax {
         }
         let parts = number.split(separator: ".", maxSplits: 1, omittingEmptySubsequences: false)
         guard !number.isEmpty, parts.count <= 2,
-              parts.allSatisfy({ $0.allSatisfy { $0.isASCII && $0.isNumber } }),
-              parts.contains(where: { !$0.isEmpty })
+            parts.allSatisfy({ $0.allSatisfy { $0.isASCII && $0.isNumber } }),
+            parts.contains(where: { !$0.isEmpty })
         else { return nil }
         let whole = parts[0].prefix(12)
         let fraction = parts.count == 2 ? parts[1] : ""
@@ -106,7 +106,7 @@ extension StringProtocol {
     func trimmingWhitespace() -> Substring {
         let isSpace: (Character) -> Bool = { $0 == " " || $0 == "\t" || $0 == "\n" || $0 == "\r" }
         guard let first = firstIndex(where: { !isSpace($0) }),
-              let last = lastIndex(where: { !isSpace($0) })
+            let last = lastIndex(where: { !isSpace($0) })
         else { return Substring() }
         return Substring(self[first...last])
     }

@@ -46,12 +46,16 @@ extension Interpreter {
 
 extension Machine {
     /// Processes a typed event (`enum Event: String`).
-    public func send<E: RawRepresentable<String>>(_ event: E, payload: JSONValue = .null, in state: MachineState, now: Duration = .zero) throws -> Step {
+    public func send<E: RawRepresentable<String>>(
+        _ event: E, payload: JSONValue = .null, in state: MachineState, now: Duration = .zero
+    ) throws -> Step {
         try send(Event(event.rawValue, payload: payload), in: state, now: now)
     }
 
     /// Moves directly to a typed state.
-    public func enter<S: RawRepresentable<String>>(_ id: S, data: JSONValue = .null, in state: MachineState, now: Duration = .zero) throws -> Step {
+    public func enter<S: RawRepresentable<String>>(
+        _ id: S, data: JSONValue = .null, in state: MachineState, now: Duration = .zero
+    ) throws -> Step {
         try enter(id.rawValue, data: data, in: state, now: now)
     }
 

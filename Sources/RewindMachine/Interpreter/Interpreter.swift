@@ -216,7 +216,8 @@ public final class Interpreter {
 
     private func deliverDueSendsIfIdle() throws {
         guard !isBusy, !isDelivering, let first = state.pendingSends.first,
-              first.due <= clock.now else { return }
+            first.due <= clock.now
+        else { return }
         try deliverDueSends()
     }
 }

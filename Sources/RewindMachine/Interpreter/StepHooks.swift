@@ -80,16 +80,18 @@ public final class StepHooks {
         for microstep in step.microsteps {
             for id in microstep.exited {
                 for hook in willExitHooks[id] ?? [] {
-                    hook(StateChange(
-                        state: id, event: step.event, from: from, to: to, data: previous.data[id] ?? .null))
+                    hook(
+                        StateChange(
+                            state: id, event: step.event, from: from, to: to, data: previous.data[id] ?? .null))
                 }
             }
             for hook in transitionHooks { hook(microstep) }
             for id in microstep.entered {
                 for hook in didEnterHooks[id] ?? [] {
-                    hook(StateChange(
-                        state: id, event: step.event, from: from, to: to,
-                        data: step.state.data[id] ?? microstep.data[id] ?? .null))
+                    hook(
+                        StateChange(
+                            state: id, event: step.event, from: from, to: to,
+                            data: step.state.data[id] ?? microstep.data[id] ?? .null))
                 }
             }
         }

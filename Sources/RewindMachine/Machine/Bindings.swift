@@ -41,7 +41,9 @@ public struct ActionScope: Sendable {
     }
 
     /// Sends an event to the external queue, after `delayMilliseconds`.
-    @available(*, deprecated, renamed: "send(_:after:)", message: "pass a Duration: send(event, after: .milliseconds(n))")
+    @available(
+        *, deprecated, renamed: "send(_:after:)", message: "pass a Duration: send(event, after: .milliseconds(n))"
+    )
     public mutating func send(_ event: Event, delayMilliseconds: Int64) {
         send(event, after: .milliseconds(delayMilliseconds))
     }

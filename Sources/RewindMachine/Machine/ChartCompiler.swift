@@ -88,8 +88,9 @@ struct ChartCompiler {
                     initialTargets[state] = resolve(definition.initial, in: id, transition: nil)
                 }
                 for target in initialTargets[state] where !isDescendant(target, of: owner) {
-                    errors.append(ValidationError(
-                        state: id, problem: .historyDefaultOutsideParent(ids[target])))
+                    errors.append(
+                        ValidationError(
+                            state: id, problem: .historyDefaultOutsideParent(ids[target])))
                 }
             case .compound:
                 let requested: [String]
@@ -125,12 +126,13 @@ struct ChartCompiler {
                 let targets = resolve(transition.targets, in: id, transition: position)
                 let events = transition.events.map(Self.normalise)
                 stateTransitions[state].append(transitions.count)
-                transitions.append(CompiledChart.Transition(
-                    source: state, index: position, events: events, targets: targets,
-                    isInternal: transition.kind == .internal,
-                    condition: transition.condition.map { compile($0, in: id, transition: position) },
-                    actions: compile(transition.actions, in: id), navigation: transition.navigation,
-                    ids: ids, isHistory: { historyFlags[$0] }))
+                transitions.append(
+                    CompiledChart.Transition(
+                        source: state, index: position, events: events, targets: targets,
+                        isInternal: transition.kind == .internal,
+                        condition: transition.condition.map { compile($0, in: id, transition: position) },
+                        actions: compile(transition.actions, in: id), navigation: transition.navigation,
+                        ids: ids, isHistory: { historyFlags[$0] }))
             }
             onEntry[state] = compile(definition.onEntry, in: id)
             onExit[state] = compile(definition.onExit, in: id)
@@ -160,7 +162,9 @@ struct ChartCompiler {
             while let target = next.popLast() {
                 if reached.insert(target).inserted { next += historyTargets(of: target) }
             }
-            if reached.contains(state) { errors.append(ValidationError(state: ids[state], problem: .historyDefaultLoop)) }
+            if reached.contains(state) {
+                errors.append(ValidationError(state: ids[state], problem: .historyDefaultLoop))
+            }
         }
 
         if !errors.isEmpty { throw MachineError.invalidDefinition(errors) }
@@ -215,7 +219,9 @@ struct ChartCompiler {
         return resolved
     }
 
-    private mutating func compile(_ condition: GuardDefinition, in state: String, transition: Int?) -> CompiledChart.Guard {
+    private mutating func compile(_ condition: GuardDefinition, in state: String, transition: Int?)
+        -> CompiledChart.Guard
+    {
         switch condition {
         case .named(let name):
             if let predicate = bindings.guards[name] { return .named(name, predicate) }
@@ -250,13 +256,19 @@ struct ChartCompiler {
                 errors.append(ValidationError(state: state, problem: .unboundAction(name)))
                 return nil
             case .conditional(let branches):
-                return .conditional(branches.map { branch in
-                    (branch.condition.map { compile($0, in: state, transition: nil) }, compile(branch.actions, in: state))
-                })
+                return .conditional(
+                    branches.map { branch in
+                        (
+                            branch.condition.map { compile($0, in: state, transition: nil) },
+                            compile(branch.actions, in: state)
+                        )
+                    })
             case .undeliverableSend(let event, let target, let type, _, _):
                 let error = ActionDefinition.undeliverableSendError(target: target, type: type)
-                actionWarnings.append(ValidationWarning(
-                    state: state, problem: .undeliverableSend(event: event, target: target, type: type, raises: error)))
+                actionWarnings.append(
+                    ValidationWarning(
+                        state: state,
+                        problem: .undeliverableSend(event: event, target: target, type: type, raises: error)))
                 return .raise(Event(error))
             }
         }

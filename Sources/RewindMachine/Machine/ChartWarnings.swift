@@ -50,14 +50,17 @@ extension ChartCompiler {
                     dead = eventlessTaken
                     if transition.condition == nil { eventlessTaken = true }
                 } else {
-                    dead = leavesAtOnce || transition.events.allSatisfy { descriptor in
-                        covered.contains { Event.name(descriptor, matches: $0) }
-                    }
+                    dead =
+                        leavesAtOnce
+                        || transition.events.allSatisfy { descriptor in
+                            covered.contains { Event.name(descriptor, matches: $0) }
+                        }
                     if transition.condition == nil { covered.append(contentsOf: transition.events) }
                 }
                 if dead {
-                    warnings.append(ValidationWarning(
-                        state: chart.ids[state], transition: transition.index, problem: .transitionNeverTaken))
+                    warnings.append(
+                        ValidationWarning(
+                            state: chart.ids[state], transition: transition.index, problem: .transitionNeverTaken))
                 }
             }
         }

@@ -30,7 +30,8 @@ final class CompiledChart: Sendable {
             case .named(_, let predicate): return predicate(event, context)
             case .inState(let state): return isActive(state)
             case .not(let inner): return !inner.holds(event: event, context: context, isActive: isActive)
-            case .all(let inner): return inner.allSatisfy { $0.holds(event: event, context: context, isActive: isActive) }
+            case .all(let inner):
+                return inner.allSatisfy { $0.holds(event: event, context: context, isActive: isActive) }
             case .any(let inner): return inner.contains { $0.holds(event: event, context: context, isActive: isActive) }
             }
         }
@@ -170,12 +171,14 @@ final class CompiledChart: Sendable {
         onEntry: [[Action]], onExit: [[Action]], navigation: [NavigationDeclaration?],
         validNextStates: [[Int]?], ignoredEvents: [[String]]
     ) {
-        let isFlat = (1..<ids.count).allSatisfy { parent[$0] == 0 && kind[$0] == .atomic }
+        let isFlat =
+            (1..<ids.count).allSatisfy { parent[$0] == 0 && kind[$0] == .atomic }
             && transitions.allSatisfy { !$0.events.isEmpty }
         self.isFlat = isFlat
         self.flatTransitions = transitions.map { transition in
             guard isFlat, transition.actions.isEmpty, transition.targets.count <= 1,
-                  !(transition.targets.isEmpty && transition.navigation != nil) else { return nil }
+                !(transition.targets.isEmpty && transition.navigation != nil)
+            else { return nil }
             let source = ids[transition.source]
             var exited: [String] = []
             var entered: [String] = []
@@ -190,15 +193,19 @@ final class CompiledChart: Sendable {
                     operations = [Evaluation.resolve(declaration, screen: ids[target])]
                 }
             }
-            let reference = [TransitionReference(
-                source: source, index: transition.index, targets: transition.targets.map { ids[$0] })]
+            let reference = [
+                TransitionReference(
+                    source: source, index: transition.index, targets: transition.targets.map { ids[$0] })
+            ]
             return FlatTransition(
                 configuration: configuration, exitsSource: !exited.isEmpty,
                 microsteps: transition.events.map { descriptor in
-                    [Microstep(
-                        event: Event(descriptor), transitions: reference, source: [source],
-                        target: configuration, exited: exited, entered: entered,
-                        navigation: operations, data: [:])]
+                    [
+                        Microstep(
+                            event: Event(descriptor), transitions: reference, source: [source],
+                            target: configuration, exited: exited, entered: entered,
+                            navigation: operations, data: [:])
+                    ]
                 })
         }
         self.ids = ids

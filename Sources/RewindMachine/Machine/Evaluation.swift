@@ -56,7 +56,9 @@ struct Evaluation {
                     guard chart.isDescendant(state, of: owner) else {
                         throw MachineError.invalidHistory(history: id, remembered: $0)
                     }
-                    if case .history = chart.kind[state] { throw MachineError.invalidHistory(history: id, remembered: $0) }
+                    if case .history = chart.kind[state] {
+                        throw MachineError.invalidHistory(history: id, remembered: $0)
+                    }
                 }
                 return state
             }
@@ -356,11 +358,13 @@ struct Evaluation {
         }
 
         configuration = computeConfiguration()
-        microsteps.append(Microstep(
-            event: event,
-            transitions: transitions.map(\.reference),
-            source: source, target: configuration, exited: exited, entered: entered,
-            navigation: navigation(of: transitions, entered: entry, isFirstEntry: source.isEmpty), data: enteredData))
+        microsteps.append(
+            Microstep(
+                event: event,
+                transitions: transitions.map(\.reference),
+                source: source, target: configuration, exited: exited, entered: entered,
+                navigation: navigation(of: transitions, entered: entry, isFirstEntry: source.isEmpty), data: enteredData
+            ))
         currentEvent = nil
     }
 
@@ -517,7 +521,8 @@ struct Evaluation {
         // A negative delay is none. Due times stay within the 64-bit milliseconds the state's
         // JSON form holds: a send due past its end is due at its end (the terms are capped first,
         // so the sum cannot overflow `Duration`).
-        let first = Duration.milliseconds(Int64.min), last = Duration.milliseconds(Int64.max)
+        let first = Duration.milliseconds(Int64.min)
+        let last = Duration.milliseconds(Int64.max)
         let due = min(max(first, min(now, last)) + min(max(.zero, delay), last), last)
         let position = pendingSends.firstIndex { $0.due > due } ?? pendingSends.endIndex
         pendingSends.insert(ScheduledEvent(event: event, due: due, sendID: id), at: position)

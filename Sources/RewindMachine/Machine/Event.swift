@@ -36,8 +36,11 @@ public struct Event: Hashable, Sendable, Codable {
     static func name(_ name: String, matches descriptor: String) -> Bool {
         var descriptor = Substring(descriptor)
         if descriptor == "*" { return true }
-        if descriptor.hasSuffix(".*") { descriptor = descriptor.dropLast(2) }
-        else if descriptor.hasSuffix(".") { descriptor = descriptor.dropLast() }
+        if descriptor.hasSuffix(".*") {
+            descriptor = descriptor.dropLast(2)
+        } else if descriptor.hasSuffix(".") {
+            descriptor = descriptor.dropLast()
+        }
         guard name.hasPrefix(descriptor) else { return false }
         if name.utf8.count == descriptor.utf8.count { return true }
         let next = name.utf8[name.utf8.index(name.utf8.startIndex, offsetBy: descriptor.utf8.count)]

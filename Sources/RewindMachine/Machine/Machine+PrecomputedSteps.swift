@@ -16,8 +16,8 @@ extension Machine {
     func precomputedStep(_ event: Event, in state: inout MachineState, rejectUnhandled: Bool) throws -> Step? {
         let table = preparedTable
         guard event.payload.isNull, state.internalQueue.isEmpty, let column = table.columns[event.name],
-              state.history.isEmpty || table.isValid(state.history),
-              let row = table.row(of: &state)
+            state.history.isEmpty || table.isValid(state.history),
+            let row = table.row(of: &state)
         else { return nil }
         let entry = table.entry(row: row, column: Int(column))
         switch entry.kind {

@@ -39,11 +39,12 @@ extension Machine {
     /// - Throws: the errors of ``send(_:in:now:)-(Event,_,_)``, such as
     ///   ``MachineError/invalidTransition(from:event:)``; on error `state` is unchanged.
     @discardableResult
-    public func send(_ event: PreparedEvent, in state: inout MachineState, now: Duration = .zero) throws -> StepSummary {
+    public func send(_ event: PreparedEvent, in state: inout MachineState, now: Duration = .zero) throws -> StepSummary
+    {
         let table = preparedTable
         if event.column >= 0, event.table == table.serial, !state.isFinished, state.internalQueue.isEmpty,
-           state.history.isEmpty || table.isValid(state.history),
-           let row = table.row(of: &state)
+            state.history.isEmpty || table.isValid(state.history),
+            let row = table.row(of: &state)
         {
             let entry = table.entry(row: row, column: Int(event.column))
             switch entry.kind {

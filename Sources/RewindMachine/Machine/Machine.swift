@@ -133,7 +133,9 @@ public struct Machine: Sendable {
     }
 
     /// Processes the event named `name` with an optional payload.
-    public func send(_ name: String, payload: JSONValue = .null, in state: MachineState, now: Duration = .zero) throws -> Step {
+    public func send(_ name: String, payload: JSONValue = .null, in state: MachineState, now: Duration = .zero) throws
+        -> Step
+    {
         try send(Event(name, payload: payload), in: state, now: now)
     }
 
@@ -142,7 +144,8 @@ public struct Machine: Sendable {
         _ event: Event, in state: MachineState, now: Duration, rejectUnhandled: Bool, allowPrecomputed: Bool = true
     ) throws -> Step {
         var state = state
-        return try send(event, in: &state, now: now, rejectUnhandled: rejectUnhandled, allowPrecomputed: allowPrecomputed)
+        return try send(
+            event, in: &state, now: now, rejectUnhandled: rejectUnhandled, allowPrecomputed: allowPrecomputed)
     }
 
     /// The general `send`, the one evaluation of an external event every `send` of an ``Event``
@@ -152,7 +155,8 @@ public struct Machine: Sendable {
     /// the algorithm) or a machine made by ``withoutPrecomputedSteps()`` always runs the
     /// algorithm. `state` becomes the step's state; it is unchanged when the call throws.
     func send(
-        _ event: Event, in state: inout MachineState, now: Duration, rejectUnhandled: Bool, allowPrecomputed: Bool = true
+        _ event: Event, in state: inout MachineState, now: Duration, rejectUnhandled: Bool,
+        allowPrecomputed: Bool = true
     ) throws -> Step {
         guard state.isStarted else { throw MachineError.notStarted }
         guard !state.isFinished else { throw MachineError.machineFinished(configuration: state.configuration) }
@@ -190,12 +194,14 @@ public struct Machine: Sendable {
     /// descriptor. `nil` when the general algorithm must run (it gives the same result).
     private func flatStep(_ event: Event, in state: MachineState) -> Step? {
         guard event.payload.isNull, state.internalQueue.isEmpty, state.configuration.count == 1,
-              let source = chart.index[state.configuration[0]] else { return nil }
+            let source = chart.index[state.configuration[0]]
+        else { return nil }
         for position in chart.stateTransitions[source] {
             let transition = chart.transitions[position]
             guard transition.matches(event.name) else { continue }
             if let condition = transition.condition,
-               !condition.holds(event: event, context: state.context, isActive: { $0 == source }) {
+                !condition.holds(event: event, context: state.context, isActive: { $0 == source })
+            {
                 continue
             }
             guard let flat = chart.flatTransitions[position] else { return nil }
@@ -226,8 +232,9 @@ public struct Machine: Sendable {
         var remaining = state
         remaining.pendingSends.removeFirst()
         if remaining.isFinished {
-            return Step(event: first.event, source: state.configuration, target: state.configuration,
-                        microsteps: [], state: remaining)
+            return Step(
+                event: first.event, source: state.configuration, target: state.configuration,
+                microsteps: [], state: remaining)
         }
         var step = try send(first.event, in: remaining, now: now, rejectUnhandled: false)
         step.source = state.configuration
@@ -262,7 +269,9 @@ public struct Machine: Sendable {
     ///
     /// - Throws: ``MachineError/cannotEnter(from:to:)`` when `id` is not a valid next state,
     ///   ``MachineError/unknownState(_:)`` when there is no such state.
-    public func enter(_ id: String, data: JSONValue = .null, in state: MachineState, now: Duration = .zero) throws -> Step {
+    public func enter(_ id: String, data: JSONValue = .null, in state: MachineState, now: Duration = .zero) throws
+        -> Step
+    {
         guard let target = chart.index[id] else { throw MachineError.unknownState(id) }
         if !state.isStarted {
             var step = try start(targets: [target], data: data, context: state.context, now: now)

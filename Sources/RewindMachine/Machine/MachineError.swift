@@ -44,7 +44,8 @@ public enum MachineError: Error, Hashable, Sendable, CustomStringConvertible {
         case .unknownState(let id):
             return "unknown state '\(id)'"
         case .invalidHistory(let history, let remembered):
-            return "invalid history memory: '\(history)' remembers '\(remembered)', which is not a state inside its parent"
+            return
+                "invalid history memory: '\(history)' remembers '\(remembered)', which is not a state inside its parent"
         case .actionFailed(let action, let state, let cause):
             return "action '\(action)'\(state.map { " in state '\($0)'" } ?? "") failed: \(cause)"
         case .invalidDefinition(let errors):

@@ -140,7 +140,8 @@ extension ScreenStack {
             }
             self.init(entries: entries)
         } else {
-            self.init(screens: try JSONShape.strings(try JSONShape.member("screens", of: members, at: []), at: ["screens"]))
+            self.init(
+                screens: try JSONShape.strings(try JSONShape.member("screens", of: members, at: []), at: ["screens"]))
         }
     }
 }

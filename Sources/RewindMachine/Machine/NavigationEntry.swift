@@ -36,7 +36,8 @@ public struct NavigationEntry: Hashable, Sendable, Codable {
 
     init(jsonValue: JSONValue, at path: @autoclosure () -> [String]) throws(JSONShapeError) {
         let members = try JSONShape.object(jsonValue, at: path())
-        let screen = try JSONShape.string(try JSONShape.member("screen", of: members, at: path()), at: path() + ["screen"])
+        let screen = try JSONShape.string(
+            try JSONShape.member("screen", of: members, at: path()), at: path() + ["screen"])
         self.init(screen: screen, data: members["data"] ?? .null)
     }
 

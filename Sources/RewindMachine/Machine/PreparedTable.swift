@@ -143,9 +143,10 @@ final class PreparedTable: Sendable {
                     continue
                 }
                 probesLeft -= 1
-                entries.append(Self.probe(
-                    Event(name), in: row, chart: chart, microstepLimit: microstepLimit, rowIndex: rowIndex,
-                    moves: &moves))
+                entries.append(
+                    Self.probe(
+                        Event(name), in: row, chart: chart, microstepLimit: microstepLimit, rowIndex: rowIndex,
+                        moves: &moves))
             }
         }
         self.entries = entries
@@ -294,11 +295,13 @@ final class PreparedTable: Sendable {
             guard !evaluation.probeHitDynamicContent else { return .dynamic }
             guard handled else { return Entry(kind: evaluation.ignores(event) ? .ignored : .unhandled) }
             guard evaluation.internalQueue.isEmpty, evaluation.pendingSends.isEmpty, evaluation.logs.isEmpty,
-                  let target = rowIndex[evaluation.configuration] else { return .dynamic }
+                let target = rowIndex[evaluation.configuration]
+            else { return .dynamic }
             let microsteps = evaluation.microsteps
-            moves.append(Move(
-                exited: microsteps.flatMap(\.exited), entered: microsteps.flatMap(\.entered),
-                navigation: microsteps.flatMap(\.navigation), microsteps: microsteps))
+            moves.append(
+                Move(
+                    exited: microsteps.flatMap(\.exited), entered: microsteps.flatMap(\.entered),
+                    navigation: microsteps.flatMap(\.navigation), microsteps: microsteps))
             let kept = zip(configuration, evaluation.configuration).prefix { $0 == $1 }.count
             return Entry(
                 kind: .move, finishes: evaluation.isFinished, kept: UInt16(clamping: kept), target: target,

@@ -139,7 +139,7 @@ public struct ScreenStack: Hashable, Sendable, Codable {
             return nil
         }
         guard let uncovered, !uncovered.data.isNull, state.data[uncovered.screen] != uncovered.data,
-              state.isActive(uncovered.screen)
+            state.isActive(uncovered.screen)
         else { return false }
         state.data[uncovered.screen] = uncovered.data
         return true

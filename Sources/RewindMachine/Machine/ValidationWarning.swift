@@ -33,7 +33,8 @@ public struct ValidationWarning: Hashable, Sendable, CustomStringConvertible {
         switch problem {
         case .unreachableState: return "state '\(state)' is unreachable"
         case .transitionNeverTaken:
-            return "state '\(state)', transition #\(transition ?? 0) can never be taken (an earlier transition always wins)"
+            return
+                "state '\(state)', transition #\(transition ?? 0) can never be taken (an earlier transition always wins)"
         case .undeliverableSend(let event, let target, let type, let raises):
             var what: [String] = []
             if let target { what.append("target '\(target)'") }

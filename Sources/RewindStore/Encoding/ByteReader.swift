@@ -20,7 +20,8 @@ struct ByteReader {
     @inline(__always)
     private func require(_ count: Int, _ what: @autoclosure () -> String) throws(DecodingFailure) {
         if count > remaining {
-            throw DecodingFailure(reason: "truncated: \(what()) needs \(count) bytes at offset \(offset), \(remaining) left")
+            throw DecodingFailure(
+                reason: "truncated: \(what()) needs \(count) bytes at offset \(offset), \(remaining) left")
         }
     }
 
@@ -39,10 +40,12 @@ struct ByteReader {
         } catch {
             switch error {
             case .truncated(let at):
-                throw DecodingFailure(reason: "truncated: \(what()) needs 1 bytes at offset \(at), \(buffer.count - at) left")
+                throw DecodingFailure(
+                    reason: "truncated: \(what()) needs 1 bytes at offset \(at), \(buffer.count - at) left")
             case .overflow: throw DecodingFailure(reason: "\(what()) is a varint that overflows 64 bits")
             case .notMinimal:
-                throw DecodingFailure(reason: "\(what()) is a varint with a redundant zero byte (not minimally encoded)")
+                throw DecodingFailure(
+                    reason: "\(what()) is a varint with a redundant zero byte (not minimally encoded)")
             }
         }
     }
@@ -64,7 +67,8 @@ struct ByteReader {
     private mutating func length(_ what: @autoclosure () -> String) throws(DecodingFailure) -> Int {
         let length = try varint(what())
         guard length <= UInt64(remaining) else {
-            throw DecodingFailure(reason: "truncated: \(what()) claims \(length) bytes at offset \(offset), \(remaining) left")
+            throw DecodingFailure(
+                reason: "truncated: \(what()) claims \(length) bytes at offset \(offset), \(remaining) left")
         }
         return Int(length)
     }
@@ -83,11 +87,14 @@ struct ByteReader {
         // String(decoding:) repairs invalid UTF-8; different bytes mean the input was invalid.
         // A native string's UTF-8 is contiguous: compare it as raw bytes (the generic
         // `utf8.elementsEqual` walks String indices, a fifth of a projection rebuild's time).
-        let isUnchanged = string.utf8.withContiguousStorageIfAvailable { stored in
-            guard stored.count == count else { return false }
-            guard count > 0, let storedBytes = stored.baseAddress, let sliceBytes = slice.baseAddress else { return true }
-            return memcmp(storedBytes, sliceBytes, count) == 0
-        } ?? string.utf8.elementsEqual(slice)
+        let isUnchanged =
+            string.utf8.withContiguousStorageIfAvailable { stored in
+                guard stored.count == count else { return false }
+                guard count > 0, let storedBytes = stored.baseAddress, let sliceBytes = slice.baseAddress else {
+                    return true
+                }
+                return memcmp(storedBytes, sliceBytes, count) == 0
+            } ?? string.utf8.elementsEqual(slice)
         guard isUnchanged else {
             throw DecodingFailure(reason: "\(what()) is not valid UTF-8")
         }

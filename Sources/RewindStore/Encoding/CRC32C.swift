@@ -47,7 +47,8 @@ import CRC32CHardware
             while count - offset >= 8 {
                 let low = UInt32(littleEndian: bytes.loadUnaligned(fromByteOffset: offset, as: UInt32.self)) ^ crc
                 let high = UInt32(littleEndian: bytes.loadUnaligned(fromByteOffset: offset + 4, as: UInt32.self))
-                crc = table[7 * 256 + Int(low & 0xFF)]
+                crc =
+                    table[7 * 256 + Int(low & 0xFF)]
                     ^ table[6 * 256 + Int((low >> 8) & 0xFF)]
                     ^ table[5 * 256 + Int((low >> 16) & 0xFF)]
                     ^ table[4 * 256 + Int(low >> 24)]

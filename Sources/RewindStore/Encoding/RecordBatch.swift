@@ -144,7 +144,11 @@ public struct RecordBatch: Sendable, Equatable {
         let definitionCount = Int(try reader.integer(UInt32.self, what: "the definition count"))
         // Each record or definition takes at least 4 bytes: a count the body cannot hold is a lie.
         guard recordCount + definitionCount <= reader.remaining / 4 else {
-            throw FramingError(offset: reader.offset, reason: "it announces \(recordCount) records and \(definitionCount) definitions but has \(reader.remaining) bytes left")
+            throw FramingError(
+                offset: reader.offset,
+                reason:
+                    "it announces \(recordCount) records and \(definitionCount) definitions but has \(reader.remaining) bytes left"
+            )
         }
         var definitions: [Definition] = []
         definitions.reserveCapacity(definitionCount)
@@ -159,7 +163,9 @@ public struct RecordBatch: Sendable, Equatable {
             let baseCount = Int(try reader.integer(UInt32.self, what: "the base count"))
             // Each base takes at least 16 bytes.
             guard baseCount <= reader.remaining / 16 else {
-                throw FramingError(offset: reader.offset, reason: "it announces \(baseCount) bases but has \(reader.remaining) bytes left")
+                throw FramingError(
+                    offset: reader.offset,
+                    reason: "it announces \(baseCount) bases but has \(reader.remaining) bytes left")
             }
             bases.reserveCapacity(baseCount)
             for index in 0..<baseCount {
@@ -167,7 +173,8 @@ public struct RecordBatch: Sendable, Equatable {
                 let at = reader.offset
                 let version = try reader.integer(UInt64.self, what: "base \(index)'s version")
                 guard version >= 1 else {
-                    throw FramingError(offset: at, reason: "base \(index) is at version 0 (a base is a version of the session)")
+                    throw FramingError(
+                        offset: at, reason: "base \(index) is at version 0 (a base is a version of the session)")
                 }
                 let snapshot = try reader.lengthPrefixed(what: "base \(index)'s snapshot")
                 bases.append(Base(session: session, version: version, snapshot: snapshot))
@@ -194,7 +201,8 @@ public struct RecordBatch: Sendable, Equatable {
 
         mutating func take(_ count: Int, what: String) throws(FramingError) -> ArraySlice<UInt8> {
             guard count <= remaining else {
-                throw FramingError(offset: offset, reason: "the body ends inside \(what) (\(count) bytes needed, \(remaining) left)")
+                throw FramingError(
+                    offset: offset, reason: "the body ends inside \(what) (\(count) bytes needed, \(remaining) left)")
             }
             defer { offset += count }
             return bytes[offset..<(offset + count)]

@@ -37,8 +37,9 @@ import RewindValues
         let size = encodedSize(sequence: sequence, session: session, version: version, transition: transition)
         buffer.append(contentsOf: repeatElement(0, count: size))
         buffer.withUnsafeMutableBytes { bytes in
-            encode(sequence: sequence, session: session, version: version, transition: transition,
-                   into: UnsafeMutableRawBufferPointer(rebasing: bytes[start...]))
+            encode(
+                sequence: sequence, session: session, version: version, transition: transition,
+                into: UnsafeMutableRawBufferPointer(rebasing: bytes[start...]))
         }
     }
 
@@ -100,8 +101,9 @@ import RewindValues
     /// The encoding of `record`.
     public static func encode(_ record: TransitionRecord) -> [UInt8] {
         var buffer: [UInt8] = []
-        encode(sequence: record.sequence, session: record.session, version: record.version,
-               transition: record.transition, into: &buffer)
+        encode(
+            sequence: record.sequence, session: record.session, version: record.version,
+            transition: record.transition, into: &buffer)
         return buffer
     }
 

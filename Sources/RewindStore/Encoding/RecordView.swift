@@ -65,7 +65,9 @@ package struct RecordView {
             throw DecodingFailure(reason: "the record is empty")
         }
         guard format == RecordCodec.formatVersion else {
-            throw DecodingFailure(reason: "unknown record format version \(format) (this code reads version \(RecordCodec.formatVersion))")
+            throw DecodingFailure(
+                reason: "unknown record format version \(format) (this code reads version \(RecordCodec.formatVersion))"
+            )
         }
         guard bytes.count >= 6 else {
             throw DecodingFailure(reason: "truncated: \(bytes.count) bytes is shorter than any record")
@@ -74,7 +76,8 @@ package struct RecordView {
         let stored = UInt32(littleEndian: bytes.loadUnaligned(fromByteOffset: bytes.count - 4, as: UInt32.self))
         let computed = CRC32C.checksum(body)
         guard stored == computed else {
-            throw DecodingFailure(reason: "checksum mismatch (stored \(RecordCodec.hex(stored)), computed \(RecordCodec.hex(computed)))")
+            throw DecodingFailure(
+                reason: "checksum mismatch (stored \(RecordCodec.hex(stored)), computed \(RecordCodec.hex(computed)))")
         }
 
         var reader = ByteReader(body)
@@ -145,8 +148,10 @@ package struct RecordView {
     /// most ``SessionID/maximumByteCount`` bytes, no NUL.
     private static func checkSessionID(_ bytes: UnsafeRawBufferPointer) throws(DecodingFailure) {
         guard let base = bytes.baseAddress, !bytes.isEmpty, bytes.count <= SessionID.maximumByteCount,
-              memchr(base, 0, bytes.count) == nil else {
-            throw DecodingFailure(reason: "invalid session id '\(DisplayText.excerpt(String(decoding: bytes, as: UTF8.self)))'")
+            memchr(base, 0, bytes.count) == nil
+        else {
+            throw DecodingFailure(
+                reason: "invalid session id '\(DisplayText.excerpt(String(decoding: bytes, as: UTF8.self)))'")
         }
     }
 

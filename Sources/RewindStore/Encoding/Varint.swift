@@ -49,7 +49,8 @@ package enum Varint {
         return try readMultiByte(buffer, at: &offset)
     }
 
-    private static func readMultiByte(_ buffer: UnsafeRawBufferPointer, at offset: inout Int) throws(Failure) -> UInt64 {
+    private static func readMultiByte(_ buffer: UnsafeRawBufferPointer, at offset: inout Int) throws(Failure) -> UInt64
+    {
         var result: UInt64 = 0
         var shift: UInt64 = 0
         var position = offset

@@ -56,8 +56,9 @@ struct SessionHead: Sendable, Hashable {
     /// The head of a session that has no records yet, about to take its first at `timestamp`.
     static func empty(_ session: SessionID, created: Timestamp, origin: RecordOrigin?) -> SessionHead {
         SessionHead(
-            info: SessionInfo(session: session, headVersion: 0, headSequence: 0, machine: "", recordCount: 0,
-                              created: created, updated: created, origin: origin),
+            info: SessionInfo(
+                session: session, headVersion: 0, headSequence: 0, machine: "", recordCount: 0,
+                created: created, updated: created, origin: origin),
             recent: [])
     }
 
@@ -186,7 +187,9 @@ enum SessionInfoCodec {
                 let count = try reader.varint("recent sequence count")
                 guard count == headVersion % UInt64(StoreLayout.indexBlockSize) else {
                     throw DecodingFailure(
-                        reason: "\(count) recent sequences for head version \(headVersion) (expected \(headVersion % UInt64(StoreLayout.indexBlockSize)))")
+                        reason:
+                            "\(count) recent sequences for head version \(headVersion) (expected \(headVersion % UInt64(StoreLayout.indexBlockSize)))"
+                    )
                 }
                 recent.reserveCapacity(Int(count))
                 var sequence: UInt64 = 0
@@ -200,12 +203,15 @@ enum SessionInfoCodec {
                         continue
                     }
                     let (sum, overflow) = sequence.addingReportingOverflow(delta)
-                    guard !overflow, sum > sequence else { throw DecodingFailure(reason: "recent sequences out of order") }
+                    guard !overflow, sum > sequence else {
+                        throw DecodingFailure(reason: "recent sequences out of order")
+                    }
                     sequence = sum
                     recent.append(sequence)
                 }
                 if let last = recent.last, last != headSequence {
-                    throw DecodingFailure(reason: "the last recent sequence \(last) is not the head sequence \(headSequence)")
+                    throw DecodingFailure(
+                        reason: "the last recent sequence \(last) is not the head sequence \(headSequence)")
                 }
             }
             guard reader.remaining == 0 else { throw DecodingFailure(reason: "unexpected trailing bytes") }

@@ -6,7 +6,8 @@ import Foundation
 package enum UTF8Identity {
     /// Whether the two texts have the same UTF-8 bytes.
     package static func equal(_ left: String, _ right: String) -> Bool {
-        let leftBytes = left.utf8, rightBytes = right.utf8
+        let leftBytes = left.utf8
+        let rightBytes = right.utf8
         guard leftBytes.count == rightBytes.count else { return false }
         // Native strings: one memcmp (as fast as String's own ==).
         let same: Bool?? = leftBytes.withContiguousStorageIfAvailable { l in
@@ -20,7 +21,9 @@ package enum UTF8Identity {
 
     /// Hashes the text's UTF-8 bytes.
     package static func hash(_ text: String, into hasher: inout Hasher) {
-        let hashed: Void? = text.utf8.withContiguousStorageIfAvailable { hasher.combine(bytes: UnsafeRawBufferPointer($0)) }
+        let hashed: Void? = text.utf8.withContiguousStorageIfAvailable {
+            hasher.combine(bytes: UnsafeRawBufferPointer($0))
+        }
         if hashed == nil {
             var copy = text
             copy.withUTF8 { hasher.combine(bytes: UnsafeRawBufferPointer($0)) }

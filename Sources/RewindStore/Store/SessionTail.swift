@@ -53,7 +53,8 @@ struct SessionTail: Sendable {
                     reason: "the log's record at sequence \(view.sequence) is version \(view.version), "
                         + "but the session's head is version \(head.info.headVersion)")
             }
-            if head.advance(sequence: view.sequence, machine: view.string(view.machineField), timestamp: view.timestamp) {
+            if head.advance(sequence: view.sequence, machine: view.string(view.machineField), timestamp: view.timestamp)
+            {
                 head.startNextBlock()  // its block went to the session index with it
             }
             heads[key] = head

@@ -18,9 +18,9 @@ public struct StoreProblem: Sendable, Hashable, CustomStringConvertible {
     /// The problem a store error names (the record or entry it is about).
     public init(_ error: StoreError, context: String) {
         switch error {
-        case let .corruptedRecord(sequence, reason):
+        case .corruptedRecord(let sequence, let reason):
             self.init(location: "log sequence \(sequence)", reason: reason)
-        case let .corruptedEntry(database, key, reason):
+        case .corruptedEntry(let database, let key, let reason):
             self.init(location: "database '\(database)' entry \(key)", reason: reason)
         default:
             self.init(location: context, reason: error.description)
@@ -45,8 +45,10 @@ public struct StoreCheckReport: Sendable, Hashable, CustomStringConvertible {
     public var problem: StoreProblem?
 
     /// Creates a report.
-    public init(records: UInt64 = 0, sessions: Int = 0, snapshots: Int = 0, checkpoints: Int = 0,
-                problem: StoreProblem? = nil) {
+    public init(
+        records: UInt64 = 0, sessions: Int = 0, snapshots: Int = 0, checkpoints: Int = 0,
+        problem: StoreProblem? = nil
+    ) {
         self.records = records
         self.sessions = sessions
         self.snapshots = snapshots
@@ -240,7 +242,8 @@ extension StoreReadTransaction {
         guard info.headVersion == base - 1 + UInt64(sequences.count), info.recordCount == UInt64(sequences.count) else {
             return StoreProblem(
                 location: entry,
-                reason: "its head is version \(info.headVersion) with \(info.recordCount) records from version \(base), "
+                reason:
+                    "its head is version \(info.headVersion) with \(info.recordCount) records from version \(base), "
                     + "but the log holds \(sequences.count) records of the session")
         }
         guard info.headSequence == sequences[sequences.count - 1] else {

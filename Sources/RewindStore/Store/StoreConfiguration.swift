@@ -36,8 +36,10 @@ public struct StoreConfiguration: Sendable {
     }
 
     /// Creates a configuration: durable by default, JSON payloads, entries at most 256 records behind.
-    public init(environment: EnvironmentConfiguration = EnvironmentConfiguration(),
-                coder: any PayloadCoder = JSONPayloadCoder(), maximumSessionTail: Int = 256) {
+    public init(
+        environment: EnvironmentConfiguration = EnvironmentConfiguration(),
+        coder: any PayloadCoder = JSONPayloadCoder(), maximumSessionTail: Int = 256
+    ) {
         self.environment = environment
         self.coder = coder
         self.maximumSessionTail = maximumSessionTail

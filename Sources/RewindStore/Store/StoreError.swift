@@ -32,26 +32,26 @@ public enum StoreError: Error, Sendable, Hashable, CustomStringConvertible {
     /// A sentence naming what failed and where.
     public var description: String {
         switch self {
-        case let .versionConflict(session, expected, actual):
+        case .versionConflict(let session, let expected, let actual):
             return "version conflict in session '\(session.excerpt)': expected \(expected), actual version \(actual)"
                 + (actual == 0 ? " (no such session)" : "")
-        case let .corruptedRecord(sequence, reason):
+        case .corruptedRecord(let sequence, let reason):
             return "corrupted record at sequence \(sequence): \(reason)"
-        case let .corruptedEntry(database, key, reason):
+        case .corruptedEntry(let database, let key, let reason):
             return "corrupted entry \(key) in database '\(database)': \(reason)"
-        case let .unsupportedFormat(found, supported):
+        case .unsupportedFormat(let found, let supported):
             return "unsupported store format \(found): this version of Rewind reads formats up to \(supported)"
-        case let .notAStore(path, reason, _):
+        case .notAStore(let path, let reason, _):
             return "'\(path)' is not a Rewind store: \(reason)"
-        case let .needsWriteAccess(path, reason):
+        case .needsWriteAccess(let path, let reason):
             return "'\(path)' cannot be read without writing it first: \(reason)"
-        case let .invalidSessionID(id, reason):
+        case .invalidSessionID(let id, let reason):
             return "invalid session id '\(DisplayText.excerpt(id))': \(reason)"
-        case let .invalidTransition(session, index, reason):
+        case .invalidTransition(let session, let index, let reason):
             return "invalid transition \(index) of the append to session '\(session.excerpt)': \(reason)"
-        case let .emptyAppend(session):
+        case .emptyAppend(let session):
             return "empty append to session '\(session.excerpt)': an append needs at least one transition"
-        case let .sessionErased(session, erasure):
+        case .sessionErased(let session, let erasure):
             return "session '\(session.excerpt)' was erased at \(erasure.erasedAt) (\(erasure.reason)): "
                 + "nothing of it is kept, and its id cannot be used again"
         }

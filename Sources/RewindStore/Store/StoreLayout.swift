@@ -107,7 +107,9 @@ struct StoreDatabases: Sendable {
     init(_ databases: [String: Database]) throws {
         func handle(_ name: String) throws -> Database {
             guard let database = databases[name] else {
-                throw LMDBError(code: LMDBError.Code.notFound, operation: "opening the store's databases", message: "database '\(name)' was not opened")
+                throw LMDBError(
+                    code: LMDBError.Code.notFound, operation: "opening the store's databases",
+                    message: "database '\(name)' was not opened")
             }
             return database
         }

@@ -22,8 +22,9 @@ enum StoreMigration {
         // Format 3 → 4: nothing to change (a format 3 log has no erased ranges).
         // Format 4 → 5: nothing to change (a format 4 store has no trimmed session).
         let current = StoreLayout.formatVersion
-        try txn.put(withUnsafeBytes(of: current.bigEndian) { Array($0) }, forKey: StoreLayout.formatVersionKey,
-                    in: databases.meta)
+        try txn.put(
+            withUnsafeBytes(of: current.bigEndian) { Array($0) }, forKey: StoreLayout.formatVersionKey,
+            in: databases.meta)
         return current
     }
 
@@ -34,7 +35,8 @@ enum StoreMigration {
         // The old index, by session (its keys sort by session, then version).
         var sequencesBySession: [String: [UInt64]] = [:]
         try txn.forEach(in: databases.sessionIndex) { key, value in
-            guard let (session, version) = StoreKey.splitCompound(key), let sequence = StoreKey.uint64(from: value) else {
+            guard let (session, version) = StoreKey.splitCompound(key), let sequence = StoreKey.uint64(from: value)
+            else {
                 throw StoreError.corruptedEntry(
                     database: StoreLayout.sessionIndex, key: "of \(key.count) bytes",
                     reason: "not a format 1 entry (session, version → sequence)")
@@ -53,10 +55,13 @@ enum StoreMigration {
         try txn.forEach(in: databases.sessions) { key, value in
             let text = String(decoding: key, as: UTF8.self)
             guard let session = try? SessionID(text) else {
-                throw StoreError.corruptedEntry(database: StoreLayout.sessions, key: text.debugDescription,
-                                                reason: "the key is not a valid session id")
+                throw StoreError.corruptedEntry(
+                    database: StoreLayout.sessions, key: text.debugDescription,
+                    reason: "the key is not a valid session id")
             }
-            let info = try SessionInfoCodec.decode(value, session: session, storeFormat: SessionInfoCodec.formatVersion1).info
+            let info = try SessionInfoCodec.decode(
+                value, session: session, storeFormat: SessionInfoCodec.formatVersion1
+            ).info
             let sequences = sequencesBySession.removeValue(forKey: text) ?? []
             guard UInt64(sequences.count) == info.headVersion, sequences.last == info.headSequence else {
                 throw StoreError.corruptedEntry(
@@ -67,8 +72,9 @@ enum StoreMigration {
             return .next
         }
         if let orphan = sequencesBySession.keys.sorted().first {
-            throw StoreError.corruptedEntry(database: StoreLayout.sessionIndex, key: "'\(orphan)'",
-                                            reason: "indexed versions of a session that has no sessions entry")
+            throw StoreError.corruptedEntry(
+                database: StoreLayout.sessionIndex, key: "'\(orphan)'",
+                reason: "indexed versions of a session that has no sessions entry")
         }
 
         try txn.removeAll(in: databases.sessionIndex)
@@ -80,8 +86,9 @@ enum StoreMigration {
             for blockStart in stride(from: 0, to: full, by: blockSize) {
                 buffer.removeAll(keepingCapacity: true)
                 for sequence in sequences[blockStart..<(blockStart + blockSize)] { buffer.putBigEndian(sequence) }
-                try txn.put(buffer, forKey: StoreKey.compound(head.info.session.rawValue, UInt64(blockStart) + 1),
-                            in: databases.sessionIndex)
+                try txn.put(
+                    buffer, forKey: StoreKey.compound(head.info.session.rawValue, UInt64(blockStart) + 1),
+                    in: databases.sessionIndex)
             }
             buffer.removeAll(keepingCapacity: true)
             SessionInfoCodec.encode(SessionHead(info: head.info, recent: Array(sequences[full...])), into: &buffer)

@@ -23,13 +23,16 @@ extension StoreReadTransaction {
         // The range holding `start` begins at or before it: start from the last range at or before.
         var first = prefix + StoreKey.uint64(start)
         try transaction.forEach(in: databases.meta, from: first, direction: .backward) { key, value in
-            if key.starts(with: prefix), let range = try Self.erasedRange(key: key, value: value), range.contains(start) {
+            if key.starts(with: prefix), let range = try Self.erasedRange(key: key, value: value), range.contains(start)
+            {
                 first = prefix + StoreKey.uint64(range.lowerBound)
             }
             return .stop
         }
         try transaction.forEach(in: databases.meta, from: first) { key, value in
-            guard key.starts(with: prefix), let range = try Self.erasedRange(key: key, value: value) else { return .stop }
+            guard key.starts(with: prefix), let range = try Self.erasedRange(key: key, value: value) else {
+                return .stop
+            }
             return try body(range)
         }
     }
@@ -38,7 +41,8 @@ extension StoreReadTransaction {
     final func lastErasedSequence() throws -> UInt64 {
         let prefix = StoreLayout.erasedRangePrefix
         var last: UInt64 = 0
-        try transaction.forEach(in: databases.meta, from: prefix + StoreKey.uint64(.max), direction: .backward) { key, value in
+        try transaction.forEach(in: databases.meta, from: prefix + StoreKey.uint64(.max), direction: .backward) {
+            key, value in
             if key.starts(with: prefix), let range = try Self.erasedRange(key: key, value: value) {
                 last = range.upperBound
             }
@@ -51,8 +55,8 @@ extension StoreReadTransaction {
     static func erasedRange(key: UnsafeRawBufferPointer, value: UnsafeRawBufferPointer) throws -> ClosedRange<UInt64>? {
         let prefixCount = StoreLayout.erasedRangePrefix.count
         guard key.count == prefixCount + 8, value.count == 8,
-              let first = StoreKey.uint64(from: UnsafeRawBufferPointer(rebasing: key[prefixCount...])),
-              let last = StoreKey.uint64(from: value), first >= 1, first <= last
+            let first = StoreKey.uint64(from: UnsafeRawBufferPointer(rebasing: key[prefixCount...])),
+            let last = StoreKey.uint64(from: value), first >= 1, first <= last
         else {
             throw StoreError.corruptedEntry(
                 database: StoreLayout.meta, key: "'erased' of \(key.count) bytes",
@@ -116,13 +120,17 @@ extension StoreReadTransaction {
         var number: UInt64 = 0
         if let bytes = try transaction.get(StoreLayout.lastErasureNoticeKey, in: databases.meta) {
             guard let last = StoreKey.uint64(from: bytes) else {
-                throw StoreError.corruptedEntry(database: StoreLayout.meta, key: "'erasure-notice-last'",
-                                                reason: "\(bytes.count) bytes instead of 8")
+                throw StoreError.corruptedEntry(
+                    database: StoreLayout.meta, key: "'erasure-notice-last'",
+                    reason: "\(bytes.count) bytes instead of 8")
             }
             number = last
         }
-        try transaction.forEach(in: databases.meta, from: prefix + StoreKey.uint64(.max), direction: .backward) { key, value in
-            if key.starts(with: prefix) { number = max(number, try ErasureNoticeCodec.decode(key: key, value: value).number) }
+        try transaction.forEach(in: databases.meta, from: prefix + StoreKey.uint64(.max), direction: .backward) {
+            key, value in
+            if key.starts(with: prefix) {
+                number = max(number, try ErasureNoticeCodec.decode(key: key, value: value).number)
+            }
             return .stop
         }
         return number
@@ -151,7 +159,9 @@ enum ErasureNoticeCodec {
         func damaged(_ reason: String) -> StoreError {
             StoreError.corruptedEntry(database: StoreLayout.meta, key: "an erasure notice", reason: reason)
         }
-        guard key.count == prefixCount + 8, let number = StoreKey.uint64(from: UnsafeRawBufferPointer(rebasing: key[prefixCount...])) else {
+        guard key.count == prefixCount + 8,
+            let number = StoreKey.uint64(from: UnsafeRawBufferPointer(rebasing: key[prefixCount...]))
+        else {
             throw damaged("its key is not 'erasure', NUL and an 8-byte number")
         }
         var reader = ByteReader(value)
@@ -166,7 +176,9 @@ enum ErasureNoticeCodec {
             for _ in 0..<count {
                 let first = try reader.varint("a range's first sequence")
                 let last = try reader.varint("a range's last sequence")
-                guard first >= 1, first <= last else { throw damaged("notice \(number) has the range \(first)…\(last)") }
+                guard first >= 1, first <= last else {
+                    throw damaged("notice \(number) has the range \(first)…\(last)")
+                }
                 ranges.append(first...last)
             }
             return ErasureNotice(number: number, kind: kind, erasedAt: erasedAt, ranges: ranges)

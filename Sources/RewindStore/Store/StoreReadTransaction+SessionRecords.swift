@@ -24,7 +24,8 @@ extension StoreReadTransaction {
             guard record.version == version, record.session == session else {
                 throw StoreError.corruptedEntry(
                     database: StoreLayout.sessionIndex, key: "'\(session.excerpt)' version \(version)",
-                    reason: "it points at sequence \(sequence), which holds '\(record.session)' version \(record.version)")
+                    reason:
+                        "it points at sequence \(sequence), which holds '\(record.session)' version \(record.version)")
             }
             return try body(record)
         }

@@ -19,7 +19,8 @@ extension StoreReadTransaction {
     private func hasStoredEntry(_ session: SessionID) throws -> Bool {
         var key = session.rawValue
         return try key.withUTF8 { keyBytes in
-            try transaction.withValue(forKey: UnsafeRawBufferPointer(keyBytes), in: databases.sessions) { _ in true } ?? false
+            try transaction.withValue(forKey: UnsafeRawBufferPointer(keyBytes), in: databases.sessions) { _ in true }
+                ?? false
         }
     }
 
@@ -93,7 +94,9 @@ extension StoreReadTransaction {
         var nextFresh = 0
         var stopped = false
         func emitFresh(before key: UnsafeRawBufferPointer?) throws {
-            while !stopped, nextFresh < fresh.count, key.map({ fresh[nextFresh].rawValue.utf8.lexicographicallyPrecedes($0) }) ?? true {
+            while !stopped, nextFresh < fresh.count,
+                key.map({ fresh[nextFresh].rawValue.utf8.lexicographicallyPrecedes($0) }) ?? true
+            {
                 let id = fresh[nextFresh]
                 nextFresh += 1
                 if let head = heads[id], try body(head.info) == .stop { stopped = true }
@@ -108,8 +111,9 @@ extension StoreReadTransaction {
                 control = try body(head.info)
             } else {
                 guard let session = try? SessionID(text) else {
-                    throw StoreError.corruptedEntry(database: StoreLayout.sessions, key: text.debugDescription,
-                                                    reason: "the key is not a valid session id")
+                    throw StoreError.corruptedEntry(
+                        database: StoreLayout.sessions, key: text.debugDescription,
+                        reason: "the key is not a valid session id")
                 }
                 control = try body(try SessionInfoCodec.decode(value, session: session).info)
             }
@@ -123,7 +127,10 @@ extension StoreReadTransaction {
     /// Every session with its head version and machine, ordered by id.
     public func sessions() throws -> [SessionInfo] {
         var sessions: [SessionInfo] = []
-        try forEachSession { sessions.append($0); return .next }
+        try forEachSession {
+            sessions.append($0)
+            return .next
+        }
         return sessions
     }
 }

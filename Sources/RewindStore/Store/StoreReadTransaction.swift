@@ -85,8 +85,9 @@ public class StoreReadTransaction {
 
     static func sequence(ofLogKey key: UnsafeRawBufferPointer) throws -> UInt64 {
         guard let sequence = StoreKey.uint64(from: key) else {
-            throw StoreError.corruptedEntry(database: StoreLayout.log, key: "of \(key.count) bytes",
-                                            reason: "log keys are 8-byte sequences")
+            throw StoreError.corruptedEntry(
+                database: StoreLayout.log, key: "of \(key.count) bytes",
+                reason: "log keys are 8-byte sequences")
         }
         return sequence
     }

@@ -26,8 +26,9 @@ extension StoreReadTransaction {
         let key = Self.uploadCheckpointKey(destination)
         guard let bytes = try transaction.get(key, in: databases.meta) else { return nil }
         guard let next = StoreKey.uint64(from: bytes) else {
-            throw StoreError.corruptedEntry(database: StoreLayout.meta, key: "'upload-checkpoint' of \(destination)",
-                                            reason: "\(bytes.count) bytes instead of 8")
+            throw StoreError.corruptedEntry(
+                database: StoreLayout.meta, key: "'upload-checkpoint' of \(destination)",
+                reason: "\(bytes.count) bytes instead of 8")
         }
         return next
     }
@@ -57,10 +58,13 @@ extension StoreReadTransaction {
     ///
     /// - Throws: ``StoreError/corruptedEntry(database:key:reason:)`` when the entry is not 8 bytes.
     package func erasureCheckpoint(for destination: String) throws -> UInt64 {
-        guard let bytes = try transaction.get(Self.erasureCheckpointKey(destination), in: databases.meta) else { return 0 }
+        guard let bytes = try transaction.get(Self.erasureCheckpointKey(destination), in: databases.meta) else {
+            return 0
+        }
         guard let number = StoreKey.uint64(from: bytes) else {
-            throw StoreError.corruptedEntry(database: StoreLayout.meta, key: "'erasure-checkpoint' of \(destination)",
-                                            reason: "\(bytes.count) bytes instead of 8")
+            throw StoreError.corruptedEntry(
+                database: StoreLayout.meta, key: "'erasure-checkpoint' of \(destination)",
+                reason: "\(bytes.count) bytes instead of 8")
         }
         return number
     }
@@ -76,13 +80,15 @@ extension StoreWriteTransaction {
     /// Stores `next` as `destination`'s upload checkpoint (see
     /// ``StoreReadTransaction/uploadCheckpoint(for:)``), committed with this transaction.
     package func setUploadCheckpoint(_ next: UInt64, for destination: String) throws {
-        try writeTransaction.put(StoreKey.uint64(next), forKey: Self.uploadCheckpointKey(destination), in: databases.meta)
+        try writeTransaction.put(
+            StoreKey.uint64(next), forKey: Self.uploadCheckpointKey(destination), in: databases.meta)
     }
 
     /// Stores `number` as the last erasure notice `destination` acknowledged, and forgets the
     /// notices every destination the store uploads to has acknowledged.
     package func setErasureCheckpoint(_ number: UInt64, for destination: String) throws {
-        try writeTransaction.put(StoreKey.uint64(number), forKey: Self.erasureCheckpointKey(destination), in: databases.meta)
+        try writeTransaction.put(
+            StoreKey.uint64(number), forKey: Self.erasureCheckpointKey(destination), in: databases.meta)
         var acknowledgedByAll = number
         let prefix = StoreLayout.uploadCheckpointPrefix
         try transaction.forEach(in: databases.meta, from: prefix) { key, _ in

@@ -57,7 +57,8 @@ extension StoreWriteTransaction {
             try deleteKeys(withPrefix: StoreKey.compoundPrefix(session.rawValue), in: databases.sessionIndex)
             try deleteKeys(withPrefix: StoreKey.compoundPrefix(session.rawValue), in: databases.handle(for: .snapshots))
             _ = try writeTransaction.delete(Array(session.rawValue.utf8), in: databases.sessions)
-            try writeTransaction.put(tombstone, forKey: Self.tombstoneKey(of: session, secret: secret), in: databases.meta)
+            try writeTransaction.put(
+                tombstone, forKey: Self.tombstoneKey(of: session, secret: secret), in: databases.meta)
         }
         let ranges = sequences.consecutiveRanges
         for range in ranges { try addErasedRange(range) }
@@ -74,9 +75,11 @@ extension StoreWriteTransaction {
     /// Writes `notice` for the uploader, remembers its number as the newest, and marks the store
     /// with the current format (older code must refuse a log with erased ranges or trimmed sessions).
     func writeErasureNotice(_ notice: ErasureNotice) throws {
-        try writeTransaction.put(ErasureNoticeCodec.encode(notice), forKey: ErasureNoticeCodec.key(of: notice.number),
-                                 in: databases.meta)
-        try writeTransaction.put(StoreKey.uint64(notice.number), forKey: StoreLayout.lastErasureNoticeKey, in: databases.meta)
+        try writeTransaction.put(
+            ErasureNoticeCodec.encode(notice), forKey: ErasureNoticeCodec.key(of: notice.number),
+            in: databases.meta)
+        try writeTransaction.put(
+            StoreKey.uint64(notice.number), forKey: StoreLayout.lastErasureNoticeKey, in: databases.meta)
         try writeTransaction.put(
             withUnsafeBytes(of: StoreLayout.formatVersion.bigEndian) { Array($0) },
             forKey: StoreLayout.formatVersionKey, in: databases.meta)
@@ -88,8 +91,12 @@ extension StoreWriteTransaction {
         var merged = range
         var replaced: [UInt64] = []
         // A range ending just before (or overlapping) this one's start.
-        try transaction.forEach(in: databases.meta, from: prefix + StoreKey.uint64(range.lowerBound), direction: .backward) { key, value in
-            guard key.starts(with: prefix), let before = try Self.erasedRange(key: key, value: value) else { return .stop }
+        try transaction.forEach(
+            in: databases.meta, from: prefix + StoreKey.uint64(range.lowerBound), direction: .backward
+        ) { key, value in
+            guard key.starts(with: prefix), let before = try Self.erasedRange(key: key, value: value) else {
+                return .stop
+            }
             if before.upperBound &+ 1 >= range.lowerBound {
                 merged = min(before.lowerBound, merged.lowerBound)...max(before.upperBound, merged.upperBound)
                 replaced.append(before.lowerBound)
@@ -99,7 +106,7 @@ extension StoreWriteTransaction {
         // Ranges starting within or just after it.
         try transaction.forEach(in: databases.meta, from: prefix + StoreKey.uint64(range.lowerBound)) { key, value in
             guard key.starts(with: prefix), let after = try Self.erasedRange(key: key, value: value),
-                  after.lowerBound <= merged.upperBound &+ 1
+                after.lowerBound <= merged.upperBound &+ 1
             else { return .stop }
             merged = merged.lowerBound...max(after.upperBound, merged.upperBound)
             replaced.append(after.lowerBound)
@@ -108,8 +115,9 @@ extension StoreWriteTransaction {
         for first in Set(replaced) {
             _ = try writeTransaction.delete(prefix + StoreKey.uint64(first), in: databases.meta)
         }
-        try writeTransaction.put(StoreKey.uint64(merged.upperBound), forKey: prefix + StoreKey.uint64(merged.lowerBound),
-                                 in: databases.meta)
+        try writeTransaction.put(
+            StoreKey.uint64(merged.upperBound), forKey: prefix + StoreKey.uint64(merged.lowerBound),
+            in: databases.meta)
     }
 
     /// Deletes every key of `database` that starts with `prefix`.

@@ -76,7 +76,9 @@ extension StoreWriteTransaction {
         var snapshotKeys: [[UInt8]] = []
         let prefix = StoreKey.compoundPrefix(session.rawValue)
         try transaction.forEach(in: snapshots, from: prefix) { key, _ in
-            guard key.starts(with: prefix), let split = StoreKey.splitCompound(key), split.number < base else { return .stop }
+            guard key.starts(with: prefix), let split = StoreKey.splitCompound(key), split.number < base else {
+                return .stop
+            }
             snapshotKeys.append(Array(key))
             return .next
         }

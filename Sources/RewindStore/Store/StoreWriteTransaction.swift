@@ -49,7 +49,9 @@ public final class StoreWriteTransaction: StoreReadTransaction {
     /// - Throws: ``StoreError/versionConflict(session:expected:actual:)`` when `session` exists,
     ///   and the errors of ``append(_:to:expectedVersion:)``.
     @discardableResult
-    package func append(_ transitions: [TransitionDraft], toNewSession session: SessionID, base: UInt64) throws -> AppendResult {
+    package func append(_ transitions: [TransitionDraft], toNewSession session: SessionID, base: UInt64) throws
+        -> AppendResult
+    {
         guard base > 1 else { return try append(transitions, to: session, expectedVersion: .noStream, base: nil) }
         let result = try append(transitions, to: session, expectedVersion: .noStream, base: base)
         // A process that rebuilds the tail from the log would begin a session without an entry at
@@ -142,12 +144,14 @@ public final class StoreWriteTransaction: StoreReadTransaction {
                     sequence: sequence, session: session, version: version, transition: transitions[offset])
                 try withUnsafeBytes(of: sequence.bigEndian) { key in
                     try writeTransaction.put(reserving: size, forKey: key, in: log, flags: .append) { value in
-                        RecordCodec.encode(sequence: sequence, session: session, version: version,
-                                           transition: transitions[offset], into: value)
+                        RecordCodec.encode(
+                            sequence: sequence, session: session, version: version,
+                            transition: transitions[offset], into: value)
                     }
                 }
-                if head.advance(sequence: sequence, machine: transitions[offset].machine,
-                                timestamp: transitions[offset].timestamp)
+                if head.advance(
+                    sequence: sequence, machine: transitions[offset].machine,
+                    timestamp: transitions[offset].timestamp)
                 {
                     // The block is full: it goes to the session index, keyed by its first version.
                     try putIndexBlock(head.recent, of: session, from: version - UInt64(StoreLayout.indexBlockSize) + 1)

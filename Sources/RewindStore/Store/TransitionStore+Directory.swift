@@ -66,7 +66,8 @@ extension TransitionStore {
                 }
             }
         } catch let error as LMDBError {
-            throw StoreError.notAStore(path: directory, reason: "LMDB cannot read it as a store (\(error.message))",
+            throw StoreError.notAStore(
+                path: directory, reason: "LMDB cannot read it as a store (\(error.message))",
                 cause: ErrorCause(error))
         }
     }

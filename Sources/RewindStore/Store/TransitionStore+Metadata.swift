@@ -9,8 +9,9 @@ extension TransitionStore {
             throw StoreError.notAStore(path: path, reason: "its metadata has no format version")
         }
         guard bytes.count == 4 else {
-            throw StoreError.corruptedEntry(database: StoreLayout.meta, key: "'format-version'",
-                                            reason: "\(bytes.count) bytes instead of 4")
+            throw StoreError.corruptedEntry(
+                database: StoreLayout.meta, key: "'format-version'",
+                reason: "\(bytes.count) bytes instead of 4")
         }
         let format = bytes.reduce(UInt32(0)) { $0 << 8 | UInt32($1) }
         guard format <= StoreLayout.formatVersion else {
@@ -28,7 +29,8 @@ extension TransitionStore {
         if try txn.get(StoreLayout.formatVersionKey, in: meta) == nil {
             let id = UUID()
             let format = StoreLayout.formatVersion
-            try txn.put(withUnsafeBytes(of: format.bigEndian) { Array($0) }, forKey: StoreLayout.formatVersionKey, in: meta)
+            try txn.put(
+                withUnsafeBytes(of: format.bigEndian) { Array($0) }, forKey: StoreLayout.formatVersionKey, in: meta)
             try txn.put(withUnsafeBytes(of: id.uuid) { Array($0) }, forKey: StoreLayout.storeIDKey, in: meta)
             var created: [UInt8] = []
             created.putLittleEndian(Timestamp.now().microsecondsSince1970)
@@ -46,7 +48,8 @@ extension TransitionStore {
     /// The store id in `meta`.
     static func readStoreID(_ txn: ReadTransaction, meta: Database) throws -> UUID {
         guard let idBytes = try txn.get(StoreLayout.storeIDKey, in: meta), idBytes.count == 16 else {
-            throw StoreError.corruptedEntry(database: StoreLayout.meta, key: "'store-id'", reason: "missing or not 16 bytes")
+            throw StoreError.corruptedEntry(
+                database: StoreLayout.meta, key: "'store-id'", reason: "missing or not 16 bytes")
         }
         var uuid: uuid_t = (0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0)
         withUnsafeMutableBytes(of: &uuid) { $0.copyBytes(from: idBytes) }

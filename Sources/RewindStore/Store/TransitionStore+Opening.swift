@@ -43,7 +43,8 @@ extension TransitionStore {
         } catch let error as LMDBError where error.code == LMDBError.Code.invalid {
             // A data file whose first page is blank but that nobody is creating (see
             // `metaPagesAreBlank`): not an LMDB environment after all.
-            throw StoreError.notAStore(path: directory, reason: "LMDB cannot read it as a store (\(error.message))",
+            throw StoreError.notAStore(
+                path: directory, reason: "LMDB cannot read it as a store (\(error.message))",
                 cause: ErrorCause(error))
         }
         do {
@@ -76,7 +77,8 @@ extension TransitionStore {
     }
 
     /// Opens the environment of an existing store read-only.
-    private static func openReadOnly(_ directory: String, configuration: EnvironmentConfiguration) throws -> Environment {
+    private static func openReadOnly(_ directory: String, configuration: EnvironmentConfiguration) throws -> Environment
+    {
         var isDirectory: ObjCBool = false
         guard FileManager.default.fileExists(atPath: directory, isDirectory: &isDirectory) else {
             throw StoreError.notAStore(path: directory, reason: "it does not exist (a read-only open creates nothing)")
@@ -90,7 +92,8 @@ extension TransitionStore {
         do {
             return try Environment(directory: directory, configuration: configuration)
         } catch let error as LMDBError where error.code == LMDBError.Code.invalid {
-            throw StoreError.notAStore(path: directory, reason: "LMDB cannot read it as a store (\(error.message))",
+            throw StoreError.notAStore(
+                path: directory, reason: "LMDB cannot read it as a store (\(error.message))",
                 cause: ErrorCause(error))
         }
     }
@@ -108,14 +111,16 @@ extension TransitionStore {
         }
         let (format, storeID) = try environment.read { txn -> (UInt32, UUID) in
             if try txn.statistics(of: meta).entries == 0 {
-                throw StoreError.notAStore(path: path, reason: "its metadata is not written yet (a store being created)")
+                throw StoreError.notAStore(
+                    path: path, reason: "its metadata is not written yet (a store being created)")
             }
             let format = try readFormat(txn, meta: meta, path: path)
             return (format, try readStoreID(txn, meta: meta))
         }
         guard format >= StoreLayout.oldestReadableFormat else {
             throw StoreError.needsWriteAccess(
-                path: path, reason: "it is in store format \(format); open it for writing once to migrate it to format "
+                path: path,
+                reason: "it is in store format \(format); open it for writing once to migrate it to format "
                     + "\(StoreLayout.formatVersion)")
         }
         do {

@@ -49,9 +49,11 @@ public final class TransitionStore: Sendable {
     /// `DataFileError` before anything maps it.
     public init(directory: String, configuration: StoreConfiguration = StoreConfiguration()) throws {
         var configuration = configuration
-        configuration.environment.maxDatabases = max(configuration.environment.maxDatabases,
-                                                     StoreLayout.minimumDatabases)
-        let opened = configuration.readOnly
+        configuration.environment.maxDatabases = max(
+            configuration.environment.maxDatabases,
+            StoreLayout.minimumDatabases)
+        let opened =
+            configuration.readOnly
             ? try Self.openReadOnlyStore(directory, configuration: configuration.environment)
             : try Self.openWritableStore(directory, configuration: &configuration)
         self.environment = opened.environment
@@ -174,7 +176,8 @@ public final class TransitionStore: Sendable {
     ///   `CompactionError.readOnly`; `LMDBError` when the copy or the rename fails (the store is
     ///   then as it was).
     @discardableResult
-    public func compact(headroom: Int? = nil, progress: (CompactionStep) -> Void = { _ in }) throws -> CompactionResult {
+    public func compact(headroom: Int? = nil, progress: (CompactionStep) -> Void = { _ in }) throws -> CompactionResult
+    {
         try environment.compact(headroom: headroom, progress: progress)
     }
 

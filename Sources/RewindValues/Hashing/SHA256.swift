@@ -52,7 +52,9 @@ package struct SHA256 {
             compress()
         }
         while block.count < 56 { block.append(0) }
-        for shift in stride(from: 56, through: 0, by: -8) { block.append(UInt8(truncatingIfNeeded: bitLength >> UInt64(shift))) }
+        for shift in stride(from: 56, through: 0, by: -8) {
+            block.append(UInt8(truncatingIfNeeded: bitLength >> UInt64(shift)))
+        }
         compress()
         let words = [state.0, state.1, state.2, state.3, state.4, state.5, state.6, state.7]
         return words.flatMap { word in (0..<4).map { UInt8(truncatingIfNeeded: word >> (24 - 8 * $0)) } }
@@ -63,7 +65,8 @@ package struct SHA256 {
             (value >> count) | (value << (32 - count))
         }
         for index in 0..<16 {
-            schedule[index] = UInt32(block[4 * index]) << 24 | UInt32(block[4 * index + 1]) << 16
+            schedule[index] =
+                UInt32(block[4 * index]) << 24 | UInt32(block[4 * index + 1]) << 16
                 | UInt32(block[4 * index + 2]) << 8 | UInt32(block[4 * index + 3])
         }
         for index in 16..<64 {

@@ -37,10 +37,10 @@ enum GlyphMetrics {
     private static func width(of scalar: Unicode.Scalar) -> Double {
         let value = scalar.value
         switch value {
-        case 0x0300...0x036F, 0x200B...0x200F, 0xFE00...0xFE0F: return 0 // combining marks, zero-width
+        case 0x0300...0x036F, 0x200B...0x200F, 0xFE00...0xFE0F: return 0  // combining marks, zero-width
         case 0x1100...0x115F, 0x2E80...0xA4CF, 0xAC00...0xD7A3, 0xF900...0xFAFF, 0xFE30...0xFE4F,
-             0xFF00...0xFF60, 0xFFE0...0xFFE6, 0x1F300...0x1FAFF, 0x20000...0x3FFFD:
-            return 1.0 // East Asian wide and emoji
+            0xFF00...0xFF60, 0xFFE0...0xFFE6, 0x1F300...0x1FAFF, 0x20000...0x3FFFD:
+            return 1.0  // East Asian wide and emoji
         default: break
         }
         guard value < 0x80 else { return 0.6 }

@@ -116,7 +116,8 @@ struct DiagramLayout: Sendable {
         for request in portRequests[container] ?? [] {
             let port = graph.addVertex(.port(top: request.top), width: 4, height: 4)
             guard let child = vertexOf[request.child] else { continue }
-            edgeOf[request.edge] = request.top
+            edgeOf[request.edge] =
+                request.top
                 ? graph.addEdge(from: port, to: child, minLength: 1, label: nil)
                 : graph.addEdge(from: child, to: port, minLength: 1, label: nil)
         }
@@ -192,7 +193,8 @@ struct DiagramLayout: Sendable {
             sizes[node] = (width, max(top + graph.size.height + bottom, minimumHeight))
         case .parallel:
             let regions = model.nodes[node].children
-            let width = regions.map { sizes[$0].width + loopSpace[$0] }.reduce(0, +)
+            let width =
+                regions.map { sizes[$0].width + loopSpace[$0] }.reduce(0, +)
                 + Double(max(regions.count - 1, 0)) * Self.regionGap
             let tallest = regions.map { sizes[$0].height }.max() ?? 0
             for region in regions { sizes[region].height = tallest }
@@ -214,17 +216,21 @@ struct DiagramLayout: Sendable {
         case .root, .compound:
             guard let graph = graphs[node] else { return }
             let (inset, top, _) = insets(of: node)
-            let content = DiagramPoint(x: box.x + inset + (box.width - 2 * inset - graph.size.width) / 2, y: box.y + top)
+            let content = DiagramPoint(
+                x: box.x + inset + (box.width - 2 * inset - graph.size.width) / 2, y: box.y + top)
             contentOrigin[node] = content
             for (child, vertex) in childVertex[node] ?? [:] {
                 let centre = graph.vertices[vertex]
                 let slot = sizes[child].width + loopSpace[child]
-                place(child, at: DiagramPoint(
-                    x: content.x + centre.x - slot / 2, y: content.y + centre.y - sizes[child].height / 2))
+                place(
+                    child,
+                    at: DiagramPoint(
+                        x: content.x + centre.x - slot / 2, y: content.y + centre.y - sizes[child].height / 2))
             }
         case .parallel:
             let regions = model.nodes[node].children
-            let used = regions.map { sizes[$0].width + loopSpace[$0] }.reduce(0, +)
+            let used =
+                regions.map { sizes[$0].width + loopSpace[$0] }.reduce(0, +)
                 + Double(max(regions.count - 1, 0)) * Self.regionGap
             var x = box.x + (box.width - used) / 2
             for region in regions {
@@ -276,7 +282,9 @@ struct DiagramLayout: Sendable {
         chain.dropFirst().dropLast().flatMap { vertex -> [Anchor] in
             let point = absolute(container, vertex)
             let extent = band(container, vertex)
-            return [.point(DiagramPoint(x: point.x, y: extent.top)), .point(DiagramPoint(x: point.x, y: extent.bottom))]
+            return [
+                .point(DiagramPoint(x: point.x, y: extent.top)), .point(DiagramPoint(x: point.x, y: extent.bottom)),
+            ]
         }
     }
 
@@ -285,9 +293,12 @@ struct DiagramLayout: Sendable {
         var arrows: [[DiagramPoint]] = []
         for edge in graph.edges where edge.from == marker {
             guard let last = edge.chain.last,
-                  let child = childVertex[container]?.first(where: { $0.value == last })?.key else { continue }
+                let child = childVertex[container]?.first(where: { $0.value == last })?.key
+            else { continue }
             let centre = absolute(container, marker)
-            var anchors: [Anchor] = [.point(centre), .point(DiagramPoint(x: centre.x, y: band(container, marker).bottom))]
+            var anchors: [Anchor] = [
+                .point(centre), .point(DiagramPoint(x: centre.x, y: band(container, marker).bottom)),
+            ]
             anchors += inner(container, edge.chain)
             anchors.append(border(child, top: true))
             arrows.append(Self.resolve(anchors))
@@ -365,7 +376,8 @@ struct DiagramLayout: Sendable {
         let chain = graph.edges[index].chain
         let x = absolute(holder, chain[0]).x
         return [
-            .point(DiagramPoint(x: x, y: band(of: holder).top)), .point(DiagramPoint(x: x, y: boxes[holder].y)), .point(DiagramPoint(x: x, y: band(holder, chain[0]).bottom)),
+            .point(DiagramPoint(x: x, y: band(of: holder).top)), .point(DiagramPoint(x: x, y: boxes[holder].y)),
+            .point(DiagramPoint(x: x, y: band(holder, chain[0]).bottom)),
         ] + inner(holder, chain) + above
     }
 
@@ -379,7 +391,9 @@ struct DiagramLayout: Sendable {
             for index in anchors.indices where xs[index] == nil {
                 guard case .border(let box, let top, _) = anchors[index] else { continue }
                 // The side the line comes from inside: below a top border, above a bottom one.
-                let neighbours = (top ? [index + 1, index - 1] : [index - 1, index + 1]).filter { anchors.indices.contains($0) }
+                let neighbours = (top ? [index + 1, index - 1] : [index - 1, index + 1]).filter {
+                    anchors.indices.contains($0)
+                }
                 if let reference = neighbours.compactMap({ xs[$0] }).first {
                     xs[index] = box.clampedX(reference, inset: 8)
                 }
@@ -399,7 +413,8 @@ struct DiagramLayout: Sendable {
         }
         // Repeated points (a band that is the border itself) add nothing.
         var result: [DiagramPoint] = []
-        for point in points where result.last.map({ abs($0.x - point.x) > 0.05 || abs($0.y - point.y) > 0.05 }) ?? true {
+        for point in points where result.last.map({ abs($0.x - point.x) > 0.05 || abs($0.y - point.y) > 0.05 }) ?? true
+        {
             result.append(point)
         }
         return result
@@ -432,8 +447,8 @@ struct DiagramLayout: Sendable {
         let dx = point.x - box.midX
         let dy = point.y - box.midY
         guard dx != 0 || dy != 0 else { return DiagramPoint(x: box.midX, y: box.y) }
-        let scale = min(dx == 0 ? .infinity : (box.width / 2) / abs(dx), dy == 0 ? .infinity : (box.height / 2) / abs(dy))
+        let scale = min(
+            dx == 0 ? .infinity : (box.width / 2) / abs(dx), dy == 0 ? .infinity : (box.height / 2) / abs(dy))
         return DiagramPoint(x: box.midX + dx * scale, y: box.midY + dy * scale)
     }
 }
-

@@ -108,10 +108,11 @@ struct DiagramModel: Sendable {
     ) {
         let number = transitions.count
         let label = kind == .directMove ? Machine.enterEventName : DiagramLabels.transition(transition)
-        transitions.append(DiagramTransition(
-            index: number, source: state.id,
-            event: transition.events.isEmpty ? nil : transition.events.joined(separator: " "),
-            events: transition.events, targets: transition.targets, label: label, kind: kind))
+        transitions.append(
+            DiagramTransition(
+                index: number, source: state.id,
+                event: transition.events.isEmpty ? nil : transition.events.joined(separator: " "),
+                events: transition.events, targets: transition.targets, label: label, kind: kind))
         // Targets no state declares (an invalid definition) have nothing to point at.
         let targets = transition.targets.isEmpty ? [node] : transition.targets.compactMap { index[$0] }
         for (position, target) in targets.enumerated() {

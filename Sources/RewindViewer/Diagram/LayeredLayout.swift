@@ -106,7 +106,7 @@ struct LayeredLayout: Sendable {
     private mutating func breakCycles() {
         var outgoing = Array(repeating: [Int](), count: vertices.count)
         for (number, edge) in edges.enumerated() { outgoing[edge.from].append(number) }
-        var state = Array(repeating: 0, count: vertices.count) // 0 new, 1 on the stack, 2 done
+        var state = Array(repeating: 0, count: vertices.count)  // 0 new, 1 on the stack, 2 done
         var reverse: [Int] = []
         for start in vertices.indices where state[start] == 0 {
             // An explicit stack: (vertex, next outgoing edge to look at).
@@ -158,7 +158,8 @@ struct LayeredLayout: Sendable {
             }
         }
         for vertex in topological {
-            vertices[vertex].rank = incoming[vertex].map { vertices[edges[$0].from].rank + edges[$0].minLength }.max() ?? 0
+            vertices[vertex].rank =
+                incoming[vertex].map { vertices[edges[$0].from].rank + edges[$0].minLength }.max() ?? 0
         }
         // Sources that lead somewhere (the initial marker too) move down next to their successors.
         for vertex in topological.reversed()
@@ -242,7 +243,8 @@ struct LayeredLayout: Sendable {
                 let scale = Double(max(reference.count, 1)) / Double(max(layers[rank].count, 1))
                 let keyed = layers[rank].enumerated().map { index, vertex -> (Double, Int, Int) in
                     let neighbours = (down ? above[vertex] : below[vertex]).compactMap { position[$0] }
-                    let centre = neighbours.isEmpty
+                    let centre =
+                        neighbours.isEmpty
                         ? Double(index) * scale
                         : Double(neighbours.reduce(0, +)) / Double(neighbours.count)
                     return (centre, index, vertex)
@@ -300,7 +302,9 @@ struct LayeredLayout: Sendable {
             for rank in sequence {
                 let layer = ranks[rank]
                 let desired = layer.map { vertex -> Double in
-                    let neighbours = pass >= 8 ? above[vertex] + below[vertex]
+                    let neighbours =
+                        pass >= 8
+                        ? above[vertex] + below[vertex]
                         : (pass % 2 == 0 ? above[vertex] : below[vertex])
                     guard !neighbours.isEmpty else { return vertices[vertex].x }
                     return neighbours.map { vertices[$0].x }.reduce(0, +) / Double(neighbours.count)
@@ -342,8 +346,9 @@ struct LayeredLayout: Sendable {
         for (index, value) in desired.enumerated() {
             blocks.append((value - offsets[index], 1, 1))
             while blocks.count > 1,
-                  blocks[blocks.count - 2].sum / blocks[blocks.count - 2].count
-                    > blocks[blocks.count - 1].sum / blocks[blocks.count - 1].count {
+                blocks[blocks.count - 2].sum / blocks[blocks.count - 2].count
+                    > blocks[blocks.count - 1].sum / blocks[blocks.count - 1].count
+            {
                 let last = blocks.removeLast()
                 blocks[blocks.count - 1].sum += last.sum
                 blocks[blocks.count - 1].count += last.count

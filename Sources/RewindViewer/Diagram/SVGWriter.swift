@@ -25,10 +25,13 @@ struct SVGWriter {
     private mutating func write() {
         let (width, height) = layout.size
         let name = XMLText.escape(model.name)
-        output += "<svg xmlns=\"http://www.w3.org/2000/svg\" class=\"rw-diagram\" viewBox=\"0 0 \(Self.number(width)) \(Self.number(height))\""
-        output += " width=\"\(Self.number(width))\" height=\"\(Self.number(height))\" role=\"img\" aria-label=\"\(name) statechart\">\n"
+        output +=
+            "<svg xmlns=\"http://www.w3.org/2000/svg\" class=\"rw-diagram\" viewBox=\"0 0 \(Self.number(width)) \(Self.number(height))\""
+        output +=
+            " width=\"\(Self.number(width))\" height=\"\(Self.number(height))\" role=\"img\" aria-label=\"\(name) statechart\">\n"
         output += "<title>\(name)</title>\n<style>\n\(DiagramStyle.css)\n</style>\n"
-        output += "<text class=\"rw-title\" x=\"\(Self.number(DiagramLayout.margin))\" y=\"\(Self.number(DiagramLayout.margin + 14))\">\(name)</text>\n"
+        output +=
+            "<text class=\"rw-title\" x=\"\(Self.number(DiagramLayout.margin))\" y=\"\(Self.number(DiagramLayout.margin + 14))\">\(name)</text>\n"
         output += "<g class=\"rw-states\">\n"
         for child in model.nodes[0].children { writeState(child) }
         output += "</g>\n<g class=\"rw-initials\">\n"
@@ -52,7 +55,9 @@ struct SVGWriter {
             text(state.id, x: box.midX, y: box.midY + 4.5, class: "rw-name", centred: true)
         case .final:
             rect(box, radius: 8, class: "rw-box")
-            rect(DiagramRect(x: box.x + 3, y: box.y + 3, width: box.width - 6, height: box.height - 6), radius: 5, class: "rw-inner")
+            rect(
+                DiagramRect(x: box.x + 3, y: box.y + 3, width: box.width - 6, height: box.height - 6), radius: 5,
+                class: "rw-inner")
             text(state.id, x: box.midX, y: box.midY + 4.5, class: "rw-name", centred: true)
         case .history(let deep):
             rect(box, radius: min(box.width, box.height) / 2, class: "rw-box")
@@ -63,7 +68,8 @@ struct SVGWriter {
             if state.kind == .parallel {
                 for (left, right) in zip(state.children, state.children.dropFirst()) {
                     let x = (layout.boxes[left].maxX + layout.boxes[right].x) / 2
-                    output += "<path class=\"rw-separator\" d=\"M\(Self.number(x)) \(Self.number(box.y + DiagramLayout.header))"
+                    output +=
+                        "<path class=\"rw-separator\" d=\"M\(Self.number(x)) \(Self.number(box.y + DiagramLayout.header))"
                     output += "V\(Self.number(box.maxY - 2))\"/>\n"
                 }
             }
@@ -75,7 +81,8 @@ struct SVGWriter {
     }
 
     private mutating func writeInitial(_ marker: (centre: DiagramPoint, arrows: [[DiagramPoint]])) {
-        output += "<g class=\"rw-initial\"><circle class=\"rw-dot\" cx=\"\(Self.number(marker.centre.x))\" cy=\"\(Self.number(marker.centre.y))\" r=\"5\"/>\n"
+        output +=
+            "<g class=\"rw-initial\"><circle class=\"rw-dot\" cx=\"\(Self.number(marker.centre.x))\" cy=\"\(Self.number(marker.centre.y))\" r=\"5\"/>\n"
         for arrow in marker.arrows where arrow.count >= 2 {
             var points = arrow
             points[0].y += 5
@@ -97,22 +104,30 @@ struct SVGWriter {
             output += "<g class=\"\(classes.joined(separator: " "))\" data-transition=\"\(transition.index)\""
             output += " data-event=\"\(XMLText.escape(transition.event ?? ""))\">"
             let targets = (transition.targets.isEmpty ? [transition.source] : transition.targets).map(XMLText.escape)
-            output += "<title>\(XMLText.escape(transition.source)) → \(targets.joined(separator: ", ")): \(label)</title>\n"
+            output +=
+                "<title>\(XMLText.escape(transition.source)) → \(targets.joined(separator: ", ")): \(label)</title>\n"
             for (edge, route) in routes[transition.index] {
                 switch route {
                 case .curve(let points, let position):
                     curve(points)
-                    if let position { text(transition.label, x: position.x + 5, y: position.y + 4, class: "rw-label", centred: false) }
+                    if let position {
+                        text(transition.label, x: position.x + 5, y: position.y + 4, class: "rw-label", centred: false)
+                    }
                 case .straight(let start, let end, let position):
                     output += "<path class=\"rw-edge\" d=\"M\(Self.pair(start))L\(Self.pair(end))\"/>\n"
                     arrowhead(at: end, from: start)
-                    if let position { text(transition.label, x: position.x, y: position.y, class: "rw-label", centred: false) }
+                    if let position {
+                        text(transition.label, x: position.x, y: position.y, class: "rw-label", centred: false)
+                    }
                 case .loop(let start, let end, let reach, let position):
                     let first = DiagramPoint(x: start.x + reach, y: start.y - 10)
                     let second = DiagramPoint(x: end.x + reach, y: end.y + 10)
-                    output += "<path class=\"rw-edge\" d=\"M\(Self.pair(start))C\(Self.pair(first)) \(Self.pair(second)) \(Self.pair(end))\"/>\n"
+                    output +=
+                        "<path class=\"rw-edge\" d=\"M\(Self.pair(start))C\(Self.pair(first)) \(Self.pair(second)) \(Self.pair(end))\"/>\n"
                     arrowhead(at: end, from: second)
-                    if edge.labelled { text(transition.label, x: position.x, y: position.y + 4, class: "rw-label", centred: false) }
+                    if edge.labelled {
+                        text(transition.label, x: position.x, y: position.y + 4, class: "rw-label", centred: false)
+                    }
                 }
             }
             output += "</g>\n"
@@ -135,7 +150,8 @@ struct SVGWriter {
             } else {
                 let middle = (previous.y + point.y) / 2
                 let control = DiagramPoint(x: point.x, y: middle)
-                data += "C\(Self.pair(DiagramPoint(x: previous.x, y: middle))) \(Self.pair(control)) \(Self.pair(point))"
+                data +=
+                    "C\(Self.pair(DiagramPoint(x: previous.x, y: middle))) \(Self.pair(control)) \(Self.pair(point))"
                 lastControl = control
             }
             previous = point
@@ -159,11 +175,13 @@ struct SVGWriter {
 
     private mutating func rect(_ box: DiagramRect, radius: Double, class name: String) {
         output += "<rect class=\"\(name)\" x=\"\(Self.number(box.x))\" y=\"\(Self.number(box.y))\""
-        output += " width=\"\(Self.number(box.width))\" height=\"\(Self.number(box.height))\" rx=\"\(Self.number(radius))\"/>\n"
+        output +=
+            " width=\"\(Self.number(box.width))\" height=\"\(Self.number(box.height))\" rx=\"\(Self.number(radius))\"/>\n"
     }
 
     private mutating func text(_ content: String, x: Double, y: Double, class name: String, centred: Bool) {
-        output += "<text class=\"\(name)\" x=\"\(Self.number(x))\" y=\"\(Self.number(y))\"\(centred ? " text-anchor=\"middle\"" : "")>"
+        output +=
+            "<text class=\"\(name)\" x=\"\(Self.number(x))\" y=\"\(Self.number(y))\"\(centred ? " text-anchor=\"middle\"" : "")>"
         output += XMLText.escape(content) + "</text>\n"
     }
 

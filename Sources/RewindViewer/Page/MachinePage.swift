@@ -36,7 +36,9 @@ public struct MachinePage: Sendable {
     ///   ``ViewerError/unmatchedRedactions(paths:)`` (with ``requiresEveryRedactionToMatch``); the
     ///   projection's and the replay engine's errors.
     public func html() throws -> Data {
-        let infos = try engine.sessions().filter { $0.machine == machine }.sorted { $0.session.rawValue < $1.session.rawValue }
+        let infos = try engine.sessions().filter { $0.machine == machine }.sorted {
+            $0.session.rawValue < $1.session.rawValue
+        }
         guard let first = infos.first else { throw ViewerError.noSessions(machine: machine) }
         let replay = engine.replay()
         let definition: MachineDefinition
@@ -65,7 +67,8 @@ public struct MachinePage: Sendable {
         writer.array(encodings) { writer, encoding in encoding.write(to: &writer, sweep: swept.sweep) }
         writer.key("funnel")
         writer.raw("{")
-        writer.key("sessions", first: true); writer.integer(funnel.sessions)
+        writer.key("sessions", first: true)
+        writer.integer(funnel.sessions)
         writer.key("steps")
         var states: [String] = []
         func walk(_ children: [StateDefinition]) {
@@ -83,10 +86,14 @@ public struct MachinePage: Sendable {
         }
         writer.array(steps) { writer, step in
             writer.raw("{")
-            writer.key("state", first: true); writer.string(step.state)
-            writer.key("reached"); writer.integer(step.reached)
-            writer.key("stopped"); writer.integer(step.stopped)
-            writer.key("sessions"); writer.integers(step.sessions)
+            writer.key("state", first: true)
+            writer.string(step.state)
+            writer.key("reached")
+            writer.integer(step.reached)
+            writer.key("stopped")
+            writer.integer(step.stopped)
+            writer.key("sessions")
+            writer.integers(step.sessions)
             writer.raw("}")
         }
         writer.raw("}")
@@ -106,10 +113,14 @@ extension MachinePage {
     static func write(_ report: UpgradeCheckReport, to writer: inout PageJSONWriter) throws {
         writer.key("upgradeCheck")
         writer.raw("{")
-        writer.key("summary", first: true); writer.string(report.description)
-        writer.key("passes"); writer.raw(report.passes ? "true" : "false")
-        writer.key("report"); writer.value(try JSONValue(encoding: report))
-        writer.key("details"); writer.value(.array(report.sessions.map { .string($0.detail) }))
+        writer.key("summary", first: true)
+        writer.string(report.description)
+        writer.key("passes")
+        writer.raw(report.passes ? "true" : "false")
+        writer.key("report")
+        writer.value(try JSONValue(encoding: report))
+        writer.key("details")
+        writer.value(.array(report.sessions.map { .string($0.detail) }))
         writer.raw("}")
     }
 }

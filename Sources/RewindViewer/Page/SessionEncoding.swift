@@ -85,13 +85,18 @@ struct SessionEncoding {
     /// Adds the next version (`point.version` must be the previous one plus 1; the first one
     /// appended is version 1, or a trimmed session's base), its values
     /// already redacted; `transition` is the diagram's index of the transition it took.
-    mutating func append(_ point: ReplayPoint, stateData: [String: JSONValue], context: JSONValue,
-                         payload: JSONValue, navigation: [NavigationEntry], transition: Int?) {
+    mutating func append(
+        _ point: ReplayPoint, stateData: [String: JSONValue], context: JSONValue,
+        payload: JSONValue, navigation: [NavigationEntry], transition: Int?
+    ) {
         if events.isEmpty { offset = point.version - 1 }
         let version = Int(point.version - offset)
         head = point.version - offset
         let time = (point.timestamp?.microsecondsSince1970 ?? 0) / 1000
-        if firstTime == nil { firstTime = time; lastTime = time }
+        if firstTime == nil {
+            firstTime = time
+            lastTime = time
+        }
         deltas.append(time - lastTime)
         lastTime = time
         events.append(string(point.event ?? ""))
@@ -135,29 +140,50 @@ struct SessionEncoding {
         extra: (inout PageJSONWriter) -> Void = { _ in }
     ) {
         writer.raw("{")
-        writer.key("session", first: true); writer.string(session)
-        writer.key("machine"); writer.string(machine)
-        writer.key("head"); writer.integer(head)
-        if offset > 0 { writer.key("base"); writer.integer(offset + 1) }
-        writer.key("t0"); writer.integer(firstTime ?? 0)
-        writer.key("strings"); writer.array(strings) { $0.string($1) }
-        writer.key("values"); writer.array(values) { $0.value(sweep($1)) }
-        writer.key("configs"); writer.array(configs) { writer, config in
+        writer.key("session", first: true)
+        writer.string(session)
+        writer.key("machine")
+        writer.string(machine)
+        writer.key("head")
+        writer.integer(head)
+        if offset > 0 {
+            writer.key("base")
+            writer.integer(offset + 1)
+        }
+        writer.key("t0")
+        writer.integer(firstTime ?? 0)
+        writer.key("strings")
+        writer.array(strings) { $0.string($1) }
+        writer.key("values")
+        writer.array(values) { $0.value(sweep($1)) }
+        writer.key("configs")
+        writer.array(configs) { writer, config in
             writer.array(config) { $0.integers($1) }
         }
-        writer.key("stacks"); writer.array(stacks) { writer, stack in
+        writer.key("stacks")
+        writer.array(stacks) { writer, stack in
             writer.array(stack) { $0.integers($1) }
         }
-        writer.key("dt"); writer.integers(deltas)
-        writer.key("ev"); writer.integers(events)
-        writer.key("cf"); writer.integers(configurationColumn)
-        writer.key("src"); writer.integers(sources)
-        writer.key("pl"); writer.integers(payloads)
-        writer.key("dat"); writer.integers(dataChanges)
-        writer.key("ctx"); writer.integers(contextChanges)
-        writer.key("nav"); writer.integers(navigationChanges)
-        writer.key("ops"); writer.integers(operations)
-        writer.key("tr"); writer.integers(taken)
+        writer.key("dt")
+        writer.integers(deltas)
+        writer.key("ev")
+        writer.integers(events)
+        writer.key("cf")
+        writer.integers(configurationColumn)
+        writer.key("src")
+        writer.integers(sources)
+        writer.key("pl")
+        writer.integers(payloads)
+        writer.key("dat")
+        writer.integers(dataChanges)
+        writer.key("ctx")
+        writer.integers(contextChanges)
+        writer.key("nav")
+        writer.integers(navigationChanges)
+        writer.key("ops")
+        writer.integers(operations)
+        writer.key("tr")
+        writer.integers(taken)
         extra(&writer)
         writer.raw("}")
     }

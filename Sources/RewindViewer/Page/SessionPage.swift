@@ -102,7 +102,8 @@ public struct SessionPage: Sendable {
             SessionPage.writeVerification(verification, to: &writer)
         }
         writer.raw("]")
-        writer.key("archive"); writer.raw(archive == nil ? "false" : "true")
+        writer.key("archive")
+        writer.raw(archive == nil ? "false" : "true")
         SessionPage.writeRedaction(redaction, to: &writer)
         writer.raw("}")
         return PageTemplate.html(
@@ -154,21 +155,28 @@ public struct SessionPage: Sendable {
         guard let report else { return }
         writer.key("verification")
         writer.raw("{")
-        writer.key("definition", first: true); writer.string(report.definition)
-        writer.key("first"); writer.integer(report.firstVersion)
-        writer.key("verified"); writer.integer(report.verifiedRecords)
+        writer.key("definition", first: true)
+        writer.string(report.definition)
+        writer.key("first")
+        writer.integer(report.firstVersion)
+        writer.key("verified")
+        writer.integer(report.verifiedRecords)
         if let divergence = report.divergence {
             writer.key("divergence")
             writer.raw("{")
-            writer.key("version", first: true); writer.integer(divergence.version)
-            writer.key("text"); writer.string(divergence.description)
+            writer.key("version", first: true)
+            writer.integer(divergence.version)
+            writer.key("text")
+            writer.string(divergence.description)
             writer.raw("}")
         }
         writer.raw("}")
     }
 
     static func writeRedaction(_ redaction: Redaction, to writer: inout PageJSONWriter) {
-        writer.key("rules"); writer.array(redaction.rules.map(\.description)) { $0.string($1) }
-        writer.key("redacted"); writer.array(redaction.redactedPaths.sorted()) { $0.string($1) }
+        writer.key("rules")
+        writer.array(redaction.rules.map(\.description)) { $0.string($1) }
+        writer.key("redacted")
+        writer.array(redaction.redactedPaths.sorted()) { $0.string($1) }
     }
 }

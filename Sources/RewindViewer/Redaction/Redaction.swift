@@ -81,7 +81,8 @@ public struct Redaction: Sendable {
         guard !redactedStrings.isEmpty else { return value }
         switch value {
         case .string(let text):
-            return redactedStrings.contains(text) && !protectedStrings.contains(text) ? RedactionRule.placeholder : value
+            return redactedStrings.contains(text) && !protectedStrings.contains(text)
+                ? RedactionRule.placeholder : value
         case .array(let elements):
             return .array(elements.map(sweep))
         case .object(let members):
@@ -113,8 +114,8 @@ public struct Redaction: Sendable {
         guard rules.contains(where: { $0.root == .data }) else { return entries }
         return entries.map { entry in
             guard !entry.data.isNull,
-                  case .object(let wrapped) = apply(.data, to: .object([entry.screen: entry.data])),
-                  let data = wrapped[entry.screen]
+                case .object(let wrapped) = apply(.data, to: .object([entry.screen: entry.data])),
+                let data = wrapped[entry.screen]
             else { return entry }
             return NavigationEntry(screen: entry.screen, data: data)
         }
@@ -129,15 +130,19 @@ public struct Redaction: Sendable {
     public mutating func apply(toArchive archive: Data) throws -> Data {
         guard !isEmpty else { return archive }
         var copy = self
-        _ = try SessionArchive.rewritten(archive, changingBase: { copy.apply(toBase: &$0, sweeping: false) }) { values in
+        _ = try SessionArchive.rewritten(archive, changingBase: { copy.apply(toBase: &$0, sweeping: false) }) {
+            values in
             if let payload = values.payload { values.payload = copy.apply(.payload, to: payload) }
             if let data = values.stateData { values.stateData = copy.apply(.data, to: data) }
         }
         let swept = copy
-        let result = try SessionArchive.rewritten(archive, changingBase: { base in
-            var pass = swept
-            pass.apply(toBase: &base, sweeping: true)
-        }) { values in
+        let result = try SessionArchive.rewritten(
+            archive,
+            changingBase: { base in
+                var pass = swept
+                pass.apply(toBase: &base, sweeping: true)
+            }
+        ) { values in
             var pass = swept
             if let payload = values.payload { values.payload = pass.sweep(pass.apply(.payload, to: payload)) }
             if let data = values.stateData { values.stateData = pass.sweep(pass.apply(.data, to: data)) }
@@ -159,12 +164,14 @@ public struct Redaction: Sendable {
             state.internalQueue[index].payload = sweepIfAsked(apply(.payload, to: state.internalQueue[index].payload))
         }
         for index in state.pendingSends.indices {
-            state.pendingSends[index].event.payload = sweepIfAsked(apply(.payload, to: state.pendingSends[index].event.payload))
+            state.pendingSends[index].event.payload = sweepIfAsked(
+                apply(.payload, to: state.pendingSends[index].event.payload))
         }
         snapshot.state = state
-        snapshot.navigation = ScreenStack(entries: apply(toNavigation: snapshot.navigation.entries).map {
-            NavigationEntry(screen: $0.screen, data: sweepIfAsked($0.data))
-        })
+        snapshot.navigation = ScreenStack(
+            entries: apply(toNavigation: snapshot.navigation.entries).map {
+                NavigationEntry(screen: $0.screen, data: sweepIfAsked($0.data))
+            })
     }
 }
 

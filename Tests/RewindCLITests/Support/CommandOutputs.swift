@@ -83,7 +83,8 @@ enum CommandOutputs {
     /// compact JSON with sorted keys, after its screen, when it has some).
     static func stackText(_ entries: [NavigationEntry]) throws -> String {
         try entries.map { entry in
-            entry.data.isNull ? entry.screen : "\(entry.screen) \(String(decoding: try entry.data.encoded(), as: UTF8.self))"
+            entry.data.isNull
+                ? entry.screen : "\(entry.screen) \(String(decoding: try entry.data.encoded(), as: UTF8.self))"
         }.joined(separator: " › ")
     }
 

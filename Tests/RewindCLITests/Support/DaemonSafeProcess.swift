@@ -1,9 +1,10 @@
 import Foundation
 import RewindTestSupport
+
 #if canImport(Glibc)
-import Glibc
+    import Glibc
 #elseif canImport(Darwin)
-import Darwin
+    import Darwin
 #endif
 
 /// Running a program that leaves a daemon behind (tmux's `new-session` starts the tmux server).
@@ -28,8 +29,10 @@ enum DaemonSafeProcess {
         defer { scratch.remove() }
         let outputPath = scratch.url.appendingPathComponent("stdout").path
         let errorPath = scratch.url.appendingPathComponent("stderr").path
-        let script = #"for fd in /proc/$$/fd/*; do n=${fd##*/}; if [ "$n" -gt 2 ]; then eval "exec $n>&-"; fi; done 2>/dev/null; exec "$@""#
-        let pid = try spawn("/bin/bash", ["-c", script, "bash", executable.path] + arguments, stdout: outputPath, stderr: errorPath)
+        let script =
+            #"for fd in /proc/$$/fd/*; do n=${fd##*/}; if [ "$n" -gt 2 ]; then eval "exec $n>&-"; fi; done 2>/dev/null; exec "$@""#
+        let pid = try spawn(
+            "/bin/bash", ["-c", script, "bash", executable.path] + arguments, stdout: outputPath, stderr: errorPath)
         let status = await withCheckedContinuation { (continuation: CheckedContinuation<Int32, Never>) in
             Thread {
                 var status: Int32 = 0

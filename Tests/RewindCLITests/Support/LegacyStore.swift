@@ -12,7 +12,8 @@ enum LegacyStore {
         let from = Array(placeholder.utf8)
         let to = Array(replacement.utf8)
         precondition(from.count == to.count, "the replacement must keep every key's and value's length")
-        let environment = try Environment(directory: directory, configuration: EnvironmentConfiguration(maxDatabases: 64))
+        let environment = try Environment(
+            directory: directory, configuration: EnvironmentConfiguration(maxDatabases: 64))
         defer { environment.close() }
         let main = try environment.database(named: nil, create: false)
         var names: [String] = []
@@ -27,15 +28,21 @@ enum LegacyStore {
             for (name, database) in databases {
                 var changed: [(old: [UInt8], key: [UInt8], value: [UInt8])] = []
                 try transaction.forEach(in: database) { key, value in
-                    let (newKey, newValue) = (replacing(from, with: to, in: Array(key)), replacing(from, with: to, in: Array(value)))
-                    if newKey != Array(key) || newValue != Array(value) { changed.append((Array(key), newKey, newValue)) }
+                    let (newKey, newValue) = (
+                        replacing(from, with: to, in: Array(key)), replacing(from, with: to, in: Array(value))
+                    )
+                    if newKey != Array(key) || newValue != Array(value) {
+                        changed.append((Array(key), newKey, newValue))
+                    }
                     return .next
                 }
                 for entry in changed {
                     var value = entry.value
                     if name == StoreLayout.log {
                         let checksum = CRC32C.checksum(Array(value.dropLast(4)))
-                        withUnsafeBytes(of: checksum.littleEndian) { value.replaceSubrange((value.count - 4)..., with: $0) }
+                        withUnsafeBytes(of: checksum.littleEndian) {
+                            value.replaceSubrange((value.count - 4)..., with: $0)
+                        }
                     }
                     _ = try transaction.delete(entry.old, in: database)
                     try transaction.put(value, forKey: entry.key, in: database)

@@ -13,7 +13,8 @@ enum LongKanjiSession {
         let session = try await engine.startSession(id: id, machine: "kanji")
         for version in 2...max(2, versions) {
             if version % 2 == 0 {
-                _ = try await session.enter("detail", data: ["character": "日", "meanings": ["day", .string("v\(version)")]])
+                _ = try await session.enter(
+                    "detail", data: ["character": "日", "meanings": ["day", .string("v\(version)")]])
             } else {
                 _ = try await session.enter("list", data: ["word": .string("日本\(version)")])
             }

@@ -81,7 +81,9 @@ func expectUsageError(
     #expect(output.stdout.isEmpty, "\(output)", sourceLocation: sourceLocation)
     #expect(output.stderrLines.first?.hasPrefix("Error: ") == true, "\(output)", sourceLocation: sourceLocation)
     for fragment in fragments {
-        #expect(output.stderr.contains(fragment), "missing '\(fragment)' in: \(output.stderr)", sourceLocation: sourceLocation)
+        #expect(
+            output.stderr.contains(fragment), "missing '\(fragment)' in: \(output.stderr)",
+            sourceLocation: sourceLocation)
     }
 }
 
@@ -98,6 +100,8 @@ func expectOneLineError(
     #expect(lines.count == 1, "\(output)", sourceLocation: sourceLocation)
     #expect(lines.first?.hasPrefix("Error: ") == true, "\(output)", sourceLocation: sourceLocation)
     for fragment in fragments {
-        #expect(output.stderr.contains(fragment), "missing '\(fragment)' in: \(output.stderr)", sourceLocation: sourceLocation)
+        #expect(
+            output.stderr.contains(fragment), "missing '\(fragment)' in: \(output.stderr)",
+            sourceLocation: sourceLocation)
     }
 }

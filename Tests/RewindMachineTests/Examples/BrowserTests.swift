@@ -1,6 +1,7 @@
-import Testing
-@testable import RewindMachine
 import RewindExamples
+import Testing
+
+@testable import RewindMachine
 
 struct BrowserTests {
     @Test func browserReturnsToTheExactScreenThroughDeepHistory() throws {

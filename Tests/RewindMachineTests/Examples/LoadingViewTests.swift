@@ -1,6 +1,7 @@
-import Testing
-@testable import RewindMachine
 import RewindExamples
+import Testing
+
+@testable import RewindMachine
 
 struct LoadingViewTests {
     typealias LoadingView = ExampleMachines.LoadingView
@@ -27,8 +28,11 @@ struct LoadingViewTests {
         interpreter.onDidTransition { log.append("did \($0.from ?? []) → \($0.to)") }
         try interpreter.start()
         try interpreter.send("failed")
-        #expect(log == ["will [] → [\"loading\"]", "did [] → [\"loading\"]",
-                        "will [\"loading\"] → [\"error\"]", "did [\"loading\"] → [\"error\"]"])
+        #expect(
+            log == [
+                "will [] → [\"loading\"]", "did [] → [\"loading\"]",
+                "will [\"loading\"] → [\"error\"]", "did [\"loading\"] → [\"error\"]",
+            ])
     }
 
     /// StateViewController's `willTransition(to: .ready(model))`: the hook sees the model the
@@ -38,7 +42,9 @@ struct LoadingViewTests {
         let model = LoadingView.Model(title: "Inbox", items: ["a", "b"])
         var log: [String] = []
         interpreter.onWillTransition { change in
-            let next = (try? change.data(as: LoadingView.Model.self)).flatMap { $0.map { "ready(\($0.title), \($0.items))" } }
+            let next = (try? change.data(as: LoadingView.Model.self)).flatMap {
+                $0.map { "ready(\($0.title), \($0.items))" }
+            }
             log.append("will \(change.nextState ?? "-") \(next ?? "\(change.data)")")
         }
         interpreter.onWillExit("loading") { _ in log.append("exit loading") }
@@ -47,11 +53,12 @@ struct LoadingViewTests {
         try interpreter.send(try Event("loaded", encoding: model))
         try interpreter.send("reload")
         try interpreter.send("failed", payload: "offline")
-        #expect(log == [
-            "will ready ready(Inbox, [\"a\", \"b\"])", "exit loading",
-            "will loading \(JSONValue.null)",
-            "will error \(JSONValue.string("offline"))", "exit loading",
-        ])
+        #expect(
+            log == [
+                "will ready ready(Inbox, [\"a\", \"b\"])", "exit loading",
+                "will loading \(JSONValue.null)",
+                "will error \(JSONValue.string("offline"))", "exit loading",
+            ])
     }
 
     @Test func invalidMovesAreRejected() throws {
@@ -60,6 +67,8 @@ struct LoadingViewTests {
         #expect(throws: MachineError.self) { try machine.send("retry", in: loading) }
         #expect(throws: MachineError.self) { try machine.send("reload", in: loading) }
         let ready = try machine.send("loaded", in: loading).state
-        #expect(throws: MachineError.invalidTransition(from: ["ready"], event: "loaded")) { try machine.send("loaded", in: ready) }
+        #expect(throws: MachineError.invalidTransition(from: ["ready"], event: "loaded")) {
+            try machine.send("loaded", in: ready)
+        }
     }
 }

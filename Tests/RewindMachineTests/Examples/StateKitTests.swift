@@ -1,7 +1,8 @@
 import Foundation
-import Testing
-@testable import RewindMachine
 import RewindExamples
+import Testing
+
+@testable import RewindMachine
 
 struct StateKitTests {
     @Test func rootEntersLoadingThenAnswersBubbleFromAnyChild() throws {
@@ -17,11 +18,12 @@ struct StateKitTests {
         try interpreter.send("apiRespondedError")
         try interpreter.send("userPressedRetryButton")
         try interpreter.send("apiRespondedSuccessfully")
-        #expect(log == [
-            "exit loading", "enter errorView",
-            "exit errorView", "enter loading",
-            "exit loading", "enter regularView",
-        ])
+        #expect(
+            log == [
+                "exit loading", "enter errorView",
+                "exit errorView", "enter loading",
+                "exit loading", "enter regularView",
+            ])
         #expect(interpreter.state.configuration == ["root", "regularView"])
     }
 
@@ -63,10 +65,17 @@ struct StateKitTests {
     }
 
     @Test func theDocumentedChartNeverLeavesTheRoot() throws {
-        #expect(try Self.hookOrder(of: Self.documentedChart, sending: ["apiRespondedError"])
-            == ["exit:loading", "enter:errorView"])
-        #expect(try Self.hookOrder(of: Self.documentedChart, sending: ["apiRespondedError", "userPressedRetryButton", "apiRespondedSuccessfully"])
-            == ["exit:loading", "enter:errorView", "exit:errorView", "enter:loading", "exit:loading", "enter:regularView"])
+        #expect(
+            try Self.hookOrder(of: Self.documentedChart, sending: ["apiRespondedError"])
+                == ["exit:loading", "enter:errorView"])
+        #expect(
+            try Self.hookOrder(
+                of: Self.documentedChart,
+                sending: ["apiRespondedError", "userPressedRetryButton", "apiRespondedSuccessfully"])
+                == [
+                    "exit:loading", "enter:errorView", "exit:errorView", "enter:loading", "exit:loading",
+                    "enter:regularView",
+                ])
     }
 
     /// Why the documented chart says `type: .internal`: the builder's default is SCXML's external
@@ -79,8 +88,9 @@ struct StateKitTests {
                 On("apiRespondedError", to: "errorView")
             }
         }
-        #expect(try Self.hookOrder(of: external, sending: ["apiRespondedError"])
-            == ["exit:loading", "exit:root", "enter:root", "enter:errorView"])
+        #expect(
+            try Self.hookOrder(of: external, sending: ["apiRespondedError"])
+                == ["exit:loading", "exit:root", "enter:root", "enter:errorView"])
     }
 
     /// Exported to SCXML the internal transitions say `type="internal"`, and the imported chart
@@ -91,11 +101,13 @@ struct StateKitTests {
         let imported = try MachineDefinition(scxml: Data(scxml.utf8), name: "statekit")
         let fromJSON = try MachineDefinition(jsonDocument: Self.documentedChart.jsonDocument())
         for definition in [imported, fromJSON] {
-            #expect(try Self.hookOrder(of: definition, sending: ["apiRespondedError", "userPressedRetryButton"])
-                == ["exit:loading", "enter:errorView", "exit:errorView", "enter:loading"])
+            #expect(
+                try Self.hookOrder(of: definition, sending: ["apiRespondedError", "userPressedRetryButton"])
+                    == ["exit:loading", "enter:errorView", "exit:errorView", "enter:loading"])
         }
         // The example machine is the documented chart (with its typed names and `initial`).
-        #expect(try Self.hookOrder(of: ExampleMachines.StateKit.definition, sending: ["apiRespondedError"])
-            == ["exit:loading", "enter:errorView"])
+        #expect(
+            try Self.hookOrder(of: ExampleMachines.StateKit.definition, sending: ["apiRespondedError"])
+                == ["exit:loading", "enter:errorView"])
     }
 }

@@ -11,11 +11,13 @@ enum ConformanceCases {
             .deletingLastPathComponent()  // RewindMachineTests
             .deletingLastPathComponent()  // Tests
             .deletingLastPathComponent()  // repository root
-        let folder = repository
+        let folder =
+            repository
             .deletingLastPathComponent()
             .appendingPathComponent("shared/conformance/scxml-test-framework", isDirectory: true)
         var isDirectory: ObjCBool = false
-        guard FileManager.default.fileExists(atPath: folder.path, isDirectory: &isDirectory), isDirectory.boolValue else {
+        guard FileManager.default.fileExists(atPath: folder.path, isDirectory: &isDirectory), isDirectory.boolValue
+        else {
             print("Skipping SCXML conformance cases: \(folder.path) does not exist.")
             return nil
         }
@@ -25,7 +27,7 @@ enum ConformanceCases {
     /// Every `.scxml` file under the folder, sorted by path (empty when the folder is absent).
     static func documents() -> [URL] {
         guard let folder = folder(),
-              let enumerator = FileManager.default.enumerator(at: folder, includingPropertiesForKeys: nil)
+            let enumerator = FileManager.default.enumerator(at: folder, includingPropertiesForKeys: nil)
         else { return [] }
         var result: [URL] = []
         for case let url as URL in enumerator where url.pathExtension == "scxml" {

@@ -1,4 +1,5 @@
 import Testing
+
 @testable import RewindMachine
 
 @Suite("DOT diagram export")
@@ -15,10 +16,12 @@ struct DOTDiagramTests {
     }
 
     @Test func drawsValidNextStatesAsDashedEnterEdges() {
-        let map = MachineDefinition(name: "map", states: [
-            StateDefinition(id: "start", validNextStates: ["preview"]),
-            StateDefinition(id: "preview", validNextStates: ["start"]),
-        ])
+        let map = MachineDefinition(
+            name: "map",
+            states: [
+                StateDefinition(id: "start", validNextStates: ["preview"]),
+                StateDefinition(id: "preview", validNextStates: ["start"]),
+            ])
         let text = map.dotDiagram()
         #expect(text.contains("\"s:start\" -> \"s:preview\" [label=\"enter\", style=dashed];"))
         #expect(text.contains("\"s:preview\" -> \"s:start\" [label=\"enter\", style=dashed];"))
@@ -50,7 +53,10 @@ struct DOTDiagramTests {
     }
 
     @Test func labelsTransitionsWithEventsAndGuards() {
-        #expect(dot.contains(#""s:card" -> "s:review" [label="pay confirm.card [all(named('cardValid'), not(inState('offline')))]", lhead="cluster:review"];"#))
+        #expect(
+            dot.contains(
+                #""s:card" -> "s:review" [label="pay confirm.card [all(named('cardValid'), not(inState('offline')))]", lhead="cluster:review"];"#
+            ))
         #expect(dot.contains(#""s:card" -> "s:card" [label="* [In('card')] (internal)"];"#))
         #expect(dot.contains(#""s:payment" -> "s:review" [ltail="cluster:payment", lhead="cluster:review"];"#))
     }
@@ -59,8 +65,10 @@ struct DOTDiagramTests {
         let odd = #"a "quoted" \ id"#
         let definition = MachineDefinition(
             name: "we\"ird",
-            states: [StateDefinition(id: odd, transitions: [TransitionDefinition(events: ["go"], targets: ["line\nbreak"])]),
-                     StateDefinition(id: "line\nbreak")]
+            states: [
+                StateDefinition(id: odd, transitions: [TransitionDefinition(events: ["go"], targets: ["line\nbreak"])]),
+                StateDefinition(id: "line\nbreak"),
+            ]
         )
         let text = definition.dotDiagram()
         #expect(text.hasPrefix(#"digraph "we\"ird" {"#))
@@ -78,7 +86,9 @@ struct DOTDiagramTests {
     }
 
     @Test func balancesBraces() {
-        for definition in [InterchangeFixtures.everyField] + ConformanceCases.documents().compactMap({ try? MachineDefinition(scxmlFileAt: $0) }) {
+        for definition in [InterchangeFixtures.everyField]
+            + ConformanceCases.documents().compactMap({ try? MachineDefinition(scxmlFileAt: $0) })
+        {
             let text = definition.dotDiagram()
             #expect(text.filter { $0 == "{" }.count == text.filter { $0 == "}" }.count)
         }

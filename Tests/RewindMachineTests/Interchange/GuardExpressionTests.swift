@@ -1,4 +1,5 @@
 import Testing
+
 @testable import RewindMachine
 
 @Suite("Guard expressions in SCXML")
@@ -34,11 +35,14 @@ struct GuardExpressionTests {
             let text = GuardExpression.expression(for: guardDefinition)
             #expect(GuardExpression.parseExpression(text) == guardDefinition, "\(text)")
         }
-        #expect(GuardExpression.expression(for: .all([.named("a"), .not(.inState("b"))])) == "all(named('a'), not(inState('b')))")
+        #expect(
+            GuardExpression.expression(for: .all([.named("a"), .not(.inState("b"))]))
+                == "all(named('a'), not(inState('b')))")
     }
 
     @Test func acceptsInAsAnAliasAndSpaces() {
-        #expect(GuardExpression.parseExpression(" any ( In('a') , named( 'b' ) ) ") == .any([.inState("a"), .named("b")]))
+        #expect(
+            GuardExpression.parseExpression(" any ( In('a') , named( 'b' ) ) ") == .any([.inState("a"), .named("b")]))
     }
 
     @Test(arguments: ["", "named(x)", "named('x'", "all(named('a'),)", "nope('a')", "named('a') extra", "not()"])

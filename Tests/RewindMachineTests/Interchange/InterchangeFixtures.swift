@@ -27,17 +27,24 @@ enum InterchangeFixtures {
                                 events: ["pay", "confirm.card"],
                                 targets: ["review"],
                                 condition: .all([.named("cardValid"), .not(.inState("offline"))]),
-                                actions: [.custom("chargeCard"), .send(event: "timeout", delay: .milliseconds(1500), id: "reminder")],
+                                actions: [
+                                    .custom("chargeCard"),
+                                    .send(event: "timeout", delay: .milliseconds(1500), id: "reminder"),
+                                ],
                                 navigation: .push(screen: "reviewScreen")
                             ),
                             TransitionDefinition(events: ["*"], kind: .internal, condition: .inState("card")),
-                            TransitionDefinition(events: ["back"], targets: ["cart"], condition: .not(.inState("review")), navigation: .popToRoot),
+                            TransitionDefinition(
+                                events: ["back"], targets: ["cart"], condition: .not(.inState("review")),
+                                navigation: .popToRoot),
                             TransitionDefinition(events: ["any"], condition: .any([]), navigation: .pop),
                         ],
                         navigation: .replace(screen: "cardScreen"),
                         validNextStates: []
                     ),
-                    StateDefinition(id: "h", kind: .history, history: .deep, initialTransition: TransitionDefinition(targets: ["card"])),
+                    StateDefinition(
+                        id: "h", kind: .history, history: .deep,
+                        initialTransition: TransitionDefinition(targets: ["card"])),
                     StateDefinition(id: "shallow", kind: .history, history: .shallow),
                 ],
                 transitions: [TransitionDefinition(targets: ["review"], navigation: .popTo(screen: "cart"))]
@@ -46,8 +53,11 @@ enum InterchangeFixtures {
                 id: "review",
                 kind: .parallel,
                 children: [
-                    StateDefinition(id: "summary", initial: ["summary.idle"], children: [StateDefinition(id: "summary.idle")]),
-                    StateDefinition(id: "offline", onEntry: [.send(event: "retry"), .send(event: "later", delay: .milliseconds(2000))]),
+                    StateDefinition(
+                        id: "summary", initial: ["summary.idle"], children: [StateDefinition(id: "summary.idle")]),
+                    StateDefinition(
+                        id: "offline",
+                        onEntry: [.send(event: "retry"), .send(event: "later", delay: .milliseconds(2000))]),
                 ]
             ),
             StateDefinition(id: "done", kind: .final, onEntry: [.raise(event: "finished")]),

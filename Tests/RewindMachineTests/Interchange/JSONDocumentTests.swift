@@ -1,5 +1,6 @@
 import Foundation
 import Testing
+
 @testable import RewindMachine
 
 @Suite("JSON interchange document")
@@ -26,7 +27,9 @@ struct JSONDocumentTests {
     @Test func roundTripPreservesEveryConformanceCase() throws {
         for url in ConformanceCases.documents() {
             let definition = try MachineDefinition(scxmlFileAt: url)
-            #expect(try MachineDefinition(jsonDocument: definition.jsonDocument()) == definition, "\(url.lastPathComponent)")
+            #expect(
+                try MachineDefinition(jsonDocument: definition.jsonDocument()) == definition, "\(url.lastPathComponent)"
+            )
         }
     }
 
@@ -53,7 +56,9 @@ struct JSONDocumentTests {
             states: [
                 StateDefinition(
                     id: "closed",
-                    transitions: [TransitionDefinition(events: ["open"], targets: ["open"], condition: .inState("closed"))]
+                    transitions: [
+                        TransitionDefinition(events: ["open"], targets: ["open"], condition: .inState("closed"))
+                    ]
                 ),
                 StateDefinition(id: "open", kind: .final, onEntry: [.send(event: "close", delay: .milliseconds(500))]),
             ]
@@ -104,7 +109,8 @@ struct JSONDocumentTests {
     }
 
     @Test func omitsDefaultValues() throws {
-        let definition = MachineDefinition(name: "m", states: [StateDefinition(id: "a", transitions: [TransitionDefinition()])])
+        let definition = MachineDefinition(
+            name: "m", states: [StateDefinition(id: "a", transitions: [TransitionDefinition()])])
         let machine = try #require(try object(definition.jsonDocument())["machine"] as? [String: Any])
         #expect(Set(machine.keys) == ["name", "states"])
         let state = try #require((machine["states"] as? [[String: Any]])?.first)
@@ -126,14 +132,17 @@ struct JSONDocumentTests {
             states: [
                 StateDefinition(
                     id: "a",
-                    transitions: [TransitionDefinition(condition: .not(.named("g")), actions: [.custom("x")], navigation: .pop)]
+                    transitions: [
+                        TransitionDefinition(condition: .not(.named("g")), actions: [.custom("x")], navigation: .pop)
+                    ]
                 )
             ]
         )
         let text = String(decoding: definition.jsonDocument(), as: UTF8.self)
         #expect(!text.contains("_0"))
         let machine = try #require(try object(definition.jsonDocument())["machine"] as? [String: Any])
-        let transition = try #require(((machine["states"] as? [[String: Any]])?.first?["transitions"] as? [[String: Any]])?.first)
+        let transition = try #require(
+            ((machine["states"] as? [[String: Any]])?.first?["transitions"] as? [[String: Any]])?.first)
         let condition = try #require(transition["condition"] as? [String: Any])
         #expect((condition["not"] as? [String: String]) == ["named": "g"])
         #expect((transition["actions"] as? [[String: [String: String]]]) == [["custom": ["name": "x"]]])
@@ -167,7 +176,8 @@ struct JSONDocumentTests {
     }
 
     @Test func rejectsUnknownKeys() throws {
-        let json = #"{"format": "rewind.machine", "formatVersion": 1, "machine": {"name": "m", "states": [{"id": "a", "colour": 1}]}}"#
+        let json =
+            #"{"format": "rewind.machine", "formatVersion": 1, "machine": {"name": "m", "states": [{"id": "a", "colour": 1}]}}"#
         let error = try #require(decodingError(json))
         guard case .malformed(let path, let reason) = error else {
             Issue.record("unexpected \(error)")
@@ -178,9 +188,11 @@ struct JSONDocumentTests {
     }
 
     @Test func rejectsMissingKeysAndWrongTypes() throws {
-        let missing = try #require(decodingError(#"{"format": "rewind.machine", "formatVersion": 1, "machine": {"states": []}}"#))
+        let missing = try #require(
+            decodingError(#"{"format": "rewind.machine", "formatVersion": 1, "machine": {"states": []}}"#))
         #expect(missing == .malformed(path: "machine.name", reason: "missing key 'name'"))
-        let wrongType = try #require(decodingError(#"{"format": "rewind.machine", "formatVersion": 1, "machine": {"name": 3, "states": []}}"#))
+        let wrongType = try #require(
+            decodingError(#"{"format": "rewind.machine", "formatVersion": 1, "machine": {"name": 3, "states": []}}"#))
         guard case .malformed("machine.name", _) = wrongType else {
             Issue.record("unexpected \(wrongType)")
             return

@@ -1,4 +1,5 @@
 import Testing
+
 @testable import RewindMachine
 
 @Suite("Mermaid diagram export")
@@ -20,7 +21,8 @@ struct MermaidDiagramTests {
         #expect(mermaid.hasPrefix("stateDiagram-v2\n"))
         let payment = try #require(block("payment", in: mermaid))
         #expect(payment.contains("[*] --> card"))
-        #expect(payment.contains("card --> review : pay confirm.card [all(named('cardValid'), not(inState('offline')))]"))
+        #expect(
+            payment.contains("card --> review : pay confirm.card [all(named('cardValid'), not(inState('offline')))]"))
         let review = try #require(block("review", in: mermaid))
         #expect(review.contains("--"))
         #expect(review.contains("state summary {"))
@@ -63,13 +65,17 @@ struct MermaidDiagramTests {
     }
 
     @Test func drawsValidNextStatesAsEnterEdges() {
-        let map = MachineDefinition(name: "map", states: [
-            StateDefinition(id: "start", validNextStates: ["preview"]),
-            StateDefinition(id: "preview", validNextStates: ["start", "navigation"]),
-            StateDefinition(id: "navigation", validNextStates: ["start"]),
-        ])
+        let map = MachineDefinition(
+            name: "map",
+            states: [
+                StateDefinition(id: "start", validNextStates: ["preview"]),
+                StateDefinition(id: "preview", validNextStates: ["start", "navigation"]),
+                StateDefinition(id: "navigation", validNextStates: ["start"]),
+            ])
         let lines = map.mermaidDiagram().split(separator: "\n").map { $0.trimmingCharacters(in: .whitespaces) }
-        for (source, target) in [("start", "preview"), ("preview", "start"), ("preview", "navigation"), ("navigation", "start")] {
+        for (source, target) in [
+            ("start", "preview"), ("preview", "start"), ("preview", "navigation"), ("navigation", "start"),
+        ] {
             #expect(lines.contains("\(source) --> \(target) : enter"))
         }
         #expect(!lines.contains("start --> navigation : enter"))
@@ -83,7 +89,9 @@ struct MermaidDiagramTests {
     }
 
     @Test func balancesBlocks() {
-        for definition in [InterchangeFixtures.everyField] + ConformanceCases.documents().compactMap({ try? MachineDefinition(scxmlFileAt: $0) }) {
+        for definition in [InterchangeFixtures.everyField]
+            + ConformanceCases.documents().compactMap({ try? MachineDefinition(scxmlFileAt: $0) })
+        {
             let text = definition.mermaidDiagram()
             #expect(text.filter { $0 == "{" }.count == text.filter { $0 == "}" }.count)
         }

@@ -1,5 +1,6 @@
 import Foundation
 import Testing
+
 @testable import RewindMachine
 
 @Suite("SCXML export")
@@ -30,16 +31,20 @@ struct SCXMLExportTests {
                 StateDefinition(
                     id: "a",
                     transitions: [
-                        TransitionDefinition(events: ["go", "stop"], targets: ["b"], condition: .not(.inState("b")), actions: [.raise(event: "x")])
+                        TransitionDefinition(
+                            events: ["go", "stop"], targets: ["b"], condition: .not(.inState("b")),
+                            actions: [.raise(event: "x")])
                     ]
                 ),
-                StateDefinition(id: "b", kind: .final, onEntry: [.send(event: "t", delay: .milliseconds(2000), id: "s")]),
+                StateDefinition(
+                    id: "b", kind: .final, onEntry: [.send(event: "t", delay: .milliseconds(2000), id: "s")]),
             ]
         )
         let exported = definition.scxml()
         #expect(!exported.contains("rewind"))
         #expect(exported.hasPrefix(#"<?xml version="1.0" encoding="UTF-8"?>"#))
-        #expect(exported.contains(#"<scxml xmlns="http://www.w3.org/2005/07/scxml" version="1.0" name="m" initial="a">"#))
+        #expect(
+            exported.contains(#"<scxml xmlns="http://www.w3.org/2005/07/scxml" version="1.0" name="m" initial="a">"#))
         #expect(exported.contains(#"<transition event="go stop" target="b" cond="!In(&apos;b&apos;)">"#))
         #expect(exported.contains(#"<send event="t" delay="2s" id="s"/>"#))
         #expect(exported.contains(#"<final id="b">"#))
@@ -49,7 +54,10 @@ struct SCXMLExportTests {
     @Test func writesGuardsSCXMLCannotExpressAsRewindGuards() {
         let definition = MachineDefinition(
             name: "m",
-            states: [StateDefinition(id: "a", transitions: [TransitionDefinition(condition: .any([.named("x"), .inState("a")]))])]
+            states: [
+                StateDefinition(
+                    id: "a", transitions: [TransitionDefinition(condition: .any([.named("x"), .inState("a")]))])
+            ]
         )
         #expect(definition.scxml().contains(#"rewind:guard="any(named(&apos;x&apos;), inState(&apos;a&apos;))""#))
     }
@@ -66,7 +74,8 @@ struct SCXMLExportTests {
                     onEntry: [.log(label: "multi\nline\ttab", message: "a < b && c > \"d\"")],
                     navigation: .push(screen: "it's")
                 ),
-                StateDefinition(id: "ünïcödé.状態", transitions: [TransitionDefinition(condition: .named(#"back\slash'quote"#))]),
+                StateDefinition(
+                    id: "ünïcödé.状態", transitions: [TransitionDefinition(condition: .named(#"back\slash'quote"#))]),
             ]
         )
         let exported = definition.scxml()
@@ -75,7 +84,8 @@ struct SCXMLExportTests {
     }
 
     @Test func replacesCharactersXMLCannotHold() throws {
-        let definition = MachineDefinition(name: "m", states: [StateDefinition(id: "a", onEntry: [.log(label: "bell\u{7}", message: nil)])])
+        let definition = MachineDefinition(
+            name: "m", states: [StateDefinition(id: "a", onEntry: [.log(label: "bell\u{7}", message: nil)])])
         let reimported = try reimport(definition)
         #expect(reimported.states[0].onEntry == [.log(label: "bell\u{FFFD}", message: nil)])
     }
@@ -88,7 +98,9 @@ struct SCXMLExportTests {
                     id: "p",
                     initialTransition: TransitionDefinition(targets: ["p2"], actions: [.raise(event: "i")]),
                     children: [
-                        StateDefinition(id: "h", kind: .history, history: .deep, initialTransition: TransitionDefinition(targets: ["p1"])),
+                        StateDefinition(
+                            id: "h", kind: .history, history: .deep,
+                            initialTransition: TransitionDefinition(targets: ["p1"])),
                         StateDefinition(id: "p1"),
                         StateDefinition(id: "p2"),
                     ]

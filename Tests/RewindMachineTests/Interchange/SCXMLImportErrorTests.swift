@@ -1,5 +1,6 @@
 import Foundation
 import Testing
+
 @testable import RewindMachine
 
 /// Import errors say in words what is wrong and where: the parser's common errors, documents over
@@ -30,7 +31,8 @@ struct SCXMLImportErrorTests {
     }
 
     @Test func mismatchedTagNamesTheOpenElement() throws {
-        let error = try #require(importError(Self.open + "\n<state id=\"a\">\n<state id=\"b\"></final>\n</state></scxml>"))
+        let error = try #require(
+            importError(Self.open + "\n<state id=\"a\">\n<state id=\"b\"></final>\n</state></scxml>"))
         #expect(error.reason == .mismatchedTag(expected: "state"))
         #expect(error.line == 3)
         #expect(error.description.contains("does not match the open element <state>"))
@@ -86,7 +88,9 @@ struct SCXMLImportErrorTests {
     }
 
     @Test func unknownTargetHasTheTransitionsLineAndColumn() throws {
-        let error = try #require(importError(Self.open + "\n<state id=\"a\">\n  <transition event=\"e\" target=\"nowhere\"/>\n</state>\n</scxml>"))
+        let error = try #require(
+            importError(
+                Self.open + "\n<state id=\"a\">\n  <transition event=\"e\" target=\"nowhere\"/>\n</state>\n</scxml>"))
         #expect(error.reason == .unknownTarget("nowhere"))
         #expect(error.line == 3)
         #expect(error.column == 3)
@@ -95,7 +99,9 @@ struct SCXMLImportErrorTests {
     }
 
     @Test func anElementsPositionIsTheStartOfItsTagEvenAcrossLinesAndWideCharacters() throws {
-        let xml = Self.open + "\n<state id=\"é\">\n  <!-- ü --> <transition event=\"e\"\n      target=\"nowhere\"/>\n</state>\n</scxml>"
+        let xml =
+            Self.open
+            + "\n<state id=\"é\">\n  <!-- ü --> <transition event=\"e\"\n      target=\"nowhere\"/>\n</state>\n</scxml>"
         let error = try #require(importError(xml))
         #expect(error.reason == .unknownTarget("nowhere"))
         #expect(error.line == 3)
@@ -103,20 +109,30 @@ struct SCXMLImportErrorTests {
     }
 
     @Test func initialOutsideItsStateHasTheStatesLine() throws {
-        let error = try #require(importError(Self.open + "\n<state id=\"p\" initial=\"q\">\n<state id=\"c\"/>\n</state>\n<state id=\"q\"/>\n</scxml>"))
+        let error = try #require(
+            importError(
+                Self.open + "\n<state id=\"p\" initial=\"q\">\n<state id=\"c\"/>\n</state>\n<state id=\"q\"/>\n</scxml>"
+            ))
         #expect(error.reason == .invalidInitial("q", state: "p"))
         #expect(error.line == 2)
-        let root = try #require(importError(#"<scxml xmlns="http://www.w3.org/2005/07/scxml" initial="ghost"><state id="a"/></scxml>"#))
+        let root = try #require(
+            importError(#"<scxml xmlns="http://www.w3.org/2005/07/scxml" initial="ghost"><state id="a"/></scxml>"#))
         #expect(root.reason == .invalidInitial("ghost", state: nil))
         #expect(root.line == 1)
     }
 
     @Test func unknownStateInAConditionIsNamedAsSuch() throws {
-        let transition = try #require(importError(Self.open + "\n<state id=\"a\">\n<transition event=\"e\" cond=\"In('ghost')\"/>\n</state></scxml>"))
+        let transition = try #require(
+            importError(
+                Self.open + "\n<state id=\"a\">\n<transition event=\"e\" cond=\"In('ghost')\"/>\n</state></scxml>"))
         #expect(transition.reason == .unknownStateInCondition("ghost"))
         #expect(transition.line == 3)
         #expect(transition.description.contains("In('ghost')"))
-        let conditional = try #require(importError(Self.open + "\n<state id=\"a\"><onentry>\n<if cond=\"In('a')\"/>\n<if cond=\"!In('ghost')\"/>\n</onentry></state></scxml>"))
+        let conditional = try #require(
+            importError(
+                Self.open
+                    + "\n<state id=\"a\"><onentry>\n<if cond=\"In('a')\"/>\n<if cond=\"!In('ghost')\"/>\n</onentry></state></scxml>"
+            ))
         #expect(conditional.reason == .unknownStateInCondition("ghost"))
         #expect(conditional.line == 4)
     }
@@ -134,9 +150,12 @@ struct SCXMLImportErrorTests {
     }
 
     @Test func compilingNamesAnUnknownStateInAConditionAsSuch() throws {
-        let definition = MachineDefinition(name: "m", states: [
-            StateDefinition(id: "a", transitions: [TransitionDefinition(events: ["e"], condition: .inState("ghost"))]),
-        ])
+        let definition = MachineDefinition(
+            name: "m",
+            states: [
+                StateDefinition(
+                    id: "a", transitions: [TransitionDefinition(events: ["e"], condition: .inState("ghost"))])
+            ])
         do {
             _ = try Machine(definition)
             Issue.record("expected an error")

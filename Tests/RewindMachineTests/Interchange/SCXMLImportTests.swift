@@ -1,6 +1,7 @@
-import RewindBaseTestSupport
 import Foundation
+import RewindBaseTestSupport
 import Testing
+
 @testable import RewindMachine
 
 @Suite("SCXML import")
@@ -86,15 +87,18 @@ struct SCXMLImportTests {
         #expect(a.onEntry == [.raise(event: "entered"), .log(label: "hello", message: "'world'")])
         #expect(a.onExit == [.cancel(sendID: "timer")])
         let a1 = a.children[0]
-        #expect(a1.transitions[0] == TransitionDefinition(events: ["go", "foo", "bar"], targets: ["b"], condition: .inState("p1")))
         #expect(
-            a1.transitions[1] == TransitionDefinition(
-                events: ["*"],
-                targets: ["a2"],
-                kind: .internal,
-                condition: .not(.inState("a2")),
-                actions: [.send(event: "tick", delay: .milliseconds(1500), id: "timer"), .raise(event: "now")]
-            )
+            a1.transitions[0]
+                == TransitionDefinition(events: ["go", "foo", "bar"], targets: ["b"], condition: .inState("p1")))
+        #expect(
+            a1.transitions[1]
+                == TransitionDefinition(
+                    events: ["*"],
+                    targets: ["a2"],
+                    kind: .internal,
+                    condition: .not(.inState("a2")),
+                    actions: [.send(event: "tick", delay: .milliseconds(1500), id: "timer"), .raise(event: "now")]
+                )
         )
 
         let b = definition.states[1]
@@ -102,7 +106,8 @@ struct SCXMLImportTests {
         #expect(b.children[0].kind == .history)
         #expect(b.children[0].history == .deep)
         #expect(b.children[0].initialTransition == TransitionDefinition(targets: ["p1"]))
-        #expect(b.children[1].initialTransition == TransitionDefinition(targets: ["p1x"], actions: [.raise(event: "init")]))
+        #expect(
+            b.children[1].initialTransition == TransitionDefinition(targets: ["p1x"], actions: [.raise(event: "init")]))
     }
 
     @Test func historyWithoutTypeIsShallow() throws {
@@ -130,13 +135,14 @@ struct SCXMLImportTests {
         #expect(home.validNextStates == ["detail", "settings"])
         #expect(home.ignoredEvents == ["ping", "noise.*"])
         #expect(
-            home.transitions[0] == TransitionDefinition(
-                events: ["open"],
-                targets: ["detail"],
-                condition: .all([.named("signedIn"), .not(.inState("x"))]),
-                actions: [.custom("track")],
-                navigation: .push(screen: "detailScreen")
-            )
+            home.transitions[0]
+                == TransitionDefinition(
+                    events: ["open"],
+                    targets: ["detail"],
+                    condition: .all([.named("signedIn"), .not(.inState("x"))]),
+                    actions: [.custom("track")],
+                    navigation: .push(screen: "detailScreen")
+                )
         )
         #expect(definition.states[1].navigation == .popTo(screen: "home"))
         #expect(definition.states[1].validNextStates == [])
@@ -195,19 +201,23 @@ struct SCXMLImportTests {
     }
 
     @Test func rejectsExpressionAttributesOfSend() throws {
-        let error = try #require(importError(wrap(#"<state id="a"><onentry><send eventexpr="'e'"/></onentry></state>"#)))
+        let error = try #require(
+            importError(wrap(#"<state id="a"><onentry><send eventexpr="'e'"/></onentry></state>"#)))
         #expect(error.reason == .unsupportedAttribute(element: "send", attribute: "eventexpr"))
     }
 
     @Test(arguments: ["x > 1", "In('a') && In('b')", "In(a)", "!!In('a')", "In('a'", "true"])
     func rejectsConditionsOtherThanIn(condition: String) throws {
         let escaped = condition.replacingOccurrences(of: "&", with: "&amp;").replacingOccurrences(of: ">", with: "&gt;")
-        let error = try #require(importError(wrap(#"<state id="a"><transition event="e" cond="\#(escaped)"/></state>"#)))
+        let error = try #require(
+            importError(wrap(#"<state id="a"><transition event="e" cond="\#(escaped)"/></state>"#)))
         #expect(error.reason == .unsupportedCondition(condition))
     }
 
     @Test func reportsTheLineOfAnUnknownElement() throws {
-        let error = try #require(importError("<scxml xmlns=\"http://www.w3.org/2005/07/scxml\">\n<state id=\"a\">\n<bogus/>\n</state>\n</scxml>"))
+        let error = try #require(
+            importError(
+                "<scxml xmlns=\"http://www.w3.org/2005/07/scxml\">\n<state id=\"a\">\n<bogus/>\n</state>\n</scxml>"))
         #expect(error.reason == .unknownElement("bogus"))
         #expect(error.line == 3)
         #expect(error.description.contains("line 3"))
@@ -240,8 +250,12 @@ struct SCXMLImportTests {
 
     @Test func rejectsBadValues() throws {
         let history = try #require(importError(wrap(#"<state id="s"><history id="h" type="medium"/></state>"#)))
-        #expect(history.reason == .invalidAttributeValue(element: "history", attribute: "type", value: "medium", expected: "'shallow' or 'deep'"))
-        let delay = try #require(importError(wrap(#"<state id="s"><onentry><send event="e" delay="soon"/></onentry></state>"#)))
+        #expect(
+            history.reason
+                == .invalidAttributeValue(
+                    element: "history", attribute: "type", value: "medium", expected: "'shallow' or 'deep'"))
+        let delay = try #require(
+            importError(wrap(#"<state id="s"><onentry><send event="e" delay="soon"/></onentry></state>"#)))
         guard case .invalidAttributeValue(_, "delay", "soon", _) = delay.reason else {
             Issue.record("unexpected \(delay)")
             return
@@ -251,7 +265,8 @@ struct SCXMLImportTests {
             Issue.record("unexpected \(descriptor)")
             return
         }
-        let navigation = try #require(importError(wrap(#"<state xmlns:r="https://rewind.dev/scxml" id="s" r:navigation="popTo"/>"#)))
+        let navigation = try #require(
+            importError(wrap(#"<state xmlns:r="https://rewind.dev/scxml" id="s" r:navigation="popTo"/>"#)))
         guard case .invalidAttributeValue(_, "rewind:navigation", "popTo", _) = navigation.reason else {
             Issue.record("unexpected \(navigation)")
             return
@@ -259,7 +274,8 @@ struct SCXMLImportTests {
     }
 
     @Test func rejectsMalformedXMLWithItsLine() throws {
-        let error = try #require(importError("<scxml xmlns=\"http://www.w3.org/2005/07/scxml\">\n<state id=\"a\">\n</scxml>"))
+        let error = try #require(
+            importError("<scxml xmlns=\"http://www.w3.org/2005/07/scxml\">\n<state id=\"a\">\n</scxml>"))
         #expect(error.reason == .mismatchedTag(expected: "state"))
         #expect(error.line == 3)
     }
@@ -294,14 +310,17 @@ struct SCXMLImportTests {
 
     @Test func boundsTheNestingDepth() throws {
         let depth = SCXMLImportError.maximumNestingDepth + 10
-        let xml = "<scxml xmlns=\"http://www.w3.org/2005/07/scxml\">"
+        let xml =
+            "<scxml xmlns=\"http://www.w3.org/2005/07/scxml\">"
             + String(repeating: "<state>", count: depth) + String(repeating: "</state>", count: depth) + "</scxml>"
         let error = try #require(importError(xml))
         #expect(error.reason == .nestingTooDeep(limit: SCXMLImportError.maximumNestingDepth))
     }
 
     @Test func neverCrashesOnTruncatedOrCorruptedDocuments() throws {
-        guard let url = ConformanceCases.documents().first(where: { $0.lastPathComponent == "history4.scxml" }) else { return }
+        guard let url = ConformanceCases.documents().first(where: { $0.lastPathComponent == "history4.scxml" }) else {
+            return
+        }
         let bytes = [UInt8](try Data(contentsOf: url))
         var accepted = 0
         for length in stride(from: 0, to: bytes.count, by: 7) {
@@ -336,7 +355,9 @@ struct SCXMLImportTests {
             for _ in 0..<(1 + Int(generator.next() % 4)) {
                 let index = Int(generator.next() % UInt64(bytes.count + 1))
                 switch generator.next() % 3 {
-                case 0: bytes.insert(contentsOf: Array(fragments[Int(generator.next() % UInt64(fragments.count))].utf8), at: index)
+                case 0:
+                    bytes.insert(
+                        contentsOf: Array(fragments[Int(generator.next() % UInt64(fragments.count))].utf8), at: index)
                 case 1: if index < bytes.count { bytes.remove(at: index) }
                 default: if index < bytes.count { bytes[index] = UInt8(truncatingIfNeeded: generator.next()) }
                 }
@@ -349,4 +370,3 @@ struct SCXMLImportTests {
         #expect(accepted > 0)  // some mutations (in comments, say) leave a valid document
     }
 }
-

@@ -1,4 +1,5 @@
 import Testing
+
 @testable import RewindMachine
 
 @Suite("SCXML attribute value syntax")

@@ -1,9 +1,10 @@
 import Foundation
-#if canImport(FoundationXML)
-import FoundationXML
-#endif
-import Testing
 @_spi(Internals) import RewindMachine
+import Testing
+
+#if canImport(FoundationXML)
+    import FoundationXML
+#endif
 
 @Suite("XML text escaping")
 struct XMLTextTests {
@@ -36,7 +37,8 @@ struct XMLTextTests {
 
     @Test func escapedTextParsesBackToTheOriginal() throws {
         let original = "odd & \"name\" <tag> 'it's'\ttab\nline\rreturn ünï"
-        let document = "<r a=\"\(XMLText.escape(original))\" b='\(XMLText.escape(original))'>\(XMLText.escape(original))</r>"
+        let document =
+            "<r a=\"\(XMLText.escape(original))\" b='\(XMLText.escape(original))'>\(XMLText.escape(original))</r>"
         let element = try XMLDocument(xmlString: document).rootElement()
         #expect(element?.attribute(forName: "a")?.stringValue == original)
         #expect(element?.attribute(forName: "b")?.stringValue == original)

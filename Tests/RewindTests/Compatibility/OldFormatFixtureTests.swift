@@ -28,7 +28,8 @@ struct OldFormatFixtureTests {
 
     static func register(on engine: Engine) throws {
         try engine.register(try ExampleMachines.Kanji.machine())
-        try engine.register(try Machine(MixedFeatureChart.definition(delayedSend: false), bindings: MixedFeatureChart.bindings))
+        try engine.register(
+            try Machine(MixedFeatureChart.definition(delayedSend: false), bindings: MixedFeatureChart.bindings))
     }
 
     /// A copy of the fixture store in a temporary directory, opened with the fixture's machines.

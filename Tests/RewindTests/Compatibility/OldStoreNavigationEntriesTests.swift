@@ -30,7 +30,8 @@ struct OldStoreNavigationEntriesTests {
         let directory = try TemporaryDirectory(prefix: "rewind-old-store")
         defer { directory.remove() }
         try FileManager.default.removeItem(atPath: directory.path)
-        try FileManager.default.copyItem(atPath: Self.fixture.appendingPathComponent("store").path, toPath: directory.path)
+        try FileManager.default.copyItem(
+            atPath: Self.fixture.appendingPathComponent("store").path, toPath: directory.path)
         let engine = try Engine(directory: directory.path, configuration: EngineConfiguration(snapshotInterval: 2))
         defer { engine.close() }
         try engine.register(try ExampleMachines.Kanji.machine())
@@ -39,11 +40,14 @@ struct OldStoreNavigationEntriesTests {
 
         var cursor = try engine.replayCursor(for: "kanji-nav")
         let expected: [[NavigationEntry]] = [
-            [Self.entry("all")],                                                   // no snapshot: from the start
+            [Self.entry("all")],  // no snapshot: from the start
             // Old snapshots 2 and 4 have entries below their tops: replayed from the records.
             [Self.entry("all"), Self.entry("detail", Self.day)],
             [Self.entry("all"), Self.entry("detail", Self.day), Self.entry("list", Self.japan)],
-            [Self.entry("all"), Self.entry("detail", Self.day), Self.entry("list", Self.japan), Self.entry("detail", Self.book)],
+            [
+                Self.entry("all"), Self.entry("detail", Self.day), Self.entry("list", Self.japan),
+                Self.entry("detail", Self.book),
+            ],
             [Self.entry("all")],
             [Self.entry("all"), Self.entry("detail", Self.emoji)],
         ]
@@ -61,10 +65,15 @@ struct OldStoreNavigationEntriesTests {
         try await engine.importSession(from: Self.fixture.appendingPathComponent("kanji-nav.rewind"))
         var cursor = try engine.replayCursor(for: "kanji-nav")
         let atFour = try cursor.seek(to: 4)
-        #expect(atFour.navigation.entries == [
-            Self.entry("all"), Self.entry("detail", Self.day), Self.entry("list", Self.japan), Self.entry("detail", Self.book),
-        ])
-        #expect(try engine.session("kanji-nav").navigationStack.entries == [Self.entry("all"), Self.entry("detail", Self.emoji)])
+        #expect(
+            atFour.navigation.entries == [
+                Self.entry("all"), Self.entry("detail", Self.day), Self.entry("list", Self.japan),
+                Self.entry("detail", Self.book),
+            ])
+        #expect(
+            try engine.session("kanji-nav").navigationStack.entries == [
+                Self.entry("all"), Self.entry("detail", Self.emoji),
+            ])
     }
 }
 

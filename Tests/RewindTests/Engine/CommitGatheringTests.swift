@@ -1,7 +1,8 @@
 import Foundation
-@testable import Rewind
 import RewindTestSupport
 import Testing
+
+@testable import Rewind
 
 /// A gathering commit thread waits, after a commit, for the senders it acknowledged (bounded by
 /// that commit's duration), so a sender coming back joins the appends already waiting instead of
@@ -85,7 +86,8 @@ struct CommitGatheringTests {
     }
 
     @Test func aSenderComingBackJoinsTheAppendsAlreadyWaiting() async throws {
-        let outcome = try await scenario(durability: .durable, gathering: .automatic, aComesBack: true, hold: .seconds(3))
+        let outcome = try await scenario(
+            durability: .durable, gathering: .automatic, aComesBack: true, hold: .seconds(3))
         // [a], then b's and a's second append together: the thread waited after each commit,
         // and only the last wait (nobody came back) ended at its bound.
         #expect(outcome.commits == 2)
@@ -117,7 +119,8 @@ struct CommitGatheringTests {
     ])
     func withoutGatheringEachCommitTakesWhatIsWaiting(durability: Durability, gathering: CommitGathering) async throws {
         // b's append is committed as soon as a's is; a's second one gets a commit of its own.
-        let outcome = try await scenario(durability: durability, gathering: gathering, aComesBack: true, hold: .milliseconds(300))
+        let outcome = try await scenario(
+            durability: durability, gathering: gathering, aComesBack: true, hold: .milliseconds(300))
         #expect(outcome.commits == 3)
         #expect(outcome.largestBatch == 1)
         #expect(outcome.gatheringWaits == 0)

@@ -1,8 +1,9 @@
 import Dispatch
 import Foundation
-@testable import Rewind
 import RewindTestSupport
 import Testing
+
+@testable import Rewind
 
 /// While a step's append waits for its commit, the session still shows the previous state and
 /// no hook has run; the store shows nothing of it to readers.

@@ -1,7 +1,8 @@
 import Foundation
-@testable import Rewind
 import RewindTestSupport
 import Testing
+
+@testable import Rewind
 
 /// Senders that alternate between sending alone (the inline path) and together (the commit
 /// thread, gathering), with random pauses, while a subscription follows the log: every send
@@ -17,7 +18,8 @@ struct ConcurrencyStressTests {
             $0.commitGathering = gathering
         }
         defer { engine.close() }
-        let senders = 6, rounds = 300
+        let senders = 6
+        let rounds = 300
         let reader = Task {
             var sequences: [UInt64] = []
             for try await record in engine.records() {

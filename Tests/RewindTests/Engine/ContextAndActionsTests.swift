@@ -19,14 +19,15 @@ struct ContextAndActionsTests {
             },
             "explode": { _ in throw Boom() },
         ])
-        return try Machine(MachineDefinition("counter") {
-            StateNode("counting", ignoring: ["noise"]) {
-                On("tap", actions: [.custom("count")])
-                On("enough", to: "done")
-                On("explode", to: "done", actions: [.custom("explode")])
-            }
-            StateNode("done")
-        }, bindings: bindings)
+        return try Machine(
+            MachineDefinition("counter") {
+                StateNode("counting", ignoring: ["noise"]) {
+                    On("tap", actions: [.custom("count")])
+                    On("enough", to: "done")
+                    On("explode", to: "done", actions: [.custom("explode")])
+                }
+                StateNode("done")
+            }, bindings: bindings)
     }
 
     @Test func targetlessTransitionsAreRecordedAndRaisedEventsStayInTheirMacrostep() async throws {

@@ -49,9 +49,10 @@ struct DefinitionMismatchTests {
         #expect(changed.definition.contentVersion != live.definition)
         let engine = try fixture.open(registering: [changed])
         defer { engine.close() }
-        #expect(throws: EngineError.definitionMismatch(
-            session: SessionID("user"), machine: "onboarding", recorded: live.definition,
-            registered: changed.definition.contentVersion)
+        #expect(
+            throws: EngineError.definitionMismatch(
+                session: SessionID("user"), machine: "onboarding", recorded: live.definition,
+                registered: changed.definition.contentVersion)
         ) {
             try engine.session("user", policy: .strict)
         }
@@ -106,8 +107,9 @@ struct DefinitionMismatchTests {
         defer { fixture.remove() }
         let engine = try fixture.open(registering: [try Machine(Self.shortcutOnboarding)])
         defer { engine.close() }
-        #expect(throws: EngineError.replayDivergence(
-            session: SessionID("user"), version: 3, event: "start", recorded: ["login"], computed: ["home"])
+        #expect(
+            throws: EngineError.replayDivergence(
+                session: SessionID("user"), version: 3, event: "start", recorded: ["login"], computed: ["home"])
         ) {
             try engine.session("user", policy: .replayWithRegistered)
         }

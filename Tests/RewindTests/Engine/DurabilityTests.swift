@@ -25,7 +25,9 @@ struct DurabilityTests {
         (.lastCommitMayRollBack, .noMetaSync),
         (.noSync, .noSync),
     ])
-    func eachLevelSetsTheStoresSyncOptionsAndNothingElse(durability: Durability, options: EnvironmentOptions) async throws {
+    func eachLevelSetsTheStoresSyncOptionsAndNothingElse(durability: Durability, options: EnvironmentOptions)
+        async throws
+    {
         let fixture = try EngineFixture()
         defer { fixture.remove() }
         // Whatever sync options the store configuration asked for, the level decides.

@@ -18,7 +18,9 @@ struct EngineCompactionTests {
         defer { engine.close() }
         let other = try fixture.open(registering: [try TickerMachine.machine()])
         defer { other.close() }
-        let sessions = try await (0..<4).asyncMap { try await engine.startSession(id: "s\($0)", machine: TickerMachine.name) }
+        let sessions = try await (0..<4).asyncMap {
+            try await engine.startSession(id: "s\($0)", machine: TickerMachine.name)
+        }
         for session in sessions {
             for n in 0..<100 { try await session.send(TickerMachine.tick, payload: ["n": .number(Double(n))]) }
         }
@@ -27,7 +29,9 @@ struct EngineCompactionTests {
         let acknowledged = try await withThrowingTaskGroup(of: Int.self) { group in
             for session in sessions {
                 group.addTask {
-                    for n in 100..<200 { try await session.send(TickerMachine.tick, payload: ["n": .number(Double(n))]) }
+                    for n in 100..<200 {
+                        try await session.send(TickerMachine.tick, payload: ["n": .number(Double(n))])
+                    }
                     return 100
                 }
             }

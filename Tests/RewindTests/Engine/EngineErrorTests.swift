@@ -1,7 +1,8 @@
 import Foundation
-@testable import Rewind
 import RewindTestSupport
 import Testing
+
+@testable import Rewind
 
 /// Errors are typed and specific, and a refused request writes nothing.
 struct EngineErrorTests {

@@ -23,7 +23,8 @@ struct ErasureCompactionTests {
         let session = try await engine.startSession(
             id: try SessionID(id), machine: TickerMachine.name, context: ["account": .string("ctx-\(tag)")])
         for n in 0..<40 {
-            try await session.send(TickerMachine.tick, payload: ["n": .number(Double(n)), "note": .string("pay-\(tag)-\(n)")])
+            try await session.send(
+                TickerMachine.tick, payload: ["n": .number(Double(n)), "note": .string("pay-\(tag)-\(n)")])
         }
         let large = String(repeating: "big-\(tag)-", count: 2_000)
         try await session.send(TickerMachine.tick, payload: ["blob": .string(large)])
@@ -50,7 +51,8 @@ struct ErasureCompactionTests {
         // compacting copy would copy that slack.
         let kept = try engine.session("user-KEPTID")
         for n in 0..<30 {
-            try await kept.send(TickerMachine.tick, payload: ["blob": .string(String(repeating: "x", count: 2_100 + 97 * n))])
+            try await kept.send(
+                TickerMachine.tick, payload: ["blob": .string(String(repeating: "x", count: 2_100 + 97 * n))])
         }
         let result = try engine.compact()
         #expect(result.bytesAfter <= result.bytesBefore)

@@ -1,7 +1,8 @@
 import Foundation
-@testable import Rewind
 import RewindTestSupport
 import Testing
+
+@testable import Rewind
 
 /// Counts events per machine: a projection whose keys are not session ids, so erasing a session
 /// must re-fold the states its records touched.
@@ -39,7 +40,8 @@ struct ErasureTests {
         defer { engine.close() }
         try await populate(engine)
         let otherBefore = try engine.store.read { try $0.records(of: SessionID("user-7/onboarding")) }
-        let erasedSequences = try engine.store.read { try $0.records(of: SessionID("user-42/onboarding")) }.map(\.sequence)
+        let erasedSequences = try engine.store.read { try $0.records(of: SessionID("user-42/onboarding")) }.map(
+            \.sequence)
 
         let report = try engine.erase(SessionID("user-42/onboarding"))
 
@@ -97,13 +99,20 @@ struct ErasureTests {
         expectErased("history") { _ = try engine.history(of: id) }
         expectErased("export") { _ = try engine.exportSession(id) }
         expectErased("verify") { _ = try engine.verify(id, against: try Onboarding.machine()) }
-        await #expect(throws: EngineError.sessionErased(id, SessionErasure(erasedAt: report.erasedAt, reason: .requested))) {
+        await #expect(
+            throws: EngineError.sessionErased(id, SessionErasure(erasedAt: report.erasedAt, reason: .requested))
+        ) {
             _ = try await engine.fork(id, at: 1, as: "copy")
         }
-        await #expect(throws: EngineError.sessionErased(id, SessionErasure(erasedAt: report.erasedAt, reason: .requested))) {
+        await #expect(
+            throws: EngineError.sessionErased(id, SessionErasure(erasedAt: report.erasedAt, reason: .requested))
+        ) {
             _ = try await engine.openSession(id: id, machine: "onboarding")
         }
-        #expect(String(describing: EngineError.sessionErased(id, SessionErasure(erasedAt: report.erasedAt, reason: .requested)))
+        #expect(
+            String(
+                describing: EngineError.sessionErased(id, SessionErasure(erasedAt: report.erasedAt, reason: .requested))
+            )
             .contains("was erased at"))
         // Erasing it again does nothing; an id the store never held is an unknown session.
         #expect(try engine.erase(id).sessions.isEmpty)

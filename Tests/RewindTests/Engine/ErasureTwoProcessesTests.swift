@@ -9,7 +9,8 @@ struct ErasureTwoProcessesTests {
     @Test(.hangGuard)
     func erasingWhileAnotherProcessSendsLosesNothingOfItsAndBringsNothingBack() async throws {
         guard let helper = TwoProcessesTests.helperURL() else {
-            Issue.record("RewindTestHelper was not found next to the test bundle: build it with `swift build --build-tests`")
+            Issue.record(
+                "RewindTestHelper was not found next to the test bundle: build it with `swift build --build-tests`")
             return
         }
         let fixture = try EngineFixture()

@@ -1,7 +1,8 @@
 import Foundation
-@testable import Rewind
 import RewindTestSupport
 import Testing
+
+@testable import Rewind
 
 /// Many sessions sending at once share group commits; every acknowledged record is in the log
 /// exactly once, each session's records in the order sent, the global sequence gap-free.
@@ -74,8 +75,9 @@ struct GroupCommitTests {
         let elapsed = ContinuousClock.now - start
         try verify(engine, acknowledged, sessions: 64, transitions: 1_000)
         let statistics = engine.commitStatistics
-        print("group commit, 64 × 1000 durable: \(elapsed), \(statistics.commits) commits, "
-            + "average batch \(statistics.averageBatch), largest \(statistics.largestBatch)")
+        print(
+            "group commit, 64 × 1000 durable: \(elapsed), \(statistics.commits) commits, "
+                + "average batch \(statistics.averageBatch), largest \(statistics.largestBatch)")
     }
 
     @Test func concurrentNoSyncSessionsShareCommits() async throws {

@@ -1,7 +1,8 @@
 import Foundation
-@testable import Rewind
 import RewindTestSupport
 import Testing
+
+@testable import Rewind
 
 /// `Engine.trimHistory`: the snapshot at a version becomes a session's base, the history before it
 /// goes in one transaction, resume stays exact, readers begin at the base and say so, and the
@@ -11,13 +12,15 @@ struct HistoryTrimTests {
     /// for as long as a test needs: greeting and home become the root, login is pushed. `more`
     /// routes make another definition of it.
     static func loopMachine(more: [Route] = []) throws -> Machine {
-        try Machine(MachineDefinition(
-            name: "onboarding", initial: "initial",
-            routes: [
-                Route(from: "initial", to: "greeting", by: "launch"), Route(from: "greeting", to: "login", by: "start"),
-                Route(from: "login", to: "home", by: "loggedIn"), Route(from: "home", to: "greeting", by: "logout"),
-            ] + more,
-            navigation: ["greeting": .setRoot(), "login": .push(), "home": .setRoot()]))
+        try Machine(
+            MachineDefinition(
+                name: "onboarding", initial: "initial",
+                routes: [
+                    Route(from: "initial", to: "greeting", by: "launch"),
+                    Route(from: "greeting", to: "login", by: "start"),
+                    Route(from: "login", to: "home", by: "loggedIn"), Route(from: "home", to: "greeting", by: "logout"),
+                ] + more,
+                navigation: ["greeting": .setRoot(), "login": .push(), "home": .setRoot()]))
     }
 
     /// The event that moves `session` on round the loop machine.
@@ -130,9 +133,13 @@ struct HistoryTrimTests {
             #expect(info.headVersion == 100)
             #expect(info.recordCount == 31)
             #expect(try transaction.records(of: SessionID("long")) == Array(before.dropFirst(69)))
-            #expect(try transaction.records(of: SessionID("long"), from: 1, limit: 5).map(\.version) == [70, 71, 72, 73, 74])
-            #expect(try transaction.records(of: SessionID("long"), direction: .backward).map(\.version)
-                == Array((70...100).reversed()))
+            #expect(
+                try transaction.records(of: SessionID("long"), from: 1, limit: 5).map(\.version) == [
+                    70, 71, 72, 73, 74,
+                ])
+            #expect(
+                try transaction.records(of: SessionID("long"), direction: .backward).map(\.version)
+                    == Array((70...100).reversed()))
             for record in before.prefix(69) { #expect(try transaction.record(at: record.sequence) == nil) }
             // The base snapshot is stored, the older ones are gone.
             var versions: [UInt64] = []
@@ -196,7 +203,9 @@ struct HistoryTrimTests {
             try engine.trimHistory(of: "long", before: 5)
         }
         let erasure = try engine.erase(SessionID("long"))
-        #expect(throws: EngineError.sessionErased("long", SessionErasure(erasedAt: erasure.erasedAt, reason: .requested))) {
+        #expect(
+            throws: EngineError.sessionErased("long", SessionErasure(erasedAt: erasure.erasedAt, reason: .requested))
+        ) {
             try engine.trimHistory(of: "long", before: 15)
         }
         // Nothing was written by the refusals.
@@ -313,12 +322,14 @@ struct HistoryTrimTests {
         #expect(report.verifiedRecords == 20)
         #expect(report.description.contains("from its base at version 40"), "\(report)")
         // A machine that no longer has the loop back diverges after the base, not before it.
-        let withoutLoop = try Machine(MachineDefinition(
-            name: "onboarding", initial: "initial",
-            routes: [
-                Route(from: "initial", to: "greeting", by: "launch"), Route(from: "greeting", to: "login", by: "start"),
-                Route(from: "login", to: "home", by: "loggedIn"),
-            ]))
+        let withoutLoop = try Machine(
+            MachineDefinition(
+                name: "onboarding", initial: "initial",
+                routes: [
+                    Route(from: "initial", to: "greeting", by: "launch"),
+                    Route(from: "greeting", to: "login", by: "start"),
+                    Route(from: "login", to: "home", by: "loggedIn"),
+                ]))
         let diverged = try engine.verify("long", against: withoutLoop)
         #expect((diverged.divergence?.version ?? 0) > 40)
 

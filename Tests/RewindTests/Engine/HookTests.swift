@@ -1,7 +1,8 @@
 import Foundation
-@testable import Rewind
 import RewindTestSupport
 import Testing
+
+@testable import Rewind
 
 /// Hooks run only after the step's record is committed, never for a failed append, in the
 /// statechart's order; transitions requested from hooks run after the current step.
@@ -22,14 +23,17 @@ struct HookTests {
                 // Read the store from the hook: the record of this step must already be committed.
                 let head = (try? engine.store.sessionInfo(for: id))?.headVersion ?? 0
                 let last = (try? engine.store.records(of: id, versions: head...head))?.first
-                seen.append("\(change.to.joined()) head=\(head) last=\(last?.target.joined() ?? "-") session=\(session.version)")
+                seen.append(
+                    "\(change.to.joined()) head=\(head) last=\(last?.target.joined() ?? "-") session=\(session.version)"
+                )
             }
         }
         try await session.send(Onboarding.Event.launch)
-        #expect(seen.current == [
-            "initial head=1 last=initial session=1",
-            "greeting head=2 last=greeting session=2",
-        ])
+        #expect(
+            seen.current == [
+                "initial head=1 last=initial session=1",
+                "greeting head=2 last=greeting session=2",
+            ])
     }
 
     @Test func failedAppendRunsNoHookAndChangesNothing() async throws {
@@ -57,7 +61,8 @@ struct HookTests {
 
         engine.commits.injectFaults(nil)
         try await session.send(Onboarding.Event.launch)
-        #expect(hooks.current == ["willTransition", "willExit initial", "transition", "didEnter greeting", "didTransition"])
+        #expect(
+            hooks.current == ["willTransition", "willExit initial", "transition", "didEnter greeting", "didTransition"])
         #expect(session.version == 2)
         #expect(try engine.store.headSequence() == headBefore + 1)
     }
@@ -134,23 +139,25 @@ struct HookTests {
             session.onDidTransition { change in log.append("did \(change.from ?? ["nil"]) → \(change.to)") }
             session.onTransition { microstep in log.append("transition \(microstep.transitions.map(\.targets))") }
         }
-        #expect(log.current == [
-            "will [\"nil\"] → [\"feedList\"]", "transition [[\"app\"]]",
-            "enter app", "enter browse", "enter feed", "enter feedList",
-            "did [\"nil\"] → [\"feedList\"]",
-        ])
+        #expect(
+            log.current == [
+                "will [\"nil\"] → [\"feedList\"]", "transition [[\"app\"]]",
+                "enter app", "enter browse", "enter feed", "enter feedList",
+                "did [\"nil\"] → [\"feedList\"]",
+            ])
         try await session.send("open")
         try await session.send("showComments")
         log.withValue { $0.removeAll() }
 
         try await session.send("openSettings")
-        #expect(log.current == [
-            "will [\"postComments\"] → [\"settings\"]",
-            "exit postComments", "exit post", "exit feed", "exit browse",
-            "transition [[\"settings\"]]",
-            "enter settings",
-            "did [\"postComments\"] → [\"settings\"]",
-        ])
+        #expect(
+            log.current == [
+                "will [\"postComments\"] → [\"settings\"]",
+                "exit postComments", "exit post", "exit feed", "exit browse",
+                "transition [[\"settings\"]]",
+                "enter settings",
+                "did [\"postComments\"] → [\"settings\"]",
+            ])
     }
 
     @Test func firstEntryHasNoPreviousState() async throws {
@@ -190,9 +197,10 @@ struct HookTests {
         let step = try await session.send(Onboarding.Event.launch)
         #expect(step.target == ["greeting"])
         #expect(session.configuration == ["home"])
-        #expect(log.current == [
-            "enter greeting", "did → greeting", "enter login", "did → login", "enter home", "did → home",
-        ])
+        #expect(
+            log.current == [
+                "enter greeting", "did → greeting", "enter login", "did → login", "enter home", "did → home",
+            ])
         let records = try engine.store.records(of: session.id)
         #expect(records.map(\.event) == [StepRecording.startEvent, "launch", "start", "loggedIn"])
         #expect(records.map(\.version) == [1, 2, 3, 4])
@@ -267,12 +275,14 @@ struct HookOutsideStepTests {
         }
         try await session.send("loaded", payload: try JSONValue(encoding: LoadingView.Model(title: "Inbox", items: [])))
         try await session.send(LoadingView.Event.reload)
-        try await session.send("loaded", payload: try JSONValue(encoding: LoadingView.Model(title: "Cached", items: [])))
-        #expect(log.current == [
-            "will loading \(JSONValue.null)",
-            "will ready ready(Inbox)", "exit loading",
-            "will loading \(JSONValue.null)",
-            "will ready ready(Cached)", "exit loading",
-        ])
+        try await session.send(
+            "loaded", payload: try JSONValue(encoding: LoadingView.Model(title: "Cached", items: [])))
+        #expect(
+            log.current == [
+                "will loading \(JSONValue.null)",
+                "will ready ready(Inbox)", "exit loading",
+                "will loading \(JSONValue.null)",
+                "will ready ready(Cached)", "exit loading",
+            ])
     }
 }

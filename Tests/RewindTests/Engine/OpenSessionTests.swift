@@ -1,7 +1,8 @@
 import Foundation
-@testable import Rewind
 import RewindTestSupport
 import Testing
+
+@testable import Rewind
 
 /// `Engine.openSession`: starts a session the store lacks, resumes one it holds, installs the
 /// hooks both ways, and survives two callers opening the same new session at once.
@@ -26,7 +27,7 @@ struct OpenSessionTests {
                 id: "user", machine: "onboarding", context: ["plan": "free"], configure: configure)
             #expect(session.version == 1)
             #expect(session.state.context == ["plan": "free"])
-            #expect(entered.current == ["initial from -"])   // the first entry ran the hook
+            #expect(entered.current == ["initial from -"])  // the first entry ran the hook
             try await session.send(Onboarding.Event.launch)
             #expect(entered.current == ["initial from -", "greeting from initial"])
         }
@@ -37,11 +38,11 @@ struct OpenSessionTests {
             id: "user", machine: "onboarding", context: ["plan": "ignored"], configure: configure)
         #expect(resumed.version == 2)
         #expect(resumed.activeStates == ["greeting"])
-        #expect(resumed.state.context == ["plan": "free"])   // a resumed session keeps its context
-        #expect(entered.current.isEmpty)                       // resuming enters nothing
+        #expect(resumed.state.context == ["plan": "free"])  // a resumed session keeps its context
+        #expect(entered.current.isEmpty)  // resuming enters nothing
         #expect(configured.current == 2)
         try await resumed.send(Onboarding.Event.start)
-        #expect(entered.current == ["login from greeting"])   // the hooks were installed on resume
+        #expect(entered.current == ["login from greeting"])  // the hooks were installed on resume
         #expect(try engine.store.sessionInfo(for: SessionID("user"))?.headVersion == 3)
     }
 
@@ -55,7 +56,10 @@ struct OpenSessionTests {
         _ = try await engine.openSession(id: "user", machine: "onboarding")
         let head = try engine.store.headSequence()
         let configured = LockedBox(0)
-        await #expect(throws: EngineError.sessionOfAnotherMachine(session: SessionID("user"), machine: "onboarding", requested: "kanji")) {
+        await #expect(
+            throws: EngineError.sessionOfAnotherMachine(
+                session: SessionID("user"), machine: "onboarding", requested: "kanji")
+        ) {
             _ = try await engine.openSession(id: "user", machine: "kanji") { _ in configured.withValue { $0 += 1 } }
         }
         await #expect(throws: EngineError.unknownMachine("nope")) {
@@ -64,8 +68,10 @@ struct OpenSessionTests {
         #expect(configured.current == 0)
         #expect(try engine.store.headSequence() == head)
         #expect(try engine.store.sessionInfo(for: SessionID("other")) == nil)
-        #expect(EngineError.sessionOfAnotherMachine(session: SessionID("user"), machine: "onboarding", requested: "kanji")
-            .description == "session 'user' runs machine 'onboarding', not 'kanji'; open it with machine 'onboarding'")
+        #expect(
+            EngineError.sessionOfAnotherMachine(session: SessionID("user"), machine: "onboarding", requested: "kanji")
+                .description
+                == "session 'user' runs machine 'onboarding', not 'kanji'; open it with machine 'onboarding'")
     }
 
     /// The race made deterministic: another writer commits the session's start after this call
@@ -83,21 +89,24 @@ struct OpenSessionTests {
             coder: engine.store.coder)
         let entered = LockedBox<[String]>([])
         let configured = LockedBox(0)
-        let session = try await engine.openSession(id: "user", machine: "onboarding", context: ["mine": true]) { session in
+        let session = try await engine.openSession(id: "user", machine: "onboarding", context: ["mine": true]) {
+            session in
             configured.withValue { $0 += 1 }
             session.onDidEnter("initial") { _ in entered.append("initial") }
             session.onDidEnter("greeting") { _ in entered.append("greeting") }
             // The other writer's start, committed now.
             let time = Timestamp(microsecondsSince1970: 1_000_000)
             let step = try? other.evaluate(.start(context: ["theirs": true]), in: MachineState(), at: time)
-            if let step, let transition = try? other.transition(for: step, request: .start(context: ["theirs": true]), at: time) {
+            if let step,
+                let transition = try? other.transition(for: step, request: .start(context: ["theirs": true]), at: time)
+            {
                 _ = try? engine.writableStore.append([transition], to: SessionID("user"), expectedVersion: .noStream)
             }
         }
         #expect(configured.current == 1)
         #expect(session.version == 1)
-        #expect(session.state.context == ["theirs": true])   // the committed start, not this call's
-        #expect(entered.current.isEmpty)                      // this call's start ran no hook
+        #expect(session.state.context == ["theirs": true])  // the committed start, not this call's
+        #expect(entered.current.isEmpty)  // this call's start ran no hook
         #expect(try engine.store.sessionInfo(for: SessionID("user"))?.recordCount == 1)
         try await session.send(Onboarding.Event.launch)
         #expect(entered.current == ["greeting"])

@@ -103,9 +103,10 @@ struct ResumeTests {
         let session = try await engine.startSession(id: "user", machine: "onboarding", context: ["n": 1])
         try await session.send("launch")
         try await session.send("start")
-        var marked = try #require(try engine.store.read { transaction in
-            try transaction.value(forKey: StoreKey.compound("user", 2), in: .snapshots)
-        })
+        var marked = try #require(
+            try engine.store.read { transaction in
+                try transaction.value(forKey: StoreKey.compound("user", 2), in: .snapshots)
+            })
         var snapshot = try JSONDecoder().decode(SessionSnapshot.self, from: Data(marked))
         #expect(snapshot.version == 2)
         snapshot.state.context = ["n": 2]

@@ -1,7 +1,8 @@
 import Foundation
-@testable import Rewind
 import RewindTestSupport
 import Testing
+
+@testable import Rewind
 
 /// `Engine.applyRetention`: whole sessions go, oldest last record first, in bounded passes;
 /// nothing a fleet server has not acknowledged goes; the rest resumes exactly.
@@ -40,21 +41,27 @@ struct RetentionTests {
         let fixture = try EngineFixture()
         defer { fixture.remove() }
         let clock = TestClock()
-        let engine = try open(fixture, clock: clock, retention: RetentionPolicy(maximumAge: .seconds(5 * 86_400), sessionsPerPass: 2))
+        let engine = try open(
+            fixture, clock: clock, retention: RetentionPolicy(maximumAge: .seconds(5 * 86_400), sessionsPerPass: 2))
         defer { engine.close() }
-        try await populate(engine, clock: clock, days: 10)   // now: day 10
+        try await populate(engine, clock: clock, days: 10)  // now: day 10
         let kept = try await engine.startSession(id: "today", machine: "onboarding")
         try await kept.send(Onboarding.Event.launch)
 
         let report = try engine.applyRetention(now: clock.now.current)
         // Last records on days 0…9: older than 5 days at day 10 are days 0…4.
         #expect(try report.sessions == days(0..<5))
-        #expect(report.passes == 3)   // 2 + 2 + 1
+        #expect(report.passes == 3)  // 2 + 2 + 1
         #expect(report.records == 20)
         #expect(try engine.sessions().map(\.session).sorted() == (try days(5..<10) + ["today"]).sorted())
         // Erased by retention: the tombstone says so.
-        #expect(throws: EngineError.sessionErased(
-            SessionID("day-0"), SessionErasure(erasedAt: try #require(try engine.store.read { try $0.erasure(of: "day-0") }).erasedAt, reason: .retention))) {
+        #expect(
+            throws: EngineError.sessionErased(
+                SessionID("day-0"),
+                SessionErasure(
+                    erasedAt: try #require(try engine.store.read { try $0.erasure(of: "day-0") }).erasedAt,
+                    reason: .retention))
+        ) {
             _ = try engine.session("day-0")
         }
         // A second run finds nothing more; the rest resumes as it was.
@@ -107,12 +114,14 @@ struct RetentionTests {
         try engine.writableStore.write { try $0.setUploadCheckpoint(firstOfDay3, for: "https://fleet.example") }
         let report = try engine.applyRetention(now: clock.now.current)
         #expect(report.sessions == [SessionID("day-0"), "day-1", "day-2"])
-        #expect(report.keptUnacknowledged == 2)   // day-3 and day-4 are old enough but not uploaded
+        #expect(report.keptUnacknowledged == 2)  // day-3 and day-4 are old enough but not uploaded
         #expect(try engine.sessions().count == 3)
 
         // A destination that must acknowledge but never uploaded keeps everything.
-        let strict = try open(fixture, clock: clock, retention: RetentionPolicy(
-            maximumAge: .seconds(1), requiredUploadDestinations: ["https://other.example"]))
+        let strict = try open(
+            fixture, clock: clock,
+            retention: RetentionPolicy(
+                maximumAge: .seconds(1), requiredUploadDestinations: ["https://other.example"]))
         defer { strict.close() }
         #expect(try strict.applyRetention(now: clock.now.current).sessions.isEmpty)
     }
@@ -121,7 +130,8 @@ struct RetentionTests {
         let fixture = try EngineFixture()
         defer { fixture.remove() }
         let clock = TestClock()
-        let engine = try open(fixture, clock: clock, retention: RetentionPolicy(maximumAge: .seconds(86_400), sessionsPerPass: 3))
+        let engine = try open(
+            fixture, clock: clock, retention: RetentionPolicy(maximumAge: .seconds(86_400), sessionsPerPass: 3))
         defer { engine.close() }
         try await populate(engine, clock: clock, days: 40)
         let now = clock.now.current

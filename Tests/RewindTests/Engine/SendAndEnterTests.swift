@@ -58,7 +58,9 @@ struct SendAndEnterTests {
         #expect(records[2].payload.isEmpty)
         #expect(session.navigationStack.screens == ["greeting", "login"])
         // The definition named by the records is stored, by name and content version.
-        #expect(try engine.storedDefinition(name: "onboarding", version: records[0].definition)?.contentVersion == machine.definition.contentVersion)
+        #expect(
+            try engine.storedDefinition(name: "onboarding", version: records[0].definition)?.contentVersion
+                == machine.definition.contentVersion)
     }
 
     @Test func typedEventsCarryCodablePayloadsIntoStateData() async throws {
@@ -73,7 +75,8 @@ struct SendAndEnterTests {
         #expect(try session.state.data(of: "ready", as: LoadingView.Model.self) == model)
         let record = try #require(try engine.store.records(of: session.id).last)
         #expect(try JSONPayloadCoder().decode(LoadingView.Model.self, from: record.payload) == model)
-        #expect(try JSONPayloadCoder().decode([String: LoadingView.Model].self, from: record.stateData) == ["ready": model])
+        #expect(
+            try JSONPayloadCoder().decode([String: LoadingView.Model].self, from: record.stateData) == ["ready": model])
     }
 
     @Test func enterMovesToValidNextStatesWithDataAndRefusesOthersWritingNothing() async throws {
@@ -110,10 +113,11 @@ struct SendAndEnterTests {
     @Test func eventsNamedLikeTheEnginesReservedEventsAreRefusedAndWriteNothing() async throws {
         // A machine may well have an event called "enter"; recorded as is, it would read back as a
         // direct move and the session could not be resumed.
-        let keypad = try Machine(MachineDefinition("keypad") {
-            StateNode("pin") { On("enter", to: "unlocked") }
-            StateNode("unlocked")
-        })
+        let keypad = try Machine(
+            MachineDefinition("keypad") {
+                StateNode("pin") { On("enter", to: "unlocked") }
+                StateNode("unlocked")
+            })
         let fixture = try EngineFixture()
         defer { fixture.remove() }
         var engine = try fixture.open(registering: [keypad])

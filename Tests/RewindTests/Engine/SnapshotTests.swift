@@ -1,7 +1,8 @@
 import Foundation
-@testable import Rewind
 import RewindTestSupport
 import Testing
+
+@testable import Rewind
 
 /// Snapshots are written every N versions, in the same transaction as the record of that version.
 struct SnapshotTests {

@@ -1,7 +1,8 @@
 import Foundation
-@testable import Rewind
 import RewindTestSupport
 import Testing
+
+@testable import Rewind
 
 /// `Engine.checkStore`: snapshots against a replay of their session, checkpoints against the
 /// head, beside the store's own checks.
@@ -25,15 +26,20 @@ struct EngineStoreCheckTests {
     }
 
     private func snapshot(_ version: UInt64, in engine: Engine) throws -> SessionSnapshot {
-        let bytes = try #require(try engine.store.read {
-            try $0.value(forKey: SessionSnapshot.key(session: SessionID("screen"), version: version), in: .snapshots)
-        })
+        let bytes = try #require(
+            try engine.store.read {
+                try $0.value(
+                    forKey: SessionSnapshot.key(session: SessionID("screen"), version: version), in: .snapshots)
+            })
         return try JSONDecoder().decode(SessionSnapshot.self, from: Data(bytes))
     }
 
     private func putSnapshot(_ snapshot: SessionSnapshot, at version: UInt64, in engine: Engine) throws {
         let bytes = try snapshot.encoded()
-        try engine.writableStore.write { try $0.put(bytes, forKey: SessionSnapshot.key(session: SessionID("screen"), version: version), in: .snapshots) }
+        try engine.writableStore.write {
+            try $0.put(
+                bytes, forKey: SessionSnapshot.key(session: SessionID("screen"), version: version), in: .snapshots)
+        }
     }
 
     @Test func aConsistentStoreChecksEverySnapshotAndCheckpoint() async throws {
@@ -58,13 +64,18 @@ struct EngineStoreCheckTests {
         defer { engine.close() }
         #expect(try engine.checkStore().isConsistent)
         // A record written past the engine (a forged or damaged log): every checksum is valid.
-        let last = try #require(try engine.store.read { try $0.records(of: SessionID("screen"), from: 10, limit: 1).first })
-        try engine.writableStore.append([TransitionDraft(
-            machine: last.machine, definition: last.definition, event: "loaded", source: last.target,
-            target: ["nowhere"])], to: SessionID("screen"), expectedVersion: .exact(10))
+        let last = try #require(
+            try engine.store.read { try $0.records(of: SessionID("screen"), from: 10, limit: 1).first })
+        try engine.writableStore.append(
+            [
+                TransitionDraft(
+                    machine: last.machine, definition: last.definition, event: "loaded", source: last.target,
+                    target: ["nowhere"])
+            ], to: SessionID("screen"), expectedVersion: .exact(10))
         let report = try engine.checkStore()
         #expect(report.problem?.location == "log sequence 11", "\(report)")
-        #expect(report.problem?.reason.contains("session 'screen' version 11 enters state 'nowhere'") == true, "\(report)")
+        #expect(
+            report.problem?.reason.contains("session 'screen' version 11 enters state 'nowhere'") == true, "\(report)")
     }
 
     @Test func aSnapshotThatDiffersFromTheReplayIsReported() async throws {
@@ -90,7 +101,9 @@ struct EngineStoreCheckTests {
         #expect(problem.location == "snapshot of 'screen' at version 6")
         #expect(problem.reason == "it holds version 3")
         try engine.writableStore.write {
-            try $0.put(Array("{not json".utf8), forKey: SessionSnapshot.key(session: SessionID("screen"), version: 6), in: .snapshots)
+            try $0.put(
+                Array("{not json".utf8), forKey: SessionSnapshot.key(session: SessionID("screen"), version: 6),
+                in: .snapshots)
         }
         problem = try #require(try engine.checkStore().problem)
         #expect(problem.location == "snapshot of 'screen' at version 6")
@@ -104,7 +117,9 @@ struct EngineStoreCheckTests {
         defer { engine.close() }
         let name = try #require(engine.registeredProjections.first)
         let status = ProjectionStatus(name: name, version: 1, checkpoint: 99)
-        try engine.writableStore.write { try $0.put(CheckpointCodec.encode(status), forKey: Array(name.utf8), in: .checkpoints) }
+        try engine.writableStore.write {
+            try $0.put(CheckpointCodec.encode(status), forKey: Array(name.utf8), in: .checkpoints)
+        }
         let problem = try #require(try engine.checkStore().problem)
         #expect(problem.location == "checkpoint of projection '\(name)'")
         #expect(problem.reason.contains("sequence 99, beyond the log's head at sequence 10"))

@@ -51,7 +51,9 @@ struct StoreFullTests {
     /// No-sync: commits take what is waiting. Durable with 40 senders: commits gather their
     /// batches (the map fills in commits of ~40 appends).
     @Test(arguments: [(Durability.noSync, 8, 100), (.durable, 40, 25)])
-    func theMapGrowsUnderGroupCommitWithoutLosingAnything(durability: Durability, sessions: Int, sends: Int) async throws {
+    func theMapGrowsUnderGroupCommitWithoutLosingAnything(durability: Durability, sessions: Int, sends: Int)
+        async throws
+    {
         let directory = try TemporaryDirectory()
         defer { directory.remove() }
         let engine = try engine(in: directory, mapSize: 1 << 20, maximum: 1 << 30, durability: durability)
@@ -62,7 +64,8 @@ struct StoreFullTests {
                 group.addTask {
                     let session = try await engine.startSession(id: "ticker-\(index)", machine: TickerMachine.name)
                     for send in 0..<sends {
-                        try await session.send(TickerMachine.tick, payload: ["chunk": chunk, "n": .number(Double(send))])
+                        try await session.send(
+                            TickerMachine.tick, payload: ["chunk": chunk, "n": .number(Double(send))])
                     }
                 }
             }

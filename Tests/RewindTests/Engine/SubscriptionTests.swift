@@ -1,7 +1,8 @@
 import Foundation
-@testable import Rewind
 import RewindTestSupport
 import Testing
+
+@testable import Rewind
 
 /// `engine.records(from:)`: the log from a sequence on, then live commits, each record once.
 struct SubscriptionTests {
@@ -26,7 +27,8 @@ struct SubscriptionTests {
         defer { fixture.remove() }
         let engine = try fixture.open(registering: [try TickerMachine.machine()])
         defer { engine.close() }
-        let sessions = 8, ticks = 150
+        let sessions = 8
+        let ticks = 150
         let total = UInt64(sessions * (ticks + 1))
         let senders = startSenders(engine, sessions: sessions, ticks: ticks)
         // Wait until the senders are well under way, then subscribe from a point behind the head.

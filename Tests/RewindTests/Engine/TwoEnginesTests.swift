@@ -49,7 +49,9 @@ struct TwoEnginesTests {
         let perWriter = 150
 
         // Each writer sends to the shared session (reloading on conflicts) and to its own.
-        let results = try await withThrowingTaskGroup(of: (writer: Int, acks: [(String, UInt64, Int)], conflicts: Int).self) { group in
+        let results = try await withThrowingTaskGroup(
+            of: (writer: Int, acks: [(String, UInt64, Int)], conflicts: Int).self
+        ) { group in
             for (writer, engine) in engines.enumerated() {
                 group.addTask {
                     let shared = try engine.session("shared")
@@ -114,6 +116,7 @@ struct TwoEnginesTests {
         let resumed = try engineB.session("user")
         try await resumed.send("start")
         #expect(resumed.configuration == ["login"])
-        #expect(try LogAudit(engineB.writableStore).records.map(\.event) == [StepRecording.startEvent, "launch", "start"])
+        #expect(
+            try LogAudit(engineB.writableStore).records.map(\.event) == [StepRecording.startEvent, "launch", "start"])
     }
 }

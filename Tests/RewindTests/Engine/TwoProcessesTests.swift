@@ -45,7 +45,8 @@ struct TwoProcessesTests {
     @Test(.hangGuard)
     func twoProcessesAppendingToSharedAndOwnSessionsProduceConflictsNeverLostOrDuplicatedRecords() async throws {
         guard let helper = Self.helperURL() else {
-            Issue.record("RewindTestHelper was not found next to the test bundle: build it with `swift build --build-tests`")
+            Issue.record(
+                "RewindTestHelper was not found next to the test bundle: build it with `swift build --build-tests`")
             return
         }
         let fixture = try EngineFixture()
@@ -53,7 +54,10 @@ struct TwoProcessesTests {
         let count = 150
         let startAt = Timestamp.now().microsecondsSince1970 / 1000 + 1_500
         let writers = ["alpha", "beta"]
-        let outputs = writers.map { fixture.directory.url.deletingLastPathComponent().appendingPathComponent("\(fixture.directory.url.lastPathComponent)-\($0).jsonl") }
+        let outputs = writers.map {
+            fixture.directory.url.deletingLastPathComponent().appendingPathComponent(
+                "\(fixture.directory.url.lastPathComponent)-\($0).jsonl")
+        }
         defer { for output in outputs { try? FileManager.default.removeItem(at: output) } }
         let store = fixture.directory.path
         // Create the store first: two processes creating one new store at the same instant is
@@ -63,7 +67,8 @@ struct TwoProcessesTests {
             for (writer, output) in zip(writers, outputs) {
                 group.addTask {
                     try await Self.runHelper(
-                        helper, [store, writer, "shared", "own-\(writer)", String(count), String(startAt)], output: output)
+                        helper, [store, writer, "shared", "own-\(writer)", String(count), String(startAt)],
+                        output: output)
                 }
             }
             return try await group.reduce(into: []) { $0.append($1) }
@@ -123,7 +128,8 @@ struct TwoProcessesTests {
     @Test(.hangGuard)
     func twoProcessesCreatingOneNewStoreAtOnceBothOpenIt() async throws {
         guard let helper = Self.helperURL() else {
-            Issue.record("RewindTestHelper was not found next to the test bundle: build it with `swift build --build-tests`")
+            Issue.record(
+                "RewindTestHelper was not found next to the test bundle: build it with `swift build --build-tests`")
             return
         }
         // The second process may see the first one's fresh data.mdb before its `meta` database is
@@ -139,7 +145,8 @@ struct TwoProcessesTests {
                     for (writer, output) in zip(["alpha", "beta"], outputs) {
                         group.addTask {
                             try await Self.runHelper(
-                                helper, [store, writer, "shared", "own-\(writer)", "5", String(startAt)], output: output)
+                                helper, [store, writer, "shared", "own-\(writer)", "5", String(startAt)], output: output
+                            )
                         }
                     }
                     return try await group.reduce(into: []) { $0.append($1) }

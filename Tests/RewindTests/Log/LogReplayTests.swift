@@ -155,7 +155,8 @@ struct LogReplayTests {
         }
         // With the old definition registered instead, the stored one is not needed.
         let registered = LogReplay(
-            log: log.removingDefinition(name: "flow", version: oldVersion), registered: [new, try pair.machine(pair.old)])
+            log: log.removingDefinition(name: "flow", version: oldVersion),
+            registered: [new, try pair.machine(pair.old)])
         #expect(try registered.point(of: session, at: head) == replay.point(of: session, at: head))
     }
 }

@@ -21,7 +21,8 @@ struct SessionLogTests {
             try store.read { try $0.sessionInfo(for: session) }
         }
 
-        func records(of session: SessionID, fromVersion version: UInt64, limit: Int) async throws -> [TransitionRecord] {
+        func records(of session: SessionID, fromVersion version: UInt64, limit: Int) async throws -> [TransitionRecord]
+        {
             try store.read { try $0.records(of: session, fromVersion: version, limit: limit) }
         }
 
@@ -51,10 +52,14 @@ struct SessionLogTests {
         #expect(try replay.history(of: session) == engine.history(of: session))
         var cursor = try engine.replayCursor(for: session)
         for version in info.firstVersion...info.headVersion {
-            #expect(try replay.point(of: session, at: version) == cursor.seek(to: version), "\(session) at version \(version)")
+            #expect(
+                try replay.point(of: session, at: version) == cursor.seek(to: version),
+                "\(session) at version \(version)")
         }
         let middle = info.firstVersion + (info.headVersion - info.firstVersion) / 2
-        #expect(try replay.diff(session, from: info.firstVersion, to: middle) == engine.diff(session, from: info.firstVersion, to: middle))
+        #expect(
+            try replay.diff(session, from: info.firstVersion, to: middle)
+                == engine.diff(session, from: info.firstVersion, to: middle))
         #expect(try replay.exportSession(session) == engine.exportSession(session))
     }
 

@@ -1,8 +1,9 @@
 import Dispatch
 import Foundation
-import Testing
-@testable import Rewind
 import RewindTestSupport
+import Testing
+
+@testable import Rewind
 
 /// Throws on the record whose global sequence it is armed with (a fault injected into a fold).
 final class FaultSwitch: Sendable {

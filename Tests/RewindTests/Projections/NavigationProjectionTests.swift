@@ -1,7 +1,8 @@
 import Foundation
-import Testing
-@testable import Rewind
 import RewindTestSupport
+import Testing
+
+@testable import Rewind
 
 struct NavigationProjectionTests {
     /// The Kanji seed: all → detail(日) → list(日本) → detail(本) → all. Detail and list push,
@@ -76,12 +77,13 @@ struct NavigationProjectionTests {
         defer { engine.close() }
         let id = SessionID("odd")
         _ = try engine.writableStore.write { transaction in
-            try transaction.append([
-                ProjectionFixtures.transition(event: "rewind.start", to: "a", navigation: [.setRoot("a")], at: 1),
-                TransitionDraft(
-                    timestamp: Timestamp(microsecondsSince1970: 2), machine: "bulk", definition: "v1", event: "go",
-                    source: ["a"], target: ["b"], navigation: [.push("b")], stateData: Array("{not json".utf8)),
-            ], to: id)
+            try transaction.append(
+                [
+                    ProjectionFixtures.transition(event: "rewind.start", to: "a", navigation: [.setRoot("a")], at: 1),
+                    TransitionDraft(
+                        timestamp: Timestamp(microsecondsSince1970: 2), machine: "bulk", definition: "v1", event: "go",
+                        source: ["a"], target: ["b"], navigation: [.push("b")], stateData: Array("{not json".utf8)),
+                ], to: id)
         }
         #expect(throws: ProjectionError.self) { try engine.register(NavigationProjection(), mode: .catchUp) }
         let status = try #require(try engine.projectionStatus(named: NavigationProjection().name))
@@ -127,7 +129,8 @@ struct NavigationProjectionTests {
     @Test func theBinaryEncodingRoundTrips() throws {
         let projection = NavigationProjection()
         let navigation = NavigationProjection.SessionNavigation(
-            machine: "kanji", stack: ScreenStack(entries: [
+            machine: "kanji",
+            stack: ScreenStack(entries: [
                 NavigationEntry(screen: "all"), NavigationEntry(screen: "detail", data: ["character": "日", "n": 1.5]),
                 NavigationEntry(screen: "日本", data: "word"),
             ]))

@@ -1,8 +1,9 @@
 import Dispatch
 import Foundation
-import Testing
-@testable import Rewind
 import RewindTestSupport
+import Testing
+
+@testable import Rewind
 
 /// A seeded differential fuzz of projections: random sessions of every example machine and of
 /// ``MixedFeatureChart`` (valid and invalid sends and enters, bulk sends, forks, imports, records

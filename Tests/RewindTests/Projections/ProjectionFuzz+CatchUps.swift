@@ -1,8 +1,9 @@
 import Dispatch
 import Foundation
-import Testing
-@testable import Rewind
 import RewindTestSupport
+import Testing
+
+@testable import Rewind
 
 /// Catch-ups every way there is: small batches, aborted by a close, interleaved, on another thread.
 extension ProjectionFuzz {
@@ -67,7 +68,9 @@ extension ProjectionFuzz {
     /// A crash-like abort: the engine closes after the first batch of a catch-up (or of a rebuild
     /// done by hand in small batches), then it is reopened.
     func abortedCatchUp() throws {
-        guard let slot = randomRegisteredSlot(), let runner = engine.projections.runner(named: slot.name) else { return }
+        guard let slot = randomRegisteredSlot(), let runner = engine.projections.runner(named: slot.name) else {
+            return
+        }
         let engine = self.engine
         if random.chance(0.5) {
             try engine.writableStore.write { transaction in

@@ -1,8 +1,9 @@
 import Dispatch
 import Foundation
-import Testing
-@testable import Rewind
 import RewindTestSupport
+import Testing
+
+@testable import Rewind
 
 /// Observing the projections' stored states and checking them against a reference fold and the model.
 extension ProjectionFuzz {
@@ -22,9 +23,11 @@ extension ProjectionFuzz {
                     states[Array(key.dropFirst(prefix.count))] = Array(value)
                     return .next
                 }
-                observations.append(ProjectionObservation(
-                    name: name, kind: kind, checkpoint: status.checkpoint, head: head, failed: status.failure != nil,
-                    states: states, exact: true, context: context))
+                observations.append(
+                    ProjectionObservation(
+                        name: name, kind: kind, checkpoint: status.checkpoint, head: head,
+                        failed: status.failure != nil,
+                        states: states, exact: true, context: context))
             }
             return observations
         }
@@ -34,21 +37,25 @@ extension ProjectionFuzz {
     /// own transaction), re-encoded.
     static func observePublicReader(store: TransitionStore, context: String) throws -> [ProjectionObservation] {
         var flows: [[UInt8]: [UInt8]] = [:]
-        try ProjectionReader(store: store, projection: ScreenFlowProjection(name: "sf.inline")).forEachState { key, flow in
+        try ProjectionReader(store: store, projection: ScreenFlowProjection(name: "sf.inline")).forEachState {
+            key, flow in
             var bytes: [UInt8] = []
             ScreenFlowProjection().encode(flow, into: &bytes)
             flows[Array(key.utf8)] = bytes
             return .next
         }
         var stacks: [[UInt8]: [UInt8]] = [:]
-        try ProjectionReader(store: store, projection: NavigationProjection(name: "nav.inline")).forEachState { key, stack in
+        try ProjectionReader(store: store, projection: NavigationProjection(name: "nav.inline")).forEachState {
+            key, stack in
             var bytes: [UInt8] = []
             try NavigationProjection().encode(stack, into: &bytes)
             stacks[Array(key.utf8)] = bytes
             return .next
         }
         var dictionary: [[UInt8]: [UInt8]] = [:]
-        for (key, flow) in try ProjectionReader(store: store, projection: ScreenFlowProjection(name: "sf.inline")).states() {
+        for (key, flow) in try ProjectionReader(store: store, projection: ScreenFlowProjection(name: "sf.inline"))
+            .states()
+        {
             var bytes: [UInt8] = []
             ScreenFlowProjection().encode(flow, into: &bytes)
             dictionary[Array(key.rawValue.utf8)] = bytes
@@ -72,11 +79,14 @@ extension ProjectionFuzz {
     func check() async throws {
         let head = try engine.store.headSequence()
         let watched = slots.map { ($0.name, $0.kind) }
-        let before = try Self.observe(store: engine.writableStore, watched: watched, context: context + " (before catch-up)")
+        let before = try Self.observe(
+            store: engine.writableStore, watched: watched, context: context + " (before catch-up)")
         pending += before
         for observation in before {
             guard let slot = slots.first(where: { $0.name == observation.name }) else { continue }
-            if slot.registered, slot.mode == .inline, !observation.failed, !externalPending, observation.checkpoint != head {
+            if slot.registered, slot.mode == .inline, !observation.failed, !externalPending,
+                observation.checkpoint != head
+            {
                 fail("inline projection \(slot.name) is at \(observation.checkpoint), the log at \(head)")
             }
         }
@@ -90,15 +100,18 @@ extension ProjectionFuzz {
                 continue
             }
             if observation.checkpoint != head || observation.failed {
-                fail("\(slot.name) caught up to \(observation.checkpoint) (failed: \(observation.failed)), the log is at \(head)")
+                fail(
+                    "\(slot.name) caught up to \(observation.checkpoint) (failed: \(observation.failed)), the log is at \(head)"
+                )
             }
         }
         // Every way of arriving at the head gives the same bytes.
         for kind in [ProjectionKind.screenFlow, .navigation] {
             let atHead = after.filter { $0.kind == kind && $0.checkpoint == head }
             for observation in atHead.dropFirst() where observation.states != atHead[0].states {
-                fail("\(observation.name) differs from \(atHead[0].name) at the head \(head): "
-                     + Self.difference(observation.states, atHead[0].states))
+                fail(
+                    "\(observation.name) differs from \(atHead[0].name) at the head \(head): "
+                        + Self.difference(observation.states, atHead[0].states))
             }
         }
         if random.chance(0.3) {
@@ -169,7 +182,9 @@ extension ProjectionFuzz {
         var exact: [UInt64: [ProjectionObservation]] = [:]
         for observation in pending where observation.exact {
             if observation.checkpoint > observation.head {
-                fail("\(observation.name) checkpoint \(observation.checkpoint) is ahead of the log's head \(observation.head) (\(observation.context))")
+                fail(
+                    "\(observation.name) checkpoint \(observation.checkpoint) is ahead of the log's head \(observation.head) (\(observation.context))"
+                )
             }
             exact[observation.checkpoint, default: []].append(observation)
         }
@@ -177,8 +192,9 @@ extension ProjectionFuzz {
             for observation in exact[sequence] ?? [] {
                 let reference = observation.kind == .screenFlow ? flowBytes : stackBytes
                 if observation.states != reference {
-                    fail("\(observation.name) at checkpoint \(sequence) (\(observation.context)) is not the reference fold: "
-                         + Self.difference(observation.states, reference))
+                    fail(
+                        "\(observation.name) at checkpoint \(sequence) (\(observation.context)) is not the reference fold: "
+                            + Self.difference(observation.states, reference))
                 }
             }
         }
@@ -224,8 +240,12 @@ extension ProjectionFuzz {
             if let configuration = entry.configuration, flow.configuration != configuration {
                 problems.append("configuration \(flow.configuration) ≠ \(configuration)")
             }
-            if let event = entry.event, flow.lastEvent != event { problems.append("last event \(flow.lastEvent) ≠ \(event)") }
-            if let timestamp = entry.timestamp, flow.updated != timestamp { problems.append("time \(flow.updated) ≠ \(timestamp)") }
+            if let event = entry.event, flow.lastEvent != event {
+                problems.append("last event \(flow.lastEvent) ≠ \(event)")
+            }
+            if let timestamp = entry.timestamp, flow.updated != timestamp {
+                problems.append("time \(flow.updated) ≠ \(timestamp)")
+            }
             var seen = reached[key] ?? (set: [], known: true)
             if let configuration = entry.configuration { seen.set.formUnion(configuration) } else { seen.known = false }
             reached[key] = seen
@@ -236,23 +256,29 @@ extension ProjectionFuzz {
                 problems.append("stack \(stacks[key]?.stack.screens ?? []) ≠ \(navigation.screens)")
             }
             if !problems.isEmpty {
-                fail("record \(sequence) (\(model.id) v\(version), \(record.event)) disagrees with the model: "
-                     + problems.joined(separator: ", "))
+                fail(
+                    "record \(sequence) (\(model.id) v\(version), \(record.event)) disagrees with the model: "
+                        + problems.joined(separator: ", "))
             }
         }
         let head = UInt64(records.count)
         for (checkpoint, observations) in exact where checkpoint > head {
             for observation in observations {
-                fail("\(observation.name) checkpoint \(checkpoint) is beyond the log (\(head)) (\(observation.context))")
+                fail(
+                    "\(observation.name) checkpoint \(checkpoint) is beyond the log (\(head)) (\(observation.context))")
             }
         }
         for model in sessions where flows[model.key]?.version ?? 0 != UInt64(model.history.count) {
-            fail("\(model.id): the log holds \(flows[model.key]?.version ?? 0) versions, the model \(model.history.count)")
+            fail(
+                "\(model.id): the log holds \(flows[model.key]?.version ?? 0) versions, the model \(model.history.count)"
+            )
         }
         for observation in pending where !observation.exact {
             let hashes = observation.kind == .screenFlow ? flowHashes : stackHashes
             if !hashes.contains(Self.hash(observation.states)) {
-                fail("\(observation.name) read through ProjectionReader (\(observation.context)) matches no prefix of the log")
+                fail(
+                    "\(observation.name) read through ProjectionReader (\(observation.context)) matches no prefix of the log"
+                )
             }
         }
     }

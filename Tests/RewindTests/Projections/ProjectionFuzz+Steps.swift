@@ -1,8 +1,9 @@
 import Dispatch
 import Foundation
-import Testing
-@testable import Rewind
 import RewindTestSupport
+import Testing
+
+@testable import Rewind
 
 /// The fuzz's random steps and the requests they make.
 extension ProjectionFuzz {
@@ -63,8 +64,9 @@ extension ProjectionFuzz {
         }
         if ProcessInfo.processInfo.environment["PROJECTION_FUZZ_VERBOSE"] != nil {
             let head = (try? engine.store.headSequence()) ?? 0
-            print("seed \(seed): head \(head), sessions \(sessions.count), \(counts.sorted { $0.key < $1.key }), "
-                  + "\(timings.sorted { $0.key < $1.key }.map { "\($0.key) \(Int($0.value * 1000)) ms" })")
+            print(
+                "seed \(seed): head \(head), sessions \(sessions.count), \(counts.sorted { $0.key < $1.key }), "
+                    + "\(timings.sorted { $0.key < $1.key }.map { "\($0.key) \(Int($0.value * 1000)) ms" })")
         }
         for failure in failures.prefix(20) { Issue.record(Comment(rawValue: failure)) }
         if !failures.isEmpty { print("ProjectionDifferentialFuzzTests: first failure at \(failures[0])") }
@@ -81,25 +83,29 @@ extension ProjectionFuzz {
     func runStep() async throws {
         try registerDue()
         let roll = Double.random(in: 0..<1, using: &random)
-        let kind = switch roll {
-        case ..<0.04: "reopen"
-        case ..<0.07: "abort"
-        case ..<0.11: "fault"
-        case ..<0.15: "catchUpSmall"
-        case ..<0.18: "rebuild"
-        case ..<0.21: "catchUpAll"
-        case ..<0.24: "forkImport"
-        case ..<0.27: "external"
-        case ..<0.30: "interleavedCatchUp"
-        default: "operations"
-        }
+        let kind =
+            switch roll {
+            case ..<0.04: "reopen"
+            case ..<0.07: "abort"
+            case ..<0.11: "fault"
+            case ..<0.15: "catchUpSmall"
+            case ..<0.18: "rebuild"
+            case ..<0.21: "catchUpAll"
+            case ..<0.24: "forkImport"
+            case ..<0.27: "external"
+            case ..<0.30: "interleavedCatchUp"
+            default: "operations"
+            }
         count(kind)
         if ProcessInfo.processInfo.environment["PROJECTION_FUZZ_TRACE"] != nil {
             let statuses = slots.map { slot in
                 let status = try? engine.projectionStatus(named: slot.name)
-                return "\(slot.name)\(slot.registered ? (slot.mode == .inline ? "[i]" : "[c]") : "[-]")=\(status.map { "\($0.checkpoint)\($0.failure == nil ? "" : "!")" } ?? "nil")"
+                return
+                    "\(slot.name)\(slot.registered ? (slot.mode == .inline ? "[i]" : "[c]") : "[-]")=\(status.map { "\($0.checkpoint)\($0.failure == nil ? "" : "!")" } ?? "nil")"
             }
-            print("TRACE \(context) \(kind) head \((try? engine.store.headSequence()) ?? 0) \(statuses.joined(separator: " "))")
+            print(
+                "TRACE \(context) \(kind) head \((try? engine.store.headSequence()) ?? 0) \(statuses.joined(separator: " "))"
+            )
         }
         try await timed(kind) { try await runStep(roll) }
     }
@@ -116,7 +122,9 @@ extension ProjectionFuzz {
             try catchUpSmall(slot: randomRegisteredSlot())
         case ..<0.18:
             if let slot = randomRegisteredSlot() {
-                do { try engine.rebuildProjection(named: slot.name) } catch { guard isInjected(error) else { throw error } }
+                do { try engine.rebuildProjection(named: slot.name) } catch {
+                    guard isInjected(error) else { throw error }
+                }
             }
         case ..<0.21:
             do { try engine.catchUpProjections() } catch { guard isInjected(error) else { throw error } }

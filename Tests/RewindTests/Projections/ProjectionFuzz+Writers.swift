@@ -1,8 +1,9 @@
 import Dispatch
 import Foundation
-import Testing
-@testable import Rewind
 import RewindTestSupport
+import Testing
+
+@testable import Rewind
 
 /// Writers: another store handle appending behind the engine's back, forks and imports, and
 /// concurrent requests on the engine (group commits) while readers and catch-ups run.
@@ -45,11 +46,13 @@ extension ProjectionFuzz {
                 let target = screen()
                 let event = "go-\(target)"
                 let time = Int64(model.history.count + transitions.count)
-                transitions.append(ProjectionFixtures.transition(event: event, to: target, navigation: operations, at: time))
+                transitions.append(
+                    ProjectionFixtures.transition(event: event, to: target, navigation: operations, at: time))
                 stack.apply(operations)
-                model.history.append(ModelSession.Entry(
-                    configuration: [target], event: event, navigation: stack,
-                    timestamp: Timestamp(microsecondsSince1970: time)))
+                model.history.append(
+                    ModelSession.Entry(
+                        configuration: [target], event: event, navigation: stack,
+                        timestamp: Timestamp(microsecondsSince1970: time)))
             }
             planned.append((model, transitions))
         }
@@ -68,7 +71,8 @@ extension ProjectionFuzz {
             let version = UInt64.random(in: 1...UInt64(source.history.count), using: &random)
             try await engine.fork(source.id, at: version, as: id)
             externalPending = false
-            sessions.append(ModelSession(id: id, machine: source.machine, history: Array(source.history.prefix(Int(version)))))
+            sessions.append(
+                ModelSession(id: id, machine: source.machine, history: Array(source.history.prefix(Int(version)))))
         } else {
             let archive = try engine.exportSession(source.id)
             try await engine.importSession(archive, as: id)
@@ -131,12 +135,17 @@ extension ProjectionFuzz {
         Thread.detachNewThread {
             var seen: Set<String> = []
             while !stop.current {
-                if let read = try? ProjectionFuzz.observe(store: store, watched: watched, context: context + " (concurrent)") {
-                    for observation in read where seen.insert("\(observation.name) \(observation.checkpoint)").inserted {
+                if let read = try? ProjectionFuzz.observe(
+                    store: store, watched: watched, context: context + " (concurrent)")
+                {
+                    for observation in read where seen.insert("\(observation.name) \(observation.checkpoint)").inserted
+                    {
                         observations.append(observation)
                     }
                 }
-                if let read = try? ProjectionFuzz.observePublicReader(store: store, context: context + " (public reader)") {
+                if let read = try? ProjectionFuzz.observePublicReader(
+                    store: store, context: context + " (public reader)")
+                {
                     observations.withValue { $0.append(contentsOf: read) }
                 }
                 usleep(1_500)
@@ -156,7 +165,8 @@ extension ProjectionFuzz {
                 let batchSize = Int.random(in: 1...3, using: &random)
                 Thread.detachNewThread {
                     do {
-                        try engine.projections.catchUp(runner, store: engine.writableStore, batchSize: batchSize) { _ in }
+                        try engine.projections.catchUp(runner, store: engine.writableStore, batchSize: batchSize) { _ in
+                        }
                     } catch {
                         catchUpError.withValue { $0 = $0 ?? error }
                     }
@@ -238,7 +248,9 @@ extension ProjectionFuzz {
         guard added > 0 else { return }
         externalPending = false
         var entries = Array(repeating: ModelSession.Entry(), count: added)
-        if case .success(let steps) = result, case .batch(let events) = request, steps.count == added, events.count == added {
+        if case .success(let steps) = result, case .batch(let events) = request, steps.count == added,
+            events.count == added
+        {
             for (index, step) in steps.enumerated() {
                 entries[index].configuration = step.state.configuration
                 entries[index].event = events[index].name

@@ -1,8 +1,9 @@
 import Dispatch
 import Foundation
-import Testing
-@testable import Rewind
 import RewindTestSupport
+import Testing
+
+@testable import Rewind
 
 /// One seed's run of the projection fuzz: the engine, the model sessions and the projection slots.
 final class ProjectionFuzz {
@@ -32,19 +33,22 @@ final class ProjectionFuzz {
         var machines: [FuzzMachine] = []
         for scenario in ExampleScenario.all {
             let machine = try scenario.machine()
-            let enterStates: [String] = switch scenario.name {
-            case "kanji": ["all", "detail", "list"]
-            case "map": ["start", "preview", "navigation"]
-            default: ["home", "idle", "post"]
-            }
-            machines.append(FuzzMachine(
-                name: scenario.name, machine: machine, opening: scenario.opening,
-                events: machine.definition.eventNames + ["bogus"], enterStates: enterStates))
+            let enterStates: [String] =
+                switch scenario.name {
+                case "kanji": ["all", "detail", "list"]
+                case "map": ["start", "preview", "navigation"]
+                default: ["home", "idle", "post"]
+                }
+            machines.append(
+                FuzzMachine(
+                    name: scenario.name, machine: machine, opening: scenario.opening,
+                    events: machine.definition.eventNames + ["bogus"], enterStates: enterStates))
         }
         let mixed = try Machine(MixedFeatureChart.definition(delayedSend: false), bindings: MixedFeatureChart.bindings)
-        machines.append(FuzzMachine(
-            name: "mixed", machine: mixed, opening: .start(context: .object(["count": .number(0)])),
-            events: mixed.definition.eventNames + ["bogus"], enterStates: ["a", "b", "p"]))
+        machines.append(
+            FuzzMachine(
+                name: "mixed", machine: mixed, opening: .start(context: .object(["count": .number(0)])),
+                events: mixed.definition.eventNames + ["bogus"], enterStates: ["a", "b", "p"]))
         self.machines = machines
 
         let faultGeneral = FaultSwitch()
@@ -53,11 +57,17 @@ final class ProjectionFuzz {
         var random = self.random
         func later() -> Int { Int.random(in: 1...max(2, ProjectionDifferentialFuzzTests.steps / 2), using: &random) }
         slots = [
-            ProjectionSlot(name: "sf.inline", kind: .screenFlow, fault: nil, fromStart: true, general: false, registerAt: 0),
-            ProjectionSlot(name: "nav.inline", kind: .navigation, fault: nil, fromStart: true, general: false, registerAt: 0),
-            ProjectionSlot(name: "sf.general", kind: .screenFlow, fault: faultGeneral, fromStart: true, general: true, registerAt: 0),
-            ProjectionSlot(name: "sf.catchup", kind: .screenFlow, fault: nil, fromStart: false, general: false, registerAt: 0),
-            ProjectionSlot(name: "sf.late", kind: .screenFlow, fault: nil, fromStart: false, general: false, registerAt: later()),
+            ProjectionSlot(
+                name: "sf.inline", kind: .screenFlow, fault: nil, fromStart: true, general: false, registerAt: 0),
+            ProjectionSlot(
+                name: "nav.inline", kind: .navigation, fault: nil, fromStart: true, general: false, registerAt: 0),
+            ProjectionSlot(
+                name: "sf.general", kind: .screenFlow, fault: faultGeneral, fromStart: true, general: true,
+                registerAt: 0),
+            ProjectionSlot(
+                name: "sf.catchup", kind: .screenFlow, fault: nil, fromStart: false, general: false, registerAt: 0),
+            ProjectionSlot(
+                name: "sf.late", kind: .screenFlow, fault: nil, fromStart: false, general: false, registerAt: later()),
             ProjectionSlot(
                 name: "nav.late", kind: .navigation, fault: faultLateNavigation, fromStart: false, general: true,
                 registerAt: later()),
@@ -84,7 +94,9 @@ final class ProjectionFuzz {
 
     // MARK: Engine
 
-    static func openEngine(directory: TemporaryDirectory, machines: [FuzzMachine], slots: [ProjectionSlot]) throws -> Engine {
+    static func openEngine(directory: TemporaryDirectory, machines: [FuzzMachine], slots: [ProjectionSlot]) throws
+        -> Engine
+    {
         var configuration = EngineConfiguration(durability: .noSync)
         configuration.snapshotInterval = 4
         configuration.externalCommitPollInterval = nil
@@ -126,9 +138,9 @@ final class ProjectionFuzz {
 
     /// An error a catch-up may throw: a fault this fuzz injected.
     func isInjected(_ error: any Error) -> Bool {
-        if case let ProjectionError.applyFailed(projection, sequence, _, reason) = error,
-           slots.contains(where: { $0.name == projection && $0.fault != nil }),
-           reason.description == FaultSwitch.Injected(sequence: sequence).description
+        if case ProjectionError.applyFailed(let projection, let sequence, _, let reason) = error,
+            slots.contains(where: { $0.name == projection && $0.fault != nil }),
+            reason.description == FaultSwitch.Injected(sequence: sequence).description
         {
             count("faultHit")
             return true
@@ -148,7 +160,9 @@ final class ProjectionFuzz {
                 fail("session \(model.id) resumed in \(snapshot.state.configuration), the model says \(configuration)")
             }
             if let navigation = last.navigation, navigation != snapshot.navigation {
-                fail("session \(model.id) resumed with stack \(snapshot.navigation.screens), the model says \(navigation.screens)")
+                fail(
+                    "session \(model.id) resumed with stack \(snapshot.navigation.screens), the model says \(navigation.screens)"
+                )
             }
         }
         return session

@@ -1,8 +1,9 @@
 import Dispatch
 import Foundation
-import Testing
-@testable import Rewind
 import RewindTestSupport
+import Testing
+
+@testable import Rewind
 
 /// What a projection's states are.
 enum ProjectionKind: Sendable {
@@ -85,7 +86,8 @@ final class ProjectionSlot {
     var projection: any Projection {
         switch (kind, general, fault) {
         case (.screenFlow, false, _): ScreenFlowProjection(name: name)
-        case (.screenFlow, true, let fault): GeneralScreenFlow(name: name, version: version, fault: fault ?? FaultSwitch())
+        case (.screenFlow, true, let fault):
+            GeneralScreenFlow(name: name, version: version, fault: fault ?? FaultSwitch())
         case (.navigation, false, _): NavigationProjection(name: name)
         case (.navigation, true, let fault): FaultyNavigation(name: name, fault: fault ?? FaultSwitch())
         }

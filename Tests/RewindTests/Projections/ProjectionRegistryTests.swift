@@ -1,7 +1,8 @@
 import Foundation
-import Testing
-@testable import Rewind
 import RewindTestSupport
+import Testing
+
+@testable import Rewind
 
 struct ProjectionRegistryTests {
     // MARK: Inline and rebuilt
@@ -33,9 +34,10 @@ struct ProjectionRegistryTests {
                 let transition = ProjectionFixtures.transition(
                     event: "e\(index)", to: "s\(index)", navigation: [.push("s\(index)")], at: Int64(index))
                 let result = try transaction.append([transition], to: try SessionID(id))
-                appended.append(TransitionRecord(
-                    sequence: result.firstSequence, session: result.session, version: result.firstVersion,
-                    transition: transition))
+                appended.append(
+                    TransitionRecord(
+                        sequence: result.firstSequence, session: result.session, version: result.firstVersion,
+                        transition: transition))
             }
             try engine.projections.applyInline(appended, in: transaction)
         }
@@ -72,11 +74,14 @@ struct ProjectionRegistryTests {
             for round in 0..<perSession {
                 try store.write { transaction in
                     for index in 0..<sessions {
-                        let operation: NavigationOperation = round == 0 ? .setRoot("s0") : (round % 3 == 0 ? .pop : .push("s\(round)"))
+                        let operation: NavigationOperation =
+                            round == 0 ? .setRoot("s0") : (round % 3 == 0 ? .pop : .push("s\(round)"))
                         try transaction.append(
-                            [ProjectionFixtures.transition(
-                                event: "e\(round)", to: "s\(round)", navigation: [operation],
-                                at: Int64(round * sessions + index))],
+                            [
+                                ProjectionFixtures.transition(
+                                    event: "e\(round)", to: "s\(round)", navigation: [operation],
+                                    at: Int64(round * sessions + index))
+                            ],
                             to: try SessionID("session-\(index)"))
                     }
                 }
@@ -132,9 +137,10 @@ struct ProjectionRegistryTests {
         try engine.projections.add(runner)
         async let caughtUp: ProjectionStatus = withCheckedThrowingContinuation { continuation in
             Thread.detachNewThread {
-                continuation.resume(with: Result {
-                    try engine.projections.catchUp(runner, store: engine.writableStore, batchSize: 7) { _ in }
-                })
+                continuation.resume(
+                    with: Result {
+                        try engine.projections.catchUp(runner, store: engine.writableStore, batchSize: 7) { _ in }
+                    })
             }
         }
         try await withThrowingTaskGroup(of: Void.self) { group in
@@ -192,12 +198,14 @@ struct ProjectionRegistryTests {
         defer { engine.close() }
 
         try await ProjectionFixtures.onboard(engine, id: "good", steps: 1)  // sequences 1, 2
-        try await ProjectionFixtures.onboard(engine, id: "bad", steps: 3)   // 3, 4, 5 (start), 6
+        try await ProjectionFixtures.onboard(engine, id: "bad", steps: 3)  // 3, 4, 5 (start), 6
         try await ProjectionFixtures.onboard(engine, id: "late", steps: 1)  // 7, 8
         let head = try engine.store.headSequence()
         #expect(head == 8, "every append succeeded")
-        #expect(try engine.projectionStatus(named: "rewind.screen-flows") == ProjectionStatus(
-            name: "rewind.screen-flows", version: 1, checkpoint: 8))
+        #expect(
+            try engine.projectionStatus(named: "rewind.screen-flows")
+                == ProjectionStatus(
+                    name: "rewind.screen-flows", version: 1, checkpoint: 8))
         #expect(try engine.screenFlows.flow(of: SessionID("bad"))?.configuration == ["home"])
 
         let status = try #require(try engine.projectionStatus(named: failing.name))
@@ -210,9 +218,11 @@ struct ProjectionRegistryTests {
 
         // Catching up with the bug still there fails again, at the same record.
         let error = #expect(throws: ProjectionError.self) { try engine.catchUpProjections() }
-        #expect(error == .applyFailed(
-            projection: failing.name, sequence: 5, session: SessionID("bad"),
-            cause: ErrorCause(EventCountProjection.Failure())))
+        #expect(
+            error
+                == .applyFailed(
+                    projection: failing.name, sequence: 5, session: SessionID("bad"),
+                    cause: ErrorCause(EventCountProjection.Failure())))
         #expect(error?.description.contains("'test.event-counts'") == true)
         #expect(error?.description.contains("sequence 5") == true)
         #expect(try engine.projectionStatus(named: failing.name)?.checkpoint == 4)
@@ -224,8 +234,10 @@ struct ProjectionRegistryTests {
         #expect(failing.applied.current == 4, "records 5 to 8 only")
         #expect(try reader.states() == ["good": 2, "bad": 4, "late": 2])
         try await ProjectionFixtures.onboard(engine, id: "after", steps: 2)
-        #expect(try engine.projectionStatus(named: failing.name) == ProjectionStatus(
-            name: failing.name, version: 1, checkpoint: 11))
+        #expect(
+            try engine.projectionStatus(named: failing.name)
+                == ProjectionStatus(
+                    name: failing.name, version: 1, checkpoint: 11))
         #expect(try reader.state(forKey: "after") == 3)
     }
 
@@ -235,7 +247,10 @@ struct ProjectionRegistryTests {
         let store = try TransitionStore(directory: directory.path)
         for index in 0..<5 {
             try store.append(
-                [ProjectionFixtures.transition(event: "go", to: "a", at: 1), ProjectionFixtures.transition(event: "stop", to: "b", at: 2)],
+                [
+                    ProjectionFixtures.transition(event: "go", to: "a", at: 1),
+                    ProjectionFixtures.transition(event: "stop", to: "b", at: 2),
+                ],
                 to: try SessionID("s\(index)"))
         }
         store.close()
@@ -243,10 +258,11 @@ struct ProjectionRegistryTests {
         defer { engine.close() }
         let failing = EventCountProjection()
         failing.failOn.withValue { $0 = (session: "s3", event: "stop") }
-        #expect(throws: ProjectionError.applyFailed(
-            projection: failing.name, sequence: 8, session: SessionID("s3"),
-            cause: ErrorCause(EventCountProjection.Failure())))
-        {
+        #expect(
+            throws: ProjectionError.applyFailed(
+                projection: failing.name, sequence: 8, session: SessionID("s3"),
+                cause: ErrorCause(EventCountProjection.Failure()))
+        ) {
             try engine.register(failing)
         }
         #expect(engine.registeredProjections == [failing.name])
@@ -263,9 +279,11 @@ struct ProjectionRegistryTests {
         let engine = try ProjectionFixtures.engine(in: directory, projections: [EventCountProjection()])
         defer { engine.close() }
         try await ProjectionFixtures.onboard(engine, id: "a", steps: 0)  // sequence 1
-        try engine.writableStore.write { try $0.put([0xFF], forKey: Array("test.event-counts\0a".utf8), in: .projections) }
+        try engine.writableStore.write {
+            try $0.put([0xFF], forKey: Array("test.event-counts\0a".utf8), in: .projections)
+        }
         try await ProjectionFixtures.onboard(engine, id: "b", steps: 0)  // 2: another key, fine
-        try await engine.session("a").send("launch")                     // 3: reads the broken state
+        try await engine.session("a").send("launch")  // 3: reads the broken state
         let status = try #require(try engine.projectionStatus(named: "test.event-counts"))
         #expect(status.checkpoint == 2)
         #expect(status.failure?.sequence == 3 && status.failure?.session.rawValue == "a")
@@ -290,8 +308,10 @@ struct ProjectionRegistryTests {
         defer { engine.close() }
         #expect(bumped.applied.current == 6, "rebuilt from the first record")
         #expect(try engine.reader(for: bumped).states() == ["machine:onboarding": 6], "the version 1 states are gone")
-        #expect(try engine.projectionStatus(named: bumped.name) == ProjectionStatus(
-            name: bumped.name, version: 2, checkpoint: 6))
+        #expect(
+            try engine.projectionStatus(named: bumped.name)
+                == ProjectionStatus(
+                    name: bumped.name, version: 2, checkpoint: 6))
     }
 
     @Test func reopeningKeepsCheckpointsAndAppliesOnlyNewRecords() async throws {

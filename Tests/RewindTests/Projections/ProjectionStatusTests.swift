@@ -1,6 +1,7 @@
-import Testing
-@testable import Rewind
 import RewindStore
+import Testing
+
+@testable import Rewind
 
 struct ProjectionStatusTests {
     @Test func checkpointsRoundTripWithAndWithoutAFailure() throws {
@@ -30,7 +31,8 @@ struct ProjectionStatusTests {
         let progress = ProjectionProgress(projection: "p", recordsDone: 500, recordsTotal: 1_000, elapsedSeconds: 0.25)
         #expect(progress.recordsPerSecond == 2_000)
         #expect(progress.fractionDone == 0.5)
-        #expect(ProjectionProgress(projection: "p", recordsDone: 0, recordsTotal: 0, elapsedSeconds: 0).fractionDone == 1)
+        #expect(
+            ProjectionProgress(projection: "p", recordsDone: 0, recordsTotal: 0, elapsedSeconds: 0).fractionDone == 1)
     }
 
     @Test func stateFieldsRoundTrip() throws {

@@ -1,8 +1,9 @@
 import Foundation
-import Testing
-@testable import Rewind
 import RewindLMDB
 import RewindTestSupport
+import Testing
+
+@testable import Rewind
 
 /// The built-in ``ScreenFlowProjection``'s fold over record views must store exactly the bytes the
 /// general fold (the projection's own `apply` on whole records) stores.
@@ -10,17 +11,22 @@ struct ScreenFlowFoldStepTests {
     /// Strings that stress the fold's byte-level shortcuts: small and long (heap) strings,
     /// non-ASCII, and pairs that are equal as Swift `String`s but differ in bytes (precomposed
     /// and decomposed accents).
-    static let sessions = ["ann", "bob", "a-session-id-longer-than-fifteen-bytes", "café", "cafe\u{301}", "日本",
-                           "user-0", "user-1", "user-2", "user-3"]
+    static let sessions = [
+        "ann", "bob", "a-session-id-longer-than-fifteen-bytes", "café", "cafe\u{301}", "日本",
+        "user-0", "user-1", "user-2", "user-3",
+    ]
     static let machines = ["onboarding", "a-machine-with-a-long-name", "mäschine", "ma\u{308}schine"]
-    static let states = ["initial", "greeting", "login", "home", "état", "e\u{301}tat", "main.settings.notifications",
-                         "日", "b", "a"]
+    static let states = [
+        "initial", "greeting", "login", "home", "état", "e\u{301}tat", "main.settings.notifications",
+        "日", "b", "a",
+    ]
     static let events = ["start", "loggedIn", "logout", "a-rather-long-event-name", "ëvent", "e\u{308}vent"]
 
     static func randomTransition(using random: inout SeededRandom) -> TransitionDraft {
         func pick(_ strings: [String]) -> String { strings[Int.random(in: 0..<strings.count, using: &random)] }
         let target = (0..<Int.random(in: 1...3, using: &random)).map { _ in pick(states) }  // may repeat
-        let stateData: [UInt8] = random.chance(0.4)
+        let stateData: [UInt8] =
+            random.chance(0.4)
             ? [] : (0..<Int.random(in: 1...24, using: &random)).map { _ in UInt8.random(in: 0...3, using: &random) }
         return TransitionDraft(
             timestamp: Timestamp(microsecondsSince1970: Int64.random(in: 0...1_000_000_000, using: &random)),
@@ -148,14 +154,18 @@ struct ScreenFlowFoldStepTests {
         let store = try TransitionStore(directory: directory.path)
         defer { store.close() }
         func at(_ microseconds: Int64) -> Timestamp { Timestamp(microsecondsSince1970: microseconds) }
-        try store.append([
-            TransitionDraft(timestamp: at(1), machine: "m\u{E4}schine", definition: "v1", event: "\u{EB}vent",
-                       source: [], target: ["b", "a"], stateData: [1, 2]),
-            TransitionDraft(timestamp: at(2), machine: "ma\u{308}schine", definition: "v1", event: "e\u{308}vent",
-                       source: ["b", "a"], target: ["e\u{301}tat"]),
-            TransitionDraft(timestamp: at(3), machine: "other", definition: "v1", event: "x",
-                       source: ["e\u{301}tat"], target: ["\u{E9}tat", "a"], stateData: [3]),
-        ], to: SessionID("s"))
+        try store.append(
+            [
+                TransitionDraft(
+                    timestamp: at(1), machine: "m\u{E4}schine", definition: "v1", event: "\u{EB}vent",
+                    source: [], target: ["b", "a"], stateData: [1, 2]),
+                TransitionDraft(
+                    timestamp: at(2), machine: "ma\u{308}schine", definition: "v1", event: "e\u{308}vent",
+                    source: ["b", "a"], target: ["e\u{301}tat"]),
+                TransitionDraft(
+                    timestamp: at(3), machine: "other", definition: "v1", event: "x",
+                    source: ["e\u{301}tat"], target: ["\u{E9}tat", "a"], stateData: [3]),
+            ], to: SessionID("s"))
         let projection = ScreenFlowProjection()
         var fromRecords: ScreenFlowProjection.Flow?
         var fromViews: ScreenFlowProjection.Flow?

@@ -1,7 +1,8 @@
 import Foundation
-import Testing
-@testable import Rewind
 import RewindTestSupport
+import Testing
+
+@testable import Rewind
 
 struct ScreenFlowProjectionTests {
     /// Onboarding (initial → greeting → login → home) with drop-offs: two users get home, one

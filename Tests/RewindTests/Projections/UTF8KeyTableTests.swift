@@ -1,6 +1,7 @@
-import Testing
-@testable import Rewind
 import RewindTestSupport
+import Testing
+
+@testable import Rewind
 
 struct UTF8KeyTableTests {
     /// Random inserts and lookups (through growth and `removeAll`) agree with a dictionary keyed
@@ -15,7 +16,8 @@ struct UTF8KeyTableTests {
                 model.removeAll()
             }
             let length = Int.random(in: 0...40, using: &random)
-            let key = String((0..<length).map { _ in Character(Unicode.Scalar(UInt8.random(in: 97...100, using: &random))) })
+            let key = String(
+                (0..<length).map { _ in Character(Unicode.Scalar(UInt8.random(in: 97...100, using: &random))) })
             let bytes = Array(key.utf8)
             let found = bytes.withUnsafeBytes { table.index(of: $0) }
             #expect(found == model[bytes])
@@ -33,7 +35,9 @@ struct UTF8KeyTableTests {
         let precomposed = "café"
         let decomposed = "cafe\u{301}"
         #expect(precomposed == decomposed)
-        let first = table.index(of: precomposed) ?? Array(precomposed.utf8).withUnsafeBytes { table.insert(precomposed, bytes: $0) }
+        let first =
+            table.index(of: precomposed)
+            ?? Array(precomposed.utf8).withUnsafeBytes { table.insert(precomposed, bytes: $0) }
         #expect(table.index(of: decomposed) == nil)
         let second = Array(decomposed.utf8).withUnsafeBytes { table.intern($0) }
         #expect(first != second)

@@ -1,7 +1,8 @@
 import Foundation
-@testable import Rewind
 import RewindTestSupport
 import Testing
+
+@testable import Rewind
 
 /// Resume, replay, verification and `rewind check` of sessions whose records hold redacted values,
 /// one of them read by a guard (`adult` reads `payload.age`, recorded as the marker: re-run, the
@@ -48,7 +49,9 @@ struct RedactedReplayTests {
     @Test func theRecordWhoseRedactedValueAGuardReadIsWrittenWithItsSnapshot() async throws {
         try await withRecordedSignup { engine in
             let snapshots = try engine.store.read { transaction in
-                try (1...4).compactMap { try SessionSnapshot.latest(of: SessionID("user-1"), atOrBefore: $0, in: transaction)?.version }
+                try (1...4).compactMap {
+                    try SessionSnapshot.latest(of: SessionID("user-1"), atOrBefore: $0, in: transaction)?.version
+                }
             }
             // Version 1 (the start: its context redacted, a hash the machine never reads) replays as
             // recorded; version 2 (`submit`, the marked age) does not, so its snapshot was written.
@@ -92,9 +95,12 @@ struct RedactedReplayTests {
             let recording = try #require(engine.registeredRecording(named: "signup"))
             let records = try engine.store.records(of: SessionID("user-1"), versions: 1...2)
             let first = try recording.replay(records[0], on: .empty(definition: recording.definition)).1
-            #expect(throws: EngineError.redactedRecordNotReproduced(
-                session: SessionID("user-1"), version: 2, event: "submit", recorded: ["profile"], computed: ["rejected"]
-            )) {
+            #expect(
+                throws: EngineError.redactedRecordNotReproduced(
+                    session: SessionID("user-1"), version: 2, event: "submit", recorded: ["profile"],
+                    computed: ["rejected"]
+                )
+            ) {
                 _ = try recording.replay(records[1], on: first)
             }
         }

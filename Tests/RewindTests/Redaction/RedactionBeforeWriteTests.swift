@@ -1,7 +1,8 @@
 import Foundation
-@testable import Rewind
 import RewindTestSupport
 import Testing
+
+@testable import Rewind
 
 /// Redaction before write: a policy's values never reach the store's files (records, snapshots,
 /// a fork's copies, a migration record, an archive), while the live session keeps them.
@@ -44,8 +45,9 @@ struct RedactionBeforeWriteTests {
         let upgraded = try SignupMachine.open(fixture, machine: try SignupMachine.machine(version: 2))
         let resumed = try upgraded.session("user-1")
         try await resumed.send("restart", payload: ["email": .string(markers[6])])
-        #expect(try upgraded.store.records(of: SessionID("user-1"), versions: 1...100).map(\.event)
-            .contains(StepRecording.migrateEvent))
+        #expect(
+            try upgraded.store.records(of: SessionID("user-1"), versions: 1...100).map(\.event)
+                .contains(StepRecording.migrateEvent))
         let player = try upgraded.player(for: "user-1", bindings: SignupMachine.bindings)
         _ = try player.play(through: 3)
         _ = try await player.handOver(as: "user-1-handed-over")
@@ -65,7 +67,8 @@ struct RedactionBeforeWriteTests {
         let engine = try SignupMachine.open(fixture)
         defer { engine.close() }
         for id in ["a", "b"] {
-            let session = try await engine.startSession(id: id, machine: "signup", context: ["userID": "42", "email": "x@y"])
+            let session = try await engine.startSession(
+                id: id, machine: "signup", context: ["userID": "42", "email": "x@y"])
             try await session.send("submit", payload: ["email": "ada@example.com", "userID": "42", "age": 30])
         }
         let coder = JSONPayloadCoder()
@@ -103,16 +106,22 @@ struct RedactionBeforeWriteTests {
     @Test func aPathThatDoesNotParseIsATypedErrorNamingTheMachineAndPath() throws {
         let fixture = try EngineFixture()
         defer { fixture.remove() }
-        #expect(throws: RedactionPolicyError(
-            machine: "signup", path: "paylod.email", reason: "it must start with payload, data or context"
-        )) {
+        #expect(
+            throws: RedactionPolicyError(
+                machine: "signup", path: "paylod.email", reason: "it must start with payload, data or context"
+            )
+        ) {
             try SignupMachine.open(fixture, policy: ["signup": [.marker("payload.ok"), .dropped("paylod.email")]])
         }
         #expect(throws: RedactionPolicyError(machine: "m", path: "data..email", reason: "segment 2 is empty")) {
             try SignupMachine.open(fixture, policy: ["m": [.keyedHash("data..email")]])
         }
         // The message says which machine and which path.
-        let error = RedactionPolicyError(machine: "signup", path: "paylod.email", reason: "it must start with payload, data or context")
-        #expect(error.description == "redaction policy of machine 'signup': path 'paylod.email': it must start with payload, data or context")
+        let error = RedactionPolicyError(
+            machine: "signup", path: "paylod.email", reason: "it must start with payload, data or context")
+        #expect(
+            error.description
+                == "redaction policy of machine 'signup': path 'paylod.email': it must start with payload, data or context"
+        )
     }
 }

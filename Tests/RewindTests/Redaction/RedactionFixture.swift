@@ -1,6 +1,7 @@
 import Foundation
-@testable import Rewind
 import RewindTestSupport
+
+@testable import Rewind
 
 /// The sign-up machine of the redaction tests and the policy they configure.
 ///
@@ -28,17 +29,19 @@ enum SignupMachine {
 
     static let bindings = Bindings(
         guards: ["adult": { event, _ in (event.payload["age"]?.doubleValue ?? 0) >= 18 }],
-        actions: ["remember": { scope in
-            let email = scope.event?.payload["email"] ?? .null
-            var context = scope.context
-            if case .object(var members) = context {
-                members["email"] = email
-                context = .object(members)
+        actions: [
+            "remember": { scope in
+                let email = scope.event?.payload["email"] ?? .null
+                var context = scope.context
+                if case .object(var members) = context {
+                    members["email"] = email
+                    context = .object(members)
+                }
+                scope.context = context
+                scope.send(Event("welcome", payload: ["email": email]))
+                scope.send(Event("reminder", payload: ["email": email]), after: .seconds(3600))
             }
-            scope.context = context
-            scope.send(Event("welcome", payload: ["email": email]))
-            scope.send(Event("reminder", payload: ["email": email]), after: .seconds(3600))
-        }])
+        ])
 
     static func machine(version: Int = 1) throws -> Machine {
         try Machine(definition(version: version), bindings: bindings)

@@ -12,20 +12,22 @@ struct JSONDiffTests {
         let old: JSONValue = ["a": ["b": [1, 2, 3]], "gone": "x", "same": 1]
         let new: JSONValue = ["a": ["b": [1, 2, 4, 5]], "new": ["k": .null], "same": 1]
         let changes = old.differences(to: new)
-        #expect(changes.map(\.description) == [
-            "~ a.b[2]: 3 → 4",
-            "+ a.b[3]: 5",
-            "- gone: \"x\"",
-            "+ new: {\"k\":null}",
-        ])
+        #expect(
+            changes.map(\.description) == [
+                "~ a.b[2]: 3 → 4",
+                "+ a.b[3]: 5",
+                "- gone: \"x\"",
+                "+ new: {\"k\":null}",
+            ])
         #expect(changes[0].path == JSONPath([.key("a"), .key("b"), .index(2)]))
         #expect(changes[0].kind == .changed(from: 3, to: 4))
     }
 
     @Test func typeChangesAndShorterArraysAndRootChanges() {
         #expect(JSONValue.array([1, 2, 3]).differences(to: [1]).map(\.description) == ["- [1]: 2", "- [2]: 3"])
-        #expect(JSONValue.object(["a": [1]]).differences(to: ["a": ["x": 1]]).map(\.description)
-            == ["~ a: [1] → {\"x\":1}"])
+        #expect(
+            JSONValue.object(["a": [1]]).differences(to: ["a": ["x": 1]]).map(\.description)
+                == ["~ a: [1] → {\"x\":1}"])
         #expect(JSONValue.null.differences(to: "text").map(\.description) == ["~ $: null → \"text\""])
     }
 

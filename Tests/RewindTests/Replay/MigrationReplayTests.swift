@@ -30,8 +30,9 @@ struct MigrationReplayTests {
         func flow(reminding: Bool) -> MachineDefinition {
             MachineDefinition("flow") {
                 StateNode("list") {
-                    On("open", to: "detail",
-                       actions: reminding ? [.send(event: "remind", delay: .milliseconds(3_600_000))] : [])
+                    On(
+                        "open", to: "detail",
+                        actions: reminding ? [.send(event: "remind", delay: .milliseconds(3_600_000))] : [])
                 }
                 StateNode("detail") {
                     On("back", to: "list")
@@ -93,7 +94,8 @@ struct MigrationReplayTests {
         }
         // The migration record went with the first event, one version before it.
         migrated.version += 1
-        let record = try #require(try engine.store.records(of: session.id, versions: migrated.version...migrated.version).first)
+        let record = try #require(
+            try engine.store.records(of: session.id, versions: migrated.version...migrated.version).first)
         #expect(record.event == StepRecording.migrateEvent)
         migrated.timestamp = record.timestamp
         live[migrated.version] = migrated

@@ -69,7 +69,8 @@ struct ReplayCursorTests {
                 if Int.random(in: 0..<4, using: &generator) == 0 {
                     try await session.send("failed", payload: .string("error \(session.version)"))
                 } else {
-                    try await session.send("loaded", payload: ["title": .string("v\(session.version)"), "items": [1, 2]])
+                    try await session.send(
+                        "loaded", payload: ["title": .string("v\(session.version)"), "items": [1, 2]])
                 }
             case ["ready"]: try await session.send("reload")
             default: try await session.send("retry")
@@ -166,8 +167,10 @@ struct ReplayCursorTests {
         try engine.register(try CounterMachine.machine(stopTarget: "counting"))
         var unbound = try engine.replayCursor(for: id)
         let version = CounterMachine.definition().contentVersion
-        #expect(throws: ReplayError.definitionNeedsBindings(
-            machine: "counter", version: version, guards: ["allowed"], actions: ["count"])) {
+        #expect(
+            throws: ReplayError.definitionNeedsBindings(
+                machine: "counter", version: version, guards: ["allowed"], actions: ["count"])
+        ) {
             try unbound.seek(to: 2)
         }
         var cursor = try engine.replayCursor(for: id, bindings: CounterMachine.bindings)

@@ -11,13 +11,16 @@ struct ReplayDiffTests {
         #expect(diff.fromVersion == 2 && diff.toVersion == 4)
         #expect(diff.exited == ["ready"])
         #expect(diff.entered == ["error"])
-        #expect(diff.stateData == [
-            JSONChange(path: JSONPath([.key("error")]), kind: .added("timeout")),
-            JSONChange(path: JSONPath([.key("ready")]), kind: .removed(["items": ["a", "b"], "title": "Inbox"])),
-        ])
-        #expect(diff.payload == [
-            JSONChange(path: JSONPath(), kind: .changed(from: ["items": ["a", "b"], "title": "Inbox"], to: "timeout")),
-        ])
+        #expect(
+            diff.stateData == [
+                JSONChange(path: JSONPath([.key("error")]), kind: .added("timeout")),
+                JSONChange(path: JSONPath([.key("ready")]), kind: .removed(["items": ["a", "b"], "title": "Inbox"])),
+            ])
+        #expect(
+            diff.payload == [
+                JSONChange(
+                    path: JSONPath(), kind: .changed(from: ["items": ["a", "b"], "title": "Inbox"], to: "timeout"))
+            ])
         #expect(diff.context.isEmpty && diff.navigation.isEmpty)
     }
 

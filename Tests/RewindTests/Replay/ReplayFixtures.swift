@@ -44,10 +44,12 @@ enum CounterMachine {
 
     static let bindings = Bindings(
         guards: ["allowed": { _, _ in true }],
-        actions: ["count": { scope in
-            let count = scope.context["count"]?.doubleValue ?? 0
-            scope.context = ["count": .number(count + 1)]
-        }])
+        actions: [
+            "count": { scope in
+                let count = scope.context["count"]?.doubleValue ?? 0
+                scope.context = ["count": .number(count + 1)]
+            }
+        ])
 
     static func machine(stopTarget: String = "stopped") throws -> Machine {
         try Machine(definition(stopTarget: stopTarget), bindings: bindings)

@@ -1,7 +1,7 @@
 import Foundation
+import Rewind
 import RewindTestSupport
 import Testing
-import Rewind
 
 /// Replay, diff, fork and session archives show the navigation stack's entries with their data
 /// (issue 18 §2), exactly as the live session kept them.
@@ -32,10 +32,11 @@ struct ReplayNavigationTests {
             #expect(point.stateData == KanjiNavigation.stateData[version - 1], "version \(version)")
         }
         let atFour = try cursor.seek(to: 4)
-        #expect(try atFour.navigationPath(as: Route.self) == [
-            .detail(.init(character: "日", meanings: ["day", "sun"])), .list(.init(word: "日本")),
-            .detail(.init(character: "本", meanings: ["book", "origin"])),
-        ])
+        #expect(
+            try atFour.navigationPath(as: Route.self) == [
+                .detail(.init(character: "日", meanings: ["day", "sun"])), .list(.init(word: "日本")),
+                .detail(.init(character: "本", meanings: ["book", "origin"])),
+            ])
     }
 
     @Test func aDiffComparesEntriesWithTheirData() async throws {

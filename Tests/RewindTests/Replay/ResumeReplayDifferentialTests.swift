@@ -1,6 +1,7 @@
 import Foundation
 import RewindTestSupport
 import Testing
+
 @testable import Rewind
 
 /// A seeded differential fuzz of the live session against every way of rebuilding it.
@@ -57,10 +58,12 @@ struct ResumeReplayDifferentialTests {
                     On("arm", actions: [.send(event: "expire", delay: .milliseconds(12), id: "expiry")])
                     On("disarm", actions: [.cancel(sendID: "expiry")])
                     // Sends due in thousands of centuries, and at the end of time.
-                    On("someday", actions: [
-                        .send(event: "expire", delay: .milliseconds(1 << 60), id: "far"),
-                        .send(event: "expire", delay: .milliseconds(Int.max), id: "never"),
-                    ])
+                    On(
+                        "someday",
+                        actions: [
+                            .send(event: "expire", delay: .milliseconds(1 << 60), id: "far"),
+                            .send(event: "expire", delay: .milliseconds(Int.max), id: "never"),
+                        ])
                     On("forget", actions: [.cancel(sendID: "far"), .cancel(sendID: "never")])
                     On("expire", to: "detail")
                 }
@@ -95,19 +98,23 @@ struct ResumeReplayDifferentialTests {
 
     static let subjects: [Subject] = {
         var subjects = ExampleScenario.all.map { Subject(name: $0.name, machine: $0.machine, opening: $0.opening) }
-        subjects.append(Subject(
-            name: "mixed", machine: { try Machine(MixedFeatureChart.definition(), bindings: MixedFeatureChart.bindings) },
-            opening: .start(context: ["count": 0]), bindings: MixedFeatureChart.bindings))
-        subjects.append(Subject(
-            name: "mixed (ignoring unhandled)",
-            machine: {
-                try Machine(
-                    MixedFeatureChart.definition(), bindings: MixedFeatureChart.bindings,
-                    options: Machine.Options(unhandledEvents: .ignore))
-            },
-            opening: .start(context: ["count": 1]), bindings: MixedFeatureChart.bindings))
+        subjects.append(
+            Subject(
+                name: "mixed",
+                machine: { try Machine(MixedFeatureChart.definition(), bindings: MixedFeatureChart.bindings) },
+                opening: .start(context: ["count": 0]), bindings: MixedFeatureChart.bindings))
+        subjects.append(
+            Subject(
+                name: "mixed (ignoring unhandled)",
+                machine: {
+                    try Machine(
+                        MixedFeatureChart.definition(), bindings: MixedFeatureChart.bindings,
+                        options: Machine.Options(unhandledEvents: .ignore))
+                },
+                opening: .start(context: ["count": 1]), bindings: MixedFeatureChart.bindings))
         subjects.append(Subject(name: "timers", machine: { try Machine(timers) }, opening: .start(context: .null)))
-        subjects.append(Subject(name: "timers", machine: { try Machine(timers) }, opening: .enter(state: "work", data: ["doc": 1])))
+        subjects.append(
+            Subject(name: "timers", machine: { try Machine(timers) }, opening: .enter(state: "work", data: ["doc": 1])))
         return subjects
     }()
 
@@ -144,7 +151,9 @@ struct ResumeReplayDifferentialTests {
                     if state.children.isEmpty {
                         state.onEntry += [
                             .cancel(sendID: "variant.\(state.id)"),
-                            .send(event: "variant.reminder", delay: .milliseconds((1 << 40) + 1), id: "variant.\(state.id)"),
+                            .send(
+                                event: "variant.reminder", delay: .milliseconds((1 << 40) + 1),
+                                id: "variant.\(state.id)"),
                         ]
                     }
                 case .notes:
@@ -154,11 +163,14 @@ struct ResumeReplayDifferentialTests {
                     state.onEntry.append(.custom(ResumeReplayDifferentialTests.noteAction))
                 case .history:
                     // After the children: a compound state without `initial` enters its first child.
-                    if state.kind == .state, !state.children.isEmpty, !state.children.contains(where: { $0.kind == .history }) {
+                    if state.kind == .state, !state.children.isEmpty,
+                        !state.children.contains(where: { $0.kind == .history })
+                    {
                         histories += 1
-                        state.children.append(StateDefinition(
-                            id: "\(state.id).variant-history", kind: .history,
-                            history: histories % 2 == 0 ? .shallow : .deep))
+                        state.children.append(
+                            StateDefinition(
+                                id: "\(state.id).variant-history", kind: .history,
+                                history: histories % 2 == 0 ? .shallow : .deep))
                     }
                 }
                 return state
@@ -258,7 +270,8 @@ struct ResumeReplayDifferentialTests {
             self.seed = seed
             upgrades = seed % 2 == 1
             random = SeededRandom(seed: seed &* 0x2545_F491_4F6C_DD1D &+ 1)
-            let subject = ResumeReplayDifferentialTests.subjects[Int(seed % UInt64(ResumeReplayDifferentialTests.subjects.count))]
+            let subject = ResumeReplayDifferentialTests.subjects[
+                Int(seed % UInt64(ResumeReplayDifferentialTests.subjects.count))]
             self.subject = subject
             let machine = try subject.machine()
             let bindings = ResumeReplayDifferentialTests.variantBindings(subject)
@@ -290,11 +303,17 @@ struct ResumeReplayDifferentialTests {
             events += [Event("unknown"), Event(StepRecording.enterEvent), Event(StepRecording.dueEvent)]
             self.events = events
             states = machine.stateIDs + ["nowhere"]
-            engine = try Self.open(directory, machine: machine, interval: interval, tail: Self.tails.randomElement(using: &random)!, time: time)
-            let reader = try Self.open(directory, machine: machine, interval: interval, tail: Self.tails.randomElement(using: &random)!, time: time)
+            engine = try Self.open(
+                directory, machine: machine, interval: interval, tail: Self.tails.randomElement(using: &random)!,
+                time: time)
+            let reader = try Self.open(
+                directory, machine: machine, interval: interval, tail: Self.tails.randomElement(using: &random)!,
+                time: time)
             switch subject.opening {
             case .start(let context):
-                session = try await engine.startSession(id: id, machine: machine.definition.name, context: context) { _ in }
+                session = try await engine.startSession(id: id, machine: machine.definition.name, context: context) {
+                    _ in
+                }
             default:
                 session = try engine.makeSession(id: id, machine: machine.definition.name)
                 try await session.run(subject.opening)
@@ -346,7 +365,10 @@ struct ResumeReplayDifferentialTests {
         }
 
         func fail(_ what: String) -> Mismatch {
-            Mismatch(description: "seed \(seed) (\(definitions[current].name), snapshot interval \(interval)) step \(step) [\(operation)]: \(what)")
+            Mismatch(
+                description:
+                    "seed \(seed) (\(definitions[current].name), snapshot interval \(interval)) step \(step) [\(operation)]: \(what)"
+            )
         }
 
         func expectEqual<T: Equatable>(_ rebuilt: T, _ expected: T, _ what: String) throws {
@@ -361,10 +383,14 @@ struct ResumeReplayDifferentialTests {
 
         /// The definition the record of `session` (the walked one by default) at `version` (its
         /// head by default) names.
-        func recordedDefinition(of session: SessionID? = nil, at version: UInt64? = nil, in engine: Engine) throws -> String? {
+        func recordedDefinition(of session: SessionID? = nil, at version: UInt64? = nil, in engine: Engine) throws
+            -> String?
+        {
             let session = session ?? id
             return try engine.store.read { transaction in
-                guard let version = try version ?? transaction.sessionInfo(for: session)?.headVersion else { return nil }
+                guard let version = try version ?? transaction.sessionInfo(for: session)?.headVersion else {
+                    return nil
+                }
                 return try transaction.records(of: session, from: version, limit: 1).first?.definition
             }
         }
@@ -386,7 +412,9 @@ struct ResumeReplayDifferentialTests {
             }
             do {
                 _ = try engine.session(session, policy: .strict)
-                throw fail("a strict resume of '\(session)' recorded under \(recorded.prefix(12)) took \(registered.prefix(12))")
+                throw fail(
+                    "a strict resume of '\(session)' recorded under \(recorded.prefix(12)) took \(registered.prefix(12))"
+                )
             } catch EngineError.definitionMismatch(session, machine.definition.name, recorded, registered) {
                 return try move(session, in: engine)
             }
@@ -428,7 +456,8 @@ struct ResumeReplayDifferentialTests {
             let taken = events.filter {
                 !StepRecording.isReserved($0.name) && (try? machine.send($0, in: state, now: now)) != nil
             }
-            var event = (random.chance(0.75) ? taken.randomElement(using: &random) : nil)
+            var event =
+                (random.chance(0.75) ? taken.randomElement(using: &random) : nil)
                 ?? events.randomElement(using: &random)!
             // A top-level final state ends the walk: rarely go there.
             if event.name == "quit", !random.chance(0.1) { event = Event("unknown") }
@@ -439,7 +468,8 @@ struct ResumeReplayDifferentialTests {
         /// largest double, -0, integers past 2^53, escapes, control and non-BMP characters.
         static let awkward: [JSONValue] = [
             .number(0.1), .number(1.0 / 3), .number(1e-7), .number(1e21), .number(123_456_789.123),
-            .number(-0.0), .number(.leastNonzeroMagnitude), .number(.greatestFiniteMagnitude), .number(9_007_199_254_740_994),
+            .number(-0.0), .number(.leastNonzeroMagnitude), .number(.greatestFiniteMagnitude),
+            .number(9_007_199_254_740_994),
             .number(-1234.5e-300), "", "\u{0}\"\\/\n\t", "\u{2028}🙂", "日本", "e\u{301}",
         ]
 
@@ -453,7 +483,8 @@ struct ResumeReplayDifferentialTests {
                 let keys = ["", "a.b", "日本", "x"]
                 var members: [String: JSONValue] = [:]
                 for _ in 0..<(1 + random.next() % 3) {
-                    members[keys.randomElement(using: &random)!] = random.chance(0.3)
+                    members[keys.randomElement(using: &random)!] =
+                        random.chance(0.3)
                         ? [Self.awkward.randomElement(using: &random)!] : Self.awkward.randomElement(using: &random)!
                 }
                 return .object(members)
@@ -476,13 +507,15 @@ struct ResumeReplayDifferentialTests {
             case 0..<44:
                 let event = randomEvent()
                 operation = "send \(event.name) \(event.payload)"
-                let refused = StepRecording.isReserved(event.name)
+                let refused =
+                    StepRecording.isReserved(event.name)
                     || (try? machine.send(event, in: before.state, now: now)) == nil
                 try await expectOutcome(refused: refused, before: before, head: headBefore) {
                     try await self.session.send(event)
                 }
             case 44..<59:
-                let state = (random.chance(0.7) ? machine.validNextStates(in: before.state).randomElement(using: &random) : nil)
+                let state =
+                    (random.chance(0.7) ? machine.validNextStates(in: before.state).randomElement(using: &random) : nil)
                     ?? states.randomElement(using: &random)!
                 let data = randomData()
                 operation = "enter \(state) \(data)"
@@ -546,11 +579,15 @@ struct ResumeReplayDifferentialTests {
             engine.close()
             if compiled[target] == nil {
                 let definition = definitions[target].definition
-                compiled[target] = (try Machine(definition, bindings: bindings, options: machine.options), definition.contentVersion)
+                compiled[target] = (
+                    try Machine(definition, bindings: bindings, options: machine.options), definition.contentVersion
+                )
             }
             current = target
             (machine, definitionVersion) = compiled[target]!
-            engine = try Self.open(directory, machine: machine, interval: interval, tail: Self.tails.randomElement(using: &random)!, time: time)
+            engine = try Self.open(
+                directory, machine: machine, interval: interval, tail: Self.tails.randomElement(using: &random)!,
+                time: time)
             let resumed = try resume(in: engine)
             if migrating, try recordedDefinition(in: engine) != definitionVersion {
                 // The same configuration, navigation and time, and the state the new definition
@@ -575,7 +612,9 @@ struct ResumeReplayDifferentialTests {
             neighbour = try engine.session(neighbourID)
             try expectEqual(neighbour.snapshot, ticks, "the neighbour resumed after reopening")
             if readers[target] == nil {
-                readers[target] = try Self.open(directory, machine: machine, interval: interval, tail: Self.tails.randomElement(using: &random)!, time: time)
+                readers[target] = try Self.open(
+                    directory, machine: machine, interval: interval, tail: Self.tails.randomElement(using: &random)!,
+                    time: time)
             }
         }
 
@@ -609,7 +648,9 @@ struct ResumeReplayDifferentialTests {
             let expected = session.snapshot
             let recorded: SessionSnapshot
             if try migratedSinceHead() {
-                guard let earlier = live[expected.version] else { throw fail("no live snapshot of the version migrated") }
+                guard let earlier = live[expected.version] else {
+                    throw fail("no live snapshot of the version migrated")
+                }
                 try expectMigrated(expected, from: earlier, "the live session migrated")
                 recorded = earlier
             } else {
@@ -621,7 +662,8 @@ struct ResumeReplayDifferentialTests {
             }
             try expectEqual(try head(of: engine), expected.version, "the store's head")
             try expectEqual(try resume(in: reader).snapshot, expected, "the session resumed by another engine")
-            try expectEqual(try reader.session(neighbourID).snapshot, neighbour.snapshot, "the neighbour resumed by another engine")
+            try expectEqual(
+                try reader.session(neighbourID).snapshot, neighbour.snapshot, "the neighbour resumed by another engine")
             try compareReplays(at: expected.version, with: recorded, cursor: &cursor, player: player)
         }
 
@@ -683,15 +725,18 @@ struct ResumeReplayDifferentialTests {
             // migrations (each definition reproduces every record, whichever it was written under).
             // Against another definition than the last migration record's, that record's state may
             // name a state only the variant has (its history memory): an incompatibility there.
-            for candidate in Set([current, migrations > 0 ? 0 : current]).sorted().compactMap({ compiled[$0]?.machine }) {
+            for candidate in Set([current, migrations > 0 ? 0 : current]).sorted().compactMap({ compiled[$0]?.machine })
+            {
                 let report = try engine.verify(id, against: candidate)
                 if let divergence = report.divergence, candidate.definition.contentVersion != definitionVersion,
-                   case .incompatible = divergence.kind, divergence.version == report.firstVersion {
+                    case .incompatible = divergence.kind, divergence.version == report.firstVersion
+                {
                     continue
                 }
                 if !report.isClean { throw fail("verification: \(report)") }
                 // From the last migration record on (they are written since migrations are).
-                try expectEqual(report.verifiedRecords, session.version - report.firstVersion + 1, "the records verified")
+                try expectEqual(
+                    report.verifiedRecords, session.version - report.firstVersion + 1, "the records verified")
             }
             // A fresh engine resumes the session.
             let fresh = try Self.open(
@@ -735,13 +780,16 @@ struct ResumeReplayDifferentialTests {
                     } else {
                         handedOver = try await player.handOver(as: handover, policy: .replayWithRegistered)
                     }
-                    try expectMigrated(handedOver.snapshot, from: live[version]!, "the session handed over at \(version)")
+                    try expectMigrated(
+                        handedOver.snapshot, from: live[version]!, "the session handed over at \(version)")
                 }
             }
             // Forks at earlier versions (one where the walk migrated, if it did), resumed: strictly
             // where that version's record names the registered definition, else migrated.
-            let migratedVersions = Set(migrated.keys.compactMap { $0.split(separator: " ").first.flatMap { UInt64($0) } })
-            let forked = Array(migratedVersions.filter { $0 > 0 }.sorted().shuffled(using: &random).prefix(1))
+            let migratedVersions = Set(
+                migrated.keys.compactMap { $0.split(separator: " ").first.flatMap { UInt64($0) } })
+            let forked =
+                Array(migratedVersions.filter { $0 > 0 }.sorted().shuffled(using: &random).prefix(1))
                 + versions.filter { $0 > 0 && !migratedVersions.contains($0) }.shuffled(using: &random).prefix(1)
             for (index, version) in forked.enumerated() {
                 let fork = try SessionID("fork-\(seed)-\(index)")
@@ -760,7 +808,8 @@ struct ResumeReplayDifferentialTests {
     /// Returns how many replay migrations the walks made, how many of them changed the session's
     /// state, and how many upgrades kept it; `nil` after a mismatch.
     @discardableResult
-    static func walk(seeds: Range<UInt64>, steps: Int) async throws -> (migrations: Int, divergent: Int, upgrades: Int)? {
+    static func walk(seeds: Range<UInt64>, steps: Int) async throws -> (migrations: Int, divergent: Int, upgrades: Int)?
+    {
         var migrations = 0
         var divergent = 0
         var upgrades = 0
@@ -779,7 +828,11 @@ struct ResumeReplayDifferentialTests {
                 Issue.record(Comment(rawValue: mismatch.description))
                 return nil
             } catch {
-                Issue.record(Comment(rawValue: "seed \(seed) (\(walk.definitions[walk.current].name), interval \(walk.interval)) step \(walk.step) [\(walk.operation)]: \(error)"))
+                Issue.record(
+                    Comment(
+                        rawValue:
+                            "seed \(seed) (\(walk.definitions[walk.current].name), interval \(walk.interval)) step \(walk.step) [\(walk.operation)]: \(error)"
+                    ))
                 return nil
             }
             migrations += walk.migrations

@@ -1,7 +1,8 @@
 import Foundation
-@testable import Rewind
 import RewindTestSupport
 import Testing
+
+@testable import Rewind
 
 /// Reading an archive file refuses a line over the limit as soon as it passes it.
 struct SessionArchiveReadingTests {

@@ -58,10 +58,14 @@ struct SessionArchiveTests {
         let archive = try forged(lines) { index, body in
             if index == 3 { body["target"] = ["nowhere"] }
         }
-        #expect(throws: SessionArchiveError.unknownState(
-            line: 4, version: 3, state: "nowhere", definition: try #require(source.engine.store.read {
-                try $0.records(of: SessionID("v"), from: 1, limit: 1).first?.definition
-            }))) {
+        #expect(
+            throws: SessionArchiveError.unknownState(
+                line: 4, version: 3, state: "nowhere",
+                definition: try #require(
+                    source.engine.store.read {
+                        try $0.records(of: SessionID("v"), from: 1, limit: 1).first?.definition
+                    }))
+        ) {
             try SessionArchive.validate(archive)
         }
         let target = try ReplayFixture(registering: [])
@@ -95,7 +99,9 @@ struct SessionArchiveTests {
     @Test func recordLinesAreReadableJSON() async throws {
         let source = try ReplayFixture()
         let ids = try await source.recordAllExamples()
-        var sawPush = false, sawPayload = false, sawStateData = false
+        var sawPush = false
+        var sawPayload = false
+        var sawStateData = false
         for id in ids {
             let lines = lines(try source.engine.exportSession(id))
             #expect(lines[0].contains(#""formatVersion":2"#))
@@ -136,7 +142,8 @@ struct SessionArchiveTests {
         }
         let target = try ReplayFixture(registering: [])
         let info = try await target.engine.importSession(archive)
-        let record = try #require(try target.engine.store.read { try $0.records(of: info.session, from: 2, limit: 1).first })
+        let record = try #require(
+            try target.engine.store.read { try $0.records(of: info.session, from: 2, limit: 1).first })
         #expect(record.payload == Array(#"{ "a": 1 }"#.utf8))
         let again = self.lines(try target.engine.exportSession(info.session))
         #expect(again[2].contains(#""payloadBase64":"\#(spaced)""#), "\(again[2])")
@@ -186,7 +193,12 @@ struct SessionArchiveTests {
                 guard index > 0, index < lines.count - 1 else { return }
                 for key in ["payload", "stateData"] {
                     let value = body[key]
-                    let bytes = value.map { (try? JSONSerialization.data(withJSONObject: $0, options: [.fragmentsAllowed, .sortedKeys, .withoutEscapingSlashes])) ?? Data() } ?? Data()
+                    let bytes =
+                        value.map {
+                            (try? JSONSerialization.data(
+                                withJSONObject: $0, options: [.fragmentsAllowed, .sortedKeys, .withoutEscapingSlashes]))
+                                ?? Data()
+                        } ?? Data()
                     body[key] = bytes.base64EncodedString()
                 }
                 body["navigation"] = (body["navigation"] as? [Any] ?? []).map { operation -> Any in
@@ -198,7 +210,8 @@ struct SessionArchiveTests {
             let info = try await target.engine.importSession(old)
             let (originals, imported) = (
                 try source.engine.store.read { try $0.records(of: id) },
-                try target.engine.store.read { try $0.records(of: info.session) })
+                try target.engine.store.read { try $0.records(of: info.session) }
+            )
             #expect(imported.map(\.transition.navigation) == originals.map(\.transition.navigation))
             #expect(imported.map(\.transition.target) == originals.map(\.transition.target))
         }
@@ -218,7 +231,8 @@ struct SessionArchiveTests {
             #expect(info.session == id)
             let (originals, imported) = (
                 try source.engine.store.read { try $0.records(of: id) },
-                try target.engine.store.read { try $0.records(of: id) })
+                try target.engine.store.read { try $0.records(of: id) }
+            )
             #expect(imported.map(\.transition) == originals.map(\.transition))
             #expect(imported.map(\.version) == originals.map(\.version))
 
@@ -239,17 +253,21 @@ struct SessionArchiveTests {
     /// exactly: the archive's copy of the definition keeps its content version.
     @Test(arguments: [Int.max, (1 << 53) + 1])
     func aDefinitionWithAnIntegerPast2To53RoundTrips(delay: Int) async throws {
-        let machine = try Machine(MachineDefinition("far") {
-            StateNode("idle") { On("arm", to: "armed", actions: [.send(event: "ring", delay: .milliseconds(delay))]) }
-            StateNode("armed") { On("ring", to: "idle") }
-        })
+        let machine = try Machine(
+            MachineDefinition("far") {
+                StateNode("idle") {
+                    On("arm", to: "armed", actions: [.send(event: "ring", delay: .milliseconds(delay))])
+                }
+                StateNode("armed") { On("ring", to: "idle") }
+            })
         let source = try ReplayFixture(registering: [machine])
         _ = try await source.engine.startSession(id: "f", machine: "far").send("arm")
         let data = try source.engine.exportSession(SessionID("f"))
         let target = try ReplayFixture(registering: [])
         #expect(try await target.engine.importSession(data).headVersion == 2)
-        let definition = try #require(try target.engine.storedDefinition(
-            name: "far", version: machine.definition.contentVersion))
+        let definition = try #require(
+            try target.engine.storedDefinition(
+                name: "far", version: machine.definition.contentVersion))
         #expect(definition == machine.definition)
         // Exporting the import gives the same header.
         #expect(lines(try target.engine.exportSession(SessionID("f"))).first == lines(data).first)
@@ -283,10 +301,14 @@ struct SessionArchiveTests {
 
         let cases: [(Data, SessionArchiveError)] = [
             (data.prefix(data.count - 10), .truncated(line: 8, reason: "the line is cut short (it has no newline)")),
-            (archive(Array(lines.prefix(7))),
-             .truncated(line: 8, reason: "the file ends after 7 complete lines, before the trailer")),
-            (archive(Array(lines.prefix(3))),
-             .truncated(line: 4, reason: "the file ends after 3 complete lines, before record 3 of 6")),
+            (
+                archive(Array(lines.prefix(7))),
+                .truncated(line: 8, reason: "the file ends after 7 complete lines, before the trailer")
+            ),
+            (
+                archive(Array(lines.prefix(3))),
+                .truncated(line: 4, reason: "the file ends after 3 complete lines, before record 3 of 6")
+            ),
             (Data(), .truncated(line: 1, reason: "the file ends after 0 complete lines, before the header")),
         ]
         for (archive, expected) in cases {
@@ -302,7 +324,7 @@ struct SessionArchiveTests {
         let data = try source.engine.exportSession(SessionID("v"))
         let lines = lines(data)
         let target = try ReplayFixture(registering: [])
-        func import_(_ lines: [String]) async -> SessionArchiveError? {
+        func importing(_ lines: [String]) async -> SessionArchiveError? {
             do {
                 try await target.engine.importSession(archive(lines))
                 return nil
@@ -315,31 +337,37 @@ struct SessionArchiveTests {
         var changed = lines
         changed[2] = changed[2].replacingOccurrences(of: #""event":"loaded""#, with: #""event":"failed""#)
         #expect(changed[2] != lines[2])
-        let checksum = await import_(changed)
+        let checksum = await importing(changed)
         #expect(checksum?.line == 3)
-        if case .checksumMismatch = checksum {} else { Issue.record("expected a checksum mismatch, got \(String(describing: checksum))") }
+        if case .checksumMismatch = checksum {
+        } else {
+            Issue.record("expected a checksum mismatch, got \(String(describing: checksum))")
+        }
 
         // The same change with the line re-sealed: the trailer's checksum over all lines catches it.
         changed[2] = resealed(changed[2])
-        #expect(await import_(changed)?.line == 8)
+        #expect(await importing(changed)?.line == 8)
 
         // A record line removed: a version gap at that line.
         var removed = lines
         removed.remove(at: 3)
-        #expect(await import_(removed) == .versionGap(line: 4, expected: 3, found: 4))
+        #expect(await importing(removed) == .versionGap(line: 4, expected: 3, found: 4))
 
         // A changed definition in the header, re-sealed: its content version no longer matches.
         var header = lines
         header[0] = resealed(header[0].replacingOccurrences(of: #""loaded""#, with: #""loadedX""#))
-        let definition = await import_(header)
+        let definition = await importing(header)
         #expect(definition?.line == 1)
-        if case .malformedLine = definition {} else { Issue.record("expected a malformed header, got \(String(describing: definition))") }
+        if case .malformedLine = definition {
+        } else {
+            Issue.record("expected a malformed header, got \(String(describing: definition))")
+        }
 
         // Text after the trailer, and a line that is not an envelope.
-        #expect(await import_(lines + ["{}"])?.line == 9)
+        #expect(await importing(lines + ["{}"])?.line == 9)
         var garbage = lines
         garbage[4] = "not json"
-        #expect(await import_(garbage)?.line == 5)
+        #expect(await importing(garbage)?.line == 5)
 
         #expect(try target.engine.store.headSequence() == 0)
         #expect(try target.engine.sessions().isEmpty)
@@ -375,8 +403,9 @@ struct SessionArchiveTests {
         let target = try ReplayFixture(registering: [])
         let info = try await target.engine.importSession(from: url, as: SessionID("u2"))
         #expect(info.headVersion == 7)
-        #expect(try target.engine.history(of: info.session).map(\.event)
-            == (try source.engine.history(of: SessionID("u"))).map(\.event))
+        #expect(
+            try target.engine.history(of: info.session).map(\.event)
+                == (try source.engine.history(of: SessionID("u"))).map(\.event))
 
         var data = try Data(contentsOf: url)
         data[data.count / 2] ^= 0x01

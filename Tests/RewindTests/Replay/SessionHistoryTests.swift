@@ -12,10 +12,11 @@ struct SessionHistoryTests {
         let history = try fixture.engine.history(of: id)
         #expect(history.count == records.count)
         #expect(history == records.map(HistoryEntry.init))
-        #expect(history.map(\.event) == [
-            "rewind.start", "open", "showComments", "openSettings", "closeSettings", "back", "close", "showProfile",
-            "showFeed",
-        ])
+        #expect(
+            history.map(\.event) == [
+                "rewind.start", "open", "showComments", "openSettings", "closeSettings", "back", "close", "showProfile",
+                "showFeed",
+            ])
         #expect(history[3].source == ["app", "browse", "feed", "post", "postComments"])
         #expect(history[3].target == ["app", "settings"])
         #expect(history[3].navigation == [.push("settings")])

@@ -1,6 +1,6 @@
 import Rewind
-import RewindTestSupport
 import RewindExamples
+import RewindTestSupport
 import Testing
 
 @Suite("Verify against a machine")
@@ -24,8 +24,9 @@ struct SessionVerificationTests {
         typealias Onboarding = ExampleMachines.Onboarding
         var routes = Onboarding.routes
         routes[1] = Route(from: Onboarding.Screen.greeting, to: .home, by: Onboarding.Event.start)
-        let changed = try Machine(MachineDefinition(
-            name: "onboarding", initial: "initial", routes: routes, navigation: Self.navigation))
+        let changed = try Machine(
+            MachineDefinition(
+                name: "onboarding", initial: "initial", routes: routes, navigation: Self.navigation))
         let report = try fixture.engine.verify(SessionID("o"), against: changed)
         let divergence = try #require(report.divergence)
         #expect(divergence.version == 3)
@@ -40,8 +41,9 @@ struct SessionVerificationTests {
         let fixture = try ReplayFixture()
         try await fixture.record("onboarding", as: "o")
         let routes = Array(ExampleMachines.Onboarding.routes.dropLast())
-        let changed = try Machine(MachineDefinition(
-            name: "onboarding", initial: "initial", routes: routes, navigation: Self.navigation))
+        let changed = try Machine(
+            MachineDefinition(
+                name: "onboarding", initial: "initial", routes: routes, navigation: Self.navigation))
         let report = try fixture.engine.verify(SessionID("o"), against: changed)
         let divergence = try #require(report.divergence)
         #expect(divergence.version == 4)
@@ -54,9 +56,10 @@ struct SessionVerificationTests {
         let fixture = try ReplayFixture()
         try await fixture.record("onboarding", as: "o")
         typealias Onboarding = ExampleMachines.Onboarding
-        let changed = try Machine(MachineDefinition(
-            name: "onboarding", initial: "initial", routes: Onboarding.routes,
-            navigation: ["greeting": .setRoot(), "login": .replace(), "home": .setRoot()]))
+        let changed = try Machine(
+            MachineDefinition(
+                name: "onboarding", initial: "initial", routes: Onboarding.routes,
+                navigation: ["greeting": .setRoot(), "login": .replace(), "home": .setRoot()]))
         let divergence = try #require(try fixture.engine.verify(SessionID("o"), against: changed).divergence)
         #expect(divergence.version == 3)
         #expect(divergence.kind == .navigationMismatch(recorded: [.push("login")], computed: [.replace("login")]))
@@ -69,8 +72,9 @@ struct SessionVerificationTests {
         try await short.send("launch")
         try await fixture.record("statekit", as: "s")
         let routes = Array(ExampleMachines.Onboarding.routes.dropLast())
-        let changed = try Machine(MachineDefinition(
-            name: "onboarding", initial: "initial", routes: routes, navigation: Self.navigation))
+        let changed = try Machine(
+            MachineDefinition(
+                name: "onboarding", initial: "initial", routes: routes, navigation: Self.navigation))
         let reports = try fixture.engine.verifySessions(of: "onboarding", against: changed)
         #expect(reports.map(\.session.rawValue) == ["o1", "o2"])
         #expect(reports.map(\.isClean) == [false, true])

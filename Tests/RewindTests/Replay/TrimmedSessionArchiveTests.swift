@@ -1,8 +1,9 @@
 import Foundation
-@testable import Rewind
 @_spi(Internals) import RewindStore
 import RewindTestSupport
 import Testing
+
+@testable import Rewind
 
 /// Export and import of a session whose history was trimmed (archive format version 3): the
 /// archive carries the base snapshot, and the imported session begins at the same base, resumes
@@ -79,10 +80,12 @@ struct TrimmedSessionArchiveTests {
         #expect(copy.baseVersion == 45)
         #expect(copy.headVersion == 80)
         #expect(try engine.checkStore().isConsistent)
-        #expect(try engine.store.read { try $0.records(of: SessionID("copy"), from: 1, limit: 3) }.map(\.version)
-            == [45, 46, 47])
-        #expect(try engine.store.read { try $0.records(of: SessionID("copy"), direction: .backward) }.map(\.version)
-            == Array((45...80).reversed()))
+        #expect(
+            try engine.store.read { try $0.records(of: SessionID("copy"), from: 1, limit: 3) }.map(\.version)
+                == [45, 46, 47])
+        #expect(
+            try engine.store.read { try $0.records(of: SessionID("copy"), direction: .backward) }.map(\.version)
+                == Array((45...80).reversed()))
         // The imported session trims like any other, across the block that holds its base.
         let report = try engine.trimHistory(of: "copy", before: 70)
         #expect(report.records == 25)
@@ -126,7 +129,8 @@ struct TrimmedSessionArchiveTests {
                     body["checksum"] = SessionArchive.hex(CRC32C.checksum(Array(output.utf8)))
                 }
                 let bytes = try JSONSerialization.data(withJSONObject: body, options: [.sortedKeys])
-                output += #"{"crc32c":""# + SessionArchive.hex(CRC32C.checksum(Array(bytes))) + #"","body":"#
+                output +=
+                    #"{"crc32c":""# + SessionArchive.hex(CRC32C.checksum(Array(bytes))) + #"","body":"#
                     + String(decoding: bytes, as: UTF8.self) + "}\n"
             }
             return Data(output.utf8)
@@ -180,10 +184,13 @@ struct TrimmedSessionArchiveTests {
         }
         // With one, the base's values change and its version stays; the archive is format 3 and
         // imports as a session that begins at the same base, with the changed state there.
-        let rewritten = try SessionArchive.rewritten(archive, changingBase: { base in
-            base.state.context = ["userID": "‹changed›"]
-            base.version = 99
-        }) { values in
+        let rewritten = try SessionArchive.rewritten(
+            archive,
+            changingBase: { base in
+                base.state.context = ["userID": "‹changed›"]
+                base.version = 99
+            }
+        ) { values in
             values.payload = nil
         }
         #expect(try SessionArchive.validate(rewritten) == "long")

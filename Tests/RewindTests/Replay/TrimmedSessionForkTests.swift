@@ -1,7 +1,8 @@
 import Foundation
-@testable import Rewind
 import RewindTestSupport
 import Testing
+
+@testable import Rewind
 
 /// `Engine.fork` of a session whose history was trimmed: at or after the base the fork begins at
 /// the same base and resumes as a fork of the untrimmed session does; below it, a typed refusal.

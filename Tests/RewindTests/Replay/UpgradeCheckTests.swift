@@ -12,8 +12,8 @@ struct UpgradeCheckTests {
 
     /// The sessions recorded under the original shop, and the events each was sent.
     static let sessions: [(id: String, events: [String])] = [
-        ("a", Shop.recordedEvents),   // ends in the cart, with checkout history
-        ("b", ["open", "back"]),      // went through the cart, ends in the catalog
+        ("a", Shop.recordedEvents),  // ends in the cart, with checkout history
+        ("b", ["open", "back"]),  // went through the cart, ends in the catalog
         ("c", ["checkout", "next"]),  // never saw the cart: ends in checkout's payment
     ]
 
@@ -45,8 +45,10 @@ struct UpgradeCheckTests {
         #expect(report.divergingEvents.map(\.event) == ["open"] && report.divergingEvents.map(\.sessions) == [2])
         #expect(report.definition == renamed.definition.contentVersion)
         #expect(!report.passes && !report.passes(allowingDivergence: true))
-        #expect(report.description
-            == "shop-v2: 3 sessions of shop — 2 unchanged, 0 migrated, 1 incompatible; 2 diverge, first at 'open' (2)")
+        #expect(
+            report.description
+                == "shop-v2: 3 sessions of shop — 2 unchanged, 0 migrated, 1 incompatible; 2 diverge, first at 'open' (2)"
+        )
 
         let rows = Dictionary(uniqueKeysWithValues: report.sessions.map { ($0.session, $0) })
         let a = try #require(rows["a"])
@@ -67,9 +69,10 @@ struct UpgradeCheckTests {
         }
         let resuming = try fixture.open(registering: [renamed])
         defer { resuming.close() }
-        #expect(throws: EngineError.incompatibleDefinition(
-            session: "a", machine: "shop", recorded: check.recordedDefinition,
-            registered: renamed.definition.contentVersion, problems: problems)
+        #expect(
+            throws: EngineError.incompatibleDefinition(
+                session: "a", machine: "shop", recorded: check.recordedDefinition,
+                registered: renamed.definition.contentVersion, problems: problems)
         ) {
             try resuming.session("a")
         }

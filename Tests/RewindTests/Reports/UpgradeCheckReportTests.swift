@@ -7,7 +7,9 @@ import Testing
 /// JSON (the fleet server's answer is decoded and read on).
 struct UpgradeCheckReportTests {
     /// A row of `kind` for session `id` (what the check of one session adds).
-    static func row(_ id: String, _ kind: UpgradeCheckReport.Kind, migrations: [String]? = nil) -> UpgradeCheckReport.Row {
+    static func row(_ id: String, _ kind: UpgradeCheckReport.Kind, migrations: [String]? = nil)
+        -> UpgradeCheckReport.Row
+    {
         var row = UpgradeCheckReport.Row(unreadable: id, machine: "shop", reason: "test")
         row.kind = kind
         row.error = kind == .unreadable ? "test" : nil
@@ -17,7 +19,9 @@ struct UpgradeCheckReportTests {
     }
 
     /// Adds `count` sessions of `kind`, named `prefix-N`.
-    static func add(_ count: Int, _ kind: UpgradeCheckReport.Kind, _ prefix: String, to report: inout UpgradeCheckReport) {
+    static func add(
+        _ count: Int, _ kind: UpgradeCheckReport.Kind, _ prefix: String, to report: inout UpgradeCheckReport
+    ) {
         for index in 0..<count {
             report.add(row("\(prefix)-\(index)", kind, migrations: kind == .migrated ? ["cart is basket"] : nil))
         }
@@ -32,7 +36,10 @@ struct UpgradeCheckReportTests {
 
         #expect(report.checkedSessions == 21)
         #expect(report.unchanged == 10 && report.incompatible == 5 && report.unreadable == 2 && report.migrated == 4)
-        #expect(report.sessions.map(\.session) == ["u-0", "u-1", "u-2", "i-0", "i-1", "i-2", "r-0", "r-1", "m-0", "m-1", "m-2"])
+        #expect(
+            report.sessions.map(\.session) == [
+                "u-0", "u-1", "u-2", "i-0", "i-1", "i-2", "r-0", "r-1", "m-0", "m-1", "m-2",
+            ])
         #expect(report.unlisted == [.unchanged: 7, .incompatible: 2, .migrated: 1])
         #expect(!report.passes)
 
@@ -47,10 +54,11 @@ struct UpgradeCheckReportTests {
         Self.add(3, .incompatible, "i", to: &report)
         let json = try JSONEncoder().encode(report)
         let keys = try #require(try JSONSerialization.jsonObject(with: json) as? [String: Any]).keys
-        #expect(Set(keys) == [
-            "label", "machine", "definition", "checkedSessions", "unchanged", "migrated", "incompatible",
-            "migrationFailed", "unreadable", "diverging", "divergingEvents", "sessions", "unlisted", "listLimit",
-        ])
+        #expect(
+            Set(keys) == [
+                "label", "machine", "definition", "checkedSessions", "unchanged", "migrated", "incompatible",
+                "migrationFailed", "unreadable", "diverging", "divergingEvents", "sessions", "unlisted", "listLimit",
+            ])
         var decoded = try JSONDecoder().decode(UpgradeCheckReport.self, from: json)
         #expect(decoded == report)
 

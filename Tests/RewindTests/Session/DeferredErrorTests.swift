@@ -26,7 +26,8 @@ struct DeferredErrorTests {
         #expect(kept.count == Session.maximumDeferredErrors)
         #expect(kept.allSatisfy { "\($0)".contains("no-such-event") })
         // Oldest dropped first: the first kept is the 51st queued, the last kept the last queued.
-        #expect(kept.first.map { "\($0)" }?.contains("no-such-event-\(failing - Session.maximumDeferredErrors)") == true)
+        #expect(
+            kept.first.map { "\($0)" }?.contains("no-such-event-\(failing - Session.maximumDeferredErrors)") == true)
         #expect(kept.last.map { "\($0)" }?.contains("no-such-event-\(failing - 1)") == true)
         let taken = session.takeDeferredErrors()
         #expect(taken.count == Session.maximumDeferredErrors)

@@ -85,22 +85,32 @@ struct DefinitionUpgradeTests {
     static let rows: [Row] = [
         Row(change: .addState, resumesIn: ["cart"], after: ["back", "wish"], reaches: ["wishlist"]),
         Row(change: .addTransition, resumesIn: ["cart"], after: ["save"], reaches: ["catalog"]),
-        Row(change: .removeUnrelatedState, resumesIn: ["cart"], after: ["back", "resume"], reaches: ["checkout", "payment"]),
-        Row(change: .changeGuard, resumesIn: ["cart"], after: ["back"], reaches: ["catalog"]),
-        Row(change: .renameActiveState, problems: [
-            DefinitionIncompatibility(state: "cart", role: .active, problem: .missing(formerPath: [])),
-            DefinitionIncompatibility(state: "cart", role: .screen, problem: .missing(formerPath: [])),
-        ]),
         Row(
-            change: .renameActiveState, migrations: [DefinitionMigration("cart is basket", renaming: ["cart": "basket"])],
+            change: .removeUnrelatedState, resumesIn: ["cart"], after: ["back", "resume"],
+            reaches: ["checkout", "payment"]),
+        Row(change: .changeGuard, resumesIn: ["cart"], after: ["back"], reaches: ["catalog"]),
+        Row(
+            change: .renameActiveState,
+            problems: [
+                DefinitionIncompatibility(state: "cart", role: .active, problem: .missing(formerPath: [])),
+                DefinitionIncompatibility(state: "cart", role: .screen, problem: .missing(formerPath: [])),
+            ]),
+        Row(
+            change: .renameActiveState,
+            migrations: [DefinitionMigration("cart is basket", renaming: ["cart": "basket"])],
             resumesIn: ["basket"], screens: ["catalog", "basket"], after: ["back", "open"], reaches: ["basket"],
             renamed: ["cart": "basket"]),
-        Row(change: .moveIntoCompound, problems: [
-            DefinitionIncompatibility(state: "cart", role: .active, problem: .moved(from: [], to: ["shopping"])),
-        ]),
-        Row(change: .removeHistoryWithMemory, problems: [
-            DefinitionIncompatibility(state: "checkout.history", role: .history, problem: .missing(formerPath: ["checkout"])),
-        ]),
+        Row(
+            change: .moveIntoCompound,
+            problems: [
+                DefinitionIncompatibility(state: "cart", role: .active, problem: .moved(from: [], to: ["shopping"]))
+            ]),
+        Row(
+            change: .removeHistoryWithMemory,
+            problems: [
+                DefinitionIncompatibility(
+                    state: "checkout.history", role: .history, problem: .missing(formerPath: ["checkout"]))
+            ]),
     ]
 
     /// Records the shop session under the original definition; returns the fixture and the live
@@ -161,9 +171,10 @@ struct DefinitionUpgradeTests {
         guard let configuration = row.resumesIn else {
             // Refused with the problems named; nothing written; replay and verify against the
             // definition the session was recorded under still show every version.
-            #expect(throws: EngineError.incompatibleDefinition(
-                session: SessionID("user"), machine: "shop", recorded: recorded[7]?.definition ?? "",
-                registered: changed.definition.contentVersion, problems: row.problems)
+            #expect(
+                throws: EngineError.incompatibleDefinition(
+                    session: SessionID("user"), machine: "shop", recorded: recorded[7]?.definition ?? "",
+                    registered: changed.definition.contentVersion, problems: row.problems)
             ) {
                 try engine.session("user")
             }
@@ -183,9 +194,10 @@ struct DefinitionUpgradeTests {
         // A guard changed so that the old records no longer pass still resumes: it continued from
         // the latest state, it did not re-run them (a replay migration cannot).
         if row.change == .changeGuard {
-            #expect(throws: EngineError.replayFailed(
-            session: session.id, version: 4, event: "checkout",
-                cause: ErrorCause(MachineError.invalidTransition(from: ["catalog"], event: "checkout")))
+            #expect(
+                throws: EngineError.replayFailed(
+                    session: session.id, version: 4, event: "checkout",
+                    cause: ErrorCause(MachineError.invalidTransition(from: ["catalog"], event: "checkout")))
             ) {
                 try engine.session("user", policy: .replayWithRegistered)
             }
@@ -222,8 +234,9 @@ struct DefinitionUpgradeTests {
         migrated.version = 8
         migrated.timestamp = record.timestamp
         live[8] = migrated
-        #expect(try engine.history(of: session.id, filter: HistoryFilter(events: [StepRecording.migrateEvent]))
-            .map(\.version) == [8])
+        #expect(
+            try engine.history(of: session.id, filter: HistoryFilter(events: [StepRecording.migrateEvent]))
+                .map(\.version) == [8])
 
         // A change guarded by a new condition that the old records do not meet still resumes: it
         // continued from the latest state, it did not re-run them (a replay migration cannot).
@@ -299,23 +312,35 @@ struct DefinitionUpgradeTests {
     }
 
     @Test(arguments: [
-        (EditorChange.addRegion, false, [
-            DefinitionIncompatibility(state: "status", role: .active, problem: .notEntered(parallel: "work")),
-        ]),
+        (
+            EditorChange.addRegion, false,
+            [
+                DefinitionIncompatibility(state: "status", role: .active, problem: .notEntered(parallel: "work"))
+            ]
+        ),
         (EditorChange.addRegion, true, []),
-        (EditorChange.deepHistory, true, [
-            DefinitionIncompatibility(
-                state: "app.history", role: .history,
-                problem: .changedKind(from: "history(shallow)", to: "history(deep)")),
-        ]),
-        (EditorChange.moveRemembered, true, [
-            DefinitionIncompatibility(
-                state: "work", role: .remembered(by: "app.history"), problem: .moved(from: ["app"], to: [])),
-        ]),
-        (EditorChange.settingsBecomesCompound, true, [
-            DefinitionIncompatibility(
-                state: "settings", role: .active, problem: .changedKind(from: "atomic", to: "compound")),
-        ]),
+        (
+            EditorChange.deepHistory, true,
+            [
+                DefinitionIncompatibility(
+                    state: "app.history", role: .history,
+                    problem: .changedKind(from: "history(shallow)", to: "history(deep)"))
+            ]
+        ),
+        (
+            EditorChange.moveRemembered, true,
+            [
+                DefinitionIncompatibility(
+                    state: "work", role: .remembered(by: "app.history"), problem: .moved(from: ["app"], to: []))
+            ]
+        ),
+        (
+            EditorChange.settingsBecomesCompound, true,
+            [
+                DefinitionIncompatibility(
+                    state: "settings", role: .active, problem: .changedKind(from: "atomic", to: "compound"))
+            ]
+        ),
     ])
     func regionsHistoryAndKindsAreChecked(
         _ change: EditorChange, inSettings: Bool, problems: [DefinitionIncompatibility]
@@ -376,37 +401,50 @@ struct DefinitionUpgradeTests {
         }
         // A migration from another definition does not apply: the move is refused.
         do {
-            let engine = try open(fixture, .moveIntoCompound, migrations: [
-                DefinitionMigration("from elsewhere", from: "0123") { $0.state.configuration.insert("shopping", at: 0) },
-            ])
+            let engine = try open(
+                fixture, .moveIntoCompound,
+                migrations: [
+                    DefinitionMigration("from elsewhere", from: "0123") {
+                        $0.state.configuration.insert("shopping", at: 0)
+                    }
+                ])
             defer { engine.close() }
             #expect(throws: EngineError.self) { try engine.session("user") }
         }
         // A transform that throws stops the resume, naming the migration.
         do {
             struct Refused: Error {}
-            let engine = try open(fixture, .moveIntoCompound, migrations: [
-                DefinitionMigration("refuses") { _ in throw Refused() },
-            ])
+            let engine = try open(
+                fixture, .moveIntoCompound,
+                migrations: [
+                    DefinitionMigration("refuses") { _ in throw Refused() }
+                ])
             defer { engine.close() }
-            #expect(throws: EngineError.migrationFailed(
-                session: SessionID("user"), migration: "refuses", cause: ErrorCause(Refused()))) {
+            #expect(
+                throws: EngineError.migrationFailed(
+                    session: SessionID("user"), migration: "refuses", cause: ErrorCause(Refused()))
+            ) {
                 try engine.session("user")
             }
         }
         // A transform that leaves a state outside the definition is refused too.
         do {
-            let engine = try open(fixture, .moveIntoCompound, migrations: [
-                DefinitionMigration("wrong place") { $0.state.configuration.insert("nowhere", at: 0) },
-            ])
+            let engine = try open(
+                fixture, .moveIntoCompound,
+                migrations: [
+                    DefinitionMigration("wrong place") { $0.state.configuration.insert("nowhere", at: 0) }
+                ])
             defer { engine.close() }
-            #expect(throws: EngineError.incompatibleDefinition(
-                session: SessionID("user"), machine: "shop", recorded: original,
-                registered: try Self.machine(.moveIntoCompound).definition.contentVersion,
-                problems: [
-                    DefinitionIncompatibility(state: "cart", role: .active, problem: .moved(from: nil, to: ["shopping"])),
-                    DefinitionIncompatibility(state: "nowhere", role: .active, problem: .missing(formerPath: nil)),
-                ])) {
+            #expect(
+                throws: EngineError.incompatibleDefinition(
+                    session: SessionID("user"), machine: "shop", recorded: original,
+                    registered: try Self.machine(.moveIntoCompound).definition.contentVersion,
+                    problems: [
+                        DefinitionIncompatibility(
+                            state: "cart", role: .active, problem: .moved(from: nil, to: ["shopping"])),
+                        DefinitionIncompatibility(state: "nowhere", role: .active, problem: .missing(formerPath: nil)),
+                    ])
+            ) {
                 try engine.session("user")
             }
         }
@@ -502,9 +540,11 @@ struct DefinitionUpgradeTests {
             #expect(session.state.context["count"] == 3)
             // The record the old migration appended: a tap under the new definition, no more.
             try engine.writableStore.append(
-                [TransitionDraft(
-                    machine: "counter", definition: new.definition.contentVersion, event: "tap",
-                    source: ["counting"], target: ["counting"])],
+                [
+                    TransitionDraft(
+                        machine: "counter", definition: new.definition.contentVersion, event: "tap",
+                        source: ["counting"], target: ["counting"])
+                ],
                 to: session.id, expectedVersion: .exact(4))
         }
         let engine = try fixture.open(registering: [new])

@@ -1,7 +1,8 @@
 import Foundation
-@testable import Rewind
 import RewindTestSupport
 import Testing
+
+@testable import Rewind
 
 /// SCXML `<send>` in persisted sessions: sends without a delay are delivered with the step that
 /// made them (in its append), delayed ones by `deliverDueSends()` once due; each delivery is a
@@ -10,20 +11,21 @@ struct DelayedSendTests {
     /// splash --(on entry: send `timeout` after `delay` ms)--> home on `timeout`; home --go
     /// [send `next`, no delay]--> lobby --next--> room --x--> done (lobby --x--> elsewhere).
     static func machine(delay: Int) throws -> Machine {
-        try Machine(MachineDefinition("sends") {
-            StateNode("splash") {
-                OnEntry(.send(event: "timeout", delay: .milliseconds(delay)))
-                On("timeout", to: "home")
-            }
-            StateNode("home") { On("go", to: "lobby", actions: [.send(event: "next")]) }
-            StateNode("lobby") {
-                On("next", to: "room")
-                On("x", to: "elsewhere")
-            }
-            StateNode("room") { On("x", to: "done") }
-            StateNode("elsewhere")
-            StateNode("done")
-        })
+        try Machine(
+            MachineDefinition("sends") {
+                StateNode("splash") {
+                    OnEntry(.send(event: "timeout", delay: .milliseconds(delay)))
+                    On("timeout", to: "home")
+                }
+                StateNode("home") { On("go", to: "lobby", actions: [.send(event: "next")]) }
+                StateNode("lobby") {
+                    On("next", to: "room")
+                    On("x", to: "elsewhere")
+                }
+                StateNode("room") { On("x", to: "done") }
+                StateNode("elsewhere")
+                StateNode("done")
+            })
     }
 
     func events(of engine: Engine, _ session: String) throws -> [String] {
@@ -150,9 +152,10 @@ struct DelayedSendTests {
     @Test func aDeliveredSendNobodyHandlesIsStillRecorded() async throws {
         // The delivery changes no configuration but consumes the pending send: recorded (source
         // = target), so the resumed session does not deliver it again.
-        let machine = try Machine(MachineDefinition("ping") {
-            StateNode("idle") { OnEntry(.send(event: "ping")) }
-        })
+        let machine = try Machine(
+            MachineDefinition("ping") {
+                StateNode("idle") { OnEntry(.send(event: "ping")) }
+            })
         let fixture = try EngineFixture(snapshotInterval: 0)
         defer { fixture.remove() }
         let engine = try fixture.open(registering: [machine])
@@ -203,25 +206,31 @@ struct DelayedSendTests {
         // Replaying a `rewind.due` of `timeout` on a state whose pending send is another event.
         let recording = StepRecording(
             machine: try Self.machine(delay: 0), machineName: "sends", definition: "d", coder: JSONPayloadCoder())
-        let start = try recording.evaluate(.start(context: .null), in: MachineState(), at: Timestamp(microsecondsSince1970: 1_000_000))
+        let start = try recording.evaluate(
+            .start(context: .null), in: MachineState(), at: Timestamp(microsecondsSince1970: 1_000_000))
         #expect(start.state.pendingSends.map(\.event.name) == ["timeout"])
         #expect(throws: EngineError.delayedSendNotDue(event: "other", atMilliseconds: 1_000)) {
-            try recording.evaluate(.deliverDue(Event("other")), in: start.state, at: Timestamp(microsecondsSince1970: 1_000_000))
+            try recording.evaluate(
+                .deliverDue(Event("other")), in: start.state, at: Timestamp(microsecondsSince1970: 1_000_000))
         }
-        let delivered = try recording.evaluate(.deliverDue(Event("timeout")), in: start.state, at: Timestamp(microsecondsSince1970: 1_000_000))
+        let delivered = try recording.evaluate(
+            .deliverDue(Event("timeout")), in: start.state, at: Timestamp(microsecondsSince1970: 1_000_000))
         #expect(delivered.target == ["home"])
     }
 
     @Test func aDueRecordNamingNoEventIsACorruptedEntry() throws {
         let coder = JSONPayloadCoder()
-        let recording = StepRecording(machine: try Self.machine(delay: 0), machineName: "sends", definition: "d", coder: coder)
+        let recording = StepRecording(
+            machine: try Self.machine(delay: 0), machineName: "sends", definition: "d", coder: coder)
         let record = TransitionRecord(
             sequence: 7, session: SessionID("u"), version: 2,
             transition: TransitionDraft(
                 machine: "sends", definition: "d", event: StepRecording.dueEvent, source: ["splash"], target: ["home"],
                 payload: try coder.encode(JSONValue.object(["payload": .null]))))
-        #expect(throws: EngineError.corruptedEntry(
-            what: "the delayed-send record of 'u' version 2", reason: "its payload names no event")) {
+        #expect(
+            throws: EngineError.corruptedEntry(
+                what: "the delayed-send record of 'u' version 2", reason: "its payload names no event")
+        ) {
             try recording.request(of: record)
         }
     }

@@ -18,12 +18,17 @@ struct ExactValuesTests {
     }
 
     static let boundary = [
-        Account(id: 1_234_567_890_123_456_789, limit: .max, balance: Decimal(string: "3.14159265358979323846264338327") ?? 0,
-                rate: 0.1, owner: "Zoë 👩‍👩‍👧 \u{0}\u{2028}"),
-        Account(id: .min, limit: UInt64(Int64.max) + 1, balance: Decimal(string: "-0.000000000000000000000000000000000000012345") ?? 0,
-                rate: -0.0, owner: "e\u{301}"),
-        Account(id: .max, limit: (1 << 53) + 1, balance: Decimal(string: "99999999999999999999999999999999999999") ?? 0,
-                rate: .leastNonzeroMagnitude, owner: "日本"),
+        Account(
+            id: 1_234_567_890_123_456_789, limit: .max,
+            balance: Decimal(string: "3.14159265358979323846264338327") ?? 0,
+            rate: 0.1, owner: "Zoë 👩‍👩‍👧 \u{0}\u{2028}"),
+        Account(
+            id: .min, limit: UInt64(Int64.max) + 1,
+            balance: Decimal(string: "-0.000000000000000000000000000000000000012345") ?? 0,
+            rate: -0.0, owner: "e\u{301}"),
+        Account(
+            id: .max, limit: (1 << 53) + 1, balance: Decimal(string: "99999999999999999999999999999999999999") ?? 0,
+            rate: .leastNonzeroMagnitude, owner: "日本"),
         // A fraction whose nearest Double is integral (Foundation's JSONDecoder gave an Int64 for
         // it: an archive import lost the fraction; found by `generatedValuesComeBackExactly`).
         Account(id: 0, limit: 0, balance: Decimal(string: "4827137357017551.1939639394396") ?? 0, rate: 0, owner: ""),
@@ -32,15 +37,16 @@ struct ExactValuesTests {
     enum Screen: String { case all, detail, list }
 
     static func machine() throws -> Machine {
-        try Machine(MachineDefinition("accounts") {
-            StateNode(Screen.all, navigation: .popToRoot, validNextStates: [.detail]) {
-                On("show", to: "detail")
-            }
-            StateNode(Screen.detail, navigation: .push(), validNextStates: [.all, .list, .detail]) {
-                On("update")
-            }
-            StateNode(Screen.list, navigation: .push(), validNextStates: [.detail, .all])
-        })
+        try Machine(
+            MachineDefinition("accounts") {
+                StateNode(Screen.all, navigation: .popToRoot, validNextStates: [.detail]) {
+                    On("show", to: "detail")
+                }
+                StateNode(Screen.detail, navigation: .push(), validNextStates: [.all, .list, .detail]) {
+                    On("update")
+                }
+                StateNode(Screen.list, navigation: .push(), validNextStates: [.detail, .all])
+            })
     }
 
     /// Runs `accounts` through one session (context, entered data, payloads), then checks every
@@ -99,7 +105,9 @@ struct ExactValuesTests {
         zip(Gen.number.string(of: 1...38), Gen.int(in: -30...30))
             .compactMap { digits, exponent in Decimal(string: "\(digits)e\(exponent)") },
         Gen<UInt64>.bitSet.map { Double(bitPattern: $0) }.filter(\.isFinite),
-        Gen.uint32(in: 0...0x10FFFF).compactMap { Unicode.Scalar($0) }.array(of: 0...8).map { String(String.UnicodeScalarView($0)) }
+        Gen.uint32(in: 0...0x10FFFF).compactMap { Unicode.Scalar($0) }.array(of: 0...8).map {
+            String(String.UnicodeScalarView($0))
+        }
     ).map { Account(id: $0, limit: $1, balance: $2, rate: $3, owner: $4) }
 
     @Test func generatedValuesComeBackExactly() async {
@@ -121,8 +129,12 @@ struct ExactValuesTests {
         try await session.enter(Screen.detail, data: Self.boundary[0])
         let before = session.version
         await #expect(throws: EngineError.self) { try await session.send("update", payload: ["rate": .number(.nan)]) }
-        await #expect(throws: EngineError.self) { try await session.send("update", payload: ["rate": .number(Double.infinity)]) }
-        await #expect(throws: EngineError.self) { try await session.enter("list", data: ["rate": .number(-Double.infinity)]) }
+        await #expect(throws: EngineError.self) {
+            try await session.send("update", payload: ["rate": .number(Double.infinity)])
+        }
+        await #expect(throws: EngineError.self) {
+            try await session.enter("list", data: ["rate": .number(-Double.infinity)])
+        }
         #expect(session.version == before)
         #expect(try engine.history(of: SessionID("refused")).count == Int(before))
     }

@@ -1,7 +1,8 @@
 import Foundation
-@testable import Rewind
 import RewindTestSupport
 import Testing
+
+@testable import Rewind
 
 /// A request queued outside any step while another task's step holds the session runs once that
 /// step is over, whether the step succeeded or failed.
@@ -14,13 +15,14 @@ struct QueuedRequestTests {
 
     /// splash --timeout--> home, `timeout` also sent by splash's entry after 1 s.
     static func machine() throws -> Machine {
-        try Machine(MachineDefinition("queued") {
-            StateNode("splash") {
-                OnEntry(.send(event: "timeout", delay: .milliseconds(1_000)))
-                On("timeout", to: "home")
-            }
-            StateNode("home")
-        })
+        try Machine(
+            MachineDefinition("queued") {
+                StateNode("splash") {
+                    OnEntry(.send(event: "timeout", delay: .milliseconds(1_000)))
+                    On("timeout", to: "home")
+                }
+                StateNode("home")
+            })
     }
 
     @Test(.hangGuard, arguments: FailingCall.allCases)

@@ -7,7 +7,9 @@ import Testing
 /// as one `send` per event; all or nothing; hooks after the commit, in order.
 struct SessionBatchTests {
     typealias Browser = ExampleMachines.Browser
-    static let events = ["open", "showComments", "back", "close", "showProfile", "showFeed", "openSettings", "closeSettings"]
+    static let events = [
+        "open", "showComments", "back", "close", "showProfile", "showFeed", "openSettings", "closeSettings",
+    ]
 
     /// A record without its time and global sequence (the two stores interleave nothing, but the
     /// clock moves between the two runs).
@@ -15,8 +17,13 @@ struct SessionBatchTests {
         var version: UInt64, event: String, source: [String], target: [String]
         var navigation: [NavigationOperation], payload: [UInt8], stateData: [UInt8]
         init(_ record: TransitionRecord) {
-            version = record.version; event = record.event; source = record.source; target = record.target
-            navigation = record.navigation; payload = record.payload; stateData = record.stateData
+            version = record.version
+            event = record.event
+            source = record.source
+            target = record.target
+            navigation = record.navigation
+            payload = record.payload
+            stateData = record.stateData
         }
     }
 
@@ -25,10 +32,16 @@ struct SessionBatchTests {
         var random = SeededRandom(seed: seed)
         let single = try EngineFixture(snapshotInterval: 5)
         let batched = try EngineFixture(snapshotInterval: 5)
-        defer { single.remove(); batched.remove() }
+        defer {
+            single.remove()
+            batched.remove()
+        }
         let one = try single.open(registering: [try Browser.machine()])
         let many = try batched.open(registering: [try Browser.machine()])
-        defer { one.close(); many.close() }
+        defer {
+            one.close()
+            many.close()
+        }
         let a = try await one.startSession(id: "s", machine: "browser")
         let b = try await many.startSession(id: "s", machine: "browser")
 

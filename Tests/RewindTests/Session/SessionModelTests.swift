@@ -13,7 +13,11 @@ struct SessionModelTests {
 
     /// Calls `onChange` (once) when a value `read` reads changes.
     func track(_ read: @escaping @MainActor () -> Void, onChange: @escaping @Sendable () -> Void) {
-        withObservationTracking { read() } onChange: { onChange() }
+        withObservationTracking {
+            read()
+        } onChange: {
+            onChange()
+        }
     }
 
     @Test func aSendThatCommitsNotifiesAndTheNewValuesAreVisibleWhenItReturns() async throws {
@@ -26,7 +30,11 @@ struct SessionModelTests {
         #expect(model.version == 1)
 
         let changes = LockedBox(0)
-        track({ _ = model.activeStates; _ = model.data }, onChange: { changes.withValue { $0 += 1 } })
+        track(
+            {
+                _ = model.activeStates
+                _ = model.data
+            }, onChange: { changes.withValue { $0 += 1 } })
         let inbox = LoadingView.Model(title: "Inbox", items: ["a"])
         try await model.send("loaded", payload: try JSONValue(encoding: inbox))
         #expect(changes.current == 1)
@@ -44,15 +52,20 @@ struct SessionModelTests {
         defer { engine.close() }
         let model = SessionModel(session: try await engine.openSession(id: "screen", machine: "loading-view"))
         let changes = LockedBox(0)
-        track({
-            _ = model.version; _ = model.configuration; _ = model.activeStates
-            _ = model.data; _ = model.context; _ = model.navigationStack
-        }, onChange: { changes.withValue { $0 += 1 } })
+        track(
+            {
+                _ = model.version
+                _ = model.configuration
+                _ = model.activeStates
+                _ = model.data
+                _ = model.context
+                _ = model.navigationStack
+            }, onChange: { changes.withValue { $0 += 1 } })
         await #expect(throws: MachineError.invalidTransition(from: ["loading"], event: "retry")) {
             try await model.send("retry")
         }
         await #expect(throws: MachineError.self) { try await model.enter("nowhere") }
-        model.refresh()   // nothing was committed: nothing to publish
+        model.refresh()  // nothing was committed: nothing to publish
         #expect(changes.current == 0)
         #expect(model.activeStates == ["loading"])
         #expect(model.version == 1)
@@ -88,10 +101,11 @@ struct SessionModelTests {
             var screen: String
             var data: JSONValue
         }
-        #expect(try model.navigationPath(as: Route.self) == [
-            Route(screen: "detail", data: ["character": "日", "meanings": ["day"]]),
-            Route(screen: "list", data: ["word": "日本"]),
-        ])
+        #expect(
+            try model.navigationPath(as: Route.self) == [
+                Route(screen: "detail", data: ["character": "日", "meanings": ["day"]]),
+                Route(screen: "list", data: ["word": "日本"]),
+            ])
     }
 
     /// A commit the model did not request (here another task sends on the session itself) is
@@ -119,7 +133,7 @@ struct SessionModelTests {
     /// The machine of the article *Using Rewind in an app*, as written there.
     static let reader = MachineDefinition("reader") {
         StateNode("all", navigation: .popToRoot) {
-            On("open", to: "detail")                        // the payload becomes detail's data
+            On("open", to: "detail")  // the payload becomes detail's data
         }
         StateNode("detail", navigation: .push()) {
             On("back", to: "all", navigation: .pop)
@@ -129,12 +143,12 @@ struct SessionModelTests {
     /// The article's `openReader()`, with the store in `directory` instead of Application
     /// Support, `Recent.add` appending to `recent`, and the engine returned so the test can close it.
     func openReader(in directory: String, recent: LockedBox<[JSONValue]>) async throws -> (Engine, SessionModel) {
-        let engine = try Engine(directory: directory)            // durable by default
+        let engine = try Engine(directory: directory)  // durable by default
         try engine.register(try Machine(Self.reader))
         let session = try await engine.openSession(id: "reader", machine: "reader") { session in
             session.onDidEnter("detail") { change in
-                let shown = change.data                                  // runs after the commit,
-                Task { @MainActor in recent.append(shown) }              // off the main actor: hop
+                let shown = change.data  // runs after the commit,
+                Task { @MainActor in recent.append(shown) }  // off the main actor: hop
             }
         }
         return (engine, SessionModel(session: session))
@@ -150,7 +164,7 @@ struct SessionModelTests {
             let (engine, model) = try await openReader(in: directory.path + "/rewind-store", recent: recent)
             defer { engine.close() }
             #expect(model.path == [])
-            try await model.send("open", payload: ["character": "日"])    // committed, then published
+            try await model.send("open", payload: ["character": "日"])  // committed, then published
             #expect(model.path == ["detail"])
             #expect(model.data["detail"] == ["character": "日"])
 
@@ -173,7 +187,8 @@ struct SessionModelTests {
             var screen: String
             var data: JSONValue
         }
-        #expect((try? model.navigationPath(as: Route.self)) ?? [] == [Route(screen: "detail", data: ["character": "月"])])
+        #expect(
+            (try? model.navigationPath(as: Route.self)) ?? [] == [Route(screen: "detail", data: ["character": "月"])])
     }
 
     /// Main-actor code (an app's launch code, top-level code) passes `startSession` and
@@ -184,7 +199,7 @@ struct SessionModelTests {
         defer { fixture.remove() }
         let engine = try fixture.open(registering: [try LoadingView.machine()])
         defer { engine.close() }
-        var configured: [String] = []          // main-actor state, mutated from `configure`
+        var configured: [String] = []  // main-actor state, mutated from `configure`
         let entered = LockedBox<[String]>([])
         let started = try await engine.startSession(id: "started", machine: "loading-view") { session in
             configured.append("start \(session.id)")

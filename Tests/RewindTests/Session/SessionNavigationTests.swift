@@ -1,6 +1,7 @@
 import Foundation
 import RewindTestSupport
 import Testing
+
 @testable import Rewind
 
 /// A session's navigation stack holds its screens *with their data* (issue 18 §2): the Kanji
@@ -24,8 +25,9 @@ struct SessionNavigationTests {
         try await session.enter("detail", data: KanjiNavigation.book)
         #expect(session.navigationStack.entries == KanjiNavigation.stacks[3])
         // The same screen twice, with different data: two entries.
-        #expect(session.navigationStack.entries.filter { $0.screen == "detail" }.map(\.data)
-            == [KanjiNavigation.day, KanjiNavigation.book])
+        #expect(
+            session.navigationStack.entries.filter { $0.screen == "detail" }.map(\.data)
+                == [KanjiNavigation.day, KanjiNavigation.book])
 
         let back = try await session.send("back")
         #expect(session.navigationStack.entries == KanjiNavigation.stacks[4])
@@ -33,15 +35,19 @@ struct SessionNavigationTests {
         #expect(back.state == session.state)
         let backToDay = try await session.send("back")
         #expect(session.navigationStack.entries == KanjiNavigation.stacks[5])
-        #expect(try session.state.data(of: "detail", as: ExampleMachines.Kanji.Character.self)
-            == ExampleMachines.Kanji.Character(character: "日", meanings: ["day", "sun"]))
+        #expect(
+            try session.state.data(of: "detail", as: ExampleMachines.Kanji.Character.self)
+                == ExampleMachines.Kanji.Character(character: "日", meanings: ["day", "sun"]))
         #expect(backToDay.state.data == ["detail": KanjiNavigation.day])
         // The hooks see the screen's data when going back, too.
-        #expect(shown.current == [
-            KanjiNavigation.day, KanjiNavigation.japan, KanjiNavigation.book, KanjiNavigation.japan, KanjiNavigation.day,
-        ])
-        #expect(try session.navigationPath(as: Route.self)
-            == [.detail(ExampleMachines.Kanji.Character(character: "日", meanings: ["day", "sun"]))])
+        #expect(
+            shown.current == [
+                KanjiNavigation.day, KanjiNavigation.japan, KanjiNavigation.book, KanjiNavigation.japan,
+                KanjiNavigation.day,
+            ])
+        #expect(
+            try session.navigationPath(as: Route.self)
+                == [.detail(ExampleMachines.Kanji.Character(character: "日", meanings: ["day", "sun"]))])
     }
 
     @Test(arguments: [1, 4, 64] as [UInt64])
@@ -63,7 +69,10 @@ struct SessionNavigationTests {
         #expect(resumed.state.data == KanjiNavigation.stateData[5])
         // And it goes on from there as the live session would.
         try await resumed.enter("list", data: ["word": "日曜"])
-        #expect(resumed.navigationStack.entries == KanjiNavigation.stacks[5] + [KanjiNavigation.entry("list", ["word": "日曜"])])
+        #expect(
+            resumed.navigationStack.entries == KanjiNavigation.stacks[5] + [
+                KanjiNavigation.entry("list", ["word": "日曜"])
+            ])
         try await resumed.send("back")
         #expect(resumed.navigationStack.entries == KanjiNavigation.stacks[5])
         #expect(resumed.state.data == KanjiNavigation.stateData[5])
@@ -85,7 +94,9 @@ struct SessionNavigationTests {
             members["navigation"] = ["screens": ["all", "detail", "list", "detail"]]
             json = .object(members)
             let old = try json.jsonBytes()
-            #expect(String(decoding: old, as: UTF8.self).contains(#""navigation":{"screens":["all","detail","list","detail"]}"#))
+            #expect(
+                String(decoding: old, as: UTF8.self).contains(
+                    #""navigation":{"screens":["all","detail","list","detail"]}"#))
             try engine.writableStore.write { try $0.put(old, forKey: key, in: .snapshots) }
 
             // Both decoders read it: no data below the top, the top's from the state it shows.
@@ -103,7 +114,10 @@ struct SessionNavigationTests {
         // The old snapshot lacks the data of the entries below its top, so resuming passes it over
         // for the records, which hold that data: going back restores it.
         #expect(resumed.navigationStack.screens == ["all", "detail"])
-        #expect(resumed.navigationStack.entries == [KanjiNavigation.entry("all"), KanjiNavigation.entry("detail", KanjiNavigation.day)])
+        #expect(
+            resumed.navigationStack.entries == [
+                KanjiNavigation.entry("all"), KanjiNavigation.entry("detail", KanjiNavigation.day),
+            ])
         #expect(resumed.state.configuration == ["detail"])
         try await resumed.enter("list", data: KanjiNavigation.japan)
         #expect(resumed.navigationStack.top == KanjiNavigation.entry("list", KanjiNavigation.japan))

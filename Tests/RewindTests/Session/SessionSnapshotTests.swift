@@ -1,7 +1,8 @@
 import Foundation
-import Testing
-@testable import Rewind
 import RewindExamples
+import Testing
+
+@testable import Rewind
 
 struct SessionSnapshotTests {
     private static func codableBytes(_ snapshot: SessionSnapshot) throws -> [UInt8] {
@@ -15,11 +16,15 @@ struct SessionSnapshotTests {
     }
 
     /// A snapshot of the onboarding example a step in, with context, queues, navigation, timestamp.
-    private static func sample(version: UInt64 = 3, timestamp: Timestamp? = Timestamp(microsecondsSince1970: 1_763_600_000_123_456)) throws -> SessionSnapshot {
+    private static func sample(
+        version: UInt64 = 3, timestamp: Timestamp? = Timestamp(microsecondsSince1970: 1_763_600_000_123_456)
+    ) throws -> SessionSnapshot {
         let machine = try ExampleMachines.Onboarding.machine()
         var state = try machine.start(context: ["user": "ada/lovelace", "score": 1.25, "tags": ["a", nil]]).state
         state = try machine.send("launch", in: state).state
-        state.pendingSends = [ScheduledEvent(event: Event("tick", payload: ["n": 1]), due: .milliseconds(1_500), sendID: "t")]
+        state.pendingSends = [
+            ScheduledEvent(event: Event("tick", payload: ["n": 1]), due: .milliseconds(1_500), sendID: "t")
+        ]
         state.internalQueue = [Event("queued")]
         return SessionSnapshot(
             version: version, definition: "sha256:abc", state: state,

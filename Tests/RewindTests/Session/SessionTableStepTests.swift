@@ -1,7 +1,8 @@
 import Foundation
-import RewindTestSupport
 @_spi(Internals) import RewindStore
+import RewindTestSupport
 import Testing
+
 @testable import Rewind
 @testable import RewindMachine
 
@@ -56,8 +57,9 @@ struct SessionTableStepTests {
     static func subjects() throws -> [Subject] {
         var subjects: [Subject] = []
         func add(_ name: String, _ machine: Machine, context: JSONValue = .null) {
-            subjects.append(Subject(
-                name: name, machine: machine, events: vocabulary(of: machine.definition), context: context))
+            subjects.append(
+                Subject(
+                    name: name, machine: machine, events: vocabulary(of: machine.definition), context: context))
         }
         typealias Examples = ExampleMachines
         add("onboarding", try Examples.Onboarding.machine())
@@ -67,11 +69,15 @@ struct SessionTableStepTests {
         add("loading-view", try Examples.LoadingView.machine())
         add("browser", try Examples.Browser.machine())
         add("upload", try Examples.Upload.machine())
-        add("onboarding (ignoring unhandled)", try Machine(
-            Examples.Onboarding.definition, options: Machine.Options(unhandledEvents: .ignore)))
+        add(
+            "onboarding (ignoring unhandled)",
+            try Machine(
+                Examples.Onboarding.definition, options: Machine.Options(unhandledEvents: .ignore)))
         for policy in [Machine.UnhandledEventPolicy.reject, .ignore] {
-            add("mixed (\(policy))", try Machine(
-                mixed, bindings: mixedBindings, options: Machine.Options(unhandledEvents: policy)),
+            add(
+                "mixed (\(policy))",
+                try Machine(
+                    mixed, bindings: mixedBindings, options: Machine.Options(unhandledEvents: policy)),
                 context: .object(["count": .number(0)]))
         }
         return subjects
@@ -168,10 +174,16 @@ struct SessionTableStepTests {
         var random = SeededRandom(seed: seed)
         let generalFixture = try EngineFixture(snapshotInterval: 3)
         let fastFixture = try EngineFixture(snapshotInterval: 3)
-        defer { generalFixture.remove(); fastFixture.remove() }
+        defer {
+            generalFixture.remove()
+            fastFixture.remove()
+        }
         let generalEngine = try generalFixture.open(registering: [subject.machine.withoutPrecomputedSteps()])
         let fastEngine = try fastFixture.open(registering: [subject.machine])
-        defer { generalEngine.close(); fastEngine.close() }
+        defer {
+            generalEngine.close()
+            fastEngine.close()
+        }
         let machine = subject.machine
         var fromTable = 0
         var round = 0

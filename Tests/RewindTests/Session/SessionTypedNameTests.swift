@@ -36,9 +36,10 @@ struct SessionTypedNameTests {
         try await session.send(Onboarding.Event.launch)
         try await session.send(Onboarding.Event.start)
         await session.update(deltaTime: 0.5)
-        #expect(seen.current == [
-            "enter greeting from [\"initial\"]", "exit greeting to [\"login\"]", "update login 0.5",
-        ])
+        #expect(
+            seen.current == [
+                "enter greeting from [\"initial\"]", "exit greeting to [\"login\"]", "update login 0.5",
+            ])
         #expect(session.canEnter(Onboarding.Screen.home) == session.canEnter("home"))
     }
 
@@ -69,9 +70,10 @@ struct SessionTypedNameTests {
         try await session.send("launch", payload: Source(source: "push"))
         try await session.send(Onboarding.Event.start, payload: Source(source: "button"))
         try await session.send("loggedIn", payload: ["source": "json"] as JSONValue)
-        #expect(try payloads(of: session, in: engine) == [
-            .null, ["source": "push"], ["source": "button"], ["source": "json"],
-        ])
+        #expect(
+            try payloads(of: session, in: engine) == [
+                .null, ["source": "push"], ["source": "button"], ["source": "json"],
+            ])
     }
 
     @Test func setNeedsTransitionTakesTypedNamesAndEncodablePayloads() async throws {
@@ -105,7 +107,9 @@ struct SessionTypedNameTests {
         let engine = try fixture.open(registering: [try Onboarding.machine()])
         defer { engine.close() }
         let session = try await engine.startSession(id: "user", machine: "onboarding") { session in
-            session.onDidEnter(Onboarding.Screen.greeting) { _ in session.setNeedsTransition("start", payload: "offline") }
+            session.onDidEnter(Onboarding.Screen.greeting) { _ in
+                session.setNeedsTransition("start", payload: "offline")
+            }
             session.onDidEnter(Onboarding.Screen.login) { _ in
                 session.setNeedsTransition(Onboarding.Event.loggedIn, payload: ["attempt": 2])
             }

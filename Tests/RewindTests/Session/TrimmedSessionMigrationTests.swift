@@ -1,7 +1,8 @@
 import Foundation
-@testable import Rewind
 import RewindTestSupport
 import Testing
+
+@testable import Rewind
 
 /// ``ResumePolicy/replayWithRegistered`` on a session whose history was trimmed: its records
 /// after the base are re-run through the new definition from the base snapshot.
@@ -58,13 +59,15 @@ struct TrimmedSessionMigrationTests {
         defer { fixture.remove() }
         _ = try await recordTrimmed(in: fixture)
         // Without the way back from home to greeting: the first `logout` after the base diverges.
-        let withoutLoop = try Machine(MachineDefinition(
-            name: "onboarding", initial: "initial",
-            routes: [
-                Route(from: "initial", to: "greeting", by: "launch"), Route(from: "greeting", to: "login", by: "start"),
-                Route(from: "login", to: "home", by: "loggedIn"),
-            ],
-            navigation: ["greeting": .setRoot(), "login": .push(), "home": .setRoot()]))
+        let withoutLoop = try Machine(
+            MachineDefinition(
+                name: "onboarding", initial: "initial",
+                routes: [
+                    Route(from: "initial", to: "greeting", by: "launch"),
+                    Route(from: "greeting", to: "login", by: "start"),
+                    Route(from: "login", to: "home", by: "loggedIn"),
+                ],
+                navigation: ["greeting": .setRoot(), "login": .push(), "home": .setRoot()]))
         let engine = try fixture.open(registering: [withoutLoop])
         defer { engine.close() }
         let head = try engine.store.headSequence()
@@ -72,7 +75,7 @@ struct TrimmedSessionMigrationTests {
             try engine.session("long", policy: .replayWithRegistered)
         } throws: { error in
             switch error as? EngineError {
-            case let .replayFailed(_, version, _, _), let .replayDivergence(_, version, _, _, _): version > 40
+            case .replayFailed(_, let version, _, _), .replayDivergence(_, let version, _, _, _): version > 40
             default: false
             }
         }

@@ -1,7 +1,8 @@
 import Foundation
-@testable import Rewind
 import RewindTestSupport
 import Testing
+
+@testable import Rewind
 
 /// Recorded sessions as literals (`LogReplay.recordedSession`, `SessionArchive.recordedSession`)
 /// played back on the app's machine (`RecordedSession.play(on:)`): the checkout fixture's
@@ -35,8 +36,9 @@ struct RecordedSessionTests {
             #expect(session.steps.map(\.at) == [0, 1500, 3000, 4500, 6000, 7500])
             #expect(session.steps[1].payload == #"{"price":12.5,"sku":"mug-1"}"#)
             #expect(session.steps[1].stateData == #"{"item":{"price":12.5,"sku":"mug-1"}}"#)
-            #expect(session.steps[1].navigation
-                == #"[{"data":null,"screen":"cart"},{"data":{"price":12.5,"sku":"mug-1"},"screen":"item"}]"#)
+            #expect(
+                session.steps[1].navigation
+                    == #"[{"data":null,"screen":"cart"},{"data":{"price":12.5,"sku":"mug-1"},"screen":"item"}]"#)
             #expect(session.steps[3].configuration == ["address"])
             let playback = try session.play(on: try Self.recordedMachine())
             #expect(playback.mismatch == nil, "\(playback)")
@@ -54,7 +56,8 @@ struct RecordedSessionTests {
             #expect(mismatch.event == "add")
             #expect(mismatch.differences.contains(.configuration(recorded: ["cart"], computed: ["address"])))
             #expect(playback.reproducedVersions == [1, 2])
-            #expect(mismatch.description.hasPrefix("session 'order-1' version 3 (event 'add'): configuration: recorded"))
+            #expect(
+                mismatch.description.hasPrefix("session 'order-1' version 3 (event 'add'): configuration: recorded"))
             // The other session never adds an item: the diverging definition reproduces it.
             let other = try engine.replay().recordedSession("order-2").play(on: try Self.divergingMachine())
             #expect(other.mismatch == nil, "\(other)")
@@ -68,8 +71,12 @@ struct RecordedSessionTests {
             wrongData.steps[1].stateData = #"{"item":{"price":13,"sku":"mug-1"}}"#
             let data = try #require(try wrongData.play(on: try Self.recordedMachine()).mismatch)
             #expect(data.version == 2)
-            #expect(data.differences == [.stateData(
-                recorded: #"{"item":{"price":13,"sku":"mug-1"}}"#, computed: #"{"item":{"price":12.5,"sku":"mug-1"}}"#)])
+            #expect(
+                data.differences == [
+                    .stateData(
+                        recorded: #"{"item":{"price":13,"sku":"mug-1"}}"#,
+                        computed: #"{"item":{"price":12.5,"sku":"mug-1"}}"#)
+                ])
             var wrongStack = session
             wrongStack.steps[3].navigation = #"[{"data":null,"screen":"cart"}]"#
             let stack = try #require(try wrongStack.play(on: try Self.recordedMachine()).mismatch)
@@ -82,7 +89,8 @@ struct RecordedSessionTests {
         }
     }
 
-    @Test func aRedactedStepTheMachineCannotReproduceIsNotRecheckedAndPlaybackGoesOnFromItsRecordedState() async throws {
+    @Test func aRedactedStepTheMachineCannotReproduceIsNotRecheckedAndPlaybackGoesOnFromItsRecordedState() async throws
+    {
         try await withFixtureStore { engine in
             // order-2's address had no post code (undeliverable); the store recorded it as the
             // marker, from which the guard would say deliverable.
@@ -119,13 +127,15 @@ struct RecordedSessionTests {
         try await withFixtureStore { engine in
             let sessions = try ["order-1", "order-2"].map { try engine.replay().recordedSession(SessionID($0)) }
             let text = SessionTestSource(
-                sessions: sessions, imports: ["App"], machineExpression: "try App.machine()").text
+                sessions: sessions, imports: ["App"], machineExpression: "try App.machine()"
+            ).text
             for secret in RecordedSessionFixture.secrets { #expect(!text.contains(secret)) }
             // Paths given when the test is written: the item's sku, in the payload and the data.
             let redacted = try engine.replay().recordedSession(
                 "order-1", redacting: [try RedactionRule("payload.sku"), try RedactionRule("data.*.sku")])
             let redactedText = SessionTestSource(
-                sessions: [redacted], imports: ["App"], machineExpression: "try App.machine()").text
+                sessions: [redacted], imports: ["App"], machineExpression: "try App.machine()"
+            ).text
             #expect(!redactedText.contains("mug-1"))
             #expect(redacted.steps[1].redacted)
             #expect(!redacted.steps[3].redacted)
@@ -139,7 +149,8 @@ struct RecordedSessionTests {
         try await withFixtureStore { engine in
             for id in ["order-1", "order-2"] {
                 let archive = try engine.exportSession(SessionID(id))
-                #expect(try SessionArchive.recordedSession(archive) == (try engine.replay().recordedSession(SessionID(id))))
+                #expect(
+                    try SessionArchive.recordedSession(archive) == (try engine.replay().recordedSession(SessionID(id))))
             }
             // A damaged archive is the archive's typed error, naming the line.
             var damaged = try engine.exportSession("order-1")
@@ -166,22 +177,29 @@ struct RecordedSessionTests {
         ]
         for (step, reason) in cases {
             let session = RecordedSession(id: "bug-17", machine: "checkout", startedAt: 0, steps: [step])
-            let error = try #require(throws: RecordedSessionError.self) { try session.play(on: try Self.recordedMachine()) }
+            let error = try #require(throws: RecordedSessionError.self) {
+                try session.play(on: try Self.recordedMachine())
+            }
             #expect(error.session == "bug-17")
             #expect(error.version == 1)
             #expect(error.description.contains("recorded session 'bug-17' version 1: \(reason)"), "\(error)")
         }
-        #expect(try RecordedSession(id: "bug-17", machine: "checkout", startedAt: 0, steps: [good])
-            .play(on: try Self.recordedMachine()).mismatch == nil)
+        #expect(
+            try RecordedSession(id: "bug-17", machine: "checkout", startedAt: 0, steps: [good])
+                .play(on: try Self.recordedMachine()).mismatch == nil)
     }
 
     @Test func anEventTheMachineRejectsIsAMismatchNotAnError() throws {
-        let session = RecordedSession(id: "bug-18", machine: "checkout", startedAt: 0, steps: [
-            .init(version: 1, event: "rewind.start", at: 0, payload: "null", configuration: ["cart"], stateData: "{}",
-                  navigation: #"[{"screen":"cart"}]"#),
-            .init(version: 2, event: "teleport", at: 10, payload: "null", configuration: ["done"], stateData: "{}",
-                  navigation: #"[{"screen":"done"}]"#),
-        ])
+        let session = RecordedSession(
+            id: "bug-18", machine: "checkout", startedAt: 0,
+            steps: [
+                .init(
+                    version: 1, event: "rewind.start", at: 0, payload: "null", configuration: ["cart"], stateData: "{}",
+                    navigation: #"[{"screen":"cart"}]"#),
+                .init(
+                    version: 2, event: "teleport", at: 10, payload: "null", configuration: ["done"], stateData: "{}",
+                    navigation: #"[{"screen":"done"}]"#),
+            ])
         let mismatch = try #require(try session.play(on: try Self.recordedMachine()).mismatch)
         #expect(mismatch.version == 2)
         guard case .rejected = mismatch.differences.first else {
@@ -194,8 +212,9 @@ struct RecordedSessionTests {
         func flow(reminding: Bool) -> MachineDefinition {
             MachineDefinition("flow") {
                 StateNode("list", navigation: .setRoot()) {
-                    On("open", to: "detail",
-                       actions: reminding ? [.send(event: "remind", delay: .milliseconds(3_600_000))] : [])
+                    On(
+                        "open", to: "detail",
+                        actions: reminding ? [.send(event: "remind", delay: .milliseconds(3_600_000))] : [])
                 }
                 StateNode("detail", navigation: .push()) { On("back", to: "list") }
             }

@@ -1,5 +1,6 @@
-@testable import Rewind
 import Testing
+
+@testable import Rewind
 
 /// The Swift Testing file `SessionTestSource` writes: literals that say exactly the recorded
 /// text, one test per session under a unique name, the app's modules and machine expression.
@@ -27,8 +28,9 @@ struct SessionTestSourceTests {
 
     @Test func identifiersAreCamelCaseAndNeverStartWithADigit() {
         #expect(SessionTestSource.identifier("session order-1", upperCamelCase: false) == "sessionOrder1")
-        #expect(SessionTestSource.identifier("Recorded loading-view Sessions", upperCamelCase: true)
-            == "RecordedLoadingViewSessions")
+        #expect(
+            SessionTestSource.identifier("Recorded loading-view Sessions", upperCamelCase: true)
+                == "RecordedLoadingViewSessions")
         #expect(SessionTestSource.identifier("42 x", upperCamelCase: true) == "_42X")
         #expect(SessionTestSource.identifier("日本", upperCamelCase: false) == "_")
     }

@@ -1,4 +1,5 @@
 import Testing
+
 @testable import RewindValues
 
 @Suite("HMAC-SHA-256")
@@ -27,8 +28,9 @@ struct HMACSHA256Tests {
         ),
         (
             [UInt8](repeating: 0xaa, count: 131),
-            Array(("This is a test using a larger than block-size key and a larger than block-size data. "
-                + "The key needs to be hashed before being used by the HMAC algorithm.").utf8),
+            Array(
+                ("This is a test using a larger than block-size key and a larger than block-size data. "
+                    + "The key needs to be hashed before being used by the HMAC algorithm.").utf8),
             "9b09ffa71b942fcb27635fbcd5b0e944bfdc63644f0713938a7f51535c3a35e2"
         ),
     ])
@@ -42,7 +44,8 @@ struct HMACSHA256Tests {
         hasher.update(Array("user-".utf8))
         hasher.update(Array("42".utf8))
         #expect(hasher.finalize() == HMACSHA256.authenticationCode(of: Array("user-42".utf8), key: key))
-        #expect(HMACSHA256.authenticationCode(of: Array("user-42".utf8), key: Array("other".utf8))
-            != HMACSHA256.authenticationCode(of: Array("user-42".utf8), key: key))
+        #expect(
+            HMACSHA256.authenticationCode(of: Array("user-42".utf8), key: Array("other".utf8))
+                != HMACSHA256.authenticationCode(of: Array("user-42".utf8), key: key))
     }
 }

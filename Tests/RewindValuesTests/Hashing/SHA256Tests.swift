@@ -1,4 +1,5 @@
 import Testing
+
 @testable import RewindValues
 
 @Suite("SHA-256")
@@ -33,7 +34,9 @@ struct SHA256Tests {
         var hasher = SHA256()
         let piece = [UInt8](repeating: UInt8(ascii: "a"), count: 1000)
         for _ in 0..<1000 { hasher.update(piece) }
-        let digest = hasher.finalize().map { String($0, radix: 16).count == 1 ? "0" + String($0, radix: 16) : String($0, radix: 16) }
+        let digest = hasher.finalize().map {
+            String($0, radix: 16).count == 1 ? "0" + String($0, radix: 16) : String($0, radix: 16)
+        }
         #expect(digest.joined() == "cdc76e5c9914fb9281a1c7e284d73e67f1809a48a497200e046d39ccc7112cd0")
     }
 }

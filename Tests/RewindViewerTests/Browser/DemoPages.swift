@@ -70,7 +70,9 @@ struct DemoPages: Sendable {
         configuration.readOnly = true
         let engine = try Engine(directory: store, configuration: configuration)
         defer { engine.close() }
-        return try engine.sessions().sorted { ($0.headVersion, $0.session.rawValue) > ($1.headVersion, $1.session.rawValue) }
+        return try engine.sessions().sorted {
+            ($0.headVersion, $0.session.rawValue) > ($1.headVersion, $1.session.rawValue)
+        }
     }
 }
 

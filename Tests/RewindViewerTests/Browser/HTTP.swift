@@ -1,6 +1,7 @@
 import Foundation
+
 #if canImport(Glibc)
-import Glibc
+    import Glibc
 #endif
 
 /// One HTTP/1.1 request to 127.0.0.1 over a blocking socket, `Connection: close`: the body of the
@@ -12,9 +13,9 @@ enum HTTP {
 
     static func exchange(method: String, port: Int, path: String, body: Data?) throws -> Data {
         #if canImport(Glibc)
-        let fd = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
+            let fd = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
         #else
-        let fd = socket(AF_INET, SOCK_STREAM, 0)
+            let fd = socket(AF_INET, SOCK_STREAM, 0)
         #endif
         guard fd >= 0 else { throw Failure(description: "socket() failed") }
         defer { close(fd) }
@@ -23,12 +24,15 @@ enum HTTP {
         address.sin_port = UInt16(port).bigEndian
         address.sin_addr.s_addr = inet_addr("127.0.0.1")
         let connected = withUnsafePointer(to: &address) {
-            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { connect(fd, $0, socklen_t(MemoryLayout<sockaddr_in>.size)) }
+            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) {
+                connect(fd, $0, socklen_t(MemoryLayout<sockaddr_in>.size))
+            }
         }
         guard connected == 0 else { throw Failure(description: "cannot connect to 127.0.0.1:\(port) (errno \(errno))") }
         var request = Data("\(method) \(path) HTTP/1.1\r\nHost: 127.0.0.1:\(port)\r\nConnection: close\r\n".utf8)
         if let body {
-            request.append(Data("Content-Type: application/json; charset=utf-8\r\nContent-Length: \(body.count)\r\n\r\n".utf8))
+            request.append(
+                Data("Content-Type: application/json; charset=utf-8\r\nContent-Length: \(body.count)\r\n\r\n".utf8))
             request.append(body)
         } else {
             request.append(Data("Content-Length: 0\r\n\r\n".utf8))
@@ -50,10 +54,13 @@ enum HTTP {
                 let head = String(decoding: reply[..<split.lowerBound], as: UTF8.self).lowercased()
                 let body = reply[split.upperBound...]
                 if let line = head.split(separator: "\r\n").first(where: { $0.hasPrefix("content-length:") }),
-                   let length = Int(line.dropFirst("content-length:".count).trimmingCharacters(in: .whitespaces)) {
+                    let length = Int(line.dropFirst("content-length:".count).trimmingCharacters(in: .whitespaces))
+                {
                     if body.count >= length { return Data(body.prefix(length)) }
-                } else if head.contains("transfer-encoding: chunked"), body.range(of: Data("\r\n0\r\n\r\n".utf8)) != nil
-                    || body.starts(with: Data("0\r\n\r\n".utf8)) {
+                } else if head.contains("transfer-encoding: chunked"),
+                    body.range(of: Data("\r\n0\r\n\r\n".utf8)) != nil
+                        || body.starts(with: Data("0\r\n\r\n".utf8))
+                {
                     return try dechunk(Data(body))
                 }
             }
@@ -66,7 +73,8 @@ enum HTTP {
             reply.append(contentsOf: chunk[0..<count])
         }
         guard let split = reply.range(of: Data("\r\n\r\n".utf8)) else {
-            throw Failure(description: "no HTTP header in the reply: \(String(decoding: reply.prefix(200), as: UTF8.self))")
+            throw Failure(
+                description: "no HTTP header in the reply: \(String(decoding: reply.prefix(200), as: UTF8.self))")
         }
         let head = String(decoding: reply[..<split.lowerBound], as: UTF8.self).lowercased()
         let body = Data(reply[split.upperBound...])
@@ -77,7 +85,10 @@ enum HTTP {
         var out = Data()
         var rest = data[...]
         while let line = rest.range(of: Data("\r\n".utf8)) {
-            guard let size = Int(String(decoding: rest[..<line.lowerBound], as: UTF8.self).split(separator: ";")[0], radix: 16) else {
+            guard
+                let size = Int(
+                    String(decoding: rest[..<line.lowerBound], as: UTF8.self).split(separator: ";")[0], radix: 16)
+            else {
                 throw Failure(description: "a bad chunk size")
             }
             if size == 0 { break }

@@ -46,8 +46,12 @@ func expectPage(
     let shown = try await Shown.read(driver)
     #expect(shown.version == state.version, sourceLocation: sourceLocation)
     #expect(Set(shown.active) == Set(state.configuration), "highlighted states", sourceLocation: sourceLocation)
-    #expect(shown.cards.map(\.screen) == state.navigationStack.reversed().map(\.screen), "stack cards, top first", sourceLocation: sourceLocation)
-    #expect(shown.cards.map { $0.data ?? .null } == state.navigationStack.reversed().map { $0.data ?? .null }, "cards' data", sourceLocation: sourceLocation)
+    #expect(
+        shown.cards.map(\.screen) == state.navigationStack.reversed().map(\.screen), "stack cards, top first",
+        sourceLocation: sourceLocation)
+    #expect(
+        shown.cards.map { $0.data ?? .null } == state.navigationStack.reversed().map { $0.data ?? .null },
+        "cards' data", sourceLocation: sourceLocation)
     #expect(shown.data == .object(state.data), "state data", sourceLocation: sourceLocation)
     #expect(shown.context == state.context, "context", sourceLocation: sourceLocation)
     #expect(shown.payload == state.payload, "payload", sourceLocation: sourceLocation)

@@ -24,7 +24,7 @@ final class WebDriver: @unchecked Sendable {
     /// The chromium and chromedriver executables, or `nil` when either is missing.
     static var executables: (browser: URL, driver: URL)? {
         guard let browser = BuiltProduct.onPath(named: "chromium") ?? BuiltProduct.onPath(named: "chromium-browser"),
-              let driver = BuiltProduct.onPath(named: "chromedriver")
+            let driver = BuiltProduct.onPath(named: "chromedriver")
         else { return nil }
         return (browser, driver)
     }
@@ -32,7 +32,10 @@ final class WebDriver: @unchecked Sendable {
     /// Starts chromedriver and a headless browser of `width`×`height`.
     static func start(width: Int = 1280, height: Int = 800) async throws -> WebDriver {
         guard let executables else {
-            throw Failure(description: "chromium and chromedriver are not installed: apt-get install -y chromium chromium-driver (make test does it)")
+            throw Failure(
+                description:
+                    "chromium and chromedriver are not installed: apt-get install -y chromium chromium-driver (make test does it)"
+            )
         }
         let port = try freePort()
         let process = Process()
@@ -48,7 +51,8 @@ final class WebDriver: @unchecked Sendable {
         while seen.range(of: marker) == nil {
             let chunk = output.fileHandleForReading.availableData
             if chunk.isEmpty {
-                throw Failure(description: "chromedriver exited before it was ready: \(String(decoding: seen, as: UTF8.self))")
+                throw Failure(
+                    description: "chromedriver exited before it was ready: \(String(decoding: seen, as: UTF8.self))")
             }
             seen.append(chunk)
         }
@@ -57,9 +61,11 @@ final class WebDriver: @unchecked Sendable {
         // frame, and a window is at least 500 px wide); below 500 px as a touch phone.
         var options: [String: Any] = [:]
         let phone = width < 500
-        options["mobileEmulation"] = ["deviceMetrics": [
-            "width": width, "height": height, "pixelRatio": 1.0, "mobile": phone, "touch": phone,
-        ] as [String: Any]]
+        options["mobileEmulation"] = [
+            "deviceMetrics": [
+                "width": width, "height": height, "pixelRatio": 1.0, "mobile": phone, "touch": phone,
+            ] as [String: Any]
+        ]
         options["binary"] = executables.browser.path
         options["args"] = [
             "--headless=new", "--no-sandbox", "--disable-gpu", "--disable-dev-shm-usage",
@@ -73,15 +79,16 @@ final class WebDriver: @unchecked Sendable {
                     "browserName": "chrome",
                     "pageLoadStrategy": "normal",
                     "goog:chromeOptions": options,
-                ] as [String: Any],
-            ],
+                ] as [String: Any]
+            ]
         ]
         do {
             let reply = try await request("POST", base.appendingPathComponent("session"), capabilities)
             guard let value = reply as? [String: Any], let id = value["sessionId"] as? String else {
                 throw Failure(description: "no session id in \(String(describing: reply))")
             }
-            let driver = WebDriver(driver: process, base: base.appendingPathComponent("session").appendingPathComponent(id), sessionID: id)
+            let driver = WebDriver(
+                driver: process, base: base.appendingPathComponent("session").appendingPathComponent(id), sessionID: id)
             _ = try await driver.command("POST", "timeouts", ["script": 60_000, "pageLoad": 60_000])
             return driver
         } catch {
@@ -131,10 +138,14 @@ final class WebDriver: @unchecked Sendable {
 
     /// Presses `key` (a WebDriver key: ``Key``) on the focused element.
     func press(_ key: String) async throws {
-        let actions: [String: Any] = ["actions": [[
-            "type": "key", "id": "keyboard",
-            "actions": [["type": "keyDown", "value": key], ["type": "keyUp", "value": key]],
-        ] as [String: Any]]]
+        let actions: [String: Any] = [
+            "actions": [
+                [
+                    "type": "key", "id": "keyboard",
+                    "actions": [["type": "keyDown", "value": key], ["type": "keyUp", "value": key]],
+                ] as [String: Any]
+            ]
+        ]
         _ = try await command("POST", "actions", actions)
     }
 
@@ -158,10 +169,12 @@ final class WebDriver: @unchecked Sendable {
     /// Makes the page see `scheme` ("light" or "dark") as the system's `prefers-color-scheme`
     /// (Chromium's DevTools emulation, through chromedriver).
     func emulateColorScheme(_ scheme: String) async throws {
-        _ = try await command("POST", "goog/cdp/execute", [
-            "cmd": "Emulation.setEmulatedMedia",
-            "params": ["features": [["name": "prefers-color-scheme", "value": scheme]]] as [String: Any],
-        ])
+        _ = try await command(
+            "POST", "goog/cdp/execute",
+            [
+                "cmd": "Emulation.setEmulatedMedia",
+                "params": ["features": [["name": "prefers-color-scheme", "value": scheme]]] as [String: Any],
+            ])
     }
 
     /// Sets the window's size.
@@ -171,7 +184,8 @@ final class WebDriver: @unchecked Sendable {
 
     /// A PNG of the viewport.
     func screenshot() async throws -> Data {
-        guard let text = try await command("GET", "screenshot", nil) as? String, let data = Data(base64Encoded: text) else {
+        guard let text = try await command("GET", "screenshot", nil) as? String, let data = Data(base64Encoded: text)
+        else {
             throw Failure(description: "the screenshot is not base64")
         }
         return data
@@ -197,7 +211,8 @@ final class WebDriver: @unchecked Sendable {
         // Blocking socket I/O on a thread of its own, off Swift's cooperative pool.
         let data: Data = try await withCheckedThrowingContinuation { continuation in
             Thread.detachNewThread {
-                continuation.resume(with: Result { try HTTP.exchange(method: method, port: port, path: path, body: payload) })
+                continuation.resume(
+                    with: Result { try HTTP.exchange(method: method, port: port, path: path, body: payload) })
             }
         }
         let object = try JSONSerialization.jsonObject(with: data, options: [.fragmentsAllowed])
@@ -212,9 +227,9 @@ final class WebDriver: @unchecked Sendable {
     /// A free TCP port on 127.0.0.1 (bound to port 0, read, released).
     private static func freePort() throws -> Int {
         #if canImport(Glibc)
-        let fd = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
+            let fd = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
         #else
-        let fd = socket(AF_INET, SOCK_STREAM, 0)
+            let fd = socket(AF_INET, SOCK_STREAM, 0)
         #endif
         guard fd >= 0 else { throw Failure(description: "socket() failed") }
         defer { close(fd) }

@@ -1,4 +1,5 @@
 import Testing
+
 @testable import RewindViewer
 
 /// The glyph-width metric that sizes the diagram's boxes.

@@ -1,8 +1,9 @@
 import Foundation
-#if canImport(FoundationXML)
-import FoundationXML
-#endif
 import Testing
+
+#if canImport(FoundationXML)
+    import FoundationXML
+#endif
 
 /// A ``StatechartDiagram``'s SVG read back with Foundation's XML parser: the geometry the tests
 /// check, taken from the document as a browser would see it.
@@ -94,18 +95,23 @@ struct DrawnDiagram {
                 let box = Box(
                     x: try Self.number(rect, "x"), y: try Self.number(rect, "y"),
                     width: try Self.number(rect, "width"), height: try Self.number(rect, "height"))
-                let separators = Self.elements("path", in: child).filter { Self.classes($0).contains("rw-separator") }.count
-                states.append(State(id: id, classes: Self.classes(child), box: box, parent: parent, separators: separators))
+                let separators = Self.elements("path", in: child).filter { Self.classes($0).contains("rw-separator") }
+                    .count
+                states.append(
+                    State(id: id, classes: Self.classes(child), box: box, parent: parent, separators: separators))
                 inner = id
             } else if Self.name(of: child) == "g", let index = Self.value(of: "data-transition", in: child) {
                 let paths = Self.elements("path", in: child)
-                transitions.append(Transition(
-                    index: try #require(Int(index)),
-                    event: Self.value(of: "data-event", in: child) ?? "",
-                    classes: Self.classes(child),
-                    labels: Self.elements("text", in: child).compactMap(\.stringValue),
-                    paths: paths.filter { Self.classes($0).contains("rw-edge") }.compactMap { Self.value(of: "d", in: $0) },
-                    arrowheads: paths.filter { Self.classes($0).contains("rw-arrowhead") }.count))
+                transitions.append(
+                    Transition(
+                        index: try #require(Int(index)),
+                        event: Self.value(of: "data-event", in: child) ?? "",
+                        classes: Self.classes(child),
+                        labels: Self.elements("text", in: child).compactMap(\.stringValue),
+                        paths: paths.filter { Self.classes($0).contains("rw-edge") }.compactMap {
+                            Self.value(of: "d", in: $0)
+                        },
+                        arrowheads: paths.filter { Self.classes($0).contains("rw-arrowhead") }.count))
             }
             try collect(child, parent: inner)
         }
@@ -159,8 +165,10 @@ struct DrawnDiagram {
                 for step in 1...12 {
                     let t = Double(step) / 12
                     let u = 1 - t
-                    let x = u * u * u * position.x + 3 * u * u * t * first.x + 3 * u * t * t * second.x + t * t * t * end.x
-                    let y = u * u * u * position.y + 3 * u * u * t * first.y + 3 * u * t * t * second.y + t * t * t * end.y
+                    let x =
+                        u * u * u * position.x + 3 * u * u * t * first.x + 3 * u * t * t * second.x + t * t * t * end.x
+                    let y =
+                        u * u * u * position.y + 3 * u * u * t * first.y + 3 * u * t * t * second.y + t * t * t * end.y
                     points.append((x, y))
                 }
                 position = end

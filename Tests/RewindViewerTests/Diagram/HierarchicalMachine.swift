@@ -6,82 +6,155 @@ import Rewind
 /// parallel state, guarded, eventless, internal, targetless, multi-target and direct moves.
 enum HierarchicalMachine {
     static var definition: MachineDefinition {
-        MachineDefinition(name: "media", states: [
-            StateDefinition(id: "app", initial: ["splash"], children: [
-                StateDefinition(id: "splash", transitions: [
-                    TransitionDefinition(events: ["ready"], targets: ["auth"]),
-                    TransitionDefinition(events: ["resume"], targets: ["library.history"]),
-                ]),
-                StateDefinition(id: "auth", children: [
-                    StateDefinition(id: "welcome", transitions: [
-                        TransitionDefinition(events: ["signIn"], targets: ["signIn"]),
-                        TransitionDefinition(events: ["signUp"], targets: ["signUp"]),
-                    ]),
-                    StateDefinition(id: "signIn", children: [
-                        StateDefinition(id: "email", transitions: [TransitionDefinition(events: ["next"], targets: ["password"])]),
-                        StateDefinition(id: "password", transitions: [
-                            TransitionDefinition(events: ["submit"], targets: ["twoFactor"], condition: .named("needsCode")),
-                            TransitionDefinition(events: ["submit"], targets: ["main"]),
-                            TransitionDefinition(events: ["forgot"], targets: ["forgot"]),
-                        ]),
-                        StateDefinition(id: "twoFactor", transitions: [
-                            TransitionDefinition(events: ["verified"], targets: ["home", "playing"]),
-                            TransitionDefinition(events: ["resend"]),
-                        ]),
-                    ]),
-                    StateDefinition(id: "signUp", transitions: [TransitionDefinition(events: ["created"], targets: ["email"])]),
-                    StateDefinition(id: "forgot", transitions: [TransitionDefinition(events: ["sent"], targets: ["welcome"])]),
-                    StateDefinition(id: "authHelp"),
-                ], transitions: [TransitionDefinition(events: ["cancel"], targets: ["welcome"], kind: .internal)]),
-                StateDefinition(id: "main", kind: .parallel, children: [
-                    StateDefinition(id: "content", children: [
-                        StateDefinition(id: "home", transitions: [
-                            TransitionDefinition(events: ["search"], targets: ["search"]),
-                            TransitionDefinition(events: ["library"], targets: ["library"]),
-                        ]),
-                        StateDefinition(id: "search", children: [
-                            StateDefinition(id: "query", transitions: [TransitionDefinition(events: ["submit"], targets: ["results"])]),
-                            StateDefinition(id: "results", transitions: [
-                                TransitionDefinition(events: ["select"], targets: ["detail"]),
-                                TransitionDefinition(events: ["refine"], targets: ["query"]),
+        MachineDefinition(
+            name: "media",
+            states: [
+                StateDefinition(
+                    id: "app", initial: ["splash"],
+                    children: [
+                        StateDefinition(
+                            id: "splash",
+                            transitions: [
+                                TransitionDefinition(events: ["ready"], targets: ["auth"]),
+                                TransitionDefinition(events: ["resume"], targets: ["library.history"]),
                             ]),
-                            StateDefinition(id: "detail", transitions: [TransitionDefinition(events: ["save"], targets: ["book"])]),
-                        ], transitions: [TransitionDefinition(events: ["home"], targets: ["home"])]),
-                        StateDefinition(id: "library", children: [
-                            StateDefinition(id: "library.history", kind: .history, history: .deep),
-                            StateDefinition(id: "shelves", transitions: [TransitionDefinition(events: ["open"], targets: ["book"])]),
-                            StateDefinition(id: "book", transitions: [TransitionDefinition(events: ["close"], targets: ["shelves"])]),
-                        ], transitions: [TransitionDefinition(events: ["home"], targets: ["home"])]),
-                    ]),
-                    StateDefinition(id: "player", children: [
-                        StateDefinition(id: "stopped", transitions: [TransitionDefinition(events: ["play"], targets: ["playing"])]),
-                        StateDefinition(id: "playing", transitions: [
-                            TransitionDefinition(events: ["pause"], targets: ["paused"]),
-                            TransitionDefinition(events: ["stop"], targets: ["stopped"]),
-                        ]),
-                        StateDefinition(id: "paused", transitions: [
-                            TransitionDefinition(events: ["play"], targets: ["playing"]),
-                            TransitionDefinition(targets: ["stopped"], condition: .not(.inState("content"))),
-                        ]),
-                    ]),
-                ], transitions: [
-                    TransitionDefinition(events: ["settings"], targets: ["settings"]),
-                    TransitionDefinition(events: ["error.*"], targets: ["error"]),
-                ]),
-                StateDefinition(id: "settings", children: [
-                    StateDefinition(id: "general", validNextStates: ["account", "privacy", "about"]),
-                    StateDefinition(id: "account", transitions: [TransitionDefinition(events: ["signOut"], targets: ["signIn"])],
+                        StateDefinition(
+                            id: "auth",
+                            children: [
+                                StateDefinition(
+                                    id: "welcome",
+                                    transitions: [
+                                        TransitionDefinition(events: ["signIn"], targets: ["signIn"]),
+                                        TransitionDefinition(events: ["signUp"], targets: ["signUp"]),
+                                    ]),
+                                StateDefinition(
+                                    id: "signIn",
+                                    children: [
+                                        StateDefinition(
+                                            id: "email",
+                                            transitions: [TransitionDefinition(events: ["next"], targets: ["password"])]
+                                        ),
+                                        StateDefinition(
+                                            id: "password",
+                                            transitions: [
+                                                TransitionDefinition(
+                                                    events: ["submit"], targets: ["twoFactor"],
+                                                    condition: .named("needsCode")),
+                                                TransitionDefinition(events: ["submit"], targets: ["main"]),
+                                                TransitionDefinition(events: ["forgot"], targets: ["forgot"]),
+                                            ]),
+                                        StateDefinition(
+                                            id: "twoFactor",
+                                            transitions: [
+                                                TransitionDefinition(
+                                                    events: ["verified"], targets: ["home", "playing"]),
+                                                TransitionDefinition(events: ["resend"]),
+                                            ]),
+                                    ]),
+                                StateDefinition(
+                                    id: "signUp",
+                                    transitions: [TransitionDefinition(events: ["created"], targets: ["email"])]),
+                                StateDefinition(
+                                    id: "forgot",
+                                    transitions: [TransitionDefinition(events: ["sent"], targets: ["welcome"])]),
+                                StateDefinition(id: "authHelp"),
+                            ],
+                            transitions: [
+                                TransitionDefinition(events: ["cancel"], targets: ["welcome"], kind: .internal)
+                            ]),
+                        StateDefinition(
+                            id: "main", kind: .parallel,
+                            children: [
+                                StateDefinition(
+                                    id: "content",
+                                    children: [
+                                        StateDefinition(
+                                            id: "home",
+                                            transitions: [
+                                                TransitionDefinition(events: ["search"], targets: ["search"]),
+                                                TransitionDefinition(events: ["library"], targets: ["library"]),
+                                            ]),
+                                        StateDefinition(
+                                            id: "search",
+                                            children: [
+                                                StateDefinition(
+                                                    id: "query",
+                                                    transitions: [
+                                                        TransitionDefinition(events: ["submit"], targets: ["results"])
+                                                    ]),
+                                                StateDefinition(
+                                                    id: "results",
+                                                    transitions: [
+                                                        TransitionDefinition(events: ["select"], targets: ["detail"]),
+                                                        TransitionDefinition(events: ["refine"], targets: ["query"]),
+                                                    ]),
+                                                StateDefinition(
+                                                    id: "detail",
+                                                    transitions: [
+                                                        TransitionDefinition(events: ["save"], targets: ["book"])
+                                                    ]),
+                                            ], transitions: [TransitionDefinition(events: ["home"], targets: ["home"])]),
+                                        StateDefinition(
+                                            id: "library",
+                                            children: [
+                                                StateDefinition(id: "library.history", kind: .history, history: .deep),
+                                                StateDefinition(
+                                                    id: "shelves",
+                                                    transitions: [
+                                                        TransitionDefinition(events: ["open"], targets: ["book"])
+                                                    ]),
+                                                StateDefinition(
+                                                    id: "book",
+                                                    transitions: [
+                                                        TransitionDefinition(events: ["close"], targets: ["shelves"])
+                                                    ]),
+                                            ], transitions: [TransitionDefinition(events: ["home"], targets: ["home"])]),
+                                    ]),
+                                StateDefinition(
+                                    id: "player",
+                                    children: [
+                                        StateDefinition(
+                                            id: "stopped",
+                                            transitions: [TransitionDefinition(events: ["play"], targets: ["playing"])]),
+                                        StateDefinition(
+                                            id: "playing",
+                                            transitions: [
+                                                TransitionDefinition(events: ["pause"], targets: ["paused"]),
+                                                TransitionDefinition(events: ["stop"], targets: ["stopped"]),
+                                            ]),
+                                        StateDefinition(
+                                            id: "paused",
+                                            transitions: [
+                                                TransitionDefinition(events: ["play"], targets: ["playing"]),
+                                                TransitionDefinition(
+                                                    targets: ["stopped"], condition: .not(.inState("content"))),
+                                            ]),
+                                    ]),
+                            ],
+                            transitions: [
+                                TransitionDefinition(events: ["settings"], targets: ["settings"]),
+                                TransitionDefinition(events: ["error.*"], targets: ["error"]),
+                            ]),
+                        StateDefinition(
+                            id: "settings",
+                            children: [
+                                StateDefinition(id: "general", validNextStates: ["account", "privacy", "about"]),
+                                StateDefinition(
+                                    id: "account",
+                                    transitions: [TransitionDefinition(events: ["signOut"], targets: ["signIn"])],
                                     validNextStates: ["general"]),
-                    StateDefinition(id: "privacy", validNextStates: ["general"]),
-                    StateDefinition(id: "about", validNextStates: ["general"]),
-                ], transitions: [TransitionDefinition(events: ["back"], targets: ["library.history"])]),
-                StateDefinition(id: "error", transitions: [
-                    TransitionDefinition(events: ["retry"], targets: ["splash"]),
-                    TransitionDefinition(events: ["quit"], targets: ["done"]),
-                ]),
-            ]),
-            StateDefinition(id: "done", kind: .final),
-        ])
+                                StateDefinition(id: "privacy", validNextStates: ["general"]),
+                                StateDefinition(id: "about", validNextStates: ["general"]),
+                            ], transitions: [TransitionDefinition(events: ["back"], targets: ["library.history"])]),
+                        StateDefinition(
+                            id: "error",
+                            transitions: [
+                                TransitionDefinition(events: ["retry"], targets: ["splash"]),
+                                TransitionDefinition(events: ["quit"], targets: ["done"]),
+                            ]),
+                    ]),
+                StateDefinition(id: "done", kind: .final),
+            ])
     }
 
     /// Every state id of ``definition``, depth first.

@@ -2,17 +2,19 @@ import Foundation
 import Rewind
 import RewindTestSupport
 import Testing
+
 @testable import RewindViewer
 
 /// The SVG of ``StatechartDiagram`` read back as XML: every state once, boxes nested as the
 /// states are, siblings apart, regions side by side, every transition with its label, lines
 /// between boxes, escaping and determinism.
 struct StatechartDiagramTests {
-    static let definitions: [String: MachineDefinition] = Dictionary(uniqueKeysWithValues: [
-        ExampleMachines.Onboarding.definition, ExampleMachines.Map.definition, ExampleMachines.Kanji.definition,
-        ExampleMachines.Browser.definition, ExampleMachines.StateKit.definition, ExampleMachines.Upload.definition,
-        ExampleMachines.LoadingView.definition, HierarchicalMachine.definition,
-    ].map { ($0.name, $0) })
+    static let definitions: [String: MachineDefinition] = Dictionary(
+        uniqueKeysWithValues: [
+            ExampleMachines.Onboarding.definition, ExampleMachines.Map.definition, ExampleMachines.Kanji.definition,
+            ExampleMachines.Browser.definition, ExampleMachines.StateKit.definition, ExampleMachines.Upload.definition,
+            ExampleMachines.LoadingView.definition, HierarchicalMachine.definition,
+        ].map { ($0.name, $0) })
     /// The seeds' machines and the 30-state one, by name (the tests' arguments).
     static let examples = definitions.keys.sorted()
 
@@ -52,7 +54,9 @@ struct StatechartDiagramTests {
             let box = try #require(drawn.state(id))
             #expect(box.parent == parent, "\(id)")
             #expect(box.box.width > 0 && box.box.height > 0, "\(id)")
-            #expect(box.box.x >= 0 && box.box.y >= 0 && box.box.maxX <= drawn.width && box.box.maxY <= drawn.height, "\(id)")
+            #expect(
+                box.box.x >= 0 && box.box.y >= 0 && box.box.maxX <= drawn.width && box.box.maxY <= drawn.height, "\(id)"
+            )
             if let parent {
                 let outer = try #require(drawn.state(parent))
                 #expect(outer.box.strictlyContains(box.box), "\(id) \(box.box) is not inside \(parent) \(outer.box)")
@@ -156,16 +160,22 @@ struct StatechartDiagramTests {
 
     @Test func idsAndLabelsAreEscaped() throws {
         let odd = ["a<b>", "x & \"y\"", "'quoted'", "日本語", "zoë\u{1}"]
-        let definition = MachineDefinition(name: "odd <&> \"name\"", states: [
-            StateDefinition(id: odd[0], transitions: [TransitionDefinition(events: ["go<&>"], targets: [odd[1]])]),
-            StateDefinition(id: odd[1], children: [
-                StateDefinition(id: odd[2], transitions: [
-                    TransitionDefinition(events: ["\"q\""], targets: [odd[3]], condition: .named("a&b")),
-                ]),
-                StateDefinition(id: odd[3]),
-            ]),
-            StateDefinition(id: odd[4], kind: .final),
-        ])
+        let definition = MachineDefinition(
+            name: "odd <&> \"name\"",
+            states: [
+                StateDefinition(id: odd[0], transitions: [TransitionDefinition(events: ["go<&>"], targets: [odd[1]])]),
+                StateDefinition(
+                    id: odd[1],
+                    children: [
+                        StateDefinition(
+                            id: odd[2],
+                            transitions: [
+                                TransitionDefinition(events: ["\"q\""], targets: [odd[3]], condition: .named("a&b"))
+                            ]),
+                        StateDefinition(id: odd[3]),
+                    ]),
+                StateDefinition(id: odd[4], kind: .final),
+            ])
         let diagram = StatechartDiagram(definition)
         let drawn = try DrawnDiagram(diagram.svg)
         #expect(Set(drawn.states.map(\.id)) == Set(odd.dropLast() + ["zoë\u{FFFD}"]))
@@ -180,23 +190,35 @@ struct StatechartDiagramTests {
     /// Definitions a machine would refuse, and unusual shapes, still draw a well-formed diagram:
     /// what can be placed is, an unknown target is left out.
     @Test func oddShapesAndInvalidDefinitionsStillDraw() throws {
-        let definition = MachineDefinition(name: "odd", states: [
-            StateDefinition(id: "outer", children: [
-                StateDefinition(id: "h", kind: .history, initialTransition: TransitionDefinition(targets: ["inner"])),
-                StateDefinition(id: "inner", transitions: [
-                    TransitionDefinition(events: ["up"], targets: ["outer"]),
-                    TransitionDefinition(events: ["lost"], targets: ["nowhere"]),
-                    TransitionDefinition(condition: .named("ready")),
-                ]),
-            ], transitions: [TransitionDefinition(events: ["again"], targets: ["outer"])]),
-            StateDefinition(id: "both", kind: .parallel, children: [
-                StateDefinition(id: "left", children: [
-                    StateDefinition(id: "l1", transitions: [TransitionDefinition(events: ["cross"], targets: ["r1"])]),
-                ]),
-                StateDefinition(id: "right", children: [StateDefinition(id: "r1")]),
-            ], transitions: [TransitionDefinition(events: ["reset"], targets: ["l1"])]),
-            StateDefinition(id: "outer"),
-        ])
+        let definition = MachineDefinition(
+            name: "odd",
+            states: [
+                StateDefinition(
+                    id: "outer",
+                    children: [
+                        StateDefinition(
+                            id: "h", kind: .history, initialTransition: TransitionDefinition(targets: ["inner"])),
+                        StateDefinition(
+                            id: "inner",
+                            transitions: [
+                                TransitionDefinition(events: ["up"], targets: ["outer"]),
+                                TransitionDefinition(events: ["lost"], targets: ["nowhere"]),
+                                TransitionDefinition(condition: .named("ready")),
+                            ]),
+                    ], transitions: [TransitionDefinition(events: ["again"], targets: ["outer"])]),
+                StateDefinition(
+                    id: "both", kind: .parallel,
+                    children: [
+                        StateDefinition(
+                            id: "left",
+                            children: [
+                                StateDefinition(
+                                    id: "l1", transitions: [TransitionDefinition(events: ["cross"], targets: ["r1"])])
+                            ]),
+                        StateDefinition(id: "right", children: [StateDefinition(id: "r1")]),
+                    ], transitions: [TransitionDefinition(events: ["reset"], targets: ["l1"])]),
+                StateDefinition(id: "outer"),
+            ])
         let diagram = StatechartDiagram(definition)
         let drawn = try DrawnDiagram(diagram.svg)
         #expect(drawn.states.map(\.id) == ["outer", "h", "inner", "both", "left", "l1", "right", "r1", "outer"])
@@ -244,12 +266,14 @@ struct StatechartDiagramTests {
         for rule in body.split(separator: "}") where rule.contains("{") {
             let selectors = rule.split(separator: "{")[0].split(separator: ",")
             for selector in selectors {
-                #expect(selector.trimmingCharacters(in: .whitespacesAndNewlines).hasPrefix(".rw-diagram"), "\(selector)")
+                #expect(
+                    selector.trimmingCharacters(in: .whitespacesAndNewlines).hasPrefix(".rw-diagram"), "\(selector)")
             }
         }
         for rule in [".rw-active>.rw-box", ".rw-taken .rw-edge"] { #expect(drawn.style.contains(rule)) }
         // No fetch of any kind: the namespace is the only URL.
         #expect(svg.components(separatedBy: "http").count == 2 && svg.contains("xmlns=\"http://www.w3.org/2000/svg\""))
-        #expect(!svg.contains("url(") && !svg.contains("@import") && !svg.contains("@font-face") && !svg.contains("href"))
+        #expect(
+            !svg.contains("url(") && !svg.contains("@import") && !svg.contains("@font-face") && !svg.contains("href"))
     }
 }

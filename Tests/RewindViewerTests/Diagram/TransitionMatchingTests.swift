@@ -1,6 +1,7 @@
 import Rewind
 import RewindTestSupport
 import Testing
+
 @testable import RewindViewer
 
 /// ``StatechartDiagram/transitionIndex(event:source:target:)`` on the records of real sessions:
@@ -18,9 +19,10 @@ struct TransitionMatchingTests {
     }
 
     static var definitions: [String: MachineDefinition] {
-        Dictionary(uniqueKeysWithValues: ExampleScenario.all.compactMap { scenario in
-            (try? scenario.machine()).map { (scenario.name, $0.definition) }
-        })
+        Dictionary(
+            uniqueKeysWithValues: ExampleScenario.all.compactMap { scenario in
+                (try? scenario.machine()).map { (scenario.name, $0.definition) }
+            })
     }
 
     @Test(arguments: ExampleScenario.all)
@@ -51,7 +53,9 @@ struct TransitionMatchingTests {
         let records = try await Self.records(of: try #require(ExampleScenario.all.first { $0.name == "browser" }))
         func taken(_ event: String) -> [DiagramTransition] {
             records.filter { $0.event == event }.compactMap {
-                browser.transitionIndex(event: $0.event, source: $0.source, target: $0.target).map { browser.transitions[$0] }
+                browser.transitionIndex(event: $0.event, source: $0.source, target: $0.target).map {
+                    browser.transitions[$0]
+                }
             }
         }
         #expect(taken("openSettings").map(\.source) == ["browse", "browse"])
@@ -60,29 +64,37 @@ struct TransitionMatchingTests {
 
         // Guards choose between two transitions on one event: the targets that became active decide.
         let statekit = StatechartDiagram(ExampleMachines.StateKit.definition)
-        let error = try #require(statekit.transitionIndex(
-            event: "apiRespondedError", source: ["root", "loading"], target: ["root", "errorView"]))
+        let error = try #require(
+            statekit.transitionIndex(
+                event: "apiRespondedError", source: ["root", "loading"], target: ["root", "errorView"]))
         #expect(statekit.transitions[error].source == "root" && statekit.transitions[error].targets == ["errorView"])
 
         let media = StatechartDiagram(HierarchicalMachine.definition)
         let password = ["app", "auth", "signIn", "password"]
-        let guarded = try #require(media.transitionIndex(
-            event: "submit", source: password, target: ["app", "auth", "signIn", "twoFactor"]))
+        let guarded = try #require(
+            media.transitionIndex(
+                event: "submit", source: password, target: ["app", "auth", "signIn", "twoFactor"]))
         #expect(media.transitions[guarded].targets == ["twoFactor"])
-        let plain = try #require(media.transitionIndex(
-            event: "submit", source: password, target: ["app", "main", "content", "home", "player", "stopped"]))
+        let plain = try #require(
+            media.transitionIndex(
+                event: "submit", source: password, target: ["app", "main", "content", "home", "player", "stopped"]))
         #expect(media.transitions[plain].targets == ["main"])
         // `error.*` matches `error.network`; a deeper source wins over an ancestor's transition.
-        let failure = try #require(media.transitionIndex(
-            event: "error.network", source: ["app", "main", "content", "home", "player", "stopped"], target: ["app", "error"]))
+        let failure = try #require(
+            media.transitionIndex(
+                event: "error.network", source: ["app", "main", "content", "home", "player", "stopped"],
+                target: ["app", "error"]))
         #expect(media.transitions[failure].source == "main")
-        let home = try #require(media.transitionIndex(
-            event: "home", source: ["app", "main", "content", "search", "query", "player", "paused"],
-            target: ["app", "main", "content", "home", "player", "paused"]))
+        let home = try #require(
+            media.transitionIndex(
+                event: "home", source: ["app", "main", "content", "search", "query", "player", "paused"],
+                target: ["app", "main", "content", "home", "player", "paused"]))
         #expect(media.transitions[home].source == "search")
         // Nothing drawn for the start, a migration or an unknown event.
         #expect(media.transitionIndex(event: StepRecording.startEvent, source: [], target: ["app", "splash"]) == nil)
-        #expect(media.transitionIndex(event: StepRecording.migrateEvent, source: ["app", "splash"], target: ["app", "splash"]) == nil)
+        #expect(
+            media.transitionIndex(
+                event: StepRecording.migrateEvent, source: ["app", "splash"], target: ["app", "splash"]) == nil)
         #expect(media.transitionIndex(event: "nothing", source: ["app", "splash"], target: ["app", "splash"]) == nil)
     }
 }

@@ -20,7 +20,9 @@ struct MachinePageUpgradeCheckTests {
     /// `listing` ends in `list`, `reading` only saw `detail`.
     static func engine() async throws -> (EngineFixture, Engine) {
         let fixture = try EngineFixture()
-        let engine = try fixture.open(registering: [try KanjiNavigation.machine()]) { $0.projections = [ScreenFlowProjection()] }
+        let engine = try fixture.open(registering: [try KanjiNavigation.machine()]) {
+            $0.projections = [ScreenFlowProjection()]
+        }
         _ = try await KanjiNavigation.walk("walked", in: engine)
         let listing = try await engine.startSession(id: "listing", machine: KanjiNavigation.name)
         try await listing.enter("detail", data: KanjiNavigation.day)
@@ -32,8 +34,12 @@ struct MachinePageUpgradeCheckTests {
 
     @Test func thePageHoldsTheEnginesReportWithItsTotalsAndEachSessionInWords() async throws {
         let (fixture, engine) = try await Self.engine()
-        defer { fixture.remove(); engine.close() }
-        let report = try engine.upgradeCheck(of: KanjiNavigation.name, against: try Machine(Self.withoutList), label: "v2 </script>")
+        defer {
+            fixture.remove()
+            engine.close()
+        }
+        let report = try engine.upgradeCheck(
+            of: KanjiNavigation.name, against: try Machine(Self.withoutList), label: "v2 </script>")
         #expect(report.incompatible == 1 && report.diverging == 2 && report.unchanged == 2)
 
         var page = MachinePage(engine: engine, machine: KanjiNavigation.name)
@@ -43,7 +49,9 @@ struct MachinePageUpgradeCheckTests {
         let shown = try #require(data.upgradeCheck)
         #expect(shown.report == report)
         #expect(shown.summary == report.description)
-        #expect(shown.summary.hasPrefix("v2 </script>: 3 sessions of kanji-back — 2 unchanged, 0 migrated, 1 incompatible; 2 diverge"))
+        #expect(
+            shown.summary.hasPrefix(
+                "v2 </script>: 3 sessions of kanji-back — 2 unchanged, 0 migrated, 1 incompatible; 2 diverge"))
         #expect(!shown.passes)
         #expect(shown.details == report.sessions.map(\.detail))
         let details = Dictionary(uniqueKeysWithValues: zip(report.sessions.map(\.session), shown.details))
@@ -58,7 +66,10 @@ struct MachinePageUpgradeCheckTests {
 
     @Test func withoutACheckThePageHoldsNone() async throws {
         let (fixture, engine) = try await Self.engine()
-        defer { fixture.remove(); engine.close() }
+        defer {
+            fixture.remove()
+            engine.close()
+        }
         let data = try ViewerPageData.machinePage(try MachinePage(engine: engine, machine: KanjiNavigation.name).html())
         #expect(data.machine == KanjiNavigation.name && data.upgradeCheck == nil)
     }

@@ -1,20 +1,24 @@
 import Foundation
 import Rewind
 import RewindTestSupport
-import Testing
 import RewindViewer
+import Testing
 
 /// A session's page rendered from another log (as a fleet server renders an uploaded session)
 /// is the engine's page, byte for byte.
 struct SessionPageFromLogTests {
     @Test func thePageFromAnotherLogIsTheEnginesPage() async throws {
         let (fixture, engine) = try await SessionPageTests.engineWithSession()
-        defer { fixture.remove(); engine.close() }
+        defer {
+            fixture.remove()
+            engine.close()
+        }
         let log = try InMemoryTransitionLog(copying: engine)
         let rules = try Redaction(paths: ["payload.email", "context.token"])
         let ticker = try TickerMachine.machine()
         for session in [SessionID("kanji-1"), SessionID("ticker-1")] {
-            let expected = try SessionPage(engine: engine, session: session, redacting: rules, verifyingAgainst: ticker).html()
+            let expected = try SessionPage(engine: engine, session: session, redacting: rules, verifyingAgainst: ticker)
+                .html()
             // Registered or not, the records re-run the same and the diagram is the stored definition.
             for registered in [[try KanjiNavigation.machine(), ticker], []] {
                 let page = try SessionPage(

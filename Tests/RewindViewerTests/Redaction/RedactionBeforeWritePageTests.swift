@@ -2,6 +2,7 @@ import Foundation
 import Rewind
 import RewindTestSupport
 import Testing
+
 @testable import RewindViewer
 
 /// A page of a session recorded under a redaction policy: the values were never written, so the

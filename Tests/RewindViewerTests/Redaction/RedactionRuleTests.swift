@@ -2,17 +2,27 @@ import Foundation
 import Rewind
 import RewindTestSupport
 import Testing
+
 @testable import RewindViewer
 
 struct RedactionRuleTests {
     @Test func wildcardsMatchEveryKeyAndElement() throws {
-        let value: JSONValue = ["card": ["number": "4111", "cvc": "123"], "items": [["price": 3, "name": "tea"], ["price": 4, "name": "cake"]]]
+        let value: JSONValue = [
+            "card": ["number": "4111", "cvc": "123"],
+            "items": [["price": 3, "name": "tea"], ["price": 4, "name": "cake"]],
+        ]
         var redaction = try Redaction(paths: ["payload.card.*", "payload.items.*.price"])
         let redacted = redaction.apply(.payload, to: value)
         let placeholder = RedactionRule.placeholder
-        #expect(redacted == ["card": ["number": placeholder, "cvc": placeholder],
-                             "items": [["price": placeholder, "name": "tea"], ["price": placeholder, "name": "cake"]]])
-        #expect(redaction.redactedPaths == ["payload.card.number", "payload.card.cvc", "payload.items.0.price", "payload.items.1.price"])
+        #expect(
+            redacted == [
+                "card": ["number": placeholder, "cvc": placeholder],
+                "items": [["price": placeholder, "name": "tea"], ["price": placeholder, "name": "cake"]],
+            ])
+        #expect(
+            redaction.redactedPaths == [
+                "payload.card.number", "payload.card.cvc", "payload.items.0.price", "payload.items.1.price",
+            ])
         // Other roots are untouched.
         #expect(redaction.apply(.context, to: value) == value)
     }
@@ -20,7 +30,10 @@ struct RedactionRuleTests {
     @Test func dataRulesCoverStateDataAndNavigationEntries() throws {
         var redaction = try Redaction(paths: ["data.*.email"])
         let data: [String: JSONValue] = ["profile": ["email": "a@b.c", "name": "Ann"], "home": .null]
-        #expect(redaction.apply(toStateData: data) == ["profile": ["email": RedactionRule.placeholder, "name": "Ann"], "home": .null])
+        #expect(
+            redaction.apply(toStateData: data) == [
+                "profile": ["email": RedactionRule.placeholder, "name": "Ann"], "home": .null,
+            ])
         let entries = redaction.apply(toNavigation: [NavigationEntry(screen: "profile", data: ["email": "a@b.c"])])
         #expect(entries == [NavigationEntry(screen: "profile", data: ["email": RedactionRule.placeholder])])
     }
@@ -42,7 +55,9 @@ struct RedactionRuleTests {
         defer { engine.close() }
         let session = try await engine.openSession(id: "card-user", machine: TickerMachine.name)
         for index in 0..<5 {
-            _ = try await session.send(TickerMachine.tick, payload: ["card": ["number": .string("4111-0000-\(index)")], "n": .number(JSONNumber(index))])
+            _ = try await session.send(
+                TickerMachine.tick,
+                payload: ["card": ["number": .string("4111-0000-\(index)")], "n": .number(JSONNumber(index))])
         }
         let archive = try engine.exportSession(SessionID("card-user"))
         #expect(String(decoding: archive, as: UTF8.self).contains("4111-0000-3"))

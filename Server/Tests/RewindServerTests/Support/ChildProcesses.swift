@@ -20,11 +20,11 @@ func runToEnd(_ executable: String, _ arguments: [String]) async throws -> (stat
         unlink(outputPath)
     }
     #if canImport(Darwin)
-    var actions: posix_spawn_file_actions_t? = nil
-    var attributes: posix_spawnattr_t? = nil
+        var actions: posix_spawn_file_actions_t? = nil
+        var attributes: posix_spawnattr_t? = nil
     #else
-    var actions = posix_spawn_file_actions_t()
-    var attributes = posix_spawnattr_t()
+        var actions = posix_spawn_file_actions_t()
+        var attributes = posix_spawnattr_t()
     #endif
     posix_spawn_file_actions_init(&actions)
     defer { posix_spawn_file_actions_destroy(&actions) }
@@ -34,13 +34,13 @@ func runToEnd(_ executable: String, _ arguments: [String]) async throws -> (stat
     posix_spawn_file_actions_adddup2(&actions, output, 1)
     posix_spawn_file_actions_adddup2(&actions, output, 2)
     #if canImport(Darwin)
-    posix_spawnattr_setflags(&attributes, Int16(POSIX_SPAWN_CLOEXEC_DEFAULT))
+        posix_spawnattr_setflags(&attributes, Int16(POSIX_SPAWN_CLOEXEC_DEFAULT))
     #else
-    // Every other open descriptor is closed in the child (glibc ignores one closed meanwhile).
-    let descriptors = (try? FileManager.default.contentsOfDirectory(atPath: "/proc/self/fd")) ?? []
-    for descriptor in descriptors.compactMap({ Int32($0) }) where descriptor > 2 {
-        posix_spawn_file_actions_addclose(&actions, descriptor)
-    }
+        // Every other open descriptor is closed in the child (glibc ignores one closed meanwhile).
+        let descriptors = (try? FileManager.default.contentsOfDirectory(atPath: "/proc/self/fd")) ?? []
+        for descriptor in descriptors.compactMap({ Int32($0) }) where descriptor > 2 {
+            posix_spawn_file_actions_addclose(&actions, descriptor)
+        }
     #endif
     let argv: [UnsafeMutablePointer<CChar>?] = ([executable] + arguments).map { strdup($0) } + [nil]
     defer { for argument in argv { free(argument) } }
@@ -113,7 +113,8 @@ final class ServerProcess {
         while let line = await iterator.next() {
             seen.append(line)
             if line.contains("listening"), let range = line.range(of: #"port=\d+"#, options: .regularExpression),
-               let listening = Int(line[range].dropFirst("port=".count)) {
+                let listening = Int(line[range].dropFirst("port=".count))
+            {
                 return ServerProcess(process: process, port: listening, lines: lines)
             }
         }
@@ -158,7 +159,9 @@ final class PrivateCluster: Sendable {
 
     static func start() async throws -> PrivateCluster {
         guard let bin = ProcessInfo.processInfo.environment["REWIND_TEST_PG_BIN"] else {
-            throw Unavailable(description: "REWIND_TEST_PG_BIN is not set: run the server's tests with Server/scripts/with-postgres.sh")
+            throw Unavailable(
+                description:
+                    "REWIND_TEST_PG_BIN is not set: run the server's tests with Server/scripts/with-postgres.sh")
         }
         let directory = NSTemporaryDirectory() + "rewind-private-pg-" + UUID().uuidString
         try FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true)
@@ -170,7 +173,9 @@ final class PrivateCluster: Sendable {
         }
         let port = try TCPProxy.freePort()
         let cluster = PrivateCluster(directory: directory, port: port, bin: bin, runAs: runAs)
-        let initdb = try await cluster.run("initdb", ["-D", "\(directory)/data", "-U", "postgres", "-A", "trust", "-E", "UTF8", "--locale=C", "--no-sync"])
+        let initdb = try await cluster.run(
+            "initdb",
+            ["-D", "\(directory)/data", "-U", "postgres", "-A", "trust", "-E", "UTF8", "--locale=C", "--no-sync"])
         guard initdb.status == 0 else { throw Unavailable(description: "initdb: \(initdb.output)") }
         try await cluster.start()
         return cluster
@@ -190,13 +195,19 @@ final class PrivateCluster: Sendable {
 
     /// `pg_ctl ARGUMENTS` on this cluster (waiting for it to finish), throwing its output on failure.
     func pgCtl(_ arguments: [String]) async throws {
-        let result = try await run("pg_ctl", ["-D", "\(directory)/data", "-l", "\(directory)/postgres.log", "-w"] + arguments)
-        guard result.status == 0 else { throw Unavailable(description: "pg_ctl \(arguments.joined(separator: " ")): \(result.output)") }
+        let result = try await run(
+            "pg_ctl", ["-D", "\(directory)/data", "-l", "\(directory)/postgres.log", "-w"] + arguments)
+        guard result.status == 0 else {
+            throw Unavailable(description: "pg_ctl \(arguments.joined(separator: " ")): \(result.output)")
+        }
     }
 
     /// Starts PostgreSQL (waiting until it accepts connections).
     func start() async throws {
-        try await pgCtl(["start", "-o", "-c listen_addresses=127.0.0.1 -p \(port) -k \(directory) -c fsync=off -c max_connections=100"])
+        try await pgCtl([
+            "start", "-o",
+            "-c listen_addresses=127.0.0.1 -p \(port) -k \(directory) -c fsync=off -c max_connections=100",
+        ])
     }
 
     /// Stops PostgreSQL at once, aborting every transaction and dropping every connection

@@ -24,16 +24,19 @@ extension Device {
         let loading = try await engine.startSession(id: "lv-1", machine: Loading.definition.name)
         let events = ExampleMachines.Onboarding.Event.allCases
         _ = try await onboarding.send(events[0])
-        _ = try await kanji.enter(Kanji.State.detail, data: Kanji.Character(character: "木", meanings: ["tree", "wood"]))
+        _ = try await kanji.enter(
+            Kanji.State.detail, data: Kanji.Character(character: "木", meanings: ["tree", "wood"]))
         _ = try await loading.send(Loading.Event.loaded, payload: Loading.Model(title: "Inbox", items: ["a", "b"]))
         _ = try await onboarding.send(events[1])
         _ = try await kanji.enter(Kanji.State.list, data: Kanji.Word(word: "日本"))
         _ = try await loading.send(Loading.Event.reload)
-        _ = try await kanji.enter(Kanji.State.detail, data: Kanji.Character(character: "本", meanings: ["book", "origin"]))
+        _ = try await kanji.enter(
+            Kanji.State.detail, data: Kanji.Character(character: "本", meanings: ["book", "origin"]))
         _ = try await loading.send(Loading.Event.failed, payload: "offline \"quoted\" \\ / ✓")
         _ = try await kanji.enter(Kanji.State.all)
         _ = try await loading.send(Loading.Event.retry)
-        _ = try await loading.send(Loading.Event.loaded, payload: Loading.Model(title: "Inbox", items: ["a", "c", "d"]))
+        _ = try await loading.send(
+            Loading.Event.loaded, payload: Loading.Model(title: "Inbox", items: ["a", "c", "d"]))
         for event in events.dropFirst(2) { _ = try await onboarding.send(event) }
         try await runOnboarding(["ob-2"])
         _ = try await engine.fork("kanji-1", at: 3, as: "kanji-fork")
@@ -55,8 +58,9 @@ extension Device {
         func flow(reminding: Bool) -> MachineDefinition {
             MachineDefinition("flow") {
                 StateNode("list") {
-                    On("open", to: "detail",
-                       actions: reminding ? [.send(event: "remind", delay: .seconds(3_600))] : [])
+                    On(
+                        "open", to: "detail",
+                        actions: reminding ? [.send(event: "remind", delay: .seconds(3_600))] : [])
                 }
                 StateNode("detail") {
                     On("back", to: "list")

@@ -1,8 +1,8 @@
 import Foundation
 import Rewind
 import RewindExamples
-@_spi(Internals) import RewindStore
 import RewindServer
+@_spi(Internals) import RewindStore
 
 /// A device: a real Rewind store in a temporary directory, written by the engine with the
 /// example machines, and the batches it would upload (its records in the store's own encoding,
@@ -63,12 +63,16 @@ final class Device: @unchecked Sendable {
         var named: Set<String> = []
         try engine.store.read { transaction in
             for record in records where named.insert("\(record.machine)\u{0}\(record.definition)").inserted {
-                if let document = try transaction.storedDefinitionDocument(name: record.machine, version: record.definition) {
-                    definitions.append(.init(machine: record.machine, contentVersion: record.definition, document: document))
+                if let document = try transaction.storedDefinitionDocument(
+                    name: record.machine, version: record.definition)
+                {
+                    definitions.append(
+                        .init(machine: record.machine, contentVersion: record.definition, document: document))
                 }
             }
         }
-        return IngestionBatch(firstSequence: sequence, records: records.map(RecordCodec.encode), definitions: definitions)
+        return IngestionBatch(
+            firstSequence: sequence, records: records.map(RecordCodec.encode), definitions: definitions)
     }
 }
 

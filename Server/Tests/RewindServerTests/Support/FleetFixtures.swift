@@ -31,11 +31,12 @@ extension Device {
         let session = try await engine.startSession(id: id, machine: ExampleMachines.Kanji.definition.name)
         var current = State.all
         for _ in 0..<(records - 1) {
-            let next: State = switch current {
-            case .all: .detail
-            case .detail: Bool.random(using: &generator) ? .list : .all
-            case .list: Int.random(in: 0..<3, using: &generator) == 0 ? .all : .detail
-            }
+            let next: State =
+                switch current {
+                case .all: .detail
+                case .detail: Bool.random(using: &generator) ? .list : .all
+                case .list: Int.random(in: 0..<3, using: &generator) == 0 ? .all : .detail
+                }
             switch next {
             case .all: try await session.enter(State.all.rawValue)
             case .detail: try await session.enter(State.detail, data: Self.kanji.randomElement(using: &generator)!)
@@ -139,7 +140,10 @@ struct FunnelBody: Decodable, Equatable {
 
 /// The body of `GET /v1/stores/{store}/sessions/{session}/stack`.
 struct StackBody: Decodable {
-    struct Entry: Decodable { var screen: String; var data: JSONValue }
+    struct Entry: Decodable {
+        var screen: String
+        var data: JSONValue
+    }
     var machine: String
     var depth: Int
     var entries: [Entry]
@@ -169,6 +173,7 @@ struct SessionPage: Decodable {
 
 /// `text` percent-encoded for a path segment or query value.
 func percentEncoded(_ text: String) -> String {
-    text.addingPercentEncoding(withAllowedCharacters: CharacterSet(
-        charactersIn: "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789-._~")) ?? ""
+    text.addingPercentEncoding(
+        withAllowedCharacters: CharacterSet(
+            charactersIn: "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789-._~")) ?? ""
 }

@@ -35,15 +35,18 @@ struct LogAnswers: Equatable {
         }
         for sequence in Set([0, 1, 2, 3, head / 2, max(head, 1) - 1, head, head + 1, UInt64.max]) {
             for limit in limits {
-                answers.logRecords["\(sequence), \(limit)"] = try await reader.records(fromSequence: sequence, limit: limit)
+                answers.logRecords["\(sequence), \(limit)"] = try await reader.records(
+                    fromSequence: sequence, limit: limit)
             }
         }
         var names = Set(try await reader.records(fromSequence: 1, limit: .max).map { [$0.machine, $0.definition] })
         names.insert(["onboarding", "not-a-version"])
         names.insert(["no-such-machine", "x"])
         for name in names {
-            answers.definitions["\(name[0])@\(name[1])"] = try await reader.storedDefinitionDocument(name: name[0], version: name[1])
-                .map { try MachineDefinition(jsonDocument: Data($0)) }
+            answers.definitions["\(name[0])@\(name[1])"] = try await reader.storedDefinitionDocument(
+                name: name[0], version: name[1]
+            )
+            .map { try MachineDefinition(jsonDocument: Data($0)) }
         }
         return answers
     }

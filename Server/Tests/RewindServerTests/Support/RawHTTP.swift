@@ -1,8 +1,9 @@
 import Foundation
+
 #if canImport(Glibc)
-import Glibc
+    import Glibc
 #elseif canImport(Darwin)
-import Darwin
+    import Darwin
 #endif
 
 /// A response as received: status, headers (lowercased names) and body.
@@ -54,7 +55,10 @@ enum RawHTTP {
         return try await withTaskCancellationHandler {
             try await withCheckedThrowingContinuation { continuation in
                 let thread = Thread {
-                    continuation.resume(with: Result { try exchange(on: descriptor, bytes: bytes, closeAfterSending: closeAfterSending) })
+                    continuation.resume(
+                        with: Result {
+                            try exchange(on: descriptor, bytes: bytes, closeAfterSending: closeAfterSending)
+                        })
                 }
                 thread.start()
             }
@@ -66,9 +70,14 @@ enum RawHTTP {
     private static func exchange(on descriptor: Int32, bytes: [UInt8], closeAfterSending: Bool) throws -> [UInt8] {
         var sent = 0
         while sent < bytes.count {
-            let count = bytes[sent...].withUnsafeBytes { send(descriptor, $0.baseAddress, $0.count, Int32(MSG_NOSIGNAL)) }
+            let count = bytes[sent...].withUnsafeBytes {
+                send(descriptor, $0.baseAddress, $0.count, Int32(MSG_NOSIGNAL))
+            }
             // The server may answer (413) and close before reading everything: stop sending then.
-            if count < 0 { if errno == EPIPE || errno == ECONNRESET { break }; throw SocketError(what: "send", code: errno) }
+            if count < 0 {
+                if errno == EPIPE || errno == ECONNRESET { break }
+                throw SocketError(what: "send", code: errno)
+            }
             sent += count
         }
         if closeAfterSending { return [] }
@@ -76,7 +85,10 @@ enum RawHTTP {
         var buffer = [UInt8](repeating: 0, count: 65536)
         while true {
             let count = buffer.withUnsafeMutableBytes { recv(descriptor, $0.baseAddress, $0.count, 0) }
-            if count < 0 { if errno == ECONNRESET && !response.isEmpty { break }; throw SocketError(what: "recv", code: errno) }
+            if count < 0 {
+                if errno == ECONNRESET && !response.isEmpty { break }
+                throw SocketError(what: "recv", code: errno)
+            }
             if count == 0 { break }
             response.append(contentsOf: buffer[..<count])
         }
@@ -87,17 +99,22 @@ enum RawHTTP {
 
     private static func parse(_ raw: [UInt8]) throws -> HTTPTestResponse {
         let separator: [UInt8] = [13, 10, 13, 10]
-        guard let end = raw.indices.first(where: { raw[$0...].starts(with: separator) }) else { throw MalformedResponse(bytes: raw) }
+        guard let end = raw.indices.first(where: { raw[$0...].starts(with: separator) }) else {
+            throw MalformedResponse(bytes: raw)
+        }
         let head = String(decoding: raw[..<end], as: UTF8.self).components(separatedBy: "\r\n")
         let statusParts = head[0].split(separator: " ")
         guard statusParts.count >= 2, let status = Int(statusParts[1]) else { throw MalformedResponse(bytes: raw) }
         var headers: [String: String] = [:]
         for line in head.dropFirst() {
             guard let colon = line.firstIndex(of: ":") else { continue }
-            headers[line[..<colon].lowercased()] = line[line.index(after: colon)...].trimmingCharacters(in: .whitespaces)
+            headers[line[..<colon].lowercased()] = line[line.index(after: colon)...].trimmingCharacters(
+                in: .whitespaces)
         }
         var body = Array(raw[(end + 4)...])
-        if let length = headers["content-length"].flatMap(Int.init), body.count > length { body = Array(body[..<length]) }
+        if let length = headers["content-length"].flatMap(Int.init), body.count > length {
+            body = Array(body[..<length])
+        }
         if headers["transfer-encoding"] == "chunked" { body = try dechunk(body) }
         return HTTPTestResponse(status: status, headers: headers, body: body)
     }
@@ -107,7 +124,7 @@ enum RawHTTP {
         var index = 0
         while index < bytes.count {
             guard let lineEnd = bytes[index...].indices.first(where: { bytes[$0...].starts(with: [13, 10]) }),
-                  let size = Int(String(decoding: bytes[index..<lineEnd], as: UTF8.self), radix: 16)
+                let size = Int(String(decoding: bytes[index..<lineEnd], as: UTF8.self), radix: 16)
             else { throw MalformedResponse(bytes: bytes) }
             if size == 0 { break }
             let start = lineEnd + 2
@@ -122,9 +139,9 @@ enum RawHTTP {
 /// A TCP socket connected to `port` on 127.0.0.1 (the caller closes it).
 func connectToLoopback(port: Int) throws(RawHTTP.SocketError) -> Int32 {
     #if canImport(Glibc)
-    let descriptor = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
+        let descriptor = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
     #else
-    let descriptor = socket(AF_INET, SOCK_STREAM, 0)
+        let descriptor = socket(AF_INET, SOCK_STREAM, 0)
     #endif
     guard descriptor >= 0 else { throw RawHTTP.SocketError(what: "socket", code: errno) }
     var address = sockaddr_in()

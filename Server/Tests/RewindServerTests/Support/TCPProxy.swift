@@ -1,9 +1,10 @@
 import Foundation
 import Synchronization
+
 #if canImport(Glibc)
-import Glibc
+    import Glibc
 #elseif canImport(Darwin)
-import Darwin
+    import Darwin
 #endif
 
 /// A TCP proxy on 127.0.0.1 in front of a server, for faults between an uploader and the server:
@@ -94,9 +95,15 @@ final class TCPProxy: Sendable {
                 state.connections += 1
                 return (state.upstreamPort, state.closed)
             }
-            if closed { closeSocket(client); return }
+            if closed {
+                closeSocket(client)
+                return
+            }
             let upstream = Self.connectUpstream(port: upstreamPort)
-            guard upstream >= 0 else { closeSocket(client); continue }
+            guard upstream >= 0 else {
+                closeSocket(client)
+                continue
+            }
             state.withLock { $0.open.formUnion([client, upstream]) }
             let pair = Pair(client: client, upstream: upstream)
             Thread { [self] in pump(from: client, to: upstream, pair: pair, isRequest: true) }.start()
@@ -140,7 +147,9 @@ final class TCPProxy: Sendable {
             }
             var sent = 0
             while sent < passing {
-                let written = buffer[sent..<passing].withUnsafeBytes { send(destination, $0.baseAddress, $0.count, Int32(MSG_NOSIGNAL)) }
+                let written = buffer[sent..<passing].withUnsafeBytes {
+                    send(destination, $0.baseAddress, $0.count, Int32(MSG_NOSIGNAL))
+                }
                 if written <= 0 { break loop }
                 sent += written
             }
@@ -161,7 +170,10 @@ final class TCPProxy: Sendable {
         } else {
             // One direction ended: pass the end on (a half close), so the other pump ends too.
             shutdown(destination, Int32(SHUT_WR))
-            if !isRequest { shutdown(pair.client, Int32(SHUT_RDWR)); shutdown(pair.upstream, Int32(SHUT_RDWR)) }
+            if !isRequest {
+                shutdown(pair.client, Int32(SHUT_RDWR))
+                shutdown(pair.upstream, Int32(SHUT_RDWR))
+            }
         }
         let done = pair.finished.withLock { count in
             count += 1
@@ -182,9 +194,9 @@ final class TCPProxy: Sendable {
 /// `close(2)` (the proxy's own `close()` hides the name inside it).
 private func closeSocket(_ descriptor: Int32) {
     #if canImport(Glibc)
-    _ = Glibc.close(descriptor)
+        _ = Glibc.close(descriptor)
     #else
-    _ = Darwin.close(descriptor)
+        _ = Darwin.close(descriptor)
     #endif
 }
 
@@ -271,7 +283,8 @@ struct RequestTracker {
         for line in text.split(separator: "\r\n") {
             let parts = line.split(separator: ":", maxSplits: 1)
             if parts.count == 2, parts[0].lowercased() == "content-length",
-               let length = Int(parts[1].trimmingCharacters(in: .whitespaces)) {
+                let length = Int(parts[1].trimmingCharacters(in: .whitespaces))
+            {
                 bodyRemaining = length
             }
         }

@@ -41,8 +41,10 @@ struct TestDatabase {
     func count(_ table: StaticString) async throws -> Int {
         try await withClient { client in
             var count = 0
-            for try await value in try await client.query(PostgresQuery(unsafeSQL: "SELECT count(*)::bigint FROM \(table)"))
-                .decode(Int64.self) {
+            for try await value in try await client.query(
+                PostgresQuery(unsafeSQL: "SELECT count(*)::bigint FROM \(table)")
+            )
+            .decode(Int64.self) {
                 count = Int(value)
             }
             return count
@@ -50,12 +52,16 @@ struct TestDatabase {
     }
 
     /// The records stored for `storeID`, by sequence: (sequence, session id, machine, event, bytes).
-    func records(store storeID: UUID) async throws -> [(sequence: Int64, session: String, machine: String, event: String, bytes: [UInt8])] {
+    func records(store storeID: UUID) async throws -> [(
+        sequence: Int64, session: String, machine: String, event: String, bytes: [UInt8]
+    )] {
         try await withClient { client in
             var rows: [(sequence: Int64, session: String, machine: String, event: String, bytes: [UInt8])] = []
-            for try await (sequence, session, machine, event, bytes) in try await client.query("""
+            for try await (sequence, session, machine, event, bytes) in try await client.query(
+                """
                 SELECT sequence, session_id, machine, event, record FROM records WHERE store_id = \(storeID) ORDER BY app_id, sequence
-                """).decode((Int64, String, String, String, ByteBuffer).self) {
+                """
+            ).decode((Int64, String, String, String, ByteBuffer).self) {
                 rows.append((sequence, session, machine, event, Array(buffer: bytes)))
             }
             return rows

@@ -34,7 +34,11 @@ final class TestServer: Sendable {
         }
         var iterator = ports.makeAsyncIterator()
         // Cancelled (the suite's time limit) before it listens: the server is cancelled too.
-        let listening = await withTaskCancellationHandler { await iterator.next() } onCancel: { task.cancel() }
+        let listening = await withTaskCancellationHandler {
+            await iterator.next()
+        } onCancel: {
+            task.cancel()
+        }
         guard let port = listening else {
             // The server stopped before listening: its error says why.
             try await task.value
@@ -44,7 +48,8 @@ final class TestServer: Sendable {
             try await KeyRegistry(client: client, logger: testLogger).createApp(named: "app-\(UUID().uuidString)")
         }
         return TestServer(
-            database: database, port: port, app: app, configuration: configuration, databaseStatus: statuses, group: group, task: task)
+            database: database, port: port, app: app, configuration: configuration, databaseStatus: statuses,
+            group: group, task: task)
     }
 
     struct StartError: Error {}
@@ -73,7 +78,11 @@ final class TestServer: Sendable {
     func stop() async throws {
         await group.triggerGracefulShutdown()
         // Cancelled (the suite's time limit) during the shutdown: the server is cancelled too.
-        try await withTaskCancellationHandler { try await task.value } onCancel: { task.cancel() }
+        try await withTaskCancellationHandler {
+            try await task.value
+        } onCancel: {
+            task.cancel()
+        }
     }
 
     /// Sends a request and returns the whole response.
@@ -97,7 +106,8 @@ final class TestServer: Sendable {
 
     /// Uploads `batch` for `storeID` with `key` (the app's ingestion key by default).
     func upload(_ batch: IngestionBatch, store storeID: UUID, key: APIKey? = nil) async throws -> HTTPTestResponse {
-        try await request("POST", "/v1/stores/\(storeID.uuidString)/records", key: key ?? app.ingestKey, body: batch.encoded())
+        try await request(
+            "POST", "/v1/stores/\(storeID.uuidString)/records", key: key ?? app.ingestKey, body: batch.encoded())
     }
 
     /// The server's next expected sequence for `storeID`, as `key`'s app sees it.

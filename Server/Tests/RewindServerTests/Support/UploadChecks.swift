@@ -11,9 +11,11 @@ extension TestDatabase {
     func sessionHeads(store storeID: UUID) async throws -> [String: (headVersion: Int64, recordCount: Int64)] {
         try await withClient { client in
             var heads: [String: (headVersion: Int64, recordCount: Int64)] = [:]
-            for try await (session, head, count) in try await client.query("""
+            for try await (session, head, count) in try await client.query(
+                """
                 SELECT session_id, head_version, record_count FROM sessions WHERE store_id = \(storeID)
-                """).decode((String, Int64, Int64).self) {
+                """
+            ).decode((String, Int64, Int64).self) {
                 heads[session] = (head, count)
             }
             return heads
@@ -29,12 +31,14 @@ extension TestDatabase {
         try await withClient { client in
             var rows: [(sequence: Int64, session: String, bytes: [UInt8])] = []
             var heads: [String: (headVersion: Int64, recordCount: Int64)] = [:]
-            for try await (sequence, session, bytes, head, count) in try await client.query("""
+            for try await (sequence, session, bytes, head, count) in try await client.query(
+                """
                 SELECT r.sequence, r.session_id, r.record, s.head_version, s.record_count
                 FROM records r
                 JOIN sessions s ON s.app_id = r.app_id AND s.store_id = r.store_id AND s.session_id = r.session_id
                 WHERE r.store_id = \(storeID) ORDER BY r.app_id, r.sequence
-                """).decode((Int64, String, ByteBuffer, Int64, Int64).self) {
+                """
+            ).decode((Int64, String, ByteBuffer, Int64, Int64).self) {
                 rows.append((sequence, session, Array(buffer: bytes)))
                 heads[session] = (head, count)
             }
@@ -47,24 +51,34 @@ extension TestDatabase {
     /// session's head and record count those of these records (nothing half-stored). With
     /// `expected`, n must be it. Returns n.
     @discardableResult
-    func expectHoldsPrefix(of device: Device, count expected: Int? = nil, sourceLocation: SourceLocation = #_sourceLocation) async throws -> Int {
+    func expectHoldsPrefix(
+        of device: Device, count expected: Int? = nil, sourceLocation: SourceLocation = #_sourceLocation
+    ) async throws -> Int {
         // The records and their sessions' rows in ONE statement (one snapshot): an uploader still
         // running commits batches between two queries.
         let (rows, stored) = try await recordsAndHeads(store: device.storeID)
         let deviceRecords = try device.records()
-        #expect(rows.map(\.sequence) == Array(0..<Int64(rows.count)).map { $0 + 1 }, "gap-free, no duplicate", sourceLocation: sourceLocation)
+        #expect(
+            rows.map(\.sequence) == Array(0..<Int64(rows.count)).map { $0 + 1 }, "gap-free, no duplicate",
+            sourceLocation: sourceLocation)
         #expect(rows.count <= deviceRecords.count, "no more than the device has", sourceLocation: sourceLocation)
         if let expected { #expect(rows.count == expected, sourceLocation: sourceLocation) }
         var heads: [String: (headVersion: Int64, recordCount: Int64)] = [:]
         for (row, record) in zip(rows, deviceRecords) {
-            #expect(row.bytes == RecordCodec.encode(record), "record \(record.sequence) byte for byte", sourceLocation: sourceLocation)
+            #expect(
+                row.bytes == RecordCodec.encode(record), "record \(record.sequence) byte for byte",
+                sourceLocation: sourceLocation)
             let head = heads[row.session]
             heads[row.session] = (Int64(record.version), (head?.recordCount ?? 0) + 1)
         }
-        #expect(Set(stored.keys) == Set(heads.keys), "the sessions of the stored records", sourceLocation: sourceLocation)
+        #expect(
+            Set(stored.keys) == Set(heads.keys), "the sessions of the stored records", sourceLocation: sourceLocation)
         for (session, head) in heads {
-            #expect(stored[session]?.headVersion == head.headVersion, "\(session)'s head", sourceLocation: sourceLocation)
-            #expect(stored[session]?.recordCount == head.recordCount, "\(session)'s record count", sourceLocation: sourceLocation)
+            #expect(
+                stored[session]?.headVersion == head.headVersion, "\(session)'s head", sourceLocation: sourceLocation)
+            #expect(
+                stored[session]?.recordCount == head.recordCount, "\(session)'s record count",
+                sourceLocation: sourceLocation)
         }
         return rows.count
     }
@@ -94,7 +108,9 @@ extension Uploader {
         deadline: Duration = .seconds(180), sourceLocation: SourceLocation = #_sourceLocation,
         until condition: @escaping @Sendable (UploadProgress) -> Bool
     ) async throws -> UploadProgress {
-        try await withDeadline(deadline, { "progress meeting the condition at \(sourceLocation); last: \(self.progress)" }) {
+        try await withDeadline(
+            deadline, { "progress meeting the condition at \(sourceLocation); last: \(self.progress)" }
+        ) {
             for await progress in self.progressUpdates where condition(progress) { return progress }
             throw CancellationError()
         }

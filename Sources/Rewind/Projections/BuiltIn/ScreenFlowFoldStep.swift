@@ -33,7 +33,9 @@ struct ScreenFlowFoldStep: ProjectionFoldStep {
         ScreenFlowProjection.Flow.fold(view, into: &state, strings: &strings)
     }
 
-    func encode(_ state: ScreenFlowProjection.Flow, into buffer: inout [UInt8]) { projection.encode(state, into: &buffer) }
+    func encode(_ state: ScreenFlowProjection.Flow, into buffer: inout [UInt8]) {
+        projection.encode(state, into: &buffer)
+    }
 
     func decode(_ bytes: UnsafeRawBufferPointer) throws -> ScreenFlowProjection.Flow { try projection.decode(bytes) }
 }

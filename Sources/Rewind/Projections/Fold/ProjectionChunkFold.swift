@@ -50,7 +50,8 @@ import RewindStore
         } catch let failure as ProjectionError {
             error = failure
             let failed = ProjectionRegistry.failure(of: failure, records: records).sequence
-            current = try runner.fold(before: failed, of: records, after: start, reading: stored)
+            current =
+                try runner.fold(before: failed, of: records, after: start, reading: stored)
                 ?? runner.makeFold(after: start)
         }
     }
