@@ -140,19 +140,17 @@ public final class StoreWriteTransaction: StoreReadTransaction {
             for offset in transitions.indices {
                 // Encoded straight into the space LMDB reserves in its page: no buffer, no copy.
                 let version = head.info.headVersion + 1
+                let transition = transitions[offset]
                 let size = RecordCodec.encodedSize(
-                    sequence: sequence, session: session, version: version, transition: transitions[offset])
-                try withUnsafeBytes(of: sequence.bigEndian) { key in
+                    sequence: sequence, session: session, version: version, transition: transition)
+                let key = sequence.bigEndian
+                try withUnsafeBytes(of: key) { key in
                     try writeTransaction.put(reserving: size, forKey: key, in: log, flags: .append) { value in
                         RecordCodec.encode(
-                            sequence: sequence, session: session, version: version,
-                            transition: transitions[offset], into: value)
+                            sequence: sequence, session: session, version: version, transition: transition, into: value)
                     }
                 }
-                if head.advance(
-                    sequence: sequence, machine: transitions[offset].machine,
-                    timestamp: transitions[offset].timestamp)
-                {
+                if head.advance(sequence: sequence, machine: transition.machine, timestamp: transition.timestamp) {
                     // The block is full: it goes to the session index, keyed by its first version.
                     try putIndexBlock(head.recent, of: session, from: version - UInt64(StoreLayout.indexBlockSize) + 1)
                     head.startNextBlock()
