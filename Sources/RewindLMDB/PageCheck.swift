@@ -141,7 +141,14 @@ package enum PageCheck {
                 code: code, operation: "mapping '\(path)' to clear its unused bytes",
                 message: String(cString: strerror(code)))
         }
-        defer { munmap(map, length) }
+        defer {
+            #if !os(Linux)
+                // Linux's fsync (the caller's) writes a file's dirty mapped pages; elsewhere, push
+                // them to the file first.
+                msync(map, length, MS_SYNC)
+            #endif
+            munmap(map, length)
+        }
         var walked: [(UInt64, UInt64)] = []
         for meta in metas {
             let trees = (meta.freeDatabase.root, meta.mainDatabase.root)
