@@ -19,7 +19,15 @@ server_build=$!
 # However this script ends, the background build does not outlive it.
 trap 'kill "$server_build" 2>/dev/null || true' EXIT
 
-swift test
+# A crash prints the crashed thread's backtrace only (no registers, no image list), so that the
+# end of a CI log, often all a reader gets, shows where it crashed; the summary after a failure
+# names the tests that never ended.
+export SWIFT_BACKTRACE="${SWIFT_BACKTRACE:-enable=yes,interactive=no,preset=friendly,threads=crashed}"
+tests_log=.build/root-tests.log
+if ! swift test 2>&1 | tee "$tests_log"; then
+    bash scripts/unfinished-tests.sh "$tests_log"
+    exit 1
+fi
 make --no-print-directory conformance
 
 echo "run-tests: waiting for the fleet server's build (.build/server-build.log)"
