@@ -1,4 +1,3 @@
-import Dispatch
 import Foundation
 import Rewind
 import RewindStore
@@ -44,7 +43,7 @@ public actor Uploader {
     private let clock: any Clock<Duration>
     private let broadcaster: ProgressBroadcaster
     /// Store reads and the checkpoint's writes run here: never on the cooperative pool.
-    private let storeQueue = DispatchQueue(label: "rewind.sync.store")
+    private let storeQueue = BlockingQueue(label: "rewind.sync.store")
     /// The server's next expected sequence, as last acknowledged; `nil` until asked.
     private var serverNext: UInt64?
     /// Definitions the server has acknowledged (sent once, then left out).
@@ -350,12 +349,10 @@ public actor Uploader {
     private func onStoreQueue<Store: Sendable, R: Sendable>(
         store: Store, _ body: @escaping @Sendable (Store) throws -> R
     ) async throws(UploadError) -> R {
-        let result: Result<R, any Error> = await withCheckedContinuation { continuation in
-            storeQueue.async { continuation.resume(returning: Result { try body(store) }) }
-        }
-        switch result {
-        case .success(let value): return value
-        case .failure(let error): throw UploadError.store(ErrorCause(error))
+        do {
+            return try await storeQueue.run { try body(store) }
+        } catch {
+            throw UploadError.store(ErrorCause(error))
         }
     }
 }

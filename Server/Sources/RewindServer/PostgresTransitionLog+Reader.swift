@@ -192,22 +192,30 @@ extension PostgresTransitionLog {
 
         /// Decodes a row of store `storeID`'s records (see ``decode(_:)``).
         static func decode(_ row: StoredRecord, storeID: UUID) throws -> TransitionRecord {
-            let sequence = UInt64(max(row.sequence, 0))
-            let record: TransitionRecord
-            do {
-                record = try row.bytes.withUnsafeReadableBytes { try RecordCodec.decode($0, sequence: sequence) }
-            } catch {
-                throw PostgresLogError.damagedRecord(
-                    storeID: storeID, sequence: sequence, reason: String(describing: error))
-            }
+            let record = try decode(row.bytes, sequence: row.sequence, storeID: storeID)
             guard record.session.rawValue == row.session, Int64(exactly: record.version) == row.version else {
                 throw PostgresLogError.damagedRecord(
-                    storeID: storeID, sequence: sequence,
+                    storeID: storeID, sequence: record.sequence,
                     reason:
                         "it holds '\(record.session)' version \(record.version), but its row says '\(row.session)' version \(row.version)"
                 )
             }
             return record
+        }
+
+        /// Decodes the record bytes stored under `sequence` of store `storeID`: the one way the
+        /// server reads a stored record (replay, listings, erasure and the projections' catch-up).
+        ///
+        /// - Throws: ``PostgresLogError/damagedRecord(storeID:sequence:reason:)`` when they do not
+        ///   decode (a checksum, the format, a field).
+        static func decode(_ bytes: ByteBuffer, sequence: Int64, storeID: UUID) throws -> TransitionRecord {
+            let sequence = UInt64(max(sequence, 0))
+            do {
+                return try bytes.withUnsafeReadableBytes { try RecordCodec.decode($0, sequence: sequence) }
+            } catch {
+                throw PostgresLogError.damagedRecord(
+                    storeID: storeID, sequence: sequence, reason: String(describing: error))
+            }
         }
     }
 }

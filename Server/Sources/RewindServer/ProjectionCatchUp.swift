@@ -143,17 +143,6 @@ final class ProjectionCatchUp: Service, Sendable {
         }
     }
 
-    /// What stored data the fold could not read (records were checked when ingested, so this
-    /// means the database was changed by something else).
-    struct StoredRecordError: Error, CustomStringConvertible {
-        var store: StoreRef
-        var sequence: Int64
-        var cause: String
-        var description: String {
-            "the stored record \(sequence) of store \(store.storeID) (app \(store.appID)) cannot be decoded: \(cause)"
-        }
-    }
-
     /// Folds the next chunk of `store`'s records in one transaction. Returns how many records
     /// were read and whether any checkpoint moved.
     private func foldChunk(_ store: StoreRef) async throws -> (read: Int64, progressed: Bool) {
@@ -225,14 +214,10 @@ final class ProjectionCatchUp: Service, Sendable {
                 ORDER BY sequence
                 """, logger: logger
             ).decode((Int64, ByteBuffer).self) {
-                do {
-                    let record = try bytes.readableBytesView.withUnsafeBytes {
-                        try RecordCodec.decode($0, sequence: UInt64(sequence))
-                    }
-                    records.append(record)
-                } catch {
-                    throw StoredRecordError(store: store, sequence: sequence, cause: "\(error)")
-                }
+                // Records were checked when ingested: one that does not decode now was changed by
+                // something else (a `PostgresLogError.damagedRecord`).
+                records.append(
+                    try PostgresTransitionLog.Reader.decode(bytes, sequence: sequence, storeID: store.storeID))
             }
 
             var progressed = false

@@ -24,7 +24,7 @@ import Testing
 
     func compare(_ device: Device, server: TestServer, client: PostgresClient) async throws {
         let sessions = try Self.sessions(of: device)
-        let local = try await LogAnswers.of(DeviceLogReader(store: device.engine.store), sessions: sessions)
+        let local = try await LogAnswers.of(device.engine.store, sessions: sessions)
         #expect(local.recordCount == (try device.records().count))
         #expect(local.recordCount > 0)
         let log = PostgresTransitionLog(
@@ -68,7 +68,7 @@ import Testing
         try await device.runVariety()
         try await Self.upload(device, to: server)
         let sessions = try Self.sessions(of: device, extra: ["ob-late"])
-        let before = try await LogAnswers.of(DeviceLogReader(store: device.engine.store), sessions: sessions)
+        let before = try await LogAnswers.of(device.engine.store, sessions: sessions)
         try await server.database.withClient { client in
             let log = PostgresTransitionLog(
                 client: client, appID: server.app.appID, storeID: device.storeID, logger: testLogger)
@@ -85,7 +85,7 @@ import Testing
             #expect(seen == before)
             #expect(seen.infos["lv-1"] != nil && seen.infos["ob-late"] == nil)
             // A new reader sees everything.
-            let after = try await LogAnswers.of(DeviceLogReader(store: device.engine.store), sessions: sessions)
+            let after = try await LogAnswers.of(device.engine.store, sessions: sessions)
             #expect(after != before)
             #expect(try await LogAnswers.of(try await log.reader(), sessions: sessions) == after)
         }
@@ -196,7 +196,7 @@ import Testing
             for session in try device.sessionIDs() {
                 let remote = try #require(try await log.session(session))
                 let local = try #require(
-                    try await SessionLog.load(session, from: DeviceLogReader(store: device.engine.store)))
+                    try await SessionLog.load(session, from: device.engine.store))
                 #expect(remote.info == local.info)
                 #expect(remote.records == local.records)
                 #expect(remote.definitionDocuments == local.definitionDocuments)

@@ -119,6 +119,40 @@ import Testing
         #expect(again == 0)
     }
 
+    @Test func aDamagedStoredRecordStopsThePassWithATypedErrorNamingItAndWritesNothing() async throws {
+        let server = try await TestServer.start()
+        let device = try Device()
+        try await device.runMixed(records: 40, seed: 7)
+        try await server.uploadAll(device, batchSize: 40)
+        try await server.stop()
+        let storeID = device.storeID
+        var damaged = RecordCodec.encode(try device.records()[4])
+        damaged[damaged.count / 2] ^= 0x10
+        let flipped = damaged
+        try await server.database.withClient { client in
+            try await client.query("DELETE FROM projection_states")
+            try await client.query("DELETE FROM projection_checkpoints")
+            try await client.query(
+                """
+                UPDATE records SET record = \(ByteBuffer(bytes: flipped)) WHERE store_id = \(storeID) AND sequence = 5
+                """)
+        }
+        let error = await #expect(throws: PostgresLogError.self) {
+            try await server.database.withClient { client in
+                try await RewindServer.catchUpProjections(on: client, logger: testLogger)
+            }
+        }
+        guard case .damagedRecord(let store, let sequence, _) = error else {
+            Issue.record("expected a damaged record, got \(String(describing: error))")
+            return
+        }
+        #expect(store == storeID)
+        #expect(sequence == 5)
+        // The chunk holding it was not folded: no state of either projection was written.
+        #expect(try await Self.states(server.database, store: storeID, projection: ScreenFlowProjection().name).isEmpty)
+        #expect(try await Self.states(server.database, store: storeID, projection: NavigationProjection().name).isEmpty)
+    }
+
     @Test func aServerStoppedWhileFoldingLeavesStatesAndCheckpointsTogether() async throws {
         let first = try await TestServer.start()
         let devices = try (0..<4).map { _ in try Device() }

@@ -79,7 +79,7 @@ final class CommitQueue: @unchecked Sendable {
     }
 
     private let store: TransitionStore
-    private let queue = DispatchQueue(label: "rewind.commit")
+    private let queue = BlockingQueue(label: "rewind.commit")
     /// Guards `pending`, `isDraining`, `gatherTarget`, `statistics`, `faultInjector`,
     /// `lastSubmitter` and `soloStreak`; signalled when `pending` reaches `gatherTarget`.
     private let lock = NSCondition()
@@ -156,7 +156,7 @@ final class CommitQueue: @unchecked Sendable {
                 }
                 return true
             }
-            if handOver { queue.async { self.drain() } }
+            if handOver { queue.start { self.drain() } }
             // This path never suspends: every `soloYieldInterval` commits in a row, let other
             // tasks run, so a busy session cannot keep its thread (and the lead) from senders that
             // became ready meanwhile. (Yielding on every commit cost a thread wake-up each time,
@@ -173,7 +173,7 @@ final class CommitQueue: @unchecked Sendable {
                 return true
             }
             if startDrain {
-                queue.async { self.drain() }
+                queue.start { self.drain() }
             }
         }
     }

@@ -9,37 +9,22 @@ import Testing
 /// interface: a whole session and a trimmed one (from its base, with the base's snapshot) replay
 /// exactly as the engine replays them, and a trimmed session without its base is a typed error.
 struct SessionLogTests {
-    /// A device store read through ``AsyncTransitionLogReader``, each call in a read transaction
-    /// of its own; `keepsBases: false` stands for a log that holds no bases.
-    struct StoreReader: AsyncTransitionLogReader {
+    /// A device store that keeps no bases: the store's own asynchronous reader, without
+    /// ``AsyncTransitionLogReader/baseSnapshot(of:)``.
+    struct ReaderWithoutBases: AsyncTransitionLogReader {
         let store: TransitionStoreReader
-        var keepsBases = true
 
-        func headSequence() async throws -> UInt64 { try store.read { try $0.headSequence() } }
-
-        func sessionInfo(for session: SessionID) async throws -> SessionInfo? {
-            try store.read { try $0.sessionInfo(for: session) }
-        }
-
+        func headSequence() async throws -> UInt64 { try store.headSequence() }
+        func sessionInfo(for session: SessionID) async throws -> SessionInfo? { try store.sessionInfo(for: session) }
         func records(of session: SessionID, fromVersion version: UInt64, limit: Int) async throws -> [TransitionRecord]
         {
-            try store.read { try $0.records(of: session, fromVersion: version, limit: limit) }
+            try await store.records(of: session, fromVersion: version, limit: limit)
         }
-
         func records(fromSequence sequence: UInt64, limit: Int) async throws -> [TransitionRecord] {
-            try store.read { try $0.records(fromSequence: sequence, limit: limit) }
+            try await store.records(fromSequence: sequence, limit: limit)
         }
-
         func storedDefinitionDocument(name: String, version: String) async throws -> [UInt8]? {
-            try store.read { try $0.storedDefinitionDocument(name: name, version: version) }
-        }
-
-        func baseSnapshot(of session: SessionID) async throws -> SessionSnapshot? {
-            guard keepsBases else { return nil }
-            return try store.read { transaction in
-                guard let base = try transaction.sessionInfo(for: session)?.baseVersion else { return nil }
-                return try transaction.latestSnapshot(of: session, atOrBefore: base)
-            }
+            try await store.storedDefinitionDocument(name: name, version: version)
         }
     }
 
@@ -70,7 +55,7 @@ struct SessionLogTests {
         defer { engine.close() }
         _ = try await HistoryTrimTests.longSession("whole", records: 40, in: engine)
 
-        let loaded = try #require(try await SessionLog.load("whole", from: StoreReader(store: engine.store)))
+        let loaded = try #require(try await SessionLog.load("whole", from: engine.store))
         #expect(loaded.base == nil)
         #expect(loaded.records.map(\.version) == Array(1...40))
         try expectSameReplay(of: "whole", loaded: loaded, engine: engine)
@@ -85,7 +70,7 @@ struct SessionLogTests {
         _ = try await HistoryTrimTests.longSession("long", records: 60, in: engine)
         try engine.trimHistory(of: "long", before: 38)
 
-        let loaded = try #require(try await SessionLog.load("long", from: StoreReader(store: engine.store)))
+        let loaded = try #require(try await SessionLog.load("long", from: engine.store))
         #expect(loaded.info.baseVersion == 38)
         #expect(loaded.records.map(\.version) == Array(38...60))
         let base = try #require(loaded.base)
@@ -107,7 +92,7 @@ struct SessionLogTests {
         try engine.trimHistory(of: "long", before: 10)
 
         do {
-            _ = try await SessionLog.load("long", from: StoreReader(store: engine.store, keepsBases: false))
+            _ = try await SessionLog.load("long", from: ReaderWithoutBases(store: engine.store))
             Issue.record("a trimmed session loaded without its base")
         } catch ReplayError.incompleteSession(let session, let reason) {
             #expect(session == "long")

@@ -54,23 +54,3 @@ struct LogAnswers: Equatable {
     /// How many records the answers hold in all (for tests to check they are not trivially empty).
     var recordCount: Int { logRecords["1, \(Int.max)"]?.count ?? 0 }
 }
-
-/// A device's store read through the asynchronous interface, one LMDB read transaction per
-/// question (the tests ask it of a store nothing writes to meanwhile).
-struct DeviceLogReader: AsyncTransitionLogReader {
-    let store: TransitionStoreReader
-
-    func headSequence() async throws -> UInt64 { try store.read { try $0.headSequence() } }
-    func sessionInfo(for session: SessionID) async throws -> SessionInfo? {
-        try store.read { try $0.sessionInfo(for: session) }
-    }
-    func records(of session: SessionID, fromVersion version: UInt64, limit: Int) async throws -> [TransitionRecord] {
-        try store.read { try $0.records(of: session, fromVersion: version, limit: limit) }
-    }
-    func records(fromSequence sequence: UInt64, limit: Int) async throws -> [TransitionRecord] {
-        try store.read { try $0.records(fromSequence: sequence, limit: limit) }
-    }
-    func storedDefinitionDocument(name: String, version: String) async throws -> [UInt8]? {
-        try store.read { try $0.storedDefinitionDocument(name: name, version: version) }
-    }
-}
