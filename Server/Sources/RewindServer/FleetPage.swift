@@ -4,67 +4,41 @@ import Rewind
 @_spi(Internals) import RewindMachine
 import RewindWire
 
-/// `GET /v1/pages/fleet`: one self-contained HTML page (inline CSS, no script, no external URL)
-/// with the app's machines, each one's funnel, and a page of the session list, computed by the
-/// same queries as the JSON endpoints.
-///
-/// The read key comes in `Authorization: Bearer KEY`, or, for a browser, as the password of
-/// HTTP Basic authentication (any user name): without a valid key the page answers 401 with
-/// `WWW-Authenticate: Basic`, so the browser asks for it once and sends it with every page after.
-/// A key is never put in the URL (URLs end up in logs and histories).
+/// `GET /v1/pages/fleet`: the page a product owner opens every morning. One self-contained HTML
+/// page (inline CSS and SVG, no script, no external URL): the app's totals; the filters as a form
+/// (machine, days, state); per machine its funnel in the flow's order (the share of sessions that
+/// reached each step, the drop-off from the step before, and where sessions stopped, linking to
+/// them) and its sessions by day; then a page of the sessions in natural order, grouped by device,
+/// each linking to its session page. Computed by the same queries as the JSON endpoints, with one
+/// range applied to every number: sessions whose last record is in it. Authenticated as every
+/// page is (``Routes/page(_:_:)``).
 extension Routes {
     func fleetPage(_ request: Request) async throws -> Response {
-        let caller: Caller
-        do {
-            caller = try await pageCaller(request)
-        } catch let error as APIError where error.status == .unauthorized {
-            return FleetPage.response(
-                status: .unauthorized,
-                body: FleetPage.message(
-                    "A read key is needed", "Enter the app's read key as the password (any user name)."),
-                headers: [.wwwAuthenticate: "Basic realm=\"rewind fleet\", charset=\"UTF-8\""])
-        } catch let error as APIError where error.status == .forbidden {
-            return FleetPage.response(
-                status: .forbidden, body: FleetPage.message("This is not a read key", error.message))
+        try await page(request) { caller in
+            // A form's blank fields arrive empty: they mean "any".
+            let parameters = QueryParameters(request, ignoringEmptyValues: true)
+            let filter = try Self.sessionFilter(parameters, defaultLimit: 50)
+            let queries = self.queries
+            let all = try await queries.machines(appID: caller.appID, range: filter.range)
+            var machines: [FleetPage.Machine] = []
+            for (machine, sessions) in all where filter.machine == nil || filter.machine == machine {
+                let funnel = try await queries.funnel(appID: caller.appID, machine: machine, range: filter.range)
+                let definition = try await queries.latestDefinition(appID: caller.appID, machine: machine)
+                let finishing = FleetPage.finishingStates(of: definition)
+                let trend = try await queries.trend(
+                    appID: caller.appID, machine: machine, range: filter.range, finishing: finishing.states)
+                machines.append(
+                    FleetPage.Machine(
+                        name: machine, sessions: sessions, funnel: funnel, definition: definition,
+                        finishing: finishing, trend: trend))
+            }
+            let overview = try await queries.overview(appID: caller.appID, machine: filter.machine, range: filter.range)
+            let page = try await queries.sessions(appID: caller.appID, filter)
+            let contents = FleetPage.Contents(
+                overview: overview, machineNames: all.map(\.machine), machines: machines, filter: filter,
+                sessions: page.sessions, next: page.next)
+            return FleetPage.response(status: .ok, body: FleetPage.render(contents))
         }
-        let parameters = QueryParameters(request)
-        let filter = try Self.sessionFilter(parameters, defaultLimit: 50)
-        let queries = self.queries
-        var machines: [FleetPage.Machine] = []
-        for (machine, sessions) in try await queries.machines(appID: caller.appID) {
-            let funnel = try await queries.funnel(appID: caller.appID, machine: machine, range: filter.range)
-            machines.append(FleetPage.Machine(name: machine, sessions: sessions, funnel: funnel))
-        }
-        let page = try await queries.sessions(appID: caller.appID, filter)
-        var nextQuery: [(String, String)] = [("limit", String(filter.limit))]
-        for (name, value) in [
-            ("machine", filter.machine), ("state", filter.state), ("store", filter.store?.uuidString),
-            ("from", filter.range.from.map(String.init)), ("to", filter.range.to.map(String.init)),
-        ] {
-            if let value { nextQuery.append((name, value)) }
-        }
-        let next = page.next.map { cursor in
-            "/v1/pages/fleet?"
-                + (nextQuery + [("cursor", cursor.text)])
-                .map { "\($0.0)=\(FleetPage.queryEscaped($0.1))" }.joined(separator: "&")
-        }
-        return FleetPage.response(
-            status: .ok,
-            body: FleetPage.render(
-                machines: machines, sessions: page.sessions, range: filter.range, next: next))
-    }
-
-    /// The caller of the page: a read key as a bearer token or as the Basic password.
-    private func pageCaller(_ request: Request) async throws -> Caller {
-        if let header = request.headers[.authorization], header.hasPrefix("Basic ") {
-            guard let data = Data(base64Encoded: String(header.dropFirst("Basic ".count))),
-                let credentials = String(data: data, encoding: .utf8), let colon = credentials.firstIndex(of: ":"),
-                let caller = try await keys.authenticate(token: String(credentials[credentials.index(after: colon)...]))
-            else { throw APIError.unauthorized }
-            guard caller.kind == .read else { throw APIError.forbidden(caller.kind, needs: .read) }
-            return caller
-        }
-        return try await authenticate(request, needs: .read)
     }
 }
 
@@ -73,29 +47,84 @@ enum FleetPage {
     /// A machine's section.
     struct Machine {
         var name: String
+        /// Its sessions last updated in the page's range.
         var sessions: Int64
         var funnel: Funnel
+        /// The definition received last, `nil` when none decodes.
+        var definition: MachineDefinition?
+        var finishing: Finishing
+        var trend: [FleetDay]
+    }
+
+    /// The states in which a session of a machine counts as finished, and why those.
+    struct Finishing {
+        var states: [String]
+        /// Whether they are the definition's final states (or, none declared, its states with no
+        /// way out).
+        var declaredFinal: Bool
+    }
+
+    /// Everything the page shows.
+    struct Contents {
+        var overview: FleetOverview
+        /// Every machine with sessions in the range (the form's choices).
+        var machineNames: [String]
+        /// The machines shown (one, when the filter names it).
+        var machines: [Machine]
+        var filter: FleetQueries.SessionFilter
+        var sessions: [FleetQueries.SessionSummary]
+        var next: SessionCursor?
+    }
+
+    /// The states of `definition` in which a session is finished: its final states or, when it
+    /// declares none (a routes table's screens), its states without children or transitions
+    /// (screens with no way out). Empty without a definition.
+    static func finishingStates(of definition: MachineDefinition?) -> Finishing {
+        guard let definition else { return Finishing(states: [], declaredFinal: false) }
+        var finals: [String] = []
+        var deadEnds: [String] = []
+        func walk(_ states: [StateDefinition]) {
+            for state in states {
+                if state.kind == .final { finals.append(state.id) }
+                if state.kind != .history, state.children.isEmpty, state.transitions.isEmpty {
+                    deadEnds.append(state.id)
+                }
+                walk(state.children)
+            }
+        }
+        walk(definition.states)
+        return finals.isEmpty
+            ? Finishing(states: deadEnds, declaredFinal: false) : Finishing(states: finals, declaredFinal: true)
     }
 
     /// The page's CSS: the session viewer's colours (RewindViewer's `ViewerStyle`, which is internal
-    /// to the root package), light and dark.
+    /// to the root package), light and dark; one column on a phone.
     static let css = """
         :root{--bg:#f7f7f5;--fg:#1d1f21;--muted:#6a6f75;--panel:#fff;--line:#dcdcd6;--accent:#d9822b;--accent-bg:#fbe7cf;\
-        font-family:system-ui,-apple-system,"Segoe UI",sans-serif;font-size:14px;color-scheme:light dark}
+        --done:#3f8f5a;font-family:system-ui,-apple-system,"Segoe UI",sans-serif;font-size:14px;color-scheme:light dark}
         @media (prefers-color-scheme:dark){:root{--bg:#15171a;--fg:#e6e6e3;--muted:#9aa1a8;--panel:#1e2125;--line:#33383e;\
-        --accent:#f2a93b;--accent-bg:#4a3415}}
+        --accent:#f2a93b;--accent-bg:#4a3415;--done:#6cc38a}}
         *{box-sizing:border-box}body{margin:0;background:var(--bg);color:var(--fg)}
         h1{font-size:16px;margin:0;font-weight:600}h2{font-size:12px;text-transform:uppercase;letter-spacing:.06em;color:var(--muted);margin:0 0 6px}
         h3{font-size:14px;margin:0 0 4px;word-break:break-all}
         .rw-top{padding:8px 12px;border-bottom:1px solid var(--line);background:var(--panel)}
-        main{padding:8px 12px;display:grid;gap:8px}
-        .rw-panel{background:var(--panel);border:1px solid var(--line);border-radius:8px;padding:8px;overflow:auto}
-        .rw-machines{display:grid;grid-template-columns:repeat(auto-fill,minmax(300px,1fr));gap:8px}
+        main{padding:8px 12px;display:grid;gap:8px;min-width:0}
+        .rw-panel{background:var(--panel);border:1px solid var(--line);border-radius:8px;padding:8px;overflow:auto;min-width:0}
+        .rw-totals{display:grid;grid-template-columns:repeat(auto-fit,minmax(130px,1fr));gap:8px;margin:0}
+        .rw-totals div{border-left:3px solid var(--accent);padding:2px 8px}.rw-totals dt{color:var(--muted);font-size:12px}
+        .rw-totals dd{margin:0;font-size:18px;font-variant-numeric:tabular-nums;word-break:break-all}
+        form{display:flex;flex-wrap:wrap;gap:8px;align-items:end}label{display:grid;gap:2px;font-size:12px;color:var(--muted)}
+        input,select,button{font:inherit;padding:3px 6px;max-width:100%}
+        .rw-machines{display:grid;grid-template-columns:repeat(auto-fill,minmax(min(100%,340px),1fr));gap:8px}
         .rw-meta{color:var(--muted);font-size:12px}
         table{border-collapse:collapse;width:100%;font-size:12px;font-variant-numeric:tabular-nums}
         th,td{text-align:left;padding:2px 6px;border-bottom:1px solid var(--line);white-space:nowrap}
-        td.rw-n{text-align:right}
+        td.rw-n,th.rw-n{text-align:right}tr.rw-device th{padding-top:8px;font-weight:600;word-break:break-all;white-space:normal}
         .rw-bar{display:inline-block;height:8px;background:var(--accent);border-radius:2px;margin-right:6px;vertical-align:middle}
+        .rw-drop{color:var(--muted)}svg.rw-trend{width:100%;height:auto;display:block}
+        .rw-started{fill:var(--accent)}.rw-finished{fill:var(--done)}.rw-axis{stroke:var(--line)}
+        .rw-label{fill:var(--muted);font-size:9px}
+        .rw-key{display:inline-block;width:9px;height:9px;border-radius:2px;margin:0 4px 0 8px}
         a{color:var(--accent)}
         """
 
@@ -118,62 +147,18 @@ enum FleetPage {
         """
     }
 
-    /// The page: machines with their funnels (states by how many sessions reached them), then
-    /// the sessions, each row and cell carrying its numbers in `data-` attributes too.
-    static func render(
-        machines: [Machine], sessions: [FleetQueries.SessionSummary], range: TimeRange, next: String?
-    ) -> String {
-        var html = "<main>"
-        html += "<section class=\"rw-panel\" id=\"machines\"><h2>Machines</h2>"
-        if let from = range.from { html += "<p class=\"rw-meta\">Sessions updated from \(escaped(time(from)))</p>" }
-        if let to = range.to { html += "<p class=\"rw-meta\">Sessions updated before \(escaped(time(to)))</p>" }
-        if machines.isEmpty { html += "<p class=\"rw-meta\">No session has been uploaded yet.</p>" }
-        html += "<div class=\"rw-machines\">"
-        for machine in machines {
-            let funnel = machine.funnel
-            html +=
-                "<article class=\"rw-machine\" data-machine=\"\(escaped(machine.name))\" data-sessions=\"\(machine.sessions)\" "
-            html += "data-funnel-sessions=\"\(funnel.sessions)\"><h3>\(escaped(machine.name))</h3>"
-            html += "<p class=\"rw-meta\">\(machine.sessions) sessions; funnel over \(funnel.sessions)</p>"
-            html +=
-                "<table class=\"rw-funnel\"><thead><tr><th>state</th><th>reached</th><th>stopped here</th></tr></thead><tbody>"
-            let states = funnel.reached.sorted { $0.value != $1.value ? $0.value > $1.value : $0.key < $1.key }
-            for (state, reached) in states {
-                let stopped = funnel.stoppedAt[state] ?? 0
-                let width = funnel.sessions > 0 ? reached * 100 / funnel.sessions : 0
-                html += "<tr data-state=\"\(escaped(state))\" data-reached=\"\(reached)\" data-stopped=\"\(stopped)\">"
-                html +=
-                    "<td>\(escaped(state))</td><td class=\"rw-n\"><span class=\"rw-bar\" style=\"width:\(width)px\"></span>\(reached)</td>"
-                html += "<td class=\"rw-n\">\(stopped)</td></tr>"
-            }
-            html += "</tbody></table></article>"
-        }
-        html += "</div></section>"
-        html +=
-            "<section class=\"rw-panel\" id=\"sessions\"><h2>Sessions</h2><table><thead><tr><th>store</th><th>session</th>"
-        html +=
-            "<th>machine</th><th>configuration</th><th>version</th><th>last update</th><th>last event</th></tr></thead><tbody>"
-        for session in sessions {
-            html += "<tr data-store=\"\(session.storeID)\" data-session=\"\(escaped(session.sessionID))\" "
-            html += "data-machine=\"\(escaped(session.machine))\" data-version=\"\(session.headVersion)\">"
-            html +=
-                "<td>\(session.storeID)</td><td>\(escaped(session.sessionID))</td><td>\(escaped(session.machine))</td>"
-            html += "<td>\(escaped((session.configuration ?? []).joined(separator: ", ")))</td>"
-            html +=
-                "<td class=\"rw-n\">\(session.headVersion)</td><td>\(escaped(time(session.lastRecordedAtMicroseconds)))</td>"
-            html += "<td>\(escaped(session.lastEvent))</td></tr>"
-        }
-        html += "</tbody></table>"
-        if let next { html += "<p><a rel=\"next\" href=\"\(escaped(next))\">Next page</a></p>" }
-        html += "</section></main>"
-        return document(title: "Rewind fleet", body: html)
-    }
-
     /// µs since 1970 as RFC 3339 (UTC).
     static func time(_ microseconds: Int64) -> String {
         let formatter = ISO8601DateFormatter()
         formatter.formatOptions = [.withInternetDateTime, .withFractionalSeconds]
         return formatter.string(from: Date(timeIntervalSince1970: Double(microseconds) / 1_000_000))
+    }
+
+    /// Days since 1970 as `YYYY-MM-DD` (UTC).
+    static func day(_ day: Int64) -> String {
+        let formatter = ISO8601DateFormatter()
+        formatter.formatOptions = [.withFullDate]
+        return formatter.string(from: Date(timeIntervalSince1970: Double(day) * 86_400))
     }
 
     /// Text for HTML content and quoted attribute values: the viewer's escaper.
@@ -185,5 +170,16 @@ enum FleetPage {
     static func queryEscaped(_ text: String) -> String {
         let allowed = CharacterSet(charactersIn: "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789-._~")
         return text.addingPercentEncoding(withAllowedCharacters: allowed) ?? ""
+    }
+
+    /// A path segment, percent-encoded.
+    static func pathEscaped(_ text: String) -> String { queryEscaped(text) }
+
+    /// The page's URL with `parameters` (those with a value), HTML-escaped for an attribute.
+    static func link(_ parameters: [(String, String?)], fragment: String? = nil) -> String {
+        let query = parameters.compactMap { name, value in value.map { "\(name)=\(queryEscaped($0))" } }
+        var url = "/v1/pages/fleet" + (query.isEmpty ? "" : "?" + query.joined(separator: "&"))
+        if let fragment { url += "#" + fragment }
+        return escaped(url)
     }
 }

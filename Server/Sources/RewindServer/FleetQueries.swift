@@ -31,8 +31,9 @@ struct FleetQueries: Sendable {
         var after: SessionCursor?
     }
 
-    /// A page of sessions, ordered by store and session id, and the cursor of the next page
-    /// (`nil` on the last one). Keyset paging: sessions ingested meanwhile never shift a page.
+    /// A page of sessions, ordered by store and then session id in natural order (`kanji-12`
+    /// before `kanji-102`: migration 5's collation), and the cursor of the next page (`nil` on
+    /// the last one). Keyset paging: sessions ingested meanwhile never shift a page.
     func sessions(appID: Int64, _ filter: SessionFilter) async throws -> (
         sessions: [SessionSummary], next: SessionCursor?
     ) {
@@ -53,8 +54,9 @@ struct FleetQueries: Sendable {
                 AND (\(filter.range.from)::bigint IS NULL OR s.last_recorded_at_us >= \(filter.range.from))
                 AND (\(filter.range.to)::bigint IS NULL OR s.last_recorded_at_us < \(filter.range.to))
                 AND (\(filter.state)::text IS NULL OR f.configuration @> ARRAY[\(filter.state)::text])
-                AND (\(afterStore)::uuid IS NULL OR (s.store_id, s.session_id) > (\(afterStore)::uuid, \(afterSession)::text))
-            ORDER BY s.store_id, s.session_id
+                AND (\(afterStore)::uuid IS NULL OR (s.store_id, s.session_id COLLATE rewind_natural)
+                    > (\(afterStore)::uuid, \(afterSession)::text COLLATE rewind_natural))
+            ORDER BY s.store_id, s.session_id COLLATE rewind_natural
             LIMIT \(filter.limit + 1)
             """, logger: logger)
         var list: [SessionSummary] = []
@@ -77,12 +79,17 @@ struct FleetQueries: Sendable {
         return (list, list.last.map { SessionCursor(storeID: $0.storeID, sessionID: $0.sessionID) })
     }
 
-    /// The app's machines and how many sessions each has, by name.
-    func machines(appID: Int64) async throws -> [(machine: String, sessions: Int64)] {
+    /// The app's machines and how many sessions each has whose last record is in `range` (the
+    /// session list's and the funnels' filter), by name.
+    func machines(appID: Int64, range: TimeRange = TimeRange()) async throws -> [(machine: String, sessions: Int64)] {
         var machines: [(machine: String, sessions: Int64)] = []
         for try await (machine, count) in try await client.query(
             """
-            SELECT machine, count(*)::bigint FROM sessions WHERE app_id = \(appID) GROUP BY machine ORDER BY machine
+            SELECT machine, count(*)::bigint FROM sessions
+            WHERE app_id = \(appID)
+                AND (\(range.from)::bigint IS NULL OR last_recorded_at_us >= \(range.from))
+                AND (\(range.to)::bigint IS NULL OR last_recorded_at_us < \(range.to))
+            GROUP BY machine ORDER BY machine
             """, logger: logger
         ).decode((String, Int64).self) {
             machines.append((machine, count))

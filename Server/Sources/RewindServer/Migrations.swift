@@ -190,6 +190,17 @@ public enum Migrations {
                 // arrived trimmed from a device that sent no base (replay answers 410).
                 "ALTER TABLE sessions ADD COLUMN base_snapshot bytea"
             ]),
+        Migration(
+            version: 5, name: "sessions in natural order",
+            statements: [
+                // Session ids compared with their digits as numbers (`kanji-12` before `kanji-102`),
+                // ICU's numeric collation; deterministic, so ids that differ only in leading zeros
+                // still differ. The session lists (and their keyset cursors) order by it.
+                "CREATE COLLATION rewind_natural (provider = icu, locale = 'und-u-kn-true')",
+                """
+                CREATE INDEX sessions_in_natural_order ON sessions (app_id, store_id, session_id COLLATE rewind_natural)
+                """,
+            ]),
     ]
 
     /// The advisory lock key that serializes servers migrating the same database at once.

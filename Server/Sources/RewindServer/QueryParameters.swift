@@ -5,9 +5,19 @@ import Hummingbird
 /// parameter and saying what it must be.
 struct QueryParameters {
     let parameters: Parameters
+    /// Whether an empty value counts as absent: a form's fields left blank (the fleet page's
+    /// filters) arrive as `name=`.
+    let ignoresEmptyValues: Bool
 
-    init(_ request: Request) {
+    init(_ request: Request, ignoringEmptyValues: Bool = false) {
         parameters = request.uri.queryParameters
+        ignoresEmptyValues = ignoringEmptyValues
+    }
+
+    /// The value of `name`, `nil` when absent (or empty, when empty values are ignored).
+    private func value(_ name: String) -> Substring? {
+        guard let value = parameters[Substring(name)] else { return nil }
+        return ignoresEmptyValues && value.isEmpty ? nil : value
     }
 
     static func invalid(_ name: String, _ message: String) -> APIError {
@@ -16,7 +26,7 @@ struct QueryParameters {
 
     /// A text parameter, `nil` when absent; empty or over 1,000 bytes or with a NUL is a 400.
     func text(_ name: String) throws(APIError) -> String? {
-        guard let value = parameters[Substring(name)] else { return nil }
+        guard let value = value(name) else { return nil }
         guard !value.isEmpty, value.utf8.count <= 1000, !value.utf8.contains(0) else {
             throw Self.invalid(name, "must be 1 to 1000 bytes of text without NUL")
         }
@@ -25,26 +35,29 @@ struct QueryParameters {
 
     /// A UUID parameter.
     func uuid(_ name: String) throws(APIError) -> UUID? {
-        guard let value = parameters[Substring(name)] else { return nil }
+        guard let value = value(name) else { return nil }
         guard let id = UUID(uuidString: String(value)) else { throw Self.invalid(name, "must be a UUID") }
         return id
     }
 
     /// A whole number in `range`, `defaultValue` when absent.
     func integer(_ name: String, in range: ClosedRange<Int>, default defaultValue: Int) throws(APIError) -> Int {
-        guard let value = parameters[Substring(name)] else { return defaultValue }
+        guard let value = value(name) else { return defaultValue }
         guard let number = Int(value), range.contains(number) else {
             throw Self.invalid(name, "must be a whole number from \(range.lowerBound) to \(range.upperBound)")
         }
         return number
     }
 
-    /// A time as µs since 1970: RFC 3339 (`2026-11-26T07:00:00Z`, fractions and offsets allowed)
-    /// or a whole number of µs.
-    func time(_ name: String) throws(APIError) -> Int64? {
-        guard let value = parameters[Substring(name)] else { return nil }
+    /// A time as µs since 1970: RFC 3339 (`2026-11-26T07:00:00Z`, fractions and offsets allowed),
+    /// a whole number of µs, or a day (`2026-11-26`, UTC, as a form's date field sends it): its
+    /// first µs, or with `dayEnds` the first µs of the next day (the day included in a range that
+    /// ends before its `to`).
+    func time(_ name: String, dayEnds: Bool = false) throws(APIError) -> Int64? {
+        guard let value = value(name) else { return nil }
         if let microseconds = Int64(value) { return microseconds }
         let text = String(value)
+        if let day = Self.day(text) { return (dayEnds ? day + 1 : day) * 86_400_000_000 }
         for options: ISO8601DateFormatter.Options in [
             [.withInternetDateTime, .withFractionalSeconds], [.withInternetDateTime],
         ] {
@@ -55,12 +68,27 @@ struct QueryParameters {
                 if let exact = Int64(exactly: microseconds) { return exact }
             }
         }
-        throw Self.invalid(name, "must be an RFC 3339 time (2026-11-26T07:00:00Z) or microseconds since 1970")
+        throw Self.invalid(
+            name, "must be an RFC 3339 time (2026-11-26T07:00:00Z), a day (2026-11-26) or microseconds since 1970")
+    }
+
+    /// Days since 1970-01-01 of a `YYYY-MM-DD` day, `nil` for any other text or a day that does
+    /// not exist.
+    static func day(_ text: String) -> Int64? {
+        let parts = text.split(separator: "-", omittingEmptySubsequences: false)
+        guard parts.count == 3, parts[0].count == 4, parts[1].count == 2, parts[2].count == 2,
+            let year = Int(parts[0]), let month = Int(parts[1]), let day = Int(parts[2])
+        else { return nil }
+        var calendar = Calendar(identifier: .gregorian)
+        calendar.timeZone = TimeZone(identifier: "UTC") ?? calendar.timeZone
+        let components = DateComponents(year: year, month: month, day: day)
+        guard components.isValidDate(in: calendar), let date = calendar.date(from: components) else { return nil }
+        return Int64((date.timeIntervalSince1970 / 86_400).rounded(.down))
     }
 
     /// The time range `from` (inclusive) to `to` (exclusive); `from` after `to` is a 400.
     func timeRange() throws(APIError) -> TimeRange {
-        let range = TimeRange(from: try time("from"), to: try time("to"))
+        let range = TimeRange(from: try time("from"), to: try time("to", dayEnds: true))
         if let from = range.from, let to = range.to, from > to {
             throw Self.invalid("from", "must not be after to")
         }

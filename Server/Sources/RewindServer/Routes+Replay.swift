@@ -73,12 +73,15 @@ extension Routes {
             } catch {
                 throw APIError(.badRequest, "redact: \(error)")
             }
-            let page = try await loaded(request, context: context) { log in
-                try SessionPage(log: log, session: log.session, redacting: redaction).html()
+            // A page: a browser's Basic password is a key too (the fleet page links here).
+            return try await page(request) { caller in
+                let page = try await loaded(request, context: context, caller: caller) { log in
+                    try SessionPage(log: log, session: log.session, redacting: redaction).html()
+                }
+                return Response(
+                    status: .ok, headers: [.contentType: "text/html; charset=utf-8"],
+                    body: ResponseBody(byteBuffer: ByteBuffer(bytes: page)))
             }
-            return Response(
-                status: .ok, headers: [.contentType: "text/html; charset=utf-8"],
-                body: ResponseBody(byteBuffer: ByteBuffer(bytes: page)))
         }
     }
 
@@ -111,12 +114,15 @@ extension Routes {
         try JSONResponse.make(body: try await loaded(request, context: context, body))
     }
 
-    /// Authenticates a read key, loads the session the path names from its store's log as it is
-    /// now, and returns what `body` makes of it (replay's errors turned into answers).
+    /// Authenticates a read key (unless the caller is known already), loads the session the path
+    /// names from its store's log as it is now, and returns what `body` makes of it (replay's
+    /// errors turned into answers).
     private func loaded<T>(
-        _ request: Request, context: BasicRequestContext, _ body: (SessionLog) throws -> T
+        _ request: Request, context: BasicRequestContext, caller known: Caller? = nil,
+        _ body: (SessionLog) throws -> T
     ) async throws -> T {
-        let caller = try await authenticate(request, needs: .read)
+        let caller: Caller
+        if let known { caller = known } else { caller = try await authenticate(request, needs: .read) }
         let storeID = try storeID(context)
         // Path parameters arrive percent-encoded.
         guard let text = context.parameters.get("sessionID")?.removingPercentEncoding,

@@ -24,6 +24,20 @@ public struct MachineDefinition: Hashable, Sendable {
         self.initial = initial
         self.states = states
     }
+
+    /// Every state's id in document order (a state before its children, depth first): the order
+    /// in which a flow's screens are written, which funnels follow.
+    public var stateIDs: [String] {
+        var ids: [String] = []
+        func walk(_ states: [StateDefinition]) {
+            for state in states {
+                ids.append(state.id)
+                walk(state.children)
+            }
+        }
+        walk(states)
+        return ids
+    }
 }
 
 /// One state of a ``MachineDefinition``: atomic, compound (it has child states), parallel, final or

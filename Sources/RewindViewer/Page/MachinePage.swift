@@ -70,14 +70,7 @@ public struct MachinePage: Sendable {
         writer.key("sessions", first: true)
         writer.integer(funnel.sessions)
         writer.key("steps")
-        var states: [String] = []
-        func walk(_ children: [StateDefinition]) {
-            for state in children {
-                states.append(state.id)
-                walk(state.children)
-            }
-        }
-        walk(definition.states)
+        var states = definition.stateIDs
         for state in funnel.reached.keys.sorted() where !states.contains(state) { states.append(state) }
         var steps: [(state: String, reached: Int, stopped: Int, sessions: [Int])] = []
         for step in funnel.steps(along: states) where step.reached > 0 {
