@@ -241,13 +241,15 @@ public actor Uploader {
                 }
                 knownDefinitions.formUnion(pending.named)
                 conflicts = 0
-                try await acknowledge(acknowledged)
-                next = acknowledged
+                // Counted before the acknowledgement is published: whoever waits for
+                // `acknowledgedThrough` then reads counters that include this batch.
                 broadcaster.update { progress in
                     progress.recordsUploaded += stored
                     progress.recordsAlreadyHeld += alreadyHeld
                     progress.batchesUploaded += 1
                 }
+                try await acknowledge(acknowledged)
+                next = acknowledged
             case .conflict(let serverNext, let recordIndex, let message):
                 if let recordIndex {
                     throw UploadError.diverged(sequence: next + UInt64(recordIndex), message: message)
