@@ -119,11 +119,11 @@ extension FleetPage {
             html += "<tr data-state=\"\(escaped(step.state))\" data-reached=\"\(step.reached)\" "
             html += "data-stopped=\"\(step.stopped)\" data-drop=\"\(drop)\">"
             html += "<td>\(escaped(step.state))</td><td class=\"rw-n\"><span class=\"rw-bar\" "
-            html += "style=\"width:\(Int(share.rounded()))px\"></span>\(step.reached)</td>"
-            html += "<td class=\"rw-n\">\(String(format: "%.1f", share)) %</td>"
+            html += "style=\"width:\(Int((share * 0.4).rounded()))px\"></span>\(step.reached)</td>"
+            html += "<td class=\"rw-n\">\(Int(share.rounded())) %</td>"
             if drop > 0, let previous, previous > 0 {
                 let percent = Double(drop) * 100 / Double(previous)
-                html += "<td class=\"rw-n rw-drop\">−\(drop) (\(String(format: "%.1f", percent)) %)</td>"
+                html += "<td class=\"rw-n rw-drop\">−\(drop) (\(Int(percent.rounded())) %)</td>"
             } else {
                 html += "<td class=\"rw-n rw-drop\"></td>"
             }

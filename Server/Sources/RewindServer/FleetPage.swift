@@ -116,6 +116,8 @@ enum FleetPage {
         form{display:flex;flex-wrap:wrap;gap:8px;align-items:end}label{display:grid;gap:2px;font-size:12px;color:var(--muted)}
         input,select,button{font:inherit;padding:3px 6px;max-width:100%}
         .rw-machines{display:grid;grid-template-columns:repeat(auto-fill,minmax(min(100%,340px),1fr));gap:8px}
+        .rw-machine{min-width:0}.rw-funnel th{white-space:normal;vertical-align:bottom}
+        .rw-funnel td:first-child{white-space:normal;overflow-wrap:anywhere}
         .rw-meta{color:var(--muted);font-size:12px}
         table{border-collapse:collapse;width:100%;font-size:12px;font-variant-numeric:tabular-nums}
         th,td{text-align:left;padding:2px 6px;border-bottom:1px solid var(--line);white-space:nowrap}

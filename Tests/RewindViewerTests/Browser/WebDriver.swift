@@ -1,5 +1,10 @@
 import Foundation
-import RewindTestSupport
+
+// The fleet server's browser tests compile this file too (a link in Server/Tests/…/Browser), with
+// BuiltProduct.swift beside it instead of the root's test support.
+#if canImport(RewindBaseTestSupport)
+    import RewindBaseTestSupport
+#endif
 
 /// A small WebDriver client (W3C protocol, JSON over HTTP/1.1 on a plain socket) driving Debian's headless Chromium
 /// through `chromedriver` on a free 127.0.0.1 port.
@@ -29,8 +34,9 @@ final class WebDriver: @unchecked Sendable {
         return (browser, driver)
     }
 
-    /// Starts chromedriver and a headless browser of `width`×`height`.
-    static func start(width: Int = 1280, height: Int = 800) async throws -> WebDriver {
+    /// Starts chromedriver and a headless browser of `width`×`height`. With `loopback`, pages
+    /// on 127.0.0.1 (a test's server) can be reached; every other host still cannot.
+    static func start(width: Int = 1280, height: Int = 800, loopback: Bool = false) async throws -> WebDriver {
         guard let executables else {
             throw Failure(
                 description:
@@ -70,7 +76,9 @@ final class WebDriver: @unchecked Sendable {
         options["args"] = [
             "--headless=new", "--no-sandbox", "--disable-gpu", "--disable-dev-shm-usage",
             "--window-size=\(max(width, 500)),\(height)", "--hide-scrollbars",
-            "--proxy-server=127.0.0.1:9", "--host-resolver-rules=MAP * ~NOTFOUND",
+            "--proxy-server=127.0.0.1:9",
+            loopback
+                ? "--host-resolver-rules=MAP * ~NOTFOUND, EXCLUDE 127.0.0.1" : "--host-resolver-rules=MAP * ~NOTFOUND",
             "--no-first-run", "--disable-extensions", "--disable-background-networking",
         ]
         let capabilities: [String: Any] = [
@@ -114,6 +122,15 @@ final class WebDriver: @unchecked Sendable {
     /// Opens `url` and returns when it has loaded.
     func open(_ url: URL) async throws {
         _ = try await command("POST", "url", ["url": url.absoluteString])
+    }
+
+    /// Sends `headers` with every request the browser makes from now on (the Chrome DevTools
+    /// Protocol's `Network.setExtraHTTPHeaders`, through chromedriver): a key for pages that take
+    /// one in `Authorization`, which a URL must never carry.
+    func sendHeaders(_ headers: [String: String]) async throws {
+        _ = try await command("POST", "goog/cdp/execute", ["cmd": "Network.enable", "params": [String: Any]()])
+        _ = try await command(
+            "POST", "goog/cdp/execute", ["cmd": "Network.setExtraHTTPHeaders", "params": ["headers": headers]])
     }
 
     /// Runs `script` (a function body; `arguments[0]…`) in the page and returns its result.

@@ -1,0 +1,1 @@
+../../../../Tests/RewindBaseTestSupport/BuiltProduct.swift

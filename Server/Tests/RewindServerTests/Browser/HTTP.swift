@@ -1,0 +1,1 @@
+../../../../Tests/RewindViewerTests/Browser/HTTP.swift
