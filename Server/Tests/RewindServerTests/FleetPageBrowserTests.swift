@@ -7,6 +7,18 @@ import Testing
 /// desktop and one under the other on the phone, the trend chart is drawn, the filter form
 /// applies, and a session's link opens its page with the key the browser already sends.
 @Suite(.timeLimit(.minutes(10)), .serialized) struct FleetPageBrowserTests {
+    /// Waits for `condition` after a click that navigates: a wait begun in the page being left
+    /// ends with it (a script timeout), so it is asked again in the new page, up to 5 times.
+    static func wait(_ browser: WebDriver, until condition: String) async throws {
+        for attempt in 1...5 {
+            do {
+                return try await browser.wait(until: condition)
+            } catch  where attempt < 5 {
+                continue
+            }
+        }
+    }
+
     @Test(arguments: [(1280, 800), (390, 844)])
     func thePageWorksInABrowserAtDesktopAndPhoneWidths(width: Int, height: Int) async throws {
         let server = try await TestServer.start()
@@ -47,7 +59,8 @@ import Testing
             // The form: one machine.
             try await browser.execute("document.querySelector('select[name=machine]').value = 'kanji'")
             try await browser.click("#filters button[type=submit]")
-            try await browser.wait(
+            try await Self.wait(
+                browser,
                 until:
                     "location.search.includes('machine=kanji') && document.querySelectorAll('.rw-machine').length === 1"
             )
@@ -64,7 +77,8 @@ import Testing
                 try await browser.execute("return document.querySelector('#sessions tr[data-session]').dataset.session")
                     as? String)
             try await browser.click("#sessions tr[data-session] a")
-            try await browser.wait(until: "location.pathname.endsWith('/page') && document.readyState === 'complete'")
+            try await Self.wait(
+                browser, until: "location.pathname.endsWith('/page') && document.readyState === 'complete'")
             let text = try await browser.execute("return document.title + ' ' + document.body.innerText")
             #expect((text as? String)?.contains(session) == true)
         } catch {
