@@ -19,23 +19,23 @@ extension Routes {
             let parameters = QueryParameters(request, ignoringEmptyValues: true)
             let filter = try Self.sessionFilter(parameters, defaultLimit: 50)
             let queries = self.queries
-            let all = try await queries.machines(appID: caller.appID, range: filter.range)
+            // Every machine's counts: the form lists every machine with sessions in the range.
+            let tally = try await queries.tally(appID: caller.appID, machine: nil, range: filter.range)
+            let all = tally.machines.filter { $0.value.sessions > 0 }.keys.sorted()
             var machines: [FleetPage.Machine] = []
-            for (machine, sessions) in all where filter.machine == nil || filter.machine == machine {
-                let funnel = try await queries.funnel(appID: caller.appID, machine: machine, range: filter.range)
+            for machine in all where filter.machine == nil || filter.machine == machine {
                 let definition = try await queries.latestDefinition(appID: caller.appID, machine: machine)
                 let finishing = FleetPage.finishingStates(of: definition)
-                let trend = try await queries.trend(
-                    appID: caller.appID, machine: machine, range: filter.range, finishing: finishing.states)
                 machines.append(
                     FleetPage.Machine(
-                        name: machine, sessions: sessions, funnel: funnel, definition: definition,
-                        finishing: finishing, trend: trend))
+                        name: machine, sessions: tally.machines[machine]?.sessions ?? 0, funnel: tally.funnel(machine),
+                        definition: definition, finishing: finishing,
+                        trend: tally.trend(machine, finishing: finishing.states)))
             }
-            let overview = try await queries.overview(appID: caller.appID, machine: filter.machine, range: filter.range)
+            let overview = try await queries.overview(appID: caller.appID, tally: tally, machine: filter.machine)
             let page = try await queries.sessions(appID: caller.appID, filter)
             let contents = FleetPage.Contents(
-                overview: overview, machineNames: all.map(\.machine), machines: machines, filter: filter,
+                overview: overview, machineNames: all, machines: machines, filter: filter,
                 sessions: page.sessions, next: page.next)
             return FleetPage.response(status: .ok, body: FleetPage.render(contents))
         }

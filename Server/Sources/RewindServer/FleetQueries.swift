@@ -79,24 +79,6 @@ struct FleetQueries: Sendable {
         return (list, list.last.map { SessionCursor(storeID: $0.storeID, sessionID: $0.sessionID) })
     }
 
-    /// The app's machines and how many sessions each has whose last record is in `range` (the
-    /// session list's and the funnels' filter), by name.
-    func machines(appID: Int64, range: TimeRange = TimeRange()) async throws -> [(machine: String, sessions: Int64)] {
-        var machines: [(machine: String, sessions: Int64)] = []
-        for try await (machine, count) in try await client.query(
-            """
-            SELECT machine, count(*)::bigint FROM sessions
-            WHERE app_id = \(appID)
-                AND (\(range.from)::bigint IS NULL OR last_recorded_at_us >= \(range.from))
-                AND (\(range.to)::bigint IS NULL OR last_recorded_at_us < \(range.to))
-            GROUP BY machine ORDER BY machine
-            """, logger: logger
-        ).decode((String, Int64).self) {
-            machines.append((machine, count))
-        }
-        return machines
-    }
-
     /// Whether the app has a session of `machine`.
     func hasMachine(appID: Int64, _ machine: String) async throws -> Bool {
         for try await _ in try await client.query(
@@ -107,27 +89,6 @@ struct FleetQueries: Sendable {
             return true
         }
         return false
-    }
-
-    // MARK: Funnels
-
-    /// `machine`'s funnel over every device: the screen-flow states of its sessions last updated
-    /// in `range`, each decoded by the projection and added to the funnel as
-    /// ``ScreenFlows/funnel(machine:)`` adds a device's.
-    func funnel(appID: Int64, machine: String, range: TimeRange) async throws -> Funnel {
-        let flows = ServerProjections.screenFlows
-        var funnel = Funnel(machine: machine)
-        for try await state in try await client.query(
-            """
-            SELECT state FROM projection_states
-            WHERE app_id = \(appID) AND projection = \(flows.projection.name) AND machine = \(machine)
-                AND (\(range.from)::bigint IS NULL OR updated_at_us >= \(range.from))
-                AND (\(range.to)::bigint IS NULL OR updated_at_us < \(range.to))
-            """, logger: logger
-        ).decode(ByteBuffer.self) {
-            funnel.add(try flows.decode(state))
-        }
-        return funnel
     }
 
     // MARK: Navigation
@@ -161,21 +122,19 @@ struct FleetQueries: Sendable {
         return false
     }
 
-    /// The depths of `machine`'s sessions' stacks over every device, from the decoded states (as
+    /// The depths of `machine`'s sessions' stacks over every device: ``FlowAggregates``'
+    /// `stack_depths`, counted from the states' `depth` (as
     /// ``NavigationStacks/depthStatistics(machine:)`` counts a device's).
     func depthStatistics(appID: Int64, machine: String) async throws -> StackDepthStatistics {
-        let navigation = ServerProjections.navigation
-        var statistics = StackDepthStatistics()
-        for try await state in try await client.query(
+        var histogram: [Int: Int] = [:]
+        for try await (depth, sessions) in try await client.query(
             """
-            SELECT state FROM projection_states
-            WHERE app_id = \(appID) AND projection = \(navigation.projection.name) AND machine = \(machine)
+            SELECT depth, sessions FROM stack_depths WHERE app_id = \(appID) AND machine = \(machine) AND sessions > 0
             """, logger: logger
-        ).decode(ByteBuffer.self) {
-            let decoded = try navigation.decode(state)
-            if decoded.machine == machine { statistics.add(decoded.stack) }
+        ).decode((Int32, Int64).self) {
+            histogram[Int(depth)] = Int(sessions)
         }
-        return statistics
+        return StackDepthStatistics(histogram: histogram)
     }
 
     // MARK: Status

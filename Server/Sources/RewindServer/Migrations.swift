@@ -201,6 +201,9 @@ public enum Migrations {
                 CREATE INDEX sessions_in_natural_order ON sessions (app_id, store_id, session_id COLLATE rewind_natural)
                 """,
             ]),
+        Migration(
+            version: 6, name: "counts of the screen flows and navigation stacks, kept by triggers",
+            statements: FlowAggregates.migration),
     ]
 
     /// The advisory lock key that serializes servers migrating the same database at once.

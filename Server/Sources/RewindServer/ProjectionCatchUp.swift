@@ -220,6 +220,13 @@ final class ProjectionCatchUp: Service, Sendable {
                     try PostgresTransitionLog.Reader.decode(bytes, sequence: sequence, storeID: store.storeID))
             }
 
+            // When each session's first record of the chunk was recorded: a state written for the
+            // first time keeps it (`first_recorded_at_us`, the trend's day a session started).
+            var firstRecorded: [String: Int64] = [:]
+            for record in records where firstRecorded[record.session.rawValue] == nil {
+                firstRecorded[record.session.rawValue] = record.timestamp.microsecondsSince1970
+            }
+
             var progressed = false
             for (projection, fold) in active {
                 let before = fold.checkpoint
@@ -231,7 +238,8 @@ final class ProjectionCatchUp: Service, Sendable {
                 try fold.fold(records, reading: states)
                 try fold.write(to: states)
                 try await Self.write(
-                    states.written, of: projection, store: store, connection: connection, logger: logger)
+                    states.written, of: projection, firstRecorded: firstRecorded, store: store,
+                    connection: connection, logger: logger)
                 if let error = fold.error {
                     logger.error(
                         "projection stopped on a record",
@@ -270,10 +278,11 @@ final class ProjectionCatchUp: Service, Sendable {
     }
 
     /// Writes changed states (several rows per statement, every value a bound parameter) and
-    /// deletes those the projection set to `nil`.
+    /// deletes those the projection set to `nil`. A state's triggers keep the counts of
+    /// ``FlowAggregates`` in step, in this transaction.
     private static func write(
         _ states: [(key: String, bytes: [UInt8]?)], of projection: any ServerProjecting,
-        store: StoreRef, connection: PostgresConnection, logger: Logger
+        firstRecorded: [String: Int64], store: StoreRef, connection: PostgresConnection, logger: Logger
     ) async throws {
         let name = projection.name
         let deleted = states.filter { $0.bytes == nil }.map(\.key)
@@ -298,6 +307,9 @@ final class ProjectionCatchUp: Service, Sendable {
             binds.append(extracted.configuration)
             binds.append(extracted.updatedAtMicroseconds)
             binds.append(extracted.depth)
+            binds.append(extracted.reached)
+            binds.append(extracted.records)
+            binds.append(firstRecorded[key])
         }
     }
 
@@ -305,10 +317,13 @@ final class ProjectionCatchUp: Service, Sendable {
         table: "projection_states",
         columns: [
             "app_id", "store_id", "projection", "key", "state", "machine", "configuration", "updated_at_us", "depth",
+            "reached", "records", "first_recorded_at_us",
         ],
         suffix: """
             ON CONFLICT (app_id, store_id, projection, key) DO UPDATE SET state = EXCLUDED.state,
                 machine = EXCLUDED.machine, configuration = EXCLUDED.configuration,
-                updated_at_us = EXCLUDED.updated_at_us, depth = EXCLUDED.depth
+                updated_at_us = EXCLUDED.updated_at_us, depth = EXCLUDED.depth, reached = EXCLUDED.reached,
+                records = EXCLUDED.records,
+                first_recorded_at_us = coalesce(projection_states.first_recorded_at_us, EXCLUDED.first_recorded_at_us)
             """)
 }

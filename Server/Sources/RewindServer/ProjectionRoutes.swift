@@ -67,7 +67,7 @@ extension Routes {
         let machine = try machineName(context)
         let range = try QueryParameters(request).timeRange()
         guard try await queries.hasMachine(appID: caller.appID, machine) else { throw Self.unknownMachine(machine) }
-        let funnel = try await queries.funnel(appID: caller.appID, machine: machine, range: range)
+        let funnel = try await queries.tally(appID: caller.appID, machine: machine, range: range).funnel(machine)
         return try JSONResponse.make(
             body: FunnelAnswer(
                 machine: machine, from: range.from, to: range.to, sessions: funnel.sessions,

@@ -14,6 +14,10 @@ struct StateColumns: Sendable, Equatable {
     var updatedAtMicroseconds: Int64?
     /// The navigation stack's depth (the navigation projection's).
     var depth: Int32?
+    /// Every state the session has been in (the screen-flow projection's).
+    var reached: [String]? = nil
+    /// The session's version: its number of records (the screen-flow projection's).
+    var records: Int64? = nil
 }
 
 /// A projection the server keeps in PostgreSQL: the root's ``Projection`` itself, folded by the
@@ -60,7 +64,8 @@ enum ServerProjections {
     static let screenFlows = ServerProjection(projection: ScreenFlowProjection()) { flow in
         StateColumns(
             machine: flow.machine, configuration: flow.configuration,
-            updatedAtMicroseconds: flow.updated.microsecondsSince1970, depth: nil)
+            updatedAtMicroseconds: flow.updated.microsecondsSince1970, depth: nil, reached: flow.reached,
+            records: Int64(clamping: flow.version))
     }
 
     /// Navigation stacks, their entries with the data their screens were entered with. The

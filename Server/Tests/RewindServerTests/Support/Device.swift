@@ -12,13 +12,18 @@ final class Device: @unchecked Sendable {
     let engine: Engine
 
     /// A new store with the onboarding and kanji examples registered (and `extra`, under the names
-    /// given), keeping sessions as `retention` says.
-    init(extra: [(name: String, machine: Machine)] = [], retention: RetentionPolicy = .keepEverything) throws {
+    /// given), keeping sessions as `retention` says, its records timed by `clock` (the wall clock
+    /// when `nil`).
+    init(
+        extra: [(name: String, machine: Machine)] = [], retention: RetentionPolicy = .keepEverything,
+        clock: (@Sendable () -> Timestamp)? = nil
+    ) throws {
         directory = NSTemporaryDirectory() + "rewind-server-device-" + UUID().uuidString
         try FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true)
         var configuration = EngineConfiguration()
         configuration.durability = .noSync
         configuration.retention = retention
+        if let clock { configuration.clock = clock }
         engine = try Engine(directory: directory, configuration: configuration)
         try engine.register(ExampleMachines.Onboarding.machine())
         try engine.register(ExampleMachines.Kanji.machine())

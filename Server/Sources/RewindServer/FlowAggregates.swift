@@ -1,0 +1,142 @@
+/// Counts of the projections' states kept up to date by PostgreSQL itself, so that funnels, the
+/// trend, the fleet page's totals and the stack statistics cost O(states × days), not O(sessions)
+/// (issue 32; `docs/architecture/fleet.md`, "The fleet page's queries and what they cost").
+///
+/// Three tables, written only by statement-level triggers on `projection_states`:
+/// - `flow_days`: screen-flow sessions per (app, machine, day of the last record, day of the first
+///   record, active configuration), with the sum of their versions (their records);
+/// - `flow_reached_days`: per (app, machine, day of the last record, state), the sessions that
+///   reached the state;
+/// - `stack_depths`: navigation sessions per (app, machine, stack depth).
+///
+/// The triggers read the statement's transition tables (`old_rows`, `new_rows`): every row a
+/// statement removes is subtracted and every row it adds is added, in one `INSERT … ON CONFLICT`
+/// per table, in the same transaction as the states. So whatever writes `projection_states` (the
+/// catch-up's fold and rebuild, erasure, retention) keeps the counts exact, with no code of its
+/// own. Rows are upserted in key order, so two transactions that change the same counts lock
+/// them in the same order. Counts that fall to zero stay as rows of zero (they are summed).
+///
+/// Days are UTC days since 1970 (`rewind_day`). A screen-flow row counts only once the catch-up
+/// has written its `reached`, `records` and `first_recorded_at_us` columns (migration 6); a
+/// navigation row once it has a `depth`.
+enum FlowAggregates {
+    /// The statements of migration 6.
+    static let migration: [String] =
+        [
+            """
+            ALTER TABLE projection_states ADD COLUMN reached text[], ADD COLUMN records bigint,
+                ADD COLUMN first_recorded_at_us bigint
+            """,
+            // Floor division: days before 1970 are negative, as the page's day arithmetic.
+            """
+            CREATE FUNCTION rewind_day(us bigint) RETURNS bigint LANGUAGE sql IMMUTABLE STRICT PARALLEL SAFE
+            AS $$ SELECT (us - ((us % 86400000000) + 86400000000) % 86400000000) / 86400000000 $$
+            """,
+            """
+            CREATE TABLE flow_days (
+                app_id bigint NOT NULL,
+                machine text NOT NULL,
+                day bigint NOT NULL,
+                first_day bigint NOT NULL,
+                configuration text[] NOT NULL,
+                sessions bigint NOT NULL,
+                records bigint NOT NULL,
+                PRIMARY KEY (app_id, machine, day, first_day, configuration)
+            )
+            """,
+            """
+            CREATE TABLE flow_reached_days (
+                app_id bigint NOT NULL,
+                machine text NOT NULL,
+                day bigint NOT NULL,
+                state text NOT NULL,
+                sessions bigint NOT NULL,
+                PRIMARY KEY (app_id, machine, day, state)
+            )
+            """,
+            """
+            CREATE TABLE stack_depths (
+                app_id bigint NOT NULL,
+                machine text NOT NULL,
+                depth integer NOT NULL,
+                sessions bigint NOT NULL,
+                PRIMARY KEY (app_id, machine, depth)
+            )
+            """,
+        ]
+        + counting(name: "insert", event: "INSERT", transitions: "NEW TABLE AS new_rows", sources: [("new_rows", 1)])
+        + counting(
+            name: "update", event: "UPDATE", transitions: "OLD TABLE AS old_rows NEW TABLE AS new_rows",
+            sources: [("old_rows", -1), ("new_rows", 1)])
+        + counting(name: "delete", event: "DELETE", transitions: "OLD TABLE AS old_rows", sources: [("old_rows", -1)])
+        + [
+            // The stacks are counted from the states already stored; the screen flows are folded
+            // again from the first record (their new columns are the fold's), at the server's start.
+            """
+            INSERT INTO stack_depths (app_id, machine, depth, sessions)
+            SELECT app_id, machine, depth, count(*) FROM projection_states
+            WHERE depth IS NOT NULL AND machine IS NOT NULL GROUP BY app_id, machine, depth
+            """,
+            "DELETE FROM projection_states WHERE projection = '\(ServerProjections.screenFlows.name)'",
+            """
+            UPDATE projection_checkpoints SET sequence = 0, failure = NULL, updated_at = now()
+            WHERE projection = '\(ServerProjections.screenFlows.name)'
+            """,
+        ]
+
+    /// The trigger function and the trigger counting one kind of change: `sources` are the
+    /// transition tables and the sign their rows are counted with (a statement can have at most
+    /// one trigger with transition tables per event, so each event has its own).
+    private static func counting(
+        name: String, event: String, transitions: String, sources: [(table: String, sign: Int)]
+    )
+        -> [String]
+    {
+        /// The changed rows matching `filter`, as `columns` and the sign they are counted with.
+        func rows(_ columns: String, where filter: String) -> String {
+            sources.map { "SELECT \(columns), \($0.sign) AS sign FROM \($0.table) WHERE \(filter)" }
+                .joined(separator: " UNION ALL ")
+        }
+        let flows = "reached IS NOT NULL AND machine IS NOT NULL AND updated_at_us IS NOT NULL"
+        let flowRows = rows(
+            """
+            app_id, machine, rewind_day(updated_at_us) AS day,
+                rewind_day(coalesce(first_recorded_at_us, updated_at_us)) AS first_day,
+                coalesce(configuration, '{}') AS configuration, coalesce(records, 0) AS records
+            """, where: flows)
+        let reachedRows = rows(
+            "app_id, machine, rewind_day(updated_at_us) AS day, unnest(reached) AS state", where: flows)
+        let depthRows = rows("app_id, machine, depth", where: "depth IS NOT NULL AND machine IS NOT NULL")
+        let function = "rewind_count_\(name)"
+        return [
+            """
+            CREATE FUNCTION \(function)() RETURNS trigger LANGUAGE plpgsql AS $$
+            BEGIN
+                INSERT INTO flow_days AS a (app_id, machine, day, first_day, configuration, sessions, records)
+                SELECT app_id, machine, day, first_day, configuration, sum(sign), sum(sign * records)
+                FROM (\(flowRows)) c
+                GROUP BY app_id, machine, day, first_day, configuration
+                HAVING sum(sign) <> 0 OR sum(sign * records) <> 0
+                ORDER BY app_id, machine, day, first_day, configuration
+                ON CONFLICT (app_id, machine, day, first_day, configuration) DO UPDATE
+                    SET sessions = a.sessions + EXCLUDED.sessions, records = a.records + EXCLUDED.records;
+                INSERT INTO flow_reached_days AS a (app_id, machine, day, state, sessions)
+                SELECT app_id, machine, day, state, sum(sign) FROM (\(reachedRows)) c
+                GROUP BY app_id, machine, day, state HAVING sum(sign) <> 0
+                ORDER BY app_id, machine, day, state
+                ON CONFLICT (app_id, machine, day, state) DO UPDATE SET sessions = a.sessions + EXCLUDED.sessions;
+                INSERT INTO stack_depths AS a (app_id, machine, depth, sessions)
+                SELECT app_id, machine, depth, sum(sign) FROM (\(depthRows)) c
+                GROUP BY app_id, machine, depth HAVING sum(sign) <> 0
+                ORDER BY app_id, machine, depth
+                ON CONFLICT (app_id, machine, depth) DO UPDATE SET sessions = a.sessions + EXCLUDED.sessions;
+                RETURN NULL;
+            END $$
+            """,
+            """
+            CREATE TRIGGER projection_states_count_\(name) AFTER \(event) ON projection_states
+            REFERENCING \(transitions) FOR EACH STATEMENT EXECUTE FUNCTION \(function)()
+            """,
+        ]
+    }
+}
