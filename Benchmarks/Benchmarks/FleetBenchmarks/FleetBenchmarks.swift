@@ -23,6 +23,7 @@ let benchmarks: @Sendable () -> Void = {
     registerStorageBenchmarks(cluster: cluster)
     registerCatchUpBenchmarks(cluster: cluster)
     registerUpgradeCheckFleetBenchmarks(cluster: cluster)
+    registerMillionSessionBenchmarks(cluster: cluster)
 }
 
 /// The fleet every fleet benchmark uploads: 64 devices, each a real store of about 3,200 records

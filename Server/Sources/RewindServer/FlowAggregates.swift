@@ -13,13 +13,21 @@
 /// statement removes is subtracted and every row it adds is added, in one `INSERT … ON CONFLICT`
 /// per table, in the same transaction as the states. So whatever writes `projection_states` (the
 /// catch-up's fold and rebuild, erasure, retention) keeps the counts exact, with no code of its
-/// own. Rows are upserted in key order, so two transactions that change the same counts lock
-/// them in the same order. Counts that fall to zero stay as rows of zero (they are summed).
+/// own. Before it counts, a trigger takes the app's advisory lock (``lockClass``, the app id),
+/// held to the end of the transaction: the transactions that change one app's counts take turns
+/// from their first count to their commit, so two catch-ups never lock each other's count rows
+/// in opposite orders (they did: PostgreSQL found deadlocks between the catch-up's two concurrent
+/// stores, whose several statements per transaction each lock rows in key order). Counts that
+/// fall to zero stay as rows of zero (they are summed).
 ///
 /// Days are UTC days since 1970 (`rewind_day`). A screen-flow row counts only once the catch-up
 /// has written its `reached`, `records` and `first_recorded_at_us` columns (migration 6); a
 /// navigation row once it has a `depth`.
 enum FlowAggregates {
+    /// The first key of the advisory locks the counting triggers take per app (the second is the
+    /// app id): "rewi" in ASCII.
+    static let lockClass: Int32 = 0x7265_7769
+
     /// The statements of migration 6.
     static let migration: [String] =
         [
@@ -112,6 +120,8 @@ enum FlowAggregates {
             """
             CREATE FUNCTION \(function)() RETURNS trigger LANGUAGE plpgsql AS $$
             BEGIN
+                PERFORM pg_advisory_xact_lock(\(lockClass), (app_id % 2147483647)::integer)
+                FROM (SELECT DISTINCT app_id FROM (\(rows("app_id", where: "true"))) c ORDER BY app_id) apps;
                 INSERT INTO flow_days AS a (app_id, machine, day, first_day, configuration, sessions, records)
                 SELECT app_id, machine, day, first_day, configuration, sum(sign), sum(sign * records)
                 FROM (\(flowRows)) c
