@@ -47,6 +47,14 @@ public struct APIError: HTTPResponseError, CustomStringConvertible {
             details: ["retryAfter": .integer(Int64(seconds))], headers: [.retryAfter: "\(seconds)"])
     }
 
+    /// The answer when the key has `limit` requests in progress and none ended in time: 429,
+    /// `Retry-After: 1`.
+    static func tooManyRequests(limit: Int) -> APIError {
+        APIError(
+            .tooManyRequests, "this key has its \(limit) requests at once in progress: try again in 1 s",
+            details: ["retryAfter": .integer(1)], headers: [.retryAfter: "1"])
+    }
+
     static let unauthorized = APIError(.unauthorized, "a valid API key is required (Authorization: Bearer rewind_…)")
 
     static func forbidden(_ kind: KeyKind, needs: KeyKind) -> APIError {

@@ -114,6 +114,9 @@ public struct Caller: Sendable, Equatable {
     public var appID: Int64
     /// The key's kind.
     public var kind: KeyKind
+    /// The key's id (its public part): what its requests in progress are counted by
+    /// (``ServerConfiguration/requestsPerKey``).
+    public var keyID: String
 }
 
 /// Apps and their keys in the database.
@@ -221,7 +224,7 @@ public struct KeyRegistry: Sendable {
             guard let kind = KeyKind(rawValue: kind),
                 constantTimeEqual(Array(buffer: stored), key.secretHash)
             else { return nil }
-            return Caller(appID: appID, kind: kind)
+            return Caller(appID: appID, kind: kind, keyID: key.keyID)
         }
         return nil
     }

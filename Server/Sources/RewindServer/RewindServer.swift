@@ -56,7 +56,8 @@ public struct RewindServer: Sendable {
         let routes = Routes(
             database: database, keys: KeyRegistry(database: database, logger: logger),
             ingestion: Ingestion(database: database, logger: logger),
-            maximumBodyBytes: configuration.maximumBodyBytes, logger: logger, catchUp: catchUp)
+            maximumBodyBytes: configuration.maximumBodyBytes, logger: logger, catchUp: catchUp,
+            keyConcurrency: KeyConcurrency(limit: configuration.requestsPerKey, wait: configuration.keyWait))
         let logger = self.logger
         let url = configuration.database
         var application = Application(

@@ -37,6 +37,7 @@ extension Routes {
                 let caller = try await keys.authenticate(token: String(credentials[credentials.index(after: colon)...]))
             else { throw APIError.unauthorized }
             guard caller.kind == .read else { throw APIError.forbidden(caller.kind, needs: .read) }
+            try await admit(caller)
             return caller
         }
         return try await authenticate(request, needs: .read)

@@ -16,6 +16,8 @@ struct Routes: Sendable {
     let logger: Logger
     /// Woken after each stored batch, to fold it into the projections.
     let catchUp: ProjectionCatchUp
+    /// Each key's requests in progress (``admit(_:)``).
+    let keyConcurrency: KeyConcurrency
     /// The client to use now (the pool's current one, replaced after outages).
     var client: PostgresClient { database.client }
 
@@ -26,6 +28,7 @@ struct Routes: Sendable {
         // Hummingbird's own 404 and 413).
         router.add(middleware: JSONErrorMiddleware(retryAfterSeconds: database.availability.policy.retryAfterSeconds))
         router.add(middleware: DatabaseOutageMiddleware(availability: database.availability))
+        router.add(middleware: KeyConcurrencyMiddleware(concurrency: keyConcurrency))
         router.get("health") { _, _ in try await health() }
         router.post("v1/stores/:storeID/records") { request, context in
             try await upload(request, context: context)
@@ -100,7 +103,19 @@ struct Routes: Sendable {
             let caller = try await keys.authenticate(token: String(header.dropFirst("Bearer ".count)))
         else { throw APIError.unauthorized }
         if let needs, caller.kind != needs { throw APIError.forbidden(caller.kind, needs: needs) }
+        try await admit(caller)
         return caller
+    }
+
+    /// Takes a slot of the caller's key for the rest of the request (``KeyConcurrency``), waiting
+    /// for one while the key has ``ServerConfiguration/requestsPerKey`` requests in progress.
+    /// - Throws: ``APIError`` 429 with `Retry-After` when none freed in time.
+    func admit(_ caller: Caller) async throws {
+        guard let held = KeyConcurrency.held, held.hold(caller.keyID) else { return }
+        guard await keyConcurrency.acquire(caller.keyID) else {
+            _ = held.take()
+            throw APIError.tooManyRequests(limit: keyConcurrency.limit)
+        }
     }
 
     func storeID(_ context: BasicRequestContext) throws -> UUID {

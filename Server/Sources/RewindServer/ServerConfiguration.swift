@@ -22,6 +22,13 @@ public struct ServerConfiguration: Sendable {
     public var retentionInterval: Duration
     /// How the server notices that PostgreSQL went away and came back (see ``OutagePolicy``).
     public var outages: OutagePolicy
+    /// The most requests one API key may have in progress at once; more wait for one of them to
+    /// end, at most ``keyWait``, then are answered 429. By default half the connections the
+    /// projections' catch-up leaves (4 of 10), so one key's requests never take every connection
+    /// from the others'.
+    public var requestsPerKey: Int
+    /// How long a request waits when its key has ``requestsPerKey`` requests in progress.
+    public var keyWait: Duration
 
     /// The default largest body: 8 MiB (a batch of a few thousand records).
     public static let defaultMaximumBodyBytes = 8 * 1024 * 1024
@@ -32,8 +39,11 @@ public struct ServerConfiguration: Sendable {
         maximumBodyBytes: Int = ServerConfiguration.defaultMaximumBodyBytes,
         maximumDatabaseConnections: Int = 10, logLevel: Logger.Level = .info,
         retentionInterval: Duration = .seconds(3600),
-        outages: OutagePolicy = OutagePolicy()
+        outages: OutagePolicy = OutagePolicy(), requestsPerKey: Int? = nil, keyWait: Duration = .seconds(10)
     ) {
+        self.requestsPerKey =
+            requestsPerKey ?? max(1, (maximumDatabaseConnections - ProjectionCatchUp.concurrentStores) / 2)
+        self.keyWait = keyWait
         self.retentionInterval = retentionInterval
         self.outages = outages
         self.database = database

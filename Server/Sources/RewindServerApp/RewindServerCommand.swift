@@ -70,6 +70,14 @@ struct Serve: AsyncParsableCommand {
         help: "The largest request body accepted (default: $REWIND_SERVER_MAX_BODY_BYTES or 8 MiB).")
     var maximumBodyBytes: Int?
 
+    @Option(
+        name: .customLong("requests-per-key"),
+        help: """
+            The most requests one API key may have in progress at once; more wait up to 10 s, \
+            then get a 429 (default: 4).
+            """)
+    var requestsPerKey: Int?
+
     func run() async throws {
         let environment = ProcessInfo.processInfo.environment
         let port =
@@ -86,10 +94,11 @@ struct Serve: AsyncParsableCommand {
             } ?? ServerConfiguration.defaultMaximumBodyBytes
         guard (0...65535).contains(port) else { throw ValidationError("the port must be from 0 to 65535") }
         guard maximumBodyBytes > 0 else { throw ValidationError("--max-body-bytes must be positive") }
+        if let requestsPerKey, requestsPerKey < 1 { throw ValidationError("--requests-per-key must be positive") }
         let logger = try options.logger()
         let configuration = ServerConfiguration(
             database: try options.database(), host: host ?? environment["REWIND_SERVER_HOST"] ?? "127.0.0.1",
-            port: port, maximumBodyBytes: maximumBodyBytes, logLevel: logger.logLevel)
+            port: port, maximumBodyBytes: maximumBodyBytes, logLevel: logger.logLevel, requestsPerKey: requestsPerKey)
         try await RewindServer(configuration: configuration, logger: logger).run()
         logger.info("stopped")
     }

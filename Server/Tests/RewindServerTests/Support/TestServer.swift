@@ -16,13 +16,16 @@ final class TestServer: Sendable {
     private let group: ServiceGroup
     private let task: Task<Void, any Error>
 
-    /// Starts a server on `database` (a new one by default) and creates an app.
+    /// Starts a server on `database` (a new one by default), configured as `configure` says, and
+    /// creates an app.
     static func start(
-        database: TestDatabase? = nil, maximumBodyBytes: Int = ServerConfiguration.defaultMaximumBodyBytes
+        database: TestDatabase? = nil, maximumBodyBytes: Int = ServerConfiguration.defaultMaximumBodyBytes,
+        configure: (inout ServerConfiguration) -> Void = { _ in }
     ) async throws -> TestServer {
         let database = if let database { database } else { try await TestDatabase.make() }
-        let configuration = ServerConfiguration(
+        var configuration = ServerConfiguration(
             database: database.url, host: "127.0.0.1", port: 0, maximumBodyBytes: maximumBodyBytes, logLevel: .warning)
+        configure(&configuration)
         let (ports, continuation) = AsyncStream.makeStream(of: Int.self)
         let (statuses, status) = AsyncStream.makeStream(of: DatabaseStatus.self)
         let service = RewindServer(configuration: configuration, logger: testLogger).service(
