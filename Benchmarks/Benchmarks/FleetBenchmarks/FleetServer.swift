@@ -110,8 +110,14 @@ final class FleetServer: Sendable {
     private let task: Task<Void, any Error>
 
     /// Starts a server on `database` (migrations applied before it listens) and creates an app.
+    /// `REWIND_BENCH_REQUESTS_PER_INGEST_KEY` sets ``ServerConfiguration/requestsPerIngestKey``
+    /// (its default otherwise; the run says which).
     static func start(database: FleetDatabase) async throws -> FleetServer {
-        let configuration = ServerConfiguration(database: database.url, host: "127.0.0.1", port: 0, logLevel: .warning)
+        var configuration = ServerConfiguration(database: database.url, host: "127.0.0.1", port: 0, logLevel: .warning)
+        if let limit = ProcessInfo.processInfo.environment["REWIND_BENCH_REQUESTS_PER_INGEST_KEY"].flatMap(Int.init) {
+            configuration.requestsPerIngestKey = limit
+        }
+        report("server: \(configuration.requestsPerIngestKey) requests of the ingest key at once")
         let (ports, continuation) = AsyncStream.makeStream(of: Int.self)
         let group = ServiceGroup(
             configuration: ServiceGroupConfiguration(

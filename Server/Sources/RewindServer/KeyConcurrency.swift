@@ -2,17 +2,17 @@ import Hummingbird
 import Synchronization
 
 /// How many requests one API key may have in progress at once, so that no key can take every
-/// connection to PostgreSQL from the others (issue 32, "No request can hurt the others"): a key
-/// at its limit waits, first come first served, for one of its own requests to end, at most
-/// ``wait``; then the request is refused with a 429 and `Retry-After` (RewindSync's uploader
-/// retries it). Requests of other keys never wait on it.
+/// connection to PostgreSQL from the others (issue 32, "No request can hurt the others"): a
+/// request of a key at its limit waits, first come first served, for one of the key's requests to
+/// end, at most ``wait``; then it is refused with a 429 and `Retry-After` (RewindSync's uploader
+/// retries it). Requests of other keys never wait on it. The limit is the caller's: read and
+/// erase keys have ``ServerConfiguration/requestsPerKey``, ingest keys (one per app, shared by its
+/// devices) ``ServerConfiguration/requestsPerIngestKey``.
 ///
 /// A request takes its key's slot once authenticated (``Routes/admit(_:)``), and gives it back
 /// when its handler returns or throws (``KeyConcurrencyMiddleware``). The wait holds no database
 /// connection: only requests in progress do.
 final class KeyConcurrency: Sendable {
-    /// The most requests of one key in progress at once.
-    let limit: Int
     /// How long a request waits for a slot before it is refused.
     let wait: Duration
 
@@ -37,15 +37,15 @@ final class KeyConcurrency: Sendable {
     /// handler, filled by ``Routes/admit(_:)``).
     @TaskLocal static var held: HeldSlot?
 
-    /// At most `limit` requests of a key at once (at least one), each waiting at most `wait`.
-    init(limit: Int, wait: Duration) {
-        self.limit = max(1, limit)
+    /// Requests that wait at most `wait` for their key's turn.
+    init(wait: Duration) {
         self.wait = wait
     }
 
-    /// Takes a slot of `key`, waiting for one at most ``wait``; returns whether it got one.
-    func acquire(_ key: String) async -> Bool {
-        let limit = self.limit
+    /// Takes a slot of `key`, of which at most `limit` (at least one) are taken at once, waiting
+    /// for one at most ``wait``; returns whether it got one.
+    func acquire(_ key: String, limit: Int) async -> Bool {
+        let limit = max(1, limit)
         let queued: UInt64? = state.withLock { state in
             if state.keys[key, default: Slots()].inProgress < limit {
                 state.keys[key, default: Slots()].inProgress += 1

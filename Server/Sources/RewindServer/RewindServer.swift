@@ -57,7 +57,8 @@ public struct RewindServer: Sendable {
             database: database, keys: KeyRegistry(database: database, logger: logger),
             ingestion: Ingestion(database: database, logger: logger),
             maximumBodyBytes: configuration.maximumBodyBytes, logger: logger, catchUp: catchUp,
-            keyConcurrency: KeyConcurrency(limit: configuration.requestsPerKey, wait: configuration.keyWait))
+            keyConcurrency: KeyConcurrency(wait: configuration.keyWait), requestsPerKey: configuration.requestsPerKey,
+            requestsPerIngestKey: configuration.requestsPerIngestKey)
         let logger = self.logger
         let url = configuration.database
         var application = Application(

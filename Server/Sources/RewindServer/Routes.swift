@@ -18,6 +18,10 @@ struct Routes: Sendable {
     let catchUp: ProjectionCatchUp
     /// Each key's requests in progress (``admit(_:)``).
     let keyConcurrency: KeyConcurrency
+    /// The most requests of a read or erase key at once.
+    let requestsPerKey: Int
+    /// The most requests of an ingest key at once.
+    let requestsPerIngestKey: Int
     /// The client to use now (the pool's current one, replaced after outages).
     var client: PostgresClient { database.client }
 
@@ -108,13 +112,15 @@ struct Routes: Sendable {
     }
 
     /// Takes a slot of the caller's key for the rest of the request (``KeyConcurrency``), waiting
-    /// for one while the key has ``ServerConfiguration/requestsPerKey`` requests in progress.
+    /// for one while the key has ``ServerConfiguration/requestsPerKey`` requests in progress
+    /// (``ServerConfiguration/requestsPerIngestKey`` for an ingest key).
     /// - Throws: ``APIError`` 429 with `Retry-After` when none freed in time.
     func admit(_ caller: Caller) async throws {
         guard let held = KeyConcurrency.held, held.hold(caller.keyID) else { return }
-        guard await keyConcurrency.acquire(caller.keyID) else {
+        let limit = caller.kind == .ingest ? requestsPerIngestKey : requestsPerKey
+        guard await keyConcurrency.acquire(caller.keyID, limit: limit) else {
             _ = held.take()
-            throw APIError.tooManyRequests(limit: keyConcurrency.limit)
+            throw APIError.tooManyRequests(limit: limit)
         }
     }
 

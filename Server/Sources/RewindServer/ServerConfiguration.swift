@@ -22,11 +22,16 @@ public struct ServerConfiguration: Sendable {
     public var retentionInterval: Duration
     /// How the server notices that PostgreSQL went away and came back (see ``OutagePolicy``).
     public var outages: OutagePolicy
-    /// The most requests one API key may have in progress at once; more wait for one of them to
-    /// end, at most ``keyWait``, then are answered 429. By default half the connections the
-    /// projections' catch-up leaves (4 of 10), so one key's requests never take every connection
-    /// from the others'.
+    /// The most requests one read or erase key may have in progress at once; more wait for one
+    /// of them to end, at most ``keyWait``, then are answered 429. By default the connections but
+    /// the projections' catch-up's and one (7 of 10), so one key's requests never take every
+    /// connection from the others'.
     public var requestsPerKey: Int
+    /// The most requests one ingest key may have in progress at once (its app's devices share
+    /// it). By default every connection: the pool bounds them already, and a bound of 7 of 10
+    /// cost ingestion a quarter of its rate (0.43× `COPY` against 0.60× unbounded, in one run;
+    /// Benchmarks/HISTORY.md, 2026-11-29 11:00).
+    public var requestsPerIngestKey: Int
     /// How long a request waits when its key has ``requestsPerKey`` requests in progress.
     public var keyWait: Duration
 
@@ -39,10 +44,12 @@ public struct ServerConfiguration: Sendable {
         maximumBodyBytes: Int = ServerConfiguration.defaultMaximumBodyBytes,
         maximumDatabaseConnections: Int = 10, logLevel: Logger.Level = .info,
         retentionInterval: Duration = .seconds(3600),
-        outages: OutagePolicy = OutagePolicy(), requestsPerKey: Int? = nil, keyWait: Duration = .seconds(10)
+        outages: OutagePolicy = OutagePolicy(), requestsPerKey: Int? = nil, requestsPerIngestKey: Int? = nil,
+        keyWait: Duration = .seconds(10)
     ) {
         self.requestsPerKey =
-            requestsPerKey ?? max(1, (maximumDatabaseConnections - ProjectionCatchUp.concurrentStores) / 2)
+            requestsPerKey ?? max(1, maximumDatabaseConnections - ProjectionCatchUp.concurrentStores - 1)
+        self.requestsPerIngestKey = requestsPerIngestKey ?? maximumDatabaseConnections
         self.keyWait = keyWait
         self.retentionInterval = retentionInterval
         self.outages = outages

@@ -73,8 +73,8 @@ struct Serve: AsyncParsableCommand {
     @Option(
         name: .customLong("requests-per-key"),
         help: """
-            The most requests one API key may have in progress at once; more wait up to 10 s, \
-            then get a 429 (default: 4).
+            The most requests one read or erase key may have in progress at once; more wait up \
+            to 10 s, then get a 429 (default: the database connections minus 3, 7).
             """)
     var requestsPerKey: Int?
 
