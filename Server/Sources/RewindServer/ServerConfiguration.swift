@@ -28,9 +28,9 @@ public struct ServerConfiguration: Sendable {
     /// connection from the others'.
     public var requestsPerKey: Int
     /// The most requests one ingest key may have in progress at once (its app's devices share
-    /// it). By default every connection: the pool bounds them already, and a bound of 7 of 10
-    /// cost ingestion a quarter of its rate (0.43× `COPY` against 0.60× unbounded, in one run;
-    /// Benchmarks/HISTORY.md, 2026-11-29 11:00).
+    /// it). By default no bound of its own (`Int.max`): the pool's connections bound them, and a
+    /// bound of 7 of 10 cost ingestion a quarter of its rate (0.43× `COPY` against 0.60×
+    /// unbounded, in one run; Benchmarks/HISTORY.md, 2026-11-29 11:00).
     public var requestsPerIngestKey: Int
     /// How long a request waits when its key has ``requestsPerKey`` requests in progress.
     public var keyWait: Duration
@@ -49,7 +49,7 @@ public struct ServerConfiguration: Sendable {
     ) {
         self.requestsPerKey =
             requestsPerKey ?? max(1, maximumDatabaseConnections - ProjectionCatchUp.concurrentStores - 1)
-        self.requestsPerIngestKey = requestsPerIngestKey ?? maximumDatabaseConnections
+        self.requestsPerIngestKey = requestsPerIngestKey ?? .max
         self.keyWait = keyWait
         self.retentionInterval = retentionInterval
         self.outages = outages

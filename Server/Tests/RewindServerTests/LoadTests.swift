@@ -64,10 +64,7 @@ import Testing
         }
         let written = clock.now - writing
 
-        // 200 devices share the app's ingest key, 10 batches in progress at once: the others
-        // wait their turn, here as long as it takes (a device's uploader retries the 429 a
-        // shorter wait gives; these requests are sent once).
-        let server = try await TestServer.start { $0.keyWait = .seconds(3600) }
+        let server = try await TestServer.start()
         let uploading = clock.now
         try await withThrowingTaskGroup(of: Void.self) { group in
             for device in devices {
