@@ -139,7 +139,8 @@ import Testing
     }
 
     /// The ranges checked: open, whole days, parts of days at either end or both, within one
-    /// day, and one with no session.
+    /// day, and ones with no session, two of them at the ends of the µs a time can be (their whole
+    /// days' bounds overflow: the tally scans them instead).
     static let ranges: [(from: Int64?, to: Int64?)] = [
         (nil, nil),
         (firstDay + day, firstDay + 3 * day),
@@ -148,6 +149,8 @@ import Testing
         (nil, firstDay + 2 * day + 3 * hour),
         (firstDay + day + 13 * hour, nil),
         (firstDay - 5 * day, firstDay - 4 * day + 2 * hour),
+        (.max - 1, nil),
+        (.min + 1, .min + 2),
     ]
 
     @Test func everyRangeCountsWhatTheDevicesFlowsSayAfterUploadsLaterRecordsAndAnErasure() async throws {
