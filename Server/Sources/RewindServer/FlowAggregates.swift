@@ -85,10 +85,13 @@ enum FlowAggregates {
             SELECT app_id, machine, depth, count(*) FROM projection_states
             WHERE depth IS NOT NULL AND machine IS NOT NULL GROUP BY app_id, machine, depth
             """,
-            "DELETE FROM projection_states WHERE projection = '\(ServerProjections.screenFlows.name)'",
+            // The projection's name written out, as it was when this migration shipped: a database
+            // applies a migration once, so its text must not follow later renames (a rename needs a
+            // migration of its own).
+            "DELETE FROM projection_states WHERE projection = 'rewind.screen-flows'",
             """
             UPDATE projection_checkpoints SET sequence = 0, failure = NULL, updated_at = now()
-            WHERE projection = '\(ServerProjections.screenFlows.name)'
+            WHERE projection = 'rewind.screen-flows'
             """,
         ]
 

@@ -10,7 +10,8 @@ import Synchronization
 /// devices) ``ServerConfiguration/requestsPerIngestKey``.
 ///
 /// A request takes its key's slot once authenticated (``Routes/admit(_:)``), and gives it back
-/// when its handler returns or throws (``KeyConcurrencyMiddleware``). The wait holds no database
+/// when its handler returns or throws (``KeyConcurrencyMiddleware``), or, for an answer streamed
+/// after its handler returned, when the stream ends (``KeyTurn``). The wait holds no database
 /// connection: only requests in progress do.
 final class KeyConcurrency: Sendable {
     /// How long a request waits for a slot before it is refused.
@@ -57,17 +58,20 @@ final class KeyConcurrency: Sendable {
         guard let id = queued else { return true }
         return await withTaskCancellationHandler {
             await withCheckedContinuation { (continuation: CheckedContinuation<Bool, Never>) in
-                let granted = state.withLock { state -> Bool in
+                let answer = state.withLock { state -> Bool? in
                     // A slot freed since the first look.
                     if state.keys[key, default: Slots()].inProgress < limit {
                         state.keys[key, default: Slots()].inProgress += 1
                         return true
                     }
+                    // Cancelled before its wait was queued: `onCancel` found no waiter to end (a task
+                    // is marked cancelled before its handler runs, and the handler takes this lock).
+                    if Task.isCancelled { return false }
                     state.keys[key, default: Slots()].waiters.append(Waiter(id: id, continuation: continuation))
-                    return false
+                    return nil
                 }
-                if granted {
-                    continuation.resume(returning: true)
+                if let answer {
+                    continuation.resume(returning: answer)
                 } else {
                     let wait = self.wait
                     Task {
@@ -111,7 +115,13 @@ final class KeyConcurrency: Sendable {
 
 /// The key whose slot a request holds, if any.
 final class HeldSlot: Sendable {
+    private let concurrency: KeyConcurrency
     private let key = Mutex<String?>(nil)
+
+    /// A request's slot of `concurrency`, none held yet.
+    init(_ concurrency: KeyConcurrency) {
+        self.concurrency = concurrency
+    }
 
     /// Records that the request holds a slot of `key`; `false` when it holds one already.
     func hold(_ key: String) -> Bool {
@@ -129,6 +139,38 @@ final class HeldSlot: Sendable {
             return held
         }
     }
+
+    /// Hands the slot held to a response body that is written after the handler returns (a
+    /// stream): the handler's end then keeps it, and the body gives it back (``KeyTurn``). `nil`
+    /// when no slot is held.
+    func handOver() -> KeyTurn? {
+        take().map { KeyTurn(key: $0, of: concurrency) }
+    }
+}
+
+/// A key's slot held by a response body after its handler returned (``HeldSlot/handOver()``):
+/// given back when the body ends (``end()``), or at the latest when the response is dropped
+/// without its body written (a client gone before the head was sent).
+final class KeyTurn: Sendable {
+    private let concurrency: KeyConcurrency
+    private let key: Mutex<String?>
+
+    init(key: String, of concurrency: KeyConcurrency) {
+        self.concurrency = concurrency
+        self.key = Mutex(key)
+    }
+
+    /// Gives the slot back (once).
+    func end() {
+        if let key = key.withLock({ key -> String? in
+            defer { key = nil }
+            return key
+        }) {
+            concurrency.release(key)
+        }
+    }
+
+    deinit { end() }
 }
 
 /// Gives a request's key slot back when its handler ends (see ``KeyConcurrency``).
@@ -138,7 +180,7 @@ struct KeyConcurrencyMiddleware<Context: RequestContext>: RouterMiddleware {
     func handle(
         _ request: Request, context: Context, next: (Request, Context) async throws -> Response
     ) async throws -> Response {
-        let slot = HeldSlot()
+        let slot = HeldSlot(concurrency)
         defer { if let key = slot.take() { concurrency.release(key) } }
         return try await KeyConcurrency.$held.withValue(slot) { try await next(request, context) }
     }

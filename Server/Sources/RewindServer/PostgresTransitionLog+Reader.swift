@@ -107,6 +107,28 @@ extension PostgresTransitionLog {
             return try rows.map(decode)
         }
 
+        /// The definitions `session`'s records from version `version` on name, in the order they
+        /// first appear: one query over the `definition` column (`records_by_session`), no record
+        /// decoded.
+        ///
+        /// - Throws: PostgreSQL's errors.
+        public func definitionVersions(of session: SessionID, fromVersion version: UInt64) async throws -> [String] {
+            guard let from = Int64(exactly: max(version, 1)) else { return [] }
+            let (client, appID, storeID, logger, bound) = (log.client, log.appID, log.storeID, log.logger, Int64(head))
+            var versions: [String] = []
+            for try await definition in try await client.query(
+                """
+                SELECT definition FROM records
+                WHERE app_id = \(appID) AND store_id = \(storeID) AND session_id = \(session.rawValue)
+                    AND version >= \(from) AND sequence <= \(bound)
+                GROUP BY definition ORDER BY min(version)
+                """, logger: logger
+            ).decode(String.self) {
+                versions.append(definition)
+            }
+            return versions
+        }
+
         /// Up to `limit` records of the log in sequence order from sequence `sequence` on.
         ///
         /// - Throws: ``PostgresLogError/damagedRecord(storeID:sequence:reason:)``, PostgreSQL's errors.

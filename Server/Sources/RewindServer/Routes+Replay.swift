@@ -59,12 +59,7 @@ extension Routes {
             }
         }
         router.get("v1/stores/:storeID/sessions/:sessionID/archive") { request, context in
-            let archive = try await loaded(request, context: context) { log in
-                try LogReplay(log: log).exportSession(log.session)
-            }
-            return Response(
-                status: .ok, headers: [.contentType: "application/json"],
-                body: ResponseBody(byteBuffer: ByteBuffer(bytes: archive)))
+            try await archive(request, context: context)
         }
         router.get("v1/stores/:storeID/sessions/:sessionID/page") { request, context in
             let redaction: Redaction
@@ -114,12 +109,53 @@ extension Routes {
         try JSONResponse.make(body: try await loaded(request, context: context, body))
     }
 
+    /// `GET /v1/stores/{store}/sessions/{session}/archive`: the session's archive, the bytes a
+    /// device exports, streamed as it is read (``SessionArchiveStream``: a page of records at a
+    /// time, never the whole session in memory). What the header needs is read first, so an
+    /// unknown, erased or damaged session is answered with its status; an error while the records
+    /// stream (the session erased meanwhile) cuts the archive before its trailer, which no import
+    /// accepts. The key's turn (``KeyConcurrency``) is held until the last byte is written.
+    private func archive(_ request: Request, context: BasicRequestContext) async throws -> Response {
+        let stream = try await session(request, context: context) { session, reader in
+            try await SessionArchiveStream(session, from: reader)
+        }
+        let turn = KeyConcurrency.held?.handOver()
+        let logger = logger
+        return Response(
+            status: .ok, headers: [.contentType: "application/json"],
+            body: ResponseBody { writer in
+                defer { turn?.end() }
+                do {
+                    try await stream.write { part in try await writer.write(ByteBuffer(bytes: part)) }
+                } catch {
+                    logger.error(
+                        "the archive of '\(stream.info.session)' was cut: \(error)",
+                        metadata: ["store": "\(stream.reader.log.storeID)"])
+                    throw error
+                }
+                try await writer.finish(nil)
+            })
+    }
+
     /// Authenticates a read key (unless the caller is known already), loads the session the path
     /// names from its store's log as it is now, and returns what `body` makes of it (replay's
     /// errors turned into answers).
     private func loaded<T>(
         _ request: Request, context: BasicRequestContext, caller known: Caller? = nil,
         _ body: (SessionLog) throws -> T
+    ) async throws -> T {
+        let log = try await session(request, context: context, caller: known) { session, reader in
+            try await SessionLog.load(session, from: reader)
+        }
+        return try await answering { try body(log) }
+    }
+
+    /// Authenticates a read key (unless the caller is known already) and reads the session the
+    /// path names with `read`, from a reader of its store's log as it is now: a session `read`
+    /// finds no record of (`nil`) is a 410 when erased, else a 404; replay's errors are answers.
+    private func session<T>(
+        _ request: Request, context: BasicRequestContext, caller known: Caller? = nil,
+        _ read: (SessionID, PostgresTransitionLog.Reader) async throws -> T?
     ) async throws -> T {
         let caller: Caller
         if let known { caller = known } else { caller = try await authenticate(request, needs: .read) }
@@ -132,7 +168,7 @@ extension Routes {
         }
         let log = PostgresTransitionLog(client: client, appID: caller.appID, storeID: storeID, logger: logger)
         return try await answering {
-            guard let loaded = try await log.session(session) else {
+            guard let found = try await read(session, try await log.reader()) else {
                 // Erased (a tombstone), or its history's beginning erased on the device: 410.
                 if let gone = try await Erasure.gone(
                     session.rawValue, appID: caller.appID, storeID: storeID, client: client, logger: logger)
@@ -141,7 +177,7 @@ extension Routes {
                 }
                 throw EngineError.unknownSession(session)
             }
-            return try body(loaded)
+            return found
         }
     }
 

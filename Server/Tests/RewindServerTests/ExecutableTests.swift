@@ -48,18 +48,37 @@ import Testing
         try await server.stop()
     }
 
-    /// Runs the built `rewind-server` with `arguments` on `database`: its exit status and output.
-    static func run(_ arguments: [String], database: TestDatabase) async throws -> (status: Int32, output: String) {
+    /// Runs the built `rewind-server` with `arguments` on `database`: its exit status, output and
+    /// error output.
+    static func run(_ arguments: [String], database: TestDatabase) async throws -> (
+        status: Int32, output: String, errors: String
+    ) {
         let process = Process()
         process.executableURL = try executable()
         process.arguments = arguments + ["--database-url", url(database)]
         let output = Pipe()
+        let errors = Pipe()
         process.standardOutput = output
-        process.standardError = FileHandle.nullDevice
+        process.standardError = errors
         try process.run()
+        async let reported = readToEnd(errors, of: process)
         let printed = try await readToEnd(output, of: process)
         await waitForExit(process)
-        return (process.terminationStatus, String(decoding: printed, as: UTF8.self))
+        return (
+            process.terminationStatus, String(decoding: printed, as: UTF8.self),
+            String(decoding: try await reported, as: UTF8.self)
+        )
+    }
+
+    /// `serve` refuses limits that would refuse every request before it touches the database: each
+    /// a usage error (exit status 64) naming its flag.
+    @Test func serveRefusesLimitsThatAreNotPositive() async throws {
+        let database = try await TestDatabase.make()
+        for (flag, value) in [("--requests-per-key", "0"), ("--max-body-bytes", "0")] {
+            let run = try await Self.run(["serve", "--port", "0", flag, value], database: database)
+            #expect(run.status == 64, "\(flag) \(value): \(run.errors)")
+            #expect(run.errors.contains("\(flag) must be positive"), "\(flag) \(value): \(run.errors)")
+        }
     }
 
     @Test func retentionAndEraseKeysAreSetByTheAdminCommands() async throws {

@@ -1,7 +1,8 @@
 import Foundation
 import PostgresNIO
-import RewindServer
 import Testing
+
+@testable import RewindServer
 
 /// One key's requests never take every connection from the others' (`KeyConcurrency`): a key has
 /// at most `requestsPerKey` requests in progress, the rest wait their turn without a connection,
@@ -121,5 +122,34 @@ import Testing
         #expect(try await listing.value == 200)
         #expect(try await server.request("GET", "/v1/sessions", key: server.app.readKey).status == 200)
         try await server.stop()
+    }
+
+    /// A request cancelled while it waits for its key's turn stops waiting at once, whether the
+    /// cancellation comes after its wait was queued or before (then `onCancel` finds no waiter:
+    /// the wait must see the cancellation itself). The wait is an hour: a cancelled waiter that
+    /// waits it out fails the suite's time limit.
+    @Test func aCancelledRequestStopsWaitingForItsKeysTurn() async throws {
+        let concurrency = KeyConcurrency(wait: .seconds(3_600))
+        #expect(await concurrency.acquire("key", limit: 1))
+        // Cancelled before it asks.
+        let early = Task {
+            withUnsafeCurrentTask { $0?.cancel() }
+            return await concurrency.acquire("key", limit: 1)
+        }
+        #expect(await early.value == false)
+        // Cancelled while it waits: queued behind the slot held above, then cancelled.
+        let (queued, continuation) = AsyncStream.makeStream(of: Void.self)
+        let waiting = Task {
+            continuation.yield()
+            return await concurrency.acquire("key", limit: 1)
+        }
+        var iterator = queued.makeAsyncIterator()
+        _ = await iterator.next()
+        waiting.cancel()
+        #expect(await waiting.value == false)
+        // Neither took the slot: given back, the next request has it at once.
+        concurrency.release("key")
+        #expect(await concurrency.acquire("key", limit: 1))
+        concurrency.release("key")
     }
 }

@@ -200,6 +200,37 @@ import Testing
         #expect(try list.json(StoreSessionList.self).sessions.map(\.session) == ["a"])
         try await server.stop()
     }
+
+    /// The archive streams: a session of 2,600 records (three pages of the reader) is sent in
+    /// chunks as it is read, the device's export byte for byte, and a key allowed one request at a
+    /// time has its turn again once the stream ended (a turn kept by the stream would make the
+    /// next request wait its whole `keyWait`, then a 429).
+    @Test func aLongSessionsArchiveStreamsTheDevicesBytesAndGivesTheKeysTurnBack() async throws {
+        typealias Loading = ExampleMachines.LoadingView
+        let device = try Device.withExamples()
+        let session = try await device.engine.startSession(id: "long", machine: Loading.definition.name)
+        while session.version < 2_600 {
+            if session.configuration.first == Loading.State.loading.rawValue {
+                _ = try await session.send(
+                    Loading.Event.loaded, payload: Loading.Model(title: "page \(session.version)", items: ["a"]))
+            } else {
+                _ = try await session.send(Loading.Event.reload)
+            }
+        }
+        let server = try await TestServer.start { $0.requestsPerKey = 1 }
+        try await server.uploadAll(device, batchSize: 1_000)
+
+        for _ in 0..<2 {
+            let archive = try await server.request(
+                "GET", Self.path(device, "long", "/archive"), key: server.app.readKey)
+            #expect(archive.status == 200)
+            #expect(archive.headers["transfer-encoding"] == "chunked")
+            #expect(archive.headers["content-length"] == nil)
+            #expect(archive.body == Array(try device.engine.exportSession("long")))
+        }
+        #expect(try await server.request("GET", "/v1/sessions", key: server.app.readKey).status == 200)
+        try await server.stop()
+    }
 }
 
 /// The body of `GET /v1/stores/{store}/sessions`.

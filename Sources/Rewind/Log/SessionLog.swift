@@ -53,50 +53,10 @@ public struct SessionLog: TransitionLog, TransitionLogReader, Sendable {
     {
         let logHead = try await reader.headSequence()
         guard let info = try await reader.sessionInfo(for: session) else { return nil }
-        var base: SessionSnapshot?
-        if let baseVersion = info.baseVersion {
-            // A trimmed session: its history begins at its base snapshot.
-            guard let snapshot = try await reader.baseSnapshot(of: session), snapshot.version == baseVersion else {
-                throw ReplayError.incompleteSession(
-                    session,
-                    reason:
-                        "its history begins at version \(baseVersion), and the log holds no snapshot of that version")
-            }
-            base = snapshot
-        }
-        // A trimmed session keeps the record of its base version too.
-        let first = info.firstVersion
-        guard info.headVersion >= first || info.baseVersion == nil else {
-            throw ReplayError.incompleteSession(
-                session, reason: "its head, version \(info.headVersion), is below its base, version \(first)")
-        }
+        let base = try await reader.base(of: info)
         var records: [TransitionRecord] = []
-        records.reserveCapacity(Int(clamping: info.headVersion - min(info.headVersion, first - 1)))
-        var next = first
-        while next <= info.headVersion {
-            let page = try await reader.records(
-                of: session, fromVersion: next, limit: Int(clamping: min(UInt64(pageSize), info.headVersion - next + 1))
-            )
-            guard !page.isEmpty else { break }
-            for record in page {
-                guard record.session == session, record.version == next else {
-                    throw ReplayError.incompleteSession(
-                        session,
-                        reason: "the log answered version \(record.version) of '\(record.session)' "
-                            + "where version \(next) was due")
-                }
-                records.append(record)
-                next += 1
-            }
-        }
-        guard next == info.headVersion + 1 else {
-            throw ReplayError.incompleteSession(
-                session,
-                reason: first == 1
-                    ? "the log holds \(records.count) of its \(info.headVersion) versions"
-                    : "the log holds \(records.count) of its \(info.headVersion - min(info.headVersion, first - 1)) versions from its base, version \(first)"
-            )
-        }
+        records.reserveCapacity(Int(clamping: info.headVersion - min(info.headVersion, info.firstVersion - 1)))
+        try await reader.pages(of: info) { records += $0 }
         var documents: [DefinitionName: [UInt8]] = [:]
         var names = records.map { DefinitionName(machine: $0.machine, version: $0.definition) }
         if let base { names.insert(DefinitionName(machine: info.machine, version: base.definition), at: 0) }

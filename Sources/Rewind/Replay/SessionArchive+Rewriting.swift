@@ -37,7 +37,6 @@ extension SessionArchive {
     ) throws -> Data {
         let bytes = Array(archive)
         let contents = try parse(bytes)
-        let encoder = encoder()
         var lines: [Range<Int>] = []
         var start = 0
         for index in bytes.indices where bytes[index] == UInt8(ascii: "\n") {
@@ -64,9 +63,14 @@ extension SessionArchive {
             header.base = Header.Base(version: base.version, state: changed.jsonValue)
             header.formatVersion = trimmedFormatVersion
         }
-        var output: [UInt8] = []
-        output.reserveCapacity(bytes.count + 4096)
-        try appendLine(header, with: encoder, to: &output)
+        let session: SessionID
+        do {
+            session = try SessionID(header.session)
+        } catch {
+            throw SessionArchiveError.malformedLine(
+                line: 1, reason: "its session id is invalid: \(error)", cause: ErrorCause(error))
+        }
+        var writer = try Writer(header, of: session)
         for number in 2..<(Int(clamping: header.records) + 2) {
             var record = try decoder.decode(Record.self, from: Data(body(of: bytes[lines[number - 1]], number: number)))
             func json(_ bytes: [UInt8], _ what: String) throws -> JSONValue? {
@@ -88,11 +92,9 @@ extension SessionArchive {
             // A recorded state holds values the change did not see: the rewritten archive goes
             // without it (a replay of that record then re-runs it).
             record.recordedState = nil
-            try appendLine(record, with: encoder, to: &output)
+            try writer.append(record)
         }
-        let checksum = CRC32C.checksum(output)
-        try appendLine(
-            Trailer(end: format, records: header.records, checksum: hex(checksum)), with: encoder, to: &output)
-        return Data(output)
+        try writer.finish()
+        return Data(writer.take())
     }
 }

@@ -264,8 +264,7 @@ extension LogReplay {
     ///   ``EngineError/corruptedEntry(what:reason:cause:)`` for a stored definition that is not
     ///   JSON, the log's errors.
     public func exportSession(_ session: SessionID) throws -> Data {
-        let encoder = SessionArchive.encoder()
-        return try log.readLog { reader in
+        try log.readLog { reader in
             let info = try reader.requireSessionInfo(for: session)
             // A trimmed session's archive begins at its base, with the state there.
             let base = try info.baseVersion.map { version in
@@ -275,52 +274,32 @@ extension LogReplay {
                         what: "the base snapshot of '\(session.excerpt)' at version \(version)",
                         reason: "the latest snapshot at or before the base is of version \(snapshot.version)")
                 }
-                return SessionArchive.Header.Base(version: version, state: snapshot.jsonValue)
+                return snapshot
             }
-            var recordLines: [UInt8] = []
+            let records = SessionSnapshot.records(of: session, in: reader)
+            // The header comes first and lists the definitions: one pass to collect them and count
+            // the records, one to write the records.
             var versions: [String] = []
             var count: UInt64 = 0
-            try SessionSnapshot.records(of: session, in: reader)(info.firstVersion) { record in
-                if versions.last != record.definition, !versions.contains(record.definition) {
-                    versions.append(record.definition)
-                }
-                var line = SessionArchive.Record(record)
-                line.recordedState = try StepRecording.snapshot(writtenWith: record, in: reader)?.jsonValue
-                try SessionArchive.appendLine(line, with: encoder, to: &recordLines)
+            try records(info.firstVersion) { record in
+                if versions.last != record.definition { versions.append(record.definition) }
                 count += 1
                 return true
             }
-            var definitions: [SessionArchive.Header.Definition] = []
-            for version in versions {
-                guard let bytes = try reader.storedDefinitionDocument(name: info.machine, version: version) else {
-                    throw SessionArchiveError.missingDefinition(machine: info.machine, version: version)
-                }
-                let document: JSONValue
-                do {
-                    document = try JSONValue(jsonBytes: bytes)
-                } catch {
-                    throw EngineError.corruptedEntry(
-                        what: "the stored definition \(info.machine)@\(version)", reason: String(describing: error),
-                        cause: ErrorCause(error))
-                }
-                definitions.append(SessionArchive.Header.Definition(version: version, document: document))
+            var writer = try SessionArchive.Writer(
+                session: session, machine: info.machine,
+                definitions: try SessionArchive.Writer.definitionVersions(versions).map { version in
+                    try SessionArchive.Writer.definition(
+                        reader.storedDefinitionDocument(name: info.machine, version: version), machine: info.machine,
+                        version: version)
+                },
+                records: count, base: base)
+            try records(info.firstVersion) { record in
+                try writer.append(record, recordedState: StepRecording.snapshot(writtenWith: record, in: reader))
+                return true
             }
-            var output: [UInt8] = []
-            output.reserveCapacity(recordLines.count + 4096)
-            try SessionArchive.appendLine(
-                SessionArchive.Header(
-                    format: SessionArchive.format,
-                    formatVersion: base == nil ? SessionArchive.formatVersion : SessionArchive.trimmedFormatVersion,
-                    session: session.rawValue, machine: info.machine, definitions: definitions, records: count,
-                    base: base),
-                with: encoder, to: &output)
-            output.append(contentsOf: recordLines)
-            let checksum = CRC32C.checksum(output)
-            try SessionArchive.appendLine(
-                SessionArchive.Trailer(
-                    end: SessionArchive.format, records: count, checksum: SessionArchive.hex(checksum)),
-                with: encoder, to: &output)
-            return Data(output)
+            try writer.finish()
+            return Data(writer.take())
         }
     }
 }
