@@ -1,4 +1,5 @@
 import Foundation
+import PostgresNIO
 import Rewind
 import RewindExamples
 import RewindServer
@@ -207,4 +208,125 @@ import Testing
         #expect(stacks.sessions == histogram.values.reduce(0, +))
         try await server.stop()
     }
+
+    /// The counts of one app's flows kept by two transactions at once, as the catch-up folds two
+    /// stores: each moves its store's states from day to day in two statements, in the order that
+    /// deadlocks on the counts' rows (each holds the day the other moves to next: without the
+    /// triggers' lock, PostgreSQL aborts one, checked) unless the triggers take the app's lock
+    /// first. Both commit, and the counts are a recount of the states.
+    @Test func twoTransactionsCountingOneAppsFlowsTakeTurnsInsteadOfDeadlocking() async throws {
+        let server = try await TestServer.start()
+        let clock = SteppingClock(start: Self.firstDay, step: 60_000_000)
+        for store in ["a", "b"] {
+            let device = try Device(clock: { clock.read() })
+            try await device.runOnboarding(["\(store)-1", "\(store)-2"])
+            try await server.uploadAll(device)
+        }
+        try await server.waitUntilCaughtUp()
+        let stores = try await server.database.withClient { client in
+            var stores: [UUID] = []
+            for try await store in try await client.query("SELECT store_id FROM stores ORDER BY store_id").decode(
+                UUID.self)
+            {
+                stores.append(store)
+            }
+            return stores
+        }
+        try #require(stores.count == 2)
+        let url = server.database.url
+        /// Moves store `store`'s flows to day `day` (and their first records to the first day, so
+        /// both stores' flows share the counts' rows).
+        @Sendable func move(_ store: UUID, to day: Int64) -> PostgresQuery {
+            let time = Self.firstDay + day * Self.day
+            return """
+                UPDATE projection_states SET updated_at_us = \(time), first_recorded_at_us = \(Self.firstDay)
+                WHERE store_id = \(store) AND reached IS NOT NULL
+                """
+        }
+        // Apart first (days 1 and 2), so that neither transaction's first move waits on the other's.
+        try await server.database.withClient { client in
+            for (store, day) in zip(stores, [Int64(1), 2]) { _ = try await client.query(move(store, to: day)) }
+        }
+        final class Flag: Sendable { let raised = Mutex(false) }
+        let secondMoved = Flag()
+        try await RewindServer.withClient(url, logger: testLogger) { first in
+            try await first.withConnection { one in
+                try await RewindServer.withClient(url, logger: testLogger) { second in
+                    _ = try await one.query("BEGIN", logger: testLogger)
+                    _ = try await one.query(move(stores[0], to: 10), logger: testLogger)
+                    let other = Task {
+                        try await second.withConnection { two in
+                            _ = try await two.query("BEGIN", logger: testLogger)
+                            _ = try await two.query(move(stores[1], to: 11), logger: testLogger)
+                            secondMoved.raised.withLock { $0 = true }
+                            _ = try await two.query(move(stores[1], to: 10), logger: testLogger)
+                            _ = try await two.query("COMMIT", logger: testLogger)
+                        }
+                    }
+                    // The second has moved (without the lock) or waits for the first's (with it).
+                    while try await Self.advisoryLockWaiters(server.database) == 0,
+                        !secondMoved.raised.withLock({ $0 })
+                    {
+                        try await Task.sleep(for: .milliseconds(20))
+                    }
+                    _ = try await one.query(move(stores[0], to: 11), logger: testLogger)
+                    _ = try await one.query("COMMIT", logger: testLogger)
+                    try await other.value
+                }
+            }
+        }
+        let (counts, recount) = try await Self.flowDays(server.database)
+        #expect(counts == recount)
+        #expect(counts.contains("|10|") && counts.contains("|11|"), "\(counts)")
+        try await server.stop()
+    }
+
+    /// Backends of `database` waiting for an advisory lock.
+    static func advisoryLockWaiters(_ database: TestDatabase) async throws -> Int {
+        try await database.withClient { client in
+            var count = 0
+            for try await value in try await client.query(
+                "SELECT count(*) FROM pg_locks WHERE locktype = 'advisory' AND NOT granted"
+            ).decode(Int.self) {
+                count = value
+            }
+            return count
+        }
+    }
+
+    /// `flow_days` (its rows that count something) and the same counts recounted from the
+    /// screen-flow states, each as `machine|day|first day|configuration|sessions|records` lines,
+    /// days relative to the tests' first day.
+    static func flowDays(_ database: TestDatabase) async throws -> (counts: String, recount: String) {
+        let firstDay = firstDay / day
+        return try await database.withClient { client in
+            func lines(_ query: PostgresQuery) async throws -> String {
+                var lines: [String] = []
+                for try await line in try await client.query(query).decode(String.self) { lines.append(line) }
+                return lines.joined(separator: "\n")
+            }
+            let counts = try await lines(
+                """
+                SELECT concat_ws('|', machine, day - \(firstDay), first_day - \(firstDay), configuration, sessions, records)
+                FROM flow_days WHERE sessions <> 0 OR records <> 0
+                ORDER BY machine, day, first_day, configuration
+                """)
+            let recount = try await lines(
+                """
+                SELECT concat_ws('|', machine, day - \(firstDay), first_day - \(firstDay), configuration, count(*),
+                    sum(records))
+                FROM (
+                    SELECT machine, rewind_day(updated_at_us) AS day,
+                        rewind_day(coalesce(first_recorded_at_us, updated_at_us)) AS first_day,
+                        coalesce(configuration, '{}') AS configuration, coalesce(records, 0) AS records
+                    FROM projection_states
+                    WHERE reached IS NOT NULL AND machine IS NOT NULL AND updated_at_us IS NOT NULL
+                ) states
+                GROUP BY machine, day, first_day, configuration
+                ORDER BY machine, day, first_day, configuration
+                """)
+            return (counts, recount)
+        }
+    }
 }
+
