@@ -329,4 +329,3 @@ import Testing
         }
     }
 }
-
