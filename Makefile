@@ -41,8 +41,8 @@ conformance: deps
 ## PostgreSQL cluster of their own); run all at once on 2 cores, the whole suite hung twice with
 ## every task suspended and no timer pending (the cause is not found yet; see RELIABILITY.md).
 ## SERVER_BUILD_FLAGS: flags of the server package's build (CI's .ci/run sets
-## `-debug-info-format none --disable-index-store`: 12% less build, measured; a crash's backtrace
-## then names functions without their lines). scripts/run-tests.sh's background build uses the same.
+## `-debug-info-format none`: a shorter build; a crash's backtrace then names functions without
+## their lines). scripts/run-tests.sh's background build uses the same.
 SERVER_BUILD_FLAGS ?=
 server-test: deps
 	swift build --product rewind
