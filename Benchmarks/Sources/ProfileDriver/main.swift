@@ -6,7 +6,8 @@
 //   valgrind --tool=callgrind .build/release/ProfileDriver flat 100000
 //   .build/release/ProfileDriver flatprepared 20000000      (prepared events; also hierarchicalprepared)
 // COMMIT_GATHERING=immediate|acknowledged overrides the engine's default. Modes: flat, flatprepared, hierarchicalprepared, durable, group64, nosync, nosync64, bulk, bulk64 (no-sync, 64 events per
-// send(contentsOf:)), storeappend (the store alone), rawbulk (raw LMDB MDB_NOSYNC, 64 puts of a
+// send(contentsOf:)), export (bulk, then the session exported: `export 20000 0` and `… 1` under
+// callgrind differ by one export of 20,000 records), storeappend (the store alone), rawbulk (raw LMDB MDB_NOSYNC, 64 puts of a
 // record's size per commit: bulk's baseline), rebuild, compact (the steps of compacting a copy of
 // item 9's 128 MiB store).
 //
@@ -34,8 +35,8 @@ let flat = BenchMachines.flat
 let cycle = BenchMachines.flatCycle
 
 /// Drives `sessions` sessions for `count` transitions in total (`chunk` > 1: that many events
-/// per `send(contentsOf:)`, bulk import).
-func drive(sessions: Int, durability: Durability, chunk: Int = 1) async throws {
+/// per `send(contentsOf:)`, bulk import), then exports the first session's archive `exports` times.
+func drive(sessions: Int, durability: Durability, chunk: Int = 1, exports: Int = 0) async throws {
     let directory = try scratch()
     defer { try? FileManager.default.removeItem(atPath: directory) }
     let interval = ProcessInfo.processInfo.environment["SNAPSHOT_INTERVAL"].flatMap { UInt64($0) } ?? 64
@@ -85,6 +86,11 @@ func drive(sessions: Int, durability: Durability, chunk: Int = 1) async throws {
         "\(mode): \(perSession * sessions) transitions in \(elapsed), batch \(statistics.averageBatch), commits \(statistics.commits), "
             + "inline \(statistics.inlineCommits), gathering waits \(statistics.gatheringWaits) (\(statistics.gatheringTimeouts) timed out), written \(written / 1024) KiB"
     )
+    for _ in 0..<exports {
+        let exportStart = clock.now
+        let archive = try engine.exportSession("user-0")
+        print("\(mode): exported \(archive.count) bytes in \(clock.now - exportStart)")
+    }
 }
 
 /// Runs `body` on the cooperative pool and blocks the main thread until it is done. The main
@@ -152,6 +158,11 @@ case "bulk":
     try runBlocking { try await drive(sessions: 1, durability: .noSync, chunk: 64) }
 case "bulk64":
     try runBlocking { try await drive(sessions: 64, durability: .noSync, chunk: 64) }
+case "export":
+    // bulk, then the session's archive exported (third argument: how many times, default 1; with
+    // 0 and 1 under callgrind, the difference is one export).
+    let exports = arguments.count > 3 ? Int(arguments[3]) ?? 1 : 1
+    try runBlocking { try await drive(sessions: 1, durability: .noSync, chunk: 64, exports: exports) }
 case "storeappend":
     do {
         // The store alone: 64 sessions, 64 transitions per append, no sync (what bulk import costs
@@ -249,6 +260,6 @@ case "compact":
     }
 default:
     print(
-        "modes: flat, flatprepared, hierarchicalprepared, parallelprepared, durable, group64, group, nosync, nosync64, bulk, bulk64, storeappend, rawbulk, rebuild, compact"
+        "modes: flat, flatprepared, hierarchicalprepared, parallelprepared, durable, group64, group, nosync, nosync64, bulk, bulk64, export, storeappend, rawbulk, rebuild, compact"
     )
 }
