@@ -63,14 +63,7 @@ extension SessionArchive {
             header.base = Header.Base(version: base.version, state: changed.jsonValue)
             header.formatVersion = trimmedFormatVersion
         }
-        let session: SessionID
-        do {
-            session = try SessionID(header.session)
-        } catch {
-            throw SessionArchiveError.malformedLine(
-                line: 1, reason: "its session id is invalid: \(error)", cause: ErrorCause(error))
-        }
-        var writer = try Writer(header, of: session)
+        var writer = try Writer(header)
         for number in 2..<(Int(clamping: header.records) + 2) {
             var record = try decoder.decode(Record.self, from: Data(body(of: bytes[lines[number - 1]], number: number)))
             func json(_ bytes: [UInt8], _ what: String) throws -> JSONValue? {

@@ -60,8 +60,7 @@ public struct SessionArchiveStream<Reader: AsyncTransitionLogReader>: Sendable {
     ///   made); the reader's errors; what `write` throws. The parts written before stay written:
     ///   they lack the trailer.
     public func write(partSize: Int = 1 << 16, to write: ([UInt8]) async throws -> Void) async throws {
-        let session = info.session
-        var writer = try SessionArchive.Writer(header, of: session)
+        var writer = try SessionArchive.Writer(header)
         try await reader.pages(of: info) { page in
             // The page as a log: a redacted record's recorded state is found as in every replay.
             let log = SessionLog(info: info, logHead: logHead, base: base, records: page, definitionDocuments: [:])
