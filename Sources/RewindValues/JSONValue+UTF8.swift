@@ -58,6 +58,13 @@ extension JSONValue {
     /// - Throws: ``JSONWriteError`` when a number is NaN or infinite; `bytes` then holds part of
     ///   the text.
     public func write(into bytes: inout [UInt8]) throws(JSONWriteError) {
+        try write(into: &bytes, escapingSlashes: true)
+    }
+
+    /// Appends the value's JSON text as ``write(into:)`` does, with `/` written as is when
+    /// `escapingSlashes` is false: the bytes `JSONEncoder` with `.sortedKeys` and
+    /// `.withoutEscapingSlashes` writes (session archives' lines).
+    package func write(into bytes: inout [UInt8], escapingSlashes: Bool) throws(JSONWriteError) {
         switch self {
         case .null:
             bytes.append(contentsOf: JSONText.null)
@@ -67,13 +74,13 @@ extension JSONValue {
             guard value.isFinite else { throw JSONWriteError(number: value.doubleValue, path: []) }
             value.writeText(into: &bytes)
         case .string(let value):
-            JSONText.writeString(value, into: &bytes)
+            JSONText.writeString(value, into: &bytes, escapingSlashes: escapingSlashes)
         case .array(let elements):
             bytes.append(UInt8(ascii: "["))
             for (index, element) in elements.enumerated() {
                 if index > 0 { bytes.append(UInt8(ascii: ",")) }
                 do {
-                    try element.write(into: &bytes)
+                    try element.write(into: &bytes, escapingSlashes: escapingSlashes)
                 } catch {
                     throw JSONWriteError(number: error.number, path: [String(index)] + error.path)
                 }
@@ -85,10 +92,10 @@ extension JSONValue {
             for (key, value) in JSONText.sorted(members) {
                 if !first { bytes.append(UInt8(ascii: ",")) }
                 first = false
-                JSONText.writeString(key, into: &bytes)
+                JSONText.writeString(key, into: &bytes, escapingSlashes: escapingSlashes)
                 bytes.append(UInt8(ascii: ":"))
                 do {
-                    try value.write(into: &bytes)
+                    try value.write(into: &bytes, escapingSlashes: escapingSlashes)
                 } catch {
                     throw JSONWriteError(number: error.number, path: [key] + error.path)
                 }
@@ -100,8 +107,9 @@ extension JSONValue {
 
 // MARK: - Writing
 
-/// The pieces of the canonical writer.
-enum JSONText {
+/// The pieces of the canonical writer, shared with the package's other JSON writers (session
+/// archives' record lines).
+package enum JSONText {
     static let null: [UInt8] = Array("null".utf8)
     static let `true`: [UInt8] = Array("true".utf8)
     static let `false`: [UInt8] = Array("false".utf8)
@@ -129,7 +137,7 @@ enum JSONText {
     }
 
     /// Appends the decimal digits of `value`.
-    static func writeDigits(_ value: UInt64, into bytes: inout [UInt8]) {
+    package static func writeDigits(_ value: UInt64, into bytes: inout [UInt8]) {
         if value < 10 {
             bytes.append(UInt8(ascii: "0") &+ UInt8(value))
             return
@@ -147,9 +155,10 @@ enum JSONText {
         }
     }
 
-    /// Writes a string literal with `JSONEncoder`'s escapes: `\"`, `\\`, `\/`, `\b`, `\f`, `\n`,
-    /// `\r`, `\t`, `\u00XX` (lowercase hex) for other control characters; all else as UTF-8.
-    static func writeString(_ string: String, into bytes: inout [UInt8]) {
+    /// Writes a string literal with `JSONEncoder`'s escapes: `\"`, `\\`, `\/` (`/` as is when
+    /// `escapingSlashes` is false, as with `.withoutEscapingSlashes`), `\b`, `\f`, `\n`, `\r`,
+    /// `\t`, `\u00XX` (lowercase hex) for other control characters; all else as UTF-8.
+    package static func writeString(_ string: String, into bytes: inout [UInt8], escapingSlashes: Bool = true) {
         bytes.append(0x22)  // "
         var string = string
         string.withUTF8 { utf8 in
@@ -159,8 +168,8 @@ enum JSONText {
             var index = 0
             while index < count {
                 let byte = base[index]
-                // Bytes below 0x20, `"` (0x22), `/` (0x2F) and `\` (0x5C) are escaped.
-                guard byte < 0x20 || byte == 0x22 || byte == 0x2F || byte == 0x5C else {
+                // Bytes below 0x20, `"` (0x22), `/` (0x2F, unless told not to) and `\` (0x5C) are escaped.
+                guard byte < 0x20 || byte == 0x22 || (byte == 0x2F && escapingSlashes) || byte == 0x5C else {
                     index += 1
                     continue
                 }

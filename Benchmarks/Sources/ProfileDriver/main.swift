@@ -191,7 +191,7 @@ case "storeappend":
         print("storeappend: \(appended) records in \(storeClock.now - start)")
     }
 case "rawbulk":
-    // Bulk's baseline: raw LMDB C calls with `MDB_NOSYNC`, `MDB_APPEND` puts of 140-byte values
+    // `rawbulk N [READS]`. Bulk's baseline: raw LMDB C calls with `MDB_NOSYNC`, `MDB_APPEND` puts of 140-byte values
     // (the bench machine's records are 131–144 bytes) under 8-byte keys, 64 per write transaction.
     let directory = try scratch()
     defer { try? FileManager.default.removeItem(atPath: directory) }
@@ -228,6 +228,26 @@ case "rawbulk":
         }
     }
     print("rawbulk: \(count) records in \(rawClock.now - rawStart)")
+    // Then, with a third argument, that many cursor reads of every record, each value's bytes
+    // copied out of the map (the export's baseline: `rawbulk N 0` against `rawbulk N 1` under
+    // callgrind is one read of N records).
+    let reads = arguments.count > 3 ? Int(arguments[3]) ?? 0 : 0
+    var copied: [UInt8] = []
+    copied.reserveCapacity(count * 140)
+    for _ in 0..<reads {
+        copied.removeAll(keepingCapacity: true)
+        var cursor: OpaquePointer?
+        check(mdb_txn_begin(environment, nil, UInt32(MDB_RDONLY), &transaction), "mdb_txn_begin")
+        check(mdb_cursor_open(transaction, database, &cursor), "mdb_cursor_open")
+        var keyValue = MDB_val()
+        var dataValue = MDB_val()
+        while mdb_cursor_get(cursor, &keyValue, &dataValue, MDB_NEXT) == 0 {
+            copied.append(contentsOf: UnsafeRawBufferPointer(start: dataValue.mv_data, count: dataValue.mv_size))
+        }
+        mdb_cursor_close(cursor)
+        mdb_txn_abort(transaction)
+    }
+    if reads > 0 { print("rawbulk: read \(copied.count) bytes \(reads) times") }
     mdb_env_close(environment)
 case "rebuild":
     // Needs the benchmark suite's 1,000,000-version store (written by its item 6 setup).

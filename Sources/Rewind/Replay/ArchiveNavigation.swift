@@ -1,13 +1,10 @@
 /// A navigation operation as a session archive (format version 2) writes it: `"none"`, `"pop"`
 /// and `"popToRoot"` as strings, the others as an object of one member naming the screen,
-/// `{"push":"detail"}`, `{"popTo":"all"}`, `{"replace":"list"}`, `{"setRoot":"all"}`.
-struct ArchiveNavigation: Codable, Equatable {
+/// `{"push":"detail"}`, `{"popTo":"all"}`, `{"replace":"list"}`, `{"setRoot":"all"}`. Read here;
+/// written by the record line's writer (``SessionArchive/Record/writeJSON(into:)``).
+struct ArchiveNavigation: Decodable, Equatable {
     /// The operation.
     var operation: NavigationOperation
-
-    init(_ operation: NavigationOperation) {
-        self.operation = operation
-    }
 
     private struct Key: CodingKey {
         var stringValue: String
@@ -47,27 +44,5 @@ struct ArchiveNavigation: Codable, Equatable {
                 forKey: key, in: container,
                 debugDescription: "'\(key.stringValue)' is not a navigation operation (push, popTo, replace, setRoot)")
         }
-    }
-
-    func encode(to encoder: any Encoder) throws {
-        switch operation {
-        case .none: try Self.encode("none", to: encoder)
-        case .pop: try Self.encode("pop", to: encoder)
-        case .popToRoot: try Self.encode("popToRoot", to: encoder)
-        case .push(let screen): try Self.encode(screen, as: "push", to: encoder)
-        case .popTo(let screen): try Self.encode(screen, as: "popTo", to: encoder)
-        case .replace(let screen): try Self.encode(screen, as: "replace", to: encoder)
-        case .setRoot(let screen): try Self.encode(screen, as: "setRoot", to: encoder)
-        }
-    }
-
-    private static func encode(_ name: String, to encoder: any Encoder) throws {
-        var container = encoder.singleValueContainer()
-        try container.encode(name)
-    }
-
-    private static func encode(_ screen: String, as name: String, to encoder: any Encoder) throws {
-        var container = encoder.container(keyedBy: Key.self)
-        try container.encode(screen, forKey: Key(stringValue: name))
     }
 }

@@ -54,15 +54,21 @@ extension SessionArchive {
         /// Writes the line of `record`, with the state it recorded when it is a redacted record
         /// written with a snapshot of its own (`recordedState`, see `StepRecording+Redaction`).
         mutating func append(_ record: TransitionRecord, recordedState: SessionSnapshot?) throws {
-            var line = Record(record)
-            line.recordedState = recordedState?.jsonValue
-            try append(line)
+            try append(Record(record, recordedState: recordedState))
         }
 
-        /// Writes record line `line`.
+        /// Writes record line `line` (``SessionArchive/Record/writeJSON(into:)``).
         mutating func append(_ line: Record) throws {
-            try write(line)
+            try writeLine { try line.writeJSON(into: &$0) }
             written += 1
+        }
+
+        /// Writes record lines written apart (a device's export, which learns the header from
+        /// the records it writes).
+        mutating func append(_ lines: RecordLines) {
+            pending.append(contentsOf: lines.bytes)
+            checksum = lines.bytes.withUnsafeBytes { CRC32C.checksum($0, continuing: checksum) }
+            written += lines.count
         }
 
         /// Writes the trailer. Its callers write as many records as the header announced: the
@@ -80,10 +86,43 @@ extension SessionArchive {
             return pending
         }
 
+        /// Writes the line of a header or a trailer, encoded by `JSONEncoder` (once an archive).
         private mutating func write(_ body: some Encodable) throws {
+            let encoded = try encoder.encode(body)
+            writeLine { $0.append(contentsOf: encoded) }
+        }
+
+        /// Writes the envelope line of the body `writeBody` appends (``appendLine(to:_:)``) and
+        /// adds it to the running checksum.
+        private mutating func writeLine(_ writeBody: (inout [UInt8]) throws -> Void) rethrows {
             let start = pending.count
-            try SessionArchive.appendLine(body, with: encoder, to: &pending)
+            try Self.appendLine(to: &pending, writeBody)
             checksum = pending[start...].withUnsafeBytes { CRC32C.checksum($0, continuing: checksum) }
+        }
+
+        /// Appends to `bytes` the envelope line (newline included) of the body `writeBody`
+        /// appends. The body is written in place; its checksum is filled in after it. When
+        /// `writeBody` throws, nothing of the line stays.
+        static func appendLine(to bytes: inout [UInt8], _ writeBody: (inout [UInt8]) throws -> Void) rethrows {
+            let start = bytes.count
+            bytes.append(contentsOf: SessionArchive.envelopeStart)
+            let digits = bytes.count
+            bytes.append(contentsOf: repeatElement(UInt8(ascii: "0"), count: 8))
+            bytes.append(contentsOf: SessionArchive.envelopeMiddle)
+            let body = bytes.count
+            do {
+                try writeBody(&bytes)
+            } catch {
+                bytes.removeSubrange(start...)
+                throw error
+            }
+            let crc = bytes[body...].withUnsafeBytes { CRC32C.checksum($0) }
+            for position in 0..<8 {
+                let nibble = UInt8(truncatingIfNeeded: crc >> (28 - 4 * position)) & 0xF
+                bytes[digits + position] = nibble < 10 ? UInt8(ascii: "0") + nibble : UInt8(ascii: "a") + nibble - 10
+            }
+            bytes.append(UInt8(ascii: "}"))
+            bytes.append(UInt8(ascii: "\n"))
         }
 
         /// The content versions `versions` names in the order they first appear, each once: the
@@ -108,6 +147,30 @@ extension SessionArchive {
                     what: "the stored definition \(machine)@\(version)", reason: String(describing: error),
                     cause: ErrorCause(error))
             }
+        }
+    }
+}
+
+extension SessionArchive {
+    /// Record lines written before their archive's header, which they tell: the content versions
+    /// of the definitions the records were written under, in the order they first appear, and
+    /// the count. A device's export writes a session in one pass this way (then
+    /// ``Writer/append(_:)-(RecordLines)``) instead of reading its records twice.
+    struct RecordLines {
+        /// The lines, newlines included.
+        private(set) var bytes: [UInt8] = []
+        /// The records written.
+        private(set) var count: UInt64 = 0
+        /// Each record's definition where it changes from the record before (see
+        /// ``Writer/definitionVersions(_:)``).
+        private(set) var definitionChanges: [String] = []
+
+        /// Writes the line of `record`, as ``Writer/append(_:recordedState:)`` does.
+        mutating func append(_ record: TransitionRecord, recordedState: SessionSnapshot?) throws {
+            let line = Record(record, recordedState: recordedState)
+            try Writer.appendLine(to: &bytes) { try line.writeJSON(into: &$0) }
+            if definitionChanges.last != record.definition { definitionChanges.append(record.definition) }
+            count += 1
         }
     }
 }

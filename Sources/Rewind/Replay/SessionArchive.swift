@@ -76,7 +76,7 @@ public enum SessionArchive {
     /// so an import stores the very bytes that were exported; navigation operations are
     /// ``ArchiveNavigation``. Format version 1 (read only) had base64 strings in `payload` and
     /// `stateData` and synthesized navigation operations.
-    struct Record: Codable {
+    struct Record: Decodable {
         var version: UInt64
         var sequence: UInt64
         var timestamp: Int64
@@ -126,38 +126,6 @@ public enum SessionArchive {
             }
         }
 
-        func encode(to encoder: any Encoder) throws {
-            var container = encoder.container(keyedBy: CodingKeys.self)
-            try container.encode(version, forKey: .version)
-            try container.encode(sequence, forKey: .sequence)
-            try container.encode(timestamp, forKey: .timestamp)
-            try container.encode(machine, forKey: .machine)
-            try container.encode(definition, forKey: .definition)
-            try container.encode(event, forKey: .event)
-            try container.encode(source, forKey: .source)
-            try container.encode(target, forKey: .target)
-            try container.encode(navigation.map(ArchiveNavigation.init), forKey: .navigation)
-            try container.encodeIfPresent(origin, forKey: .origin)
-            if redacted { try container.encode(true, forKey: .redacted) }
-            try container.encodeIfPresent(recordedState, forKey: .recordedState)
-            try Self.encode(payload, into: &container, json: .payload, base64: .payloadBase64)
-            try Self.encode(stateData, into: &container, json: .stateData, base64: .stateDataBase64)
-        }
-
-        /// `bytes` as the JSON value they hold when it writes back to exactly them, else in base64;
-        /// nothing for no bytes.
-        private static func encode(
-            _ bytes: [UInt8], into container: inout KeyedEncodingContainer<CodingKeys>, json: CodingKeys,
-            base64: CodingKeys
-        ) throws {
-            guard !bytes.isEmpty else { return }
-            if let value = try? JSONValue(jsonBytes: bytes), (try? value.jsonBytes()) == bytes {
-                try container.encode(value, forKey: json)
-            } else {
-                try container.encode(Data(bytes).base64EncodedString(), forKey: base64)
-            }
-        }
-
         private static func bytes(
             _ container: KeyedDecodingContainer<CodingKeys>, json: CodingKeys, base64: CodingKeys
         ) throws -> [UInt8] {
@@ -175,7 +143,9 @@ public enum SessionArchive {
             return Array(data)
         }
 
-        init(_ record: TransitionRecord) {
+        /// The line of `record`, with the state it recorded when it is a redacted record written
+        /// with a snapshot of its own (`recordedState`, see `StepRecording+Redaction`).
+        init(_ record: TransitionRecord, recordedState: SessionSnapshot? = nil) {
             version = record.version
             sequence = record.sequence
             timestamp = record.timestamp.microsecondsSince1970
@@ -189,7 +159,7 @@ public enum SessionArchive {
             stateData = record.stateData
             origin = record.origin
             redacted = record.redacted
-            recordedState = nil
+            self.recordedState = recordedState?.jsonValue
         }
     }
 
@@ -214,18 +184,6 @@ public enum SessionArchive {
     static func hex(_ value: UInt32) -> String {
         let digits = String(value, radix: 16)
         return String(repeating: "0", count: 8 - digits.count) + digits
-    }
-
-    /// Appends the envelope line (newline included) of `body` to `output`.
-    static func appendLine(_ body: some Encodable, with encoder: JSONEncoder, to output: inout [UInt8]) throws {
-        let bytes = try encoder.encode(body)
-        let crc = bytes.withUnsafeBytes { CRC32C.checksum($0) }
-        output.append(contentsOf: envelopeStart)
-        output.append(contentsOf: hex(crc).utf8)
-        output.append(contentsOf: envelopeMiddle)
-        output.append(contentsOf: bytes)
-        output.append(UInt8(ascii: "}"))
-        output.append(UInt8(ascii: "\n"))
     }
 
     /// The checked body of envelope line `number` (`line` without its newline).
@@ -276,28 +234,22 @@ extension LogReplay {
                 }
                 return snapshot
             }
-            let records = SessionSnapshot.records(of: session, in: reader)
-            // The header comes first and lists the definitions: one pass to collect them and count
-            // the records, one to write the records.
-            var versions: [String] = []
-            var count: UInt64 = 0
-            try records(info.firstVersion) { record in
-                if versions.last != record.definition { versions.append(record.definition) }
-                count += 1
+            // The header comes first and lists the definitions the records name: the records'
+            // lines are written first, then the header, then the lines after it.
+            var lines = SessionArchive.RecordLines()
+            try SessionSnapshot.records(of: session, in: reader)(info.firstVersion) { record in
+                try lines.append(record, recordedState: StepRecording.snapshot(writtenWith: record, in: reader))
                 return true
             }
             var writer = try SessionArchive.Writer(
                 session: session, machine: info.machine,
-                definitions: try SessionArchive.Writer.definitionVersions(versions).map { version in
+                definitions: try SessionArchive.Writer.definitionVersions(lines.definitionChanges).map { version in
                     try SessionArchive.Writer.definition(
                         reader.storedDefinitionDocument(name: info.machine, version: version), machine: info.machine,
                         version: version)
                 },
-                records: count, base: base)
-            try records(info.firstVersion) { record in
-                try writer.append(record, recordedState: StepRecording.snapshot(writtenWith: record, in: reader))
-                return true
-            }
+                records: lines.count, base: base)
+            writer.append(lines)
             try writer.finish()
             return Data(writer.take())
         }
