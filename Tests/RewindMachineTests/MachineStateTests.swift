@@ -10,6 +10,41 @@ struct MachineStateTests {
         try JSONDecoder().decode(MachineState.self, from: state.encoded())
     }
 
+    /// A state is a value though its members other than the configuration share one reference:
+    /// changing any of them in a copy leaves the original as it was, and equality and hashing
+    /// read the members, not the sharing.
+    @Test func aCopyChangedInAnyMemberLeavesTheOriginalAlone() {
+        let original = MachineState(
+            configuration: ["a"], history: ["h": ["a"]], context: .object(["n": 1]), data: ["a": "x"],
+            internalQueue: [Event("raised")], pendingSends: [ScheduledEvent(event: Event("later"), due: .seconds(1))])
+        let changes: [(inout MachineState) -> Void] = [
+            { $0.history["h"] = ["b"] }, { $0.context = .null }, { $0.data["a"] = nil },
+            { $0.internalQueue.removeAll() }, { $0.pendingSends.append(ScheduledEvent(event: Event("e"), due: .zero)) },
+            { $0.configuration = ["b"] }, { $0.isFinished = true },
+        ]
+        for (index, change) in changes.enumerated() {
+            var copy = original
+            change(&copy)
+            #expect(copy != original, "change \(index)")
+            #expect(original.history == ["h": ["a"]] && original.data == ["a": "x"], "change \(index)")
+            #expect(original.internalQueue.count == 1 && original.pendingSends.count == 1, "change \(index)")
+            #expect(original.context == .object(["n": 1]) && original.configuration == ["a"], "change \(index)")
+        }
+        // Equal members, apart: equal, with equal hashes; a state emptied again equals a new one.
+        let rebuilt = MachineState(
+            configuration: ["a"], history: ["h": ["a"]], context: .object(["n": 1]), data: ["a": "x"],
+            internalQueue: [Event("raised")], pendingSends: [ScheduledEvent(event: Event("later"), due: .seconds(1))])
+        #expect(rebuilt == original && rebuilt.hashValue == original.hashValue)
+        var emptied = original
+        emptied.history = [:]
+        emptied.context = .null
+        emptied.data = [:]
+        emptied.internalQueue = []
+        emptied.pendingSends = []
+        #expect(emptied == MachineState(configuration: ["a"]))
+        #expect(emptied.hashValue == MachineState(configuration: ["a"]).hashValue)
+    }
+
     @Test func encodingRoundTripsExactlyAndIsStable() throws {
         let machine = try ExampleMachines.Browser.machine()
         let state = try run(machine, "open", "showComments", "openSettings")

@@ -119,8 +119,7 @@ public struct Machine: Sendable {
     ///   ``MachineError/machineFinished(configuration:)``, ``MachineError/notStarted``. On error the
     ///   given state is untouched (it is a value).
     public func send(_ event: Event, in state: MachineState, now: Duration = .zero) throws -> Step {
-        var state = state
-        return try send(event, in: &state, now: now, rejectUnhandled: options.unhandledEvents == .reject)
+        try send(event, in: state, now: now, rejectUnhandled: options.unhandledEvents == .reject)
     }
 
     /// Processes one external event in `state`, in place: `state` becomes the step's state (it is
@@ -139,45 +138,70 @@ public struct Machine: Sendable {
         try send(Event(name, payload: payload), in: state, now: now)
     }
 
-    /// The general `send` on a copy of `state` (see the in-place one below).
+    /// The general `send` on a copy of `state` (see ``advance(_:in:now:rejectUnhandled:allowPrecomputed:)``),
+    /// the copy moved into the step.
     func send(
         _ event: Event, in state: MachineState, now: Duration, rejectUnhandled: Bool, allowPrecomputed: Bool = true
     ) throws -> Step {
         var state = state
-        return try send(
+        let taken = try advance(
             event, in: &state, now: now, rejectUnhandled: rejectUnhandled, allowPrecomputed: allowPrecomputed)
+        return Step(
+            event: event, source: taken.source, target: state.configuration, microsteps: taken.microsteps,
+            state: state, logs: taken.logs)
     }
 
-    /// The general `send`, the one evaluation of an external event every `send` of an ``Event``
-    /// comes to: the step read from the table of precomputed outcomes when it holds one (`state`
-    /// changed in place, the step's arrays shared with the table), else a flat machine's step known
-    /// at compile time, else the SCXML algorithm. `allowPrecomputed` false (tests comparing with
-    /// the algorithm) or a machine made by ``withoutPrecomputedSteps()`` always runs the
-    /// algorithm. `state` becomes the step's state; it is unchanged when the call throws.
+    /// The general `send` in place (see ``advance(_:in:now:rejectUnhandled:allowPrecomputed:)``):
+    /// the step holds a copy of the new state.
     func send(
         _ event: Event, in state: inout MachineState, now: Duration, rejectUnhandled: Bool,
         allowPrecomputed: Bool = true
     ) throws -> Step {
+        let taken = try advance(
+            event, in: &state, now: now, rejectUnhandled: rejectUnhandled, allowPrecomputed: allowPrecomputed)
+        return Step(
+            event: event, source: taken.source, target: state.configuration, microsteps: taken.microsteps,
+            state: state, logs: taken.logs)
+    }
+
+    /// The one evaluation of an external event every `send` of an ``Event`` comes to: the outcome
+    /// read from the table of precomputed outcomes when it holds one (`state` changed in place,
+    /// the microsteps and the new configuration shared with the table), else a flat machine's
+    /// transition known at compile time, else the SCXML algorithm. `allowPrecomputed` false
+    /// (tests comparing with the algorithm) or a machine made by ``withoutPrecomputedSteps()``
+    /// always runs the algorithm. `state` becomes the step's state (it is unchanged when the call
+    /// throws); the rest of the step is returned, and the callers build the ``Step``: a step built
+    /// here was copied whole once more on its way out (callgrind, Benchmarks/HISTORY.md,
+    /// 2026-11-29).
+    private func advance(
+        _ event: Event, in state: inout MachineState, now: Duration, rejectUnhandled: Bool, allowPrecomputed: Bool
+    ) throws -> (source: [String], microsteps: [Microstep], logs: [String]) {
         guard state.isStarted else { throw MachineError.notStarted }
         guard !state.isFinished else { throw MachineError.machineFinished(configuration: state.configuration) }
-        if allowPrecomputed && precomputesSteps {
-            if let step = try precomputedStep(event, in: &state, rejectUnhandled: rejectUnhandled) { return step }
-            if chart.isFlat, let step = flatStep(event, in: state) {
-                state = step.state
-                return step
-            }
-        }
-        var evaluation = try Evaluation(chart: chart, state: state, microstepLimit: options.microstepLimit, now: now)
-        if try !evaluation.process(event) {
-            if rejectUnhandled, !evaluation.ignores(event) {
-                throw MachineError.invalidTransition(from: state.configuration, event: event.name)
-            }
-        }
         let source = state.configuration
-        state = evaluation.state
-        return Step(
-            event: event, source: source, target: state.configuration,
-            microsteps: evaluation.microsteps, state: state, logs: evaluation.logs)
+        let microsteps: [Microstep]
+        var logs: [String] = []
+        if allowPrecomputed && precomputesSteps,
+            let precomputed = try precomputedMicrosteps(event, in: &state, rejectUnhandled: rejectUnhandled)
+        {
+            microsteps = precomputed
+        } else if allowPrecomputed && precomputesSteps && chart.isFlat,
+            let flat = flatMicrosteps(event, in: &state)
+        {
+            microsteps = flat
+        } else {
+            var evaluation = try Evaluation(
+                chart: chart, state: state, microstepLimit: options.microstepLimit, now: now)
+            if try !evaluation.process(event) {
+                if rejectUnhandled, !evaluation.ignores(event) {
+                    throw MachineError.invalidTransition(from: state.configuration, event: event.name)
+                }
+            }
+            state = evaluation.state
+            microsteps = evaluation.microsteps
+            logs = evaluation.logs
+        }
+        return (source, microsteps, logs)
     }
 
     /// This machine with the table of precomputed outcomes and the flat machines' compile-time
@@ -189,10 +213,11 @@ public struct Machine: Sendable {
         return machine
     }
 
-    /// The step of a flat machine's transition known at compile time: no evaluation, and no
-    /// allocation when the event has no payload and is named exactly as the transition's
-    /// descriptor. `nil` when the general algorithm must run (it gives the same result).
-    private func flatStep(_ event: Event, in state: MachineState) -> Step? {
+    /// A flat machine's transition known at compile time, taken in `state` (changed in place):
+    /// its microsteps, with no evaluation, and no allocation when the event has no payload and is
+    /// named exactly as the transition's descriptor. `nil`, and `state` untouched, when the
+    /// general algorithm must run (it gives the same result).
+    private func flatMicrosteps(_ event: Event, in state: inout MachineState) -> [Microstep]? {
         guard event.payload.isNull, state.internalQueue.isEmpty, state.configuration.count == 1,
             let source = chart.index[state.configuration[0]]
         else { return nil }
@@ -205,9 +230,6 @@ public struct Machine: Sendable {
                 continue
             }
             guard let flat = chart.flatTransitions[position] else { return nil }
-            var next = state
-            next.configuration = flat.configuration
-            if flat.exitsSource, !next.data.isEmpty { next.data[state.configuration[0]] = nil }
             var microsteps: [Microstep]? = nil
             for (descriptor, precomputed) in zip(transition.events, flat.microsteps) where descriptor == event.name {
                 microsteps = precomputed
@@ -218,9 +240,9 @@ public struct Machine: Sendable {
                 microstep.event = event
                 microsteps = [microstep]
             }
-            return Step(
-                event: event, source: state.configuration, target: flat.configuration,
-                microsteps: microsteps ?? [], state: next)
+            if flat.exitsSource, !state.data.isEmpty { state.data[state.configuration[0]] = nil }
+            state.configuration = flat.configuration
+            return microsteps ?? []
         }
         return nil
     }

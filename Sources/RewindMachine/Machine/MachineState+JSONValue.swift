@@ -24,7 +24,7 @@ extension MachineState {
     /// - Throws: ``JSONShapeError`` naming the first member that is missing or of the wrong kind.
     public init(jsonValue: JSONValue) throws(JSONShapeError) {
         let members = try JSONShape.object(jsonValue, at: [])
-        configuration = try JSONShape.strings(
+        let configuration = try JSONShape.strings(
             try JSONShape.member("configuration", of: members, at: []), at: ["configuration"])
 
         let historyMembers = try JSONShape.object(
@@ -34,10 +34,9 @@ extension MachineState {
         for (key, value) in historyMembers {
             history[key] = try JSONShape.strings(value, at: ["history", key])
         }
-        self.history = history
 
-        context = try JSONShape.member("context", of: members, at: [])
-        data = try JSONShape.object(try JSONShape.member("data", of: members, at: []), at: ["data"])
+        let context = try JSONShape.member("context", of: members, at: [])
+        let data = try JSONShape.object(try JSONShape.member("data", of: members, at: []), at: ["data"])
 
         let queue = try JSONShape.array(
             try JSONShape.member("internalQueue", of: members, at: []), at: ["internalQueue"])
@@ -46,7 +45,6 @@ extension MachineState {
         for (index, element) in queue.enumerated() {
             internalQueue.append(try Event(jsonValue: element, at: ["internalQueue", String(index)]))
         }
-        self.internalQueue = internalQueue
 
         let sends = try JSONShape.array(
             try JSONShape.member("pendingSends", of: members, at: []), at: ["pendingSends"])
@@ -55,9 +53,12 @@ extension MachineState {
         for (index, element) in sends.enumerated() {
             pendingSends.append(try ScheduledEvent(jsonValue: element, at: ["pendingSends", String(index)]))
         }
-        self.pendingSends = pendingSends
 
-        isFinished = try JSONShape.bool(try JSONShape.member("isFinished", of: members, at: []), at: ["isFinished"])
+        let isFinished = try JSONShape.bool(
+            try JSONShape.member("isFinished", of: members, at: []), at: ["isFinished"])
+        self.init(
+            configuration: configuration, history: history, context: context, data: data,
+            internalQueue: internalQueue, pendingSends: pendingSends, isFinished: isFinished)
     }
 }
 

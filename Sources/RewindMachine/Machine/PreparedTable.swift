@@ -67,7 +67,7 @@ final class PreparedTable: Sendable {
     let rows: [[String]]
     let rowIndex: [[String]: Int32]
     /// The column of each event name that has one of its own.
-    let columns: [String: Int32]
+    let columns: EventColumnIndex
     /// The column shared by every name that no transition descriptor and no ignored descriptor
     /// matches (but `*`); `-1` when there is none.
     let otherColumn: Int32
@@ -93,8 +93,7 @@ final class PreparedTable: Sendable {
             let name = ChartCompiler.normalise(ignored)
             if name != "*", seen.insert(name).inserted { names.append(name) }
         }
-        var columns: [String: Int32] = [:]
-        for (position, name) in names.enumerated() { columns[name] = Int32(position) }
+        let columns = EventColumnIndex(names)
         let otherName = "\u{0}unmatched"
         let otherColumn: Int32 = Self.matchesOnlyWildcards(otherName, in: chart) ? Int32(names.count) : -1
         if otherColumn >= 0 { names.append(otherName) }
@@ -158,7 +157,7 @@ final class PreparedTable: Sendable {
     /// The column of the event named `name`; `-1` when it has none (the general algorithm then
     /// runs for it).
     func column(for name: String) -> Int32 {
-        if let column = columns[name] { return column }
+        if let column = columns.column(of: name) { return column }
         return Self.matchesOnlyWildcards(name, in: chart) ? otherColumn : -1
     }
 

@@ -144,7 +144,7 @@ struct SessionTableStepTests {
         if StepRecording.isReserved(event.name) { return false }
         var probe = state
         do {
-            return try machine.precomputedStep(
+            return try machine.precomputedMicrosteps(
                 event, in: &probe, rejectUnhandled: machine.options.unhandledEvents == .reject) != nil
         } catch {
             return true
