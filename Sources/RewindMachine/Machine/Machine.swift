@@ -139,7 +139,7 @@ public struct Machine: Sendable {
     }
 
     /// The general `send` on a copy of `state` (see ``advance(_:in:now:rejectUnhandled:allowPrecomputed:)``),
-    /// the copy moved into the step.
+    /// which becomes the step's state.
     func send(
         _ event: Event, in state: MachineState, now: Duration, rejectUnhandled: Bool, allowPrecomputed: Bool = true
     ) throws -> Step {
