@@ -13,7 +13,7 @@ def parse(text):
     results, name = {}, None
     for line in text.splitlines():
         line = re.sub(r"\x1b\[[0-9;]*m", "", line).rstrip()
-        if re.match(r"^[0-9] .+", line):
+        if re.match(r"^[0-9]+ .+", line):
             name = line.strip()
             results[name] = {}
             continue
