@@ -47,7 +47,7 @@ extension Step {
     /// by one: a step built with the assignments was copied whole once more (each of its
     /// references retained, then released: about 425 instructions a send) wherever a function
     /// returned it, and the memberwise initializer builds it in place (callgrind,
-    /// Benchmarks/HISTORY.md, 2026-11-30).
+    /// Benchmarks/HISTORY.md, 2026-11-29).
     public init(
         event: Event?, source: [String], target: [String], microsteps: [Microstep],
         state: MachineState, logs: [String] = []

@@ -71,7 +71,7 @@ extension TransitionDraft {
     /// by one: a draft built with the assignments was copied whole once more (each of its strings
     /// and arrays retained, then released: about 480 instructions a record) wherever a function
     /// returned it, and the memberwise initializer builds it in place (callgrind,
-    /// Benchmarks/HISTORY.md, 2026-11-30).
+    /// Benchmarks/HISTORY.md, 2026-11-29).
     public init(
         timestamp: Timestamp = .now(), machine: String, definition: String, event: String,
         source: [String], target: [String], navigation: [NavigationOperation] = [],
