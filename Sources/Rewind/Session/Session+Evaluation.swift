@@ -9,7 +9,7 @@ extension Session {
     /// `steps`; when the step changed something (not an explicitly ignored event), also appends
     /// its transition to `transitions`, moves `latest` one version on (the step's state, its
     /// navigation applied) and adds the write of a snapshot due at that version to `snapshots`.
-    /// On error `latest` may be half-changed: the caller drops it.
+    /// On error `latest`, `steps` and `transitions` may be half-changed: the caller drops them.
     ///
     /// The step comes from the one evaluation entry point, `StepRecording.evaluate(_:in:at:)`
     /// with `latest.state` changed in place (the machine reads it from its table of precomputed
@@ -23,42 +23,58 @@ extension Session {
         _ request: StepRecording.Request, advancing latest: inout SessionSnapshot, steps: inout [Step],
         transitions: inout [TransitionDraft], snapshots: inout [AppendRequest.AuxiliaryWrite]
     ) throws {
+        if try evaluateStep(
+            request, advancing: &latest, steps: &steps, transitions: &transitions, snapshots: &snapshots)
+        {
+            // The step shows the state data an uncovered entry restored.
+            steps[steps.count - 1].state = latest.state
+        }
+    }
+
+    /// ``evaluate(_:advancing:steps:transitions:snapshots:)`` but for the step's state data that
+    /// an uncovered entry restored: returns whether it did, for the caller to show in the step.
+    ///
+    /// The step and the draft are `let`s, each built once, and appended last, after every call:
+    /// a step changed after it was built (or in its array, in this function), or a draft built in
+    /// two branches, was copied whole on its way into the array and its own copy released at the
+    /// end (its references retained and released: ~425 and ~480 instructions a record; callgrind,
+    /// Benchmarks/HISTORY.md, 2026-11-29). Not inlined, so that the caller's change of the step
+    /// stays after the end of this function.
+    @inline(never)
+    private func evaluateStep(
+        _ request: StepRecording.Request, advancing latest: inout SessionSnapshot, steps: inout [Step],
+        transitions: inout [TransitionDraft], snapshots: inout [AppendRequest.AuxiliaryWrite]
+    ) throws -> Bool {
         let time = engine.configuration.clock()
         // Only with a redaction policy: the state before the step (a copy), and as recorded.
         let before = recording.redactor == nil ? nil : latest
-        var step = try recording.evaluate(request, in: &latest.state, at: time)
+        let step = try recording.evaluate(request, in: &latest.state, at: time)
         if step.microsteps.isEmpty && !request.isAlwaysRecorded {
             steps.append(step)
-            return
+            return false
         }
-        // A `let` where no policy applies: the draft moves into `transitions`, never copied.
-        let transition: TransitionDraft
-        var writesSnapshot = false
+        // With a policy, the record is flagged when the state before or after differs from what
+        // is recorded (or its own values were redacted), then checked to replay to exactly the
+        // recorded state.
+        var differs = false
+        var recorded: (before: SessionSnapshot, after: MachineState)?
         if let before, let redactor = recording.redactor {
-            // Flagged when the state before or after differs from what is recorded (or the
-            // record's own values were redacted); then checked to replay to exactly the recorded state.
-            var redactedTransition = try recording.transition(for: step, request: request, at: time)
-            var differs = false
-            let recordedBefore = redactor.redact(before, changed: &differs)
-            let recordedAfter = redactor.redact(step.state, changed: &differs)
-            if differs { redactedTransition.redacted = true }
-            writesSnapshot =
-                redactedTransition.redacted
-                && !recording.replaysAsRecorded(
-                    step, request: request, from: recordedBefore, to: recordedAfter, at: time)
-            transition = redactedTransition
-        } else {
-            transition = try recording.transition(for: step, request: request, at: time)
+            recorded = (redactor.redact(before, changed: &differs), redactor.redact(step.state, changed: &differs))
         }
-        if try advance(
+        let transition = try recording.transition(for: step, request: request, at: time, markingRedacted: differs)
+        let writesSnapshot =
+            if let recorded, transition.redacted {
+                !recording.replaysAsRecorded(
+                    step, request: request, from: recorded.before, to: recorded.after, at: time)
+            } else {
+                false
+            }
+        let restored = try advance(
             &latest, navigation: transition.navigation, microsteps: step.microsteps, at: time, snapshots: &snapshots,
             writingSnapshot: writesSnapshot)
-        {
-            // The step shows the state data an uncovered entry restored.
-            step.state = latest.state
-        }
-        steps.append(step)
         transitions.append(transition)
+        steps.append(step)
+        return restored
     }
 
     /// Puts the pending `rewind.migrate` record first among `transitions`, stamped now, and moves

@@ -140,25 +140,29 @@ package struct StepRecording: Sendable {
         return step
     }
 
-    /// The transition to append for `step`, made by `request` at `time`.
+    /// The transition to append for `step`, made by `request` at `time`; flagged
+    /// ``TransitionDraft/redacted`` when `markingRedacted` (the state before or after it differs
+    /// from what is recorded) or when the redaction policy changed its own values.
     ///
     /// - Throws: ``EngineError/payloadEncoding(event:cause:)`` when the coder fails.
-    public func transition(for step: Step, request: Request, at time: Timestamp) throws -> TransitionDraft {
+    public func transition(
+        for step: Step, request: Request, at time: Timestamp, markingRedacted: Bool = false
+    ) throws -> TransitionDraft {
         try transition(
             request: request, source: step.source, target: step.target, microsteps: step.microsteps,
-            navigation: Self.navigation(of: step), at: time)
+            navigation: Self.navigation(of: step), at: time, markingRedacted: markingRedacted)
     }
 
     /// The transition to append for a step of `request` at `time` given by its parts (see
-    /// ``transition(for:request:at:)``; `navigation` is the step's ``Step/navigation``).
+    /// ``transition(for:request:at:markingRedacted:)``; `navigation` is the step's ``Step/navigation``).
     ///
     /// - Throws: ``EngineError/payloadEncoding(event:cause:)`` when the coder fails.
     func transition(
         request: Request, source: [String], target: [String], microsteps: [Microstep],
-        navigation: [NavigationOperation], at time: Timestamp
+        navigation: [NavigationOperation], at time: Timestamp, markingRedacted: Bool = false
     ) throws -> TransitionDraft {
         var entered = Self.enteredData(of: microsteps)
-        var redacted = false
+        var redacted = markingRedacted
         // Without a redaction policy the request is read where it is: no copy of it per record
         // (callgrind: a copy and its release were about 250 instructions of each bulk record).
         let payload: JSONValue
