@@ -117,10 +117,7 @@ extension SessionArchive {
                 throw error
             }
             let crc = bytes[body...].withUnsafeBytes { CRC32C.checksum($0) }
-            for position in 0..<8 {
-                let nibble = UInt8(truncatingIfNeeded: crc >> (28 - 4 * position)) & 0xF
-                bytes[digits + position] = nibble < 10 ? UInt8(ascii: "0") + nibble : UInt8(ascii: "a") + nibble - 10
-            }
+            SessionArchive.writeHex(crc, into: &bytes, at: digits)
             bytes.append(UInt8(ascii: "}"))
             bytes.append(UInt8(ascii: "\n"))
         }

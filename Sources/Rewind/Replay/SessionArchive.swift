@@ -181,9 +181,20 @@ public enum SessionArchive {
         return encoder
     }
 
+    /// `value` as the 8 lowercase hex digits a checksum is written with (the trailer's, messages).
     static func hex(_ value: UInt32) -> String {
-        let digits = String(value, radix: 16)
-        return String(repeating: "0", count: 8 - digits.count) + digits
+        var digits = [UInt8](repeating: 0, count: 8)
+        writeHex(value, into: &digits, at: 0)
+        return String(decoding: digits, as: UTF8.self)
+    }
+
+    /// Writes `value` as 8 lowercase hex digits over `bytes[offset..<offset + 8]`: the one writer
+    /// of a checksum's digits (an envelope's, in place; ``hex(_:)``'s).
+    static func writeHex(_ value: UInt32, into bytes: inout [UInt8], at offset: Int) {
+        for position in 0..<8 {
+            let nibble = UInt8(truncatingIfNeeded: value >> (28 - 4 * position)) & 0xF
+            bytes[offset + position] = nibble < 10 ? UInt8(ascii: "0") + nibble : UInt8(ascii: "a") + nibble - 10
+        }
     }
 
     /// The checked body of envelope line `number` (`line` without its newline).

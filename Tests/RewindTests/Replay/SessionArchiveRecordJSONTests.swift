@@ -1,5 +1,6 @@
 import Foundation
 import RewindBaseTestSupport
+@_spi(Internals) import RewindStore
 import Testing
 
 @testable import Rewind
@@ -205,5 +206,19 @@ import Testing
         #expect(throws: JSONWriteError.self) { try writer.append(record) }
         #expect(writer.pending == header)
         #expect(writer.written == 0)
+    }
+
+    /// A checksum's digits: 8, lowercase, zero-padded, the same from `hex` and in a line's envelope.
+    @Test func checksumDigitsAreEightLowercaseHexDigits() {
+        for value: UInt32 in [0, 0x1A, 0xDEAD_BEEF, 0x0F00_0001, .max] {
+            let digits = String(value, radix: 16)
+            let expected = String(repeating: "0", count: 8 - digits.count) + digits
+            #expect(SessionArchive.hex(value) == expected)
+        }
+        var bytes: [UInt8] = []
+        SessionArchive.Writer.appendLine(to: &bytes) { $0.append(contentsOf: Array(#"{"a":1}"#.utf8)) }
+        let line = String(decoding: bytes, as: UTF8.self)
+        let checksum = SessionArchive.hex(CRC32C.checksum(Array(#"{"a":1}"#.utf8)))
+        #expect(line == #"{"crc32c":""# + checksum + #"","body":{"a":1}}"# + "\n")
     }
 }
