@@ -34,17 +34,27 @@ import RewindValues
         into buffer: inout [UInt8]
     ) {
         let start = buffer.count
-        let size = encodedSize(sequence: sequence, session: session, version: version, transition: transition)
-        buffer.append(contentsOf: repeatElement(0, count: size))
-        buffer.withUnsafeMutableBytes { bytes in
-            encode(
-                sequence: sequence, session: session, version: version, transition: transition,
-                into: UnsafeMutableRawBufferPointer(rebasing: bytes[start...]))
+        withUnsafePointer(to: transition) { transition in
+            let size = encodedSize(sequence: sequence, session: session, version: version, transition: transition)
+            buffer.append(contentsOf: repeatElement(0, count: size))
+            buffer.withUnsafeMutableBytes { bytes in
+                encode(
+                    sequence: sequence, session: session, version: version, transition: transition,
+                    into: UnsafeMutableRawBufferPointer(rebasing: bytes[start...]))
+            }
         }
     }
 
     /// The size of a record's encoding, checksum included.
-    static func encodedSize(sequence: UInt64, session: SessionID, version: UInt64, transition: TransitionDraft) -> Int {
+    ///
+    /// The draft is read through a pointer, here and in ``encode(sequence:session:version:transition:into:)``,
+    /// one field at a time: passed by value from where the store's append holds it, the whole
+    /// draft was copied before each call that writes memory (the compiler cannot tell that the
+    /// write does not reach the draft): its strings and arrays retained and released, ~480
+    /// instructions a record (callgrind, Benchmarks/HISTORY.md, 2026-11-29).
+    static func encodedSize(
+        sequence: UInt64, session: SessionID, version: UInt64, transition: UnsafePointer<TransitionDraft>
+    ) -> Int {
         var counter = ByteCounter()
         putFields(sequence: sequence, session: session, version: version, transition: transition, to: &counter)
         return counter.count + 4
@@ -54,7 +64,7 @@ import RewindValues
     /// bytes (e.g. the space LMDB reserved for it in its map), checksum included.
     @inline(__always)  // so the store's append passes the transition where it holds it, uncopied
     static func encode(
-        sequence: UInt64, session: SessionID, version: UInt64, transition: TransitionDraft,
+        sequence: UInt64, session: SessionID, version: UInt64, transition: UnsafePointer<TransitionDraft>,
         into destination: UnsafeMutableRawBufferPointer
     ) {
         precondition(destination.count >= 4, "a record's encoding is more than 4 bytes")
@@ -70,29 +80,30 @@ import RewindValues
     /// Puts every field of a record but the checksum, in format 1's order.
     @inline(__always)
     private static func putFields<Sink: ByteSink>(
-        sequence: UInt64, session: SessionID, version: UInt64, transition: TransitionDraft, to sink: inout Sink
+        sequence: UInt64, session: SessionID, version: UInt64, transition: UnsafePointer<TransitionDraft>,
+        to sink: inout Sink
     ) {
         sink.put(formatVersion)
-        sink.put((transition.origin == nil ? 0 : originFlag) | (transition.redacted ? redactedFlag : 0))
+        sink.put((transition.pointee.origin == nil ? 0 : originFlag) | (transition.pointee.redacted ? redactedFlag : 0))
         sink.putVarint(sequence)
         sink.putVarint(version)
-        sink.putLittleEndian(transition.timestamp.microsecondsSince1970)
+        sink.putLittleEndian(transition.pointee.timestamp.microsecondsSince1970)
         sink.putString(session.rawValue)
-        sink.putString(transition.machine)
-        sink.putString(transition.definition)
-        sink.putString(transition.event)
-        sink.putVarint(UInt64(transition.source.count))
-        for path in transition.source { sink.putString(path) }
-        sink.putVarint(UInt64(transition.target.count))
-        for path in transition.target { sink.putString(path) }
-        sink.putVarint(UInt64(transition.navigation.count))
-        for operation in transition.navigation {
+        sink.putString(transition.pointee.machine)
+        sink.putString(transition.pointee.definition)
+        sink.putString(transition.pointee.event)
+        sink.putVarint(UInt64(transition.pointee.source.count))
+        for path in transition.pointee.source { sink.putString(path) }
+        sink.putVarint(UInt64(transition.pointee.target.count))
+        for path in transition.pointee.target { sink.putString(path) }
+        sink.putVarint(UInt64(transition.pointee.navigation.count))
+        for operation in transition.pointee.navigation {
             sink.put(NavigationTag(operation).rawValue)
             if let screen = operation.screen { sink.putString(screen) }
         }
-        sink.putBytes(transition.payload)
-        sink.putBytes(transition.stateData)
-        if let origin = transition.origin {
+        sink.putBytes(transition.pointee.payload)
+        sink.putBytes(transition.pointee.stateData)
+        if let origin = transition.pointee.origin {
             sink.putString(origin.session.rawValue)
             sink.putVarint(origin.version)
         }

@@ -137,10 +137,12 @@ public final class StoreWriteTransaction: StoreReadTransaction {
         var sequence = firstSequence
         let log = databases.log
         try transitions.withUnsafeBufferPointer { transitions in
+            guard let first = transitions.baseAddress else { return }
             for offset in transitions.indices {
-                // Encoded straight into the space LMDB reserves in its page: no buffer, no copy.
+                // Encoded straight into the space LMDB reserves in its page: no buffer, no copy. The
+                // codec reads the draft through a pointer (see `RecordCodec.encodedSize`).
                 let version = head.info.headVersion + 1
-                let transition = transitions[offset]
+                let transition = first + offset
                 let size = RecordCodec.encodedSize(
                     sequence: sequence, session: session, version: version, transition: transition)
                 let key = sequence.bigEndian
@@ -150,7 +152,9 @@ public final class StoreWriteTransaction: StoreReadTransaction {
                             sequence: sequence, session: session, version: version, transition: transition, into: value)
                     }
                 }
-                if head.advance(sequence: sequence, machine: transition.machine, timestamp: transition.timestamp) {
+                if head.advance(
+                    sequence: sequence, machine: transition.pointee.machine, timestamp: transition.pointee.timestamp)
+                {
                     // The block is full: it goes to the session index, keyed by its first version.
                     try putIndexBlock(head.recent, of: session, from: version - UInt64(StoreLayout.indexBlockSize) + 1)
                     head.startNextBlock()
