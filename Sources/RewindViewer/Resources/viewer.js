@@ -360,7 +360,8 @@ function openFromFunnel(i, ver) {
 }
 function showFunnel(missing) {
   var notice = $('#rw-notice'); notice.hidden = missing == null; notice.textContent = missing == null ? '' : 'No session \u201c' + missing + '\u201d in this file: showing the funnel.';
-  stop(); M = M || null;
+  // A session view's pending hash update (scheduleHash) would write its session onto the funnel's entry.
+  stop(); M = M || null; clearTimeout(hashTimer);
   $('#rw-session-view').hidden = true; $('#rw-machine-view').hidden = false; $('#rw-back').hidden = true; $('#rw-download').hidden = true;
   $('#rw-title').textContent = P.machine + ' · ' + P.sessions.length + ' sessions';
   if (location.hash) history.replaceState(null, '', location.pathname + location.search);
