@@ -62,7 +62,7 @@ import RewindValues
 
     /// Encodes a record into `destination`, exactly ``encodedSize(sequence:session:version:transition:)``
     /// bytes (e.g. the space LMDB reserved for it in its map), checksum included.
-    @inline(__always)  // so the store's append passes the transition where it holds it, uncopied
+    @inline(__always)  // into the store's append, once per record (the draft read through its pointer)
     static func encode(
         sequence: UInt64, session: SessionID, version: UInt64, transition: UnsafePointer<TransitionDraft>,
         into destination: UnsafeMutableRawBufferPointer
