@@ -149,7 +149,7 @@ struct CompactionProcessTests {
         defer { opener.kill() }
         // The opener's shared lock waits behind the compactor's exclusive one (the kernel's lock
         // table lists it as blocked).
-        #expect(try await Self.waitUntilBlocked(pid: opener.pid), "\(opener.lines)")
+        #expect(try await Self.waitUntilBlocked(opener), "\(opener.lines)")
         #expect(opener.lines.isEmpty)
         try Data().write(to: URL(fileURLWithPath: go))
         let done = try await compactor.waitForLine { $0.hasPrefix("compacted") || $0.contains("error") }
@@ -164,17 +164,18 @@ struct CompactionProcessTests {
         try store.expectWhole("opened during a compaction")
     }
 
-    /// Waits until `/proc/locks` lists a blocked lock request of process `pid`.
-    static func waitUntilBlocked(pid: Int32) async throws -> Bool {
-        let clock = ContinuousClock()
-        let deadline = clock.now + .seconds(60)
-        while clock.now < deadline {
+    /// Waits until `/proc/locks` lists a blocked lock request of `process` (`true`), or until the
+    /// process has printed a line or ended without one (`false`: it did not wait for the lock).
+    /// No deadline of its own: a loaded machine may take long to start the helper, and the test's
+    /// time limit (`hangGuard`) ends a wait that never ends.
+    static func waitUntilBlocked(_ process: HelperProcess) async throws -> Bool {
+        while true {
             let locks = (try? String(contentsOfFile: "/proc/locks", encoding: .utf8)) ?? ""
-            if locks.split(separator: "\n").contains(where: { $0.contains("->") && $0.contains(" \(pid) ") }) {
+            if locks.split(separator: "\n").contains(where: { $0.contains("->") && $0.contains(" \(process.pid) ") }) {
                 return true
             }
+            if !process.lines.isEmpty || process.hasExited { return false }
             try await Task.sleep(for: .milliseconds(5))
         }
-        return false
     }
 }

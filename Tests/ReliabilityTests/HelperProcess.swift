@@ -65,6 +65,9 @@ final class HelperProcess: Sendable {
     /// The process id.
     var pid: Int32 { process.processIdentifier }
 
+    /// Whether the helper has ended (its exit status is known).
+    var hasExited: Bool { status.current != nil }
+
     /// Every complete (newline-terminated) line written so far.
     var lines: [String] {
         let bytes = output.current.bytes
