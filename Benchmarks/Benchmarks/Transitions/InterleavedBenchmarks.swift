@@ -20,29 +20,31 @@ func registerInterleavedBenchmarks() {
     // step at a time: raw LMDB opened as the store opens its environment (`MDB_WRITEMAP`, the map
     // reserved on disk), and that log's commit reached the way a `send` reaches its commit (a
     // suspending task, the hop to a commit thread and back: the async ceiling of one sender over
-    // the store's environment). Rewind beyond the second is the engine's own work.
+    // the store's environment), through a thread of its own and through a dispatch queue as the
+    // engine's commits (`TaskFedRawLog.Handoff`). Rewind beyond the latter is the engine's own work.
     let rawFed = nanoseconds("raw LMDB WRITEMAP reserved fed by one task ns/transition")
+    let rawFedDispatch = nanoseconds("raw LMDB WRITEMAP reserved fed by one task, dispatch queue ns/transition")
     let rawLikeStore = nanoseconds("raw LMDB WRITEMAP reserved ns/transition")
     let box = FixtureBox<
         (
             engine: EngineFixture, raw: RawLMDBLog, grdb: GRDBLog, grdbNormal: GRDBLog,
-            fed: TaskFedRawLog, likeStore: RawLMDBLog
+            fed: TaskFedRawLog, likeStore: RawLMDBLog, dispatchFed: TaskFedRawLog
         )
     >()
     Benchmark(
-        "7 interleaved durable one per commit: Rewind, raw LMDB, GRDB FULL, GRDB NORMAL, raw LMDB WRITEMAP reserved, the same fed by one task",
+        "7 interleaved durable one per commit: Rewind, raw LMDB, GRDB FULL, GRDB NORMAL, raw LMDB WRITEMAP reserved, the same fed by one task (a thread, a dispatch queue)",
         configuration: .init(
-            metrics: [rewind, raw, grdb, grdbNormal, rawFed, rawLikeStore], maxDuration: .seconds(8),
+            metrics: [rewind, raw, grdb, grdbNormal, rawFed, rawLikeStore, rawFedDispatch], maxDuration: .seconds(8),
             maxIterations: 3_000),
         closure: { benchmark in
-            guard let (engine, rawLog, grdbLog, normalLog, fedLog, likeStoreLog) = box.value else {
+            guard let (engine, rawLog, grdbLog, normalLog, fedLog, likeStoreLog, dispatchFedLog) = box.value else {
                 return benchmark.error("no fixture")
             }
             do {
                 let clock = ContinuousClock()
-                for turn in 0..<6 {
+                for turn in 0..<7 {
                     let start = clock.now
-                    switch (benchmark.currentIteration + turn) % 6 {
+                    switch (benchmark.currentIteration + turn) % 7 {
                     case 0:
                         try await engine.step(0)
                         benchmark.measurement(rewind, clock.now.nanoseconds(since: start))
@@ -58,6 +60,9 @@ func registerInterleavedBenchmarks() {
                     case 4:
                         try await fedLog.append()
                         benchmark.measurement(rawFed, clock.now.nanoseconds(since: start))
+                    case 5:
+                        try await dispatchFedLog.append()
+                        benchmark.measurement(rawFedDispatch, clock.now.nanoseconds(since: start))
                     default:
                         try likeStoreLog.append(batch: 1)
                         benchmark.measurement(rawLikeStore, clock.now.nanoseconds(since: start))
@@ -75,7 +80,9 @@ func registerInterleavedBenchmarks() {
                 try GRDBLog(sample: sample.record, configuration: .grdbFull),
                 try GRDBLog(sample: sample.record, configuration: .grdbNormal),
                 try TaskFedRawLog(recordSize: sample.encodedSize, writeMap: true, reservedMap: 64 << 20),
-                try RawLMDBLog(recordSize: sample.encodedSize, noSync: false, writeMap: true, reservedMap: 64 << 20)
+                try RawLMDBLog(recordSize: sample.encodedSize, noSync: false, writeMap: true, reservedMap: 64 << 20),
+                try TaskFedRawLog(
+                    recordSize: sample.encodedSize, writeMap: true, reservedMap: 64 << 20, handoff: .dispatchQueue)
             )
         },
         teardown: {
@@ -85,6 +92,7 @@ func registerInterleavedBenchmarks() {
             try box.value?.grdbNormal.close()
             box.value?.fed.close()
             box.value?.likeStore.close()
+            box.value?.dispatchFed.close()
         })
 
     // Issue 23 §2, the two other durability levels, one transition per commit, each against

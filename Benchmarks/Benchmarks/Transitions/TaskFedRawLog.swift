@@ -4,16 +4,28 @@ import Foundation
 /// machine, no record encoding, no session bookkeeping) fed by concurrent Swift tasks that each
 /// suspend until the commit holding their value returns, as the engine's senders do.
 ///
-/// A dedicated thread writes one value per waiting sender in one write transaction (see
-/// ``RawLMDBLog/append(batch:)``), commits, and resumes them. Durable, it first waits until every
+/// A committer writes one value per waiting sender in one write transaction (see
+/// ``RawLMDBLog/append(batch:)``), commits, and resumes them: a thread of its own waiting on a
+/// condition (``Handoff/thread``, the ceilings' form), or work items on a serial `DispatchQueue`
+/// started when an append finds no commit in flight (``Handoff/dispatchQueue``: the engine's own
+/// handoff, `CommitQueue` on its `BlockingQueue`). Durable, it first waits until every
 /// sender still running is waiting (the engine's gathering at its best: one commit per round);
 /// with `MDB_NOSYNC` it commits whatever is waiting as soon as the previous commit returned (the
 /// engine's no-sync path). A round therefore costs a raw commit of the batch plus what Swift's
 /// concurrency charges to suspend and resume the senders: the part of a round no engine work
 /// is in.
 final class TaskFedRawLog: @unchecked Sendable {
-    // Concurrency: `pending`, `senders`, `isStopped` and `commits` are guarded by `condition`;
-    // `log` is used by the commit thread only (and closed after it stopped).
+    /// How the senders' values reach the committer.
+    enum Handoff {
+        /// A thread of its own, waiting on a condition while nothing waits.
+        case thread
+        /// Work items on a serial `DispatchQueue`, as the engine's commits (`BlockingQueue`).
+        case dispatchQueue
+    }
+
+    // Concurrency: `pending`, `senders`, `isStopped`, `isDraining` and `commits` are guarded by
+    // `condition`; `log` is used by the committer only (one work item at a time, `isDraining`),
+    // and closed after it stopped.
     private let log: RawLMDBLog
     private let condition = NSCondition()
     private var pending: [CheckedContinuation<Void, any Error>] = []
@@ -21,19 +33,31 @@ final class TaskFedRawLog: @unchecked Sendable {
     private var isStopped = false
     private let stopped = DispatchSemaphore(value: 0)
     private var commits = 0
+    /// The queue of ``Handoff/dispatchQueue`` (`nil`: a thread of its own).
+    private let queue: DispatchQueue?
+    private var isDraining = false
 
-    /// Whether the commit thread waits for every running sender before it commits.
+    /// Whether the committer waits for every running sender before it commits.
     private let gathersAll: Bool
 
     /// `writeMap` and `reservedMap`: the log opened as ``RawLMDBLog`` says (the store's own
     /// environment: a writable map reserved on disk).
-    init(recordSize: Int, noSync: Bool = false, writeMap: Bool = false, reservedMap: Int? = nil) throws {
+    init(
+        recordSize: Int, noSync: Bool = false, writeMap: Bool = false, reservedMap: Int? = nil,
+        handoff: Handoff = .thread
+    ) throws {
         log = try RawLMDBLog(recordSize: recordSize, noSync: noSync, writeMap: writeMap, reservedMap: reservedMap)
         gathersAll = !noSync
-        // The thread holds the log until `close()` stops it.
-        let thread = Thread { self.commitLoop() }
-        thread.name = "raw-commit"
-        thread.start()
+        switch handoff {
+        case .thread:
+            queue = nil
+            // The thread holds the log until `close()` stops it.
+            let thread = Thread { self.commitLoop() }
+            thread.name = "raw-commit"
+            thread.start()
+        case .dispatchQueue:
+            queue = DispatchQueue(label: "raw-commit")
+        }
     }
 
     /// Runs `total` appends from `senders` concurrent tasks, each appending one value at a time
@@ -59,10 +83,14 @@ final class TaskFedRawLog: @unchecked Sendable {
     /// sender's round trip, the hop to the commit thread and back around one raw commit.
     func append() async throws {
         try await withCheckedThrowingContinuation { (continuation: CheckedContinuation<Void, any Error>) in
-            condition.withLock {
+            let startsDrain = condition.withLock { () -> Bool in
                 pending.append(continuation)
                 if !gathersAll || pending.count >= senders { condition.signal() }
+                guard queue != nil, !isDraining else { return false }
+                isDraining = true
+                return true
             }
+            if startsDrain { queue?.async { self.drain() } }
         }
     }
 
@@ -73,6 +101,7 @@ final class TaskFedRawLog: @unchecked Sendable {
         }
     }
 
+    /// ``Handoff/thread``: commits whatever waits (once every sender waits, durable), until stopped.
     private func commitLoop() {
         while true {
             let batch = condition.withLock { () -> [CheckedContinuation<Void, any Error>]? in
@@ -83,24 +112,50 @@ final class TaskFedRawLog: @unchecked Sendable {
                 return batch
             }
             guard let batch else { break }
-            do {
-                try log.append(batch: batch.count)
-                condition.withLock { commits += 1 }
-                for continuation in batch { continuation.resume() }
-            } catch {
-                for continuation in batch { continuation.resume(throwing: error) }
-            }
+            commit(batch)
         }
         stopped.signal()
     }
 
-    /// Stops the commit thread and removes the log.
-    func close() {
-        condition.withLock {
-            isStopped = true
-            condition.signal()
+    /// ``Handoff/dispatchQueue``: one work item commits what waits (once every sender waits,
+    /// durable), batch after batch, until nothing does.
+    private func drain() {
+        while true {
+            let batch = condition.withLock { () -> [CheckedContinuation<Void, any Error>] in
+                while gathersAll && !pending.isEmpty && pending.count < senders { condition.wait() }
+                let batch = pending
+                pending.removeAll(keepingCapacity: true)
+                if batch.isEmpty { isDraining = false }
+                return batch
+            }
+            if batch.isEmpty { return }
+            commit(batch)
         }
-        stopped.wait()
+    }
+
+    /// Writes one value per sender of `batch` in one transaction and resumes them.
+    private func commit(_ batch: [CheckedContinuation<Void, any Error>]) {
+        do {
+            try log.append(batch: batch.count)
+            condition.withLock { commits += 1 }
+            for continuation in batch { continuation.resume() }
+        } catch {
+            for continuation in batch { continuation.resume(throwing: error) }
+        }
+    }
+
+    /// Stops the committer and removes the log.
+    func close() {
+        if let queue {
+            // Nothing is appended any more: the work item in flight, if any, ends.
+            queue.sync {}
+        } else {
+            condition.withLock {
+                isStopped = true
+                condition.signal()
+            }
+            stopped.wait()
+        }
         log.close()
     }
 }

@@ -9,7 +9,8 @@
 // send(contentsOf:)), export (bulk, then the session exported: `export 20000 0` and `… 1` under
 // callgrind differ by one export of 20,000 records), storeappend (the store alone), rawbulk (raw LMDB MDB_NOSYNC, 64 puts of a
 // record's size per commit: bulk's baseline), rebuild, compact (the steps of compacting a copy of
-// item 9's 128 MiB store).
+// item 9's 128 MiB store), handoff (a synced commit handed to another thread and back, each way
+// against the same commit inline: `handoff 3000`, HandoffStudy.swift).
 //
 // Instructions per record (callgrind, valgrind 3.19; binaries stripped of debug info first):
 //   strip -g -o /tmp/pd .build/release/ProfileDriver
@@ -249,6 +250,9 @@ case "rawbulk":
     }
     if reads > 0 { print("rawbulk: read \(copied.count) bytes \(reads) times") }
     mdb_env_close(environment)
+case "handoff":
+    // `handoff N`: N rounds of the handoff study (HandoffStudy.swift).
+    try runBlocking { try await HandoffStudy.run(rounds: count) }
 case "rebuild":
     // Needs the benchmark suite's 1,000,000-version store (written by its item 6 setup).
     let path = FileManager.default.temporaryDirectory.appendingPathComponent("rewind-bench-1M-v2").path
@@ -280,6 +284,6 @@ case "compact":
     }
 default:
     print(
-        "modes: flat, flatprepared, hierarchicalprepared, parallelprepared, durable, group64, group, nosync, nosync64, bulk, bulk64, export, storeappend, rawbulk, rebuild, compact"
+        "modes: flat, flatprepared, hierarchicalprepared, parallelprepared, durable, group64, group, nosync, nosync64, bulk, bulk64, export, storeappend, rawbulk, handoff, rebuild, compact"
     )
 }
