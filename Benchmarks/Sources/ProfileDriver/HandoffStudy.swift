@@ -1,6 +1,9 @@
+import BenchmarkMachines
 import CLMDBBench
 import Dispatch
 import Foundation
+import Rewind
+import Synchronization
 
 /// `ProfileDriver handoff N`: what handing a synced commit to another thread and back costs a
 /// task of Swift's cooperative pool, for each way of doing it, against the same commit made on the
@@ -21,16 +24,35 @@ import Foundation
 /// - `two threads, semaphore`: no Swift concurrency, the caller's thread blocked on a semaphore
 ///   while a thread of its own commits (two futex wakes per commit and nothing else);
 /// - `task executor per send`: the task hops onto a `TaskExecutor` whose thread commits, then
-///   back (`withTaskExecutorPreference` around each commit).
+///   back (`withTaskExecutorPreference` around each commit);
+/// - `Rewind durable send`: the engine's own send on a session of the flat machine, in a durable
+///   store of its own (`HANDOFF_ENGINE_MAP=N` starts it at an N-byte map), for what the engine
+///   adds to its handoff when other commits come between.
 ///
 /// The rounds run in one task made with `Task.detached` (`HANDOFF_PRIORITY=high|medium|low` sets
 /// its priority), or with `HANDOFF_HARNESS=1` each round in a new `Task` made on a global queue's
 /// thread while the caller blocks on a semaphore, as package-benchmark runs an async benchmark's
-/// iterations. It also prints the bytes written per commit (`/proc/self/io`).
+/// iterations. `HANDOFF_WRITEMAP=1` opens the raw log with `MDB_WRITEMAP`, as the store opens its
+/// environment. It also prints the bytes written per commit (`/proc/self/io`).
 enum HandoffStudy {
     static func run(rounds: Int) async throws {
         let log = try RawSyncedLog()
         defer { log.close() }
+        // The engine's own durable send, in the same rounds (a session of the flat machine).
+        let directory = FileManager.default.temporaryDirectory.appendingPathComponent(
+            "rewind-handoff-engine-\(UUID().uuidString)"
+        ).path
+        defer { try? FileManager.default.removeItem(atPath: directory) }
+        var configuration = EngineConfiguration(durability: .durable)
+        // `HANDOFF_ENGINE_MAP=N`: the store starts at an N-byte map (default 1 MiB).
+        if let bytes = ProcessInfo.processInfo.environment["HANDOFF_ENGINE_MAP"].flatMap(Int.init) {
+            configuration.store.environment.mapSize = bytes
+        }
+        let engine = try Engine(directory: directory, configuration: configuration)
+        defer { engine.close() }
+        try engine.register(try Machine(BenchMachines.flat))
+        let session = try await engine.startSession(id: "handoff", machine: "onboarding-cycle")
+        try await session.send("launch")
         let priority: TaskPriority? =
             switch ProcessInfo.processInfo.environment["HANDOFF_PRIORITY"] {
             case "high": .high
@@ -39,7 +61,9 @@ enum HandoffStudy {
             default: nil
             }
         let writtenBefore = writtenBytes()
-        let results = try await Task.detached(priority: priority) { try await measure(rounds: rounds, log: log) }.value
+        let results = try await Task.detached(priority: priority) {
+            try await measure(rounds: rounds, log: log, session: session)
+        }.value
         let ways = results.keys.sorted { median(results[$0] ?? []) < median(results[$1] ?? []) }
         let inline = median(results["inline"] ?? [])
         let commits = results.values.reduce(0) { $0 + $1.count }
@@ -57,7 +81,11 @@ enum HandoffStudy {
         }
     }
 
-    private nonisolated static func measure(rounds: Int, log: RawSyncedLog) async throws -> [String: [Double]] {
+    private nonisolated static func measure(
+        rounds: Int, log: RawSyncedLog, session: Session
+    ) async throws -> [String: [Double]] {
+        let cycle = BenchMachines.flatCycle
+        let position = Mutex(0)
         let queue = DispatchQueue(label: "handoff.dispatch")
         let thread = WorkerThread(name: "handoff.thread")
         let executor = WorkerExecutor(thread: WorkerThread(name: "handoff.executor"))
@@ -66,6 +94,16 @@ enum HandoffStudy {
         var results: [String: [Double]] = [:]
         let ways: [(name: String, commit: @Sendable () async throws -> Void)] = [
             ("inline", { try log.commit() }),
+            (
+                "Rewind durable send (its own store)",
+                {
+                    let next = position.withLock { position in
+                        defer { position = (position + 1) % cycle.count }
+                        return position
+                    }
+                    try await session.send(cycle[next])
+                }
+            ),
             (
                 "dispatch + continuation (the engine)",
                 {
