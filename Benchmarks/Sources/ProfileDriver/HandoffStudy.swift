@@ -32,7 +32,7 @@ import Synchronization
 /// The rounds run in one task made with `Task.detached` (`HANDOFF_PRIORITY=high|medium|low` sets
 /// its priority), or with `HANDOFF_HARNESS=1` each round in a new `Task` made on a global queue's
 /// thread while the caller blocks on a semaphore, as package-benchmark runs an async benchmark's
-/// iterations. `HANDOFF_WRITEMAP=1` opens the raw log with `MDB_WRITEMAP`, as the store opens its
+/// iterations. `HANDOFF_ONLY=inline,Rewind` keeps the ways whose names start so. `HANDOFF_WRITEMAP=1` opens the raw log with `MDB_WRITEMAP`, as the store opens its
 /// environment. It also prints the bytes written per commit (`/proc/self/io`).
 enum HandoffStudy {
     static func run(rounds: Int) async throws {
@@ -92,7 +92,7 @@ enum HandoffStudy {
         let semaphore = DispatchSemaphore(value: 0)
         let clock = ContinuousClock()
         var results: [String: [Double]] = [:]
-        let ways: [(name: String, commit: @Sendable () async throws -> Void)] = [
+        let allWays: [(name: String, commit: @Sendable () async throws -> Void)] = [
             ("inline", { try log.commit() }),
             (
                 "Rewind durable send (its own store)",
@@ -145,6 +145,10 @@ enum HandoffStudy {
             ),
             ("task executor per send", { try await commitOnExecutor(executor, log: log) }),
         ]
+        // `HANDOFF_ONLY=a,b`: only the ways whose names start with one of these.
+        let only = ProcessInfo.processInfo.environment["HANDOFF_ONLY"]?.split(separator: ",").map(String.init)
+        let ways =
+            only.map { prefixes in allWays.filter { way in prefixes.contains { way.name.hasPrefix($0) } } } ?? allWays
         // Each round starts with the next way (the order rotates), so no way always follows another.
         if ProcessInfo.processInfo.environment["HANDOFF_HARNESS"] == "1" {
             // As package-benchmark runs an async closure: each round in a new `Task` made on a
