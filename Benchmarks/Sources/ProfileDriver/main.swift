@@ -7,7 +7,8 @@
 //   .build/release/ProfileDriver flatprepared 20000000      (prepared events; also hierarchicalprepared)
 // COMMIT_GATHERING=immediate|acknowledged overrides the engine's default. Modes: flat, flatprepared, hierarchicalprepared, durable, group64, nosync, nosync64, bulk, bulk64 (no-sync, 64 events per
 // send(contentsOf:)), export (bulk, then the session exported: `export 20000 0` and `… 1` under
-// callgrind differ by one export of 20,000 records), storeappend (the store alone), rawbulk (raw LMDB MDB_NOSYNC, 64 puts of a
+// callgrind differ by one export of 20,000 records), import (the same, then the archive imported:
+// `import 20000 0` and `… 1` differ by one import), storeappend (the store alone), rawbulk (raw LMDB MDB_NOSYNC, 64 puts of a
 // record's size per commit: bulk's baseline), rebuild, compact (the steps of compacting a copy of
 // item 9's 128 MiB store), handoff (a synced commit handed to another thread and back, each way
 // against the same commit inline: `handoff 3000`, HandoffStudy.swift).
@@ -37,7 +38,7 @@ let cycle = BenchMachines.flatCycle
 
 /// Drives `sessions` sessions for `count` transitions in total (`chunk` > 1: that many events
 /// per `send(contentsOf:)`, bulk import), then exports the first session's archive `exports` times.
-func drive(sessions: Int, durability: Durability, chunk: Int = 1, exports: Int = 0) async throws {
+func drive(sessions: Int, durability: Durability, chunk: Int = 1, exports: Int = 0, imports: Int? = nil) async throws {
     let directory = try scratch()
     defer { try? FileManager.default.removeItem(atPath: directory) }
     let interval = ProcessInfo.processInfo.environment["SNAPSHOT_INTERVAL"].flatMap { UInt64($0) } ?? 64
@@ -91,6 +92,16 @@ func drive(sessions: Int, durability: Durability, chunk: Int = 1, exports: Int =
         let exportStart = clock.now
         let archive = try engine.exportSession("user-0")
         print("\(mode): exported \(archive.count) bytes in \(clock.now - exportStart)")
+    }
+    if let imports {
+        // Exported whatever `imports` is, so that `import N 1` minus `import N 0` is one import.
+        let archive = try engine.exportSession("user-0")
+        for index in 0..<imports {
+            let importStart = clock.now
+            let info = try await engine.importSession(archive, as: "imported-\(index)")
+            print(
+                "\(mode): imported \(info.recordCount) records (\(archive.count) bytes) in \(clock.now - importStart)")
+        }
     }
 }
 
@@ -164,6 +175,11 @@ case "export":
     // 0 and 1 under callgrind, the difference is one export).
     let exports = arguments.count > 3 ? Int(arguments[3]) ?? 1 : 1
     try runBlocking { try await drive(sessions: 1, durability: .noSync, chunk: 64, exports: exports) }
+case "import":
+    // bulk, then the session's archive exported once and imported (third argument: how many
+    // times, default 1) under new ids: with 0 and 1 under callgrind, the difference is one import.
+    let imports = arguments.count > 3 ? Int(arguments[3]) ?? 1 : 1
+    try runBlocking { try await drive(sessions: 1, durability: .noSync, chunk: 64, imports: imports) }
 case "storeappend":
     do {
         // The store alone: 64 sessions, 64 transitions per append, no sync (what bulk import costs
@@ -284,6 +300,6 @@ case "compact":
     }
 default:
     print(
-        "modes: flat, flatprepared, hierarchicalprepared, parallelprepared, durable, group64, group, nosync, nosync64, bulk, bulk64, export, storeappend, rawbulk, handoff, rebuild, compact"
+        "modes: flat, flatprepared, hierarchicalprepared, parallelprepared, durable, group64, group, nosync, nosync64, bulk, bulk64, export, import, storeappend, rawbulk, handoff, rebuild, compact"
     )
 }

@@ -1,48 +1,46 @@
+import RewindValues
+
 /// A navigation operation as a session archive (format version 2) writes it: `"none"`, `"pop"`
 /// and `"popToRoot"` as strings, the others as an object of one member naming the screen,
 /// `{"push":"detail"}`, `{"popTo":"all"}`, `{"replace":"list"}`, `{"setRoot":"all"}`. Read here;
 /// written by the record line's writer (``SessionArchive/Record/writeJSON(into:)``).
-struct ArchiveNavigation: Decodable, Equatable {
+struct ArchiveNavigation: Equatable {
     /// The operation.
     var operation: NavigationOperation
 
-    private struct Key: CodingKey {
-        var stringValue: String
-        var intValue: Int? { nil }
-        init(stringValue: String) { self.stringValue = stringValue }
-        init?(intValue: Int) { nil }
+    /// Why a JSON value is not an operation.
+    struct Invalid: Error {
+        var reason: String
     }
 
-    init(from decoder: any Decoder) throws {
-        if let single = try? decoder.singleValueContainer(), let name = try? single.decode(String.self) {
+    /// The operation `json` writes.
+    init(json: JSONValue) throws(Invalid) {
+        switch json {
+        case .string(let name):
             switch name {
             case "none": operation = .none
             case "pop": operation = .pop
             case "popToRoot": operation = .popToRoot
-            default:
-                throw DecodingError.dataCorruptedError(
-                    in: single, debugDescription: "'\(name)' is not a navigation operation (none, pop, popToRoot)")
+            default: throw Invalid(reason: "'\(name)' is not a navigation operation (none, pop, popToRoot)")
             }
-            return
-        }
-        let container = try decoder.container(keyedBy: Key.self)
-        guard container.allKeys.count == 1, let key = container.allKeys.first else {
-            throw DecodingError.dataCorrupted(
-                .init(
-                    codingPath: decoder.codingPath,
-                    debugDescription:
-                        "a navigation operation is a string or an object of one member, {\"push\": SCREEN}"))
-        }
-        let screen = try container.decode(String.self, forKey: key)
-        switch key.stringValue {
-        case "push": operation = .push(screen)
-        case "popTo": operation = .popTo(screen)
-        case "replace": operation = .replace(screen)
-        case "setRoot": operation = .setRoot(screen)
+        case .object(let members):
+            guard members.count == 1, let (name, value) = members.first else {
+                throw Invalid(
+                    reason: "a navigation operation is a string or an object of one member, {\"push\": SCREEN}")
+            }
+            guard case .string(let screen) = value else {
+                throw Invalid(reason: "the screen of '\(name)' is not a string")
+            }
+            switch name {
+            case "push": operation = .push(screen)
+            case "popTo": operation = .popTo(screen)
+            case "replace": operation = .replace(screen)
+            case "setRoot": operation = .setRoot(screen)
+            default:
+                throw Invalid(reason: "'\(name)' is not a navigation operation (push, popTo, replace, setRoot)")
+            }
         default:
-            throw DecodingError.dataCorruptedError(
-                forKey: key, in: container,
-                debugDescription: "'\(key.stringValue)' is not a navigation operation (push, popTo, replace, setRoot)")
+            throw Invalid(reason: "a navigation operation is a string or an object of one member, {\"push\": SCREEN}")
         }
     }
 }

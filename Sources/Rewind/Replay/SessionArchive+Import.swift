@@ -88,8 +88,6 @@ extension SessionArchive {
         guard header.format == format, readableFormatVersions.contains(header.formatVersion) else {
             throw SessionArchiveError.unsupportedFormat(format: header.format, version: header.formatVersion)
         }
-        // The record lines are read as the header's format version wrote them.
-        decoder.userInfo[formatVersionKey] = header.formatVersion
         guard header.records > 0 else {
             throw SessionArchiveError.malformedLine(line: 1, reason: "it announces no records")
         }
@@ -135,7 +133,8 @@ extension SessionArchive {
             guard number <= lines.count else {
                 throw missing(number, "record \(version - first + 1) of \(header.records)")
             }
-            let record = try decode(Record.self, line: number)
+            let record = try SessionArchive.record(
+                ofLine: bytes[lines[number - 1]], number: number, formatVersion: header.formatVersion)
             guard record.version == version else {
                 throw SessionArchiveError.versionGap(line: number, expected: version, found: record.version)
             }

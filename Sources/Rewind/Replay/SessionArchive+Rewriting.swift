@@ -43,8 +43,6 @@ extension SessionArchive {
             lines.append(start..<index)
             start = index + 1
         }
-        let decoder = JSONDecoder()
-        decoder.userInfo[formatVersionKey] = contents.header.formatVersion
         var header = contents.header
         header.formatVersion = formatVersion
         if let base = contents.base {
@@ -65,7 +63,8 @@ extension SessionArchive {
         }
         var writer = try Writer(header)
         for number in 2..<(Int(clamping: header.records) + 2) {
-            var record = try decoder.decode(Record.self, from: Data(body(of: bytes[lines[number - 1]], number: number)))
+            var record = try Self.record(
+                ofLine: bytes[lines[number - 1]], number: number, formatVersion: contents.header.formatVersion)
             func json(_ bytes: [UInt8], _ what: String) throws -> JSONValue? {
                 guard !bytes.isEmpty else { return nil }
                 do {

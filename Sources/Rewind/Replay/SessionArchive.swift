@@ -40,10 +40,6 @@ public enum SessionArchive {
     /// trimmed session's base).
     public static let readableFormatVersions: ClosedRange<Int> = 1...3
 
-    /// The `JSONDecoder.userInfo` key under which a record line's decoder finds the archive's
-    /// format version.
-    static let formatVersionKey = CodingUserInfoKey(rawValue: "rewind.session.formatVersion")!
-
     // MARK: Line bodies
 
     struct Header: Codable {
@@ -76,7 +72,7 @@ public enum SessionArchive {
     /// so an import stores the very bytes that were exported; navigation operations are
     /// ``ArchiveNavigation``. Format version 1 (read only) had base64 strings in `payload` and
     /// `stateData` and synthesized navigation operations.
-    struct Record: Decodable {
+    struct Record {
         var version: UInt64
         var sequence: UInt64
         var timestamp: Int64
@@ -94,54 +90,6 @@ public enum SessionArchive {
         /// The state a redacted record recorded (the snapshot written with it, as its JSON), when
         /// one was: replay takes it after the record (see `StepRecording+Redaction`).
         var recordedState: JSONValue?
-
-        enum CodingKeys: String, CodingKey {
-            case version, sequence, timestamp, machine, definition, event, source, target, navigation
-            case payload, stateData, origin, payloadBase64, stateDataBase64, redacted, recordedState
-        }
-
-        init(from decoder: any Decoder) throws {
-            let container = try decoder.container(keyedBy: CodingKeys.self)
-            version = try container.decode(UInt64.self, forKey: .version)
-            sequence = try container.decode(UInt64.self, forKey: .sequence)
-            timestamp = try container.decode(Int64.self, forKey: .timestamp)
-            machine = try container.decode(String.self, forKey: .machine)
-            definition = try container.decode(String.self, forKey: .definition)
-            event = try container.decode(String.self, forKey: .event)
-            source = try container.decode([String].self, forKey: .source)
-            target = try container.decode([String].self, forKey: .target)
-            origin = try container.decodeIfPresent(RecordOrigin.self, forKey: .origin)
-            redacted = try container.decodeIfPresent(Bool.self, forKey: .redacted) ?? false
-            recordedState = try container.decodeJSONValueIfPresent(forKey: .recordedState)
-            let formatVersion =
-                decoder.userInfo[SessionArchive.formatVersionKey] as? Int ?? SessionArchive.formatVersion
-            if formatVersion == 1 {
-                navigation = try container.decode([NavigationOperation].self, forKey: .navigation)
-                payload = try Self.base64(container, .payload)
-                stateData = try Self.base64(container, .stateData)
-            } else {
-                navigation = try container.decode([ArchiveNavigation].self, forKey: .navigation).map(\.operation)
-                payload = try Self.bytes(container, json: .payload, base64: .payloadBase64)
-                stateData = try Self.bytes(container, json: .stateData, base64: .stateDataBase64)
-            }
-        }
-
-        private static func bytes(
-            _ container: KeyedDecodingContainer<CodingKeys>, json: CodingKeys, base64: CodingKeys
-        ) throws -> [UInt8] {
-            // A JSON null is a value here (the bytes `null`), not "absent".
-            if let value = try container.decodeJSONValueIfPresent(forKey: json) { return try value.jsonBytes() }
-            return container.contains(base64) ? try Self.base64(container, base64) : []
-        }
-
-        private static func base64(_ container: KeyedDecodingContainer<CodingKeys>, _ key: CodingKeys) throws -> [UInt8]
-        {
-            let text = try container.decode(String.self, forKey: key)
-            guard let data = Data(base64Encoded: text) else {
-                throw DecodingError.dataCorruptedError(forKey: key, in: container, debugDescription: "it is not base64")
-            }
-            return Array(data)
-        }
 
         /// The line of `record`, with the state it recorded when it is a redacted record written
         /// with a snapshot of its own (`recordedState`, see `StepRecording+Redaction`).

@@ -134,7 +134,7 @@ import Testing
             .randomElement(using: &random) ?? .none
     }
 
-    private static func record(_ random: inout SeededRandom) throws -> SessionArchive.Record {
+    static func record(_ random: inout SeededRandom) throws -> SessionArchive.Record {
         let origin =
             random.chance(0.3)
             ? RecordOrigin(session: try SessionID("from/\(random.next())\u{1}"), version: random.next()) : nil
@@ -187,7 +187,7 @@ import Testing
         #expect(
             String(decoding: written, as: UTF8.self).contains(
                 #""payload":\#(String(decoding: payload, as: UTF8.self))"#))
-        let read = try JSONDecoder().decode(SessionArchive.Record.self, from: Data(written))
+        let read = try SessionArchive.Record(jsonBody: written, formatVersion: SessionArchive.formatVersion)
         #expect(read.payload == payload)
         #expect(read.recordedState == record.recordedState)
     }

@@ -1,0 +1,161 @@
+import Foundation
+import RewindBaseTestSupport
+@_spi(Internals) import RewindStore
+import RewindTestSupport
+import Testing
+
+@testable import Rewind
+
+/// A record line's body read back (`SessionArchive.Record(jsonBody:formatVersion:)`): every
+/// record the writer writes reads back as itself, and a body that is not a record is refused with
+/// an error naming the member at fault.
+@Suite struct SessionArchiveRecordDecodingTests {
+    @Test func everyWrittenRecordReadsBackAsItself() throws {
+        var random = SeededRandom(seed: 0x0DEC_0DE5)
+        for index in 0..<3_000 {
+            let record = try SessionArchiveRecordJSONTests.record(&random)
+            var written: [UInt8] = []
+            try record.writeJSON(into: &written)
+            let read = try SessionArchive.Record(jsonBody: written, formatVersion: SessionArchive.formatVersion)
+            let line = String(decoding: written, as: UTF8.self)
+            #expect(read.version == record.version, "record \(index): \(line)")
+            #expect(read.sequence == record.sequence, "record \(index): \(line)")
+            #expect(read.timestamp == record.timestamp, "record \(index): \(line)")
+            #expect(read.machine == record.machine, "record \(index): \(line)")
+            #expect(read.definition == record.definition, "record \(index): \(line)")
+            #expect(read.event == record.event, "record \(index): \(line)")
+            #expect(read.source == record.source, "record \(index): \(line)")
+            #expect(read.target == record.target, "record \(index): \(line)")
+            #expect(read.navigation == record.navigation, "record \(index): \(line)")
+            #expect(read.payload == record.payload, "record \(index): \(line)")
+            #expect(read.stateData == record.stateData, "record \(index): \(line)")
+            #expect(read.origin == record.origin, "record \(index): \(line)")
+            #expect(read.redacted == record.redacted, "record \(index): \(line)")
+            #expect(read.recordedState == record.recordedState, "record \(index): \(line)")
+        }
+    }
+
+    /// The members a record needs, in a body that is otherwise a record.
+    private static let valid: [String: String] = [
+        "version": "3", "sequence": "7", "timestamp": "-5", "machine": #""m""#, "definition": #""d""#,
+        "event": #""e""#, "source": #"["a"]"#, "target": #"["b"]"#, "navigation": #"["pop",{"push":"x"}]"#,
+    ]
+
+    private static func body(_ members: [String: String]) -> [UInt8] {
+        Array(
+            ("{" + members.sorted { $0.key < $1.key }.map { #""\#($0.key)":\#($0.value)"# }.joined(separator: ",") + "}")
+                .utf8)
+    }
+
+    private static func refusal(_ members: [String: String]) -> SessionArchive.RecordLineError? {
+        do {
+            _ = try SessionArchive.Record(jsonBody: body(members), formatVersion: SessionArchive.formatVersion)
+            return nil
+        } catch {
+            return error
+        }
+    }
+
+    @Test func theValidBodyReads() throws {
+        let record = try SessionArchive.Record(
+            jsonBody: Self.body(Self.valid), formatVersion: SessionArchive.formatVersion)
+        #expect(record.version == 3 && record.sequence == 7 && record.timestamp == -5)
+        #expect(record.navigation == [.pop, .push("x")])
+        #expect(record.payload.isEmpty && record.stateData.isEmpty && record.origin == nil && !record.redacted)
+    }
+
+    @Test(arguments: [
+        "version", "sequence", "timestamp", "machine", "definition", "event", "source", "target", "navigation",
+    ])
+    func aMissingMemberIsNamed(_ member: String) {
+        var members = Self.valid
+        members[member] = nil
+        let error = Self.refusal(members)
+        #expect(error == SessionArchive.RecordLineError(member: member, problem: "is missing"))
+        #expect(error?.description == "its member '\(member)' is missing")
+    }
+
+    @Test(arguments: [
+        ("version", "-1", "is not an unsigned 64-bit integer"),
+        ("version", "1.5", "is not an unsigned 64-bit integer"),
+        ("sequence", #""7""#, "is not an unsigned 64-bit integer"),
+        ("timestamp", "9223372036854775808", "is not a signed 64-bit integer"),
+        ("machine", "1", "is not a string"),
+        ("source", #"["a",1]"#, "is not an array of strings"),
+        ("target", #""b""#, "is not an array of strings"),
+        ("redacted", "1", "is not true or false"),
+        ("origin", #"{"session":"s"}"#, #"is not an origin, {"session": ID, "version": N}"#),
+        ("payloadBase64", #""not base64!""#, "is not a base64 string"),
+        ("navigation", "{}", "is not an array"),
+    ])
+    func aMemberOfTheWrongTypeIsNamed(_ member: String, _ value: String, _ problem: String) {
+        var members = Self.valid
+        members[member] = value
+        #expect(Self.refusal(members) == SessionArchive.RecordLineError(member: member, problem: problem))
+    }
+
+    @Test func anInvalidNavigationOperationAndAnInvalidOriginSayWhy() {
+        var members = Self.valid
+        members["navigation"] = #"[{"jump":"x"}]"#
+        let navigation = Self.refusal(members)
+        #expect(navigation?.member == "navigation")
+        #expect(
+            navigation?.problem.contains("'jump' is not a navigation operation") == true,
+            "\(String(describing: navigation))")
+        members = Self.valid
+        members["origin"] = #"{"session":"","version":1}"#
+        let origin = Self.refusal(members)
+        #expect(origin?.member == "origin")
+        #expect(origin?.problem.hasPrefix("names an invalid session") == true, "\(String(describing: origin))")
+    }
+
+    @Test func aBodyThatIsNoObjectOrNoJSONIsRefusedAsAWhole() {
+        #expect(throws: SessionArchive.RecordLineError.notAnObject) {
+            try SessionArchive.Record(jsonBody: Array("[1]".utf8), formatVersion: SessionArchive.formatVersion)
+        }
+        let error = #expect(throws: SessionArchive.RecordLineError.self) {
+            try SessionArchive.Record(
+                jsonBody: Array(#"{"version":"#.utf8), formatVersion: SessionArchive.formatVersion)
+        }
+        #expect(error?.member == nil)
+        #expect(error?.problem.hasPrefix("it is not JSON: ") == true, "\(String(describing: error))")
+    }
+
+    /// An import of an archive whose record line is no record fails on that line, naming the
+    /// member, and stores nothing.
+    @Test func anImportOfADamagedRecordLineNamesTheLineAndTheMember() async throws {
+        let fixture = try EngineFixture()
+        defer { fixture.remove() }
+        let machine = try Machine(
+            MachineDefinition("toggle") {
+                StateNode("off") { On("flip", to: "on") }
+                StateNode("on") { On("flip", to: "off") }
+            })
+        let engine = try fixture.open(registering: [machine])
+        defer { engine.close() }
+        let session = try await engine.startSession(id: "s", machine: "toggle")
+        try await session.send("flip")
+        try await session.send("flip")
+        var lines = String(decoding: try engine.exportSession("s"), as: UTF8.self).split(separator: "\n").map(
+            String.init)
+        // The second record line, its version a string, its envelope's checksum made right again.
+        let envelope = lines[2]
+        let bodyStart = envelope.index(envelope.startIndex, offsetBy: SessionArchive.bodyOffset)
+        var body = String(envelope[bodyStart..<envelope.index(before: envelope.endIndex)])
+        body = body.replacingOccurrences(of: #""version":2"#, with: #""version":"2""#)
+        let checksum = Array(body.utf8).withUnsafeBytes { CRC32C.checksum($0) }
+        lines[2] = #"{"crc32c":""# + SessionArchive.hex(checksum) + #"","body":"# + body + "}"
+        let damaged = Data((lines.joined(separator: "\n") + "\n").utf8)
+        let error = await #expect(throws: SessionArchiveError.self) {
+            try await engine.importSession(damaged, as: "copy")
+        }
+        guard case .malformedLine(let line, let reason, let cause)? = error else {
+            Issue.record("expected malformedLine, got \(String(describing: error))")
+            return
+        }
+        #expect(line == 3)
+        #expect(reason == "its body does not decode: its member 'version' is not an unsigned 64-bit integer")
+        #expect(cause?.error is SessionArchive.RecordLineError)
+        #expect(try engine.store.sessionInfo(for: "copy") == nil)
+    }
+}
