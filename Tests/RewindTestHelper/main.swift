@@ -84,6 +84,16 @@ struct HelperFailure: Error, CustomStringConvertible {
     var description: String { message }
 }
 
+// The helper ends with the test process that started it. When that process crashes, a helper
+// left waiting (for a go-file, or until it is killed) would keep the test run's output open and
+// hang it. `prctl(PR_SET_PDEATHSIG)` is variadic in C, so Swift cannot call it: a thread watches
+// for the helper's parent to change instead (an orphan is adopted by another process).
+let parent = getppid()
+Thread.detachNewThread {
+    while getppid() == parent { Thread.sleep(forTimeInterval: 0.2) }
+    exit(3)
+}
+
 do {
     let arguments = CommandLine.arguments
     switch arguments.count > 1 ? arguments[1] : "" {
