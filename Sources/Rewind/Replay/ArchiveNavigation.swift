@@ -8,39 +8,28 @@ struct ArchiveNavigation: Equatable {
     /// The operation.
     var operation: NavigationOperation
 
-    /// Why a JSON value is not an operation.
-    struct Invalid: Error {
-        var reason: String
-    }
-
-    /// The operation `json` writes.
-    init(json: JSONValue) throws(Invalid) {
+    /// The operation `json` writes, at `path` of its record line (for the error).
+    ///
+    /// - Throws: ``JSONShapeError`` when `json` is no operation.
+    init(json: JSONValue, at path: @autoclosure () -> [String]) throws(JSONShapeError) {
+        let kinds =
+            "a navigation operation (\"none\", \"pop\", \"popToRoot\", or {\"push\"|\"popTo\"|\"replace\"|\"setRoot\": SCREEN})"
         switch json {
-        case .string(let name):
-            switch name {
-            case "none": operation = .none
-            case "pop": operation = .pop
-            case "popToRoot": operation = .popToRoot
-            default: throw Invalid(reason: "'\(name)' is not a navigation operation (none, pop, popToRoot)")
-            }
-        case .object(let members):
-            guard members.count == 1, let (name, value) = members.first else {
-                throw Invalid(
-                    reason: "a navigation operation is a string or an object of one member, {\"push\": SCREEN}")
-            }
-            guard case .string(let screen) = value else {
-                throw Invalid(reason: "the screen of '\(name)' is not a string")
-            }
+        case .string("none"): operation = .none
+        case .string("pop"): operation = .pop
+        case .string("popToRoot"): operation = .popToRoot
+        case .object(let members) where members.count == 1:
+            guard let (name, value) = members.first else { throw JSONShapeError(path: path(), expected: kinds) }
+            let screen = try JSONShape.string(value, at: path() + [name])
             switch name {
             case "push": operation = .push(screen)
             case "popTo": operation = .popTo(screen)
             case "replace": operation = .replace(screen)
             case "setRoot": operation = .setRoot(screen)
-            default:
-                throw Invalid(reason: "'\(name)' is not a navigation operation (push, popTo, replace, setRoot)")
+            default: throw JSONShapeError(path: path(), expected: kinds)
             }
         default:
-            throw Invalid(reason: "a navigation operation is a string or an object of one member, {\"push\": SCREEN}")
+            throw JSONShapeError(path: path(), expected: kinds)
         }
     }
 }

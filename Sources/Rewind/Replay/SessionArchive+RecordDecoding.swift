@@ -4,44 +4,84 @@ import RewindStore
 import RewindValues
 
 /// Reading a record line's body: parsed with RewindValues' JSON parser and read member by member
-/// (`JSONDecoder` and `Decodable` cost about 115,000 instructions a record line, most of an
-/// import's time; HISTORY.md, "Archive import without JSONDecoder"). The writer is
+/// with ``JSONShape`` (`JSONDecoder` and `Decodable` cost about 115,000 instructions a record line,
+/// most of an import's time; HISTORY.md, "Archive import without JSONDecoder"). The writer is
 /// `SessionArchive+RecordJSON.swift`.
 extension SessionArchive.Record {
     /// The record of a line's JSON `body`, as archive format version `formatVersion` writes it
     /// (see ``SessionArchive/Record``).
     ///
-    /// - Throws: ``SessionArchive/RecordLineError``: the body is not JSON, or a member is missing
-    ///   or not of its type.
-    init(jsonBody body: some Collection<UInt8>, formatVersion: Int) throws(SessionArchive.RecordLineError) {
-        let value: JSONValue
-        do {
-            value = try JSONValue(jsonBytes: body)
-        } catch {
-            throw .notJSON(error)
+    /// - Throws: `JSONParseError` when the body is not JSON, ``JSONShapeError`` naming the member
+    ///   that is missing or not of its type.
+    init(jsonBody body: some Collection<UInt8>, formatVersion: Int) throws {
+        let members = try JSONShape.object(try JSONValue(jsonBytes: body), at: [])
+        func member(_ key: String) throws(JSONShapeError) -> JSONValue {
+            try JSONShape.member(key, of: members, at: [])
         }
-        guard case .object(let members) = value else { throw .notAnObject }
-        let reader = MemberReader(members: members)
-        version = try reader.unsigned("version")
-        sequence = try reader.unsigned("sequence")
-        timestamp = try reader.signed("timestamp")
-        machine = try reader.string("machine")
-        definition = try reader.string("definition")
-        event = try reader.string("event")
-        source = try reader.strings("source")
-        target = try reader.strings("target")
-        origin = try reader.origin("origin")
-        redacted = try reader.optionalBool("redacted") ?? false
+        /// `nil` when absent or `null`.
+        func optional(_ key: String) -> JSONValue? {
+            members[key].flatMap { $0 == .null ? nil : $0 }
+        }
+        version = try JSONShape.uint64(try member("version"), at: ["version"])
+        sequence = try JSONShape.uint64(try member("sequence"), at: ["sequence"])
+        timestamp = try JSONShape.int64(try member("timestamp"), at: ["timestamp"])
+        machine = try JSONShape.string(try member("machine"), at: ["machine"])
+        definition = try JSONShape.string(try member("definition"), at: ["definition"])
+        event = try JSONShape.string(try member("event"), at: ["event"])
+        source = try JSONShape.strings(try member("source"), at: ["source"])
+        target = try JSONShape.strings(try member("target"), at: ["target"])
+        origin = try optional("origin").map(Self.origin)
+        redacted =
+            try optional("redacted").map { value throws(JSONShapeError) in
+                try JSONShape.bool(value, at: ["redacted"])
+            } ?? false
         recordedState = members["recordedState"]
         if formatVersion == 1 {
-            navigation = try reader.legacyNavigation("navigation")
-            payload = try reader.base64("payload") ?? []
-            stateData = try reader.base64("stateData") ?? []
+            navigation = try Self.legacyNavigation(try member("navigation"))
+            payload = try Self.base64(try member("payload"), at: "payload")
+            stateData = try Self.base64(try member("stateData"), at: "stateData")
         } else {
-            navigation = try reader.navigation("navigation")
-            payload = try reader.bytes(json: "payload", base64: "payloadBase64")
-            stateData = try reader.bytes(json: "stateData", base64: "stateDataBase64")
+            let operations = try JSONShape.array(try member("navigation"), at: ["navigation"])
+            navigation = []
+            navigation.reserveCapacity(operations.count)
+            for (index, operation) in operations.enumerated() {
+                navigation.append(try ArchiveNavigation(json: operation, at: ["navigation", String(index)]).operation)
+            }
+            payload = try Self.bytes(members, json: "payload", base64: "payloadBase64")
+            stateData = try Self.bytes(members, json: "stateData", base64: "stateDataBase64")
         }
+    }
+
+    /// `{"session": ID, "version": N}`.
+    private static func origin(_ value: JSONValue) throws -> RecordOrigin {
+        let fields = try JSONShape.object(value, at: ["origin"])
+        let session = try JSONShape.string(
+            try JSONShape.member("session", of: fields, at: ["origin"]), at: ["origin", "session"])
+        let version = try JSONShape.uint64(
+            try JSONShape.member("version", of: fields, at: ["origin"]), at: ["origin", "version"])
+        guard let id = try? SessionID(session) else {
+            throw JSONShapeError(path: ["origin", "session"], expected: "a valid session id")
+        }
+        return RecordOrigin(session: id, version: version)
+    }
+
+    /// The bytes of a member written as JSON (`null` included: the bytes `null`), else of its
+    /// base64 twin, else none.
+    private static func bytes(_ members: [String: JSONValue], json: String, base64: String) throws -> [UInt8] {
+        if let value = members[json] { return try value.jsonBytes() }
+        return try members[base64].map { try Self.base64($0, at: base64) } ?? []
+    }
+
+    private static func base64(_ value: JSONValue, at key: String) throws(JSONShapeError) -> [UInt8] {
+        guard let data = Data(base64Encoded: try JSONShape.string(value, at: [key])) else {
+            throw JSONShapeError(path: [key], expected: "a base64 string")
+        }
+        return Array(data)
+    }
+
+    /// Format version 1's operations, as `NavigationOperation`'s own `Codable` form wrote them.
+    private static func legacyNavigation(_ value: JSONValue) throws -> [NavigationOperation] {
+        try JSONDecoder().decode([NavigationOperation].self, from: Data(value.jsonBytes()))
     }
 }
 
@@ -50,7 +90,8 @@ extension SessionArchive {
     /// version `formatVersion` writes it.
     ///
     /// - Throws: ``SessionArchiveError/malformedLine(line:reason:cause:)`` when the envelope or
-    ///   its checksum is wrong, or the body is not a record (its cause a ``RecordLineError``).
+    ///   its checksum is wrong, or the body is not a record (its cause the `JSONParseError` or
+    ///   ``JSONShapeError``).
     static func record(ofLine line: ArraySlice<UInt8>, number: Int, formatVersion: Int) throws -> Record {
         let body = try body(of: line, number: number)
         do {
@@ -58,137 +99,6 @@ extension SessionArchive {
         } catch {
             throw SessionArchiveError.malformedLine(
                 line: number, reason: "its body does not decode: \(error)", cause: ErrorCause(error))
-        }
-    }
-
-    /// Why a record line's body is not a record.
-    struct RecordLineError: Error, Equatable, CustomStringConvertible {
-        /// The member at fault (`nil`: the body as a whole).
-        var member: String?
-        /// What is wrong with it.
-        var problem: String
-
-        static func notJSON(_ error: JSONParseError) -> Self {
-            Self(member: nil, problem: "it is not JSON: \(error)")
-        }
-
-        static var notAnObject: Self { Self(member: nil, problem: "it is not a JSON object") }
-
-        var description: String {
-            member.map { "its member '\($0)' \(problem)" } ?? problem
-        }
-    }
-}
-
-/// Reads a record line's members by name, each as its type (a ``SessionArchive/RecordLineError``
-/// names the member otherwise).
-private struct MemberReader {
-    let members: [String: JSONValue]
-
-    private func required(_ name: String) throws(SessionArchive.RecordLineError) -> JSONValue {
-        guard let value = members[name] else { throw .init(member: name, problem: "is missing") }
-        return value
-    }
-
-    private func wrong(_ name: String, _ expected: String) -> SessionArchive.RecordLineError {
-        .init(member: name, problem: "is not \(expected)")
-    }
-
-    func unsigned(_ name: String) throws(SessionArchive.RecordLineError) -> UInt64 {
-        guard case .number(let number) = try required(name), let value = number.uint64Value else {
-            throw wrong(name, "an unsigned 64-bit integer")
-        }
-        return value
-    }
-
-    func signed(_ name: String) throws(SessionArchive.RecordLineError) -> Int64 {
-        guard case .number(let number) = try required(name), let value = number.int64Value else {
-            throw wrong(name, "a signed 64-bit integer")
-        }
-        return value
-    }
-
-    func string(_ name: String) throws(SessionArchive.RecordLineError) -> String {
-        guard case .string(let value) = try required(name) else { throw wrong(name, "a string") }
-        return value
-    }
-
-    func strings(_ name: String) throws(SessionArchive.RecordLineError) -> [String] {
-        guard case .array(let elements) = try required(name) else { throw wrong(name, "an array of strings") }
-        var strings: [String] = []
-        strings.reserveCapacity(elements.count)
-        for element in elements {
-            guard case .string(let value) = element else { throw wrong(name, "an array of strings") }
-            strings.append(value)
-        }
-        return strings
-    }
-
-    /// `nil` when absent or `null`.
-    func optionalBool(_ name: String) throws(SessionArchive.RecordLineError) -> Bool? {
-        guard let value = members[name], value != .null else { return nil }
-        guard case .bool(let flag) = value else { throw wrong(name, "true or false") }
-        return flag
-    }
-
-    /// `{"session": ID, "version": N}`, or `nil` when absent or `null`.
-    func origin(_ name: String) throws(SessionArchive.RecordLineError) -> RecordOrigin? {
-        guard let value = members[name], value != .null else { return nil }
-        guard case .object(let fields) = value, case .string(let session)? = fields["session"],
-            case .number(let number)? = fields["version"], let version = number.uint64Value
-        else {
-            throw wrong(name, #"an origin, {"session": ID, "version": N}"#)
-        }
-        do {
-            return RecordOrigin(session: try SessionID(session), version: version)
-        } catch {
-            throw .init(member: name, problem: "names an invalid session: \(error)")
-        }
-    }
-
-    /// The bytes of a JSON member written as JSON (`null` included), else of its base64 twin, else
-    /// none.
-    func bytes(json: String, base64: String) throws(SessionArchive.RecordLineError) -> [UInt8] {
-        if let value = members[json] {
-            do {
-                return try value.jsonBytes()
-            } catch {
-                throw .init(member: json, problem: "cannot be written back as JSON: \(error)")
-            }
-        }
-        return try self.base64(base64) ?? []
-    }
-
-    func base64(_ name: String) throws(SessionArchive.RecordLineError) -> [UInt8]? {
-        guard let value = members[name] else { return nil }
-        guard case .string(let text) = value, let data = Data(base64Encoded: text) else {
-            throw wrong(name, "a base64 string")
-        }
-        return Array(data)
-    }
-
-    /// Format version 2's operations (``ArchiveNavigation``).
-    func navigation(_ name: String) throws(SessionArchive.RecordLineError) -> [NavigationOperation] {
-        guard case .array(let elements) = try required(name) else { throw wrong(name, "an array") }
-        var operations: [NavigationOperation] = []
-        operations.reserveCapacity(elements.count)
-        for element in elements {
-            do {
-                operations.append(try ArchiveNavigation(json: element).operation)
-            } catch {
-                throw .init(member: name, problem: "holds an operation that is not one: \(error.reason)")
-            }
-        }
-        return operations
-    }
-
-    /// Format version 1's operations, as `NavigationOperation`'s own `Codable` form wrote them.
-    func legacyNavigation(_ name: String) throws(SessionArchive.RecordLineError) -> [NavigationOperation] {
-        let value = try required(name)
-        do {
-            return try JSONDecoder().decode([NavigationOperation].self, from: Data(value.jsonBytes()))
-        } catch {
-            throw .init(member: name, problem: "is not an array of navigation operations: \(error)")
         }
     }
 }

@@ -8,7 +8,8 @@ import Testing
 
 /// A record line's body read back (`SessionArchive.Record(jsonBody:formatVersion:)`): every
 /// record the writer writes reads back as itself, and a body that is not a record is refused with
-/// an error naming the member at fault.
+/// a `JSONShapeError` naming the member at fault (or the `JSONParseError` of a body that is no
+/// JSON).
 @Suite struct SessionArchiveRecordDecodingTests {
     @Test func everyWrittenRecordReadsBackAsItself() throws {
         var random = SeededRandom(seed: 0x0DEC_0DE5)
@@ -47,13 +48,8 @@ import Testing
                 .utf8)
     }
 
-    private static func refusal(_ members: [String: String]) -> SessionArchive.RecordLineError? {
-        do {
-            _ = try SessionArchive.Record(jsonBody: body(members), formatVersion: SessionArchive.formatVersion)
-            return nil
-        } catch {
-            return error
-        }
+    private static func refusal(_ members: [String: String]) -> (any Error)? {
+        refusalOf(String(decoding: body(members), as: UTF8.self))
     }
 
     @Test func theValidBodyReads() throws {
@@ -71,54 +67,53 @@ import Testing
         var members = Self.valid
         members[member] = nil
         let error = Self.refusal(members)
-        #expect(error == SessionArchive.RecordLineError(member: member, problem: "is missing"))
-        #expect(error?.description == "its member '\(member)' is missing")
+        #expect(error as? JSONShapeError == JSONShapeError(path: [], expected: "a member '\(member)'"))
     }
 
     @Test(arguments: [
-        ("version", "-1", "is not an unsigned 64-bit integer"),
-        ("version", "1.5", "is not an unsigned 64-bit integer"),
-        ("sequence", #""7""#, "is not an unsigned 64-bit integer"),
-        ("timestamp", "9223372036854775808", "is not a signed 64-bit integer"),
-        ("machine", "1", "is not a string"),
-        ("source", #"["a",1]"#, "is not an array of strings"),
-        ("target", #""b""#, "is not an array of strings"),
-        ("redacted", "1", "is not true or false"),
-        ("origin", #"{"session":"s"}"#, #"is not an origin, {"session": ID, "version": N}"#),
-        ("payloadBase64", #""not base64!""#, "is not a base64 string"),
-        ("navigation", "{}", "is not an array"),
+        ("version", "-1", ["version"], "a non-negative integer in the range of UInt64"),
+        ("version", "1.5", ["version"], "a non-negative integer in the range of UInt64"),
+        ("sequence", #""7""#, ["sequence"], "a non-negative integer in the range of UInt64"),
+        ("timestamp", "9223372036854775808", ["timestamp"], "an integer in the range of Int64"),
+        ("machine", "1", ["machine"], "a string"),
+        ("source", #"["a",1]"#, ["source", "1"], "a string"),
+        ("target", #""b""#, ["target"], "an array"),
+        ("redacted", "1", ["redacted"], "a boolean"),
+        ("origin", #"{"session":"s"}"#, ["origin"], "a member 'version'"),
+        ("origin", #"{"session":"","version":1}"#, ["origin", "session"], "a valid session id"),
+        ("payloadBase64", #""not base64!""#, ["payloadBase64"], "a base64 string"),
+        ("navigation", "{}", ["navigation"], "an array"),
+        ("navigation", #"["pop",{"push":1}]"#, ["navigation", "1", "push"], "a string"),
     ])
-    func aMemberOfTheWrongTypeIsNamed(_ member: String, _ value: String, _ problem: String) {
+    func aMemberOfTheWrongTypeIsNamed(_ member: String, _ value: String, _ path: [String], _ expected: String) {
         var members = Self.valid
         members[member] = value
-        #expect(Self.refusal(members) == SessionArchive.RecordLineError(member: member, problem: problem))
+        #expect(Self.refusal(members) as? JSONShapeError == JSONShapeError(path: path, expected: expected))
     }
 
-    @Test func anInvalidNavigationOperationAndAnInvalidOriginSayWhy() {
-        var members = Self.valid
-        members["navigation"] = #"[{"jump":"x"}]"#
-        let navigation = Self.refusal(members)
-        #expect(navigation?.member == "navigation")
-        #expect(
-            navigation?.problem.contains("'jump' is not a navigation operation") == true,
-            "\(String(describing: navigation))")
-        members = Self.valid
-        members["origin"] = #"{"session":"","version":1}"#
-        let origin = Self.refusal(members)
-        #expect(origin?.member == "origin")
-        #expect(origin?.problem.hasPrefix("names an invalid session") == true, "\(String(describing: origin))")
+    @Test func anInvalidNavigationOperationIsNamedWithItsIndex() {
+        for operation in [#""jump""#, #"{"jump":"x"}"#, #"{"push":"x","pop":"y"}"#, "1"] {
+            var members = Self.valid
+            members["navigation"] = #"["none",\#(operation)]"#
+            let error = Self.refusal(members) as? JSONShapeError
+            #expect(error?.path == ["navigation", "1"], "\(operation)")
+            #expect(error?.expected.hasPrefix("a navigation operation") == true, "\(operation)")
+        }
     }
 
     @Test func aBodyThatIsNoObjectOrNoJSONIsRefusedAsAWhole() {
-        #expect(throws: SessionArchive.RecordLineError.notAnObject) {
-            try SessionArchive.Record(jsonBody: Array("[1]".utf8), formatVersion: SessionArchive.formatVersion)
+        #expect(Self.refusalOf("[1]") as? JSONShapeError == JSONShapeError(path: [], expected: "an object"))
+        #expect(Self.refusalOf(#"{"version":"#) is JSONParseError)
+    }
+
+    /// The error reading `body` throws, `nil` when it reads.
+    private static func refusalOf(_ body: String) -> (any Error)? {
+        do {
+            _ = try SessionArchive.Record(jsonBody: Array(body.utf8), formatVersion: SessionArchive.formatVersion)
+            return nil
+        } catch {
+            return error
         }
-        let error = #expect(throws: SessionArchive.RecordLineError.self) {
-            try SessionArchive.Record(
-                jsonBody: Array(#"{"version":"#.utf8), formatVersion: SessionArchive.formatVersion)
-        }
-        #expect(error?.member == nil)
-        #expect(error?.problem.hasPrefix("it is not JSON: ") == true, "\(String(describing: error))")
     }
 
     /// An import of an archive whose record line is no record fails on that line, naming the
@@ -154,8 +149,9 @@ import Testing
             return
         }
         #expect(line == 3)
-        #expect(reason == "its body does not decode: its member 'version' is not an unsigned 64-bit integer")
-        #expect(cause?.error is SessionArchive.RecordLineError)
+        #expect(
+            reason == "its body does not decode: expected a non-negative integer in the range of UInt64 at version")
+        #expect(cause?.error is JSONShapeError)
         #expect(try engine.store.sessionInfo(for: "copy") == nil)
     }
 }
