@@ -116,6 +116,21 @@ import Testing
         }
     }
 
+    /// Format version 1 wrote `payload` and `stateData` in base64 on every line: a line without
+    /// them is refused, one with them reads their bytes.
+    @Test func formatVersionOneNeedsItsBase64Members() throws {
+        var members = Self.valid
+        members["navigation"] = #"[{"pop":{}}]"#
+        let missing = #expect(throws: JSONShapeError.self) {
+            try SessionArchive.Record(jsonBody: Self.body(members), formatVersion: 1)
+        }
+        #expect(missing == JSONShapeError(path: [], expected: "a member 'payload'"))
+        members["payload"] = #""AQI=""#
+        members["stateData"] = #""""#
+        let record = try SessionArchive.Record(jsonBody: Self.body(members), formatVersion: 1)
+        #expect(record.payload == [1, 2] && record.stateData.isEmpty && record.navigation == [.pop])
+    }
+
     /// An import of an archive whose record line is no record fails on that line, naming the
     /// member, and stores nothing.
     @Test func anImportOfADamagedRecordLineNamesTheLineAndTheMember() async throws {
