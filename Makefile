@@ -1,4 +1,4 @@
-# The two set-up commands of the README. Each installs LMDB first when it is missing.
+# The two set-up commands of the README. Each installs LMDB (and on Linux libcurl) first when missing.
 CONFORMANCE_DIR ?= ../shared/conformance/scxml-test-framework
 # Rewind's own cases (delays, <cancel>, internal and external event order, <if>, undeliverable sends).
 OWN_CONFORMANCE_DIR := Tests/ConformanceCases
@@ -6,7 +6,7 @@ OWN_CONFORMANCE_DIR := Tests/ConformanceCases
 .PHONY: demo test deps browser build conformance server-test lint format
 
 deps:
-	@bash scripts/ensure-lmdb.sh
+	@bash scripts/ensure-c-libraries.sh
 
 ## The viewer's browser tests need headless Chromium and chromedriver (Debian's chromium, chromium-driver).
 browser:

@@ -15,7 +15,7 @@ let package = Package(
         .library(name: "RewindViewer", targets: ["RewindViewer"]),
         // The JSON shapes the CLI prints and the fleet server and the uploader exchange.
         .library(name: "RewindWire", targets: ["RewindWire"]),
-        // The device's uploader to the fleet server (URLSession only).
+        // The device's uploader to the fleet server (URLSession; libcurl on Linux).
         .library(name: "RewindSync", targets: ["RewindSync"]),
         .executable(name: "rewind", targets: ["RewindCLI"]),
         .executable(name: "rewind-conformance", targets: ["RewindConformance"]),
@@ -57,9 +57,20 @@ let package = Package(
         // bodies): one definition for the CLI, RewindSync and the server. `import Rewind` does
         // not re-export them; an app never needs them.
         .target(name: "RewindWire", dependencies: ["Rewind"]),
+        // libcurl, on Linux only, from the system (Debian's libcurl4-openssl-dev): RewindSync's
+        // HTTP transport there (RewindSync/CurlTransport.swift says why not FoundationNetworking).
+        .systemLibrary(
+            name: "CCurl",
+            pkgConfig: "libcurl",
+            providers: [.apt(["libcurl4-openssl-dev"])]
+        ),
         // The device's uploader: the store's log to a fleet server over Foundation's URLSession
-        // (FoundationNetworking on Linux), no server-side HTTP client in an app's graph.
-        .target(name: "RewindSync", dependencies: ["Rewind", "RewindStore", "RewindWire"]),
+        // on Apple's systems and libcurl on Linux, no server-side HTTP client in an app's graph.
+        .target(
+            name: "RewindSync",
+            dependencies: [
+                "Rewind", "RewindStore", "RewindWire", .target(name: "CCurl", condition: .when(platforms: [.linux])),
+            ]),
         .executableTarget(
             name: "RewindCLI",
             dependencies: [
@@ -93,7 +104,8 @@ let package = Package(
                 .product(name: "PropertyBased", package: "swift-property-based"),
             ]
         ),
-        .testTarget(name: "RewindStoreTests", dependencies: ["RewindStore", "RewindLMDB", "CLMDB", "RewindBaseTestSupport"]),
+        .testTarget(
+            name: "RewindStoreTests", dependencies: ["RewindStore", "RewindLMDB", "CLMDB", "RewindBaseTestSupport"]),
         .testTarget(
             name: "RewindMachineTests",
             dependencies: [
@@ -109,7 +121,9 @@ let package = Package(
             ]
         ),
         .testTarget(name: "RewindViewerTests", dependencies: ["RewindViewer", "Rewind", "RewindTestSupport"]),
-        .testTarget(name: "RewindCLITests", dependencies: ["RewindCLI", "Rewind", "RewindWire", "RewindLMDB", "RewindViewer", "RewindTestSupport"]),
+        .testTarget(
+            name: "RewindCLITests",
+            dependencies: ["RewindCLI", "Rewind", "RewindWire", "RewindLMDB", "RewindViewer", "RewindTestSupport"]),
         .testTarget(name: "RewindWireTests", dependencies: ["RewindWire", "Rewind", "RewindTestSupport"]),
         .testTarget(name: "RewindSyncTests", dependencies: ["RewindSync", "Rewind", "RewindTestSupport"]),
         .testTarget(name: "RewindConformanceTests", dependencies: ["RewindConformance", "RewindMachine"]),
@@ -120,7 +134,8 @@ let package = Package(
         // Crashes, full disks, concurrent processes and hostile input (see RELIABILITY.md).
         .testTarget(name: "ReliabilityTests", dependencies: ["Rewind", "RewindLMDB", "RewindTestSupport"]),
         // A second process for the engine's multi-process tests (built with the tests).
-        .executableTarget(name: "RewindTestHelper", dependencies: ["Rewind", "RewindLMDB"], path: "Tests/RewindTestHelper"),
+        .executableTarget(
+            name: "RewindTestHelper", dependencies: ["Rewind", "RewindLMDB"], path: "Tests/RewindTestHelper"),
     ],
     swiftLanguageModes: [.v6]
 )

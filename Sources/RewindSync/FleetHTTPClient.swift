@@ -6,17 +6,19 @@ import RewindWire
     import FoundationNetworking
 #endif
 
-/// The one HTTP client to a fleet server (`rewind-server`), over Foundation's `URLSession`: the
-/// uploader's ingestion requests and the CLI's `--server` reads both go through it.
+/// The one HTTP client to a fleet server (`rewind-server`): the uploader's ingestion requests and
+/// the CLI's `--server` reads both go through it. Its transport is Foundation's `URLSession` on
+/// Apple's systems and libcurl on Linux (``CurlTransport`` says why).
 ///
 /// It owns what every request to the server shares: the base URL's rules (http or https, with a
 /// host), paths made of percent-encoded segments, the key sent as `Authorization: Bearer KEY`,
 /// JSON asked for, and the error bodies' `{"error": …}` read back as a message. What an answer
 /// means (an upload's conflict, a command's unknown session) stays with the caller.
 ///
-/// It owns its `URLSession` and invalidates it when the last reference goes (requests under way
-/// finish first): a process that makes clients one after another (an app's uploaders, a test
-/// suite's commands) keeps no session, delegate or thread of one it no longer holds.
+/// It owns its transport and releases it when the last reference goes (requests under way hold
+/// the client, so they finish first): a process that makes clients one after another (an app's
+/// uploaders, a test suite's commands) keeps no session, connection or thread of one it no longer
+/// holds.
 package final class FleetHTTPClient: Sendable {
     /// An answer of the server: its status and body, and the URL asked.
     package struct Answer: Sendable {
@@ -47,25 +49,30 @@ package final class FleetHTTPClient: Sendable {
 
     /// The server's base URL (`http://host:port`, possibly with a path prefix).
     package let base: URL
-    /// The URL session requests go through (ephemeral: no cache, no cookies).
-    package let session: URLSession
+    #if canImport(CCurl)
+        typealias Transport = CurlTransport
+    #else
+        typealias Transport = URLSessionTransport
+    #endif
+    private let transport: Transport
     private let authorization: String
     private let timeout: TimeInterval
 
     /// A client of the server at `base` sending `key`; a request taking longer than `timeout`
     /// fails with a ``TransportError``.
     package init(base: URL, key: String, timeout: Duration = .seconds(60)) {
-        let configuration = URLSessionConfiguration.ephemeral
-        configuration.timeoutIntervalForRequest = timeout.seconds
-        configuration.requestCachePolicy = .reloadIgnoringLocalCacheData
-        session = URLSession(configuration: configuration)
+        #if canImport(CCurl)
+            transport = CurlTransport()
+        #else
+            transport = URLSessionTransport(timeout: timeout.seconds)
+        #endif
         self.base = base
         authorization = "Bearer \(key)"
         self.timeout = timeout.seconds
     }
 
     deinit {
-        session.finishTasksAndInvalidate()
+        transport.shutDown()
     }
 
     /// Whether `url` can be a fleet server's base URL: http or https, with a host.
@@ -96,28 +103,15 @@ package final class FleetHTTPClient: Sendable {
     package func send(
         _ method: String, to url: URL, body: Data? = nil, contentType: String? = nil, timeout: TimeInterval? = nil
     ) async throws -> Answer {
-        var request = URLRequest(url: url, timeoutInterval: timeout ?? self.timeout)
-        request.httpMethod = method
-        request.setValue(authorization, forHTTPHeaderField: "Authorization")
-        request.setValue("application/json", forHTTPHeaderField: "Accept")
-        if let body {
-            request.httpBody = body
-            request.setValue(contentType ?? "application/json", forHTTPHeaderField: "Content-Type")
-        }
-        let data: Data
-        let response: URLResponse
+        var headers = ["Authorization: \(authorization)", "Accept: application/json"]
+        if body != nil { headers.append("Content-Type: \(contentType ?? "application/json")") }
         do {
-            (data, response) = try await session.data(for: request)
-        } catch is CancellationError {
-            throw CancellationError()
-        } catch {
-            if Task.isCancelled { throw CancellationError() }
-            throw TransportError(method: method, url: url, message: error.localizedDescription)
+            let (status, data) = try await transport.send(
+                method, to: url, headers: headers, body: body, timeout: timeout ?? self.timeout)
+            return Answer(status: status, body: data, url: url)
+        } catch let failure as Transport.Failure {
+            throw TransportError(method: method, url: url, message: failure.message)
         }
-        guard let http = response as? HTTPURLResponse else {
-            throw TransportError(method: method, url: url, message: "not an HTTP response")
-        }
-        return Answer(status: http.statusCode, body: data, url: url)
     }
 
     /// The server's message in an error body: its `error`, or the start of the body.

@@ -1,7 +1,14 @@
+import Dispatch
 import Foundation
 import RewindSync
 import RewindTestSupport
 import Testing
+
+#if canImport(Glibc)
+    import Glibc
+#elseif canImport(Darwin)
+    import Darwin
+#endif
 
 /// The one HTTP client to the fleet server (the uploader's and the CLI's `--server`): its URLs, its
 /// rules for a server URL, its messages from error bodies, and a request that gets no answer.
@@ -49,5 +56,109 @@ import Testing
             #expect(error.url == url)
             #expect(error.description.hasPrefix("GET http://127.0.0.1:\(port)/v1/sessions: "))
         }
+    }
+}
+
+/// The client's transport (libcurl on Linux, URLSession elsewhere) against a real HTTP server on
+/// 127.0.0.1: what goes out, what comes back, kept-alive connections, concurrency, timeouts and
+/// cancellation.
+@Suite(.hangGuard) struct FleetHTTPClientTransportTests {
+    @Test func aLargeBodyGoesByteForByteWithTheKeyAndItsContentTypeAndTheAnswerComesBack() async throws {
+        let server = try LoopbackHTTPServer { request in
+            LoopbackHTTPServer.Answer(status: 201, body: Array("{\"bytes\":\(request.body.count)}".utf8))
+        }
+        let client = FleetHTTPClient(base: try #require(URL(string: "http://127.0.0.1:\(server.port)")), key: "k1")
+        // 3 MiB, every byte value, zeros included: larger than curl's upload buffer and its
+        // 1 MiB `Expect: 100-continue` threshold.
+        let body = Data((0..<(3 << 20)).map { UInt8(truncatingIfNeeded: $0 &* 7) })
+        let url = try #require(client.url(["v1", "stores", "s", "records"]))
+        let answer = try await client.send("POST", to: url, body: body, contentType: "application/x-rewind")
+        #expect(answer.status == 201)
+        #expect(answer.body == Data("{\"bytes\":\(3 << 20)}".utf8))
+        #expect(answer.url == url)
+        let received = try #require(server.requests.first)
+        #expect(received.method == "POST")
+        #expect(received.path == "/v1/stores/s/records")
+        #expect(received.body == Array(body))
+        #expect(received.headers["authorization"] == "Bearer k1")
+        #expect(received.headers["content-type"] == "application/x-rewind")
+        #expect(received.headers["accept"] == "application/json")
+        #expect(received.headers["expect"] == nil)
+    }
+
+    @Test func aGetHasNoBodyOrContentTypeAndOtherMethodsGoAsNamed() async throws {
+        let server = try LoopbackHTTPServer { request in
+            LoopbackHTTPServer.Answer(status: 200, body: Array(request.method.utf8))
+        }
+        let client = FleetHTTPClient(base: try #require(URL(string: "http://127.0.0.1:\(server.port)")), key: "k")
+        let url = try #require(client.url(["v1", "sessions"]))
+        #expect(try await client.send("GET", to: url).body == Data("GET".utf8))
+        #expect(try await client.send("PUT", to: url, body: Data("{}".utf8)).body == Data("PUT".utf8))
+        #expect(try await client.send("DELETE", to: url).body == Data("DELETE".utf8))
+        let requests = server.requests
+        #expect(requests.map(\.method) == ["GET", "PUT", "DELETE"])
+        #expect(requests[0].headers["content-type"] == nil)
+        #expect(requests[0].body.isEmpty)
+        #expect(requests[1].headers["content-type"] == "application/json")
+        #expect(requests[1].body == Array("{}".utf8))
+    }
+
+    @Test func oneClientsRequestsOneAfterAnotherShareAKeptAliveConnection() async throws {
+        let server = try LoopbackHTTPServer { _ in LoopbackHTTPServer.Answer(status: 200, body: Array("{}".utf8)) }
+        let client = FleetHTTPClient(base: try #require(URL(string: "http://127.0.0.1:\(server.port)")), key: "k")
+        let url = try #require(client.url(["v1", "stores", "s", "position"]))
+        for _ in 0..<5 { _ = try await client.send("POST", to: url, body: Data(count: 100_000)) }
+        #expect(server.requests.map(\.connection) == [1, 1, 1, 1, 1])
+    }
+
+    @Test func concurrentRequestsEachGetTheirOwnAnswer() async throws {
+        let server = try LoopbackHTTPServer { request in
+            LoopbackHTTPServer.Answer(status: 200, body: Array(request.path.utf8))
+        }
+        let client = FleetHTTPClient(base: try #require(URL(string: "http://127.0.0.1:\(server.port)")), key: "k")
+        let answers = try await withThrowingTaskGroup(of: (Int, String).self) { group in
+            for index in 0..<24 {
+                group.addTask {
+                    let url = try #require(client.url(["v1", "item-\(index)"]))
+                    let answer = try await client.send("POST", to: url, body: Data(count: index * 10_000))
+                    return (index, String(decoding: answer.body, as: UTF8.self))
+                }
+            }
+            return try await group.reduce(into: [:]) { $0[$1.0] = $1.1 }
+        }
+        #expect(answers.count == 24)
+        for (index, body) in answers { #expect(body == "/v1/item-\(index)") }
+    }
+
+    @Test func aRequestUnansweredWithinItsTimeoutIsATransportError() async throws {
+        let silent = try SilentListener()
+        let client = FleetHTTPClient(
+            base: try #require(URL(string: "http://127.0.0.1:\(silent.port)")), key: "k", timeout: .milliseconds(300))
+        let url = try #require(client.url(["v1", "sessions"]))
+        do {
+            _ = try await client.send("GET", to: url)
+            Issue.record("a request nobody answers got an answer")
+        } catch let error as FleetHTTPClient.TransportError {
+            #expect(error.method == "GET")
+            #expect(error.message.contains("no answer within 0.3 s"), "\(error.message)")
+        }
+    }
+
+    @Test func aCancelledRequestEndsAtOnceAndTheClientGoesOn() async throws {
+        let silent = try SilentListener()
+        let answering = try LoopbackHTTPServer { _ in LoopbackHTTPServer.Answer(status: 200, body: Array("ok".utf8)) }
+        let client = FleetHTTPClient(
+            base: try #require(URL(string: "http://127.0.0.1:\(silent.port)")), key: "k", timeout: .seconds(600))
+        let hanging = try #require(client.url(["v1", "sessions"]))
+        let request = Task { try await client.send("POST", to: hanging, body: Data(count: 200_000)) }
+        let connection = await silent.acceptOne()
+        defer { close(connection) }
+        request.cancel()
+        let result = await request.result
+        #expect(throws: CancellationError.self) { try result.get() }
+
+        // The same client (and its transport's thread) still answers.
+        let answered = try #require(URL(string: "http://127.0.0.1:\(answering.port)/v1/sessions"))
+        #expect(try await client.send("GET", to: answered).body == Data("ok".utf8))
     }
 }

@@ -17,21 +17,9 @@ import Testing
 @Suite(.hangGuard) struct UploaderRetryTests {
     /// A port of 127.0.0.1 that nothing listens on: bound, then closed.
     static func closedPort() throws -> Int {
-        let descriptor = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
-        defer { close(descriptor) }
-        var address = sockaddr_in()
-        address.sin_family = sa_family_t(AF_INET)
-        address.sin_port = 0
-        address.sin_addr.s_addr = inet_addr("127.0.0.1")
-        var length = socklen_t(MemoryLayout<sockaddr_in>.size)
-        try withUnsafeMutablePointer(to: &address) { pointer in
-            try pointer.withMemoryRebound(to: sockaddr.self, capacity: 1) {
-                guard bind(descriptor, $0, length) == 0, getsockname(descriptor, $0, &length) == 0 else {
-                    throw POSIXError(.EADDRNOTAVAIL)
-                }
-            }
-        }
-        return Int(UInt16(bigEndian: address.sin_port))
+        let (descriptor, port) = try loopbackSocket(listening: nil)
+        close(descriptor)
+        return port
     }
 
     @Test func failuresBackOffExponentiallyOnTheInjectedClock() async throws {
