@@ -111,6 +111,25 @@ import Testing
         #expect(server.requests.map(\.connection) == [1, 1, 1, 1, 1])
     }
 
+    @Test func aKeptAliveConnectionClosedWithoutAnAnswerGetsTheWholeRequestAgain() async throws {
+        // The second request on the first connection is read and the connection closed unanswered
+        // (a server or proxy that dropped it): libcurl sends it again on a new connection.
+        let server = try LoopbackHTTPServer { request in
+            if request.connection == 1, request.path.hasSuffix("/2") { return nil }
+            return LoopbackHTTPServer.Answer(status: 200, body: Array("{\"bytes\":\(request.body.count)}".utf8))
+        }
+        let client = FleetHTTPClient(base: try #require(URL(string: "http://127.0.0.1:\(server.port)")), key: "k")
+        let body = Data((0..<300_000).map { UInt8(truncatingIfNeeded: $0) })
+        for index in 1...2 {
+            let answer = try await client.send("POST", to: try #require(client.url(["v1", "\(index)"])), body: body)
+            #expect(answer.body == Data("{\"bytes\":300000}".utf8))
+        }
+        let requests = server.requests
+        #expect(requests.map(\.path) == ["/v1/1", "/v1/2", "/v1/2"])
+        #expect(requests.map(\.connection) == [1, 1, 2])
+        #expect(requests.allSatisfy { $0.body == Array(body) })
+    }
+
     @Test func concurrentRequestsEachGetTheirOwnAnswer() async throws {
         let server = try LoopbackHTTPServer { request in
             LoopbackHTTPServer.Answer(status: 200, body: Array(request.path.utf8))

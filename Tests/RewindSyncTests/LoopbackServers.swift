@@ -10,7 +10,8 @@ import Synchronization
 
 /// An HTTP/1.1 server on 127.0.0.1 for the client's tests: a thread per connection, connections
 /// kept open between requests, each request (with `Content-Length` bodies) answered by `respond`
-/// and recorded with the number of the connection it came on.
+/// (or the connection closed without an answer when it returns `nil`) and recorded with the number
+/// of the connection it came on.
 final class LoopbackHTTPServer: Sendable {
     /// A request as the server read it.
     struct Request: Sendable {
@@ -50,8 +51,9 @@ final class LoopbackHTTPServer: Sendable {
         }
     }
 
-    /// A server answering each request with `respond(request)`.
-    init(respond: @escaping @Sendable (Request) -> Answer) throws {
+    /// A server answering each request with `respond(request)`; `nil` closes the connection
+    /// without an answer.
+    init(respond: @escaping @Sendable (Request) -> Answer?) throws {
         let (listener, port) = try loopbackSocket(listening: 64)
         (self.listener, self.port) = (listener, port)
         let thread = Thread { [log] in
@@ -72,13 +74,13 @@ final class LoopbackHTTPServer: Sendable {
 
     private static func serve(
         _ connection: Int32, number: Int, log: RequestLog,
-        respond: @Sendable (Request) -> Answer
+        respond: @Sendable (Request) -> Answer?
     ) {
         defer { close(connection) }
         var buffer: [UInt8] = []
         while let request = readRequest(connection, buffer: &buffer, number: number) {
             log.append(request)
-            let answer = respond(request)
+            guard let answer = respond(request) else { return }
             let head =
                 "HTTP/1.1 \(answer.status) Answer\r\nContent-Length: \(answer.body.count)\r\n"
                 + "Content-Type: application/json\r\n\r\n"

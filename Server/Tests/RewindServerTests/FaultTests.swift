@@ -74,9 +74,10 @@ import Testing
     }
 
     /// Connections cut mid-body, then answers lost after the server stored the batch. On Linux,
-    /// `URLSession` (libcurl) sends a request again by itself when a kept-alive connection dies
-    /// before any answer, and sends that copy's head without its body: that request only ends
-    /// at the uploader's request timeout, so the test's uploader has a short one.
+    /// `URLSession` (libcurl) sent a request again by itself when a kept-alive connection died
+    /// before any answer, and sent that copy's head without its body: that request only ended at
+    /// the uploader's request timeout. RewindSync's own libcurl transport sends the whole body
+    /// again; the test's uploader keeps a short timeout all the same.
     @Test func droppedConnectionsMidBodyAndLostAnswers() async throws {
         let server = try await TestServer.start()
         let proxy = try TCPProxy(upstreamPort: server.port)
