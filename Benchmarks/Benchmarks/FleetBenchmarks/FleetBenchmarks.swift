@@ -20,6 +20,7 @@ let benchmarks: @Sendable () -> Void = {
         return
     }
     registerIngestionBenchmarks(cluster: cluster)
+    registerPushBenchmarks(cluster: cluster)
     registerStorageBenchmarks(cluster: cluster)
     registerCatchUpBenchmarks(cluster: cluster)
     registerUpgradeCheckFleetBenchmarks(cluster: cluster)

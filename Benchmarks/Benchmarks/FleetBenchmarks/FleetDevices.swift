@@ -23,10 +23,13 @@ struct FleetDevice: Sendable {
     let lmdb: LMDBUsage
 
     /// Writes a store of at least `records` records with the engine (no-sync: setup speed, the
-    /// bytes are the same), reads it back, measures its LMDB pages and removes it.
-    static func write(index: Int, records target: Int) async throws -> FleetDevice {
-        let directory = try ScratchDirectory("fleet-device-\(index)")
-        defer { directory.remove() }
+    /// bytes are the same), reads it back, measures its LMDB pages and removes it (unless it was
+    /// written in `keepingIn`, which keeps it).
+    static func write(index: Int, records target: Int, keepingIn kept: ScratchDirectory? = nil) async throws
+        -> FleetDevice
+    {
+        let directory = try kept ?? ScratchDirectory("fleet-device-\(index)")
+        defer { if kept == nil { directory.remove() } }
         var configuration = EngineConfiguration()
         configuration.durability = .noSync
         let engine = try Engine(directory: directory.path, configuration: configuration)
