@@ -302,7 +302,9 @@ def fleet(results, text):
     COPY, batch latency, bytes per million records, and the PostgreSQL settings the run read back."""
     ingestion = next((v for n, v in results.items() if n.startswith("8 fleet ingestion")), None)
     storage = next((v for n, v in results.items() if n.startswith("8 fleet storage")), None)
-    if ingestion is None and storage is None and not any(n.startswith("8 fleet projection catch-up") for n in results):
+    push = next((v for n, v in results.items() if n.startswith("8 fleet push")), None)
+    if ingestion is None and storage is None and push is None and not any(
+            n.startswith("8 fleet projection catch-up") for n in results):
         return
     print()
     settings = re.findall(r"fleet: PostgreSQL settings read back: (.*)", text)
@@ -347,6 +349,27 @@ def fleet(results, text):
             print(f"| {name} | {cells[0]} | {cells[1]} | {samples} | |")
     elif metrics:
         print("| projection catch-up rate on the server | not measured in this run | | | |")
+    pushed = (push or {}).get("metrics", {})
+    if pushed:
+        print()
+        print("| `rewind push` (item 8, issue 34), interleaved with 64 devices' ingestion | p50 | p99 | samples | Target |")
+        print("|---|---|---|---|---|")
+        for label, kind, target in [
+                ("push records/s", "rate", ""), ("64-device ingestion records/s", "rate", ""),
+                ("push ÷ ingestion (%)", "ratio", "≥ 0.8×"), ("push CPU per record (ns)", "ns", ""),
+                ("server CPU per pushed record (ns)", "ns", ""), ("push CPU ÷ server CPU (%)", "ratio", "≤ 1×")]:
+            value = pushed.get(label)
+            if value is None:
+                print(f"| {label} | not measured | | | {target} |")
+                continue
+            p50, p99, samples = value
+            if kind == "rate":
+                cells = [rate(p50), rate(p99)]
+            elif kind == "ratio":
+                cells = [f"{p50 / 100:.2f}×", f"{p99 / 100:.2f}×"]
+            else:
+                cells = [duration(p50 * 1e-9), duration(p99 * 1e-9)]
+            print(f"| {label.replace(' (%)', '').replace(' (ns)', '')} | {cells[0]} | {cells[1]} | {samples} | {target} |")
     sizes = (storage or {}).get("metrics", {})
     if sizes:
         print()
