@@ -33,10 +33,12 @@
             var cancelled: [Transfer] = []
             var threadStarted = false
             var shuttingDown = false
+            /// The multi handle has been cleaned up: nothing may wake it any more.
+            var closed = false
         }
 
         /// The multi handle: used by the loop's thread only (`curl_multi_wakeup` excepted, which
-        /// libcurl allows from any thread).
+        /// libcurl allows from any thread: it is called with `state` locked and not `closed`).
         private nonisolated(unsafe) let multi: UnsafeMutableRawPointer
         private let state = Mutex(State())
 
@@ -54,14 +56,14 @@
         /// Ends the loop's thread once the requests under way have ended (each holds the client,
         /// so when its last reference goes there are none).
         func shutDown() {
-            let started = state.withLock { state in
+            state.withLock { state in
                 state.shuttingDown = true
-                return state.threadStarted
-            }
-            if started {
-                curl_multi_wakeup(multi)
-            } else {
-                curl_multi_cleanup(multi)
+                if state.threadStarted {
+                    curl_multi_wakeup(multi)
+                } else {
+                    state.closed = true
+                    curl_multi_cleanup(multi)
+                }
             }
         }
 
@@ -84,8 +86,11 @@
                 }
             } onCancel: {
                 if transfer.cancel() {
-                    state.withLock { $0.cancelled.append(transfer) }
-                    curl_multi_wakeup(multi)
+                    state.withLock { state in
+                        guard !state.closed else { return }
+                        state.cancelled.append(transfer)
+                        curl_multi_wakeup(multi)
+                    }
                 }
             }
         }
@@ -93,6 +98,7 @@
         private func submit(_ transfer: Transfer) {
             let start = state.withLock { state in
                 state.submitted.append(transfer)
+                if state.threadStarted { curl_multi_wakeup(multi) }
                 defer { state.threadStarted = true }
                 return !state.threadStarted
             }
@@ -100,8 +106,6 @@
                 let thread = Thread { [self] in run() }
                 thread.name = "rewind.sync.http"
                 thread.start()
-            } else {
-                curl_multi_wakeup(multi)
             }
         }
 
@@ -142,7 +146,10 @@
                 // or cancelled, the shutdown); an idle loop wakes once a minute.
                 curl_multi_poll(multi, nil, 0, running.isEmpty ? 60_000 : 1_000, nil)
             }
-            curl_multi_cleanup(multi)
+            state.withLock { state in
+                state.closed = true
+                curl_multi_cleanup(multi)
+            }
         }
     }
 
