@@ -297,6 +297,15 @@ def levels(results):
         print("| " + " | ".join(cells) + " |")
 
 
+def metric_cell(kind, value):
+    """A fleet metric's cell: a rate, a ratio kept in percent, or a duration in µs or ns."""
+    if kind == "rate":
+        return rate(value)
+    if kind == "ratio":
+        return f"{value / 100:.2f}×"
+    return duration(value * (1e-6 if kind == "µs" else 1e-9))
+
+
 def fleet(results, text):
     """Item 8, the fleet server (FleetBenchmarks, run by `make bench-fleet`): ingestion against
     COPY, batch latency, bytes per million records, and the PostgreSQL settings the run read back."""
@@ -323,12 +332,7 @@ def fleet(results, text):
                 print(f"| {label} | not measured | | | {target} |")
                 continue
             p50, p99, samples = value
-            if kind == "rate":
-                cells = [rate(p50), rate(p99)]
-            elif kind == "ratio":
-                cells = [f"{p50 / 100:.2f}×", f"{p99 / 100:.2f}×"]
-            else:
-                cells = [duration(p50 * 1e-6), duration(p99 * 1e-6)]
+            cells = [metric_cell(kind, p50), metric_cell(kind, p99)]
             name = "ingestion ÷ COPY (throughput)" if kind == "ratio" else label.replace(" (µs)", "")
             print(f"| {name} | {cells[0]} | {cells[1]} | {samples} | {target} |")
     catch_up = next((v for n, v in results.items() if n.startswith("8 fleet projection catch-up")), None)
@@ -344,7 +348,7 @@ def fleet(results, text):
                 print(f"| {label} | not measured | | | |")
                 continue
             p50, p99, samples = value
-            cells = [rate(p50), rate(p99)] if kind == "rate" else [f"{p50 / 100:.2f}×", f"{p99 / 100:.2f}×"]
+            cells = [metric_cell(kind, p50), metric_cell(kind, p99)]
             name = "projection catch-up ÷ the same fold in memory" if kind == "ratio" else f"projection {label}"
             print(f"| {name} | {cells[0]} | {cells[1]} | {samples} | |")
     elif metrics:
@@ -363,12 +367,7 @@ def fleet(results, text):
                 print(f"| {label} | not measured | | | {target} |")
                 continue
             p50, p99, samples = value
-            if kind == "rate":
-                cells = [rate(p50), rate(p99)]
-            elif kind == "ratio":
-                cells = [f"{p50 / 100:.2f}×", f"{p99 / 100:.2f}×"]
-            else:
-                cells = [duration(p50 * 1e-9), duration(p99 * 1e-9)]
+            cells = [metric_cell(kind, p50), metric_cell(kind, p99)]
             print(f"| {label.replace(' (%)', '').replace(' (ns)', '')} | {cells[0]} | {cells[1]} | {samples} | {target} |")
     sizes = (storage or {}).get("metrics", {})
     if sizes:

@@ -98,9 +98,12 @@
         private func submit(_ transfer: Transfer) {
             let start = state.withLock { state in
                 state.submitted.append(transfer)
-                if state.threadStarted { curl_multi_wakeup(multi) }
-                defer { state.threadStarted = true }
-                return !state.threadStarted
+                guard !state.threadStarted else {
+                    curl_multi_wakeup(multi)
+                    return false
+                }
+                state.threadStarted = true
+                return true
             }
             if start {
                 let thread = Thread { [self] in run() }
@@ -166,7 +169,6 @@
         }
 
         let handle: UnsafeMutableRawPointer
-        let url: URL
         let timeout: TimeInterval
         private var headerList: UnsafeMutablePointer<curl_slist>?
         private let errorBuffer = UnsafeMutablePointer<CChar>.allocate(capacity: Int(CURL_ERROR_SIZE))
@@ -179,7 +181,6 @@
                 throw CurlTransport.Failure(message: "libcurl could not allocate")
             }
             self.handle = handle
-            self.url = url
             self.timeout = timeout
             errorBuffer.initialize(to: 0)
             // "Expect:" (empty) leaves out curl's `Expect: 100-continue`, and its wait, on large bodies.

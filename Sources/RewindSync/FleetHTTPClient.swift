@@ -2,10 +2,6 @@ import Foundation
 import Rewind
 import RewindWire
 
-#if canImport(FoundationNetworking)
-    import FoundationNetworking
-#endif
-
 /// The one HTTP client to a fleet server (`rewind-server`): the uploader's ingestion requests and
 /// the CLI's `--server` reads both go through it. Its transport is Foundation's `URLSession` on
 /// Apple's systems and libcurl on Linux (``CurlTransport`` says why).

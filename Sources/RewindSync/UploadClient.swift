@@ -3,10 +3,6 @@ import Rewind
 import RewindStore
 import RewindWire
 
-#if canImport(FoundationNetworking)
-    import FoundationNetworking
-#endif
-
 /// The fleet server's ingestion endpoints (`GET …/position`, `POST …/records`, `POST
 /// …/erasures`; Server/README.md) through the one ``FleetHTTPClient``, their answers sorted into
 /// what the uploader does next.
