@@ -36,7 +36,7 @@ enum FleetShape {
     /// Records each device's store holds (at least: sessions are written whole).
     static let recordsPerDevice =
         ProcessInfo.processInfo.environment["REWIND_BENCH_FLEET_RECORDS"].flatMap(Int.init) ?? 3_200
-    /// Records per RWB1 batch (the server's own insert statements take 500 rows each).
+    /// Records per RWB1 batch (an app's uploader's default).
     static let batchSize = 500
 }
 

@@ -256,44 +256,45 @@ public struct Ingestion: Sendable {
         // devices insert the same definitions, and each takes their index entries' locks in this
         // order, so two batches never wait for each other in a cycle (a deadlock, a 500).
         let ordered = definitions.sorted { ($0.machine, $0.contentVersion) < ($1.machine, $1.contentVersion) }
-        try await definitionsInsert.run(ordered, on: connection, logger: logger) { definition, binds in
-            binds.append(appID)
-            binds.append(definition.machine)
-            binds.append(definition.contentVersion)
-            binds.append(ByteBuffer(bytes: definition.document))
+        try await definitionsInsert.run(ordered, on: connection, logger: logger) { definition, row in
+            try row.append(appID)
+            try row.append(definition.machine)
+            try row.append(definition.contentVersion)
+            try row.append(bytes: definition.document)
         }
     }
 
     private static let definitionsInsert = MultiRowInsert(
-        table: "definitions", columns: ["app_id", "machine", "content_version", "document"],
+        table: "definitions",
+        columns: [.int8("app_id"), .text("machine"), .text("content_version"), .bytea("document")],
         suffix: "ON CONFLICT DO NOTHING")
 
-    /// Inserts the records, 500 rows per statement (every value a bound parameter).
+    /// Inserts the records, in one statement.
     private static func insertRecords(
         _ records: [CheckedRecord], appID: Int64, storeID: UUID,
         connection: PostgresConnection, logger: Logger
     ) async throws {
-        try await recordsInsert.run(records, on: connection, logger: logger) { record, binds in
-            binds.append(appID)
-            binds.append(storeID)
-            binds.append(record.sequence)
-            binds.append(record.record.session.rawValue)
-            binds.append(record.version)
-            binds.append(record.record.machine)
-            binds.append(record.record.definition)
-            binds.append(record.record.event)
-            binds.append(record.record.timestamp.microsecondsSince1970)
-            binds.append(ByteBuffer(bytes: record.bytes))
+        try await recordsInsert.run(records, on: connection, logger: logger) { record, row in
+            try row.append(appID)
+            try row.append(storeID)
+            try row.append(record.sequence)
+            try row.append(record.record.session.rawValue)
+            try row.append(record.version)
+            try row.append(record.record.machine)
+            try row.append(record.record.definition)
+            try row.append(record.record.event)
+            try row.append(record.record.timestamp.microsecondsSince1970)
+            try row.append(bytes: record.bytes)
         }
     }
 
     private static let recordsInsert = MultiRowInsert(
         table: "records",
         columns: [
-            "app_id", "store_id", "sequence", "session_id", "version", "machine", "definition", "event",
-            "recorded_at_us", "record", "received_at",
-        ],
-        boundColumns: 10, rowSuffix: ", now()")
+            .int8("app_id"), .uuid("store_id"), .int8("sequence"), .text("session_id"), .int8("version"),
+            .text("machine"), .text("definition"), .text("event"), .int8("recorded_at_us"), .bytea("record"),
+            .sql("received_at", "now()"),
+        ])
 
     /// Moves each session's head to its last record of the batch.
     private static func updateSessions(
@@ -323,21 +324,21 @@ public struct Ingestion: Sendable {
             }
         }
         let rows = order.compactMap { session in heads[session].map { (session, $0) } }
-        try await sessionsUpsert.run(rows, on: connection, logger: logger) { row, binds in
-            let (session, head) = row
+        try await sessionsUpsert.run(rows, on: connection, logger: logger) { entry, row in
+            let (session, head) = entry
             let last = head.last.record
-            binds.append(appID)
-            binds.append(storeID)
-            binds.append(session.rawValue)
-            binds.append(last.machine)
-            binds.append(last.definition)
-            binds.append(head.last.version)
-            binds.append(head.last.sequence)
-            binds.append(head.count)
-            binds.append(head.firstRecordedAt)
-            binds.append(last.timestamp.microsecondsSince1970)
-            binds.append(last.event)
-            binds.append(head.firstVersion)
+            try row.append(appID)
+            try row.append(storeID)
+            try row.append(session.rawValue)
+            try row.append(last.machine)
+            try row.append(last.definition)
+            try row.append(head.last.version)
+            try row.append(head.last.sequence)
+            try row.append(head.count)
+            try row.append(head.firstRecordedAt)
+            try row.append(last.timestamp.microsecondsSince1970)
+            try row.append(last.event)
+            try row.append(head.firstVersion)
         }
     }
 
@@ -346,8 +347,9 @@ public struct Ingestion: Sendable {
     private static let sessionsUpsert = MultiRowInsert(
         table: "sessions",
         columns: [
-            "app_id", "store_id", "session_id", "machine", "definition", "head_version", "head_sequence",
-            "record_count", "first_recorded_at_us", "last_recorded_at_us", "last_event", "first_version",
+            .int8("app_id"), .uuid("store_id"), .text("session_id"), .text("machine"), .text("definition"),
+            .int8("head_version"), .int8("head_sequence"), .int8("record_count"), .int8("first_recorded_at_us"),
+            .int8("last_recorded_at_us"), .text("last_event"), .int8("first_version"),
         ],
         suffix: """
             ON CONFLICT (app_id, store_id, session_id) DO UPDATE SET

@@ -27,7 +27,7 @@ final class ProjectionCatchUp: Service, Sendable {
     private let pending = Mutex<(everyStore: Bool, stores: [StoreRef], listed: Set<StoreRef>)>((false, [], []))
 
     /// The most records folded in one transaction.
-    static let recordsPerTransaction: Int64 = 2000
+    static let recordsPerTransaction: Int64 = 10_000
     /// How many stores are folded at once.
     static let concurrentStores = 2
 
@@ -150,13 +150,15 @@ final class ProjectionCatchUp: Service, Sendable {
         let appID = store.appID
         let storeID = store.storeID
         return try await client.transaction(logger: logger) { connection -> (read: Int64, progressed: Bool) in
-            for projection in ServerProjections.projections {
-                try await connection.query(
-                    """
-                    INSERT INTO projection_checkpoints (app_id, store_id, projection, version)
-                    VALUES (\(appID), \(storeID), \(projection.name), \(Int64(projection.version))) ON CONFLICT DO NOTHING
-                    """, logger: logger)
-            }
+            try await connection.query(
+                """
+                INSERT INTO projection_checkpoints (app_id, store_id, projection, version)
+                SELECT \(appID), \(storeID), p.name, p.version
+                FROM unnest(\(ServerProjections.all.map(\.name))::text[], \(ServerProjections.all.map { Int64($0.version) })::bigint[])
+                    AS p(name, version)
+                ORDER BY p.name
+                ON CONFLICT DO NOTHING
+                """, logger: logger)
             // The lock that makes servers take turns on a store's projections.
             var stored: [String: (version: Int64, sequence: Int64, failure: String?)] = [:]
             for try await (name, version, sequence, failure) in try await connection.query(
@@ -220,26 +222,28 @@ final class ProjectionCatchUp: Service, Sendable {
                     try PostgresTransitionLog.Reader.decode(bytes, sequence: sequence, storeID: store.storeID))
             }
 
-            // When each session's first record of the chunk was recorded: a state written for the
-            // first time keeps it (`first_recorded_at_us`, the trend's day a session started).
-            var firstRecorded: [String: Int64] = [:]
-            for record in records where firstRecorded[record.session.rawValue] == nil {
-                firstRecorded[record.session.rawValue] = record.timestamp.microsecondsSince1970
-            }
-
+            // Every projection is folded before anything is written: the first write's counting
+            // trigger takes the app's lock (``FlowAggregates``) until commit, and other stores'
+            // catch-ups of the app wait for it; what runs under it is one delete, one upsert and
+            // one checkpoint update, whatever the number of projections.
+            var written: [(projection: any ServerProjecting, states: [(key: String, bytes: [UInt8]?)])] = []
+            var checkpoints: [(name: String, sequence: Int64, failure: String?)] = []
             var progressed = false
             for (projection, fold) in active {
                 let before = fold.checkpoint
                 let states = ChunkStates()
-                try await Self.load(
-                    fold.keys(of: records), of: fold.name, into: states, store: store, connection: connection,
-                    logger: logger)
+                // A projection at checkpoint 0 has no stored state in this store: its states are
+                // written with its checkpoint's move (this transaction's form), and a rebuild
+                // deletes them before it resets the checkpoint.
+                if before > 0 {
+                    try await Self.load(
+                        fold.keys(of: records), of: fold.name, into: states, store: store, connection: connection,
+                        logger: logger)
+                }
                 // The device's fold driver, over states in memory: nothing here waits on I/O.
                 try fold.fold(records, reading: states)
                 try fold.write(to: states)
-                try await Self.write(
-                    states.written, of: projection, firstRecorded: firstRecorded, store: store,
-                    connection: connection, logger: logger)
+                written.append((projection, states.written))
                 if let error = fold.error {
                     logger.error(
                         "projection stopped on a record",
@@ -250,15 +254,33 @@ final class ProjectionCatchUp: Service, Sendable {
                 // Every sequence up to `end` was folded or holds no record (erased, on the device
                 // or here): the checkpoint passes it unless the projection stopped on a record.
                 let reached = fold.error == nil ? max(Int64(fold.checkpoint), end) : Int64(fold.checkpoint)
-                try await connection.query(
-                    """
-                    UPDATE projection_checkpoints SET sequence = \(reached), failure = \(fold.error?.description), updated_at = now()
-                    WHERE app_id = \(appID) AND store_id = \(storeID) AND projection = \(fold.name)
-                    """, logger: logger)
+                checkpoints.append((fold.name, reached, fold.error?.description))
                 progressed = progressed || reached > Int64(before)
             }
+            try await Self.write(
+                written, firstRecorded: Self.firstRecorded(records), store: store, connection: connection,
+                logger: logger)
+            var failures = PostgresColumnArray(element: .text, capacity: checkpoints.count)
+            for checkpoint in checkpoints { try failures.append(checkpoint.failure) }
+            try await connection.query(
+                """
+                UPDATE projection_checkpoints c SET sequence = u.sequence, failure = u.failure, updated_at = now()
+                FROM unnest(\(checkpoints.map(\.name))::text[], \(checkpoints.map(\.sequence))::bigint[], \(failures)::text[])
+                    AS u(projection, sequence, failure)
+                WHERE c.app_id = \(appID) AND c.store_id = \(storeID) AND c.projection = u.projection
+                """, logger: logger)
             return (Int64(records.count), progressed)
         }
+    }
+
+    /// When each session's first record of `records` was recorded: a state written for the first
+    /// time keeps it (`first_recorded_at_us`, the trend's day a session started).
+    private static func firstRecorded(_ records: [TransitionRecord]) -> [String: Int64] {
+        var firstRecorded: [String: Int64] = [:]
+        for record in records where firstRecorded[record.session.rawValue] == nil {
+            firstRecorded[record.session.rawValue] = record.timestamp.microsecondsSince1970
+        }
+        return firstRecorded
     }
 
     /// Loads the stored states of `keys` of `projection` into `states`.
@@ -277,47 +299,53 @@ final class ProjectionCatchUp: Service, Sendable {
         }
     }
 
-    /// Writes changed states (several rows per statement, every value a bound parameter) and
-    /// deletes those the projection set to `nil`. A state's triggers keep the counts of
-    /// ``FlowAggregates`` in step, in this transaction.
+    /// Writes every projection's changed states in one statement and deletes those the
+    /// projections set to `nil` in one more (when there are any). A state's triggers keep the
+    /// counts of ``FlowAggregates`` in step, in this transaction.
     private static func write(
-        _ states: [(key: String, bytes: [UInt8]?)], of projection: any ServerProjecting,
+        _ written: [(projection: any ServerProjecting, states: [(key: String, bytes: [UInt8]?)])],
         firstRecorded: [String: Int64], store: StoreRef, connection: PostgresConnection, logger: Logger
     ) async throws {
-        let name = projection.name
-        let deleted = states.filter { $0.bytes == nil }.map(\.key)
+        let deleted = written.flatMap { projection, states in
+            states.filter { $0.bytes == nil }.map { (projection.name, $0.key) }
+        }
         if !deleted.isEmpty {
             try await connection.query(
                 """
-                DELETE FROM projection_states
-                WHERE app_id = \(store.appID) AND store_id = \(store.storeID) AND projection = \(name) AND key = ANY(\(deleted))
+                DELETE FROM projection_states s
+                USING unnest(\(deleted.map(\.0))::text[], \(deleted.map(\.1))::text[]) AS d(projection, key)
+                WHERE s.app_id = \(store.appID) AND s.store_id = \(store.storeID) AND s.projection = d.projection
+                    AND s.key = d.key
                 """, logger: logger)
         }
-        let rows = try states.compactMap { entry in
-            try entry.bytes.map { (entry.key, $0, try projection.columns(ofStored: $0)) }
+        let rows = try written.flatMap { projection, states in
+            try states.compactMap { entry in
+                try entry.bytes.map { (projection.name, entry.key, $0, try projection.columns(ofStored: $0)) }
+            }
         }
-        try await statesUpsert.run(rows, on: connection, logger: logger) { row, binds in
-            let (key, bytes, extracted) = row
-            binds.append(store.appID)
-            binds.append(store.storeID)
-            binds.append(name)
-            binds.append(key)
-            binds.append(ByteBuffer(bytes: bytes))
-            binds.append(extracted.machine)
-            binds.append(extracted.configuration)
-            binds.append(extracted.updatedAtMicroseconds)
-            binds.append(extracted.depth)
-            binds.append(extracted.reached)
-            binds.append(extracted.records)
-            binds.append(firstRecorded[key])
+        try await statesUpsert.run(rows, on: connection, logger: logger) { entry, row in
+            let (name, key, bytes, extracted) = entry
+            try row.append(store.appID)
+            try row.append(store.storeID)
+            try row.append(name)
+            try row.append(key)
+            try row.append(bytes: bytes)
+            try row.append(extracted.machine)
+            try row.append(textArray: extracted.configuration)
+            try row.append(extracted.updatedAtMicroseconds)
+            try row.append(extracted.depth)
+            try row.append(textArray: extracted.reached)
+            try row.append(extracted.records)
+            try row.append(firstRecorded[key])
         }
     }
 
     private static let statesUpsert = MultiRowInsert(
         table: "projection_states",
         columns: [
-            "app_id", "store_id", "projection", "key", "state", "machine", "configuration", "updated_at_us", "depth",
-            "reached", "records", "first_recorded_at_us",
+            .int8("app_id"), .uuid("store_id"), .text("projection"), .text("key"), .bytea("state"), .text("machine"),
+            .textArray("configuration"), .int8("updated_at_us"), .int4("depth"), .textArray("reached"),
+            .int8("records"), .int8("first_recorded_at_us"),
         ],
         suffix: """
             ON CONFLICT (app_id, store_id, projection, key) DO UPDATE SET state = EXCLUDED.state,
