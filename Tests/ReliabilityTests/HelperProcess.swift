@@ -31,27 +31,27 @@ final class HelperProcess: Sendable {
                 "RewindTestHelper was not found next to the test bundle: build it with `swift build --build-tests`")
     }
 
-    private let process: Process
+    private let process: SpawnedProcess
+    private let arguments: [String]
     /// Every byte the helper wrote to stdout so far, and whether it closed it.
     private let output = LockedBox((bytes: [UInt8](), closed: false))
-    /// The exit status, once it ended.
-    private let status = LockedBox<(reason: Process.TerminationReason, code: Int32)?>(nil)
 
-    /// Starts the helper with `arguments`.
+    /// Starts the helper with `arguments` (a ``SpawnedProcess``: Foundation's `Process.run()`
+    /// crashed here with many descriptors open).
     init(_ arguments: [String]) throws {
-        let process = Process()
-        process.executableURL = try Self.executableURL()
-        process.arguments = arguments
-        let pipe = Pipe()
-        process.standardOutput = pipe
-        let status = status
-        process.terminationHandler = { process in
-            status.withValue { $0 = (process.terminationReason, process.terminationStatus) }
+        var pipeEnds: [Int32] = [-1, -1]
+        guard pipe(&pipeEnds) == 0 else { throw Failure(description: "pipe: \(String(cString: strerror(errno)))") }
+        let null = open("/dev/null", O_RDONLY)
+        defer {
+            close(pipeEnds[1])
+            if null >= 0 { close(null) }
         }
-        try process.run()
-        self.process = process
+        let reading = FileHandle(fileDescriptor: pipeEnds[0], closeOnDealloc: true)
+        process = try SpawnedProcess(
+            try Self.executableURL().path, arguments: arguments, stdin: null, stdout: pipeEnds[1],
+            stderr: FileHandle.standardError.fileDescriptor)
+        self.arguments = arguments
         let output = output
-        let reading = pipe.fileHandleForReading
         Thread.detachNewThread {
             while true {
                 let data = reading.availableData
@@ -63,10 +63,10 @@ final class HelperProcess: Sendable {
     }
 
     /// The process id.
-    var pid: Int32 { process.processIdentifier }
+    var pid: Int32 { process.pid }
 
     /// Whether the helper has ended (its exit status is known).
-    var hasExited: Bool { status.current != nil }
+    var hasExited: Bool { process.exit != nil }
 
     /// Every complete (newline-terminated) line written so far.
     var lines: [String] {
@@ -90,7 +90,7 @@ final class HelperProcess: Sendable {
 
     /// Sends SIGKILL.
     func kill() {
-        sendSignal(SIGKILL, to: process.processIdentifier)
+        process.send(SIGKILL)
     }
 
     /// Waits until the helper ended and its stdout is read to the end; returns how it ended.
@@ -99,15 +99,12 @@ final class HelperProcess: Sendable {
         let clock = ContinuousClock()
         let deadline = clock.now + timeout
         while clock.now < deadline {
-            if let status = status.current, output.current.closed { return status }
+            if let exit = process.exit, output.current.closed {
+                return (exit.signaled ? .uncaughtSignal : .exit, exit.code)
+            }
             try await Task.sleep(for: .milliseconds(2))
         }
         kill()
-        throw Failure(description: "the helper \(process.arguments ?? []) did not end within \(timeout)")
+        throw Failure(description: "the helper \(arguments) did not end within \(timeout)")
     }
-}
-
-/// `kill(2)` (a free function: inside ``HelperProcess`` the name is its own method's).
-private func sendSignal(_ signal: Int32, to pid: Int32) {
-    _ = kill(pid, signal)
 }

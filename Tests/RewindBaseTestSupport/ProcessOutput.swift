@@ -30,7 +30,8 @@ public struct ProcessOutput: Sendable, CustomStringConvertible {
     }
 }
 
-/// Runs `executable` with `arguments` to its end and returns its status and output.
+/// Runs `executable` with `arguments` to its end (a ``SpawnedProcess``) and returns its status
+/// and output.
 ///
 /// Standard output and error go to temporary files (a process writing a lot never blocks on a
 /// full pipe); standard input is `stdin` when given, else empty (`/dev/null`), so the process
@@ -59,35 +60,16 @@ public func runProcess(
     defer { try? output.close() }
     let error = try FileHandle(forWritingTo: errorURL)
     defer { try? error.close() }
-    let input: FileHandle
-    if let stdin {
-        try stdin.write(to: inputURL)
-        input = try FileHandle(forReadingFrom: inputURL)
-    } else {
-        input = FileHandle.nullDevice
-    }
-    defer { if stdin != nil { try? input.close() } }
+    if let stdin { try stdin.write(to: inputURL) }
+    let input = try FileHandle(forReadingFrom: stdin == nil ? URL(fileURLWithPath: "/dev/null") : inputURL)
+    defer { try? input.close() }
 
-    let process = Process()
-    process.executableURL = executable
-    process.arguments = arguments
-    if let environment { process.environment = environment }
-    if let currentDirectory { process.currentDirectoryURL = currentDirectory }
-    process.standardInput = input
-    process.standardOutput = output
-    process.standardError = error
-    let (status, reason): (Int32, Process.TerminationReason) = try await withCheckedThrowingContinuation {
-        continuation in
-        process.terminationHandler = { continuation.resume(returning: ($0.terminationStatus, $0.terminationReason)) }
-        do {
-            try process.run()
-        } catch {
-            process.terminationHandler = nil
-            continuation.resume(throwing: error)
-        }
-    }
+    let child = try SpawnedProcess(
+        executable.path, arguments: arguments, environment: environment, currentDirectory: currentDirectory?.path,
+        stdin: input.fileDescriptor, stdout: output.fileDescriptor, stderr: error.fileDescriptor)
+    let exit = await child.waitForExit()
     return ProcessOutput(
-        status: status, terminatedBySignal: reason == .uncaughtSignal,
+        status: exit.code, terminatedBySignal: exit.signaled,
         stdout: String(decoding: try Data(contentsOf: outputURL), as: UTF8.self),
         stderr: String(decoding: try Data(contentsOf: errorURL), as: UTF8.self))
 }

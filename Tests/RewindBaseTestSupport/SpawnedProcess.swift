@@ -1,0 +1,116 @@
+import Foundation
+
+#if canImport(Glibc)
+    import Glibc
+#elseif canImport(Darwin)
+    import Darwin
+#endif
+
+/// A child process started with `posix_spawn`, for the tests that run programs. Foundation's
+/// `Process.run()` on Linux reads past a buffer when the test process has many descriptors open
+/// (it crashed a CI run in `memmove`); `posix_spawn` copies nothing of the kind.
+///
+/// The child gets the given descriptors as its standard input, output and error, and no other
+/// descriptor of this process (on Linux: `posix_spawn_file_actions_addclosefrom_np`). A thread of
+/// its own waits for it (`waitpid`), never the cooperative pool.
+public final class SpawnedProcess: Sendable {
+    /// How the child ended.
+    public struct Exit: Sendable, Equatable {
+        /// The exit status, or the signal's number when ``signaled``.
+        public var code: Int32
+        /// Whether a signal ended it.
+        public var signaled: Bool
+    }
+
+    /// Why a child could not be started.
+    public struct SpawnError: Error, CustomStringConvertible {
+        public var description: String
+    }
+
+    /// The child's process id.
+    public let pid: pid_t
+    private let state = LockedBox<(exit: Exit?, waiters: [CheckedContinuation<Exit, Never>])>((nil, []))
+
+    /// Starts `executable` with `arguments`, its standard streams on `stdin`, `stdout` and
+    /// `stderr`, in `environment` (`nil`: this process's) and `currentDirectory` (`nil`: this
+    /// process's).
+    public init(
+        _ executable: String, arguments: [String], environment: [String: String]? = nil,
+        currentDirectory: String? = nil, stdin: Int32, stdout: Int32, stderr: Int32
+    ) throws {
+        var actions = posix_spawn_file_actions_t()
+        posix_spawn_file_actions_init(&actions)
+        defer { posix_spawn_file_actions_destroy(&actions) }
+        posix_spawn_file_actions_adddup2(&actions, stdin, 0)
+        posix_spawn_file_actions_adddup2(&actions, stdout, 1)
+        posix_spawn_file_actions_adddup2(&actions, stderr, 2)
+        if let closeFrom = Self.closeFrom { _ = closeFrom(&actions, 3) }
+        if let currentDirectory {
+            guard let changeDirectory = Self.changeDirectory else {
+                throw SpawnError(description: "this C library has no posix_spawn_file_actions_addchdir_np")
+            }
+            _ = changeDirectory(&actions, currentDirectory)
+        }
+        let argv = ([executable] + arguments).map { strdup($0) } + [nil]
+        defer { for argument in argv { free(argument) } }
+        let variables = (environment ?? ProcessInfo.processInfo.environment).map { "\($0.key)=\($0.value)" }
+        let envp = variables.map { strdup($0) } + [nil]
+        defer { for variable in envp { free(variable) } }
+        var spawnedID: pid_t = 0
+        let spawned = posix_spawn(&spawnedID, executable, &actions, nil, argv, envp)
+        guard spawned == 0 else {
+            throw SpawnError(description: "posix_spawn \(executable): \(String(cString: strerror(spawned)))")
+        }
+        let pid = spawnedID
+        self.pid = pid
+        let state = state
+        Thread.detachNewThread {
+            var status: Int32 = 0
+            while waitpid(pid, &status, 0) < 0 && errno == EINTR {}
+            // WIFSIGNALED / WTERMSIG / WEXITSTATUS, which Swift does not import.
+            let signal = status & 0x7f
+            let exit =
+                signal == 0 ? Exit(code: (status >> 8) & 0xff, signaled: false) : Exit(code: signal, signaled: true)
+            let waiters = state.withValue { state in
+                state.exit = exit
+                defer { state.waiters = [] }
+                return state.waiters
+            }
+            for waiter in waiters { waiter.resume(returning: exit) }
+        }
+    }
+
+    /// The C library's `posix_spawn_file_actions_addclosefrom_np` and
+    /// `posix_spawn_file_actions_addchdir_np` (glibc 2.34 and 2.29, macOS 10.15 for the second),
+    /// which Swift does not import: looked up by name.
+    private typealias CloseFrom = @convention(c) (UnsafeMutablePointer<posix_spawn_file_actions_t>, Int32) -> Int32
+    private typealias ChangeDirectory =
+        @convention(c) (UnsafeMutablePointer<posix_spawn_file_actions_t>, UnsafePointer<CChar>) -> Int32
+    private static let closeFrom: CloseFrom? = cFunction("posix_spawn_file_actions_addclosefrom_np")
+    private static let changeDirectory: ChangeDirectory? = cFunction("posix_spawn_file_actions_addchdir_np")
+
+    private static func cFunction<Function>(_ name: String) -> Function? {
+        guard let program = dlopen(nil, RTLD_NOW), let symbol = dlsym(program, name) else { return nil }
+        return unsafeBitCast(symbol, to: Function.self)
+    }
+
+    /// How the child ended, or `nil` while it runs.
+    public var exit: Exit? { state.current.exit }
+
+    /// Waits until the child has ended; returns how.
+    public func waitForExit() async -> Exit {
+        await withCheckedContinuation { continuation in
+            let ended = state.withValue { state -> Exit? in
+                if let exit = state.exit { return exit }
+                state.waiters.append(continuation)
+                return nil
+            }
+            if let ended { continuation.resume(returning: ended) }
+        }
+    }
+
+    /// Sends `signal` to the child.
+    public func send(_ signal: Int32) {
+        _ = kill(pid, signal)
+    }
+}
