@@ -252,7 +252,6 @@ public actor Uploader {
             do {
                 if sendingAhead {
                     let following = try await readBatch(from: end, known: knownDefinitions.union(pending.named))
-                    broadcaster.update { $0.headSequence = following.head }
                     if following.batch.firstSequence == end, !following.batch.records.isEmpty {
                         ahead = SentBatch(following, client: client, ahead: true)
                     }
