@@ -40,6 +40,25 @@ extension JSONValue {
         }
     }
 
+    /// Parses a JSON text as ``init(jsonBytes:)`` does when it is an
+    /// object, handing `member` each member's key and value in the order the text has them (a
+    /// repeated key: each time, the last one last) instead of building the object: for readers of
+    /// a known shape on hot paths (a session archive's record lines), which keep the members they
+    /// know.
+    ///
+    /// - Returns: `false`, having checked the whole text, when it is valid JSON but not an object.
+    /// - Throws: ``JSONParseError`` with the byte offset and the reason.
+    package static func parseMembers(
+        ofObject bytes: some Collection<UInt8>, _ member: (String, JSONValue) -> Void
+    ) throws(JSONParseError) -> Bool {
+        func parse(_ buffer: UnsafeBufferPointer<UInt8>) -> Result<Bool, JSONParseError> {
+            var parser = JSONParser(buffer)
+            return Result { () throws(JSONParseError) -> Bool in try parser.parseDocumentMembers(member) }
+        }
+        if let parsed = bytes.withContiguousStorageIfAvailable(parse) { return try parsed.get() }
+        return try Array(bytes).withUnsafeBufferPointer(parse).get()
+    }
+
     /// The value's canonical JSON text: object keys sorted by their UTF-8 bytes, no whitespace,
     /// numbers in their canonical text (``JSONNumber/text``: integers in plain digits, numbers
     /// held as a `Double` as Swift prints it, without a trailing `.0`). The bytes are those
@@ -250,16 +269,37 @@ struct JSONParser {
         }
     }
 
+    /// The one document of the text when it is an object, its members handed to `member` in
+    /// their order (a repeated key: each time), with nothing but whitespace around it; `false`,
+    /// having parsed the whole document, when it is valid JSON but no object.
+    mutating func parseDocumentMembers(_ member: (String, JSONValue) -> Void) throws(JSONParseError) -> Bool {
+        skipWhitespace()
+        guard index < bytes.count, bytes[index] == UInt8(ascii: "{") else {
+            _ = try parseDocument()
+            return false
+        }
+        try parseMembers(depth: 1, member)
+        skipWhitespace()
+        guard index == bytes.count else { throw JSONParseError(offset: index, reason: .trailingData) }
+        return true
+    }
+
     private mutating func parseObject(depth: Int) throws(JSONParseError) -> JSONValue {
+        var members: [String: JSONValue] = [:]
+        try parseMembers(depth: depth) { key, value in members[key] = value }
+        return .object(members)
+    }
+
+    /// Parses an object (`index` at its `{`) at nesting `depth`, handing each member to `member`.
+    private mutating func parseMembers(depth: Int, _ member: (String, JSONValue) -> Void) throws(JSONParseError) {
         guard depth <= JSONValue.maximumParseDepth else {
             throw JSONParseError(offset: index, reason: .tooDeep(limit: JSONValue.maximumParseDepth))
         }
         index += 1  // {
-        var members: [String: JSONValue] = [:]
         skipWhitespace()
         if index < bytes.count, bytes[index] == UInt8(ascii: "}") {
             index += 1
-            return .object(members)
+            return
         }
         while true {
             skipWhitespace()
@@ -268,7 +308,7 @@ struct JSONParser {
             skipWhitespace()
             guard index < bytes.count, bytes[index] == UInt8(ascii: ":") else { throw unexpected() }
             index += 1
-            members[key] = try parseValue(depth: depth)
+            member(key, try parseValue(depth: depth))
             skipWhitespace()
             guard index < bytes.count else { throw unexpected() }
             switch bytes[index] {
@@ -276,7 +316,7 @@ struct JSONParser {
                 index += 1
             case UInt8(ascii: "}"):
                 index += 1
-                return .object(members)
+                return
             default:
                 throw unexpected()
             }

@@ -56,6 +56,28 @@ struct JSONValueUTF8Tests {
         }
     }
 
+    /// `parseMembers(ofObject:_:)`: an object's members in the text's order, a repeated key each
+    /// time; any other JSON text checked whole and answered `false`; malformed text refused with
+    /// the same error as the parser's.
+    @Test func anObjectsMembersComeInTheirOrder() throws {
+        var seen: [(key: String, value: JSONValue)] = []
+        let object = Array(#" {"b":1,"a":[true,{"c":null}],"b":"x"} "#.utf8)
+        #expect(try JSONValue.parseMembers(ofObject: object) { seen.append(($0, $1)) })
+        #expect(seen.map(\.key) == ["b", "a", "b"])
+        #expect(seen.map(\.value) == [1, [true, ["c": nil]], "x"])
+        seen = []
+        #expect(try JSONValue.parseMembers(ofObject: Array("{}".utf8)) { seen.append(($0, $1)) })
+        #expect(seen.isEmpty)
+        #expect(try !JSONValue.parseMembers(ofObject: Array(" [1] ".utf8)) { seen.append(($0, $1)) })
+        #expect(seen.isEmpty)
+        for text in [#"{"a":1,}"#, #"{"a":1} x"#, "[1,]", "{", #"{"a":[1}"#, "", "\"a\u{1}\""] {
+            let expected = try #require(parseError(text), "\(text)")
+            #expect(
+                throws: expected, "\(text)",
+                performing: { try JSONValue.parseMembers(ofObject: Array(text.utf8)) { _, _ in } })
+        }
+    }
+
     @Test func malformedTextsFailWithTheOffsetAndReason() {
         let cases: [(String, JSONParseError)] = [
             ("", JSONParseError(offset: 0, reason: .unexpectedEnd)),

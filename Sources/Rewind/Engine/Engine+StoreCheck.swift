@@ -200,7 +200,7 @@ extension Engine {
 private struct DefinitionStates {
     let registered: [String: Machine]
     /// By machine name and content version; `nil` when neither stored nor registered.
-    var definitions: [String: [String: MachineDefinition?]] = [:]
+    var definitions: [String: [String: DefinedStates?]] = [:]
 
     init(registered: [String: Machine]) {
         self.registered = registered
@@ -210,17 +210,18 @@ private struct DefinitionStates {
     mutating func problem(with record: TransitionRecord, in transaction: StoreReadTransaction) throws -> StoreProblem? {
         let name = record.machine
         let version = record.definition
-        let definition: MachineDefinition?
+        let states: DefinedStates?
         if let known = definitions[name]?[version] {
-            definition = known
+            states = known
         } else {
             // A stored definition that does not decode is reported by the replay of the snapshots.
-            definition =
+            let definition =
                 (try? transaction.storedDefinition(name: name, version: version)) ?? nil
                 ?? registered[version].flatMap { $0.definition.name == name ? $0.definition : nil }
-            definitions[name, default: [:]][version] = .some(definition)
+            states = definition.map(DefinedStates.init)
+            definitions[name, default: [:]][version] = .some(states)
         }
-        guard let definition, let unknown = definition.unknownStates(in: record.target).first else { return nil }
+        guard let states, let unknown = states.unknownStates(in: record.target).first else { return nil }
         return StoreProblem(
             location: "log sequence \(record.sequence)",
             reason:

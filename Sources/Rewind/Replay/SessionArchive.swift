@@ -42,8 +42,9 @@ public enum SessionArchive {
 
     // MARK: Line bodies
 
-    struct Header: Codable {
-        struct Definition: Codable {
+    /// The header line's body; read by `init(jsonBody:)`.
+    struct Header: Encodable {
+        struct Definition: Encodable {
             var version: String
             /// The definition's JSON interchange document, its numbers exact (``JSONNumber``).
             var document: JSONValue
@@ -51,7 +52,7 @@ public enum SessionArchive {
 
         /// A trimmed session's base (format version 3): its records begin at `version`, whose
         /// state is `state` (a ``SessionSnapshot`` as JSON).
-        struct Base: Codable {
+        struct Base: Encodable {
             var version: UInt64
             var state: JSONValue
         }
@@ -111,7 +112,8 @@ public enum SessionArchive {
         }
     }
 
-    struct Trailer: Codable {
+    /// The last line's body; read by `init(jsonBody:)`.
+    struct Trailer: Encodable {
         var end: String
         var records: UInt64
         var checksum: String
@@ -154,9 +156,21 @@ public enum SessionArchive {
             throw SessionArchiveError.malformedLine(
                 line: number, reason: #"it is not a {"crc32c":"…","body":…} envelope"#)
         }
-        let digits = String(decoding: line.dropFirst(envelopeStart.count).prefix(8), as: UTF8.self)
-        guard let stored = UInt32(digits, radix: 16) else {
-            throw SessionArchiveError.malformedLine(line: number, reason: "its checksum '\(digits)' is not hexadecimal")
+        let digits = line.dropFirst(envelopeStart.count).prefix(8)
+        var stored: UInt32 = 0
+        for digit in digits {
+            // Digits and letters of either case, as `UInt32(_:radix: 16)` reads them.
+            let value: UInt8
+            switch digit {
+            case UInt8(ascii: "0")...UInt8(ascii: "9"): value = digit - UInt8(ascii: "0")
+            case UInt8(ascii: "a")...UInt8(ascii: "f"): value = digit - UInt8(ascii: "a") + 10
+            case UInt8(ascii: "A")...UInt8(ascii: "F"): value = digit - UInt8(ascii: "A") + 10
+            default:
+                throw SessionArchiveError.malformedLine(
+                    line: number,
+                    reason: "its checksum '\(String(decoding: digits, as: UTF8.self))' is not hexadecimal")
+            }
+            stored = stored << 4 | UInt32(value)
         }
         let body = line.dropFirst(bodyOffset).dropLast()
         let computed = body.withUnsafeBytes { CRC32C.checksum($0) }

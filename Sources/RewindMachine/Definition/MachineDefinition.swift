@@ -307,13 +307,28 @@ public enum NavigationDeclaration: Hashable, Sendable {
 extension MachineDefinition {
     /// The ids of `configuration` that name no state of this definition, in their order: what a
     /// record of a session that ran under it can never hold (a damaged or forged record).
+    ///
+    /// It gathers the definition's state ids on every call: to check many configurations, gather
+    /// them once with ``DefinedStates``.
     public func unknownStates(in configuration: [String]) -> [String] {
-        var ids = Set<String>()
-        var pending = states[...]
-        while let state = pending.popFirst() {
-            ids.insert(state.id)
-            pending.append(contentsOf: state.children)
-        }
-        return configuration.filter { !ids.contains($0) }
+        DefinedStates(self).unknownStates(in: configuration)
+    }
+}
+
+/// The state ids of one ``MachineDefinition``, gathered once, to check many configurations
+/// against it (an archive's records, a store's log) at a set lookup per state.
+public struct DefinedStates: Sendable {
+    /// Every state id of the definition.
+    public let ids: Set<String>
+
+    /// The state ids of `definition`.
+    public init(_ definition: MachineDefinition) {
+        ids = Set(definition.stateIDs)
+    }
+
+    /// The ids of `configuration` that name no state of the definition, in their order: what a
+    /// record of a session that ran under it can never hold (a damaged or forged record).
+    public func unknownStates(in configuration: [String]) -> [String] {
+        configuration.filter { !ids.contains($0) }
     }
 }

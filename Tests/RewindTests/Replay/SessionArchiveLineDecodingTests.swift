@@ -6,11 +6,12 @@ import Testing
 
 @testable import Rewind
 
-/// A record line's body read back (`SessionArchive.Record(jsonBody:formatVersion:)`): every
-/// record the writer writes reads back as itself, and a body that is not a record is refused with
-/// a `JSONShapeError` naming the member at fault (or the `JSONParseError` of a body that is no
+/// An archive's line bodies read back (`SessionArchive.Record(jsonBody:formatVersion:)`, the
+/// header's and the trailer's `init(jsonBody:)`): every record the writer writes reads back as
+/// itself, and a body that is not a record (a header, a trailer) is refused with a
+/// `JSONShapeError` naming the member at fault (or the `JSONParseError` of a body that is no
 /// JSON).
-@Suite struct SessionArchiveRecordDecodingTests {
+@Suite struct SessionArchiveLineDecodingTests {
     @Test func everyWrittenRecordReadsBackAsItself() throws {
         var random = SeededRandom(seed: 0x0DEC_0DE5)
         for index in 0..<3_000 {
@@ -91,6 +92,23 @@ import Testing
         #expect(Self.refusal(members) as? JSONShapeError == JSONShapeError(path: path, expected: expected))
     }
 
+    /// JSON leaves the members' order free: a body in another order than the writer's reads the
+    /// same, members the reader does not know are skipped, and of a repeated member the last wins.
+    @Test func membersReadInAnyOrderUnknownOnesSkippedTheLastOfARepeatedOneWins() throws {
+        let reversed =
+            "{"
+            + Self.valid.sorted { $0.key > $1.key }.map { #""\#($0.key)":\#($0.value)"# }
+            .joined(separator: ",") + #","future":{"nested":[1,{"a":null}]},"version":4}"#
+        let record = try SessionArchive.Record(
+            jsonBody: Array(reversed.utf8), formatVersion: SessionArchive.formatVersion)
+        #expect(record.version == 4 && record.sequence == 7 && record.timestamp == -5)
+        #expect(record.machine == "m" && record.event == "e" && record.source == ["a"] && record.target == ["b"])
+        #expect(record.navigation == [.pop, .push("x")])
+        // A member the reader skips must still be JSON.
+        let broken = String(reversed.dropLast()) + #","future":[1,}"#
+        #expect(Self.refusalOf(broken) is JSONParseError)
+    }
+
     @Test func anInvalidNavigationOperationIsNamedWithItsIndex() {
         for operation in [#""jump""#, #"{"jump":"x"}"#, #"{"push":"x","pop":"y"}"#, "1"] {
             var members = Self.valid
@@ -168,5 +186,66 @@ import Testing
             reason == "its body does not decode: expected a non-negative integer in the range of UInt64 at version")
         #expect(cause?.error is JSONShapeError)
         #expect(try engine.store.sessionInfo(for: "copy") == nil)
+    }
+
+    /// A header that names everything an import needs.
+    private static let header: [String: String] = [
+        "format": #""rewind.session""#, "formatVersion": "2", "session": #""s""#, "machine": #""m""#,
+        "records": "2", "definitions": #"[{"version":"v1","document":{"name":"m"}}]"#,
+    ]
+
+    private static func headerRefusal(_ members: [String: String]) -> (any Error)? {
+        do {
+            _ = try SessionArchive.Header(jsonBody: body(members))
+            return nil
+        } catch {
+            return error
+        }
+    }
+
+    @Test func aHeaderReadsItsMembersAndItsOptionalBase() throws {
+        let header = try SessionArchive.Header(jsonBody: Self.body(Self.header))
+        #expect(header.format == "rewind.session" && header.formatVersion == 2 && header.session == "s")
+        #expect(header.machine == "m" && header.records == 2 && header.base == nil)
+        #expect(header.definitions.map(\.version) == ["v1"])
+        #expect(header.definitions.first?.document == .object(["name": .string("m")]))
+        var members = Self.header
+        members["base"] = "null"
+        #expect(try SessionArchive.Header(jsonBody: Self.body(members)).base == nil)
+        members["base"] = #"{"state":{"version":5},"version":5}"#
+        let base = try #require(try SessionArchive.Header(jsonBody: Self.body(members)).base)
+        #expect(base.version == 5 && base.state == .object(["version": 5]))
+    }
+
+    @Test(arguments: ["format", "formatVersion", "session", "machine", "records", "definitions"])
+    func aHeaderMissingAMemberIsNamed(_ member: String) {
+        var members = Self.header
+        members[member] = nil
+        #expect(
+            Self.headerRefusal(members) as? JSONShapeError == JSONShapeError(path: [], expected: "a member '\(member)'")
+        )
+    }
+
+    @Test(arguments: [
+        ("formatVersion", #""2""#, ["formatVersion"], "an integer in the range of Int64"),
+        ("records", "-2", ["records"], "a non-negative integer in the range of UInt64"),
+        ("definitions", "{}", ["definitions"], "an array"),
+        ("definitions", #"[{"version":"v1"}]"#, ["definitions", "0"], "a member 'document'"),
+        ("definitions", #"[{"version":1,"document":{}}]"#, ["definitions", "0", "version"], "a string"),
+        ("base", #"{"version":5}"#, ["base"], "a member 'state'"),
+        ("base", "[]", ["base"], "an object"),
+    ])
+    func aHeaderMemberOfTheWrongTypeIsNamed(_ member: String, _ value: String, _ path: [String], _ expected: String) {
+        var members = Self.header
+        members[member] = value
+        #expect(Self.headerRefusal(members) as? JSONShapeError == JSONShapeError(path: path, expected: expected))
+    }
+
+    @Test func aTrailerReadsAndOneMissingAMemberIsNamed() throws {
+        let trailer = try SessionArchive.Trailer(jsonBody: Array(#"{"checksum":"0a","end":"e","records":3}"#.utf8))
+        #expect(trailer.checksum == "0a" && trailer.end == "e" && trailer.records == 3)
+        #expect(
+            throws: JSONShapeError(path: [], expected: "a member 'checksum'"),
+            performing: { try SessionArchive.Trailer(jsonBody: Array(#"{"end":"e","records":3}"#.utf8)) })
     }
 }
