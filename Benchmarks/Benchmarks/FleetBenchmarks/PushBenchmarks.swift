@@ -13,6 +13,8 @@ import RewindServer
 struct PushFixture: Sendable {
     let server: FleetServer
     let upload: FleetUpload
+    /// The push's store as pre-encoded batches of the push's size, for the row's floor.
+    let oneStore: FleetUpload
     let client: RunningClient
     /// The store `rewind push` uploads (copied before each push: the push keeps its checkpoint).
     let store: ScratchDirectory
@@ -23,7 +25,7 @@ struct PushFixture: Sendable {
 }
 
 /// Item 8, `rewind push` (issue 34): one device's store uploaded by the CLI's uploader, in a
-/// process of its own (RewindSync's `Uploader`, 500-record batches, the default), against the
+/// process of its own (RewindSync's `Uploader`, 5,000-record batches, the CLI's default), against the
 /// 64 devices' ingestion of row 8 on the same server, interleaved: each iteration runs both (the
 /// push first on even iterations). The push's store goes to a new app each time (stores are keyed
 /// by app), copied from the same written store. Its CPU is the child's (`wait4`); the server's
@@ -31,6 +33,12 @@ struct PushFixture: Sendable {
 /// ingestion and the projections' catch-up of the pushed records as far as it got meanwhile.
 /// After each step the projections catch up (untimed), so no step pays for the other's folds.
 /// `REWIND_BENCH_PUSH_BATCH` sets `--batch-records`.
+///
+/// The floor, a third step interleaved with the two: the same store's records, in batches of the
+/// push's size encoded before timing, posted in turn by a client thread in this process (one
+/// batch in flight, as the push has; no reading, encoding or process of its own): what the server
+/// takes from one store. The server stores a store's batches one at a time, so a push cannot beat
+/// it by much; "one store ÷ ingestion" is that bound against the 64 devices' ingestion.
 func registerPushBenchmarks(cluster: DatabaseURL) {
     let pushRate = BenchmarkMetric.custom("push records/s", polarity: .prefersLarger, useScalingFactor: false)
     let ingestionRate = BenchmarkMetric.custom(
@@ -42,29 +50,47 @@ func registerPushBenchmarks(cluster: DatabaseURL) {
         "server CPU per pushed record (ns)", polarity: .prefersSmaller, useScalingFactor: false)
     let cpuRatio = BenchmarkMetric.custom(
         "push CPU ÷ server CPU (%)", polarity: .prefersSmaller, useScalingFactor: false)
+    let oneStoreRate = BenchmarkMetric.custom(
+        "one store in turn records/s", polarity: .prefersLarger, useScalingFactor: false)
+    let pushOverOneStore = BenchmarkMetric.custom(
+        "push ÷ one store in turn (%)", polarity: .prefersLarger, useScalingFactor: false)
+    let oneStoreOverIngestion = BenchmarkMetric.custom(
+        "one store ÷ ingestion (%)", polarity: .prefersLarger, useScalingFactor: false)
     let box = FixtureBox<PushFixture>()
     let database = FixtureBox<FleetDatabase>()
 
     Benchmark(
         "8 fleet push: one store by `rewind push` (its own process) against 64 devices' ingestion on the same server",
         configuration: .init(
-            metrics: [pushRate, ingestionRate, ratio, clientCPU, serverCPU, cpuRatio], warmupIterations: 1,
+            metrics: [
+                pushRate, ingestionRate, ratio, clientCPU, serverCPU, cpuRatio, oneStoreRate, pushOverOneStore,
+                oneStoreOverIngestion,
+            ], warmupIterations: 1,
             maxDuration: .seconds(150), maxIterations: 4),
         closure: { benchmark in
             guard let fixture = box.value else { return benchmark.error("no fixture") }
             do {
                 var push: PushRun?
                 var ingestionSeconds = 0.0
-                for pushing in benchmark.currentIteration % 2 == 0 ? [true, false] : [false, true] {
-                    if pushing {
+                var oneStoreSeconds = 0.0
+                // The three steps in turn, each iteration starting one step further.
+                let steps = [PushStep.push, .ingestion, .oneStore]
+                let first = benchmark.currentIteration % steps.count
+                for step in steps[first...] + steps[..<first] {
+                    switch step {
+                    case .push:
                         push = try await fixture.push(iteration: benchmark.currentIteration)
-                    } else {
+                    case .ingestion:
                         let storeIDs = (0..<FleetShape.devices).map { _ in UUID() }
                         ingestionSeconds = try await fixture.upload.run(server: fixture.server, storeIDs: storeIDs)
                             .seconds
-                        // The projections' catch-up of those records, before anything else is timed.
-                        try await fixture.waitUntilCaughtUp(readKey: fixture.server.app.readKey.token)
+                    case .oneStore:
+                        oneStoreSeconds = try await fixture.oneStore.run(server: fixture.server, storeIDs: [UUID()])
+                            .seconds
                     }
+                    // The projections' catch-up of those records, before anything else is timed
+                    // (the push waits for its own app's).
+                    if step != .push { try await fixture.waitUntilCaughtUp(readKey: fixture.server.app.readKey.token) }
                 }
                 guard let push else { return benchmark.error("no push ran") }
                 let pushed = Double(fixture.storeRecords) / push.seconds
@@ -75,12 +101,17 @@ func registerPushBenchmarks(cluster: DatabaseURL) {
                 benchmark.measurement(clientCPU, Int(push.clientCPU * 1e9 / Double(fixture.storeRecords)))
                 benchmark.measurement(serverCPU, Int(push.serverCPU * 1e9 / Double(fixture.storeRecords)))
                 benchmark.measurement(cpuRatio, Int((100 * push.clientCPU / push.serverCPU).rounded()))
+                let oneStore = Double(fixture.oneStore.recordCount) / oneStoreSeconds
+                benchmark.measurement(oneStoreRate, Int(oneStore))
+                benchmark.measurement(pushOverOneStore, Int((100 * pushed / oneStore).rounded()))
+                benchmark.measurement(oneStoreOverIngestion, Int((100 * oneStore / ingested).rounded()))
                 report(
                     "iteration \(benchmark.currentIteration): "
                         + String(
                             format:
-                                "push %.0f records/s (%.2f s; CPU: push %.3f s, server %.3f s), 64-device ingestion %.0f records/s, push ÷ ingestion %.2f×",
-                            pushed, push.seconds, push.clientCPU, push.serverCPU, ingested, pushed / ingested))
+                                "push %.0f records/s (%.2f s; CPU: push %.3f s, server %.3f s), 64-device ingestion %.0f records/s, push ÷ ingestion %.2f×, one store in turn %.0f records/s (push ÷ it %.2f×, it ÷ ingestion %.2f×)",
+                            pushed, push.seconds, push.clientCPU, push.serverCPU, ingested, pushed / ingested,
+                            oneStore, pushed / oneStore, oneStore / ingested))
             } catch {
                 benchmark.error("\(error)")
             }
@@ -96,9 +127,12 @@ func registerPushBenchmarks(cluster: DatabaseURL) {
             database.value = made
             let server = try await FleetServer.start(database: made)
             let client = RunningClient(made.url, connections: 2)
+            // The push's batch size: `--batch-records`, else the CLI's default (`Push.defaultBatchRecords`).
+            let oneStore = FleetUpload(devices: [device], batchSize: PushFixture.batchRecords ?? 5_000)
             box.value = PushFixture(
-                server: server, upload: FleetUpload(devices: devices, batchSize: FleetShape.batchSize), client: client,
-                store: store, storeRecords: device.records.count, cli: cli)
+                server: server, upload: FleetUpload(devices: devices, batchSize: FleetShape.batchSize),
+                oneStore: oneStore, client: client, store: store, storeRecords: device.records.count, cli: cli)
+            report("one store in turn: \(oneStore.recordCount) records in batches of \(oneStore.batchSize)")
             let settings = try await made.verifyDurable().map { "\($0.name)=\($0.value)" }.joined(separator: " ")
             report("PostgreSQL settings read back: \(settings)")
             report("push: \(cli), a store of \(device.records.count) records; the fleet: \(devices.count) devices")
@@ -112,6 +146,11 @@ func registerPushBenchmarks(cluster: DatabaseURL) {
             box.value = nil
             try await database.value?.drop()
         })
+}
+
+/// A timed step of the push row.
+private enum PushStep {
+    case push, ingestion, oneStore
 }
 
 /// One push: its wall-clock seconds, and the CPU seconds of the `rewind push` process and of the
@@ -176,7 +215,7 @@ extension PushFixture {
         return PushRun(seconds: seconds, clientCPU: child.cpuSeconds, serverCPU: serverCPU)
     }
 
-    /// `rewind push --batch-records` (`REWIND_BENCH_PUSH_BATCH`; the CLI's default, 500, otherwise).
+    /// `rewind push --batch-records` (`REWIND_BENCH_PUSH_BATCH`; the CLI's default, 5,000, otherwise).
     static let batchRecords = ProcessInfo.processInfo.environment["REWIND_BENCH_PUSH_BATCH"].flatMap(Int.init)
 
     /// Waits until the server's projections have folded every record of the app whose read key is
