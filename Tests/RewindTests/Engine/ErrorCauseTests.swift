@@ -53,7 +53,7 @@ struct ErrorCauseTests {
         #expect(reason.contains(lmdb.message))
     }
 
-    @Test func anArchiveLineThatDoesNotDecodeCarriesTheDecodersError() throws {
+    @Test func anArchiveLineThatDoesNotDecodeCarriesTheReadersError() throws {
         // A well-formed envelope with a correct checksum around a body that is no header.
         let body = Array(#"{"format":"rewind.session","records":"many"}"#.utf8)
         let crc = body.withUnsafeBytes { CRC32C.checksum($0) }
@@ -65,7 +65,8 @@ struct ErrorCauseTests {
             return
         }
         #expect(number == 1)
-        let decoding = try #require(cause?.error as? DecodingError)
-        #expect(reason.contains("its body does not decode: \(decoding)"))
+        let shape = try #require(cause?.error as? JSONShapeError)
+        #expect(shape == JSONShapeError(path: [], expected: "a member 'formatVersion'"))
+        #expect(reason.contains("its body does not decode: \(shape)"))
     }
 }
