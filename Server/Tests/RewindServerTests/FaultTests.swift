@@ -42,9 +42,9 @@ import Testing
         // SIGKILL: its end is bounded by the kernel, not by a graceful shutdown (nothing is checked after).
         defer { server.kill9() }
         proxy.upstreamPort = server.port
-        try await uploader.waitUntilUploaded(through: head)
+        try await uploader.waitUntilUploaded(through: head, deadline: .seconds(180))
         try await database.expectHoldsPrefix(of: device, count: Int(head))
-        await uploader.stop()
+        try await withDeadline(.seconds(60), { "end of the uploader's stop" }) { await uploader.stop() }
     }
 
     /// PostgreSQL stopped at once (`-m immediate`: every transaction aborted, every connection
@@ -63,12 +63,12 @@ import Testing
         // PostgreSQL goes down at once (every transaction aborted) while batches keep coming,
         // and while the device keeps writing.
         let writing = Task { try await device.writeSessions(100, prefix: "during") }
-        try await cluster.restart()
-        try await writing.value
+        try await withDeadline(.seconds(120), { "end of PostgreSQL's restart" }) { try await cluster.restart() }
+        try await withDeadline(.seconds(120), { "end of the device's writes" }) { try await writing.value }
         let head = try device.head
         try await uploader.waitUntilUploaded(through: head, deadline: .seconds(180))
         try await database.expectHoldsPrefix(of: device, count: Int(head))
-        await uploader.stop()
+        try await withDeadline(.seconds(60), { "end of the uploader's stop" }) { await uploader.stop() }
         try await withDeadline(.seconds(60), { "graceful shutdown of the server" }) { try await server.stop() }
         await cluster.remove()
     }
