@@ -3,8 +3,9 @@ import PostgresNIO
 import Rewind
 @_spi(Internals) import RewindStore
 import RewindSync
-import Synchronization
 import Testing
+
+@testable import RewindServer
 
 /// Checks of a server's copy of a device store, and waits on an uploader's progress.
 extension TestDatabase {
@@ -138,68 +139,13 @@ struct DeadlineExceeded: Error, CustomStringConvertible {
 /// `body`'s result, or ``DeadlineExceeded`` naming `what` was awaited once `deadline` has passed:
 /// a test's wait for an event that never comes fails with a message.
 ///
-/// At the deadline `body` is cancelled and left to end on its own: the failure is thrown at once,
-/// also when `body` is stuck somewhere cancellation does not reach (a task group would wait for it,
-/// and a hang would last until the suite's time limit, naming no step). Cancelling the caller
-/// cancels `body` and throws `CancellationError`.
+/// At the deadline nothing waits for `body` any more (RewindServer's `withTimeLimit`): the failure
+/// is thrown at once, also when `body` is stuck somewhere cancellation does not reach (a task group
+/// would wait for it, and a hang would last until the suite's time limit, naming no step).
 func withDeadline<R: Sendable>(
     _ deadline: Duration, _ what: @escaping @Sendable () -> String, _ body: @escaping @Sendable () async throws -> R
 ) async throws -> R {
-    let outcome = FirstOutcome<R>()
-    let work = Task {
-        do {
-            outcome.offer(.success(try await body()))
-        } catch {
-            outcome.offer(.failure(error))
-        }
-    }
-    let timer = Task {
-        guard (try? await Task.sleep(for: deadline)) != nil else { return }
-        outcome.offer(.failure(DeadlineExceeded(description: "no \(what()) within \(deadline)")))
-    }
-    defer {
-        timer.cancel()
-        work.cancel()
-    }
-    let result = await withTaskCancellationHandler {
-        await outcome.value()
-    } onCancel: {
-        outcome.offer(.failure(CancellationError()))
-    }
-    return try result.get()
-}
-
-/// The first of the results offered, for whoever waits for it (once).
-private final class FirstOutcome<R: Sendable>: Sendable {
-    private struct State {
-        var result: Result<R, any Error>?
-        var waiting: CheckedContinuation<Result<R, any Error>, Never>?
-    }
-
-    private let state = Mutex(State())
-
-    /// Keeps `result` unless one came before, and hands it to the waiter.
-    func offer(_ result: Result<R, any Error>) {
-        let waiting = state.withLock { state -> CheckedContinuation<Result<R, any Error>, Never>? in
-            if state.result != nil { return nil }
-            state.result = result
-            defer { state.waiting = nil }
-            return state.waiting
-        }
-        waiting?.resume(returning: result)
-    }
-
-    /// The first result, once there is one.
-    func value() async -> Result<R, any Error> {
-        await withCheckedContinuation { continuation in
-            let now = state.withLock { state -> Result<R, any Error>? in
-                if let result = state.result { return result }
-                state.waiting = continuation
-                return nil
-            }
-            if let now { continuation.resume(returning: now) }
-        }
-    }
+    try await withTimeLimit(deadline, DeadlineExceeded(description: "no \(what()) within \(deadline)"), body)
 }
 
 extension Device {
