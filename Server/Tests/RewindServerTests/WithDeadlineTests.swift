@@ -3,8 +3,9 @@ import Synchronization
 import Testing
 
 /// The tests' `withDeadline`: its failure comes at the deadline also when the awaited work does
-/// not answer cancellation (the hang it guards against: a graceful shutdown that never ends).
-@Suite struct WithDeadlineTests {
+/// not answer cancellation (the hang it guards against: a graceful shutdown that never ends). A
+/// `withDeadline` that waited for its body would keep the first test past its time limit.
+@Suite(.timeLimit(.minutes(1))) struct WithDeadlineTests {
     @Test func theDeadlineFailsWithoutWaitingForWorkThatIgnoresCancellation() async throws {
         let release = DispatchSemaphore(value: 0)
         let ended = Mutex(false)
