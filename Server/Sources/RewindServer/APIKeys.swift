@@ -155,7 +155,7 @@ public struct KeyRegistry: Sendable {
     /// The id of the app named `name`.
     /// - Throws: ``UnknownAppError``; PostgreSQL's errors.
     public func appID(named name: String) async throws -> Int64 {
-        for try await id in try await client.query("SELECT id FROM apps WHERE name = \(name)", logger: logger).decode(
+        for id in try await client.rows("SELECT id FROM apps WHERE name = \(name)", logger: logger).decode(
             Int64.self)
         {
             return id
@@ -168,7 +168,7 @@ public struct KeyRegistry: Sendable {
     /// - Throws: PostgreSQL's errors.
     public func setRetention(_ retention: Duration?, ofApp appID: Int64) async throws {
         let seconds = retention.map { max($0.components.seconds, 1) }
-        try await client.query("UPDATE apps SET retention_seconds = \(seconds) WHERE id = \(appID)", logger: logger)
+        try await client.rows("UPDATE apps SET retention_seconds = \(seconds) WHERE id = \(appID)", logger: logger)
     }
 
     /// Creates the app `name` with one ingestion key and one read key, in one transaction.
@@ -194,7 +194,7 @@ public struct KeyRegistry: Sendable {
     public func addKey(kind: KeyKind, toApp appID: Int64) async throws -> APIKey {
         let key = APIKey.generate(kind: kind)
         let logger = self.logger
-        try await client.withConnection { connection in
+        try await client.withLiveConnection { connection in
             try await Self.insert(key, appID: appID, on: connection, logger: logger)
         }
         return key
@@ -215,11 +215,11 @@ public struct KeyRegistry: Sendable {
     /// its secret does not match (compared in constant time).
     public func authenticate(token: String) async throws -> Caller? {
         guard let key = APIKey(token: token) else { return nil }
-        let rows = try await client.query(
+        let rows = try await client.rows(
             """
             SELECT app_id, kind, secret_sha256 FROM api_keys WHERE key_id = \(key.keyID) AND revoked_at IS NULL
             """, logger: logger)
-        for try await (appID, kind, stored) in rows.decode((Int64, String, ByteBuffer).self) {
+        for (appID, kind, stored) in try rows.decode((Int64, String, ByteBuffer).self) {
             // The token's kind is a label; the stored kind is what counts.
             guard let kind = KeyKind(rawValue: kind),
                 constantTimeEqual(Array(buffer: stored), key.secretHash)

@@ -280,7 +280,7 @@ enum Erasure {
     static func gone(
         _ session: String, appID: Int64, storeID: UUID, client: PostgresClient, logger: Logger
     ) async throws -> APIError? {
-        for try await (erasedAt, firstVersion) in try await client.query(
+        for (erasedAt, firstVersion) in try await client.rows(
             """
             SELECT t.erased_at, NULL::bigint FROM tombstones t
             WHERE t.app_id = \(appID) AND t.session_hash = rewind_session_hash(\(appID), \(session))

@@ -37,7 +37,7 @@ extension FleetQueries {
     /// `machine` only when given.
     func overview(appID: Int64, tally: FlowTally, machine: String?) async throws -> FleetOverview {
         var overview = FleetOverview(devices: 0, sessions: 0, records: 0, lastUpload: nil, projectionLag: 0)
-        for try await (devices, lastUpload) in try await client.query(
+        for (devices, lastUpload) in try await client.rows(
             """
             SELECT count(*)::bigint, max(updated_at) FROM stores WHERE app_id = \(appID) AND next_sequence > 1
             """, logger: logger
@@ -56,7 +56,7 @@ extension FleetQueries {
     /// The definition of `machine` received last (the app's newest build), `nil` when none was
     /// received or the stored one does not decode (the page then orders states by count).
     func latestDefinition(appID: Int64, machine: String) async throws -> MachineDefinition? {
-        for try await document in try await client.query(
+        for document in try await client.rows(
             """
             SELECT document FROM definitions WHERE app_id = \(appID) AND machine = \(machine)
             ORDER BY received_at DESC, content_version LIMIT 1

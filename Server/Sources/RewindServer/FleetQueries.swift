@@ -40,7 +40,7 @@ struct FleetQueries: Sendable {
         let flows = ServerProjections.screenFlows.projection.name
         let afterStore = filter.after?.storeID
         let afterSession = filter.after?.sessionID
-        let rows = try await client.query(
+        let rows = try await client.rows(
             """
             SELECT s.store_id, s.session_id, s.machine, s.definition, s.head_version, s.head_sequence, s.record_count,
                 s.first_recorded_at_us, s.last_recorded_at_us, s.last_event, f.configuration
@@ -60,7 +60,7 @@ struct FleetQueries: Sendable {
             LIMIT \(filter.limit + 1)
             """, logger: logger)
         var list: [SessionSummary] = []
-        for try await row in rows {
+        for row in rows {
             let (
                 storeID, sessionID, machine, definition, headVersion, headSequence, recordCount, first, last, event,
                 configuration
@@ -81,7 +81,7 @@ struct FleetQueries: Sendable {
 
     /// Whether the app has a session of `machine`.
     func hasMachine(appID: Int64, _ machine: String) async throws -> Bool {
-        for try await _ in try await client.query(
+        for _ in try await client.rows(
             """
             SELECT 1 FROM sessions WHERE app_id = \(appID) AND machine = \(machine) LIMIT 1
             """, logger: logger)
@@ -98,7 +98,7 @@ struct FleetQueries: Sendable {
         .SessionNavigation?
     {
         let navigation = ServerProjections.navigation
-        for try await state in try await client.query(
+        for state in try await client.rows(
             """
             SELECT state FROM projection_states
             WHERE app_id = \(appID) AND store_id = \(storeID) AND projection = \(navigation.projection.name)
@@ -112,7 +112,7 @@ struct FleetQueries: Sendable {
 
     /// Whether the app holds the session.
     func hasSession(appID: Int64, storeID: UUID, sessionID: String) async throws -> Bool {
-        for try await _ in try await client.query(
+        for _ in try await client.rows(
             """
             SELECT 1 FROM sessions WHERE app_id = \(appID) AND store_id = \(storeID) AND session_id = \(sessionID)
             """, logger: logger)
@@ -127,7 +127,7 @@ struct FleetQueries: Sendable {
     /// ``NavigationStacks/depthStatistics(machine:)`` counts a device's).
     func depthStatistics(appID: Int64, machine: String) async throws -> StackDepthStatistics {
         var histogram: [Int: Int] = [:]
-        for try await (depth, sessions) in try await client.query(
+        for (depth, sessions) in try await client.rows(
             """
             SELECT depth, sessions FROM stack_depths WHERE app_id = \(appID) AND machine = \(machine) AND sessions > 0
             """, logger: logger
@@ -159,7 +159,7 @@ struct FleetQueries: Sendable {
         var progress: [ProjectionProgress] = []
         for (name, version) in ServerProjections.all {
             let current = Int64(version)
-            for try await (stores, lag, failed) in try await client.query(
+            for (stores, lag, failed) in try await client.rows(
                 """
                 SELECT count(*)::bigint,
                     coalesce(sum(CASE WHEN c.failure IS NOT NULL AND c.version = \(current) THEN 0

@@ -113,7 +113,7 @@ extension FleetQueries {
         let (firstFrom, firstTo) = (partial.first?.from, partial.first?.to)
         let (lastFrom, lastTo) = (partial.dropFirst().first?.from, partial.dropFirst().first?.to)
         var tally = FlowTally()
-        for try await (name, day, firstDay, configuration, sessions, records) in try await client.query(
+        for (name, day, firstDay, configuration, sessions, records) in try await client.rows(
             """
             SELECT machine, day, first_day, configuration, sessions, records FROM flow_days
             WHERE \(counted) AND app_id = \(appID) AND (\(machine)::text IS NULL OR machine = \(machine))
@@ -134,7 +134,7 @@ extension FleetQueries {
                 machine: name, FlowTally.Group(day: day, firstDay: firstDay, configuration: configuration),
                 sessions: sessions, records: records)
         }
-        for try await (name, state, sessions) in try await client.query(
+        for (name, state, sessions) in try await client.rows(
             """
             SELECT machine, state, sum(sessions)::bigint FROM flow_reached_days
             WHERE \(counted) AND app_id = \(appID) AND (\(machine)::text IS NULL OR machine = \(machine))

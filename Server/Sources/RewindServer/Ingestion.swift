@@ -361,11 +361,11 @@ public struct Ingestion: Sendable {
 
     /// The next sequence the server expects from `storeID` of app `appID` (1 when it holds none).
     public func position(storeID: UUID, appID: Int64) async throws -> UInt64 {
-        let rows = try await client.query(
+        let rows = try await client.rows(
             """
             SELECT next_sequence FROM stores WHERE app_id = \(appID) AND store_id = \(storeID)
             """, logger: logger)
-        for try await next in rows.decode(Int64.self) { return UInt64(next) }
+        for next in try rows.decode(Int64.self) { return UInt64(next) }
         return 1
     }
 }

@@ -27,10 +27,10 @@ extension PostgresTransitionLog {
         public func sessionInfo(for session: SessionID) async throws -> SessionInfo? {
             let (client, appID, storeID, logger, bound) = (log.client, log.appID, log.storeID, log.logger, Int64(head))
             var found: SessionRow?
-            for try await (
+            for (
                 machine, headVersion, headSequence, count, first, last, hasBase, firstSequence, firstVersion, firstBytes
             )
-                in try await client.query(
+                in try await client.rows(
                     """
                     SELECT s.machine, s.head_version, s.head_sequence, s.record_count, s.first_recorded_at_us,
                         s.last_recorded_at_us, s.base_snapshot IS NOT NULL, r.sequence, r.version, r.record
@@ -72,7 +72,7 @@ extension PostgresTransitionLog {
         ///   that does not decode, PostgreSQL's errors.
         public func baseSnapshot(of session: SessionID) async throws -> SessionSnapshot? {
             let (client, appID, storeID, logger) = (log.client, log.appID, log.storeID, log.logger)
-            for try await bytes in try await client.query(
+            for bytes in try await client.rows(
                 """
                 SELECT base_snapshot FROM sessions
                 WHERE app_id = \(appID) AND store_id = \(storeID) AND session_id = \(session.rawValue)
@@ -96,8 +96,8 @@ extension PostgresTransitionLog {
         {
             guard limit > 0, let from = Int64(exactly: max(version, 1)) else { return [] }
             let (client, appID, storeID, logger, bound) = (log.client, log.appID, log.storeID, log.logger, Int64(head))
-            let rows = try await Self.collect(
-                try await client.query(
+            let rows = try Self.collect(
+                try await client.rows(
                     """
                     SELECT sequence, session_id, version, record FROM records
                     WHERE app_id = \(appID) AND store_id = \(storeID) AND session_id = \(session.rawValue)
@@ -116,7 +116,7 @@ extension PostgresTransitionLog {
             guard let from = Int64(exactly: max(version, 1)) else { return [] }
             let (client, appID, storeID, logger, bound) = (log.client, log.appID, log.storeID, log.logger, Int64(head))
             var versions: [String] = []
-            for try await definition in try await client.query(
+            for definition in try await client.rows(
                 """
                 SELECT definition FROM records
                 WHERE app_id = \(appID) AND store_id = \(storeID) AND session_id = \(session.rawValue)
@@ -135,8 +135,8 @@ extension PostgresTransitionLog {
         public func records(fromSequence sequence: UInt64, limit: Int) async throws -> [TransitionRecord] {
             guard limit > 0, let from = Int64(exactly: max(sequence, 1)) else { return [] }
             let (client, appID, storeID, logger, bound) = (log.client, log.appID, log.storeID, log.logger, Int64(head))
-            let rows = try await Self.collect(
-                try await client.query(
+            let rows = try Self.collect(
+                try await client.rows(
                     """
                     SELECT sequence, session_id, version, record FROM records
                     WHERE app_id = \(appID) AND store_id = \(storeID) AND sequence >= \(from) AND sequence <= \(bound)
@@ -151,7 +151,7 @@ extension PostgresTransitionLog {
         /// - Throws: PostgreSQL's errors.
         public func storedDefinitionDocument(name: String, version: String) async throws -> [UInt8]? {
             let (client, appID, logger) = (log.client, log.appID, log.logger)
-            for try await document in try await client.query(
+            for document in try await client.rows(
                 """
                 SELECT document FROM definitions WHERE app_id = \(appID) AND machine = \(name) AND content_version = \(version)
                 """, logger: logger
@@ -184,19 +184,17 @@ extension PostgresTransitionLog {
             var first: StoredRecord
         }
 
-        private static func collect(_ rows: PostgresRowSequence) async throws -> [StoredRecord] {
-            var records: [StoredRecord] = []
-            for try await (sequence, session, version, bytes) in rows.decode((Int64, String, Int64, ByteBuffer).self) {
-                records.append(StoredRecord(sequence: sequence, session: session, version: version, bytes: bytes))
+        private static func collect(_ rows: [PostgresRow]) throws -> [StoredRecord] {
+            try rows.decode((Int64, String, Int64, ByteBuffer).self).map { sequence, session, version, bytes in
+                StoredRecord(sequence: sequence, session: session, version: version, bytes: bytes)
             }
-            return records
         }
 
         /// The records of `session` at or below sequence `bound`, latest version first (at most one).
         private func records(of session: SessionID, descendingFrom bound: Int64) async throws -> [TransitionRecord] {
             let (client, appID, storeID, logger) = (log.client, log.appID, log.storeID, log.logger)
-            let rows = try await Self.collect(
-                try await client.query(
+            let rows = try Self.collect(
+                try await client.rows(
                     """
                     SELECT sequence, session_id, version, record FROM records
                     WHERE app_id = \(appID) AND store_id = \(storeID) AND session_id = \(session.rawValue)

@@ -67,7 +67,7 @@ public struct PostgresTransitionLog: Sendable {
     /// The store's head sequence now: the last sequence the server holds (0 for a store it does
     /// not hold).
     func currentHead() async throws -> UInt64 {
-        for try await next in try await client.query(
+        for next in try await client.rows(
             """
             SELECT next_sequence FROM stores WHERE app_id = \(appID) AND store_id = \(storeID)
             """, logger: logger

@@ -115,7 +115,7 @@ final class ProjectionCatchUp: Service, Sendable {
         var stores: [StoreRef] = []
         var seen = Set<StoreRef>()
         for (name, version) in ServerProjections.all {
-            let rows = try await client.query(
+            let rows = try await client.rows(
                 """
                 SELECT s.app_id, s.store_id FROM stores s
                 LEFT JOIN projection_checkpoints c
@@ -124,7 +124,7 @@ final class ProjectionCatchUp: Service, Sendable {
                     OR (c.failure IS NULL AND c.sequence < s.next_sequence - 1))
                 ORDER BY s.app_id, s.store_id
                 """, logger: logger)
-            for try await (appID, storeID) in rows.decode((Int64, UUID).self) {
+            for (appID, storeID) in try rows.decode((Int64, UUID).self) {
                 let store = StoreRef(appID: appID, storeID: storeID)
                 if seen.insert(store).inserted { stores.append(store) }
             }

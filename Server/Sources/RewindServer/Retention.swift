@@ -38,7 +38,7 @@ public enum Retention {
     ) async throws -> PassResult {
         let limit = Int64(max(sessionsPerTransaction, 1))
         var apps: [(id: Int64, seconds: Int64)] = []
-        for try await app in try await client.query(
+        for app in try await client.rows(
             """
             SELECT id, retention_seconds FROM apps WHERE retention_seconds IS NOT NULL ORDER BY id
             """, logger: logger

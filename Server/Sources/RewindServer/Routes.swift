@@ -63,7 +63,7 @@ struct Routes: Sendable {
             let limit = policy.silenceLimit
             let version = try await withTimeLimit(limit, ProbeTimedOut(limit: limit)) {
                 var version = 0
-                for try await value in try await client.query(
+                for value in try await client.rows(
                     "SELECT coalesce(max(version), 0) FROM schema_migrations", logger: logger
                 ).decode(Int.self) {
                     version = value

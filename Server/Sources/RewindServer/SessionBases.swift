@@ -43,7 +43,7 @@ enum SessionBases {
         guard !ranges.isEmpty else { return [] }
         let (firsts, lasts) = (ranges.map(\.lowerBound), ranges.map(\.upperBound))
         var firstKept: [(session: String, version: Int64)] = []
-        for try await row in try await client.query(
+        for row in try await client.rows(
             """
             SELECT r.session_id, min(r.version) FROM records r
             WHERE r.app_id = \(appID) AND r.store_id = \(storeID)

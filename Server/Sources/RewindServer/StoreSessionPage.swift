@@ -18,11 +18,11 @@ extension StoreSessionPage {
         typealias Row = PostgresTransitionLog.Reader.StoredRecord
         var page = StoreSessionPage(sessions: [], total: 0, next: nil)
         var count = 0
-        for try await (
+        for (
             id, machine, headVersion, headSequence, recordCount, firstAt, lastAt, total,
             firstSequence, firstVersion, firstBytes, headBytes
         )
-            in try await client.query(
+            in try await client.rows(
                 """
                 SELECT s.session_id, s.machine, s.head_version, s.head_sequence, s.record_count,
                     s.first_recorded_at_us, s.last_recorded_at_us,
@@ -67,7 +67,7 @@ extension StoreSessionPage {
         }
         if page.sessions.isEmpty && page.total == 0 && !after.isEmpty {
             // Past the last session: the count alone.
-            for try await total in try await client.query(
+            for total in try await client.rows(
                 """
                 SELECT count(*) FROM sessions WHERE app_id = \(appID) AND store_id = \(storeID)
                 """, logger: logger
