@@ -11,8 +11,12 @@ import Foundation
 /// (it crashed a CI run in `memmove`); `posix_spawn` copies nothing of the kind.
 ///
 /// The child gets the given descriptors as its standard input, output and error, and no other
-/// descriptor of this process (on Linux: `posix_spawn_file_actions_addclosefrom_np`). A thread of
-/// its own waits for it (`waitpid`), never the cooperative pool.
+/// descriptor of this process (on Linux `posix_spawn_file_actions_addclosefrom_np`, or each open
+/// one closed where the C library lacks it; on Apple platforms `POSIX_SPAWN_CLOEXEC_DEFAULT`). It
+/// starts with no blocked signal and the default handlers, whatever the spawning thread had: a
+/// daemon it leaves behind (tmux's server) still ends on `SIGTERM`, and holds no descriptor whose
+/// closing someone waits for. A thread of its own waits for it (`waitpid`), never the cooperative
+/// pool.
 public final class SpawnedProcess: Sendable {
     /// How the child ended.
     public struct Exit: Sendable, Equatable {
@@ -38,13 +42,44 @@ public final class SpawnedProcess: Sendable {
         _ executable: String, arguments: [String], environment: [String: String]? = nil,
         currentDirectory: String? = nil, stdin: Int32, stdout: Int32, stderr: Int32
     ) throws {
-        var actions = posix_spawn_file_actions_t()
+        #if canImport(Darwin)
+            var actions: posix_spawn_file_actions_t? = nil
+            var attributes: posix_spawnattr_t? = nil
+        #else
+            var actions = posix_spawn_file_actions_t()
+            var attributes = posix_spawnattr_t()
+        #endif
         posix_spawn_file_actions_init(&actions)
         defer { posix_spawn_file_actions_destroy(&actions) }
+        posix_spawnattr_init(&attributes)
+        defer { posix_spawnattr_destroy(&attributes) }
         posix_spawn_file_actions_adddup2(&actions, stdin, 0)
         posix_spawn_file_actions_adddup2(&actions, stdout, 1)
         posix_spawn_file_actions_adddup2(&actions, stderr, 2)
-        if let closeFrom = Self.closeFrom { _ = closeFrom(&actions, 3) }
+        var noSignals = sigset_t()
+        sigemptyset(&noSignals)
+        posix_spawnattr_setsigmask(&attributes, &noSignals)
+        var defaults = sigset_t()
+        sigemptyset(&defaults)
+        for signal in [SIGPIPE, SIGTERM, SIGINT, SIGHUP, SIGQUIT, SIGCHLD, SIGWINCH, SIGUSR1, SIGUSR2] {
+            sigaddset(&defaults, signal)
+        }
+        posix_spawnattr_setsigdefault(&attributes, &defaults)
+        var flags = Int32(POSIX_SPAWN_SETSIGMASK | POSIX_SPAWN_SETSIGDEF)
+        #if canImport(Darwin)
+            flags |= Int32(POSIX_SPAWN_CLOEXEC_DEFAULT)
+        #else
+            if let closeFrom = Self.closeFrom {
+                _ = closeFrom(&actions, 3)
+            } else {
+                // Each descriptor open now (the C library skips one closed meanwhile).
+                let open = (try? FileManager.default.contentsOfDirectory(atPath: "/proc/self/fd")) ?? []
+                for descriptor in open.compactMap({ Int32($0) }) where descriptor > 2 {
+                    posix_spawn_file_actions_addclose(&actions, descriptor)
+                }
+            }
+        #endif
+        posix_spawnattr_setflags(&attributes, Int16(flags))
         if let currentDirectory {
             guard let changeDirectory = Self.changeDirectory else {
                 throw SpawnError(description: "this C library has no posix_spawn_file_actions_addchdir_np")
@@ -57,7 +92,7 @@ public final class SpawnedProcess: Sendable {
         let envp = variables.map { strdup($0) } + [nil]
         defer { for variable in envp { free(variable) } }
         var spawnedID: pid_t = 0
-        let spawned = posix_spawn(&spawnedID, executable, &actions, nil, argv, envp)
+        let spawned = posix_spawn(&spawnedID, executable, &actions, &attributes, argv, envp)
         guard spawned == 0 else {
             throw SpawnError(description: "posix_spawn \(executable): \(String(cString: strerror(spawned)))")
         }
@@ -83,10 +118,15 @@ public final class SpawnedProcess: Sendable {
     /// The C library's `posix_spawn_file_actions_addclosefrom_np` and
     /// `posix_spawn_file_actions_addchdir_np` (glibc 2.34 and 2.29, macOS 10.15 for the second),
     /// which Swift does not import: looked up by name.
-    private typealias CloseFrom = @convention(c) (UnsafeMutablePointer<posix_spawn_file_actions_t>, Int32) -> Int32
+    #if canImport(Darwin)
+        private typealias FileActions = posix_spawn_file_actions_t?
+    #else
+        private typealias FileActions = posix_spawn_file_actions_t
+        private typealias CloseFrom = @convention(c) (UnsafeMutablePointer<FileActions>, Int32) -> Int32
+        private static let closeFrom: CloseFrom? = cFunction("posix_spawn_file_actions_addclosefrom_np")
+    #endif
     private typealias ChangeDirectory =
-        @convention(c) (UnsafeMutablePointer<posix_spawn_file_actions_t>, UnsafePointer<CChar>) -> Int32
-    private static let closeFrom: CloseFrom? = cFunction("posix_spawn_file_actions_addclosefrom_np")
+        @convention(c) (UnsafeMutablePointer<FileActions>, UnsafePointer<CChar>) -> Int32
     private static let changeDirectory: ChangeDirectory? = cFunction("posix_spawn_file_actions_addchdir_np")
 
     private static func cFunction<Function>(_ name: String) -> Function? {

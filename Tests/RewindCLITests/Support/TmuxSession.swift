@@ -83,12 +83,12 @@ struct TmuxSession {
 
     /// Ends the session's tmux server (and the command, if still running).
     func close() async {
-        _ = try? await DaemonSafeProcess.run(tmux, arguments: ["-L", socket, "kill-server"])
+        _ = try? await runProcess(tmux, arguments: ["-L", socket, "kill-server"])
     }
 
     @discardableResult
     private func run(_ arguments: [String]) async throws -> ProcessOutput {
-        let output = try await DaemonSafeProcess.run(tmux, arguments: ["-L", socket] + arguments)
+        let output = try await runProcess(tmux, arguments: ["-L", socket] + arguments)
         guard output.status == 0 else { throw Failure(arguments: arguments, output: output) }
         return output
     }
