@@ -41,13 +41,6 @@ if [ "$(id -u)" = 0 ]; then
     RUN_AS=(runuser -u postgres --)
 fi
 
-# A free port on 127.0.0.1 (nothing answers a connection to it).
-PORT=""
-for candidate in $(seq 54329 54420); do
-    if ! (exec 3<>"/dev/tcp/127.0.0.1/$candidate") 2>/dev/null; then PORT=$candidate; break; fi
-done
-if [ -z "$PORT" ]; then echo "with-postgres: no free port in 54329-54420" >&2; exit 1; fi
-
 stop() {
     "${RUN_AS[@]}" "$PG_BIN/pg_ctl" -D "$TMP/data" -m fast -w stop >/dev/null 2>&1 || true
     rm -rf "$TMP"
@@ -60,9 +53,22 @@ trap stop EXIT
 # defaults (fsync and synchronous_commit on) with REWIND_PG_DURABLE=1.
 SYNC_OPTIONS="-c fsync=off -c synchronous_commit=off"
 if [ "${REWIND_PG_DURABLE:-0}" = 1 ]; then SYNC_OPTIONS="-c fsync=on -c synchronous_commit=on"; fi
-START_OPTIONS="-c listen_addresses=127.0.0.1 -p $PORT -k $TMP $SYNC_OPTIONS -c max_connections=300"
-"${RUN_AS[@]}" "$PG_BIN/pg_ctl" -D "$TMP/data" -l "$TMP/postgres.log" -w -o "$START_OPTIONS" \
-    start >/dev/null || { cat "$TMP/postgres.log" >&2; exit 1; }
+# A free port on 127.0.0.1: the first in 54329-54420 where nothing answers and PostgreSQL can
+# listen (another cluster may take a port between the probe and the start: the next one is tried).
+PORT=""
+for candidate in $(seq 54329 54420); do
+    if (exec 3<>"/dev/tcp/127.0.0.1/$candidate") 2>/dev/null; then continue; fi
+    rm -f "$TMP/postgres.log"
+    START_OPTIONS="-c listen_addresses=127.0.0.1 -p $candidate -k $TMP $SYNC_OPTIONS -c max_connections=300"
+    if "${RUN_AS[@]}" "$PG_BIN/pg_ctl" -D "$TMP/data" -l "$TMP/postgres.log" -w -o "$START_OPTIONS" \
+        start >/dev/null; then
+        PORT=$candidate
+        break
+    fi
+    grep -q "could not bind\|could not create any TCP/IP sockets" "$TMP/postgres.log" \
+        || { cat "$TMP/postgres.log" >&2; exit 1; }
+done
+if [ -z "$PORT" ]; then echo "with-postgres: no free port in 54329-54420" >&2; exit 1; fi
 
 export REWIND_TEST_DATABASE_URL="postgres://postgres@127.0.0.1:$PORT/postgres"
 # The binaries, for tests that make (and restart) a cluster of their own.
