@@ -17,6 +17,9 @@ let package = Package(
         .library(name: "RewindWire", targets: ["RewindWire"]),
         // The device's uploader to the fleet server (URLSession; libcurl on Linux).
         .library(name: "RewindSync", targets: ["RewindSync"]),
+        // Test support for the packages beside the root (the server's tests start their child
+        // processes with its SpawnedProcess and runProcess); not part of Rewind's API.
+        .library(name: "RewindBaseTestSupport", targets: ["RewindBaseTestSupport"]),
         .executable(name: "rewind", targets: ["RewindCLI"]),
         .executable(name: "rewind-conformance", targets: ["RewindConformance"]),
     ],

@@ -48,6 +48,33 @@ public func runProcess(
     _ executable: URL, arguments: [String], stdin: Data? = nil, environment: [String: String]? = nil,
     currentDirectory: URL? = nil
 ) async throws -> ProcessOutput {
+    try await runProcessToEnd(
+        executable, arguments: arguments, stdin: stdin, environment: environment, currentDirectory: currentDirectory,
+        signalOnCancel: nil)
+}
+
+/// Runs `executable` with `arguments` to its end as
+/// ``runProcess(_:arguments:stdin:environment:currentDirectory:)`` does, but sends it
+/// `signalOnCancel` when the calling task is cancelled while it runs (`SIGKILL`: a test's time
+/// limit ends a hung child rather than waiting for it for ever). The other one waits for the
+/// child's end regardless, as a clean-up that must finish even in a cancelled task wants.
+///
+/// - Throws: When the program cannot be started or its output cannot be read.
+public func runProcess(
+    _ executable: URL, arguments: [String], stdin: Data? = nil, environment: [String: String]? = nil,
+    currentDirectory: URL? = nil, signalOnCancel: Int32
+) async throws -> ProcessOutput {
+    try await runProcessToEnd(
+        executable, arguments: arguments, stdin: stdin, environment: environment, currentDirectory: currentDirectory,
+        signalOnCancel: signalOnCancel)
+}
+
+/// The two `runProcess` functions' work: `signalOnCancel`, unless `nil`, is sent to the child when
+/// the calling task is cancelled.
+private func runProcessToEnd(
+    _ executable: URL, arguments: [String], stdin: Data?, environment: [String: String]?, currentDirectory: URL?,
+    signalOnCancel: Int32?
+) async throws -> ProcessOutput {
     let scratch = try TemporaryDirectory(prefix: "rewind-process")
     defer { scratch.remove() }
     let outputURL = scratch.url.appendingPathComponent("stdout")
@@ -67,7 +94,12 @@ public func runProcess(
     let child = try SpawnedProcess(
         executable.path, arguments: arguments, environment: environment, currentDirectory: currentDirectory?.path,
         stdin: input.fileDescriptor, stdout: output.fileDescriptor, stderr: error.fileDescriptor)
-    let exit = await child.waitForExit()
+    let exit: SpawnedProcess.Exit
+    if let signalOnCancel {
+        exit = await child.waitForExit(signalingOnCancel: signalOnCancel)
+    } else {
+        exit = await child.waitForExit()
+    }
     return ProcessOutput(
         status: exit.code, terminatedBySignal: exit.signaled,
         stdout: String(decoding: try Data(contentsOf: outputURL), as: UTF8.self),

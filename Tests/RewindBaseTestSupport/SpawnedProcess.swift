@@ -149,6 +149,17 @@ public final class SpawnedProcess: Sendable {
         }
     }
 
+    /// Waits until the child has ended, as ``waitForExit()``, but sends it `signal` first when the
+    /// calling task is cancelled (a test's time limit), so that a hung child cannot hold the test
+    /// for ever. Nothing is sent once its end is known (its process id may be another's by then).
+    public func waitForExit(signalingOnCancel signal: Int32) async -> Exit {
+        await withTaskCancellationHandler {
+            await waitForExit()
+        } onCancel: {
+            if self.exit == nil { send(signal) }
+        }
+    }
+
     /// Sends `signal` to the child.
     public func send(_ signal: Int32) {
         _ = kill(pid, signal)
