@@ -67,6 +67,8 @@ let package = Package(
                 .product(name: "rewind", package: "Rewind"),
                 .product(name: "RewindSync", package: "Rewind"),
                 .product(name: "RewindWire", package: "Rewind"),
+                // The root's one way to start a child process (SpawnedProcess, runProcess).
+                .product(name: "RewindBaseTestSupport", package: "Rewind"),
                 .product(name: "PostgresNIO", package: "postgres-nio"),
                 .product(name: "Crypto", package: "swift-crypto"),
                 .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),

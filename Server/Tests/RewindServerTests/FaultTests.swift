@@ -16,7 +16,7 @@ import Testing
 @Suite(.timeLimit(.minutes(10))) struct FaultTests {
     @Test func killingTheServerMidBatchLosesAndDuplicatesNothing() async throws {
         let database = try await TestDatabase.make()
-        var server = try await ServerProcess.start(database: database)  // migrates the database
+        let server = try await ServerProcess.start(database: database)  // migrates the database
         let app = try await database.withClient { client in
             try await KeyRegistry(client: client, logger: testLogger).createApp(named: "kill-9")
         }
@@ -31,20 +31,22 @@ import Testing
         // Kill the server once half of the second batch's body has passed the proxy.
         var forwarded = proxy.forwarded.makeAsyncIterator()
         while let total = await forwarded.next(), total < fullBatch + fullBatch / 2 {}
-        server.kill9()
+        await server.kill9()
         let held = try await database.expectHoldsPrefix(of: device)
         #expect(held % 600 == 0, "whole batches only: \(held)")
         // Uploads fail while it is down...
         try await uploader.wait { $0.failures >= 2 }
         try await database.expectHoldsPrefix(of: device, count: held)
         // ...and converge once a server runs again (on another port, behind the same proxy).
-        server = try await ServerProcess.start(database: database)
-        // SIGKILL: its end is bounded by the kernel, not by a graceful shutdown (nothing is checked after).
-        defer { server.kill9() }
-        proxy.upstreamPort = server.port
-        try await uploader.waitUntilUploaded(through: head, deadline: .seconds(180))
-        try await database.expectHoldsPrefix(of: device, count: Int(head))
-        try await withDeadline(.seconds(60), { "end of the uploader's stop" }) { await uploader.stop() }
+        let second = try await ServerProcess.start(database: database)
+        // Then SIGKILL, whatever happened: its end is bounded by the kernel, not by a graceful
+        // shutdown (nothing is checked after).
+        try await second.killing {
+            proxy.upstreamPort = second.port
+            try await uploader.waitUntilUploaded(through: head, deadline: .seconds(180))
+            try await database.expectHoldsPrefix(of: device, count: Int(head))
+            try await withDeadline(.seconds(60), { "end of the uploader's stop" }) { await uploader.stop() }
+        }
     }
 
     /// PostgreSQL stopped at once (`-m immediate`: every transaction aborted, every connection

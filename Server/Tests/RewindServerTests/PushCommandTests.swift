@@ -1,5 +1,6 @@
 import Foundation
 import Rewind
+import RewindBaseTestSupport
 import RewindServer
 @_spi(Internals) import RewindStore
 import Testing
@@ -23,27 +24,14 @@ import Testing
         var errors: String
     }
 
+    /// Runs the built `rewind push` with `arguments` to its end (killed if the test is cancelled,
+    /// as by the suite's time limit): its status and its two outputs' lines (no final newline).
     static func push(_ arguments: [String], locale: String = "C.UTF-8") async throws -> Run {
-        let process = Process()
-        process.executableURL = try rewind()
-        process.arguments = ["push"] + arguments
-        process.environment = ["LANG": locale, "TERM": "dumb"]
-        let output = Pipe()
-        let errors = Pipe()
-        process.standardOutput = output
-        process.standardError = errors
-        let outputLines = LineReader(output.fileHandleForReading)
-        let errorLines = LineReader(errors.fileHandleForReading)
-        try await withCheckedThrowingContinuation { (continuation: CheckedContinuation<Void, any Error>) in
-            process.terminationHandler = { _ in continuation.resume() }
-            do { try process.run() } catch { continuation.resume(throwing: error) }
-        }
-        var out: [String] = []
-        for await line in outputLines.stream { out.append(line) }
-        var err: [String] = []
-        for await line in errorLines.stream { err.append(line) }
-        return Run(
-            status: process.terminationStatus, output: out.joined(separator: "\n"), errors: err.joined(separator: "\n"))
+        let run = try await runProcess(
+            try rewind(), arguments: ["push"] + arguments, environment: ["LANG": locale, "TERM": "dumb"],
+            signalOnCancel: SIGKILL)
+        func withoutFinalNewline(_ text: String) -> String { text.hasSuffix("\n") ? String(text.dropLast()) : text }
+        return Run(status: run.status, output: withoutFinalNewline(run.stdout), errors: withoutFinalNewline(run.stderr))
     }
 
     @Test func pushUploadsTheStoreAndReportsProgress() async throws {

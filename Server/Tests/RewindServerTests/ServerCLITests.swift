@@ -1,5 +1,6 @@
 import Foundation
 import Rewind
+import RewindBaseTestSupport
 import RewindExamples
 import RewindServer
 import RewindWire
@@ -16,23 +17,13 @@ import Testing
         var description: String { "exit \(status)\n\(output)\n\(errors)" }
     }
 
+    /// Runs the built `rewind` with `arguments` to its end (killed if the test is cancelled, as by
+    /// the suite's time limit).
     static func rewind(_ arguments: [String]) async throws -> Run {
-        let process = Process()
-        process.executableURL = try ExecutableTests.executable(named: "rewind")
-        process.arguments = arguments
-        process.environment = ["LANG": "C.UTF-8", "TERM": "dumb"]
-        let output = Pipe()
-        let errors = Pipe()
-        process.standardOutput = output
-        process.standardError = errors
-        try process.run()
-        async let printed = readToEnd(output, of: process)
-        async let reported = readToEnd(errors, of: process)
-        let (out, err) = try await (printed, reported)
-        await waitForExit(process)  // its output is closed: it has ended or is ending
-        return Run(
-            status: process.terminationStatus, output: String(decoding: out, as: UTF8.self),
-            errors: String(decoding: err, as: UTF8.self))
+        let run = try await runProcess(
+            try ExecutableTests.executable(named: "rewind"), arguments: arguments,
+            environment: ["LANG": "C.UTF-8", "TERM": "dumb"], signalOnCancel: SIGKILL)
+        return Run(status: run.status, output: run.stdout, errors: run.stderr)
     }
 
     /// `arguments` run on the device's store and on the server: the same output and exit.

@@ -1,97 +1,12 @@
 import Foundation
 import PostgresNIO
+import RewindBaseTestSupport
 import RewindServer
 
-/// Runs `executable` with `arguments` to its end and returns its exit status and output (both
-/// streams), without blocking a thread of the cooperative pool.
-///
-/// Not `Foundation.Process`: on Linux it learns that a child ended when a socket it hands the
-/// child reaches end of file, and a daemon the child starts (`pg_ctl start` starts PostgreSQL)
-/// inherits that socket, so the child's end would only be seen when the daemon stops. Here the
-/// child inherits standard input (`/dev/null`), output and error (a temporary file) and no other
-/// descriptor, its end is `waitpid`'s answer on a thread of its own, and its output is read
-/// from the file once it has ended (a daemon holding the file cannot delay that).
-func runToEnd(_ executable: String, _ arguments: [String]) async throws -> (status: Int32, output: String) {
-    let outputPath = NSTemporaryDirectory() + "rewind-child-output-" + UUID().uuidString
-    let output = open(outputPath, O_RDWR | O_CREAT | O_TRUNC | O_CLOEXEC, 0o600)
-    guard output >= 0 else { throw SpawnError(executable: executable, code: errno) }
-    defer {
-        close(output)
-        unlink(outputPath)
-    }
-    #if canImport(Darwin)
-        var actions: posix_spawn_file_actions_t? = nil
-        var attributes: posix_spawnattr_t? = nil
-    #else
-        var actions = posix_spawn_file_actions_t()
-        var attributes = posix_spawnattr_t()
-    #endif
-    posix_spawn_file_actions_init(&actions)
-    defer { posix_spawn_file_actions_destroy(&actions) }
-    posix_spawnattr_init(&attributes)
-    defer { posix_spawnattr_destroy(&attributes) }
-    posix_spawn_file_actions_addopen(&actions, 0, "/dev/null", O_RDONLY, 0)
-    posix_spawn_file_actions_adddup2(&actions, output, 1)
-    posix_spawn_file_actions_adddup2(&actions, output, 2)
-    #if canImport(Darwin)
-        posix_spawnattr_setflags(&attributes, Int16(POSIX_SPAWN_CLOEXEC_DEFAULT))
-    #else
-        // Every other open descriptor is closed in the child (glibc ignores one closed meanwhile).
-        let descriptors = (try? FileManager.default.contentsOfDirectory(atPath: "/proc/self/fd")) ?? []
-        for descriptor in descriptors.compactMap({ Int32($0) }) where descriptor > 2 {
-            posix_spawn_file_actions_addclose(&actions, descriptor)
-        }
-    #endif
-    let argv: [UnsafeMutablePointer<CChar>?] = ([executable] + arguments).map { strdup($0) } + [nil]
-    defer { for argument in argv { free(argument) } }
-    var pid: pid_t = 0
-    let spawned = posix_spawn(&pid, executable, &actions, &attributes, argv, environ)
-    guard spawned == 0 else { throw SpawnError(executable: executable, code: spawned) }
-    let child = pid
-    let status = await withCheckedContinuation { (continuation: CheckedContinuation<Int32, Never>) in
-        Thread {
-            var status: Int32 = 0
-            while waitpid(child, &status, 0) == -1, errno == EINTR {}
-            continuation.resume(returning: status)
-        }.start()
-    }
-    let text = (try? String(contentsOfFile: outputPath, encoding: .utf8)) ?? ""
-    // Exited: its code; killed by a signal: 128 + the signal, as a shell says.
-    let exitStatus = status & 0x7f == 0 ? (status >> 8) & 0xff : 128 + status & 0x7f
-    return (exitStatus, text.hasSuffix("\n") ? String(text.dropLast()) : text)
-}
-
-/// Waits for `process` to end, on a thread of its own; when the caller is cancelled (the suite's
-/// time limit), it kills `process` (SIGKILL) first, so no test waits on a child forever.
-func waitForExit(_ process: Process) async {
-    await withTaskCancellationHandler {
-        _ = try? await onThread { process.waitUntilExit() }
-    } onCancel: {
-        kill(process.processIdentifier, SIGKILL)
-    }
-}
-
-/// What `pipe` delivers until its end (`process`, its writer, ended), read on a thread of its own;
-/// when the caller is cancelled (the suite's time limit), `process` is killed so that the end comes.
-func readToEnd(_ pipe: Pipe, of process: Process) async throws -> Data {
-    try await withTaskCancellationHandler {
-        try await onThread { pipe.fileHandleForReading.readDataToEndOfFile() }
-    } onCancel: {
-        kill(process.processIdentifier, SIGKILL)
-    }
-}
-
-/// A child process that could not be started.
-struct SpawnError: Error, CustomStringConvertible {
-    var executable: String
-    var code: Int32
-    var description: String { "cannot run \(executable): \(String(cString: strerror(code)))" }
-}
-
-/// The built `rewind-server serve` as a child process on a test database, so a test can
-/// `kill -9` it; its app and keys created in that database.
-final class ServerProcess {
-    let process: Process
+/// The built `rewind-server serve` as a child process on a test database (a ``SpawnedProcess``),
+/// so a test can `kill -9` it; its app and keys created in that database.
+final class ServerProcess: Sendable {
+    let process: SpawnedProcess
     let port: Int
     /// Standard error's lines after "listening".
     let lines: LineReader
@@ -99,15 +14,27 @@ final class ServerProcess {
     /// Starts `rewind-server serve` on `database`, on `port` (0: a free one), and waits until it
     /// listens.
     static func start(database: TestDatabase, port: Int = 0) async throws -> ServerProcess {
-        let process = Process()
-        process.executableURL = try ExecutableTests.executable()
-        process.arguments = ["serve", "--port", "\(port)"]
-        process.environment = ["DATABASE_URL": ExecutableTests.url(database), "LOG_LEVEL": "info"]
-        let errors = Pipe()
-        process.standardError = errors
-        process.standardOutput = FileHandle.nullDevice
-        let lines = LineReader(errors.fileHandleForReading)
-        try process.run()
+        let executable = try ExecutableTests.executable()
+        var ends: [Int32] = [-1, -1]
+        guard pipe(&ends) == 0 else { throw StartError(output: "pipe: \(String(cString: strerror(errno)))") }
+        let process: SpawnedProcess
+        do {
+            let null = open("/dev/null", O_RDWR)
+            // The child has its own copy of the write end: standard error ends when the server does.
+            defer {
+                close(ends[1])
+                if null >= 0 { close(null) }
+            }
+            guard null >= 0 else { throw StartError(output: "/dev/null: \(String(cString: strerror(errno)))") }
+            process = try SpawnedProcess(
+                executable.path, arguments: ["serve", "--port", "\(port)"],
+                environment: ["DATABASE_URL": ExecutableTests.url(database), "LOG_LEVEL": "info"], stdin: null,
+                stdout: null, stderr: ends[1])
+        } catch {
+            close(ends[0])
+            throw error
+        }
+        let lines = LineReader(readingAndClosing: ends[0])
         var iterator = lines.stream.makeAsyncIterator()
         var seen: [String] = []
         while let line = await iterator.next() {
@@ -118,7 +45,8 @@ final class ServerProcess {
                 return ServerProcess(process: process, port: listening, lines: lines)
             }
         }
-        await waitForExit(process)
+        // Standard error ended: it has ended or is ending (or the caller was cancelled: killed).
+        _ = await process.waitForExit(signalingOnCancel: SIGKILL)
         throw StartError(output: seen.joined(separator: "\n"))
     }
 
@@ -127,16 +55,61 @@ final class ServerProcess {
         var description: String { "rewind-server did not start:\n\(output)" }
     }
 
-    private init(process: Process, port: Int, lines: LineReader) {
+    private init(process: SpawnedProcess, port: Int, lines: LineReader) {
         self.process = process
         self.port = port
         self.lines = lines
     }
 
-    /// `kill -9`: the server dies wherever it is (mid-request, mid-transaction).
-    func kill9() {
-        kill(process.processIdentifier, SIGKILL)
-        process.waitUntilExit()
+    /// `kill -9`: the server dies wherever it is (mid-request, mid-transaction); returns once it
+    /// has ended. Nothing is sent to a server that has ended already (its process id may be
+    /// another's by now).
+    func kill9() async {
+        if process.exit == nil { process.send(SIGKILL) }
+        _ = await process.waitForExit()
+    }
+
+    /// Runs `body`, then kills the server (``kill9()``) whether `body` returned or threw: a test
+    /// leaves no server behind, and `defer` cannot await its end.
+    func killing<T>(after body: () async throws -> T) async throws -> T {
+        let result: T
+        do {
+            result = try await body()
+        } catch {
+            await kill9()
+            throw error
+        }
+        await kill9()
+        return result
+    }
+}
+
+/// The lines a pipe delivers, read on a thread of its own, as an async stream (ends at end of
+/// file, after which the descriptor is closed).
+final class LineReader: Sendable {
+    let stream: AsyncStream<String>
+
+    /// Reads `descriptor` (the read end of a pipe, now the reader's) until its end, then closes it.
+    init(readingAndClosing descriptor: Int32) {
+        let (stream, continuation) = AsyncStream.makeStream(of: String.self)
+        self.stream = stream
+        Thread.detachNewThread {
+            var pending: [UInt8] = []
+            var buffer = [UInt8](repeating: 0, count: 65_536)
+            while true {
+                let count = buffer.withUnsafeMutableBytes { read(descriptor, $0.baseAddress, $0.count) }
+                if count < 0 && errno == EINTR { continue }
+                if count <= 0 { break }
+                pending += buffer[..<count]
+                while let newline = pending.firstIndex(of: 10) {
+                    continuation.yield(String(decoding: pending[..<newline], as: UTF8.self))
+                    pending.removeSubrange(...newline)
+                }
+            }
+            close(descriptor)
+            if !pending.isEmpty { continuation.yield(String(decoding: pending, as: UTF8.self)) }
+            continuation.finish()
+        }
     }
 }
 
@@ -167,8 +140,8 @@ final class PrivateCluster: Sendable {
         try FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true)
         var runAs: [String] = []
         if getuid() == 0 {
-            let chown = try await runToEnd("/bin/chown", ["postgres:", directory])
-            guard chown.status == 0 else { throw Unavailable(description: "chown: \(chown.output)") }
+            let chown = try await runProcess(URL(fileURLWithPath: "/bin/chown"), arguments: ["postgres:", directory])
+            guard chown.status == 0 else { throw Unavailable(description: "chown: \(chown)") }
             runAs = ["/usr/sbin/runuser", "-u", "postgres", "--"]
         }
         let port = try TCPProxy.freePort()
@@ -176,7 +149,7 @@ final class PrivateCluster: Sendable {
         let initdb = try await cluster.run(
             "initdb",
             ["-D", "\(directory)/data", "-U", "postgres", "-A", "trust", "-E", "UTF8", "--locale=C", "--no-sync"])
-        guard initdb.status == 0 else { throw Unavailable(description: "initdb: \(initdb.output)") }
+        guard initdb.status == 0 else { throw Unavailable(description: "initdb: \(initdb)") }
         try await cluster.start()
         return cluster
     }
@@ -188,9 +161,13 @@ final class PrivateCluster: Sendable {
         self.runAs = runAs
     }
 
-    private func run(_ tool: String, _ arguments: [String]) async throws -> (status: Int32, output: String) {
+    /// Runs `tool` of the cluster's binaries with `arguments` to its end (a ``SpawnedProcess``: it
+    /// inherits no descriptor but its standard streams, so a daemon it starts, as `pg_ctl start`
+    /// starts PostgreSQL, holds nothing whose end is awaited). Its status is 0 only when it exited
+    /// with 0 (no signal is numbered 0).
+    private func run(_ tool: String, _ arguments: [String]) async throws -> ProcessOutput {
         let command = runAs + ["\(bin)/\(tool)"] + arguments
-        return try await runToEnd(command[0], Array(command.dropFirst()))
+        return try await runProcess(URL(fileURLWithPath: command[0]), arguments: Array(command.dropFirst()))
     }
 
     /// `pg_ctl ARGUMENTS` on this cluster (waiting for it to finish), throwing its output on failure.
@@ -198,7 +175,7 @@ final class PrivateCluster: Sendable {
         let result = try await run(
             "pg_ctl", ["-D", "\(directory)/data", "-l", "\(directory)/postgres.log", "-w"] + arguments)
         guard result.status == 0 else {
-            throw Unavailable(description: "pg_ctl \(arguments.joined(separator: " ")): \(result.output)")
+            throw Unavailable(description: "pg_ctl \(arguments.joined(separator: " ")): \(result)")
         }
     }
 
