@@ -95,7 +95,13 @@ package struct StepRecording: Sendable {
     /// Whether `name` is one of the event names the engine records itself (``startEvent``,
     /// ``enterEvent``, ``dueEvent``, ``migrateEvent``), which apps may not send.
     static func isReserved(_ name: String) -> Bool {
-        name == enterEvent || name == startEvent || name == dueEvent || name == migrateEvent
+        // Lengths first: each `==` is a call into the runtime, even for short names (four of them
+        // were 88 instructions of every bulk record; callgrind, Benchmarks/HISTORY.md 2026-11-30).
+        let count = name.utf8.count
+        return (count == enterEvent.utf8.count && name == enterEvent)
+            || (count == startEvent.utf8.count && name == startEvent)
+            || (count == dueEvent.utf8.count && name == dueEvent)
+            || (count == migrateEvent.utf8.count && name == migrateEvent)
     }
 
     /// Evaluates `request` against `state` purely.

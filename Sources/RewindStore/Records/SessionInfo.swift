@@ -82,7 +82,11 @@ struct SessionHead: Sendable, Hashable {
         info.headVersion += 1
         info.headSequence = sequence
         info.recordCount += 1
-        if info.machine != machine { info.machine = machine }
+        // Assigned, not compared first: a name read back from the store has storage of its own,
+        // and comparing it with the draft's (the same name, other storage) read both strings for
+        // every record (120 instructions; callgrind, Benchmarks/HISTORY.md 2026-11-30). Once
+        // assigned, the two share storage and the assignment is a retain and a release.
+        info.machine = machine
         info.updated = timestamp
         recent.append(sequence)
         return recent.count == StoreLayout.indexBlockSize
