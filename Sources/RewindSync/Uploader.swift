@@ -14,7 +14,8 @@ import RewindStore
 ///
 /// What it sends: the records committed after the server's last acknowledgement, in their stored
 /// encoding (checksums included) as RWB1 batches (``RecordBatch``), with the machine definitions
-/// they name the first time the server needs them. After each accepted batch it keeps the
+/// they name the first time the server needs them, the next batch sent before the answer to the
+/// one before it comes (two in flight). After each accepted batch it keeps the
 /// server's acknowledged position in the store (a `meta` entry per destination), so an app that
 /// restarts resumes from there; when it starts it also asks the server's position and follows
 /// it (a server that holds less — a restored database — gets the rest again; a 409 names where
@@ -224,14 +225,71 @@ public actor Uploader {
         if try await sendErasureNotices() { next = try await reconcile() }
         var definitionsResent = false
         var conflicts = 0
+        // The batch after the one being answered, sent before that answer came: the server's
+        // in-order check waits for the earlier batch's transaction (the store's row lock), so
+        // the reading, sending and checking of one batch overlap the storing of the one before.
+        var ahead: SentBatch?
+        // Off for one batch after a batch sent ahead overtook the one before it.
+        var sendingAhead = true
         while true {
-            if Task.isCancelled { throw UploadError.network(message: "cancelled") }
-            let pending = try await readBatch(from: next)
-            broadcaster.update { $0.headSequence = pending.head }
+            if Task.isCancelled {
+                await ahead?.cancel()
+                throw UploadError.network(message: "cancelled")
+            }
+            let sent: SentBatch
+            if let ahead {
+                sent = ahead
+            } else {
+                let pending = try await readBatch(from: next, known: knownDefinitions)
+                broadcaster.update { $0.headSequence = pending.head }
+                guard !pending.batch.records.isEmpty else { return }
+                sent = SentBatch(pending, client: client, ahead: false)
+            }
+            ahead = nil
+            let pending = sent.pending
             let count = pending.batch.records.count
-            guard count > 0 else { return }
             let end = pending.batch.firstSequence + UInt64(count)
-            switch try await client.post(pending.batch.encoded()) {
+            do {
+                if sendingAhead {
+                    let following = try await readBatch(from: end, known: knownDefinitions.union(pending.named))
+                    broadcaster.update { $0.headSequence = following.head }
+                    if following.batch.firstSequence == end, !following.batch.records.isEmpty {
+                        ahead = SentBatch(following, client: client, ahead: true)
+                    }
+                }
+            } catch {
+                await sent.cancel()
+                throw error
+            }
+            let outcome: UploadClient.Outcome
+            do {
+                outcome = try await sent.outcome()
+            } catch {
+                await ahead?.cancel()
+                throw error
+            }
+            // Where the server stands after a batch sent ahead that this answer made moot but
+            // that the server stored all the same (0: none).
+            var aheadAcknowledged: UInt64 = 0
+            if case .accepted(let acknowledged, _, _) = outcome, acknowledged == end {
+                // The batch sent ahead starts where this one ends: its answer is the next one.
+            } else if let moot = ahead {
+                // Any other answer makes the batch sent ahead moot: the server refuses it (it
+                // starts past the server's position) or holds it already. Its answer is awaited,
+                // not cancelled: a request the server had received whole is still checked, and
+                // stored once the batch before it is; cancelled, its records would go uncounted
+                // (and come back as already held).
+                ahead = nil
+                if case .accepted(let acknowledged, let stored, let alreadyHeld) = try await moot.outcome() {
+                    aheadAcknowledged = acknowledged
+                    broadcaster.update { progress in
+                        progress.recordsUploaded += stored
+                        progress.recordsAlreadyHeld += alreadyHeld
+                        progress.batchesUploaded += 1
+                    }
+                }
+            }
+            switch outcome {
             case .accepted(let acknowledged, let stored, let alreadyHeld):
                 guard acknowledged >= end else {
                     throw UploadError.invalidResponse(
@@ -241,6 +299,7 @@ public actor Uploader {
                 }
                 knownDefinitions.formUnion(pending.named)
                 conflicts = 0
+                sendingAhead = true
                 // Counted before the acknowledgement is published: whoever waits for
                 // `acknowledgedThrough` then reads counters that include this batch.
                 broadcaster.update { progress in
@@ -248,8 +307,14 @@ public actor Uploader {
                     progress.recordsAlreadyHeld += alreadyHeld
                     progress.batchesUploaded += 1
                 }
-                try await acknowledge(acknowledged)
-                next = acknowledged
+                let through = max(acknowledged, aheadAcknowledged)
+                do {
+                    try await acknowledge(through)
+                } catch {
+                    await ahead?.cancel()
+                    throw error
+                }
+                next = through
             case .conflict(let serverNext, let recordIndex, let message):
                 if let recordIndex {
                     throw UploadError.diverged(sequence: next + UInt64(recordIndex), message: message)
@@ -257,6 +322,13 @@ public actor Uploader {
                 conflicts += 1
                 guard conflicts <= 8 else {
                     throw UploadError.server(status: 409, message: "the server's position keeps moving: \(message)")
+                }
+                if sent.ahead, serverNext < pending.batch.firstSequence, pending.batch.firstSequence == next {
+                    // Sent ahead, it reached the server's check before the batch before it was
+                    // stored (that batch's acceptance is `next`): the server's answer is older
+                    // than the acceptance. It goes again, alone.
+                    sendingAhead = false
+                    continue
                 }
                 next = try await follow(serverNext, head: pending.head)
             case .tooLarge(let message):
@@ -326,9 +398,10 @@ public actor Uploader {
         broadcaster.update { $0.acknowledgedThrough = next - 1 }
     }
 
-    private func readBatch(from next: UInt64) async throws(UploadError) -> PendingBatch {
+    /// The batch from `next` on, leaving out the definitions in `known`.
+    private func readBatch(from next: UInt64, known: Set<DefinitionName>) async throws(UploadError) -> PendingBatch {
         let store = engine.store
-        let (limit, bytes, known) = (recordLimit, configuration.maximumBatchBytes, knownDefinitions)
+        let (limit, bytes) = (recordLimit, configuration.maximumBatchBytes)
         return try await onStoreQueue(store: store) { store in
             try BatchReader.read(from: store, start: next, maximumRecords: limit, maximumBytes: bytes, known: known)
         }
