@@ -268,30 +268,23 @@ public actor Uploader {
                 await ahead?.cancel()
                 throw error
             }
-            // Where the server stands after a batch sent ahead that this answer made moot but
-            // that the server stored all the same (0: none).
-            var aheadAcknowledged: UInt64 = 0
-            if case .accepted(let acknowledged, _, _) = outcome, acknowledged == end {
-                // The batch sent ahead starts where this one ends: its answer is the next one.
+            // Any answer but an acceptance that ends where the batch sent ahead starts makes that
+            // batch moot: the server refuses it (it starts past the server's position) or holds
+            // it already. Its answer is awaited, not cancelled: a request the server had received
+            // whole is still checked, and stored once the batch before it is; cancelled, its
+            // records would go uncounted (and come back as already held).
+            var mootAhead: SentBatch?
+            if case .accepted(let acknowledged, _, _) = outcome {
+                // Awaited once this acceptance is counted and kept.
+                if acknowledged != end { (mootAhead, ahead) = (ahead, nil) }
             } else if let moot = ahead {
-                // Any other answer makes the batch sent ahead moot: the server refuses it (it
-                // starts past the server's position) or holds it already. Its answer is awaited,
-                // not cancelled: a request the server had received whole is still checked, and
-                // stored once the batch before it is; cancelled, its records would go uncounted
-                // (and come back as already held).
                 ahead = nil
-                if case .accepted(let acknowledged, let stored, let alreadyHeld) = try await moot.outcome() {
-                    aheadAcknowledged = acknowledged
-                    broadcaster.update { progress in
-                        progress.recordsUploaded += stored
-                        progress.recordsAlreadyHeld += alreadyHeld
-                        progress.batchesUploaded += 1
-                    }
-                }
+                _ = try await settle(moot)
             }
             switch outcome {
             case .accepted(let acknowledged, let stored, let alreadyHeld):
                 guard acknowledged >= end else {
+                    await mootAhead?.cancel()
                     throw UploadError.invalidResponse(
                         message:
                             "a batch of sequences \(pending.batch.firstSequence)–\(end - 1) acknowledged only up to \(acknowledged)"
@@ -300,21 +293,20 @@ public actor Uploader {
                 knownDefinitions.formUnion(pending.named)
                 conflicts = 0
                 sendingAhead = true
-                // Counted before the acknowledgement is published: whoever waits for
-                // `acknowledgedThrough` then reads counters that include this batch.
-                broadcaster.update { progress in
-                    progress.recordsUploaded += stored
-                    progress.recordsAlreadyHeld += alreadyHeld
-                    progress.batchesUploaded += 1
-                }
-                let through = max(acknowledged, aheadAcknowledged)
+                // This batch's acceptance is counted and kept before a moot batch's answer is
+                // awaited: that answer may be a failure, which ends the pass.
+                countAccepted(stored: stored, alreadyHeld: alreadyHeld)
                 do {
-                    try await acknowledge(through)
+                    try await acknowledge(acknowledged)
                 } catch {
-                    await ahead?.cancel()
+                    await (ahead ?? mootAhead)?.cancel()
                     throw error
                 }
-                next = through
+                next = acknowledged
+                if let moot = mootAhead, let mootAcknowledged = try await settle(moot), mootAcknowledged > next {
+                    try await acknowledge(mootAcknowledged)
+                    next = mootAcknowledged
+                }
             case .conflict(let serverNext, let recordIndex, let message):
                 if let recordIndex {
                     throw UploadError.diverged(sequence: next + UInt64(recordIndex), message: message)
@@ -385,6 +377,26 @@ public actor Uploader {
         if let known = serverNext, position < known { knownDefinitions.removeAll() }
         try await acknowledge(position)
         return position
+    }
+
+    /// Counts a batch the server accepted in the progress. Counted before the acknowledgement
+    /// is published: whoever waits for `acknowledgedThrough` then reads counters that include it.
+    private func countAccepted(stored: Int, alreadyHeld: Int) {
+        broadcaster.update { progress in
+            progress.recordsUploaded += stored
+            progress.recordsAlreadyHeld += alreadyHeld
+            progress.batchesUploaded += 1
+        }
+    }
+
+    /// Awaits the answer to a batch sent ahead that the answer before it made moot, and counts
+    /// it if the server stored it all the same; where the server stands after it, if accepted.
+    private func settle(_ moot: SentBatch) async throws(UploadError) -> UInt64? {
+        guard case .accepted(let acknowledged, let stored, let alreadyHeld) = try await moot.outcome() else {
+            return nil
+        }
+        countAccepted(stored: stored, alreadyHeld: alreadyHeld)
+        return acknowledged
     }
 
     /// Records the server's acknowledged `next` in memory, in the store and in the progress.

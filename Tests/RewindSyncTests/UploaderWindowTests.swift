@@ -34,10 +34,21 @@ import Testing
         /// A batch (its first sequence) whose check waits until the server stores another batch,
         /// or 2 s: as a request slow to reach the server's check would.
         let slowToCheck: UInt64?
+        /// Whether the server, storing the first batch, finds it holds the record after it
+        /// already (as when another process of the device uploaded it meanwhile): its answer
+        /// acknowledges past the batch's end.
+        let holdingOneMoreAfterTheFirstBatch: Bool
+        /// A batch (its first sequence) whose first request fails with a 500, storing nothing.
+        let failingOnce: UInt64?
 
-        init(holdingTheFirstBatchBack: Bool, slowToCheck: UInt64? = nil) {
+        init(
+            holdingTheFirstBatchBack: Bool, slowToCheck: UInt64? = nil, holdingOneMoreAfterTheFirstBatch: Bool = false,
+            failingOnce: UInt64? = nil
+        ) {
             self.holdingTheFirstBatchBack = holdingTheFirstBatchBack
             self.slowToCheck = slowToCheck
+            self.holdingOneMoreAfterTheFirstBatch = holdingOneMoreAfterTheFirstBatch
+            self.failingOnce = failingOnce
         }
 
         var posts: [Post] { state.withLock { $0.posts } }
@@ -62,6 +73,10 @@ import Testing
             }
             let answer = state.withLock { state -> LoopbackHTTPServer.Answer in
                 let count = batch.records.count
+                if first == failingOnce, !state.posts.contains(where: { $0.first == first }) {
+                    state.posts.append(Post(first: first, count: count, status: 500))
+                    return LoopbackHTTPServer.Answer(status: 500, body: Array("{\"error\":\"failed\"}".utf8))
+                }
                 guard first <= state.next else {
                     state.posts.append(Post(first: first, count: count, status: 409))
                     let body = "{\"error\":\"starts past the server's position\",\"nextSequence\":\(state.next)}"
@@ -70,6 +85,7 @@ import Testing
                 let end = first + UInt64(count)
                 let held = Int(min(end, state.next) - first)
                 state.next = max(state.next, end)
+                if holdingOneMoreAfterTheFirstBatch, first == 1 { state.next += 1 }
                 state.posts.append(Post(first: first, count: count, status: 200))
                 return json(
                     200,
@@ -123,6 +139,31 @@ import Testing
             ])
     }
 
+    /// An acceptance that ends past its batch (the server held more already) makes the batch sent
+    /// ahead moot; when the request of that moot batch then fails, the pass ends, but the
+    /// acceptance before it is counted and kept: the next pass starts after it.
+    @Test func anAcceptanceIsKeptWhenTheMootBatchAfterItFails() async throws {
+        // Batch 1–3 is stored, and the server finds it holds 4 too; 4–6, sent ahead, fails.
+        let fake = PositionKeepingServer(
+            holdingTheFirstBatchBack: false, holdingOneMoreAfterTheFirstBatch: true, failingOnce: 4)
+        try await upload(sessions: 7, batchRecords: 3, to: fake) { uploader, store in
+            await #expect(throws: UploadError.self) { try await uploader.uploadNow() }
+            #expect(uploader.progress.recordsUploaded == 3)
+            #expect(uploader.progress.acknowledgedThrough == 4)
+            #expect(try BatchReader.checkpoint(in: store, for: uploader.destination) == 5)
+            let progress = try await uploader.uploadNow()
+            #expect(progress.recordsUploaded == 6)
+            #expect(progress.recordsAlreadyHeld == 0)
+            #expect(progress.acknowledgedThrough == 7)
+        }
+        // The second pass started from the position the first kept: 5–7, once.
+        #expect(
+            fake.posts == [
+                Post(first: 1, count: 3, status: 200), Post(first: 4, count: 3, status: 500),
+                Post(first: 5, count: 3, status: 200),
+            ])
+    }
+
     @Test func batchesFollowEachOtherWithoutWaitingForAnswers() async throws {
         // A server that answers every batch as soon as it comes.
         let fake = PositionKeepingServer(holdingTheFirstBatchBack: false)
@@ -141,6 +182,17 @@ import Testing
     private func upload(sessions: Int, batchRecords: Int, to fake: PositionKeepingServer) async throws
         -> UploadProgress
     {
+        try await upload(sessions: sessions, batchRecords: batchRecords, to: fake) { uploader, _ in
+            try await uploader.uploadNow()
+        }
+    }
+
+    /// Starts `sessions` sessions (one record each) in an engine of its own and runs `body` with an
+    /// uploader of its store to `fake`, `batchRecords` records a batch, and the store.
+    private func upload<R>(
+        sessions: Int, batchRecords: Int, to fake: PositionKeepingServer,
+        _ body: (Uploader, TransitionStoreReader) async throws -> R
+    ) async throws -> R {
         let fixture = try EngineFixture()
         defer { fixture.remove() }
         let engine = try fixture.open(registering: [ExampleMachines.Onboarding.machine()])
@@ -155,6 +207,6 @@ import Testing
         let uploader = Uploader(
             engine: engine, server: URL(string: "http://127.0.0.1:\(server.port)")!, key: "rewind_ingest_x",
             configuration: UploaderConfiguration(maximumBatchRecords: batchRecords, coalescingDelay: .zero))
-        return try await uploader.uploadNow()
+        return try await body(uploader, engine.store)
     }
 }
