@@ -126,12 +126,16 @@ import Testing
                     listingsDone.increment()
                 }
             }
-            // The listings' queries are running in PostgreSQL.
-            try await server.database.withClient { client in
-                while try await Self.runningListings(client) == 0 && listingsDone.value == 0 {
+            // The listings' queries are running in PostgreSQL. (A listing that ends first means the
+            // wait never saw one: the one-session request would race the other listings' ends.)
+            let seen = try await server.database.withClient { client in
+                while listingsDone.value == 0 {
+                    if try await Self.runningListings(client) > 0 { return true }
                     await Task.yield()
                 }
+                return false
             }
+            #expect(seen, "no listing query was seen running: does runningListings match the listing's SQL?")
             let history = try await server.request(
                 "GET", "/v1/stores/\(device.storeID.uuidString)/sessions/small/history", key: readKey)
             #expect(history.status == 200, "\(history.text)")
@@ -146,7 +150,7 @@ import Testing
     static func runningListings(_ client: PostgresClient) async throws -> Int {
         for try await count in try await client.query(
             """
-            SELECT count(*) FROM pg_stat_activity WHERE state = 'active' AND query LIKE '%first_recorded_at_us%JOIN records h%'
+            SELECT count(*) FROM pg_stat_activity WHERE state = 'active' AND query LIKE '%s.first_recorded_at_us, s.last_recorded_at_us%'
                 AND pid <> pg_backend_pid()
             """, logger: testLogger
         ).decode(Int64.self) {
