@@ -43,37 +43,14 @@ public struct ProcessOutput: Sendable, CustomStringConvertible {
 ///   - stdin: What it reads on standard input, or `nil` for none.
 ///   - environment: Its environment, or `nil` to inherit this process's.
 ///   - currentDirectory: Its working directory, or `nil` to inherit this process's.
+///   - signalOnCancel: A signal sent to the child when the calling task is cancelled while it
+///     runs (`SIGKILL`: a test's time limit ends a hung child rather than waiting for it for
+///     ever), or `nil` to wait for the child's end regardless, as a clean-up that must finish
+///     even in a cancelled task wants.
 /// - Throws: When the program cannot be started or its output cannot be read.
 public func runProcess(
     _ executable: URL, arguments: [String], stdin: Data? = nil, environment: [String: String]? = nil,
-    currentDirectory: URL? = nil
-) async throws -> ProcessOutput {
-    try await runProcessToEnd(
-        executable, arguments: arguments, stdin: stdin, environment: environment, currentDirectory: currentDirectory,
-        signalOnCancel: nil)
-}
-
-/// Runs `executable` with `arguments` to its end as
-/// ``runProcess(_:arguments:stdin:environment:currentDirectory:)`` does, but sends it
-/// `signalOnCancel` when the calling task is cancelled while it runs (`SIGKILL`: a test's time
-/// limit ends a hung child rather than waiting for it for ever). The other one waits for the
-/// child's end regardless, as a clean-up that must finish even in a cancelled task wants.
-///
-/// - Throws: When the program cannot be started or its output cannot be read.
-public func runProcess(
-    _ executable: URL, arguments: [String], stdin: Data? = nil, environment: [String: String]? = nil,
-    currentDirectory: URL? = nil, signalOnCancel: Int32
-) async throws -> ProcessOutput {
-    try await runProcessToEnd(
-        executable, arguments: arguments, stdin: stdin, environment: environment, currentDirectory: currentDirectory,
-        signalOnCancel: signalOnCancel)
-}
-
-/// The two `runProcess` functions' work: `signalOnCancel`, unless `nil`, is sent to the child when
-/// the calling task is cancelled.
-private func runProcessToEnd(
-    _ executable: URL, arguments: [String], stdin: Data?, environment: [String: String]?, currentDirectory: URL?,
-    signalOnCancel: Int32?
+    currentDirectory: URL? = nil, signalOnCancel: Int32? = nil
 ) async throws -> ProcessOutput {
     let scratch = try TemporaryDirectory(prefix: "rewind-process")
     defer { scratch.remove() }
