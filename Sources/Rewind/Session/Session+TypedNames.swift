@@ -21,14 +21,14 @@ extension Session {
 
     /// Sends the events named `names` in one commit (see ``send(contentsOf:)``), each without a
     /// payload: `send(contentsOf: ["next", "next", "back"])`.
-    @discardableResult
+    @inlinable @discardableResult
     public func send(contentsOf names: some Sequence<String>) async throws -> [Step] {
         try await send(contentsOf: names.map { Event($0) })
     }
 
     /// Sends the typed events `names` in one commit (see ``send(contentsOf:)``), each without a
     /// payload.
-    @discardableResult
+    @inlinable @discardableResult
     public func send<Name: RawRepresentable<String>>(contentsOf names: some Sequence<Name>) async throws -> [Step] {
         try await send(contentsOf: names.map { Event($0.rawValue) })
     }

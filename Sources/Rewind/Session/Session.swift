@@ -169,10 +169,20 @@ public final class Session: Sendable {
     /// Meant for importing or replaying many events at once (with ``Durability/noSync``, say): one
     /// commit, one wake-up and one append instead of one per event.
     /// - Throws: the first refused event's error, `StoreError.versionConflict`, the store's errors.
-    @discardableResult
+    @inlinable @discardableResult
     public func send(contentsOf events: some Sequence<Event>) async throws -> [Step] {
+        // Inlinable: the events become an array where their sequence's type is known (free for
+        // an array). Walked unspecialized here, every event went through the standard library's
+        // generic witnesses: ~700 instructions an event of a bulk send (callgrind,
+        // Benchmarks/HISTORY.md 2026-11-30).
+        try await send(contentsOfArray: Array(events))
+    }
+
+    /// ``send(contentsOf:)`` of an array.
+    @usableFromInline
+    func send(contentsOfArray events: [Event]) async throws -> [Step] {
+        if events.isEmpty { return [] }
         let requests = events.map { StepRecording.Request.send($0) }
-        if requests.isEmpty { return [] }
         return try await withGateThenQueued { try await runSteps(requests) }
     }
 
