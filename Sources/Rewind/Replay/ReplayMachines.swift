@@ -13,7 +13,7 @@ struct ReplayMachines: Sendable {
     let machineName: String
     let bindings: Bindings
     let coder: any PayloadCoder
-    private var cache: [String: StepRecording] = [:]
+    private var cache = DefinitionTable<StepRecording>()
 
     init(
         log: any TransitionLog, registered: [String: Machine], machineName: String, bindings: Bindings,
@@ -35,7 +35,7 @@ struct ReplayMachines: Sendable {
     mutating func recording(
         for definition: String, in reader: (any TransitionLogReader)? = nil
     ) throws -> StepRecording {
-        if let cached = cache[definition] { return cached }
+        if let cached = cache.value(for: definition) { return cached }
         let machine: Machine
         if let registered = registered[definition] {
             machine = registered
@@ -50,7 +50,7 @@ struct ReplayMachines: Sendable {
             machine = try Self.compile(stored, bindings: bindings, name: machineName, version: definition)
         }
         let recording = StepRecording(machine: machine, machineName: machineName, definition: definition, coder: coder)
-        cache[definition] = recording
+        cache.set(recording, for: definition)
         return recording
     }
 

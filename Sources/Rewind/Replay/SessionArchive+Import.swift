@@ -125,7 +125,7 @@ extension SessionArchive {
             }
             definitions[entry.version] = definition
         }
-        let definedStates = definitions.mapValues(DefinedStates.init)
+        var definedStates = DefinitionTable(definitions.mapValues(DefinedStates.init))
 
         let base = try checkedBase(of: header)
         let first = base?.version ?? 1
@@ -146,7 +146,9 @@ extension SessionArchive {
             guard record.version == version else {
                 throw SessionArchiveError.versionGap(line: number, expected: version, found: record.version)
             }
-            transitions.append(try transition(of: record, line: number, header: header, definedStates: definedStates))
+            transitions.append(
+                try transition(
+                    of: record, line: number, header: header, states: definedStates.value(for: record.definition)))
             if let value = record.recordedState {
                 let snapshot: SessionSnapshot
                 do {
@@ -218,8 +220,10 @@ extension SessionArchive {
         return snapshot
     }
 
+    /// The draft of `record` (line `number`), checked against the header and `states`, the
+    /// states of the record's definition (`nil`: the header carries no such definition).
     private static func transition(
-        of record: Record, line number: Int, header: Header, definedStates: [String: DefinedStates]
+        of record: Record, line number: Int, header: Header, states: DefinedStates?
     ) throws -> TransitionDraft {
         func malformed(_ reason: String) -> SessionArchiveError {
             .malformedLine(line: number, reason: reason)
@@ -227,7 +231,7 @@ extension SessionArchive {
         guard record.machine == header.machine else {
             throw malformed("its machine '\(record.machine)' is not the header's '\(header.machine)'")
         }
-        guard let states = definedStates[record.definition] else {
+        guard let states else {
             throw malformed("its definition \(record.definition.prefix(12)) is not in the header")
         }
         if let unknown = states.unknownStates(in: record.target).first {

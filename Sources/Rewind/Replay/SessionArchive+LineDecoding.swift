@@ -19,24 +19,56 @@ extension SessionArchive.Record {
 
         /// Keeps `value` when `key` is a member of a record (the last of a repeated key wins).
         mutating func take(_ key: String, _ value: JSONValue) {
-            switch key {
-            case "version": version = value
-            case "sequence": sequence = value
-            case "timestamp": timestamp = value
-            case "machine": machine = value
-            case "definition": definition = value
-            case "event": event = value
-            case "source": source = value
-            case "target": target = value
-            case "navigation": navigation = value
-            case "origin": origin = value
-            case "redacted": redacted = value
-            case "recordedState": recordedState = value
-            case "payload": payload = value
-            case "payloadBase64": payloadBase64 = value
-            case "stateData": stateData = value
-            case "stateDataBase64": stateDataBase64 = value
-            default: break
+            // Lengths first: a `switch` over the names compared the key with each in turn, a call
+            // into the runtime for each that differs (2,100 instructions a record line;
+            // callgrind, Benchmarks/HISTORY.md 2026-11-30).
+            switch key.utf8.count {
+            case 5:
+                if key == "event" { event = value }
+            case 6:
+                if key == "source" {
+                    source = value
+                } else if key == "target" {
+                    target = value
+                } else if key == "origin" {
+                    origin = value
+                }
+            case 7:
+                if key == "version" {
+                    version = value
+                } else if key == "machine" {
+                    machine = value
+                } else if key == "payload" {
+                    payload = value
+                }
+            case 8:
+                if key == "sequence" {
+                    sequence = value
+                } else if key == "redacted" {
+                    redacted = value
+                }
+            case 9:
+                if key == "timestamp" {
+                    timestamp = value
+                } else if key == "stateData" {
+                    stateData = value
+                }
+            case 10:
+                if key == "definition" {
+                    definition = value
+                } else if key == "navigation" {
+                    navigation = value
+                }
+            case 13:
+                if key == "recordedState" {
+                    recordedState = value
+                } else if key == "payloadBase64" {
+                    payloadBase64 = value
+                }
+            case 15:
+                if key == "stateDataBase64" { stateDataBase64 = value }
+            default:
+                break
             }
         }
     }
