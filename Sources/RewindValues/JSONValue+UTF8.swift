@@ -44,12 +44,13 @@ extension JSONValue {
     /// object, handing `member` each member's key and value in the order the text has them (a
     /// repeated key: each time, the last one last) instead of building the object: for readers of
     /// a known shape on hot paths (a session archive's record lines), which keep the members they
-    /// know.
+    /// know. The key is its UTF-8 bytes, escapes resolved, valid during the call only: no `String`
+    /// is made for it (a reader compares it with the names it knows).
     ///
     /// - Returns: `false`, having checked the whole text, when it is valid JSON but not an object.
     /// - Throws: ``JSONParseError`` with the byte offset and the reason.
     package static func parseMembers(
-        ofObject bytes: some Collection<UInt8>, _ member: (String, JSONValue) -> Void
+        ofObject bytes: some Collection<UInt8>, _ member: (UnsafeBufferPointer<UInt8>, JSONValue) -> Void
     ) throws(JSONParseError) -> Bool {
         func parse(_ buffer: UnsafeBufferPointer<UInt8>) -> Result<Bool, JSONParseError> {
             var parser = JSONParser(buffer)
@@ -272,7 +273,9 @@ struct JSONParser {
     /// The one document of the text when it is an object, its members handed to `member` in
     /// their order (a repeated key: each time), with nothing but whitespace around it; `false`,
     /// having parsed the whole document, when it is valid JSON but no object.
-    mutating func parseDocumentMembers(_ member: (String, JSONValue) -> Void) throws(JSONParseError) -> Bool {
+    mutating func parseDocumentMembers(
+        _ member: (UnsafeBufferPointer<UInt8>, JSONValue) -> Void
+    ) throws(JSONParseError) -> Bool {
         skipWhitespace()
         guard index < bytes.count, bytes[index] == UInt8(ascii: "{") else {
             _ = try parseDocument()
@@ -286,12 +289,15 @@ struct JSONParser {
 
     private mutating func parseObject(depth: Int) throws(JSONParseError) -> JSONValue {
         var members: [String: JSONValue] = [:]
-        try parseMembers(depth: depth) { key, value in members[key] = value }
+        try parseMembers(depth: depth) { key, value in members[String(decoding: key, as: UTF8.self)] = value }
         return .object(members)
     }
 
-    /// Parses an object (`index` at its `{`) at nesting `depth`, handing each member to `member`.
-    private mutating func parseMembers(depth: Int, _ member: (String, JSONValue) -> Void) throws(JSONParseError) {
+    /// Parses an object (`index` at its `{`) at nesting `depth`, handing each member to `member`:
+    /// its key's UTF-8 bytes (escapes resolved; valid during the call only) and its value.
+    private mutating func parseMembers(
+        depth: Int, _ member: (UnsafeBufferPointer<UInt8>, JSONValue) -> Void
+    ) throws(JSONParseError) {
         guard depth <= JSONValue.maximumParseDepth else {
             throw JSONParseError(offset: index, reason: .tooDeep(limit: JSONValue.maximumParseDepth))
         }
@@ -304,11 +310,23 @@ struct JSONParser {
         while true {
             skipWhitespace()
             guard index < bytes.count, bytes[index] == UInt8(ascii: "\"") else { throw unexpected() }
-            let key = try parseString()
+            // The key's bytes are handed over as they are in the text when it has no escape (no
+            // String made: a reader of known members compares them); else a copy of the scratch
+            // buffer, which the value may reuse.
+            let key: StringContents
+            var escapedKey: [UInt8] = []
+            switch try parseStringContents() {
+            case .text(let range): key = .text(range)
+            case .scratch: (key, escapedKey) = (.scratch, scratch)
+            }
             skipWhitespace()
             guard index < bytes.count, bytes[index] == UInt8(ascii: ":") else { throw unexpected() }
             index += 1
-            member(key, try parseValue(depth: depth))
+            let value = try parseValue(depth: depth)
+            switch key {
+            case .text(let range): member(UnsafeBufferPointer(rebasing: bytes[range]), value)
+            case .scratch: escapedKey.withUnsafeBufferPointer { member($0, value) }
+            }
             skipWhitespace()
             guard index < bytes.count else { throw unexpected() }
             switch bytes[index] {
@@ -359,17 +377,32 @@ struct JSONParser {
 
     // MARK: Strings
 
+    /// Where a parsed string literal's characters are: a range of the text's own bytes when it
+    /// has no escape, else ``scratch``, which holds them with the escapes resolved.
+    private enum StringContents {
+        case text(Range<Int>)
+        case scratch
+    }
+
     /// Parses a string literal; `index` is at its opening quote.
     private mutating func parseString() throws(JSONParseError) -> String {
+        switch try parseStringContents() {
+        case .text(let range): return String(decoding: UnsafeBufferPointer(rebasing: bytes[range]), as: UTF8.self)
+        case .scratch: return String(decoding: scratch, as: UTF8.self)
+        }
+    }
+
+    /// Parses a string literal (`index` at its opening quote), checking it, and says where its
+    /// characters are.
+    private mutating func parseStringContents() throws(JSONParseError) -> StringContents {
         index += 1  // "
         let start = index
         // Fast path: no escapes, so the string is the bytes themselves once validated.
         while index < bytes.count {
             let byte = bytes[index]
             if byte == 0x22 {  // "
-                let string = String(decoding: UnsafeBufferPointer(rebasing: bytes[start..<index]), as: UTF8.self)
                 index += 1
-                return string
+                return .text(start..<(index - 1))
             }
             if byte == 0x5C { break }  // \
             if byte < 0x20 { throw JSONParseError(offset: index, reason: .controlCharacterInString(byte)) }
@@ -384,7 +417,7 @@ struct JSONParser {
             switch byte {
             case UInt8(ascii: "\""):
                 index += 1
-                return String(decoding: scratch, as: UTF8.self)
+                return .scratch
             case UInt8(ascii: "\\"):
                 try parseEscape()
             case 0..<0x20:

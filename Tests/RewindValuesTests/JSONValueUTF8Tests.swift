@@ -57,18 +57,22 @@ struct JSONValueUTF8Tests {
     }
 
     /// `parseMembers(ofObject:_:)`: an object's members in the text's order, a repeated key each
-    /// time; any other JSON text checked whole and answered `false`; malformed text refused with
-    /// the same error as the parser's.
+    /// time, a key's escapes resolved (and kept while a value with escapes of its own is parsed);
+    /// any other JSON text checked whole and answered `false`; malformed text refused with the
+    /// same error as the parser's.
     @Test func anObjectsMembersComeInTheirOrder() throws {
         var seen: [(key: String, value: JSONValue)] = []
-        let object = Array(#" {"b":1,"a":[true,{"c":null}],"b":"x"} "#.utf8)
-        #expect(try JSONValue.parseMembers(ofObject: object) { seen.append(($0, $1)) })
-        #expect(seen.map(\.key) == ["b", "a", "b"])
-        #expect(seen.map(\.value) == [1, [true, ["c": nil]], "x"])
+        func keep(_ key: UnsafeBufferPointer<UInt8>, _ value: JSONValue) {
+            seen.append((String(decoding: key, as: UTF8.self), value))
+        }
+        let object = Array(#" {"b":1,"a":[true,{"c":null}],"b":"x","\u00e9\"k":"v\"w\n"} "#.utf8)
+        #expect(try JSONValue.parseMembers(ofObject: object, keep))
+        #expect(seen.map(\.key) == ["b", "a", "b", "é\"k"])
+        #expect(seen.map(\.value) == [1, [true, ["c": nil]], "x", "v\"w\n"])
         seen = []
-        #expect(try JSONValue.parseMembers(ofObject: Array("{}".utf8)) { seen.append(($0, $1)) })
+        #expect(try JSONValue.parseMembers(ofObject: Array("{}".utf8), keep))
         #expect(seen.isEmpty)
-        #expect(try !JSONValue.parseMembers(ofObject: Array(" [1] ".utf8)) { seen.append(($0, $1)) })
+        #expect(try !JSONValue.parseMembers(ofObject: Array(" [1] ".utf8), keep))
         #expect(seen.isEmpty)
         for text in [#"{"a":1,}"#, #"{"a":1} x"#, "[1,]", "{", #"{"a":[1}"#, "", "\"a\u{1}\""] {
             let expected = try #require(parseError(text), "\(text)")

@@ -17,58 +17,49 @@ extension SessionArchive.Record {
         var navigation, origin, redacted, recordedState: JSONValue?
         var payload, payloadBase64, stateData, stateDataBase64: JSONValue?
 
-        /// Keeps `value` when `key` is a member of a record (the last of a repeated key wins).
-        mutating func take(_ key: String, _ value: JSONValue) {
-            // Lengths first: a `switch` over the names compared the key with each in turn, a call
-            // into the runtime for each that differs (2,100 instructions a record line;
-            // callgrind, Benchmarks/HISTORY.md 2026-11-30).
-            switch key.utf8.count {
-            case 5:
-                if key == "event" { event = value }
-            case 6:
-                if key == "source" {
-                    source = value
-                } else if key == "target" {
-                    target = value
-                } else if key == "origin" {
-                    origin = value
-                }
-            case 7:
-                if key == "version" {
-                    version = value
-                } else if key == "machine" {
-                    machine = value
-                } else if key == "payload" {
-                    payload = value
-                }
-            case 8:
-                if key == "sequence" {
-                    sequence = value
-                } else if key == "redacted" {
-                    redacted = value
-                }
-            case 9:
-                if key == "timestamp" {
-                    timestamp = value
-                } else if key == "stateData" {
-                    stateData = value
-                }
-            case 10:
-                if key == "definition" {
-                    definition = value
-                } else if key == "navigation" {
-                    navigation = value
-                }
-            case 13:
-                if key == "recordedState" {
-                    recordedState = value
-                } else if key == "payloadBase64" {
-                    payloadBase64 = value
-                }
-            case 15:
-                if key == "stateDataBase64" { stateDataBase64 = value }
-            default:
-                break
+        /// Keeps `value` when `key` (UTF-8) is a member of a record (the last of a repeated key
+        /// wins).
+        mutating func take(_ key: UnsafeBufferPointer<UInt8>, _ value: JSONValue) {
+            // The key's bytes, lengths first: no String is made for it, and a name of another
+            // length costs one comparison of integers (a `switch` over String names was 2,100
+            // instructions a record line, the keys' Strings as much again; callgrind,
+            // Benchmarks/HISTORY.md 2026-11-30).
+            func named(_ name: StaticString) -> Bool {
+                guard name.utf8CodeUnitCount == key.count, let bytes = key.baseAddress else { return false }
+                return memcmp(bytes, name.utf8Start, key.count) == 0
+            }
+            if named("version") {
+                version = value
+            } else if named("sequence") {
+                sequence = value
+            } else if named("timestamp") {
+                timestamp = value
+            } else if named("machine") {
+                machine = value
+            } else if named("definition") {
+                definition = value
+            } else if named("event") {
+                event = value
+            } else if named("source") {
+                source = value
+            } else if named("target") {
+                target = value
+            } else if named("navigation") {
+                navigation = value
+            } else if named("origin") {
+                origin = value
+            } else if named("redacted") {
+                redacted = value
+            } else if named("recordedState") {
+                recordedState = value
+            } else if named("payload") {
+                payload = value
+            } else if named("payloadBase64") {
+                payloadBase64 = value
+            } else if named("stateData") {
+                stateData = value
+            } else if named("stateDataBase64") {
+                stateDataBase64 = value
             }
         }
     }
