@@ -58,6 +58,11 @@ func drive(sessions: Int, durability: Durability, chunk: Int = 1, exports: Int =
         started.append(session)
     }
     let perSession = count / sessions
+    // EVENT_PAYLOAD: a JSON text every event carries as its payload (default: none).
+    let payload = try ProcessInfo.processInfo.environment["EVENT_PAYLOAD"].map { text in
+        try JSONValue(jsonBytes: Array(text.utf8))
+    }
+    let events = cycle.map { event in payload.map { Event(event.name, payload: $0) } ?? event }
     let writtenBefore = writtenBytes()
     let clock = ContinuousClock()
     let start = clock.now
@@ -65,17 +70,17 @@ func drive(sessions: Int, durability: Durability, chunk: Int = 1, exports: Int =
         for session in started {
             group.addTask {
                 if chunk > 1 {
-                    var events: [Event] = []
+                    var batch: [Event] = []
                     for index in 0..<perSession {
-                        events.append(cycle[index % cycle.count])
-                        if events.count == chunk {
-                            try await session.send(contentsOf: events)
-                            events.removeAll()
+                        batch.append(events[index % events.count])
+                        if batch.count == chunk {
+                            try await session.send(contentsOf: batch)
+                            batch.removeAll()
                         }
                     }
-                    if !events.isEmpty { try await session.send(contentsOf: events) }
+                    if !batch.isEmpty { try await session.send(contentsOf: batch) }
                 } else {
-                    for index in 0..<perSession { try await session.send(cycle[index % cycle.count]) }
+                    for index in 0..<perSession { try await session.send(events[index % events.count]) }
                 }
             }
         }

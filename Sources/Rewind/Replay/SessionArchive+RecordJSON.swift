@@ -115,7 +115,13 @@ extension SessionArchive.Record {
         guard !value.isEmpty else { return }
         if let parsed = try? JSONValue(jsonBytes: value), (try? parsed.jsonBytes()) == value {
             member(json, into: &bytes)
-            try parsed.write(into: &bytes, escapingSlashes: false)
+            // `value` is the canonical text, `/` escaped; the line's text differs from it only
+            // where it holds a `/`: without one, `value` is the line's text (not written twice).
+            if value.contains(UInt8(ascii: "/")) {
+                try parsed.write(into: &bytes, escapingSlashes: false)
+            } else {
+                bytes.append(contentsOf: value)
+            }
         } else {
             member(base64, into: &bytes)
             bytes.append(UInt8(ascii: "\""))
