@@ -136,7 +136,7 @@ extension Engine {
                     session, at: last.version, from: start,
                     records: SessionSnapshot.records(of: session, through: last.version, in: transaction)
                 ) { record, before in
-                    let state = try machines.replay(record, on: before, in: transaction).1
+                    let state = try machines.state(after: record, on: before, in: transaction)
                     replayed = record.version
                     done += 1
                     if done % 4096 == 0 { progress(StoreCheckProgress(stage: .snapshots, done: done, total: total)) }

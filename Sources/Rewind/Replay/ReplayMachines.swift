@@ -103,11 +103,28 @@ struct ReplayMachines: Sendable {
     mutating func replay(
         _ record: TransitionRecord, on snapshot: SessionSnapshot, in reader: any TransitionLogReader
     ) throws -> (RecordedStep, SessionSnapshot) {
+        let (recording, request, after) = try rerun(record, on: snapshot, in: reader)
+        return (RecordedStep(record: record, request: request, recording: recording), after)
+    }
+
+    /// The state after `record`, re-run on `snapshot` as ``replay(_:on:in:)`` does, without the
+    /// step: an import's snapshots and a store check need the state only, and made and dropped a
+    /// step's copies for every record.
+    mutating func state(
+        after record: TransitionRecord, on snapshot: SessionSnapshot, in reader: any TransitionLogReader
+    ) throws -> SessionSnapshot {
+        try rerun(record, on: snapshot, in: reader).after
+    }
+
+    /// ``replay(_:on:in:)``'s work: the record's mapping, its decoded request and the state after it.
+    private mutating func rerun(
+        _ record: TransitionRecord, on snapshot: SessionSnapshot, in reader: any TransitionLogReader
+    ) throws -> (recording: StepRecording, request: StepRecording.Request, after: SessionSnapshot) {
         let recording = try recording(for: record.definition, in: reader)
         let request = try recording.request(of: record)
         let before = try state(before: record, from: snapshot, in: reader)
         let after = try recording.replay(record, request: request, on: before, in: reader).1
-        return (RecordedStep(record: record, request: request, recording: recording), after)
+        return (recording, request, after)
     }
 
     /// The session's state at `version` (the nearest snapshot the reader keeps at or before it,

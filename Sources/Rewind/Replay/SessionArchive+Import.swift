@@ -321,16 +321,18 @@ extension Engine {
         }
         let interval = configuration.snapshotInterval
         guard interval > 0, !contents.transitions.isEmpty else { return writes }
-        let archive = SessionArchive.ContentsLog(session: session, contents: contents)
+        let log = SessionArchive.ContentsLog(session: session, contents: contents)
+        // Boxed once: passed to each record's re-run as it was, a copy was boxed per record.
+        let archive: any TransitionLogReader = log
         var machines = LogReplay(
-            log: archive, registeredByVersion: registeredMachinesByVersion(), bindings: Bindings(), coder: store.coder
+            log: log, registeredByVersion: registeredMachinesByVersion(), bindings: Bindings(), coder: store.coder
         ).machines(for: contents.header.machine)
         // A record that cannot be re-run ends the snapshots there (an error, caught below).
         _ = try? SessionSnapshot.rebuilt(
             session, at: contents.headVersion, from: contents.base ?? .empty(definition: ""),
             records: SessionSnapshot.records(of: session, in: archive)
         ) { record, before in
-            let snapshot = try machines.replay(record, on: before, in: archive).1
+            let snapshot = try machines.state(after: record, on: before, in: archive)
             if record.version % interval == 0, contents.recordedStates[record.version] == nil,
                 let bytes = try? snapshot.encoded()
             {
