@@ -73,6 +73,27 @@ struct SessionArchiveTests {
         #expect(try target.engine.store.headSequence() == 0)
     }
 
+    /// A record naming a definition the header does not carry, after records naming the one it
+    /// does (the import remembers the last definition it found): refused, naming the line.
+    @Test func aForgedRecordNamingADefinitionTheHeaderLacksIsRefusedAndImportsNothing() async throws {
+        let source = try ReplayFixture()
+        try await source.record("loading-view", as: "v")
+        let lines = lines(try source.engine.exportSession(SessionID("v")))
+        let absent = String(repeating: "feed", count: 16)
+        let archive = try forged(lines) { index, body in
+            if index == 3 { body["definition"] = absent }
+        }
+        #expect(
+            throws: SessionArchiveError.malformedLine(
+                line: 4, reason: "its definition \(absent.prefix(12)) is not in the header")
+        ) {
+            try SessionArchive.validate(archive)
+        }
+        let target = try ReplayFixture(registering: [])
+        await #expect(throws: SessionArchiveError.self) { try await target.engine.importSession(archive) }
+        #expect(try target.engine.store.headSequence() == 0)
+    }
+
     /// Too long for a definitions key, or empty.
     @Test(arguments: [String(repeating: "m", count: 450), ""])
     func aMachineNameTheStoreCannotHoldIsAMalformedHeaderAndImportsNothing(_ name: String) async throws {
