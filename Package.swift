@@ -99,7 +99,7 @@ let package = Package(
         // Stand-ins for SwiftUI's names (`Environment`, `Transition`, …) on every platform: an app
         // file importing both must compile without qualifying them (RewindTests/API).
         .target(name: "SwiftUIStandIn", path: "Tests/SwiftUIStandIn"),
-        .testTarget(name: "RewindLMDBTests", dependencies: ["RewindLMDB", "CLMDB"]),
+        .testTarget(name: "RewindLMDBTests", dependencies: ["RewindLMDB", "CLMDB", "RewindBaseTestSupport"]),
         .testTarget(
             name: "RewindValuesTests",
             dependencies: [

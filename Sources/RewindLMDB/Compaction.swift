@@ -188,7 +188,9 @@ extension Environment {
     /// ``Database`` handles, go on working on the new file.
     ///
     /// Other processes: while compaction runs, an open in another process waits for it (its
-    /// shared lock on the data file waits for the exclusive one). LMDB's own tools (`mdb_stat`,
+    /// shared lock on the data file waits for the exclusive one). A child this process starts on
+    /// another thread holds this process's lock from its clone to its `exec`; on Linux the
+    /// compaction waits for such a lock (up to 5 s), never for another process's. LMDB's own tools (`mdb_stat`,
     /// `mdb_copy`) take no such lock: one that has the environment open when compaction starts is
     /// refused like any process, but do not start one during a compaction.
     ///

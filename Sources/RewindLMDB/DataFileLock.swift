@@ -22,6 +22,13 @@
 /// file, which the process loses as soon as it closes *any* descriptor of that file, and on Apple
 /// platforms `flock` and record locks on one file can conflict. LMDB takes no lock on the data file.
 ///
+/// A child process holds every open file description of its parent from its `fork` (or
+/// `posix_spawn`'s clone) until its `exec` closes the close-on-exec ones, so for that moment it also
+/// holds this process's `flock`s, even on a descriptor this process has just closed. On Linux the
+/// kernel's lock table (`/proc/locks`) lists such a lock under the id of the process that took it:
+/// ``exclusive(directory:patience:onWait:)`` waits, for a while, for locks listed under this
+/// process's own id to go.
+///
 /// `@unchecked Sendable`: `descriptor` is written once, in `init`, and closed once, by `release()`
 /// (called under the owning environment's exclusive access).
 final class DataFileLock: @unchecked Sendable {
@@ -50,10 +57,46 @@ final class DataFileLock: @unchecked Sendable {
         try lock(directory: directory, operation: LOCK_SH)
     }
 
-    /// The exclusive lock on the data file of `directory`, or `nil` at once when another open
-    /// file holds a lock on it (another process has the environment open, or is compacting it).
-    static func exclusive(directory: String) throws -> DataFileLock? {
-        try lock(directory: directory, operation: LOCK_EX | LOCK_NB)
+    /// The exclusive lock on the data file of `directory`, or `nil` when another open file holds
+    /// a lock on it (another process has the environment open, or is compacting it).
+    ///
+    /// It never waits for another process. When every lock on the file is listed under this
+    /// process's own id (Linux's `/proc/locks`) while this process holds none, the holder is a
+    /// child between its `fork` and its `exec` (a `posix_spawn` on another thread: the descriptors
+    /// it was given go at its `exec`, within milliseconds), and when none is listed any more the
+    /// lock has just been let go; it tries again, waiting 1 ms, then twice as long each time (at
+    /// most 50 ms), for at most `patience`, calling `onWait` before each wait.
+    /// Where the lock table cannot be read (other systems, whose `posix_spawn` gives a child no
+    /// descriptor it closes at `exec`), it does not wait.
+    static func exclusive(
+        directory: String, patience: Duration = .seconds(5), onWait: () -> Void = {}
+    ) throws -> DataFileLock? {
+        let clock = ContinuousClock()
+        let deadline = clock.now.advanced(by: patience)
+        var pause = Duration.milliseconds(1)
+        while true {
+            if let lock = try lock(directory: directory, operation: LOCK_EX | LOCK_NB) { return lock }
+            guard clock.now < deadline, heldByNoOtherProcess(directory + "/data.mdb") else { return nil }
+            onWait()
+            let (seconds, attoseconds) = pause.components
+            var request = timespec(tv_sec: Int(seconds), tv_nsec: Int(attoseconds / 1_000_000_000))
+            var remaining = timespec()
+            while nanosleep(&request, &remaining) != 0 && errno == EINTR { request = remaining }
+            pause = min(pause * 2, .milliseconds(50))
+        }
+    }
+
+    /// Whether the kernel's lock table lists every lock held on the file at `path` (if any) under
+    /// this process's id (`false` where the table cannot be read).
+    private static func heldByNoOtherProcess(_ path: String) -> Bool {
+        #if os(Linux)
+            var file = stat()
+            guard stat(path, &file) == 0 else { return false }
+            let holders = LockTable.holders(device: UInt64(file.st_dev), inode: UInt64(file.st_ino))
+            return holders?.allSatisfy { $0 == getpid() } ?? false
+        #else
+            return false
+        #endif
     }
 
     private static func lock(directory: String, operation: Int32) throws -> DataFileLock? {

@@ -10,8 +10,8 @@ import Foundation
 /// `Process.run()` on Linux reads past a buffer when the test process has many descriptors open
 /// (it crashed a CI run in `memmove`); `posix_spawn` copies nothing of the kind.
 ///
-/// The child gets the given descriptors as its standard input, output and error, and no other
-/// descriptor of this process (on Linux `posix_spawn_file_actions_addclosefrom_np`, or each open
+/// The child gets the given descriptors as its standard input, output and error (and, when
+/// asked, one more as its descriptor 3), and no other descriptor of this process (on Linux `posix_spawn_file_actions_addclosefrom_np`, or each open
 /// one closed where the C library lacks it; on Apple platforms `POSIX_SPAWN_CLOEXEC_DEFAULT`). It
 /// starts with no blocked signal and the default handlers, whatever the spawning thread had: a
 /// daemon it leaves behind (tmux's server) still ends on `SIGTERM`, and holds no descriptor whose
@@ -37,10 +37,11 @@ public final class SpawnedProcess: Sendable {
 
     /// Starts `executable` with `arguments`, its standard streams on `stdin`, `stdout` and
     /// `stderr`, in `environment` (`nil`: this process's) and `currentDirectory` (`nil`: this
-    /// process's).
+    /// process's); `descriptor3`, when given, becomes the child's descriptor 3 (the open file of
+    /// this process's descriptor, shared, as a child has it between its `fork` and its `exec`).
     public init(
         _ executable: String, arguments: [String], environment: [String: String]? = nil,
-        currentDirectory: String? = nil, stdin: Int32, stdout: Int32, stderr: Int32
+        currentDirectory: String? = nil, stdin: Int32, stdout: Int32, stderr: Int32, descriptor3: Int32? = nil
     ) throws {
         #if canImport(Darwin)
             var actions: posix_spawn_file_actions_t? = nil
@@ -56,6 +57,8 @@ public final class SpawnedProcess: Sendable {
         posix_spawn_file_actions_adddup2(&actions, stdin, 0)
         posix_spawn_file_actions_adddup2(&actions, stdout, 1)
         posix_spawn_file_actions_adddup2(&actions, stderr, 2)
+        if let descriptor3 { posix_spawn_file_actions_adddup2(&actions, descriptor3, 3) }
+        let firstClosed: Int32 = descriptor3 == nil ? 3 : 4
         var noSignals = sigset_t()
         sigemptyset(&noSignals)
         posix_spawnattr_setsigmask(&attributes, &noSignals)
@@ -70,11 +73,11 @@ public final class SpawnedProcess: Sendable {
             flags |= Int32(POSIX_SPAWN_CLOEXEC_DEFAULT)
         #else
             if let closeFrom = Self.closeFrom {
-                _ = closeFrom(&actions, 3)
+                _ = closeFrom(&actions, firstClosed)
             } else {
                 // Each descriptor open now (the C library skips one closed meanwhile).
                 let open = (try? FileManager.default.contentsOfDirectory(atPath: "/proc/self/fd")) ?? []
-                for descriptor in open.compactMap({ Int32($0) }) where descriptor > 2 {
+                for descriptor in open.compactMap({ Int32($0) }) where descriptor >= firstClosed {
                     posix_spawn_file_actions_addclose(&actions, descriptor)
                 }
             }
