@@ -41,6 +41,38 @@ struct JSONValueUTF8Tests {
         #expect(try parse("\"日本😀\"") == .string("日本😀"))
     }
 
+    /// Strings are scanned eight bytes at a time until a special byte: each one at each place
+    /// of the first three words (and a string ending at each place) is found and read as bytes
+    /// one by one would.
+    @Test func aSpecialByteAnywhereInAStringIsFound() throws {
+        for length in 0..<26 {
+            let plain = String(repeating: "a", count: length)
+            #expect(try parse("\"\(plain)\"") == .string(plain), "\(length)")
+            #expect(try parse("[\"\(plain)\",\"~\u{7F} \"]") == [.string(plain), "~\u{7F} "], "\(length)")
+        }
+        for place in 0..<25 {
+            let before = String(repeating: "b", count: place)
+            let after = String(repeating: "c", count: 24 - place)
+            for (text, value) in [
+                (#"\""#, "\""), (#"\\"#, "\\"), (#"\n"#, "\n"), ("é", "é"), ("日", "日"), ("\u{7F}", "\u{7F}"),
+                (" ", " "), ("!", "!"), ("#", "#"), ("[", "["), ("]", "]"), ("]", "]"), ("\u{5B}", "["),
+            ] {
+                #expect(
+                    try parse("\"\(before)\(text)\(after)\"") == .string(before + value + after), "\(place) \(text)")
+            }
+            var control = Array("\"\(before)x\(after)\"".utf8)
+            control[1 + place] = 0x1F
+            #expect(parseError(control) == JSONParseError(offset: 1 + place, reason: .controlCharacterInString(0x1F)))
+            for byte: UInt8 in [0xFF, 0xC0, 0x85, 0x9F, 0x80] {  // never in UTF-8; continuations alone
+                var invalid = control
+                invalid[1 + place] = byte
+                #expect(parseError(invalid) == JSONParseError(offset: 1 + place, reason: .invalidUTF8), "\(byte)")
+            }
+            let unterminated = Array("\"\(before)\(after)".utf8)
+            #expect(parseError(unterminated)?.reason == .unexpectedEnd, "\(place)")
+        }
+    }
+
     @Test func numbersAreExactAndTheirDoublesCorrectlyRounded() throws {
         let texts = [
             "0", "-0", "1", "-1", "0.1", "1.5", "1e-7", "1E+2", "0e10", "123456789012345678",
