@@ -5,10 +5,12 @@
 # socket in that directory too), and is stopped and removed when CMD ends, however it ends.
 # REWIND_PG_DURABLE=1 keeps PostgreSQL's durable defaults (the benchmarks); tests run without fsync.
 # CMD gets its URL in REWIND_TEST_DATABASE_URL (user postgres, trust authentication, database
-# postgres; each test creates a database of its own), and the PostgreSQL binaries' directory in
-# REWIND_TEST_PG_BIN (the fault tests restart a cluster of their own). Debian's postgresql is installed when no
-# initdb is found. PostgreSQL refuses to run as root, so as root the cluster runs as the
-# `postgres` system user (created when missing).
+# postgres; each test creates a database of its own), the PostgreSQL binaries' directory in
+# REWIND_TEST_PG_BIN and a directory in REWIND_TEST_PG_CLUSTERS (the fault tests make and restart
+# clusters of their own there; they are stopped with this run's). A run killed before it could
+# stop its clusters (SIGKILL, a cancelled CI job) is cleaned up by the next run. Debian's
+# postgresql is installed when no initdb is found. PostgreSQL refuses to run as root, so as root
+# the cluster runs as the `postgres` system user (created when missing).
 set -euo pipefail
 
 find_bin() {
@@ -31,19 +33,45 @@ if [ -z "$PG_BIN" ] || [ ! -x "$PG_BIN/pg_ctl" ] || [ ! -x "$PG_BIN/postgres" ];
     exit 1
 fi
 
-TMP=$(mktemp -d /tmp/rewind-postgres.XXXXXX)
 RUN_AS=()
 if [ "$(id -u)" = 0 ]; then
     if ! id postgres >/dev/null 2>&1; then
         useradd --system --user-group --home-dir /nonexistent --shell /usr/sbin/nologin postgres
     fi
-    chown postgres: "$TMP"
     RUN_AS=(runuser -u postgres --)
 fi
 
+# Stops every cluster under the run directory $1 (its own in data/, the tests' own in clusters/*/)
+# and removes the directory.
+remove_run() {
+    local data
+    for data in "$1/data" "$1"/clusters/*/data; do
+        if [ -f "$data/postmaster.pid" ]; then
+            "${RUN_AS[@]}" "$PG_BIN/pg_ctl" -D "$data" -m immediate -w stop >/dev/null 2>&1 || true
+        fi
+    done
+    rm -rf "$1"
+}
+
+# A run killed without its trap (SIGKILL, a cancelled CI job) leaves its clusters running: each
+# run directory names the script's process in `owner`, and one whose process is gone is removed.
+for stale in /tmp/rewind-postgres.*; do
+    [ -d "$stale" ] || continue
+    owner=$(cat "$stale/owner" 2>/dev/null || true)
+    if [ -n "$owner" ] && kill -0 "$owner" 2>/dev/null; then continue; fi
+    if [ -z "$owner" ] && [ -z "$(find "$stale" -maxdepth 0 -mmin +60)" ]; then continue; fi  # starting
+    echo "with-postgres: removing $stale (its run ended without stopping it)" >&2
+    remove_run "$stale"
+done
+
+TMP=$(mktemp -d /tmp/rewind-postgres.XXXXXX)
+echo $$ >"$TMP/owner"
+# The tests' own clusters (PrivateCluster) are made here, so that they go with this run's.
+mkdir "$TMP/clusters"
+if [ "$(id -u)" = 0 ]; then chown postgres: "$TMP" "$TMP/clusters"; fi
+
 stop() {
-    "${RUN_AS[@]}" "$PG_BIN/pg_ctl" -D "$TMP/data" -m fast -w stop >/dev/null 2>&1 || true
-    rm -rf "$TMP"
+    remove_run "$TMP"
 }
 trap stop EXIT
 
@@ -71,8 +99,8 @@ done
 if [ -z "$PORT" ]; then echo "with-postgres: no free port in 54329-54420" >&2; exit 1; fi
 
 export REWIND_TEST_DATABASE_URL="postgres://postgres@127.0.0.1:$PORT/postgres"
-# The binaries, for tests that make (and restart) a cluster of their own.
-export REWIND_TEST_PG_BIN="$PG_BIN"
+# The binaries, for tests that make (and restart) a cluster of their own, and where to make it.
+export REWIND_TEST_PG_BIN="$PG_BIN" REWIND_TEST_PG_CLUSTERS="$TMP/clusters"
 # The cluster's data directory and start options, for a script that stops and starts it
 # (scripts/measure-outage.sh; the tests restart clusters of their own, never this one).
 export REWIND_TEST_PG_DATA="$TMP/data" REWIND_TEST_PG_START_OPTIONS="$START_OPTIONS"

@@ -17,35 +17,39 @@ import Testing
     @Test func killingTheServerMidBatchLosesAndDuplicatesNothing() async throws {
         let database = try await TestDatabase.make()
         let server = try await ServerProcess.start(database: database)  // migrates the database
-        let app = try await database.withClient { client in
-            try await KeyRegistry(client: client, logger: testLogger).createApp(named: "kill-9")
-        }
-        let proxy = try TCPProxy(upstreamPort: server.port)
-        defer { proxy.close() }
-        let device = try Device()
-        try await device.writeSessions(500, prefix: "kill")
-        let head = try device.head
-        let uploader = Uploader.forTest(device, port: proxy.port, key: app.ingestKey.token, batchRecords: 600)
-        let fullBatch = try device.batch(from: 1, limit: 600).encoded().count
-        await uploader.start()
-        // Kill the server once half of the second batch's body has passed the proxy.
-        var forwarded = proxy.forwarded.makeAsyncIterator()
-        while let total = await forwarded.next(), total < fullBatch + fullBatch / 2 {}
-        await server.kill9()
-        let held = try await database.expectHoldsPrefix(of: device)
-        #expect(held % 600 == 0, "whole batches only: \(held)")
-        // Uploads fail while it is down...
-        try await uploader.wait { $0.failures >= 2 }
-        try await database.expectHoldsPrefix(of: device, count: held)
-        // ...and converge once a server runs again (on another port, behind the same proxy).
-        let second = try await ServerProcess.start(database: database)
-        // Then SIGKILL, whatever happened: its end is bounded by the kernel, not by a graceful
-        // shutdown (nothing is checked after).
-        try await second.killing {
-            proxy.upstreamPort = second.port
-            try await uploader.waitUntilUploaded(through: head, deadline: .seconds(180))
-            try await database.expectHoldsPrefix(of: device, count: Int(head))
-            try await withDeadline(.seconds(60), { "end of the uploader's stop" }) { await uploader.stop() }
+        // Killed at the end too, when a step throws before the kill mid-batch (`kill9` does
+        // nothing to a server that has ended).
+        try await server.killing {
+            let app = try await database.withClient { client in
+                try await KeyRegistry(client: client, logger: testLogger).createApp(named: "kill-9")
+            }
+            let proxy = try TCPProxy(upstreamPort: server.port)
+            defer { proxy.close() }
+            let device = try Device()
+            try await device.writeSessions(500, prefix: "kill")
+            let head = try device.head
+            let uploader = Uploader.forTest(device, port: proxy.port, key: app.ingestKey.token, batchRecords: 600)
+            let fullBatch = try device.batch(from: 1, limit: 600).encoded().count
+            await uploader.start()
+            // Kill the server once half of the second batch's body has passed the proxy.
+            var forwarded = proxy.forwarded.makeAsyncIterator()
+            while let total = await forwarded.next(), total < fullBatch + fullBatch / 2 {}
+            await server.kill9()
+            let held = try await database.expectHoldsPrefix(of: device)
+            #expect(held % 600 == 0, "whole batches only: \(held)")
+            // Uploads fail while it is down...
+            try await uploader.wait { $0.failures >= 2 }
+            try await database.expectHoldsPrefix(of: device, count: held)
+            // ...and converge once a server runs again (on another port, behind the same proxy).
+            let second = try await ServerProcess.start(database: database)
+            // Then SIGKILL, whatever happened: its end is bounded by the kernel, not by a graceful
+            // shutdown (nothing is checked after).
+            try await second.killing {
+                proxy.upstreamPort = second.port
+                try await uploader.waitUntilUploaded(through: head, deadline: .seconds(180))
+                try await database.expectHoldsPrefix(of: device, count: Int(head))
+                try await withDeadline(.seconds(60), { "end of the uploader's stop" }) { await uploader.stop() }
+            }
         }
     }
 

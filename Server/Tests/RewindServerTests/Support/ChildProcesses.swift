@@ -136,7 +136,10 @@ final class PrivateCluster: Sendable {
                 description:
                     "REWIND_TEST_PG_BIN is not set: run the server's tests with Server/scripts/with-postgres.sh")
         }
-        let directory = NSTemporaryDirectory() + "rewind-private-pg-" + UUID().uuidString
+        // In with-postgres.sh's run directory, which stops the cluster with its own however the
+        // tests end.
+        let parent = ProcessInfo.processInfo.environment["REWIND_TEST_PG_CLUSTERS"].map { $0 + "/" }
+        let directory = (parent ?? NSTemporaryDirectory()) + "rewind-private-pg-" + UUID().uuidString
         try FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true)
         var runAs: [String] = []
         if getuid() == 0 {
