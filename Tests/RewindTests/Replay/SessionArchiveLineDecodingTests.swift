@@ -188,6 +188,39 @@ import Testing
         #expect(try engine.store.sessionInfo(for: "copy") == nil)
     }
 
+    /// `SessionArchive.body(of:number:)`: a line is `{"crc32c":"<8 hex digits>","body":<body>}`; a
+    /// line that is not (its start, its middle, its end, its length, its digits) is refused
+    /// naming the line, and a checksum that does not match is a mismatch.
+    @Test func aLineThatIsNoEnvelopeIsRefused() throws {
+        let body = #"{"a":1}"#
+        let crc = Array(body.utf8).withUnsafeBytes { CRC32C.checksum($0) }
+        let checksum = SessionArchive.hex(crc)
+        func read(_ line: String) throws -> String {
+            String(decoding: try SessionArchive.body(of: ArraySlice(Array(line.utf8)), number: 7), as: UTF8.self)
+        }
+        #expect(try read(#"{"crc32c":""# + checksum + #"","body":"# + body + "}") == body)
+        #expect(try read(#"{"crc32c":""# + checksum.uppercased() + #"","body":"# + body + "}") == body)
+        let notAnEnvelope = SessionArchiveError.malformedLine(
+            line: 7, reason: #"it is not a {"crc32c":"…","body":…} envelope"#)
+        for line in [
+            #"{"crc32C":""# + checksum + #"","body":"# + body + "}",
+            #"["crc32c":""# + checksum + #"","body":"# + body + "}",
+            #"{"crc32c":""# + checksum + #"","bodY":"# + body + "}",
+            #"{"crc32c":""# + checksum + #"" ,"body":"# + body + "}",
+            #"{"crc32c":""# + checksum + #"","body":"# + body + "]",
+            #"{"crc32c":""# + checksum + #"","body":"#,
+            #"{"crc32c":""#, "", "}",
+        ] {
+            #expect(throws: notAnEnvelope, "\(line)") { try read(line) }
+        }
+        #expect(
+            throws: SessionArchiveError.malformedLine(line: 7, reason: "its checksum '0000000g' is not hexadecimal")
+        ) { try read(#"{"crc32c":"0000000g","body":"# + body + "}") }
+        #expect(throws: SessionArchiveError.checksumMismatch(line: 7, stored: 0, computed: crc)) {
+            try read(#"{"crc32c":"00000000","body":"# + body + "}")
+        }
+    }
+
     /// A header that names everything an import needs.
     private static let header: [String: String] = [
         "format": #""rewind.session""#, "formatVersion": "2", "session": #""s""#, "machine": #""m""#,
