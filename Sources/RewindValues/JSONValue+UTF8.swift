@@ -187,6 +187,16 @@ package enum JSONText {
             var runStart = 0
             var index = 0
             while index < count {
+                // Eight bytes at a time while none of them may need an escape.
+                while index + 8 <= count {
+                    let word = ByteWord.load(base, at: index)
+                    let special =
+                        ByteWord.equal(word, 0x22) | ByteWord.equal(word, 0x5C) | ByteWord.below(word, 0x20)
+                        | (escapingSlashes ? ByteWord.equal(word, 0x2F) : 0)
+                    if special != 0 { break }
+                    index += 8
+                }
+                guard index < count else { break }
                 let byte = base[index]
                 // Bytes below 0x20, `"` (0x22), `/` (0x2F, unless told not to) and `\` (0x5C) are escaped.
                 guard byte < 0x20 || byte == 0x22 || (byte == 0x2F && escapingSlashes) || byte == 0x5C else {
@@ -401,9 +411,7 @@ struct JSONParser {
         // of them is special, then byte by byte.
         if let base = bytes.baseAddress {
             var scan = index
-            while scan + 8 <= bytes.count,
-                !Self.holdsSpecialStringByte(UnsafeRawPointer(base + scan).loadUnaligned(as: UInt64.self))
-            {
+            while scan + 8 <= bytes.count, !Self.holdsSpecialStringByte(ByteWord.load(base, at: scan)) {
                 scan += 8
             }
             while scan < bytes.count {
@@ -454,17 +462,12 @@ struct JSONParser {
         throw unexpected()
     }
 
-    /// Whether one of the eight bytes of `word` is a quote, a backslash, a control character or not
-    /// ASCII (it may also say so of a plain byte after such a byte: the caller then reads them
-    /// one by one). Bytes whose high bit the arithmetic sets: `x - 1` of a zero (`x` a quote or a
-    /// backslash exclusive-or'd away), `x - 0x20` of a control character, and `x` not ASCII.
+    /// Whether one of the eight bytes of `word` may be a quote, a backslash, a control character
+    /// or not ASCII (``ByteWord``).
     @inline(__always)
     private static func holdsSpecialStringByte(_ word: UInt64) -> Bool {
-        let ones: UInt64 = 0x0101_0101_0101_0101
-        let quote = word ^ (ones &* 0x22)
-        let backslash = word ^ (ones &* 0x5C)
-        let special = ((quote &- ones) & ~quote) | ((backslash &- ones) & ~backslash) | (word &- ones &* 0x20) | word
-        return special & (ones &* 0x80) != 0
+        ByteWord.equal(word, 0x22) | ByteWord.equal(word, 0x5C) | ByteWord.below(word, 0x20) | ByteWord.nonASCII(word)
+            != 0
     }
 
     /// Appends the character of the escape at `index` (a backslash) to `scratch`.

@@ -73,6 +73,29 @@ struct JSONValueUTF8Tests {
         }
     }
 
+    /// Strings are written eight bytes at a time until a byte that may need an escape: each kind
+    /// at each place of the first three words is written as `JSONEncoder` writes it, `/` escaped
+    /// or not.
+    @Test func aSpecialByteAnywhereInAStringIsEscaped() throws {
+        let plain = JSONEncoder()
+        plain.outputFormatting = [.sortedKeys, .withoutEscapingSlashes]
+        for place in 0..<25 {
+            let before = String(repeating: "b", count: place)
+            let after = String(repeating: "c", count: 24 - place)
+            for special in ["\"", "\\", "/", "\n", "\u{1F}", "\u{0}", "é", "日", "\u{7F}", " "] {
+                let value = JSONValue.string(before + special + after)
+                #expect(try value.jsonBytes() == foundationBytes(value), "\(place) \(special)")
+                var unescaped: [UInt8] = []
+                try value.write(into: &unescaped, escapingSlashes: false)
+                #expect(unescaped == Array(try plain.encode(value)), "\(place) \(special)")
+            }
+        }
+        for length in 0..<26 {
+            let value = JSONValue.string(String(repeating: "a", count: length))
+            #expect(try value.jsonBytes() == foundationBytes(value), "\(length)")
+        }
+    }
+
     @Test func numbersAreExactAndTheirDoublesCorrectlyRounded() throws {
         let texts = [
             "0", "-0", "1", "-1", "0.1", "1.5", "1e-7", "1E+2", "0e10", "123456789012345678",
