@@ -54,11 +54,13 @@ final class DataFileLock: @unchecked Sendable {
     /// compaction holds the exclusive lock; `nil` when there is no data file yet (a new
     /// environment: lock it once LMDB created it) or the file system has no `flock`.
     static func shared(directory: String) throws -> DataFileLock? {
-        try lock(directory: directory, operation: LOCK_SH)
+        if case .locked(let lock) = try lock(directory: directory, operation: LOCK_SH) { return lock }
+        return nil
     }
 
     /// The exclusive lock on the data file of `directory`, or `nil` when another open file holds
-    /// a lock on it (another process has the environment open, or is compacting it).
+    /// a lock on it (another process has the environment open, or is compacting it), when there
+    /// is no data file, or when the file system has no `flock`.
     ///
     /// It never waits for another process. When every lock on the file is listed under this
     /// process's own id (Linux's `/proc/locks`) while this process holds none, the holder is a
@@ -75,7 +77,11 @@ final class DataFileLock: @unchecked Sendable {
         let deadline = clock.now.advanced(by: patience)
         var pause = Duration.milliseconds(1)
         while true {
-            if let lock = try lock(directory: directory, operation: LOCK_EX | LOCK_NB) { return lock }
+            switch try lock(directory: directory, operation: LOCK_EX | LOCK_NB) {
+            case .locked(let lock): return lock
+            case .unavailable: return nil
+            case .held: break
+            }
             guard clock.now < deadline, heldByNoOtherProcess(directory + "/data.mdb") else { return nil }
             onWait()
             let (seconds, attoseconds) = pause.components
@@ -99,13 +105,22 @@ final class DataFileLock: @unchecked Sendable {
         #endif
     }
 
-    private static func lock(directory: String, operation: Int32) throws -> DataFileLock? {
+    /// What an attempt to lock the data file gave.
+    private enum Attempt {
+        case locked(DataFileLock)
+        /// Another open file holds a lock on it (only without waiting, `LOCK_NB`).
+        case held
+        /// There is no data file, or the file system has no `flock`.
+        case unavailable
+    }
+
+    private static func lock(directory: String, operation: Int32) throws -> Attempt {
         let path = directory + "/data.mdb"
         while true {
             let fd = open(path, O_RDONLY | O_CLOEXEC)
             if fd < 0 {
                 let code = errno
-                if code == ENOENT { return nil }
+                if code == ENOENT { return .unavailable }
                 if code == EINTR { continue }
                 throw LMDBError(
                     code: code, operation: "opening '\(path)' to lock it", message: String(cString: strerror(code)))
@@ -115,8 +130,8 @@ final class DataFileLock: @unchecked Sendable {
             if result != 0 {
                 let code = errno
                 close(fd)
-                if code == EWOULDBLOCK { return nil }
-                if code == ENOLCK || code == EOPNOTSUPP || code == EINVAL { return nil }  // no flock here
+                if code == EWOULDBLOCK { return .held }
+                if code == ENOLCK || code == EOPNOTSUPP || code == EINVAL { return .unavailable }  // no flock here
                 throw LMDBError(
                     code: code, operation: "locking '\(path)' (flock)", message: String(cString: strerror(code)))
             }
@@ -127,10 +142,10 @@ final class DataFileLock: @unchecked Sendable {
             if fstat(fd, &locked) == 0 && stat(path, &current) == 0
                 && locked.st_dev == current.st_dev && locked.st_ino == current.st_ino
             {
-                return DataFileLock(descriptor: fd)
+                return .locked(DataFileLock(descriptor: fd))
             }
             close(fd)
-            if operation & LOCK_NB != 0 && stat(path, &current) != 0 { return nil }
+            if operation & LOCK_NB != 0 && stat(path, &current) != 0 { return .unavailable }
         }
     }
 
