@@ -50,7 +50,7 @@ remove_run() {
             "${RUN_AS[@]}" "$PG_BIN/pg_ctl" -D "$data" -m immediate -w stop >/dev/null 2>&1 || true
         fi
     done
-    rm -rf "$1"
+    rm -rf "$1" 2>/dev/null || true  # another user's run: not ours to remove
 }
 
 # A run killed without its trap (SIGKILL, a cancelled CI job) leaves its clusters running: each
@@ -58,7 +58,8 @@ remove_run() {
 for stale in /tmp/rewind-postgres.*; do
     [ -d "$stale" ] || continue
     owner=$(cat "$stale/owner" 2>/dev/null || true)
-    if [ -n "$owner" ] && kill -0 "$owner" 2>/dev/null; then continue; fi
+    # Alive: signalable, or listed in /proc (another user's process cannot be signalled).
+    if [ -n "$owner" ] && { kill -0 "$owner" 2>/dev/null || [ -d "/proc/$owner" ]; }; then continue; fi
     if [ -z "$owner" ] && [ -z "$(find "$stale" -maxdepth 0 -mmin +60)" ]; then continue; fi  # starting
     echo "with-postgres: removing $stale (its run ended without stopping it)" >&2
     remove_run "$stale"
