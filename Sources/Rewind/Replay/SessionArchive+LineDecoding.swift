@@ -25,8 +25,8 @@ extension SessionArchive.Record {
             // instructions a record line, the keys' Strings as much again; callgrind,
             // Benchmarks/HISTORY.md 2026-11-30).
             func named(_ name: StaticString) -> Bool {
-                guard name.utf8CodeUnitCount == key.count, let bytes = key.baseAddress else { return false }
-                return memcmp(bytes, name.utf8Start, key.count) == 0
+                UnsafeRawBufferPointer(key).equals(
+                    UnsafeRawBufferPointer(start: name.utf8Start, count: name.utf8CodeUnitCount))
             }
             if named("version") {
                 version = value

@@ -147,16 +147,13 @@ public enum SessionArchive {
         }
     }
 
-    /// Whether `line` holds the bytes `expected` from its `offset`-th byte on (compared with
-    /// `memcmp`: `elementsEqual` walked the slice through its iterator, about 25 instructions a
-    /// byte).
+    /// Whether `line` holds the bytes `expected` from its `offset`-th byte on, compared as raw
+    /// bytes (`elementsEqual` walked the slice through its iterator, about 25 instructions a byte).
     private static func holds(_ expected: [UInt8], in line: ArraySlice<UInt8>, at offset: Int) -> Bool {
         line.withUnsafeBytes { line in
             expected.withUnsafeBytes { expected in
-                guard offset + expected.count <= line.count, let start = line.baseAddress,
-                    let bytes = expected.baseAddress
-                else { return expected.isEmpty }
-                return memcmp(start + offset, bytes, expected.count) == 0
+                offset + expected.count <= line.count
+                    && UnsafeRawBufferPointer(rebasing: line[offset..<(offset + expected.count)]).equals(expected)
             }
         }
     }
