@@ -184,10 +184,15 @@ package enum JSONText {
         string.withUTF8 { utf8 in
             guard let base = utf8.baseAddress else { return }
             let count = utf8.count
+            // Bytes below 0x20, `"` (0x22), `/` (0x2F, unless told not to) and `\` (0x5C) are escaped.
+            func needsEscape(_ byte: UInt8) -> Bool {
+                byte < 0x20 || byte == 0x22 || (byte == 0x2F && escapingSlashes) || byte == 0x5C
+            }
             var runStart = 0
             var index = 0
             while index < count {
-                // Eight bytes at a time while none of them may need an escape.
+                // Eight bytes at a time while none of them may need an escape, then byte by byte
+                // up to the next one that does.
                 while index + 8 <= count {
                     let word = ByteWord.load(base, at: index)
                     let special =
@@ -196,13 +201,9 @@ package enum JSONText {
                     if special != 0 { break }
                     index += 8
                 }
+                while index < count, !needsEscape(base[index]) { index += 1 }
                 guard index < count else { break }
                 let byte = base[index]
-                // Bytes below 0x20, `"` (0x22), `/` (0x2F, unless told not to) and `\` (0x5C) are escaped.
-                guard byte < 0x20 || byte == 0x22 || (byte == 0x2F && escapingSlashes) || byte == 0x5C else {
-                    index += 1
-                    continue
-                }
                 if runStart < index {
                     bytes.append(contentsOf: UnsafeBufferPointer(start: base + runStart, count: index - runStart))
                 }
