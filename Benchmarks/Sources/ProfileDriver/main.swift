@@ -249,7 +249,13 @@ case "rawbulk":
             check(mdb_txn_commit(transaction), "mdb_txn_commit")
         }
     }
-    print("rawbulk: \(count) records in \(rawClock.now - rawStart)")
+    // The baseline as configured, read back from LMDB.
+    var flags: UInt32 = 0
+    check(mdb_env_get_flags(environment, &flags), "mdb_env_get_flags")
+    print(
+        "rawbulk: \(count) records in \(rawClock.now - rawStart); read back: MDB_NOSYNC \(flags & UInt32(MDB_NOSYNC) != 0), "
+            + "MDB_WRITEMAP \(flags & UInt32(MDB_WRITEMAP) != 0), MDB_NOMETASYNC \(flags & UInt32(MDB_NOMETASYNC) != 0)"
+    )
     // Then, with a third argument, that many cursor reads of every record, each value's bytes
     // copied out of the map (the export's baseline: `rawbulk N 0` against `rawbulk N 1` under
     // callgrind is one read of N records).
