@@ -278,6 +278,7 @@ extension SharedEnvironment {
             let opened = try Self.openEnvironment(
                 path: path, configuration: configuration, mapSize: mapSize > 0 ? mapSize : configuration.mapSize)
             pointer = opened.pointer
+            opening = SharedEnvironment.nextSerial()
             dataFileLock = opened.lock
             usesWriteMap = opened.options.contains(.writeMap)
             mapUnreserved = false

@@ -14,13 +14,13 @@ import Synchronization
 ///
 /// Concurrency: `path` and `configuration` are immutable. `accessLock` is held shared by every
 /// transaction (read or write) for its whole life and exclusively by map resizes, by a compaction
-/// (which replaces `pointer`, `usesWriteMap` and `dataFileLock`) and by the final close, because
+/// (which replaces `pointer`, `opening`, `usesWriteMap` and `dataFileLock`) and by the final close, because
 /// `mdb_env_set_mapsize`, `mdb_env_close` and replacing the data file need that no transaction of
 /// this process is open. `databases` (a mutex holding the handle table) also serialises
 /// `mdb_dbi_open`, which LMDB forbids from concurrent transactions; `sync` holds the sync levels
 /// asked for and applied. `referenceCount` is guarded by the registry's lock.
 /// (`@unchecked Sendable` for what `accessLock`, a reader-writer lock, and the registry's lock
-/// guard — `pointer`, `isClosed`, `usesWriteMap`, `dataFileLock`, `referenceCount` — which the
+/// guard — `pointer`, `opening`, `isClosed`, `usesWriteMap`, `dataFileLock`, `referenceCount` — which the
 /// compiler cannot see; the state behind a `Mutex` is inside it.)
 final class SharedEnvironment: @unchecked Sendable {
     /// The open `MDB_env`; replaced only by a compaction (under exclusive access), which reopens
@@ -31,6 +31,9 @@ final class SharedEnvironment: @unchecked Sendable {
     /// A number unique to this open environment in the process, so that a ``Database`` handle of
     /// another (or an earlier) environment is detected instead of reaching LMDB.
     let serial: UInt64
+    /// A number unique in the process to this opening of the data file: a compaction reopens the
+    /// environment on a new file, whose LMDB transaction ids start again (see ``CommitID``).
+    var opening: UInt64
     let accessLock = ReadWriteLock()
     /// The handles of the databases opened so far.
     struct DatabaseTable {
@@ -77,6 +80,7 @@ final class SharedEnvironment: @unchecked Sendable {
         self.usesWriteMap = opened.options.contains(.writeMap)
         self.isReadOnly = opened.options.contains(.readOnly)
         self.serial = SharedEnvironment.nextSerial()
+        self.opening = SharedEnvironment.nextSerial()
         self.path = path
         self.configuration = configuration
     }
@@ -201,7 +205,7 @@ final class SharedEnvironment: @unchecked Sendable {
 
     private static let lastSerial = Mutex<UInt64>(0)
 
-    private static func nextSerial() -> UInt64 {
+    static func nextSerial() -> UInt64 {
         lastSerial.withLock { last in
             last += 1
             return last

@@ -12,12 +12,24 @@ public class ReadTransaction {
     let pointer: OpaquePointer
     let environmentPath: String
     let environmentSerial: UInt64
+    /// The environment's ``SharedEnvironment/opening`` (read under its shared access, as the
+    /// transaction is begun).
+    let opening: UInt64
     private(set) var isActive = true
 
     init(pointer: OpaquePointer, environment: SharedEnvironment) {
         self.pointer = pointer
         self.environmentPath = environment.path
         self.environmentSerial = environment.serial
+        self.opening = environment.opening
+    }
+
+    /// The commit this transaction reads: its snapshot's (for a ``WriteTransaction``, the commit
+    /// it builds on, before its own writes).
+    /// - Throws: ``LMDBError`` (misuse) once the transaction has ended.
+    public func baseCommit() throws -> CommitID {
+        try ensureActive("mdb_txn_id")
+        return CommitID(opening: opening, transaction: UInt64(mdb_txn_id(pointer)))
     }
 
     /// Marks the transaction finished; later calls throw.
@@ -45,16 +57,25 @@ public class ReadTransaction {
     func openDatabase(named name: String?, create: Bool) throws -> Database {
         try ensureActive("mdb_dbi_open")
         var handle: MDB_dbi = 0
-        let flags = create ? UInt32(MDB_CREATE) : 0
-        let code: Int32
-        if let name {
-            code = mdb_dbi_open(pointer, name, flags, &handle)
-        } else {
-            code = mdb_dbi_open(pointer, nil, flags, &handle)
+        func open(_ flags: UInt32) -> Int32 {
+            if let name {
+                mdb_dbi_open(pointer, name, flags, &handle)
+            } else {
+                mdb_dbi_open(pointer, nil, flags, &handle)
+            }
+        }
+        var code = open(0)
+        if code == LMDBError.Code.notFound.rawValue && create {
+            code = open(UInt32(MDB_CREATE))
+            // Creating a database is a write: LMDB commits it as a new commit.
+            if code == 0 { hasCreatedDatabase = true }
         }
         try LMDBError.check(code, "mdb_dbi_open '\(name ?? "main")' in '\(environmentPath)'")
         return Database(name: name, handle: handle, environmentSerial: environmentSerial)
     }
+
+    /// Whether ``openDatabase(named:create:)`` created a database in this transaction.
+    private(set) var hasCreatedDatabase = false
 
     // MARK: Get
 
@@ -153,6 +174,26 @@ public final class WriteTransaction: ReadTransaction {
     /// Set when an operation returned `MDB_MAP_FULL`: the transaction is then unusable and the
     /// environment grows the map and reruns the closure, even if the closure caught the error.
     private(set) var hitMapFull = false
+    /// Set by every put, delete and `removeAll` that succeeded (and ``hasCreatedDatabase`` by a
+    /// database created): LMDB then commits the transaction as a new commit (one that changed
+    /// nothing leaves the base commit as it was).
+    private var hasWritten = false
+
+    override public func baseCommit() throws -> CommitID {
+        try ensureActive("mdb_txn_id")
+        // A write transaction's id is the one its commit will have: the last commit's plus one.
+        return CommitID(opening: opening, transaction: UInt64(mdb_txn_id(pointer)) - 1)
+    }
+
+    /// The commit that holds this transaction's writes once it commits: the next commit when it
+    /// has written anything, otherwise its base commit (LMDB does not commit a transaction that
+    /// changed nothing, so the next commit, of any process, may change what it did not).
+    /// - Throws: ``LMDBError`` (misuse) once the transaction has ended.
+    public func resultCommit() throws -> CommitID {
+        try ensureActive("mdb_txn_id")
+        let isNewCommit = hasWritten || hasCreatedDatabase
+        return CommitID(opening: opening, transaction: UInt64(mdb_txn_id(pointer)) - (isNewCommit ? 0 : 1))
+    }
 
     private func check(_ code: Int32, _ operation: @autoclosure () -> String) throws {
         if code == LMDBError.Code.mapFull.rawValue { hitMapFull = true }
@@ -173,6 +214,7 @@ public final class WriteTransaction: ReadTransaction {
         try check(
             mdb_put(pointer, database.handle, &keyValue, &dataValue, flags.rawValue),
             "mdb_put in database \(database) of '\(environmentPath)'")
+        hasWritten = true
     }
 
     /// Reserves `count` bytes for the value of `key` in `database` and lets `write` fill them in
@@ -191,6 +233,7 @@ public final class WriteTransaction: ReadTransaction {
         try check(
             mdb_put(pointer, database.handle, &keyValue, &dataValue, flags.rawValue | UInt32(MDB_RESERVE)),
             "mdb_put in database \(database) of '\(environmentPath)'")
+        hasWritten = true
         write(UnsafeMutableRawBufferPointer(start: dataValue.mv_data, count: count))
     }
 
@@ -211,6 +254,7 @@ public final class WriteTransaction: ReadTransaction {
         let code = mdb_del(pointer, database.handle, &keyValue, nil)
         if code == LMDBError.Code.notFound.rawValue { return false }
         try check(code, "mdb_del in database \(database) of '\(environmentPath)'")
+        hasWritten = true
         return true
     }
 
@@ -224,6 +268,7 @@ public final class WriteTransaction: ReadTransaction {
     public func removeAll(in database: Database) throws {
         try ensureUsable(database, "mdb_drop in database \(database)")
         try check(mdb_drop(pointer, database.handle, 0), "mdb_drop in database \(database) of '\(environmentPath)'")
+        hasWritten = true
     }
 }
 

@@ -196,6 +196,36 @@ struct SessionTailTests {
         }
     }
 
+    /// A tail is taken without reading the log only in a transaction of the commit it was made
+    /// for. A compaction starts LMDB's commit ids again, so a store whose tail dates from before
+    /// one (another store on the directory compacted it and wrote since) meets its old id again.
+    @Test func aTailFromBeforeACompactionIsNotTakenForTheSameIdAfterIt() throws {
+        try withStore { store, directory in
+            let id = try session("s")
+            try store.append([onboarding[0]], to: id, expectedVersion: .noStream)
+            for version in UInt64(1)..<12 {
+                try store.append([onboarding[1]], to: id, expectedVersion: .exact(version))
+            }
+            #expect(try store.sessionInfo(for: id)?.headVersion == 12)
+            let cachedAt = try store.read { try $0.transaction.baseCommit() }
+            let other = try TransitionStore(directory: directory.path)
+            defer { other.close() }
+            _ = try other.compact()
+            var head: UInt64 = 12
+            while try other.read({ try $0.transaction.baseCommit() }).transaction < cachedAt.transaction {
+                try other.append([onboarding[1]], to: id, expectedVersion: .exact(head))
+                head += 1
+                try #require(head < 100, "the compacted store's commit ids reach the old one")
+            }
+            // The premise: the same LMDB id, another commit.
+            let now = try other.read { try $0.transaction.baseCommit() }
+            #expect(now.transaction == cachedAt.transaction && now != cachedAt)
+            #expect(head > 12)
+            #expect(try store.sessionInfo(for: id)?.headVersion == head)
+            #expect(try store.append([onboarding[1]], to: id, expectedVersion: .exact(head)).lastVersion == head + 1)
+        }
+    }
+
     @Test func aReopenedStoreReadsItsHeadsFromTheLogAfterTheMark() throws {
         let directory = try TestDirectory()
         defer { directory.remove() }

@@ -1,4 +1,5 @@
 import Foundation
+import RewindLMDB
 import Synchronization
 
 /// The sessions whose `sessions` entries the log has moved past (store format 3).
@@ -67,30 +68,49 @@ struct SessionTail: Sendable {
 /// The newest ``SessionTail`` this process has read or written, shared by its transactions so
 /// that each reads only the records committed since.
 ///
-/// A tail is reused only by a transaction that sees the same mark and at least the same log
-/// end; a write transaction takes it out (no copy of its heads while it appends) and gives back
-/// its own once committed. A tail lost with an aborted transaction is read again from the log.
+/// A tail is kept with the commit it is exact for (``CommitID``). A transaction of that same
+/// commit (a read of it, or a write building on it: no commit of any process came between)
+/// takes the tail as it is, without reading the mark or the log's end. Otherwise a tail is reused
+/// only by a transaction that sees the same mark and at least the same log end, which reads the
+/// records after it. A write transaction takes the tail out (no copy of its heads while it
+/// appends) and gives back its own once committed. A tail lost with an aborted transaction is
+/// read again from the log.
 final class SessionTailCache: Sendable {
-    /// The cached tail.
-    private let latest = Mutex<SessionTail?>(nil)
+    /// The cached tail and the commit it is exact for.
+    private let latest = Mutex<(tail: SessionTail, commit: CommitID)?>(nil)
+
+    /// The cached tail when it is exactly the one of `commit`; `take` removes it from the cache
+    /// (for a write transaction).
+    func tail(at commit: CommitID, take: Bool) -> SessionTail? {
+        latest.withLock { latest in
+            guard let cached = latest, cached.commit == commit else { return nil }
+            if take { latest = nil }
+            return cached.tail
+        }
+    }
 
     /// The cached tail when it is a prefix of what a snapshot with `mark` and log end `end`
     /// sees; `take` removes it from the cache (for a write transaction).
     func tail(mark: UInt64, end: UInt64, take: Bool) -> SessionTail? {
         latest.withLock { latest in
-            guard let tail = latest, tail.mark == mark, tail.end <= end else { return nil }
+            guard let tail = latest?.tail, tail.mark == mark, tail.end <= end else { return nil }
             if take { latest = nil }
             return tail
         }
     }
 
-    /// Keeps `tail` unless the cache holds a newer one.
-    func offer(_ tail: SessionTail) {
+    /// Keeps `tail`, exact for `commit`, unless the cache holds a newer one.
+    func offer(_ tail: SessionTail, at commit: CommitID) {
         latest.withLock { latest in
-            if let cached = latest, cached.mark > tail.mark || (cached.mark == tail.mark && cached.end > tail.end) {
-                return
+            if let cached = latest {
+                let newer =
+                    cached.tail.mark > tail.mark
+                    || (cached.tail.mark == tail.mark
+                        && (cached.tail.end > tail.end
+                            || (cached.tail.end == tail.end && cached.commit.follows(commit))))
+                if newer { return }
             }
-            latest = tail
+            latest = (tail, commit)
         }
     }
 }

@@ -49,6 +49,12 @@ extension StoreReadTransaction {
     @discardableResult
     final func loadTail() throws -> UInt64 {
         if let end = loadedTail?.end { return end }
+        // The process's tail is this snapshot's when no commit came since it was made.
+        let commit = try transaction.baseCommit()
+        if let tail = tailCache?.tail(at: commit, take: isWriting) {
+            loadedTail = tail
+            return tail.end
+        }
         let mark = try sessionsThrough()
         let end = try headSequence()
         // The mark only ever moves to the log's end: one beyond it would hide the records after
@@ -63,8 +69,9 @@ extension StoreReadTransaction {
             try tail.read(from: self)
             // The newest records may have been erased: the tail accounts for their numbers too.
             tail.end = end
-            if !isWriting { tailCache?.offer(tail) }
         }
+        // Exact for this snapshot: kept with its commit (a write's is kept once it commits).
+        if !isWriting { tailCache?.offer(tail, at: commit) }
         loadedTail = tail
         return tail.end
     }

@@ -89,10 +89,10 @@ public final class TransitionStore: Sendable {
                 transaction: txn, databases: databases, tailCache: tailCache)
             let result = try body(transaction)
             try transaction.writeTailIfLonger(than: maximumTail)
-            return (result, transaction.loadedTail)
+            return (result, try transaction.loadedTail.map { ($0, try txn.resultCommit()) })
         }
         // Committed: the transaction's tail is now the store's (an aborted one's is read again).
-        if let tail { tailCache.offer(tail) }
+        if let tail { tailCache.offer(tail.0, at: tail.1) }
         return result
     }
 
