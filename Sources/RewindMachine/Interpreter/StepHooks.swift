@@ -7,12 +7,24 @@
 ///
 /// A `StepHooks` is a reference type confined to its owner's thread or actor (not `Sendable`).
 public final class StepHooks {
-    private var didEnterHooks: [String: [(StateChange) -> Void]] = [:]
-    private var willExitHooks: [String: [(StateChange) -> Void]] = [:]
-    private var updateHooks: [String: [(Double) -> Void]] = [:]
-    private var willTransitionHooks: [(StateChange) -> Void] = []
-    private var didTransitionHooks: [(StateChange) -> Void] = []
-    private var transitionHooks: [(Microstep) -> Void] = []
+    /// Every hook registered, by kind.
+    private struct Registry {
+        var didEnter: [String: [(StateChange) -> Void]] = [:]
+        var willExit: [String: [(StateChange) -> Void]] = [:]
+        var update: [String: [(Double) -> Void]] = [:]
+        var willTransition: [(StateChange) -> Void] = []
+        var didTransition: [(StateChange) -> Void] = []
+        var transition: [(Microstep) -> Void] = []
+
+        var isEmpty: Bool {
+            didEnter.isEmpty && willExit.isEmpty && update.isEmpty && willTransition.isEmpty
+                && didTransition.isEmpty && transition.isEmpty
+        }
+    }
+
+    /// The hooks, in one stored property: one dynamic exclusivity check per use, not one per kind
+    /// (``isEmpty`` is asked on every send; six checks were ~450 instructions of a durable send).
+    private var registry = Registry()
 
     /// Creates an empty set of hooks.
     public init() {}
@@ -21,73 +33,66 @@ public final class StepHooks {
     /// session runs a copy taken under its lock, so hooks registered meanwhile never race a run.
     package func copy() -> StepHooks {
         let copy = StepHooks()
-        copy.didEnterHooks = didEnterHooks
-        copy.willExitHooks = willExitHooks
-        copy.updateHooks = updateHooks
-        copy.willTransitionHooks = willTransitionHooks
-        copy.didTransitionHooks = didTransitionHooks
-        copy.transitionHooks = transitionHooks
+        copy.registry = registry
         return copy
     }
 
     /// Whether no hook is registered (the engine then skips building hook arguments).
-    public var isEmpty: Bool {
-        didEnterHooks.isEmpty && willExitHooks.isEmpty && updateHooks.isEmpty
-            && willTransitionHooks.isEmpty && didTransitionHooks.isEmpty && transitionHooks.isEmpty
-    }
+    public var isEmpty: Bool { registry.isEmpty }
 
     /// Runs `hook` each time `state` is entered (GKState's `didEnter(from:)`).
     public func onDidEnter(_ state: String, _ hook: @escaping (StateChange) -> Void) {
-        didEnterHooks[state, default: []].append(hook)
+        registry.didEnter[state, default: []].append(hook)
     }
 
     /// Runs `hook` each time `state` is exited (GKState's `willExit(to:)`).
     public func onWillExit(_ state: String, _ hook: @escaping (StateChange) -> Void) {
-        willExitHooks[state, default: []].append(hook)
+        registry.willExit[state, default: []].append(hook)
     }
 
     /// Runs `hook` on `update(deltaTime:)` while `state` is active (GKState's `update(deltaTime:)`).
     public func onUpdate(_ state: String, _ hook: @escaping (_ deltaTime: Double) -> Void) {
-        updateHooks[state, default: []].append(hook)
+        registry.update[state, default: []].append(hook)
     }
 
     /// Runs `hook` before each step's exits (StateViewController's `willTransition(to:)`); the
     /// change's `data` is the next state's data (see ``StateChange/data``).
     public func onWillTransition(_ hook: @escaping (StateChange) -> Void) {
-        willTransitionHooks.append(hook)
+        registry.willTransition.append(hook)
     }
 
     /// Runs `hook` after each step's entries (StateViewController's `didTransition(from:)`); the
     /// change's `data` is the next state's data (see ``StateChange/data``).
     public func onDidTransition(_ hook: @escaping (StateChange) -> Void) {
-        didTransitionHooks.append(hook)
+        registry.didTransition.append(hook)
     }
 
     /// Runs `hook` for each microstep between its exits and its entries (transition actions).
     public func onTransition(_ hook: @escaping (Microstep) -> Void) {
-        transitionHooks.append(hook)
+        registry.transition.append(hook)
     }
 
     /// Runs the hooks of a committed `step` of `machine`, whose state before it was `previous`.
     /// A step without an event (the first entry) tells its hooks there was no previous state.
     public func run(_ step: Step, of machine: Machine, previous: MachineState) {
-        if isEmpty { return }
+        let hooks = registry
+        if hooks.isEmpty { return }
         let from: [String]? = step.event == nil ? nil : machine.atomicStates(of: step.source)
         let to = machine.atomicStates(of: step.target)
         let change = StateChange(
             state: nil, event: step.event, from: from, to: to, data: Self.nextData(of: step, to: to, machine: machine))
-        for hook in willTransitionHooks { hook(change) }
+        for hook in hooks.willTransition { hook(change) }
         for microstep in step.microsteps {
             for id in microstep.exited {
-                for hook in willExitHooks[id] ?? [] {
+                for hook in hooks.willExit[id] ?? [] {
                     hook(
                         StateChange(
                             state: id, event: step.event, from: from, to: to, data: previous.data[id] ?? .null))
                 }
             }
-            for hook in transitionHooks { hook(microstep) }
+            for hook in hooks.transition { hook(microstep) }
             for id in microstep.entered {
-                for hook in didEnterHooks[id] ?? [] {
+                for hook in hooks.didEnter[id] ?? [] {
                     hook(
                         StateChange(
                             state: id, event: step.event, from: from, to: to,
@@ -95,7 +100,7 @@ public final class StepHooks {
                 }
             }
         }
-        for hook in didTransitionHooks { hook(change) }
+        for hook in hooks.didTransition { hook(change) }
     }
 
     /// The data the machine-wide hooks see (StateViewController's `willTransition(to: .ready(model))`):
@@ -116,7 +121,7 @@ public final class StepHooks {
     /// Forwards `update(deltaTime:)` to the hooks of the states active in `state`, in document order.
     public func update(deltaTime: Double, in state: MachineState) {
         for id in state.configuration {
-            for hook in updateHooks[id] ?? [] { hook(deltaTime) }
+            for hook in registry.update[id] ?? [] { hook(deltaTime) }
         }
     }
 }
