@@ -3,6 +3,7 @@ import Rewind
 import RewindBaseTestSupport
 import RewindServer
 @_spi(Internals) import RewindStore
+import RewindSync
 import Testing
 
 /// `rewind push` end to end: the built `rewind` against the real server.
@@ -78,6 +79,31 @@ import Testing
         #expect(report?["recordsUploaded"] as? Int == 8)
         #expect(report?["acknowledgedThrough"] as? Int == 32)
         try await server.database.expectHoldsPrefix(of: device, count: 32)
+        try await server.stop()
+    }
+
+    /// Without `--batch-records` a push sends up to `Push.defaultBatchRecords` (5,000) records a
+    /// batch, not the uploader's 500: 5,004 records, which would fit in one batch's 1 MiB, go in
+    /// two batches (the uploader's default would take 11, no record limit one).
+    @Test func pushSendsUpTo5000RecordsABatchByDefault() async throws {
+        let server = try await TestServer.start()
+        let device = try Device()
+        try await device.writeSessions(1_251, prefix: "bulk")
+        #expect(try device.head == 5_004)
+        // The premise: the bytes do not split these records (a quarter of the 1 MiB left for the
+        // definitions and the framing), the record limit does.
+        let bytes = try device.batch().records.reduce(0) { $0 + $1.count }
+        #expect(bytes < UploaderConfiguration().maximumBatchBytes * 3 / 4, "\(bytes) bytes")
+        let url = "http://127.0.0.1:\(server.port)"
+        let run = try await Self.push([
+            "--store", device.directory, "--server", url, "--key", server.app.ingestKey.token,
+        ])
+        #expect(run.status == 0, "\(run.output)\n\(run.errors)")
+        #expect(
+            run.output.split(separator: "\n").last.map(String.init)
+                == "pushed 5004 records in 2 batches to \(url): the server holds records 1–5004 of store \(device.storeID.uuidString)"
+        )
+        try await server.database.expectHoldsPrefix(of: device, count: 5_004)
         try await server.stop()
     }
 
