@@ -50,6 +50,7 @@ let package = Package(
                 .product(name: "Benchmark", package: "benchmark"),
                 .product(name: "Rewind", package: "Rewind"),
                 .product(name: "RewindExamples", package: "Rewind"),
+                .product(name: "RewindBaseTestSupport", package: "Rewind"),
                 .product(name: "RewindServer", package: "RewindServer"),
                 .product(name: "PostgresNIO", package: "postgres-nio"),
                 .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),

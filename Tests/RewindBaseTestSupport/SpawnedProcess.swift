@@ -33,7 +33,8 @@ public final class SpawnedProcess: Sendable {
 
     /// The child's process id.
     public let pid: pid_t
-    private let state = LockedBox<(exit: Exit?, waiters: [CheckedContinuation<Exit, Never>])>((nil, []))
+    private let state = LockedBox<(exit: Exit?, cpuSeconds: Double?, waiters: [CheckedContinuation<Exit, Never>])>(
+        (nil, nil, []))
 
     /// Starts `executable` with `arguments`, its standard streams on `stdin`, `stdout` and
     /// `stderr`, in `environment` (`nil`: this process's) and `currentDirectory` (`nil`: this
@@ -104,13 +105,15 @@ public final class SpawnedProcess: Sendable {
         let state = state
         Thread.detachNewThread {
             var status: Int32 = 0
-            while waitpid(pid, &status, 0) < 0 && errno == EINTR {}
+            var usage = rusage()
+            while wait4(pid, &status, 0, &usage) < 0 && errno == EINTR {}
             // WIFSIGNALED / WTERMSIG / WEXITSTATUS, which Swift does not import.
             let signal = status & 0x7f
             let exit =
                 signal == 0 ? Exit(code: (status >> 8) & 0xff, signaled: false) : Exit(code: signal, signaled: true)
             let waiters = state.withValue { state in
                 state.exit = exit
+                state.cpuSeconds = usage.cpuSeconds
                 defer { state.waiters = [] }
                 return state.waiters
             }
@@ -140,6 +143,10 @@ public final class SpawnedProcess: Sendable {
     /// How the child ended, or `nil` while it runs.
     public var exit: Exit? { state.current.exit }
 
+    /// The CPU time the child used, user and system, in seconds (`wait4`'s resource usage, its own
+    /// children's not included), or `nil` while it runs.
+    public var cpuSeconds: Double? { state.current.cpuSeconds }
+
     /// Waits until the child has ended; returns how.
     public func waitForExit() async -> Exit {
         await withCheckedContinuation { continuation in
@@ -166,5 +173,13 @@ public final class SpawnedProcess: Sendable {
     /// Sends `signal` to the child.
     public func send(_ signal: Int32) {
         _ = kill(pid, signal)
+    }
+}
+
+extension rusage {
+    /// User and system CPU seconds.
+    public var cpuSeconds: Double {
+        Double(ru_utime.tv_sec) + Double(ru_utime.tv_usec) / 1e6 + Double(ru_stime.tv_sec)
+            + Double(ru_stime.tv_usec) / 1e6
     }
 }

@@ -2,6 +2,7 @@ import Benchmark
 import BenchmarkSupport
 import Foundation
 import PostgresNIO
+import RewindBaseTestSupport
 import RewindServer
 
 #if canImport(Glibc)
@@ -197,10 +198,18 @@ extension PushFixture {
         let clock = ContinuousClock()
         let before = Self.ownCPU()
         let start = clock.now
-        let child = try await onThread { [arguments] in try ChildProcess.run(arguments) }
+        // Its standard output (the JSON report) discarded, as a terminal's would cost nothing here.
+        let devNull = open("/dev/null", O_RDWR)
+        guard devNull >= 0 else { throw FleetSetupError("open /dev/null: \(String(cString: strerror(errno)))") }
+        defer { close(devNull) }
+        let child = try SpawnedProcess(
+            arguments[0], arguments: Array(arguments.dropFirst()), stdin: devNull, stdout: devNull, stderr: 2)
+        let exit = await child.waitForExit()
         let seconds = start.duration(to: clock.now).seconds
         let serverCPU = Self.ownCPU() - before
-        guard child.status == 0 else { throw FleetSetupError("rewind push exited with status \(child.status)") }
+        guard exit.code == 0, !exit.signaled, let clientCPU = child.cpuSeconds else {
+            throw FleetSetupError("rewind push ended with \(exit)")
+        }
         var counted = 0
         for try await count in try await client.client.query(
             "SELECT count(*)::bigint FROM records WHERE app_id = \(app.appID)", logger: FleetCluster.logger
@@ -212,7 +221,7 @@ extension PushFixture {
         }
         // The projections' catch-up of the pushed records, before anything else is timed.
         try await waitUntilCaughtUp(readKey: app.readKey.token)
-        return PushRun(seconds: seconds, clientCPU: child.cpuSeconds, serverCPU: serverCPU)
+        return PushRun(seconds: seconds, clientCPU: clientCPU, serverCPU: serverCPU)
     }
 
     /// `rewind push --batch-records` (`REWIND_BENCH_PUSH_BATCH`; the CLI's default, 5,000, otherwise).
@@ -247,40 +256,5 @@ extension PushFixture {
         var usage = rusage()
         getrusage(RUSAGE_SELF.rawValue, &usage)
         return usage.cpuSeconds
-    }
-}
-
-/// A child process run to its end with `posix_spawn` (not Foundation's `Process`, whose launch
-/// reads past a buffer when many descriptors are open), its standard output discarded.
-enum ChildProcess {
-    /// Runs `arguments` (the first the executable's path) and returns its exit status and CPU.
-    static func run(_ arguments: [String]) throws -> (status: Int32, cpuSeconds: Double) {
-        var actions = posix_spawn_file_actions_t()
-        posix_spawn_file_actions_init(&actions)
-        defer { posix_spawn_file_actions_destroy(&actions) }
-        posix_spawn_file_actions_addopen(&actions, 1, "/dev/null", O_WRONLY, 0)
-        let argv = arguments.map { strdup($0) } + [nil]
-        defer { for argument in argv { free(argument) } }
-        var pid: pid_t = 0
-        let spawned = posix_spawn(&pid, arguments[0], &actions, nil, argv, environ)
-        guard spawned == 0 else {
-            throw FleetSetupError("posix_spawn \(arguments[0]): \(String(cString: strerror(spawned)))")
-        }
-        var status: Int32 = 0
-        var usage = rusage()
-        while wait4(pid, &status, 0, &usage) < 0 {
-            guard errno == EINTR else { throw FleetSetupError("wait4: \(String(cString: strerror(errno)))") }
-        }
-        // WIFEXITED / WEXITSTATUS, which Swift does not import.
-        let exited = status & 0x7f == 0
-        return (exited ? (status >> 8) & 0xff : -1, usage.cpuSeconds)
-    }
-}
-
-extension rusage {
-    /// User and system CPU seconds.
-    var cpuSeconds: Double {
-        Double(ru_utime.tv_sec) + Double(ru_utime.tv_usec) / 1e6 + Double(ru_stime.tv_sec) + Double(ru_stime.tv_usec)
-            / 1e6
     }
 }
