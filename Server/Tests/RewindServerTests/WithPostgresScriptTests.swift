@@ -8,7 +8,8 @@ import Testing
 
 /// `scripts/with-postgres.sh` itself: a run killed before it could stop its clusters (`kill -9`, as
 /// a cancelled CI job) leaves them running, its own and a test's in `REWIND_TEST_PG_CLUSTERS`; the
-/// next run stops and removes them. (It runs inside the suite's own run, which it leaves alone.)
+/// next run stops and removes them; a port taken between its probe and its start is passed over.
+/// (It runs inside the suite's own run, which it leaves alone.)
 @Suite(.timeLimit(.minutes(5))) struct WithPostgresScriptTests {
     static let script = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
         .deletingLastPathComponent().appendingPathComponent("scripts/with-postgres.sh").path
@@ -69,6 +70,56 @@ import Testing
         for pid in postmasters {
             try await withDeadline(.seconds(60), { "end of postmaster \(pid)" }) {
                 while Self.runs(pid) { try await Task.sleep(for: .milliseconds(10)) }
+            }
+        }
+    }
+
+    /// A port of the script's range that nothing answers on (its probe's test) but that PostgreSQL
+    /// cannot bind, as when another cluster takes it between the probe and the start: the script
+    /// tries the next port. The port is held by a socket bound without `listen`, which refuses the
+    /// probe's connection and, lacking `SO_REUSEADDR`, keeps PostgreSQL's `bind` out.
+    @Test func aPortTakenBetweenTheProbeAndTheStartIsPassedOver() async throws {
+        let port = try #require(
+            (UInt16(54329)...54420).first { !Self.answers($0) }, "a port of 54329–54420 where nothing answers")
+        let holder = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
+        try #require(holder >= 0)
+        defer { close(holder) }
+        var address = Self.loopback(port)
+        let bound = withUnsafePointer(to: &address) {
+            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) {
+                bind(holder, $0, socklen_t(MemoryLayout<sockaddr_in>.size))
+            }
+        }
+        try #require(bound == 0, "bind 127.0.0.1:\(port): \(String(cString: strerror(errno)))")
+        #expect(!Self.answers(port))
+
+        let run = try await runProcess(
+            URL(fileURLWithPath: "/bin/bash"),
+            arguments: [Self.script, "/bin/bash", "-c", "echo \"$REWIND_TEST_DATABASE_URL\""], signalOnCancel: SIGKILL)
+        #expect(run.status == 0, "\(run)")
+        let chosen = run.stdout.split(separator: ":").last.flatMap { UInt16($0.prefix { $0.isNumber }) }
+        let used = try #require(chosen, "\(run.stdout)")
+        #expect(used > port, "the script's cluster listened on \(used), the held port is \(port)")
+    }
+
+    /// `127.0.0.1:port`.
+    static func loopback(_ port: UInt16) -> sockaddr_in {
+        var address = sockaddr_in()
+        address.sin_family = sa_family_t(AF_INET)
+        address.sin_port = port.bigEndian
+        address.sin_addr.s_addr = inet_addr("127.0.0.1")
+        return address
+    }
+
+    /// Whether something accepts a TCP connection on `127.0.0.1:port` (the script's probe).
+    static func answers(_ port: UInt16) -> Bool {
+        let probe = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
+        guard probe >= 0 else { return false }
+        defer { close(probe) }
+        var address = loopback(port)
+        return withUnsafePointer(to: &address) {
+            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) {
+                connect(probe, $0, socklen_t(MemoryLayout<sockaddr_in>.size)) == 0
             }
         }
     }
