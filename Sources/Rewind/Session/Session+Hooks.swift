@@ -66,12 +66,13 @@ extension Session {
     }
 
     /// Runs the hooks of `steps` in order, each step's previous state the one the step before it
-    /// reached (the first's `previous`); steps that moved nothing run none.
-    /// With a `@MainActor` hook registered, all of them run on the main actor.
-    func runHooks(of steps: [Step], from previous: MachineState) async {
-        // No hook registered: none runs, so none can register another (the usual case).
-        let (isEmpty, onMainActor) = guarded.withLock { ($0.hooks.isEmpty, $0.hooksOnMainActor) }
-        if isEmpty { return }
+    /// reached (the first's `previous`); steps that moved nothing run none. `onMainActor`: a
+    /// `@MainActor` hook is registered, and all of them run on the main actor.
+    ///
+    /// The caller asks first whether any hook is registered (`Guarded.hooksRunOnMainActor`, read
+    /// with the state it updates anyway): with none (the usual case) there is no call, and no
+    /// frame of an async call to allocate and free on every send.
+    func runHooks(of steps: [Step], from previous: MachineState, onMainActor: Bool) async {
         if onMainActor {
             await MainActor.run { runHooksHere(of: steps, from: previous) }
         } else {

@@ -56,11 +56,14 @@ extension Session {
         // even a pending migration: it goes with the first record under the new definition).
         if transitions.count == (migration == nil ? 0 : 1) { return steps }
         try await append(transitions, after: before, writes: writes)
-        guarded.withLock { guarded in
+        let hooksRunOnMainActor = guarded.withLock { guarded in
             guarded.current = latest
             guarded.migration = nil
+            return guarded.hooksRunOnMainActor
         }
-        await runHooks(of: steps, from: before.state)
+        if let onMainActor = hooksRunOnMainActor {
+            await runHooks(of: steps, from: before.state, onMainActor: onMainActor)
+        }
         return steps
     }
 }

@@ -49,6 +49,10 @@ public final class Session: Sendable {
         /// Whether a `@MainActor` hook is registered: the hooks then run on the main actor.
         var hooksOnMainActor = false
 
+        /// Whether a step's hooks run on the main actor; `nil` when no hook is registered (none
+        /// runs, so none can register another: the usual case).
+        var hooksRunOnMainActor: Bool? { hooks.isEmpty ? nil : hooksOnMainActor }
+
         /// Keeps `error` in ``deferredErrors`` (dropping the oldest beyond the bound).
         mutating func recordDeferred(_ error: any Error) {
             deferred.append(error)
