@@ -63,7 +63,9 @@ struct RedactionRuleTests {
         #expect(String(decoding: archive, as: UTF8.self).contains("4111-0000-3"))
         var redaction = try Redaction(paths: ["payload.card.*"])
         let redacted = try redaction.apply(toArchive: archive)
-        #expect(!String(decoding: redacted, as: UTF8.self).contains("4111"))
+        // The numbers themselves ("4111-0000-…"): "4111" alone also turns up in timestamps (a run
+        // failed on `…266264111`).
+        #expect(!String(decoding: redacted, as: UTF8.self).contains("4111-0000"))
         try SessionArchive.validate(redacted)
         let other = try EngineFixture()
         defer { other.remove() }
