@@ -57,6 +57,7 @@ struct DamagedPageTests {
 
         let started = ContinuousClock.now
         var named = 0
+        var namedAtNodeOffsets = 0
         // Two pages at a time, each copy's commands side by side.
         try await withThrowingTaskGroup(of: Outputs.self) { group in
             var next = 0
@@ -125,18 +126,23 @@ struct DamagedPageTests {
                 let flags = Int(pristine[offset + 10]) | Int(pristine[offset + 11]) << 8
                 let lower = Int(pristine[offset + 12]) | Int(pristine[offset + 13]) << 8
                 guard flags == 0x01 || flags == 0x02, lower > 16 else { continue }
-                #expect(
+                let namedAt16 =
                     outputs.offsetsCheck.status == 1
-                        && outputs.offsetsCheck.stdout.contains("problem at page \(page) of "),
-                    "page \(page) (flags \(flags), lower \(lower)), damaged at 16: \(outputs.offsetsCheck)")
+                    && outputs.offsetsCheck.stdout.contains("problem at page \(page) of ")
+                if namedAt16 { namedAtNodeOffsets += 1 }
+                #expect(
+                    namedAt16, "page \(page) (flags \(flags), lower \(lower)), damaged at 16: \(outputs.offsetsCheck)")
                 if lower > 100 {
                     #expect(pageNamed, "page \(page) (flags \(flags), lower \(lower)), damaged at 100: \(check)")
                 }
             }
         }
         print(
-            "damaged \(pages) pages in turn (\(inUse.count) in use, \(named) named by check at offset 100) "
-                + "in \(ContinuousClock.now - started)")
-        #expect(named > 0)
+            "damaged \(pages) pages in turn (\(inUse.count) in use, \(named) named by check at offset 100, "
+                + "\(namedAtNodeOffsets) at offset 16) in \(ContinuousClock.now - started)")
+        // The sweep finds damage: at offset 16 in every branch and leaf page in use. (How many it
+        // names at offset 100 depends on how full the demo's pages are, which moves from run to
+        // run: 0 to 3 of 31 pages in use.)
+        #expect(namedAtNodeOffsets > 0)
     }
 }
