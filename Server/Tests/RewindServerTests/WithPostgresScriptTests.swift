@@ -84,7 +84,10 @@ import Testing
         let holder = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
         try #require(holder >= 0)
         defer { close(holder) }
-        var address = Self.loopback(port)
+        var address = sockaddr_in()
+        address.sin_family = sa_family_t(AF_INET)
+        address.sin_port = port.bigEndian
+        address.sin_addr.s_addr = inet_addr("127.0.0.1")
         let bound = withUnsafePointer(to: &address) {
             $0.withMemoryRebound(to: sockaddr.self, capacity: 1) {
                 bind(holder, $0, socklen_t(MemoryLayout<sockaddr_in>.size))
@@ -102,26 +105,11 @@ import Testing
         #expect(used > port, "the script's cluster listened on \(used), the held port is \(port)")
     }
 
-    /// `127.0.0.1:port`.
-    static func loopback(_ port: UInt16) -> sockaddr_in {
-        var address = sockaddr_in()
-        address.sin_family = sa_family_t(AF_INET)
-        address.sin_port = port.bigEndian
-        address.sin_addr.s_addr = inet_addr("127.0.0.1")
-        return address
-    }
-
     /// Whether something accepts a TCP connection on `127.0.0.1:port` (the script's probe).
     static func answers(_ port: UInt16) -> Bool {
-        let probe = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
-        guard probe >= 0 else { return false }
-        defer { close(probe) }
-        var address = loopback(port)
-        return withUnsafePointer(to: &address) {
-            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) {
-                connect(probe, $0, socklen_t(MemoryLayout<sockaddr_in>.size)) == 0
-            }
-        }
+        guard let connected = try? connectToLoopback(port: Int(port)) else { return false }
+        close(connected)
+        return true
     }
 
     /// Whether process `pid` exists and is not a zombie (its state in `/proc/PID/stat`, after the
