@@ -59,6 +59,17 @@ public final class Cursor {
         return try move(MDB_SET_RANGE, "seek")
     }
 
+    /// Moves to the entry whose key is `target`; false when there is none (the cursor is then on
+    /// no entry).
+    ///
+    /// When the cursor is already on the leaf page that would hold `target`, LMDB searches that
+    /// page only, so a walk over keys that lie close together (the records of one session in the
+    /// log) does not descend the tree again for each.
+    public func seek(exactly target: UnsafeRawBufferPointer) throws -> Bool {
+        key = MDB_val(mv_size: target.count, mv_data: UnsafeMutableRawPointer(mutating: target.baseAddress))
+        return try move(MDB_SET_KEY, "seek exactly")
+    }
+
     /// Moves to the first entry whose key is greater than or equal to `target`; false when every
     /// key is smaller.
     public func seek(to target: [UInt8]) throws -> Bool {

@@ -61,6 +61,58 @@ struct CursorTests {
         }
     }
 
+    @Test func seekExactlyFindsOnlyTheKeyItself() throws {
+        try withTens { env, db in
+            try env.read { txn in
+                try txn.withCursor(on: db) { cursor throws in
+                    func seek(_ number: UInt64) throws -> Bool {
+                        try number.key.withUnsafeBytes { try cursor.seek(exactly: $0) }
+                    }
+                    #expect(try seek(30))
+                    #expect(try cursor.currentValue == [3])
+                    #expect(try !seek(31))
+                    #expect(try cursor.currentKey == nil)
+                    #expect(try seek(100))
+                    #expect(try cursor.currentValue == [10])
+                    #expect(try !seek(5))
+                    #expect(try !seek(101))
+                }
+            }
+        }
+    }
+
+    /// Keys on many leaf pages, sought in turn from one cursor in every order a walk may take
+    /// (ascending, descending, jumping between pages): each seek lands on its own key, whether
+    /// LMDB finds it on the cursor's page or descends the tree again.
+    @Test func seekExactlyFromOneCursorAcrossPages() throws {
+        let directory = try TestDirectory()
+        defer { directory.remove() }
+        let env = try Environment(directory: directory.path)
+        defer { env.close() }
+        let db = try env.database(named: "many")
+        let count: UInt64 = 3_000
+        try env.write { txn in
+            for i in 1...count { try txn.put(Array("value \(i)".utf8), forKey: (i * 2).key, in: db) }
+        }
+        let ascending = Array(1...count)
+        var jumping: [UInt64] = []
+        for i in 0..<count { jumping.append((i * 1_237) % count + 1) }
+        for order in [ascending, ascending.reversed(), jumping] {
+            let found = try env.read { txn in
+                try txn.withCursor(on: db) { cursor in
+                    try order.map { i -> String? in
+                        guard try (i * 2).key.withUnsafeBytes({ try cursor.seek(exactly: $0) }) else { return nil }
+                        // An odd key lies between two even ones and is never found.
+                        #expect(try !(i * 2 + 1).key.withUnsafeBytes({ try cursor.seek(exactly: $0) }))
+                        guard try (i * 2).key.withUnsafeBytes({ try cursor.seek(exactly: $0) }) else { return nil }
+                        return try cursor.withCurrent { _, value in String(decoding: value, as: UTF8.self) }
+                    }
+                }
+            }
+            #expect(found == order.map { "value \($0)" })
+        }
+    }
+
     @Test func forwardRangeStartsAtTheFirstKeyNotLessThanStart() throws {
         try withTens { env, db in
             var keys: [UInt64] = []

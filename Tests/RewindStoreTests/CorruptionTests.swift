@@ -82,6 +82,15 @@ struct CorruptionTests {
                 #expect(throws: expected) { _ = try store.records(of: s, versions: 1...3) }
                 #expect(throws: expected) { _ = try store.records(of: s, direction: .backward) }
             }
+            // Past the log's end, and before its first sequence: no record there to lend.
+            for target in [999 as UInt64, 0] {
+                try point(version2At: target)
+                let missing = StoreError.corruptedEntry(
+                    database: StoreLayout.sessionIndex, key: "'s' version 2",
+                    reason: "it points at sequence \(target), which is not in the log")
+                #expect(throws: missing) { _ = try store.records(of: s) }
+                #expect(throws: missing) { _ = try store.records(of: s, direction: .backward) }
+            }
             try point(version2At: 2)
             #expect(try store.records(of: s).map(\.version) == Array(1...40))
             #expect(try store.records(of: t).map(\.sequence) == [41, 42, 43])

@@ -138,6 +138,14 @@ import RewindValues
         try RecordView(bytes, sequence: sequence).record()
     }
 
+    /// Decodes the record stored under `sequence`, as `decode(_:sequence:)` does, taking its
+    /// strings from `recent` where it holds them: the decoder of a walk over many records.
+    package static func decode(
+        _ bytes: UnsafeRawBufferPointer, sequence: UInt64, reusing recent: inout RecentStrings
+    ) throws -> TransitionRecord {
+        try RecordView(bytes, sequence: sequence).record(reusing: &recent)
+    }
+
     static func sessionID(_ text: String) throws(DecodingFailure) -> SessionID {
         do {
             return try SessionID(text)

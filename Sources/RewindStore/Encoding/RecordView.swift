@@ -189,6 +189,13 @@ package struct RecordView {
 
     /// A copy of the whole record.
     package func record() -> TransitionRecord {
+        var none = RecentStrings(remembering: false)
+        return record(reusing: &none)
+    }
+
+    /// A copy of the whole record, its strings and lists taken from `recent` where it holds them
+    /// (a walk over many records keeps one: see ``RecentStrings``).
+    package func record(reusing recent: inout RecentStrings) -> TransitionRecord {
         var navigation: [NavigationOperation] = []
         if navigationCount > 0 {
             navigation.reserveCapacity(navigationCount)
@@ -196,13 +203,14 @@ package struct RecordView {
             for _ in 0..<navigationCount {
                 // Tags were checked by the initialiser.
                 let tag = NavigationTag(rawValue: reader.byte()) ?? .none
-                navigation.append(tag.operation { string(reader.field()) })
+                navigation.append(tag.operation { recent.string(bytes(of: reader.field())) })
             }
         }
         return TransitionRecord(
-            sequence: sequence, session: session, version: version, timestamp: timestamp,
-            machine: string(machineField), definition: string(definitionField), event: string(eventField),
-            source: source.strings(), target: target.strings(), navigation: navigation,
+            sequence: sequence, session: SessionID(checked: recent.string(sessionBytes)), version: version,
+            timestamp: timestamp, machine: recent.string(machineBytes),
+            definition: recent.string(bytes(of: definitionField)), event: recent.string(eventBytes),
+            source: recent.list(source), target: recent.list(target), navigation: navigation,
             payload: Array(bytes(of: payloadField)), stateData: Array(bytes(of: stateDataField)),
             origin: origin, redacted: redacted)
     }
@@ -224,12 +232,12 @@ package struct RecordView {
             Iterator(reader: UncheckedReader(body: body, offset: start), left: count)
         }
 
-        /// Copies of the strings.
-        package func strings() -> [String] {
-            var strings: [String] = []
-            strings.reserveCapacity(count)
-            for bytes in self { strings.append(String(decoding: bytes, as: UTF8.self)) }
-            return strings
+        /// The list's strings as stored, each after its length (the bytes that tell one list
+        /// from another: ``RecentStrings`` keys lists by them).
+        package var encodedBytes: UnsafeRawBufferPointer {
+            var reader = UncheckedReader(body: body, offset: start)
+            for _ in 0..<count { _ = reader.field() }
+            return UnsafeRawBufferPointer(rebasing: body[start..<reader.offset])
         }
 
         /// Whether the list holds exactly the UTF-8 of `strings`, in order.

@@ -14,21 +14,40 @@ extension StoreReadTransaction {
         of session: SessionID, from start: UInt64? = nil, direction: IterationDirection = .forward,
         _ body: (TransitionRecord) throws -> IterationControl
     ) throws {
-        try forEachSequence(of: session, from: start, direction: direction) { version, sequence in
-            guard let record = try record(at: sequence) else {
-                throw StoreError.corruptedEntry(
-                    database: StoreLayout.sessionIndex, key: "'\(session.excerpt)' version \(version)",
-                    reason: "it points at sequence \(sequence), which is not in the log")
+        // One cursor for the whole walk: a session's records lie close together in the log, and
+        // LMDB finds a key on the cursor's leaf page without descending the tree again. The
+        // records repeat their machine, definition, states and events: one memory of them.
+        var recent = RecentStrings()
+        try transaction.withCursor(on: databases.log) { log in
+            try forEachSequence(of: session, from: start, direction: direction) { version, sequence in
+                try forRecord(of: session, version: version, at: sequence, in: log, reusing: &recent, body)
             }
-            // The index has no checksum of its own: a damaged one must not lend another record.
-            guard record.version == version, record.session == session else {
-                throw StoreError.corruptedEntry(
-                    database: StoreLayout.sessionIndex, key: "'\(session.excerpt)' version \(version)",
-                    reason:
-                        "it points at sequence \(sequence), which holds '\(record.session)' version \(record.version)")
-            }
-            return try body(record)
         }
+    }
+
+    /// Calls `body` with the record at `sequence`, found with `log`, after checking that it is
+    /// `session`'s record of `version`, as the index entry that named it says.
+    private func forRecord(
+        of session: SessionID, version: UInt64, at sequence: UInt64, in log: Cursor,
+        reusing recent: inout RecentStrings, _ body: (TransitionRecord) throws -> IterationControl
+    ) throws -> IterationControl {
+        let found = try withUnsafeBytes(of: sequence.bigEndian) { key in try log.seek(exactly: key) }
+        let decoded =
+            try found
+            ? log.withCurrent { _, bytes in try RecordCodec.decode(bytes, sequence: sequence, reusing: &recent) } : nil
+        guard let record = decoded else {
+            throw StoreError.corruptedEntry(
+                database: StoreLayout.sessionIndex, key: "'\(session.excerpt)' version \(version)",
+                reason: "it points at sequence \(sequence), which is not in the log")
+        }
+        // The index has no checksum of its own: a damaged one must not lend another record.
+        guard record.version == version, record.session == session else {
+            throw StoreError.corruptedEntry(
+                database: StoreLayout.sessionIndex, key: "'\(session.excerpt)' version \(version)",
+                reason:
+                    "it points at sequence \(sequence), which holds '\(record.session)' version \(record.version)")
+        }
+        return try body(record)
     }
 
     /// Calls `body` with the version and global sequence of each record of `session` from version

@@ -46,9 +46,10 @@ public class StoreReadTransaction {
     public func forEachRecord(
         from start: UInt64 = 1, _ body: (TransitionRecord) throws -> IterationControl
     ) throws {
+        var recent = RecentStrings()
         try transaction.forEach(in: databases.log, from: StoreKey.uint64(start)) { key, value in
             let sequence = try Self.sequence(ofLogKey: key)
-            return try body(try RecordCodec.decode(value, sequence: sequence))
+            return try body(try RecordCodec.decode(value, sequence: sequence, reusing: &recent))
         }
     }
 

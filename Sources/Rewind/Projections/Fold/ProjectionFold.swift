@@ -76,6 +76,8 @@ final class ProjectionFold<Step: ProjectionFoldStep>: ProjectionFolding {
         var states: FoldStates<Step.State>
         /// When set, the only keys folded (see `init(step:after:onlyKeys:)`).
         var onlyKeys: Set<String>?
+        /// The strings of the records copied out of views, handed out again as they repeat.
+        var recent = RecentStrings()
 
         mutating func apply(_ record: TransitionRecord, reading stored: some ProjectionStateReading) throws {
             guard var key = step.key(for: record), onlyKeys?.contains(key) ?? true else {
@@ -95,7 +97,7 @@ final class ProjectionFold<Step: ProjectionFoldStep>: ProjectionFolding {
         mutating func apply(_ view: RecordView, reading stored: some ProjectionStateReading) throws {
             switch step.key(of: view) {
             case .needsRecord:
-                try apply(view.record(), reading: stored)
+                try apply(view.record(reusing: &recent), reading: stored)
             case .none:
                 checkpoint = view.sequence
             case .key(let key):
