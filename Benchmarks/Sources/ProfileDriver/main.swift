@@ -8,7 +8,8 @@
 // COMMIT_GATHERING=immediate|acknowledged overrides the engine's default. Modes: flat, flatprepared, hierarchicalprepared, durable, group64, nosync, nosync64, bulk, bulk64 (no-sync, 64 events per
 // send(contentsOf:)), export (bulk, then the session exported: `export 20000 0` and `… 1` under
 // callgrind differ by one export of 20,000 records), import (the same, then the archive imported:
-// `import 20000 0` and `… 1` differ by one import), storeappend (the store alone), rawbulk (raw LMDB MDB_NOSYNC, 64 puts of a
+// `import 20000 0` and `… 1` differ by one import), resume (the same, then the first session resumed
+// from the store: `resume 20000 0` and `… 100` differ by 100 resumes), storeappend (the store alone), rawbulk (raw LMDB MDB_NOSYNC, 64 puts of a
 // record's size per commit: bulk's baseline), rebuild, compact (the steps of compacting a copy of
 // item 9's 128 MiB store), handoff (a synced commit handed to another thread and back, each way
 // against the same commit inline: `handoff 3000`, HandoffStudy.swift).
@@ -38,7 +39,9 @@ let cycle = BenchMachines.flatCycle
 
 /// Drives `sessions` sessions for `count` transitions in total (`chunk` > 1: that many events
 /// per `send(contentsOf:)`, bulk import), then exports the first session's archive `exports` times.
-func drive(sessions: Int, durability: Durability, chunk: Int = 1, exports: Int = 0, imports: Int? = nil) async throws {
+func drive(
+    sessions: Int, durability: Durability, chunk: Int = 1, exports: Int = 0, imports: Int? = nil, resumes: Int = 0
+) async throws {
     let directory = try scratch()
     defer { try? FileManager.default.removeItem(atPath: directory) }
     let interval = ProcessInfo.processInfo.environment["SNAPSHOT_INTERVAL"].flatMap { UInt64($0) } ?? 64
@@ -97,6 +100,13 @@ func drive(sessions: Int, durability: Durability, chunk: Int = 1, exports: Int =
         let exportStart = clock.now
         let archive = try engine.exportSession("user-0")
         print("\(mode): exported \(archive.count) bytes in \(clock.now - exportStart)")
+    }
+    if resumes > 0 {
+        // The first session resumed from its store (its latest snapshot, then the records after
+        // it: 34 with the default interval and a count of 20,000), `resumes` times.
+        let resumeStart = clock.now
+        for _ in 0..<resumes { _ = try engine.session("user-0") }
+        print("\(mode): resumed \(resumes) times in \(clock.now - resumeStart)")
     }
     if let imports {
         // Exported whatever `imports` is, so that `import N 1` minus `import N 0` is one import.
@@ -185,6 +195,11 @@ case "import":
     // times, default 1) under new ids: with 0 and 1 under callgrind, the difference is one import.
     let imports = arguments.count > 3 ? Int(arguments[3]) ?? 1 : 1
     try runBlocking { try await drive(sessions: 1, durability: .noSync, chunk: 64, imports: imports) }
+case "resume":
+    // bulk, then the first session resumed from the store (third argument: how many times,
+    // default 1; with 0 and 100 under callgrind, the difference is 100 resumes).
+    let resumes = arguments.count > 3 ? Int(arguments[3]) ?? 1 : 1
+    try runBlocking { try await drive(sessions: 1, durability: .noSync, chunk: 64, resumes: resumes) }
 case "storeappend":
     do {
         // The store alone: 64 sessions, 64 transitions per append, no sync (what bulk import costs
@@ -311,6 +326,6 @@ case "compact":
     }
 default:
     print(
-        "modes: flat, flatprepared, hierarchicalprepared, parallelprepared, durable, group64, group, nosync, nosync64, bulk, bulk64, export, import, storeappend, rawbulk, handoff, rebuild, compact"
+        "modes: flat, flatprepared, hierarchicalprepared, parallelprepared, durable, group64, group, nosync, nosync64, bulk, bulk64, export, import, resume, storeappend, rawbulk, handoff, rebuild, compact"
     )
 }

@@ -70,7 +70,9 @@ package struct RecentStrings {
         }
     }
 
-    /// A direct-mapped table of values by key.
+    /// A direct-mapped table of values by key: each of 64 slots names the entry of the value
+    /// last inserted there. The slots are bytes, so a new table costs one small allocation and
+    /// no per-slot initialisation; entries are added as values arrive.
     private struct Table<Value> {
         static var slotBits: Int { 6 }
         private struct Entry {
@@ -80,20 +82,33 @@ package struct RecentStrings {
             let value: Value
         }
         private let isEnabled: Bool
-        private var entries: [Entry?] = []
+        /// For each slot, 1 + the index in `entries` of its value, or 0 for none.
+        private var slots: [UInt8] = []
+        private var entries: [Entry] = []
 
         init(isEnabled: Bool) { self.isEnabled = isEnabled }
 
         func value(for key: Key, _ bytes: UnsafeRawBufferPointer) -> Value? {
-            guard !entries.isEmpty, let entry = entries[key.slot], entry.key == key else { return nil }
+            guard !slots.isEmpty else { return nil }
+            let index = Int(slots[key.slot])
+            guard index > 0 else { return nil }
+            let entry = entries[index - 1]
+            guard entry.key == key else { return nil }
             guard key.count > 16 else { return entry.value }
             return entry.long.withUnsafeBytes { $0.equals(bytes) } ? entry.value : nil
         }
 
         mutating func insert(_ value: Value, for key: Key, _ bytes: UnsafeRawBufferPointer) {
             guard isEnabled else { return }
-            if entries.isEmpty { entries = Array(repeating: nil, count: 1 << Self.slotBits) }
-            entries[key.slot] = Entry(key: key, long: key.count > 16 ? Array(bytes) : [], value: value)
+            if slots.isEmpty { slots = Array(repeating: 0, count: 1 << Self.slotBits) }
+            let entry = Entry(key: key, long: key.count > 16 ? Array(bytes) : [], value: value)
+            let slot = key.slot
+            if slots[slot] == 0 {
+                entries.append(entry)
+                slots[slot] = UInt8(entries.count)
+            } else {
+                entries[Int(slots[slot]) - 1] = entry
+            }
         }
     }
 }
