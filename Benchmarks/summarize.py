@@ -118,6 +118,7 @@ def main():
         interleaved(results)
         durable_breakdown(results)
         levels(results)
+        archive(results)
     fleet(results, text)
 
 
@@ -294,6 +295,26 @@ def levels(results):
         cells += [f"{duration(base[0])} / {duration(base[1])} ({LABELS[raw_label]})", f"{base[0] / rewind[0]:.2f}×"] \
             if base else ["–", "–"]
         cells.append("≥ 1.0×")
+        print("| " + " | ".join(cells) + " |")
+
+
+def archive(results):
+    """Item 16: a session's archive exported and imported against raw LMDB reading and writing
+    (MDB_NOSYNC) as many records of the same size, interleaved; time per record."""
+    own = next((v for n, v in results.items() if n.startswith("16 archive")), None)
+    metrics = (own or {}).get("metrics", {})
+    if not metrics:
+        return
+    print()
+    print("| Archive (item 16), interleaved per iteration | Rewind p50 / p99 | raw LMDB p50 / p99 | Rewind ÷ raw LMDB | Target |")
+    print("|---|---|---|---|---|")
+    for rewind, raw, title in [("Rewind export ns/record", "raw LMDB read ns/record", "export ÷ raw read"),
+                               ("Rewind import ns/record", "raw LMDB NOSYNC write ns/record", "import ÷ raw write")]:
+        mine, theirs = metrics.get(rewind), metrics.get(raw)
+        if not mine or not theirs:
+            continue
+        cells = [title, f"{duration(mine[0] * 1e-9)} / {duration(mine[1] * 1e-9)}",
+                 f"{duration(theirs[0] * 1e-9)} / {duration(theirs[1] * 1e-9)}", f"{theirs[0] / mine[0]:.3f}×", "≥ 0.5×"]
         print("| " + " | ".join(cells) + " |")
 
 

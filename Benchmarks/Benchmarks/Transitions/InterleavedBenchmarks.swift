@@ -264,6 +264,7 @@ func registerInterleavedBenchmarks() {
     }
 }
 
-private func nanoseconds(_ name: String) -> BenchmarkMetric {
+/// A metric of nanoseconds each measurement records itself (the interleaved rows' sides).
+func nanoseconds(_ name: String) -> BenchmarkMetric {
     .custom(name, polarity: .prefersSmaller, useScalingFactor: false)
 }

@@ -86,6 +86,29 @@ final class RawLMDBLog {
         try Self.check(mdb_txn_commit(transaction), "mdb_txn_commit")
     }
 
+    /// Reads every value with one cursor in one read transaction, appending each value's bytes
+    /// to `sink` (a copy out of the map, as a reader keeping what it read must make); returns how
+    /// many values it read.
+    func readAll(into sink: inout [UInt8]) throws -> Int {
+        var transaction: OpaquePointer?
+        try Self.check(mdb_txn_begin(environment, nil, UInt32(MDB_RDONLY), &transaction), "mdb_txn_begin")
+        defer { mdb_txn_abort(transaction) }
+        var cursor: OpaquePointer?
+        try Self.check(mdb_cursor_open(transaction, database, &cursor), "mdb_cursor_open")
+        defer { mdb_cursor_close(cursor) }
+        var key = MDB_val()
+        var data = MDB_val()
+        var count = 0
+        var code = mdb_cursor_get(cursor, &key, &data, MDB_FIRST)
+        while code == 0 {
+            sink.append(contentsOf: UnsafeRawBufferPointer(start: data.mv_data, count: data.mv_size))
+            count += 1
+            code = mdb_cursor_get(cursor, &key, &data, MDB_NEXT)
+        }
+        guard code == MDB_NOTFOUND else { throw RawLMDBError(operation: "mdb_cursor_get", code: code) }
+        return count
+    }
+
     func close() {
         mdb_env_close(environment)
         environment = nil

@@ -12,4 +12,5 @@ let benchmarks: @Sendable () -> Void = {
     registerErasureBenchmarks()
     registerCompactionBenchmarks()
     registerUpgradeCheckBenchmarks()
+    registerArchiveBenchmarks()
 }
