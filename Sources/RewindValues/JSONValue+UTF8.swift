@@ -52,8 +52,22 @@ extension JSONValue {
     package static func parseMembers(
         ofObject bytes: some Collection<UInt8>, _ member: (UnsafeBufferPointer<UInt8>, JSONValue) -> Void
     ) throws(JSONParseError) -> Bool {
+        var none = RecentByBytes<String>(remembering: false)
+        return try parseMembers(ofObject: bytes, remembering: &none, member)
+    }
+
+    /// Parses as ``parseMembers(ofObject:_:)`` does, its string values (escape-free ones) taken
+    /// from `strings` where it holds them and remembered there: a reader of many texts that repeat
+    /// the same strings (an archive's record lines) makes each once.
+    package static func parseMembers(
+        ofObject bytes: some Collection<UInt8>, remembering strings: inout RecentByBytes<String>,
+        _ member: (UnsafeBufferPointer<UInt8>, JSONValue) -> Void
+    ) throws(JSONParseError) -> Bool {
         func parse(_ buffer: UnsafeBufferPointer<UInt8>) -> Result<Bool, JSONParseError> {
             var parser = JSONParser(buffer)
+            // Moved in and out, not copied: a second reference would copy its tables on write.
+            swap(&parser.strings, &strings)
+            defer { swap(&parser.strings, &strings) }
             return Result { () throws(JSONParseError) -> Bool in try parser.parseDocumentMembers(member) }
         }
         if let parsed = bytes.withContiguousStorageIfAvailable(parse) { return try parsed.get() }
@@ -243,6 +257,8 @@ struct JSONParser {
     private var index = 0
     /// Reused for strings that contain escapes.
     private var scratch: [UInt8] = []
+    /// The strings made so far (by default none are remembered).
+    var strings = RecentByBytes<String>(remembering: false)
 
     init(_ bytes: UnsafeBufferPointer<UInt8>) {
         self.bytes = bytes
@@ -398,7 +414,9 @@ struct JSONParser {
     /// Parses a string literal; `index` is at its opening quote.
     private mutating func parseString() throws(JSONParseError) -> String {
         switch try parseStringContents() {
-        case .text(let range): return String(decoding: UnsafeBufferPointer(rebasing: bytes[range]), as: UTF8.self)
+        case .text(let range):
+            let text = UnsafeBufferPointer(rebasing: bytes[range])
+            return strings.value(for: UnsafeRawBufferPointer(text)) { String(decoding: text, as: UTF8.self) }
         case .scratch: return String(decoding: scratch, as: UTF8.self)
         }
     }

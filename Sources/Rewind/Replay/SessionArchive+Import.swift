@@ -135,6 +135,7 @@ extension SessionArchive {
         transitions.reserveCapacity(min(Int(clamping: header.records), lines.count))
         var recordedStates: [UInt64: SessionSnapshot] = [:]
         var version: UInt64 = first - 1
+        var strings = RecentByBytes<String>()
         while version - (first - 1) < header.records {
             version += 1
             let number = Int(clamping: version - first) + 2
@@ -142,7 +143,8 @@ extension SessionArchive {
                 throw missing(number, "record \(version - first + 1) of \(header.records)")
             }
             let record = try SessionArchive.record(
-                ofLine: bytes[lines[number - 1]], number: number, formatVersion: header.formatVersion)
+                ofLine: bytes[lines[number - 1]], number: number, formatVersion: header.formatVersion,
+                remembering: &strings)
             guard record.version == version else {
                 throw SessionArchiveError.versionGap(line: number, expected: version, found: record.version)
             }

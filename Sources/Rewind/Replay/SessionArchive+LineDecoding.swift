@@ -70,8 +70,17 @@ extension SessionArchive.Record {
     /// - Throws: `JSONParseError` when the body is not JSON, ``JSONShapeError`` naming the member
     ///   that is missing or not of its type.
     init(jsonBody body: some Collection<UInt8>, formatVersion: Int) throws {
+        var none = RecentByBytes<String>(remembering: false)
+        try self.init(jsonBody: body, formatVersion: formatVersion, remembering: &none)
+    }
+
+    /// The record of a line's JSON `body`, as ``init(jsonBody:formatVersion:)``, its strings taken
+    /// from `strings` where it holds them and remembered there (a reader of many lines keeps one).
+    init(
+        jsonBody body: some Collection<UInt8>, formatVersion: Int, remembering strings: inout RecentByBytes<String>
+    ) throws {
         var members = Members()
-        guard try JSONValue.parseMembers(ofObject: body, { members.take($0, $1) }) else {
+        guard try JSONValue.parseMembers(ofObject: body, remembering: &strings, { members.take($0, $1) }) else {
             throw JSONShapeError(path: [], expected: "an object")
         }
         func member(_ key: String, _ value: JSONValue?) throws(JSONShapeError) -> JSONValue {
@@ -210,9 +219,20 @@ extension SessionArchive {
     ///   its checksum is wrong, or the body is not a record (its cause the `JSONParseError` or
     ///   ``JSONShapeError``).
     static func record(ofLine line: ArraySlice<UInt8>, number: Int, formatVersion: Int) throws -> Record {
+        var none = RecentByBytes<String>(remembering: false)
+        return try record(ofLine: line, number: number, formatVersion: formatVersion, remembering: &none)
+    }
+
+    /// The record of envelope line `number`, as ``record(ofLine:number:formatVersion:)``. A reader
+    /// of many lines keeps one `strings`: the lines repeat their machine, definition, states and
+    /// events, and each is made once (see `RecentByBytes`).
+    static func record(
+        ofLine line: ArraySlice<UInt8>, number: Int, formatVersion: Int,
+        remembering strings: inout RecentByBytes<String>
+    ) throws -> Record {
         let body = try body(of: line, number: number)
         do {
-            return try Record(jsonBody: body, formatVersion: formatVersion)
+            return try Record(jsonBody: body, formatVersion: formatVersion, remembering: &strings)
         } catch {
             throw SessionArchiveError.malformedLine(
                 line: number, reason: "its body does not decode: \(error)", cause: ErrorCause(error))

@@ -62,9 +62,11 @@ extension SessionArchive {
             header.formatVersion = trimmedFormatVersion
         }
         var writer = try Writer(header)
+        var strings = RecentByBytes<String>()
         for number in 2..<(Int(clamping: header.records) + 2) {
             var record = try Self.record(
-                ofLine: bytes[lines[number - 1]], number: number, formatVersion: contents.header.formatVersion)
+                ofLine: bytes[lines[number - 1]], number: number, formatVersion: contents.header.formatVersion,
+                remembering: &strings)
             func json(_ bytes: [UInt8], _ what: String) throws -> JSONValue? {
                 guard !bytes.isEmpty else { return nil }
                 do {
