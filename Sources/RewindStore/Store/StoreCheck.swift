@@ -156,13 +156,14 @@ extension StoreReadTransaction {
                     + "range accounts for \(expected)…\(sequence - 1)")
         }
         do {
+            var recent = RecentStrings()
             try transaction.forEach(in: databases.log) { key, value in
                 let sequence = try Self.sequence(ofLogKey: key)
                 if let problem = gapProblem(before: sequence) {
                     report.problem = problem
                     return .stop
                 }
-                let record = try RecordCodec.decode(value, sequence: sequence)
+                let record = try RecordCodec.decode(value, sequence: sequence, reusing: &recent)
                 if firstVersions[record.session] == nil {
                     // A trimmed session's records begin at its base version (its entry says which).
                     firstVersions[record.session] = try sessionInfo(for: record.session)?.firstVersion ?? 1
