@@ -94,7 +94,7 @@ public enum SessionArchive {
 
         /// The line of `record`, with the state it recorded when it is a redacted record written
         /// with a snapshot of its own (`recordedState`, see `StepRecording+Redaction`).
-        init(_ record: TransitionRecord, recordedState: SessionSnapshot? = nil) {
+        init(_ record: borrowing TransitionRecord, recordedState: SessionSnapshot? = nil) {
             version = record.version
             sequence = record.sequence
             timestamp = record.timestamp.microsecondsSince1970
