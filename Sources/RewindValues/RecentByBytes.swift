@@ -1,12 +1,10 @@
-import Foundation
-
 /// Values made from bytes, remembered by those bytes: a reader of many records that repeat the
 /// same texts (a session's machine, definition, states and events, in the store's records and in
 /// an archive's lines) makes each value once and hands it out again, shared by reference, instead
 /// of making and freeing it for every record.
 ///
 /// A direct-mapped table of 64 slots: a value's slot comes from its bytes' count and first and last
-/// eight bytes (its ``Key``); the newest value of a slot replaces the older. Finding a value costs
+/// eight bytes (its `Key`); the newest value of a slot replaces the older. Finding a value costs
 /// a few word comparisons whatever the number of names; bytes longer than 16 are compared in full
 /// too, so a value is handed out only for exactly its bytes. A new memory allocates nothing until
 /// its first value; one made with `remembering: false` never does (a single record's reader,
@@ -124,16 +122,5 @@ package struct RecentByBytes<Value> {
             let mixed = (head ^ rotated ^ UInt64(truncatingIfNeeded: count)) &* 0x9E37_79B9_7F4A_7C15
             return Int(truncatingIfNeeded: mixed >> 58)
         }
-    }
-}
-
-extension UnsafeRawBufferPointer {
-    /// Whether these bytes equal `other`'s. Inlinable: the archive's member names call it for
-    /// each name they try, and a call per try cost about 1,300 instructions a record line.
-    @inlinable @inline(__always)
-    package func equals(_ other: UnsafeRawBufferPointer) -> Bool {
-        guard count == other.count else { return false }
-        guard count > 0, let left = baseAddress, let right = other.baseAddress else { return true }
-        return memcmp(left, right, count) == 0
     }
 }
