@@ -52,19 +52,33 @@ extension JSONValue {
     package static func parseMembers(
         ofObject bytes: some Collection<UInt8>, _ member: (UnsafeBufferPointer<UInt8>, JSONValue) -> Void
     ) throws(JSONParseError) -> Bool {
-        var none = RecentByBytes<String>(remembering: false)
-        return try parseMembers(ofObject: bytes, remembering: &none, member)
+        var none = UTF8KeyTable()
+        return try parseMembers(ofObject: bytes, strings: &none, isRemembering: false, member)
     }
 
-    /// Parses as ``parseMembers(ofObject:_:)`` does, its string values (escape-free ones) taken
-    /// from `strings` where it holds them and remembered there: a reader of many texts that repeat
-    /// the same strings (an archive's record lines) makes each once.
+    /// The most strings a parser's memory (``parseMembers(ofObject:remembering:_:)``) holds before
+    /// it starts over.
+    package static var maximumRememberedStrings: Int { 4_096 }
+
+    /// Parses as ``parseMembers(ofObject:_:)`` does, its string values (escape-free ones) interned
+    /// in `strings` (equal bytes, one shared `String`): a reader of many texts that repeat the same
+    /// strings (an archive's record lines) keeps one table and makes each string once. The table
+    /// starts over past ``maximumRememberedStrings``.
     package static func parseMembers(
-        ofObject bytes: some Collection<UInt8>, remembering strings: inout RecentByBytes<String>,
+        ofObject bytes: some Collection<UInt8>, remembering strings: inout UTF8KeyTable,
+        _ member: (UnsafeBufferPointer<UInt8>, JSONValue) -> Void
+    ) throws(JSONParseError) -> Bool {
+        if strings.count >= maximumRememberedStrings { strings.removeAll() }
+        return try parseMembers(ofObject: bytes, strings: &strings, isRemembering: true, member)
+    }
+
+    private static func parseMembers(
+        ofObject bytes: some Collection<UInt8>, strings: inout UTF8KeyTable, isRemembering: Bool,
         _ member: (UnsafeBufferPointer<UInt8>, JSONValue) -> Void
     ) throws(JSONParseError) -> Bool {
         func parse(_ buffer: UnsafeBufferPointer<UInt8>) -> Result<Bool, JSONParseError> {
             var parser = JSONParser(buffer)
+            parser.isRememberingStrings = isRemembering
             // Moved in and out, not copied: a second reference would copy its tables on write.
             swap(&parser.strings, &strings)
             defer { swap(&parser.strings, &strings) }
@@ -257,8 +271,10 @@ struct JSONParser {
     private var index = 0
     /// Reused for strings that contain escapes.
     private var scratch: [UInt8] = []
-    /// The strings made so far (by default none are remembered).
-    var strings = RecentByBytes<String>(remembering: false)
+    /// Whether escape-free strings are interned in `strings` (by default they are made each time).
+    var isRememberingStrings = false
+    /// The strings interned so far.
+    var strings = UTF8KeyTable()
 
     init(_ bytes: UnsafeBufferPointer<UInt8>) {
         self.bytes = bytes
@@ -416,7 +432,8 @@ struct JSONParser {
         switch try parseStringContents() {
         case .text(let range):
             let text = UnsafeBufferPointer(rebasing: bytes[range])
-            return strings.value(for: UnsafeRawBufferPointer(text)) { String(decoding: text, as: UTF8.self) }
+            guard isRememberingStrings else { return String(decoding: text, as: UTF8.self) }
+            return strings.string(UnsafeRawBufferPointer(text))
         case .scratch: return String(decoding: scratch, as: UTF8.self)
         }
     }

@@ -38,8 +38,8 @@ struct RecentStringsTests {
         try expectDecodedThroughOneMemory(records)
     }
 
-    /// Texts a memory keyed by their length and first and last eight bytes could mix up: the same
-    /// ends around a different middle, a zero byte against its absence, one string against the
+    /// Texts a memory keyed by part of their bytes could mix up: the same ends around a different
+    /// middle, a zero byte against its absence, one string against the
     /// same bytes split in two, canonically equivalent texts with other bytes.
     @Test func textsThatShareTheirEndsAreToldApart() throws {
         let long = "abcdefgh" + "-middle-" + "ijklmnop"
@@ -69,10 +69,11 @@ struct RecentStringsTests {
         try expectDecodedThroughOneMemory(records)
     }
 
-    /// More names than the memory has slots, cycling: every record still decodes as alone.
-    @Test func moreNamesThanSlotsStillDecodeAsAlone() throws {
-        let names = (0..<500).map { "state-\($0)" }
-        let records = (0..<3_000).map { index in
+    /// More names and lists than the memory keeps, so that it starts over, cycling: every record
+    /// still decodes as alone.
+    @Test func moreNamesThanTheMemoryKeepsStillDecodeAsAlone() throws {
+        let names = (0..<(RecentStrings.maximumRemembered + 500)).map { "state-\($0)" }
+        let records = (0..<(3 * names.count)).map { index in
             record(
                 UInt64(index + 1), event: names[(index * 7) % names.count], source: [names[index % names.count]],
                 target: [names[(index + 1) % names.count], names[(index * 3) % names.count]])

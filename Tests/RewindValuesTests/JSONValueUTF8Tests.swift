@@ -1,6 +1,6 @@
 import Foundation
 import RewindBaseTestSupport
-import RewindValues
+@_spi(Internals) import RewindValues
 import Testing
 
 struct JSONValueUTF8Tests {
@@ -135,6 +135,45 @@ struct JSONValueUTF8Tests {
                 throws: expected, "\(text)",
                 performing: { try JSONValue.parseMembers(ofObject: Array(text.utf8)) { _, _ in } })
         }
+    }
+
+    /// `parseMembers(ofObject:remembering:_:)`: many objects parsed through one table give the
+    /// values each parsed alone gives (strings with escapes, non-ASCII, equivalent texts of other
+    /// bytes, nested, repeated in other places, more distinct strings than the table keeps), each
+    /// escape-free string is interned, and the table stays within its bound.
+    @Test func objectsParsedThroughOneTableAreTheObjectsParsedAlone() throws {
+        var random = SeededRandom(seed: 34)
+        let words =
+            [
+                "home", "detail", "caf\u{E9}", "cafe\u{301}", "with \\\"escape\\\"", "\\u00e9t\\u00e9", "",
+                "abcdefgh-middle-ijklmnop", "abcdefgh-MIDDLE-ijklmnop",
+            ] + (0..<(JSONValue.maximumRememberedStrings + 500)).map { "state-\($0)" }
+        func word() -> String { words[Int.random(in: 0..<words.count, using: &random)] }
+        var strings = UTF8KeyTable()
+        var largest = 0
+        for _ in 0..<6_000 {
+            let event = word()
+            let text =
+                #"{"event":"\#(event)","target":["\#(word())","\#(word())"],"# + #""push":{"screen":"\#(word())"}}"#
+            var remembered: [(String, JSONValue)] = []
+            var alone: [(String, JSONValue)] = []
+            #expect(
+                try JSONValue.parseMembers(ofObject: Array(text.utf8), remembering: &strings) { key, value in
+                    remembered.append((String(decoding: key, as: UTF8.self), value))
+                })
+            #expect(
+                try JSONValue.parseMembers(ofObject: Array(text.utf8)) { key, value in
+                    alone.append((String(decoding: key, as: UTF8.self), value))
+                })
+            #expect(remembered.map(\.0) == alone.map(\.0))
+            // Compared as their canonical bytes: equal Swift strings may be other bytes.
+            #expect(try remembered.map { try $0.1.jsonBytes() } == alone.map { try $0.1.jsonBytes() })
+            if !event.contains("\\") { #expect(strings.index(of: event) != nil) }
+            largest = max(largest, strings.count)
+        }
+        // More distinct strings than the bound, drawn 24,000 times: the table started over.
+        #expect(largest <= JSONValue.maximumRememberedStrings + 4)
+        #expect(strings.count < largest)
     }
 
     @Test func malformedTextsFailWithTheOffsetAndReason() {

@@ -1,6 +1,7 @@
 import Foundation
 import RewindMachine
 @_spi(Internals) import RewindStore
+@_spi(Internals) import RewindValues
 
 extension SessionArchive {
     /// A fully checked archive, ready to append.
@@ -135,7 +136,7 @@ extension SessionArchive {
         transitions.reserveCapacity(min(Int(clamping: header.records), lines.count))
         var recordedStates: [UInt64: SessionSnapshot] = [:]
         var version: UInt64 = first - 1
-        var strings = RecentByBytes<String>()
+        var strings = UTF8KeyTable()
         while version - (first - 1) < header.records {
             version += 1
             let number = Int(clamping: version - first) + 2

@@ -1,7 +1,7 @@
 import Foundation
 import RewindMachine
 import RewindStore
-import RewindValues
+@_spi(Internals) import RewindValues
 
 /// Reading an archive's line bodies: parsed with RewindValues' JSON parser and read with
 /// ``JSONShape``, a record line's members taken as the parser meets them
@@ -24,7 +24,8 @@ extension SessionArchive.Record {
             // length costs one comparison of integers (a `switch` over String names was 2,100
             // instructions a record line, the keys' Strings as much again; callgrind,
             // Benchmarks/HISTORY.md 2026-11-30).
-            func named(_ name: StaticString) -> Bool {
+            // Inlined, so that each name's length is a constant its comparison starts with.
+            @inline(__always) func named(_ name: StaticString) -> Bool {
                 UnsafeRawBufferPointer(key).equals(
                     UnsafeRawBufferPointer(start: name.utf8Start, count: name.utf8CodeUnitCount))
             }
@@ -70,14 +71,14 @@ extension SessionArchive.Record {
     /// - Throws: `JSONParseError` when the body is not JSON, ``JSONShapeError`` naming the member
     ///   that is missing or not of its type.
     init(jsonBody body: some Collection<UInt8>, formatVersion: Int) throws {
-        var none = RecentByBytes<String>(remembering: false)
-        try self.init(jsonBody: body, formatVersion: formatVersion, remembering: &none)
+        var strings = UTF8KeyTable()
+        try self.init(jsonBody: body, formatVersion: formatVersion, remembering: &strings)
     }
 
-    /// The record of a line's JSON `body`, as ``init(jsonBody:formatVersion:)``, its strings taken
-    /// from `strings` where it holds them and remembered there (a reader of many lines keeps one).
+    /// The record of a line's JSON `body`, as ``init(jsonBody:formatVersion:)``, its strings
+    /// interned in `strings` (a reader of many lines keeps one table).
     init(
-        jsonBody body: some Collection<UInt8>, formatVersion: Int, remembering strings: inout RecentByBytes<String>
+        jsonBody body: some Collection<UInt8>, formatVersion: Int, remembering strings: inout UTF8KeyTable
     ) throws {
         var members = Members()
         guard try JSONValue.parseMembers(ofObject: body, remembering: &strings, { members.take($0, $1) }) else {
@@ -213,22 +214,16 @@ extension SessionArchive.Trailer {
 
 extension SessionArchive {
     /// The record of envelope line `number` (`line` without its newline), as archive format
-    /// version `formatVersion` writes it.
+    /// version `formatVersion` writes it. A reader of many lines keeps one `strings`: the lines
+    /// repeat their machine, definition, states and events, and each is made once (interned in
+    /// the table).
     ///
     /// - Throws: ``SessionArchiveError/malformedLine(line:reason:cause:)`` when the envelope or
     ///   its checksum is wrong, or the body is not a record (its cause the `JSONParseError` or
     ///   ``JSONShapeError``).
-    static func record(ofLine line: ArraySlice<UInt8>, number: Int, formatVersion: Int) throws -> Record {
-        var none = RecentByBytes<String>(remembering: false)
-        return try record(ofLine: line, number: number, formatVersion: formatVersion, remembering: &none)
-    }
-
-    /// The record of envelope line `number`, as ``record(ofLine:number:formatVersion:)``. A reader
-    /// of many lines keeps one `strings`: the lines repeat their machine, definition, states and
-    /// events, and each is made once (see `RecentByBytes`).
     static func record(
         ofLine line: ArraySlice<UInt8>, number: Int, formatVersion: Int,
-        remembering strings: inout RecentByBytes<String>
+        remembering strings: inout UTF8KeyTable
     ) throws -> Record {
         let body = try body(of: line, number: number)
         do {

@@ -1,6 +1,7 @@
 import Foundation
 import RewindMachine
 @_spi(Internals) import RewindStore
+@_spi(Internals) import RewindValues
 
 extension SessionArchive {
     /// The values of one record line that ``rewritten(_:changingBase:changing:)`` lets a caller change.
@@ -62,7 +63,7 @@ extension SessionArchive {
             header.formatVersion = trimmedFormatVersion
         }
         var writer = try Writer(header)
-        var strings = RecentByBytes<String>()
+        var strings = UTF8KeyTable()
         for number in 2..<(Int(clamping: header.records) + 2) {
             var record = try Self.record(
                 ofLine: bytes[lines[number - 1]], number: number, formatVersion: contents.header.formatVersion,

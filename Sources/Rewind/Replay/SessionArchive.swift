@@ -1,6 +1,7 @@
 import Foundation
 import RewindMachine
 @_spi(Internals) import RewindStore
+@_spi(Internals) import RewindValues
 
 /// The self-contained file a session is exported to: NDJSON, one JSON object per line.
 ///

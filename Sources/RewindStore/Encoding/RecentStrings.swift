@@ -1,4 +1,4 @@
-import RewindValues
+@_spi(Internals) import RewindValues
 
 /// The strings and string lists a run of decoded records repeats, made once and handed out again.
 ///
@@ -7,35 +7,53 @@ import RewindValues
 /// characters and every list on the heap) and frees them again with the record. A walk over many
 /// records decodes them through one `RecentStrings` (``RecordView/record(reusing:)``): a field
 /// whose bytes are those of a string or list made before is that value again, shared by
-/// reference. Strings and lists are remembered by their bytes (`RecentByBytes`: a list by its
-/// strings as stored, each after its length). What it hands out is the value a fresh decode
-/// makes: only storage is shared.
+/// reference. Strings are interned by their bytes in a `UTF8KeyTable`, lists by their strings as
+/// stored (each after its length) in a second one, the lists beside it by index. What it hands
+/// out is the value a fresh decode makes: only storage is shared.
+///
+/// Its memory is bounded: past ``maximumRemembered`` strings or lists, that table starts over (a
+/// check of the whole log meets every session's id once).
 package struct RecentStrings {
-    private var strings: RecentByBytes<String>
-    private var lists: RecentByBytes<[String]>
+    private let isRemembering: Bool
+    private var strings = UTF8KeyTable()
+    private var listKeys = UTF8KeyTable()
+    /// The lists, by their index in `listKeys`.
+    private var lists: [[String]] = []
+
+    /// The most strings, and the most lists, remembered before their table starts over.
+    package static var maximumRemembered: Int { 4_096 }
 
     /// A memory of recent strings and lists; `remembering: false` remembers nothing (a single
     /// record's decode, which would only pay for the memory).
     package init(remembering: Bool = true) {
-        strings = RecentByBytes(remembering: remembering)
-        lists = RecentByBytes(remembering: remembering)
+        isRemembering = remembering
     }
 
-    /// The string whose UTF-8 is `bytes` (checked UTF-8).
+    /// The string whose UTF-8 is `bytes` (invalid UTF-8 repaired, as `String(decoding:as:)`).
+    /// Inlined into the record's decoding, which calls it for each of a record's strings.
+    @inline(__always)
     package mutating func string(_ bytes: UnsafeRawBufferPointer) -> String {
-        strings.value(for: bytes) { String(decoding: bytes, as: UTF8.self) }
+        guard isRemembering else { return String(decoding: bytes, as: UTF8.self) }
+        if strings.count >= Self.maximumRemembered { strings.removeAll() }
+        return strings.string(bytes)
     }
 
     /// The strings of `list`.
     package mutating func list(_ list: RecordView.StringList) -> [String] {
         guard !list.isEmpty else { return [] }
+        guard isRemembering else { return list.map { String(decoding: $0, as: UTF8.self) } }
         let bytes = list.encodedBytes
-        if let known = lists.remembered(for: bytes) { return known }
+        if let index = listKeys.index(of: bytes) { return lists[index] }
         var made: [String] = []
         made.reserveCapacity(list.count)
         // Through `string`: a state of one list is often another's.
         for element in list { made.append(string(element)) }
-        lists.remember(made, for: bytes)
+        if listKeys.count >= Self.maximumRemembered {
+            listKeys.removeAll()
+            lists.removeAll()
+        }
+        _ = listKeys.insert(bytes: bytes)
+        lists.append(made)
         return made
     }
 }

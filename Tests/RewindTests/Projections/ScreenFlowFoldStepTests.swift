@@ -1,6 +1,7 @@
 import Foundation
 import RewindLMDB
 import RewindTestSupport
+@_spi(Internals) import RewindValues
 import Testing
 
 @testable import Rewind

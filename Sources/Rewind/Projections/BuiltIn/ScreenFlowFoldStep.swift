@@ -1,4 +1,5 @@
 import RewindStore
+@_spi(Internals) import RewindValues
 
 /// ``ScreenFlowProjection``'s step of the fold driver (``ProjectionFold``): each session's
 /// ``ScreenFlowProjection/Flow`` is changed in place by the one fold step

@@ -1,4 +1,5 @@
 import RewindStore
+@_spi(Internals) import RewindValues
 
 /// The states a fold has read or changed, by key (looked up by the key's UTF-8, see
 /// ``UTF8KeyTable``), with the keys changed since the last write in first-change order. Shared

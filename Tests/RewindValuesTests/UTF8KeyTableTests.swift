@@ -1,8 +1,8 @@
-import RewindTestSupport
+import RewindBaseTestSupport
+@_spi(Internals) import RewindValues
 import Testing
 
-@testable import Rewind
-
+@Suite("UTF-8 key table")
 struct UTF8KeyTableTests {
     /// Random inserts and lookups (through growth and `removeAll`) agree with a dictionary keyed
     /// by the same bytes.
@@ -43,5 +43,35 @@ struct UTF8KeyTableTests {
         #expect(first != second)
         #expect(table.index(of: precomposed) == first)
         #expect(table.index(of: decomposed) == second)
+    }
+
+    /// Byte sequences a table could mix up: the same ends around another middle, a zero byte
+    /// against its absence, 16 against 17 bytes of one letter, canonically equivalent texts of
+    /// other bytes. Each is interned as its own bytes, every time, and made once.
+    @Test func bytesThatLookAlikeAreInternedApart() {
+        let pairs: [([UInt8], [UInt8])] = [
+            (Array("abcdefgh-middle-ijklmnop".utf8), Array("abcdefgh-MIDDLE-ijklmnop".utf8)),
+            (Array("ab".utf8), Array("ab".utf8) + [0]), ([], [0]),
+            (Array(repeating: 0x78, count: 16), Array(repeating: 0x78, count: 17)),
+            (Array("caf\u{E9}".utf8), Array("cafe\u{301}".utf8)),
+        ]
+        var table = UTF8KeyTable()
+        for (first, second) in pairs {
+            for bytes in [first, second, first, second] {
+                #expect(Array(bytes.withUnsafeBytes { table.string($0) }.utf8) == bytes)
+            }
+        }
+        #expect(table.count == pairs.count * 2)
+    }
+
+    /// Keys added without a string are found by their bytes, beside the strings.
+    @Test func keysAddedWithoutAStringAreFoundByTheirBytes() {
+        var table = UTF8KeyTable()
+        let home = Array("home".utf8).withUnsafeBytes { table.intern($0) }
+        let list = [UInt8]([4]) + Array("home".utf8)
+        let listIndex = list.withUnsafeBytes { table.insert(bytes: $0) }
+        #expect(list.withUnsafeBytes { table.index(of: $0) } == listIndex)
+        #expect(table.index(of: "home") == home)
+        #expect(table.keys == ["home", ""])
     }
 }
