@@ -32,6 +32,12 @@ protocol ProjectionFolding: AnyObject {
 /// The one fold driver, on a device (inline in an append's transaction, catch-ups, rebuilds) and
 /// on the fleet server (its catch-up's chunks, through ``ProjectionChunkFold``): reads each
 /// touched key's state once, applies the projection's step, and writes what changed.
+///
+/// It is called through ``ProjectionFolding`` (its step's type erased), which runs the generic
+/// code: three generic metadata lookups and unspecialized value witnesses per record, about 1,100
+/// instructions of a rebuild's 5,600 (callgrind). The built-in projections' steps get
+/// specialized copies of the two `apply` methods, which the generic ones dispatch to
+/// (`@_specialize`); a custom ``Projection``'s fold runs the generic code.
 final class ProjectionFold<Step: ProjectionFoldStep>: ProjectionFolding {
     /// Everything mutable, in one struct: the class's stored property is accessed once per record
     /// (one dynamic exclusivity check), not once per field.
@@ -45,10 +51,14 @@ final class ProjectionFold<Step: ProjectionFoldStep>: ProjectionFolding {
 
     var checkpoint: UInt64 { fold.checkpoint }
 
+    @_specialize(kind:partial,where Step == ScreenFlowFoldStep)
+    @_specialize(kind:partial,where Step == RecordFoldStep<NavigationProjection>)
     func apply(_ record: TransitionRecord, reading stored: some ProjectionStateReading) throws {
         try fold.apply(record, reading: stored)
     }
 
+    @_specialize(kind:partial,where Step == ScreenFlowFoldStep)
+    @_specialize(kind:partial,where Step == RecordFoldStep<NavigationProjection>)
     func apply(_ view: RecordView, reading stored: some ProjectionStateReading) throws {
         try fold.apply(view, reading: stored)
     }
@@ -79,6 +89,7 @@ final class ProjectionFold<Step: ProjectionFoldStep>: ProjectionFolding {
         /// The strings of the records copied out of views, handed out again as they repeat.
         var recent = RecentStrings()
 
+        @inline(__always)
         mutating func apply(_ record: TransitionRecord, reading stored: some ProjectionStateReading) throws {
             guard var key = step.key(for: record), onlyKeys?.contains(key) ?? true else {
                 checkpoint = record.sequence
@@ -94,6 +105,7 @@ final class ProjectionFold<Step: ProjectionFoldStep>: ProjectionFolding {
             }
         }
 
+        @inline(__always)
         mutating func apply(_ view: RecordView, reading stored: some ProjectionStateReading) throws {
             switch step.key(of: view) {
             case .needsRecord:
