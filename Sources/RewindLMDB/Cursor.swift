@@ -15,7 +15,7 @@ public final class Cursor {
     public let database: Database
     private var isActive = true
     /// The current key (`entry[0]`) and value (`entry[1]`), as LMDB hands them out. Not stored
-    /// properties: passing a class's stored property `inout` to `mdb_cursor_get` costs two
+    /// properties of the class: passing a stored property `inout` to `mdb_cursor_get` costs two
     /// dynamic exclusivity checks a move (about 170 instructions of a rebuild's record, callgrind).
     private let entry: UnsafeMutablePointer<MDB_val>
     private var isPositioned = false

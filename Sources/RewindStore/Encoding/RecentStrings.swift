@@ -30,7 +30,7 @@ package struct RecentStrings {
     }
 
     /// The string whose UTF-8 is `bytes` (invalid UTF-8 repaired, as `String(decoding:as:)`).
-    /// Inlined into the record's decoding, which calls it for each of a record's strings.
+    /// Always inlined: the record's decoding calls it for each of a record's strings.
     @inline(__always)
     package mutating func string(_ bytes: UnsafeRawBufferPointer) -> String {
         guard isRemembering else { return String(decoding: bytes, as: UTF8.self) }
