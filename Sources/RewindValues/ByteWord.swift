@@ -4,7 +4,7 @@
 /// Each test sets the high bit of every byte that passes it, and may also set it in a byte after
 /// one that passes (a borrow carried up): "no high bit set" is exact, a set bit only says to look
 /// at the bytes one by one.
-enum ByteWord {
+@_spi(Internals) public enum ByteWord {
     private static let ones: UInt64 = 0x0101_0101_0101_0101
     private static let highs: UInt64 = 0x8080_8080_8080_8080
 
@@ -26,6 +26,21 @@ enum ByteWord {
     @inline(__always)
     static func below(_ word: UInt64, _ bound: UInt8) -> UInt64 {
         (word &- ones &* UInt64(bound)) & ~word & highs
+    }
+
+    /// The bytes of a buffer shorter than eight in one word, read in two or three loads rather
+    /// than byte by byte: every byte is in the word (some twice), and for one count different
+    /// bytes give different words; 0 when empty. The tails of the package's short-key readers:
+    /// the key table's hash, `UnsafeRawBufferPointer.equals`, the store's UTF-8 check.
+    @inlinable @inline(__always)
+    public static func short(_ bytes: UnsafeRawBufferPointer) -> UInt64 {
+        let count = bytes.count
+        if count >= 4 {
+            return UInt64(bytes.loadUnaligned(as: UInt32.self))
+                | UInt64(bytes.loadUnaligned(fromByteOffset: count - 4, as: UInt32.self)) << 32
+        }
+        guard count > 0 else { return 0 }
+        return UInt64(bytes[0]) | UInt64(bytes[count >> 1]) << 8 | UInt64(bytes[count - 1]) << 16
     }
 
     /// Bytes that are not ASCII.

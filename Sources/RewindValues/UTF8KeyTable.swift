@@ -142,7 +142,7 @@
 
     /// A fast multiplicative hash of short keys, eight bytes at a time, the last (partial) word
     /// read as the last eight bytes, overlapping the one before; keys shorter than eight bytes are
-    /// read in two or three small loads, not byte by byte. (Session ids and state ids are a few
+    /// read as one word (`ByteWord.short`). (Session ids and state ids are a few
     /// dozen bytes; the standard `Hasher` costs several times more per key.)
     @inlinable @inline(__always)
     static func hash(_ bytes: UnsafeRawBufferPointer, seed: UInt64) -> Int {
@@ -156,13 +156,8 @@
                 offset += 8
             }
             hash = (hash ^ bytes.loadUnaligned(fromByteOffset: count - 8, as: UInt64.self)) &* 0x94D0_49BB_1331_11EB
-        } else if count >= 4 {
-            let low = UInt64(bytes.loadUnaligned(as: UInt32.self))
-            let high = UInt64(bytes.loadUnaligned(fromByteOffset: count - 4, as: UInt32.self))
-            hash = (hash ^ (low | high << 32)) &* 0x94D0_49BB_1331_11EB
         } else if count > 0 {
-            let word = UInt64(bytes[0]) | UInt64(bytes[count >> 1]) << 8 | UInt64(bytes[count - 1]) << 16
-            hash = (hash ^ word) &* 0x94D0_49BB_1331_11EB
+            hash = (hash ^ ByteWord.short(bytes)) &* 0x94D0_49BB_1331_11EB
         }
         hash ^= hash >> 31
         hash = hash &* 0xBF58_476D_1CE4_E5B9

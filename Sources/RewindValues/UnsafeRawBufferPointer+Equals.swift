@@ -20,13 +20,6 @@ extension UnsafeRawBufferPointer {
                 && loadUnaligned(fromByteOffset: count - 8, as: UInt64.self)
                     == other.loadUnaligned(fromByteOffset: count - 8, as: UInt64.self)
         }
-        if count >= 4 {
-            return loadUnaligned(as: UInt32.self) == other.loadUnaligned(as: UInt32.self)
-                && loadUnaligned(fromByteOffset: count - 4, as: UInt32.self)
-                    == other.loadUnaligned(fromByteOffset: count - 4, as: UInt32.self)
-        }
-        // 0…3 bytes: the first, middle and last are all of them.
-        return count == 0
-            || (self[0] == other[0] && self[count >> 1] == other[count >> 1] && self[count - 1] == other[count - 1])
+        return ByteWord.short(self) == ByteWord.short(other)
     }
 }

@@ -1,4 +1,5 @@
 import Foundation
+@_spi(Internals) import RewindValues
 
 /// Why a binary value could not be read (turned into a ``StoreError`` by the caller, which knows
 /// the sequence or key).
@@ -126,8 +127,8 @@ struct ByteReader {
     static func isValidUTF8(_ bytes: UnsafeRawBufferPointer) -> Bool {
         let count = bytes.count
         // Any byte with its high bit set, read a word at a time; the last (partial) word is the
-        // last eight bytes, overlapping the one before, and fewer than eight bytes are read in
-        // two or three small loads (not byte by byte: most names are short).
+        // last eight bytes, overlapping the one before, and fewer than eight bytes are read as one
+        // word (`ByteWord.short`: most names are short).
         var high: UInt64 = 0
         if count >= 8 {
             var index = 0
@@ -136,11 +137,8 @@ struct ByteReader {
                 index += 8
             }
             high |= bytes.loadUnaligned(fromByteOffset: count - 8, as: UInt64.self)
-        } else if count >= 4 {
-            high = UInt64(
-                bytes.loadUnaligned(as: UInt32.self) | bytes.loadUnaligned(fromByteOffset: count - 4, as: UInt32.self))
-        } else if count > 0 {
-            high = UInt64(bytes[0] | bytes[count >> 1] | bytes[count - 1])
+        } else {
+            high = ByteWord.short(bytes)
         }
         if high & 0x8080_8080_8080_8080 == 0 { return true }
         let string = String(decoding: bytes, as: UTF8.self)
