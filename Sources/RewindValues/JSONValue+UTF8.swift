@@ -56,20 +56,24 @@ extension JSONValue {
         return try parseMembers(ofObject: bytes, strings: &none, isRemembering: false, member)
     }
 
-    /// The most strings a parser's memory (``parseMembers(ofObject:remembering:_:)``) holds before
-    /// it starts over.
+    /// The most strings a parser's memory (``stringMemory()``) holds before it starts over.
     package static var maximumRememberedStrings: Int { 4_096 }
+
+    /// A memory of strings for ``parseMembers(ofObject:remembering:_:)``: it starts over past
+    /// ``maximumRememberedStrings``.
+    package static func stringMemory() -> UTF8KeyTable {
+        UTF8KeyTable(startingOverPast: maximumRememberedStrings)
+    }
 
     /// Parses as ``parseMembers(ofObject:_:)`` does, its string values (escape-free ones) interned
     /// in `strings` (equal bytes, one shared `String`): a reader of many texts that repeat the same
-    /// strings (an archive's record lines) keeps one table and makes each string once. The table
-    /// starts over past ``maximumRememberedStrings``.
+    /// strings (an archive's record lines) keeps one table (``stringMemory()``, bounded) and makes
+    /// each string once.
     package static func parseMembers(
         ofObject bytes: some Collection<UInt8>, remembering strings: inout UTF8KeyTable,
         _ member: (UnsafeBufferPointer<UInt8>, JSONValue) -> Void
     ) throws(JSONParseError) -> Bool {
-        if strings.count >= maximumRememberedStrings { strings.removeAll() }
-        return try parseMembers(ofObject: bytes, strings: &strings, isRemembering: true, member)
+        try parseMembers(ofObject: bytes, strings: &strings, isRemembering: true, member)
     }
 
     private static func parseMembers(

@@ -4,8 +4,8 @@
 /// - readers of many records intern the texts those records repeat (machine names, definitions,
 ///   states, events): ``string(_:)`` hands out one shared `String` for equal bytes, made once. The
 ///   screen-flow fold step, the store's record decoding (`RecentStrings`) and the JSON parser's
-///   memory (``JSONValue/parseMembers(ofObject:remembering:_:)``) do. They bound its memory by
-///   starting over (``removeAll()``) past a number of keys.
+///   memory (``JSONValue/parseMembers(ofObject:remembering:_:)``) do. Their tables are bounded
+///   (``init(startingOverPast:)``): one more key than the bound first forgets every key.
 ///
 /// Keys are compared as bytes, as LMDB compares the keys they are stored under (two different
 /// byte sequences are two keys even when Unicode calls them equivalent). Open addressing with
@@ -30,6 +30,8 @@
     @usableFromInline var lastFound = -1
     /// The process's seed, read once by the first insert (not by every hash).
     @usableFromInline var seed: UInt64 = 0
+    /// The most keys the table holds (``init(startingOverPast:)``).
+    @usableFromInline let maximumCount: Int
 
     /// A key's hash and bytes (one array, so that a probe reads one element).
     @usableFromInline
@@ -46,9 +48,21 @@
         }
     }
 
-    /// An empty table.
+    /// An empty table without a bound: every key stays (a fold's keys, each with its state).
     @inlinable
-    public init() {}
+    public init() {
+        maximumCount = .max
+    }
+
+    /// An empty table of at most `maximumCount` keys: adding one more first forgets every key
+    /// (``removeAll()``), so the added key's index is 0. For memories of strings that only save
+    /// work (a run of records interning the texts they repeat), whose memory must stay bounded
+    /// whatever they read.
+    @inlinable
+    public init(startingOverPast maximumCount: Int) {
+        precondition(maximumCount > 0, "a table must hold at least one key")
+        self.maximumCount = maximumCount
+    }
 
     /// The number of keys.
     @inlinable
@@ -80,9 +94,11 @@
         return key.withUTF8 { index(of: UnsafeRawBufferPointer($0)) }
     }
 
-    /// Adds `key` (absent, with UTF-8 `bytes`) and returns its index.
+    /// Adds `key` (absent, with UTF-8 `bytes`) and returns its index: 0 when the table is new or
+    /// has just started over, past its bound (``init(startingOverPast:)``).
     @inlinable
     public mutating func insert(_ key: String, bytes: UnsafeRawBufferPointer) -> Int {
+        if strings.count >= maximumCount { removeAll() }
         if (strings.count + 1) * 2 > slots.count { grow() }
         let index = strings.count
         let hash = Self.hash(bytes, seed: seed)
@@ -109,8 +125,8 @@
         return insert(String(decoding: bytes, as: UTF8.self), bytes: bytes)
     }
 
-    /// The key whose UTF-8 is `bytes`, added first when absent: equal byte sequences get one
-    /// shared `String`. Invalid UTF-8 is repaired in the `String` (as `String(decoding:as:)`
+    /// The key whose UTF-8 is `bytes`, added first when absent (see ``insert(_:bytes:)``): equal
+    /// byte sequences get one shared `String`. Invalid UTF-8 is repaired in the `String` (as `String(decoding:as:)`
     /// does) but keyed by the bytes as they are.
     @inlinable @inline(__always)
     public mutating func string(_ bytes: UnsafeRawBufferPointer) -> String {
@@ -118,7 +134,7 @@
         return strings[index]
     }
 
-    /// Forgets every key.
+    /// Forgets every key (the bound stays).
     @inlinable
     public mutating func removeAll() {
         strings.removeAll()

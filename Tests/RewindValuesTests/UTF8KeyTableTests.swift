@@ -74,4 +74,37 @@ struct UTF8KeyTableTests {
         #expect(table.index(of: "home") == home)
         #expect(table.keys == ["home", ""])
     }
+
+    /// A bounded table holds at most its bound: the key past it is added to an emptied table
+    /// (index 0), the keys before it are forgotten, and lookups and inserts agree with a
+    /// dictionary that starts over at the same moments.
+    @Test func aBoundedTableStartsOverPastItsBound() {
+        var table = UTF8KeyTable(startingOverPast: 3)
+        for (index, key) in ["a", "b", "c"].enumerated() {
+            #expect(Array(key.utf8).withUnsafeBytes { table.intern($0) } == index)
+        }
+        #expect(Array("d".utf8).withUnsafeBytes { table.intern($0) } == 0)
+        #expect(table.keys == ["d"])
+        #expect(table.index(of: "a") == nil)
+        #expect(table.index(of: "d") == 0)
+        #expect(Array("a".utf8).withUnsafeBytes { table.string($0) } == "a")
+        #expect(table.keys == ["d", "a"])
+
+        var random = SeededRandom(seed: 12)
+        var bounded = UTF8KeyTable(startingOverPast: 50)
+        var model: [String: Int] = [:]
+        var largest = 0
+        for _ in 0..<5_000 {
+            let key = "state-\(Int.random(in: 0..<120, using: &random))"
+            #expect(bounded.index(of: key) == model[key])
+            if model[key] == nil {
+                if model.count == 50 { model.removeAll() }
+                model[key] = model.count
+                #expect(Array(key.utf8).withUnsafeBytes { bounded.insert(key, bytes: $0) } == model[key])
+            }
+            largest = max(largest, bounded.count)
+        }
+        #expect(largest == 50)
+        #expect(bounded.count == model.count)
+    }
 }

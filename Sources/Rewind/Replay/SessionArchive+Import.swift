@@ -136,7 +136,7 @@ extension SessionArchive {
         transitions.reserveCapacity(min(Int(clamping: header.records), lines.count))
         var recordedStates: [UInt64: SessionSnapshot] = [:]
         var version: UInt64 = first - 1
-        var strings = UTF8KeyTable()
+        var strings = JSONValue.stringMemory()
         while version - (first - 1) < header.records {
             version += 1
             let number = Int(clamping: version - first) + 2

@@ -71,7 +71,7 @@ extension SessionArchive.Record {
     /// - Throws: `JSONParseError` when the body is not JSON, ``JSONShapeError`` naming the member
     ///   that is missing or not of its type.
     init(jsonBody body: some Collection<UInt8>, formatVersion: Int) throws {
-        var strings = UTF8KeyTable()
+        var strings = JSONValue.stringMemory()
         try self.init(jsonBody: body, formatVersion: formatVersion, remembering: &strings)
     }
 

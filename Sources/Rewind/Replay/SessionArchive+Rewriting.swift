@@ -63,7 +63,7 @@ extension SessionArchive {
             header.formatVersion = trimmedFormatVersion
         }
         var writer = try Writer(header)
-        var strings = UTF8KeyTable()
+        var strings = JSONValue.stringMemory()
         for number in 2..<(Int(clamping: header.records) + 2) {
             var record = try Self.record(
                 ofLine: bytes[lines[number - 1]], number: number, formatVersion: contents.header.formatVersion,

@@ -15,8 +15,8 @@
 /// check of the whole log meets every session's id once).
 package struct RecentStrings {
     private let isRemembering: Bool
-    private var strings = UTF8KeyTable()
-    private var listKeys = UTF8KeyTable()
+    private var strings = UTF8KeyTable(startingOverPast: RecentStrings.maximumRemembered)
+    private var listKeys = UTF8KeyTable(startingOverPast: RecentStrings.maximumRemembered)
     /// The lists, by their index in `listKeys`.
     private var lists: [[String]] = []
 
@@ -34,7 +34,6 @@ package struct RecentStrings {
     @inline(__always)
     package mutating func string(_ bytes: UnsafeRawBufferPointer) -> String {
         guard isRemembering else { return String(decoding: bytes, as: UTF8.self) }
-        if strings.count >= Self.maximumRemembered { strings.removeAll() }
         return strings.string(bytes)
     }
 
@@ -48,11 +47,8 @@ package struct RecentStrings {
         made.reserveCapacity(list.count)
         // Through `string`: a state of one list is often another's.
         for element in list { made.append(string(element)) }
-        if listKeys.count >= Self.maximumRemembered {
-            listKeys.removeAll()
-            lists.removeAll()
-        }
-        _ = listKeys.insert(bytes: bytes)
+        // Index 0: the table is new or has just started over, past its bound.
+        if listKeys.insert(bytes: bytes) == 0 { lists.removeAll(keepingCapacity: true) }
         lists.append(made)
         return made
     }

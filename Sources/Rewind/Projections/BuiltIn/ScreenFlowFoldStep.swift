@@ -10,7 +10,7 @@ import RewindStore
 struct ScreenFlowFoldStep: ProjectionFoldStep {
     let projection: ScreenFlowProjection
     /// Machine names, events and state ids seen so far.
-    private var strings = UTF8KeyTable()
+    private var strings = UTF8KeyTable(startingOverPast: ScreenFlowFoldStep.maximumInternedStrings)
 
     /// The most distinct strings interned before the table starts over (bounds its memory).
     static let maximumInternedStrings = 100_000
@@ -30,7 +30,6 @@ struct ScreenFlowFoldStep: ProjectionFoldStep {
     func key(of view: RecordView) -> ViewKey { .key(view.sessionBytes) }
 
     mutating func apply(_ view: RecordView, to state: inout ScreenFlowProjection.Flow?) {
-        if strings.count > Self.maximumInternedStrings { strings.removeAll() }
         ScreenFlowProjection.Flow.fold(view, into: &state, strings: &strings)
     }
 
