@@ -40,35 +40,48 @@ extension Session {
     /// end (its references retained and released: ~425 and ~480 instructions a record; callgrind,
     /// Benchmarks/HISTORY.md, 2026-11-29). Not inlined, so that the caller's change of the step
     /// stays after the end of this function.
+    ///
+    /// Without a redaction policy no copy of the state before is kept: an optional copy, `nil`
+    /// without a policy, was destroyed through its type's metadata on every record (~145
+    /// instructions a bulk record; callgrind, Benchmarks/HISTORY.md 2026-12-01). The two paths
+    /// end alike, written out in each: a shared function taking the step and the draft copied
+    /// both on their way in (+94 a record).
     @inline(never)
     private func evaluateStep(
         _ request: StepRecording.Request, advancing latest: inout SessionSnapshot, steps: inout [Step],
         transitions: inout [TransitionDraft], snapshots: inout [AppendRequest.AuxiliaryWrite]
     ) throws -> Bool {
         let time = engine.configuration.clock()
-        // Only with a redaction policy: the state before the step (a copy), and as recorded.
-        let before = recording.redactor == nil ? nil : latest
+        guard let redactor = recording.redactor else {
+            let step = try recording.evaluate(request, in: &latest.state, at: time)
+            if step.microsteps.isEmpty && !request.isAlwaysRecorded {
+                steps.append(step)
+                return false
+            }
+            let transition = try recording.transition(for: step, request: request, at: time)
+            let restored = try advance(
+                &latest, navigation: transition.navigation, microsteps: step.microsteps, at: time,
+                snapshots: &snapshots)
+            transitions.append(transition)
+            steps.append(step)
+            return restored
+        }
+        // With a policy, the record is flagged when the state before or after differs from what
+        // is recorded (or its own values were redacted), then checked to replay to exactly the
+        // recorded state.
+        let before = latest
         let step = try recording.evaluate(request, in: &latest.state, at: time)
         if step.microsteps.isEmpty && !request.isAlwaysRecorded {
             steps.append(step)
             return false
         }
-        // With a policy, the record is flagged when the state before or after differs from what
-        // is recorded (or its own values were redacted), then checked to replay to exactly the
-        // recorded state.
         var differs = false
-        var recorded: (before: SessionSnapshot, after: MachineState)?
-        if let before, let redactor = recording.redactor {
-            recorded = (redactor.redact(before, changed: &differs), redactor.redact(step.state, changed: &differs))
-        }
+        let recordedBefore = redactor.redact(before, changed: &differs)
+        let recordedAfter = redactor.redact(step.state, changed: &differs)
         let transition = try recording.transition(for: step, request: request, at: time, markingRedacted: differs)
         let writesSnapshot =
-            if let recorded, transition.redacted {
-                !recording.replaysAsRecorded(
-                    step, request: request, from: recorded.before, to: recorded.after, at: time)
-            } else {
-                false
-            }
+            transition.redacted
+            && !recording.replaysAsRecorded(step, request: request, from: recordedBefore, to: recordedAfter, at: time)
         let restored = try advance(
             &latest, navigation: transition.navigation, microsteps: step.microsteps, at: time, snapshots: &snapshots,
             writingSnapshot: writesSnapshot)

@@ -15,15 +15,20 @@ extension Session {
         }
     }
 
-    /// Evaluate every request → one append → adopt → every step's hooks, holding the gate (see
-    /// `send(contentsOf:)`; `runStep` is the one-request case). Returns the requests' own steps.
-    func runSteps(_ requests: [StepRecording.Request]) async throws -> [Step] {
-        // Where each request's own step is among the steps (the deliveries of due sends go between).
+    /// Evaluate every event → one append → adopt → every step's hooks, holding the gate (see
+    /// `send(contentsOf:)`; `runStep` is the one-request case). Returns the events' own steps.
+    func runSteps(sending events: [Event]) async throws -> [Step] {
+        // Where each event's own step is among the steps (the deliveries of due sends go between).
         var requested: [Int] = []
-        requested.reserveCapacity(requests.count)
-        let steps = try await runPipeline(capacity: requests.count) { latest, steps, transitions, writes in
-            for request in requests {
-                try evaluate(request, advancing: &latest, steps: &steps, transitions: &transitions, snapshots: &writes)
+        requested.reserveCapacity(events.count)
+        let steps = try await runPipeline(capacity: events.count) { latest, steps, transitions, writes in
+            // Each event wrapped in its request here, one at a time: the one copy of an event a
+            // record needs. An array of requests made first was copied again element by element
+            // (copied out to be borrowed, through the enum's value witnesses, and destroyed after:
+            // about 250 instructions a bulk record; callgrind, Benchmarks/HISTORY.md 2026-12-01).
+            for event in events {
+                try evaluate(
+                    .send(event), advancing: &latest, steps: &steps, transitions: &transitions, snapshots: &writes)
                 requested.append(steps.count - 1)
                 try evaluateDueSends(advancing: &latest, steps: &steps, transitions: &transitions, snapshots: &writes)
             }
@@ -31,7 +36,7 @@ extension Session {
         return requested.count == steps.count ? steps : requested.map { steps[$0] }
     }
 
-    /// The pipeline of ``runStep(_:)`` and ``runSteps(_:)``: `evaluateRequests` evaluates (purely)
+    /// The pipeline of ``runStep(_:)`` and ``runSteps(sending:)``: `evaluateRequests` evaluates (purely)
     /// from the session's state, after the record of a pending migration, adding the steps, their
     /// transitions and snapshot writes; then one append, adopt, hooks. Returns every step
     /// evaluated, due sends' deliveries included.

@@ -186,8 +186,7 @@ public final class Session: Sendable {
     @usableFromInline
     func send(contentsOfArray events: [Event]) async throws -> [Step] {
         if events.isEmpty { return [] }
-        let requests = events.map { StepRecording.Request.send($0) }
-        return try await withGateThenQueued { try await runSteps(requests) }
+        return try await withGateThenQueued { try await runSteps(sending: events) }
     }
 
     /// Moves directly to the state `id` carrying `data` (GKStateMachine's `enter(_:)`), recorded
