@@ -78,8 +78,11 @@ public struct ScreenStack: Hashable, Sendable, Codable {
         case .setRoot(let screen):
             // The array's storage kept (no allocation when it is not shared, and room for the
             // pushes that follow): a new one-element array per `setRoot` was an allocation and a
-            // free per step, and a second one at the next push (callgrind, issue 23).
-            entries.removeAll(keepingCapacity: true)
+            // free per step, and a second one at the next push (callgrind, issue 23). Emptied
+            // entry by entry: `removeAll(keepingCapacity:)` goes through the generic
+            // `replaceSubrange`, ~200 instructions even for one entry (callgrind,
+            // Benchmarks/HISTORY.md 2026-12-01).
+            while !entries.isEmpty { entries.removeLast() }
             entries.append(NavigationEntry(screen: screen, data: data))
             return false
         }

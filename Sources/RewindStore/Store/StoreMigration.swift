@@ -84,11 +84,10 @@ enum StoreMigration {
             let sequences = head.recent
             let full = sequences.count / blockSize * blockSize
             for blockStart in stride(from: 0, to: full, by: blockSize) {
-                buffer.removeAll(keepingCapacity: true)
-                for sequence in sequences[blockStart..<(blockStart + blockSize)] { buffer.putBigEndian(sequence) }
-                try txn.put(
-                    buffer, forKey: StoreKey.compound(head.info.session.rawValue, UInt64(blockStart) + 1),
-                    in: databases.sessionIndex)
+                let key = StoreKey.compound(head.info.session.rawValue, UInt64(blockStart) + 1)
+                try StoreLayout.withIndexBlock(sequences[blockStart..<(blockStart + blockSize)]) { block in
+                    try key.withUnsafeBytes { key in try txn.put(block, forKey: key, in: databases.sessionIndex) }
+                }
             }
             buffer.removeAll(keepingCapacity: true)
             SessionInfoCodec.encode(SessionHead(info: head.info, recent: Array(sequences[full...])), into: &buffer)

@@ -10,12 +10,11 @@ import RewindLMDB
 public final class StoreWriteTransaction: StoreReadTransaction {
     let writeTransaction: WriteTransaction
     /// The session entries' encode buffer, reused by every entry this transaction writes out.
-    /// Like the two below, it allocates on first use only: most transactions (one session's
+    /// Like the one below, it allocates on first use only: most transactions (one session's
     /// append, no tail written out, no index block completed) never use them.
     private var buffer: [UInt8] = []
-    /// The session-index key and block buffers, reused likewise.
+    /// The session-index key buffer, reused likewise.
     private var keyBuffer: [UInt8] = []
-    private var blockBuffer: [UInt8] = []
 
     init(transaction: WriteTransaction, databases: StoreDatabases, tailCache: SessionTailCache? = nil) {
         writeTransaction = transaction
@@ -194,11 +193,9 @@ public final class StoreWriteTransaction: StoreReadTransaction {
     private func putIndexBlock(_ sequences: [UInt64], of session: SessionID, from firstVersion: UInt64) throws {
         keyBuffer.removeAll(keepingCapacity: true)
         StoreKey.appendCompound(session.rawValue, firstVersion, to: &keyBuffer)
-        blockBuffer.removeAll(keepingCapacity: true)
-        for sequence in sequences { blockBuffer.putBigEndian(sequence) }
-        try keyBuffer.withUnsafeBytes { key in
-            try blockBuffer.withUnsafeBytes { value in
-                try writeTransaction.put(value, forKey: key, in: databases.sessionIndex)
+        try StoreLayout.withIndexBlock(sequences) { block in
+            try keyBuffer.withUnsafeBytes { key in
+                try writeTransaction.put(block, forKey: key, in: databases.sessionIndex)
             }
         }
     }
