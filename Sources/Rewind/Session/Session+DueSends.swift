@@ -50,7 +50,10 @@ extension Session {
     }
 
     /// The pending send of `state` that is due by the engine's clock (the first: they are kept in
-    /// due order), if any.
+    /// due order), if any. Always inlined: every step of every session asks, and the answer is
+    /// almost always that nothing is pending (called, it copied the state to ask; callgrind,
+    /// Benchmarks/HISTORY.md 2026-12-01).
+    @inline(__always)
     func dueSend(in state: MachineState) -> ScheduledEvent? {
         guard let first = state.pendingSends.first,
             first.due <= engine.configuration.clock().machineTime

@@ -14,17 +14,21 @@ import RewindStore
 /// `{"event": name, "payload": payload}`) and ``migrateEvent`` (the session's move to another
 /// definition of its machine; its payload is a ``RecordedMigration``).
 package struct StepRecording: Sendable {
+    // The reserved names are computed literals, not stored `let`s: a stored static is a lazily
+    // initialized global, read through `swift_once` on every `isReserved` check of every sent
+    // event (callgrind, Benchmarks/HISTORY.md 2026-12-01); a literal's length is a constant.
+
     /// The event name of the first record of a session started normally.
-    public static let startEvent = "rewind.start"
+    public static var startEvent: String { "rewind.start" }
     /// The event name of a direct move (GKStateMachine's `enter(_:)`).
-    public static let enterEvent = Machine.enterEventName
+    public static var enterEvent: String { Machine.enterEventName }
     /// The event name of the delivery of a delayed send (SCXML `<send>`, with or without a delay):
     /// the machine takes the next pending send from its state and processes its event.
-    public static let dueEvent = "rewind.due"
+    public static var dueEvent: String { "rewind.due" }
     /// The event name of a session's move to another definition of its machine (an upgrade or a
     /// migration when it resumed, see ``ResumePolicy``): the record names the new definition and
     /// its payload is a ``RecordedMigration``, the state the session continued from.
-    public static let migrateEvent = "rewind.migrate"
+    public static var migrateEvent: String { "rewind.migrate" }
 
     /// The machine the steps belong to.
     public let machine: Machine

@@ -38,8 +38,10 @@ public struct Machine: Sendable {
         }
     }
 
-    /// The event name recorded for a direct move made with `enter(_:data:in:now:)`.
-    public static let enterEventName = "enter"
+    /// The event name recorded for a direct move made with `enter(_:data:in:now:)`. A literal
+    /// (inlinable, not a lazily initialized stored global): the engine checks every sent event
+    /// against it.
+    @inlinable public static var enterEventName: String { "enter" }
 
     /// The definition the machine was compiled from.
     public let definition: MachineDefinition
