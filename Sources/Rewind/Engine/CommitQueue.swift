@@ -73,27 +73,38 @@ public struct CommitStatistics: Sendable, Hashable {
 /// gathers, which `Synchronization.Mutex` cannot do) guards every mutable property; the others
 /// are immutable.
 final class CommitQueue: @unchecked Sendable {
+    /// An append waiting for the commit thread, and its caller. Every pending append is taken by
+    /// `drain` and its continuation resumed exactly once, by `resume(_:with:)`, with its outcome
+    /// or its transaction's error. `UnsafeContinuation`, not `CheckedContinuation`: the checked
+    /// one allocates an object per append, and its layout is opaque outside the standard
+    /// library, so each `Pending` was copied and destroyed through value witnesses (callgrind,
+    /// Benchmarks/HISTORY.md 2026-12-01).
     private struct Pending {
         var request: AppendRequest
-        var continuation: CheckedContinuation<AppendResult, any Error>
+        var continuation: UnsafeContinuation<AppendResult, any Error>
     }
 
     private let store: TransitionStore
     private let queue = BlockingQueue(label: "rewind.commit")
     /// Guards `pending`, `isDraining`, `gatherTarget`, `statistics`, `faultInjector`,
     /// `lastSubmitter` and `soloStreak`; signalled when `pending` reaches `gatherTarget`.
+    ///
+    /// Those properties are `@exclusivity(unchecked)`: each is read and written only inside a
+    /// short critical section of `lock` that calls nothing that could reach them again, so no two
+    /// accesses overlap. Checked, they cost a dynamic exclusivity check per access, about 460
+    /// instructions of a durable send (callgrind, Benchmarks/HISTORY.md 2026-12-01).
     private let lock = NSCondition()
-    private var pending: [Pending] = []
-    private var isDraining = false
+    @exclusivity(unchecked) private var pending: [Pending] = []
+    @exclusivity(unchecked) private var isDraining = false
     /// Whether the commit thread waits for the senders it acknowledged before the next commit.
     private let gathers: Bool
     /// While the commit thread gathers: how many pending appends end the wait.
-    private var gatherTarget = Int.max
-    private var statistics = CommitStatistics()
-    private var faultInjector: (@Sendable ([SessionID]) -> (any Error)?)?
+    @exclusivity(unchecked) private var gatherTarget = Int.max
+    @exclusivity(unchecked) private var statistics = CommitStatistics()
+    @exclusivity(unchecked) private var faultInjector: (@Sendable ([SessionID]) -> (any Error)?)?
     /// The session of the last submitted append, and how many appends in a row it submitted.
-    private var lastSubmitter: SessionID?
-    private var soloStreak = 0
+    @exclusivity(unchecked) private var lastSubmitter: SessionID?
+    @exclusivity(unchecked) private var soloStreak = 0
     /// A session committing alone yields its thread once per this many commits.
     static let soloYieldInterval = 16
 
@@ -164,7 +175,7 @@ final class CommitQueue: @unchecked Sendable {
             if streak % Self.soloYieldInterval == 0 { await Task.yield() }
             return try outcome.get()
         }
-        return try await withCheckedThrowingContinuation { continuation in
+        return try await withUnsafeThrowingContinuation { continuation in
             let startDrain = lock.withLock { () -> Bool in
                 pending.append(Pending(request: request, continuation: continuation))
                 if pending.count == gatherTarget { lock.signal() }

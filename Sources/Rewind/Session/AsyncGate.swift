@@ -6,10 +6,14 @@ import Synchronization
 /// append, adopt, hooks), so one session's steps never interleave; the uploader (RewindSync)
 /// holds one for each upload pass. The package's one async FIFO gate.
 package final class AsyncGate: Sendable {
-    /// Whether someone holds the gate, and who waits for it, in arrival order.
+    /// Whether someone holds the gate, and who waits for it, in arrival order. Each waiter's
+    /// continuation is resumed exactly once, by the release that hands it the gate (or at once
+    /// when the gate was freed meanwhile). `UnsafeContinuation`, not `CheckedContinuation`: the
+    /// checked one's layout is opaque outside the standard library, so every release destroyed
+    /// its `nil` optional through the type's metadata (callgrind, Benchmarks/HISTORY.md 2026-12-01).
     private struct State {
         var held = false
-        var waiters: [CheckedContinuation<Void, Never>] = []
+        var waiters: [UnsafeContinuation<Void, Never>] = []
     }
 
     private let state = Mutex(State())
@@ -27,7 +31,7 @@ package final class AsyncGate: Sendable {
         }) {
             return
         }
-        await withCheckedContinuation { (continuation: CheckedContinuation<Void, Never>) in
+        await withUnsafeContinuation { (continuation: UnsafeContinuation<Void, Never>) in
             let takenNow = state.withLock { state -> Bool in
                 if state.held {
                     state.waiters.append(continuation)
@@ -42,7 +46,7 @@ package final class AsyncGate: Sendable {
 
     /// Hands the gate to the next waiter, or frees it.
     package func release() {
-        let next = state.withLock { state -> CheckedContinuation<Void, Never>? in
+        let next = state.withLock { state -> UnsafeContinuation<Void, Never>? in
             if state.waiters.isEmpty {
                 state.held = false
                 return nil

@@ -5,12 +5,12 @@ import RewindStore
 /// Appending a step's records to the store, through the engine's group commit
 /// (`CommitQueue`).
 extension Session {
-    /// Appends `transitions` (and `writes`) after the session's version in `before`, through the
+    /// Appends `transitions` (and `writes`) after the session's version `version`, through the
     /// engine's group commit; returns once they are committed.
     func append(
-        _ transitions: [TransitionDraft], after before: SessionSnapshot, writes: [AppendRequest.AuxiliaryWrite]
+        _ transitions: [TransitionDraft], afterVersion version: UInt64, writes: [AppendRequest.AuxiliaryWrite]
     ) async throws {
-        let expected: ExpectedVersion = before.version == 0 ? .noStream : .exact(before.version)
+        let expected: ExpectedVersion = version == 0 ? .noStream : .exact(version)
         do {
             _ = try await engine.commits.submit(
                 AppendRequest(

@@ -21,7 +21,11 @@ extension Session {
 
     /// Runs `request` and then whatever its hooks queued.
     func perform(_ request: StepRecording.Request) async throws -> Step {
-        try await withGateThenQueued { try await runStep(request) }[0]
+        // The request's step (the first) moved out of the array, not copied out of it; by
+        // `removeLast` when it is the only one (`removeFirst` goes through the generic
+        // `replaceSubrange`).
+        var steps = try await withGateThenQueued { try await runStep(request) }
+        return steps.count == 1 ? steps.removeLast() : steps.removeFirst()
     }
 
     /// Runs `body` holding the gate, then the requests queued meanwhile, also when `body` throws:
@@ -31,7 +35,9 @@ extension Session {
     func withGateThenQueued<R>(_ body: () async throws -> R) async throws -> R {
         do {
             let result = try await gate.withGate(body)
-            await drainQueued()
+            // Checked here first: usually nothing is queued or due, and `drainQueued` is
+            // not entered (an async call: a frame of the task's allocator).
+            if hasQueuedWork { await drainQueued() }
             return result
         } catch {
             if guarded.withLock({ !$0.queued.isEmpty }) { await drainQueued() }
@@ -53,6 +59,12 @@ extension Session {
     /// Each request is taken from the queue holding the gate: several tasks may drain at once
     /// (each request queued outside any step starts one), and one that took a request before
     /// waiting for the gate could be overtaken by another with a later one.
+    /// Whether ``drainQueued()`` has anything to do now: a queued request, or a pending send
+    /// that has come due while no delivery loop runs.
+    private var hasQueuedWork: Bool {
+        guarded.withLock { !$0.queued.isEmpty || ($0.deliveries == 0 && dueSend(in: $0.current.state) != nil) }
+    }
+
     func drainQueued() async {
         while guarded.withLock({ !$0.queued.isEmpty }) {
             do {

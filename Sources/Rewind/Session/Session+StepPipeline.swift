@@ -48,8 +48,13 @@ extension Session {
         ) throws -> Void
     ) async throws -> [Step] {
         try engine.ensureOpen()
-        let (before, migration) = guarded.withLock { ($0.current, $0.migration) }
-        var latest = before
+        // One copy of the session's snapshot, moved on in place and swapped in at the end; of the
+        // state before, only its version and machine state are kept. A second and a third copy
+        // (the snapshot before, and the assignment back) and their destruction were about 1,000
+        // instructions of a single send (callgrind, Benchmarks/HISTORY.md 2026-12-01).
+        var (latest, migration) = guarded.withLock { ($0.current, $0.migration) }
+        let beforeVersion = latest.version
+        let beforeState = latest.state
         var steps: [Step] = []
         steps.reserveCapacity(capacity)
         var transitions: [TransitionDraft] = []
@@ -60,14 +65,14 @@ extension Session {
         // No transition: an explicitly ignored event; nothing happened, nothing is recorded (not
         // even a pending migration: it goes with the first record under the new definition).
         if transitions.count == (migration == nil ? 0 : 1) { return steps }
-        try await append(transitions, after: before, writes: writes)
+        try await append(transitions, afterVersion: beforeVersion, writes: writes)
         let hooksRunOnMainActor = guarded.withLock { guarded in
-            guarded.current = latest
+            swap(&guarded.current, &latest)
             guarded.migration = nil
             return guarded.hooksRunOnMainActor
         }
         if let onMainActor = hooksRunOnMainActor {
-            await runHooks(of: steps, from: before.state, onMainActor: onMainActor)
+            await runHooks(of: steps, from: beforeState, onMainActor: onMainActor)
         }
         return steps
     }
