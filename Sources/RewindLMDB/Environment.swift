@@ -243,6 +243,10 @@ public final class Environment: Sendable {
     /// When the write hits `MDB_MAP_FULL` (in a put or at commit), it is aborted, the map grows and
     /// `body` **runs again from the start**, so `body` must not have side effects outside the
     /// transaction that cannot be repeated.
+    ///
+    /// Specialized for `Void` (the store's commits), exported to the callers in other modules:
+    /// unspecialized, every commit looked `Outcome<R>` up in the runtime's metadata cache.
+    @_specialize(exported:true,kind:full,where R == Void)
     public func write<R>(_ body: (WriteTransaction) throws -> R) throws -> R {
         try ensureOpen("beginning a write transaction")
         if shared.isReadOnly {

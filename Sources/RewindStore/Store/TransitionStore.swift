@@ -82,14 +82,26 @@ public final class TransitionStore: Sendable {
     /// Runs `body` in a write transaction, committed (durably, unless the environment was opened
     /// with a no-sync option) when `body` returns and aborted when it throws. `body` may run more
     /// than once when the map has to grow.
+    ///
+    /// Specialized for `Void` (the engine's commits), exported to the callers in other modules:
+    /// unspecialized, every commit looked its generic types up in the runtime's metadata cache.
+    @_specialize(exported:true,kind:full,where R == Void)
     public func write<R>(_ body: (StoreWriteTransaction) throws -> R) throws -> R {
         let maximumTail = UInt64(max(0, configuration.maximumSessionTail))
-        let (result, tail) = try environment.write { txn in
+        // The tail comes out beside the result, not in a tuple with it: for an `R` other than
+        // `Void` this function runs unspecialized (callers are in other modules), and a tuple of
+        // `R` and the tail was a tuple type made at run time through the metadata cache on every
+        // commit, twice (~1,400 instructions of a durable send; callgrind, Benchmarks/HISTORY.md
+        // 2026-12-01).
+        var tail: (SessionTail, CommitID)?
+        let result = try environment.write { txn in
+            tail = nil  // the closure runs again after the map grows
             let transaction = StoreWriteTransaction(
                 transaction: txn, databases: databases, tailCache: tailCache)
             let result = try body(transaction)
             try transaction.writeTailIfLonger(than: maximumTail)
-            return (result, try transaction.loadedTail.map { ($0, try txn.resultCommit()) })
+            tail = try transaction.loadedTail.map { ($0, try txn.resultCommit()) }
+            return result
         }
         // Committed: the transaction's tail is now the store's (an aborted one's is read again).
         if let tail { tailCache.offer(tail.0, at: tail.1) }
