@@ -98,7 +98,7 @@
     /// has just started over, past its bound (``init(startingOverPast:)``).
     @inlinable
     public mutating func insert(_ key: String, bytes: UnsafeRawBufferPointer) -> Int {
-        if strings.count >= maximumCount { removeAll() }
+        if strings.count >= maximumCount { startOver() }
         if (strings.count + 1) * 2 > slots.count { grow() }
         let index = strings.count
         let hash = Self.hash(bytes, seed: seed)
@@ -142,6 +142,12 @@
         entries.removeAll()
         slots = []
         lastFound = -1
+    }
+
+    /// ``removeAll()`` past the bound, out of line: the lookups it is inlined into stay small.
+    @usableFromInline @inline(never)
+    mutating func startOver() {
+        removeAll()
     }
 
     @inlinable @inline(__always)
