@@ -157,7 +157,7 @@ final class CommitQueue: @unchecked Sendable {
             return (true, soloStreak, faultInjector)
         }
         if leads {
-            let written = write([request], injector: injector)
+            let written = write(CollectionOfOne(request), injector: injector)
             let outcome = written.flatMap { $0[0] }
             let handOver = lock.withLock { () -> Bool in
                 if case .success = written { statistics.inlineCommits += 1 }
@@ -229,8 +229,13 @@ final class CommitQueue: @unchecked Sendable {
 
     private func drain() {
         var gathering: Gathering?
+        // The batch and the queue trade buffers each round (`swap`), and the batch is emptied in
+        // place once resumed: no buffer is allocated per commit. (Copied out and emptied with
+        // `removeAll(keepingCapacity:)`, the queue got a new buffer every commit, and mapping
+        // the batch to its requests another; callgrind, Benchmarks/HISTORY.md 2026-12-01.)
+        var batch: [Pending] = []
         while true {
-            let (batch, injector) = lock.withLock { () -> ([Pending], (@Sendable ([SessionID]) -> (any Error)?)?) in
+            let injector = lock.withLock { () -> (@Sendable ([SessionID]) -> (any Error)?)? in
                 if let gathering, pending.count < gathering.target {
                     gatherTarget = gathering.target
                     statistics.gatheringWaits += 1
@@ -242,25 +247,26 @@ final class CommitQueue: @unchecked Sendable {
                     }
                     gatherTarget = .max
                 }
-                let batch = pending
-                pending.removeAll(keepingCapacity: true)
+                swap(&batch, &pending)
                 if batch.isEmpty { isDraining = false }
-                return (batch, faultInjector)
+                return faultInjector
             }
             if batch.isEmpty { return }
             let started = ContinuousClock.now
-            let outcome = write(batch.map(\.request), injector: injector)
+            let outcome = write(batch.lazy.map(\.request), injector: injector)
             let took = ContinuousClock.now - started
             // Counted before the callers are resumed: these arrived during the commit, none of
             // them is one of its callers coming back.
             let waiting = gathers ? lock.withLock { pending.count } : 0
             resume(batch, with: outcome)
+            let committed = batch.count
+            while !batch.isEmpty { batch.removeLast() }  // in place (see above)
             // A lone append with nobody waiting: a session sending alone. Gathering would only
             // wait for it to come back, and keep it off the inline path in `submit`; end the
             // drain instead (its next append commits on its own thread).
-            if gathers && waiting + batch.count > 1 {
+            if gathers && waiting + committed > 1 {
                 gathering = Gathering(
-                    target: waiting + batch.count,
+                    target: waiting + committed,
                     deadline: Date(timeIntervalSinceNow: took.seconds))
             } else {
                 gathering = nil
@@ -283,7 +289,7 @@ final class CommitQueue: @unchecked Sendable {
     /// Writes `requests` in one LMDB write transaction: each one's outcome, or the error that
     /// failed the whole transaction (then nothing of it was written).
     private func write(
-        _ requests: [AppendRequest], injector: (@Sendable ([SessionID]) -> (any Error)?)?
+        _ requests: some RandomAccessCollection<AppendRequest>, injector: (@Sendable ([SessionID]) -> (any Error)?)?
     ) -> Result<[Result<AppendResult, any Error>], any Error> {
         var outcomes: [Result<AppendResult, any Error>] = []
         outcomes.reserveCapacity(requests.count)
