@@ -6,7 +6,9 @@ import RewindStore
 /// (`CommitQueue`).
 extension Session {
     /// Appends `transitions` (and `writes`) after the session's version `version`, through the
-    /// engine's group commit; returns once they are committed.
+    /// engine's group commit; returns once they are committed. Always inlined: an async call
+    /// of its own is a frame from the task's allocator on every send.
+    @inline(__always)
     func append(
         _ transitions: [TransitionDraft], afterVersion version: UInt64, writes: [AppendRequest.AuxiliaryWrite]
     ) async throws {
