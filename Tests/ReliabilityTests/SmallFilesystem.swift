@@ -35,20 +35,14 @@ struct SmallFilesystem {
         var description: String
     }
 
+    /// Runs `executable` to its end (a `SpawnedProcess`: Foundation's `Process.run()` crashed a CI
+    /// run here, reading past a buffer in `memmove`); its status and output.
     private static func run(_ executable: String, _ arguments: [String]) -> (status: Int32, output: String) {
-        let process = Process()
-        process.executableURL = URL(fileURLWithPath: executable)
-        process.arguments = arguments
-        let pipe = Pipe()
-        process.standardOutput = pipe
-        process.standardError = pipe
         do {
-            try process.run()
+            let output = try runProcessBlocking(URL(fileURLWithPath: executable), arguments: arguments)
+            return (output.status, output.stdout + output.stderr)
         } catch {
             return (-1, "\(error)")
         }
-        let data = pipe.fileHandleForReading.readDataToEndOfFile()
-        process.waitUntilExit()
-        return (process.terminationStatus, String(decoding: data, as: UTF8.self))
     }
 }

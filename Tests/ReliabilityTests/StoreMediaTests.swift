@@ -67,12 +67,9 @@ struct StoreMediaTests {
         let store = filesystem.path + "/store"
         let demo = try await Self.rewind(["demo", "--sessions", "30", "--store", store])
         #expect(demo.status == 0, "\(demo)")
-        let remount = Process()
-        remount.executableURL = URL(fileURLWithPath: "/bin/mount")
-        remount.arguments = ["-o", "remount,ro", filesystem.path]
-        try remount.run()
-        remount.waitUntilExit()
-        #expect(remount.terminationStatus == 0)
+        let remount = try await runProcess(
+            URL(fileURLWithPath: "/bin/mount"), arguments: ["-o", "remount,ro", filesystem.path])
+        #expect(remount.status == 0, "\(remount)")
         for command in [["stats"], ["sessions"], ["history", "kanji-3"], ["verify"], ["check"], ["projections"]] {
             let output = try await Self.rewind(command + ["--store", store])
             #expect(output.status == 0, "\(command): \(output)")

@@ -52,33 +52,79 @@ public func runProcess(
     _ executable: URL, arguments: [String], stdin: Data? = nil, environment: [String: String]? = nil,
     currentDirectory: URL? = nil, signalOnCancel: Int32? = nil
 ) async throws -> ProcessOutput {
-    let scratch = try TemporaryDirectory(prefix: "rewind-process")
-    defer { scratch.remove() }
-    let outputURL = scratch.url.appendingPathComponent("stdout")
-    let errorURL = scratch.url.appendingPathComponent("stderr")
-    let inputURL = scratch.url.appendingPathComponent("stdin")
-    for url in [outputURL, errorURL] where !FileManager.default.createFile(atPath: url.path, contents: nil) {
-        throw CocoaError(.fileWriteUnknown, userInfo: [NSFilePathErrorKey: url.path])
+    try await ProcessRun(
+        executable, arguments: arguments, stdin: stdin, environment: environment, currentDirectory: currentDirectory
+    ).output { child in
+        if let signalOnCancel {
+            await child.waitForExit(signalingOnCancel: signalOnCancel)
+        } else {
+            await child.waitForExit()
+        }
     }
-    let output = try FileHandle(forWritingTo: outputURL)
-    defer { try? output.close() }
-    let error = try FileHandle(forWritingTo: errorURL)
-    defer { try? error.close() }
-    if let stdin { try stdin.write(to: inputURL) }
-    let input = try FileHandle(forReadingFrom: stdin == nil ? URL(fileURLWithPath: "/dev/null") : inputURL)
-    defer { try? input.close() }
+}
 
-    let child = try SpawnedProcess(
-        executable.path, arguments: arguments, environment: environment, currentDirectory: currentDirectory?.path,
-        stdin: input.fileDescriptor, stdout: output.fileDescriptor, stderr: error.fileDescriptor)
-    let exit: SpawnedProcess.Exit
-    if let signalOnCancel {
-        exit = await child.waitForExit(signalingOnCancel: signalOnCancel)
-    } else {
-        exit = await child.waitForExit()
+/// ``runProcess(_:arguments:stdin:environment:currentDirectory:signalOnCancel:)`` for synchronous
+/// callers (a clean-up in a `defer`, a synchronous test): blocks the calling thread until the
+/// program has ended.
+public func runProcessBlocking(_ executable: URL, arguments: [String]) throws -> ProcessOutput {
+    try ProcessRun(executable, arguments: arguments).outputBlocking { $0.waitUntilExit() }
+}
+
+/// A started ``SpawnedProcess`` with its standard output and error in temporary files, its input
+/// from `stdin` or `/dev/null`: the one set-up of the two runners above.
+private struct ProcessRun {
+    let scratch: TemporaryDirectory
+    let child: SpawnedProcess
+    let outputURL: URL
+    let errorURL: URL
+
+    init(
+        _ executable: URL, arguments: [String], stdin: Data? = nil, environment: [String: String]? = nil,
+        currentDirectory: URL? = nil
+    ) throws {
+        let scratch = try TemporaryDirectory(prefix: "rewind-process")
+        self.scratch = scratch
+        outputURL = scratch.url.appendingPathComponent("stdout")
+        errorURL = scratch.url.appendingPathComponent("stderr")
+        let inputURL = scratch.url.appendingPathComponent("stdin")
+        do {
+            for url in [outputURL, errorURL] where !FileManager.default.createFile(atPath: url.path, contents: nil) {
+                throw CocoaError(.fileWriteUnknown, userInfo: [NSFilePathErrorKey: url.path])
+            }
+            let output = try FileHandle(forWritingTo: outputURL)
+            defer { try? output.close() }
+            let error = try FileHandle(forWritingTo: errorURL)
+            defer { try? error.close() }
+            if let stdin { try stdin.write(to: inputURL) }
+            let input = try FileHandle(forReadingFrom: stdin == nil ? URL(fileURLWithPath: "/dev/null") : inputURL)
+            defer { try? input.close() }
+            // The child has its own copies of the descriptors once started: this process's close here.
+            child = try SpawnedProcess(
+                executable.path, arguments: arguments, environment: environment,
+                currentDirectory: currentDirectory?.path, stdin: input.fileDescriptor, stdout: output.fileDescriptor,
+                stderr: error.fileDescriptor)
+        } catch {
+            scratch.remove()
+            throw error
+        }
     }
-    return ProcessOutput(
-        status: exit.code, terminatedBySignal: exit.signaled,
-        stdout: String(decoding: try Data(contentsOf: outputURL), as: UTF8.self),
-        stderr: String(decoding: try Data(contentsOf: errorURL), as: UTF8.self))
+
+    /// Waits for the child's end with `wait`, then reads what it wrote and removes the files.
+    func output(_ wait: (SpawnedProcess) async -> SpawnedProcess.Exit) async throws -> ProcessOutput {
+        defer { scratch.remove() }
+        return try read(await wait(child))
+    }
+
+    /// ``output(_:)`` with a blocking wait.
+    func outputBlocking(_ wait: (SpawnedProcess) -> SpawnedProcess.Exit) throws -> ProcessOutput {
+        defer { scratch.remove() }
+        return try read(wait(child))
+    }
+
+    private func read(_ exit: SpawnedProcess.Exit) throws -> ProcessOutput {
+        ProcessOutput(
+            status: exit.code, terminatedBySignal: exit.signaled,
+            stdout: String(decoding: try Data(contentsOf: outputURL), as: UTF8.self),
+            stderr: String(decoding: try Data(contentsOf: errorURL), as: UTF8.self))
+    }
 }

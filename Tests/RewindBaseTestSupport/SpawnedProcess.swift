@@ -35,6 +35,8 @@ public final class SpawnedProcess: Sendable {
     public let pid: pid_t
     private let state = LockedBox<(exit: Exit?, cpuSeconds: Double?, waiters: [CheckedContinuation<Exit, Never>])>(
         (nil, nil, []))
+    /// Signalled once the child's end is in `state` (``waitUntilExit()``).
+    private let ended = DispatchSemaphore(value: 0)
 
     /// Starts `executable` with `arguments`, its standard streams on `stdin`, `stdout` and
     /// `stderr`, in `environment` (`nil`: this process's) and `currentDirectory` (`nil`: this
@@ -103,6 +105,7 @@ public final class SpawnedProcess: Sendable {
         let pid = spawnedID
         self.pid = pid
         let state = state
+        let ended = ended
         Thread.detachNewThread {
             var status: Int32 = 0
             var usage = rusage()
@@ -117,6 +120,7 @@ public final class SpawnedProcess: Sendable {
                 defer { state.waiters = [] }
                 return state.waiters
             }
+            ended.signal()
             for waiter in waiters { waiter.resume(returning: exit) }
         }
     }
@@ -157,6 +161,14 @@ public final class SpawnedProcess: Sendable {
             }
             if let ended { continuation.resume(returning: ended) }
         }
+    }
+
+    /// Blocks the calling thread until the child has ended; returns how. For synchronous callers
+    /// (a clean-up in a `defer`, a synchronous test): async code awaits ``waitForExit()``.
+    public func waitUntilExit() -> Exit {
+        ended.wait()
+        ended.signal()  // for the next caller
+        return state.current.exit ?? Exit(code: -1, signaled: false)  // set before the signal
     }
 
     /// Waits until the child has ended, as ``waitForExit()``, but sends it `signal` first when the

@@ -1,4 +1,5 @@
 import Foundation
+import RewindBaseTestSupport
 import Testing
 
 @testable import RewindLMDB
@@ -114,14 +115,7 @@ extension DataFileCheckTests {
             let tool = ["/usr/bin/mdb_stat", "/usr/local/bin/mdb_stat", "/opt/homebrew/bin/mdb_stat"]
                 .first(where: { FileManager.default.isExecutableFile(atPath: $0) })
         else { return nil }
-        let process = Process()
-        process.executableURL = URL(fileURLWithPath: tool)
-        process.arguments = ["-fff", directory.path]
-        let pipe = Pipe()
-        process.standardOutput = pipe
-        try process.run()
-        let output = String(decoding: pipe.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
-        process.waitUntilExit()
+        let output = try runProcessBlocking(URL(fileURLWithPath: tool), arguments: ["-fff", directory.path]).stdout
         var free = Set<Int>()
         // "  Transaction 2, 198 pages, maxspan 196" then lines "     8[196]" (8…203) or "   204".
         for line in output.split(separator: "\n").prefix(while: { !$0.hasPrefix("Status of Main DB") }) {

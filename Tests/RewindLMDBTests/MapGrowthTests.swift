@@ -1,4 +1,5 @@
 import Foundation
+import RewindBaseTestSupport
 import RewindLMDB
 import Testing
 
@@ -91,12 +92,9 @@ struct MapResizedTests {
         let dumpPath = directory.path + "/../\(UUID().uuidString).dump"
         try Data(dump.utf8).write(to: URL(fileURLWithPath: dumpPath))
         defer { try? FileManager.default.removeItem(atPath: dumpPath) }
-        let load = Process()
-        load.executableURL = URL(fileURLWithPath: Self.mdbLoad)
-        load.arguments = ["-f", dumpPath, "-s", "theirs", directory.path]
-        try load.run()
-        load.waitUntilExit()
-        try #require(load.terminationStatus == 0)
+        let load = try runProcessBlocking(
+            URL(fileURLWithPath: Self.mdbLoad), arguments: ["-f", dumpPath, "-s", "theirs", directory.path])
+        try #require(load.status == 0, "\(load)")
 
         let theirs = try env.database(named: "theirs", create: false)
         let count = try env.read { try $0.withValue(forKey: Array("key".utf8), in: theirs) { $0.count } }
