@@ -54,20 +54,14 @@ public func runProcess(
 ) async throws -> ProcessOutput {
     try await ProcessRun(
         executable, arguments: arguments, stdin: stdin, environment: environment, currentDirectory: currentDirectory
-    ).output { child in
-        if let signalOnCancel {
-            await child.waitForExit(signalingOnCancel: signalOnCancel)
-        } else {
-            await child.waitForExit()
-        }
-    }
+    ).output(signalingOnCancel: signalOnCancel)
 }
 
 /// ``runProcess(_:arguments:stdin:environment:currentDirectory:signalOnCancel:)`` for synchronous
 /// callers (a clean-up in a `defer`, a synchronous test): blocks the calling thread until the
 /// program has ended.
 public func runProcessBlocking(_ executable: URL, arguments: [String]) throws -> ProcessOutput {
-    try ProcessRun(executable, arguments: arguments).outputBlocking { $0.waitUntilExit() }
+    try ProcessRun(executable, arguments: arguments).outputBlocking()
 }
 
 /// A started ``SpawnedProcess`` with its standard output and error in temporary files, its input
@@ -109,16 +103,19 @@ private struct ProcessRun {
         }
     }
 
-    /// Waits for the child's end with `wait`, then reads what it wrote and removes the files.
-    func output(_ wait: (SpawnedProcess) async -> SpawnedProcess.Exit) async throws -> ProcessOutput {
+    /// Waits for the child's end (sending it `signal`, if any, when the calling task is
+    /// cancelled), then reads what it wrote and removes the files.
+    func output(signalingOnCancel signal: Int32?) async throws -> ProcessOutput {
         defer { scratch.remove() }
-        return try read(await wait(child))
+        let exit =
+            if let signal { await child.waitForExit(signalingOnCancel: signal) } else { await child.waitForExit() }
+        return try read(exit)
     }
 
-    /// ``output(_:)`` with a blocking wait.
-    func outputBlocking(_ wait: (SpawnedProcess) -> SpawnedProcess.Exit) throws -> ProcessOutput {
+    /// ``output(signalingOnCancel:)`` blocking the calling thread, for synchronous callers.
+    func outputBlocking() throws -> ProcessOutput {
         defer { scratch.remove() }
-        return try read(wait(child))
+        return try read(child.waitUntilExit())
     }
 
     private func read(_ exit: SpawnedProcess.Exit) throws -> ProcessOutput {
