@@ -107,10 +107,10 @@ struct CommitGatheringTests {
         // sender commits on its own thread instead).
         #expect(outcome.gatheringWaits == 1)
         #expect(outcome.gatheringTimeouts == 1)
-        // b waited for a's commit (more than `hold`), then about as long as that commit took
-        // (a's latency); slack of `hold` for a loaded machine.
+        // b waited for a's commit (more than `hold`), then for a again until the wait's bound
+        // (counted above as the one timeout). No upper bound on the clock: a loaded machine
+        // may take any time.
         #expect(outcome.bLatency >= hold * 2)
-        #expect(outcome.bLatency < outcome.aLatency * 2 + hold)
     }
 
     @Test(arguments: [
