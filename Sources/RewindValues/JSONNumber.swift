@@ -194,7 +194,7 @@ public struct JSONNumber: Hashable, Sendable {
 
     /// Appends the canonical text. NaN and the infinities are written as Swift prints them; the
     /// JSON writer refuses them before it gets here.
-    func writeText(into bytes: inout [UInt8]) {
+    package func writeText(into bytes: inout [UInt8]) {
         switch storage {
         case .integer(let value):
             if value < 0 { bytes.append(UInt8(ascii: "-")) }

@@ -203,7 +203,7 @@ package enum JSONText {
 
     /// Whether `lhs` sorts before `rhs` by UTF-8 bytes (by Unicode scalars, equivalently). Read in
     /// place (native strings are contiguous UTF-8): no copy of either string.
-    static func utf8Precedes(_ lhs: String, _ rhs: String) -> Bool {
+    package static func utf8Precedes(_ lhs: String, _ rhs: String) -> Bool {
         let order = lhs.utf8.withContiguousStorageIfAvailable { left in
             rhs.utf8.withContiguousStorageIfAvailable { right in
                 let common = min(left.count, right.count)

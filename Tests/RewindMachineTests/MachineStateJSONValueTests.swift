@@ -43,6 +43,44 @@ struct MachineStateJSONValueTests {
         }
     }
 
+    @Test func statesWrittenWithoutATreeAreTheSameBytes() throws {
+        var generator = SeededRandom(seed: 0xD1EC7)
+        for _ in 0..<300 {
+            let state = Self.randomState(using: &generator)
+            var bytes: [UInt8] = []
+            try state.writeJSON(into: &bytes)
+            #expect(bytes == (try sortedJSON(state)))
+            #expect(bytes == (try state.jsonValue.jsonBytes()))
+        }
+        let stack = ScreenStack(
+            entries: [NavigationEntry(screen: "a/\u{1}\"", data: ["k": [1, "x"]]), NavigationEntry(screen: "b")])
+        var stackBytes: [UInt8] = []
+        try stack.writeJSON(into: &stackBytes)
+        #expect(stackBytes == (try sortedJSON(stack)))
+        #expect(stackBytes == (try stack.jsonValue.jsonBytes()))
+    }
+
+    @Test func aNumberThatCannotBeWrittenIsNamedByTheSamePathWithoutATree() throws {
+        let nan = JSONValue.number(Double.nan)
+        let states = [
+            MachineState(context: ["items": [1, nan]]),
+            MachineState(data: ["form": ["x": nan]]),
+            MachineState(internalQueue: [Event("a"), Event("b", payload: [nan])]),
+            MachineState(pendingSends: [ScheduledEvent(event: Event("t", payload: ["v": nan]), due: .milliseconds(1))]),
+        ]
+        for state in states {
+            var bytes: [UInt8] = []
+            let direct = #expect(throws: JSONWriteError.self) { try state.writeJSON(into: &bytes) }
+            let tree = #expect(throws: JSONWriteError.self) { try state.jsonValue.jsonBytes() }
+            #expect(direct?.path == tree?.path)
+            #expect(direct?.path.isEmpty == false)
+        }
+        let stack = ScreenStack(entries: [NavigationEntry(screen: "s", data: ["n": nan])])
+        var bytes: [UInt8] = []
+        let direct = #expect(throws: JSONWriteError.self) { try stack.writeJSON(into: &bytes) }
+        #expect(direct?.path == ["entries", "0", "data", "n"])
+    }
+
     @Test func statesOfARunningExampleRoundTrip() throws {
         let machine = try ExampleMachines.Onboarding.machine()
         var state = try machine.start(context: ["user": "ada", "tries": 2]).state

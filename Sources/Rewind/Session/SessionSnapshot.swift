@@ -45,12 +45,31 @@ public struct SessionSnapshot: Sendable, Hashable, Codable {
         StoreKey.compound(session.rawValue, version)
     }
 
-    /// The snapshot's JSON: the bytes its `Codable` encoding gives with `.sortedKeys`, written by
-    /// hand through a `JSONValue` tree (see `MachineState.jsonValue`).
+    /// The snapshot's JSON: the bytes its `Codable` encoding gives with `.sortedKeys`, written
+    /// member by member with no `JSONValue` tree in between (see `JSONObjectWriter`: through a
+    /// tree a snapshot cost about 37,000 instructions; callgrind, Benchmarks/HISTORY.md 2026-12-01).
     ///
     /// - Throws: ``JSONWriteError`` when the context or state data hold NaN or an infinity.
     func encoded() throws(JSONWriteError) -> [UInt8] {
-        try jsonValue.jsonBytes()
+        var bytes: [UInt8] = []
+        bytes.reserveCapacity(512)
+        var object = JSONObjectWriter(into: &bytes)
+        try object.member("definition", string: definition, into: &bytes)
+        try object.member("navigation", into: &bytes) { bytes throws(JSONWriteError) in
+            try navigation.writeJSON(into: &bytes)
+        }
+        try object.member("state", into: &bytes) { bytes throws(JSONWriteError) in try state.writeJSON(into: &bytes) }
+        if let timestamp {
+            try object.member("timestamp", into: &bytes) { bytes throws(JSONWriteError) in
+                var members = JSONObjectWriter(into: &bytes)
+                try members.member(
+                    "microsecondsSince1970", integer: JSONNumber(timestamp.microsecondsSince1970), into: &bytes)
+                members.end(into: &bytes)
+            }
+        }
+        try object.member("version", integer: JSONNumber(version), into: &bytes)
+        object.end(into: &bytes)
+        return bytes
     }
 
     /// The snapshot stored as `bytes` (by ``encoded()`` or by `JSONEncoder`): parsed by hand, or by

@@ -37,6 +37,25 @@ struct SessionSnapshotTests {
         }
     }
 
+    @Test func encodedSnapshotsAreTheirTreesBytesAndNameAnUnwritableNumbersPath() throws {
+        let stack = ScreenStack(entries: [
+            NavigationEntry(screen: "home"), NavigationEntry(screen: "detail", data: ["id": 7, "path": "a/b"]),
+        ])
+        for snapshot in [
+            try Self.sample(), try Self.sample(version: 0, timestamp: Timestamp(microsecondsSince1970: -5)),
+            SessionSnapshot(
+                version: 9, definition: "d\"", state: MachineState(configuration: ["x"]), navigation: stack,
+                timestamp: nil),
+        ] {
+            #expect(try snapshot.encoded() == snapshot.jsonValue.jsonBytes())
+            #expect(try snapshot.encoded() == Self.codableBytes(snapshot))
+        }
+        var broken = try Self.sample()
+        broken.state.context = ["score": .number(Double.infinity)]
+        let error = #expect(throws: JSONWriteError.self) { try broken.encoded() }
+        #expect(error?.path == ["state", "context", "score"])
+    }
+
     @Test func snapshotsWrittenByJSONEncoderDecodeWithTheFastPath() throws {
         let snapshot = try Self.sample()
         #expect(try Self.decode(try Self.codableBytes(snapshot)) == snapshot)
