@@ -217,83 +217,33 @@ package enum JSONText {
         return (order ?? nil) ?? lhs.utf8.lexicographicallyPrecedes(rhs.utf8)
     }
 
-    /// Appends the decimal digits of `value`.
+    /// Appends the decimal digits of `value` (``JSONRawWriter/writeDigits(_:)``).
     package static func writeDigits(_ value: UInt64, into bytes: inout [UInt8]) {
         if value < 10 {
             bytes.append(UInt8(ascii: "0") &+ UInt8(value))
             return
         }
-        var digits: (UInt64, UInt64, UInt64, UInt64) = (0, 0, 0, 0)  // 32 bytes: up to 20 digits
-        var count = 0
-        var rest = value
-        withUnsafeMutableBytes(of: &digits) { buffer in
-            while rest > 0 {
-                buffer[31 - count] = UInt8(ascii: "0") &+ UInt8(rest % 10)
-                rest /= 10
-                count += 1
-            }
-            bytes.append(contentsOf: buffer[(32 - count)...])
-        }
+        bytes.appendJSON(atMost: JSONRawWriter.integerBound) { $0.writeDigits(value) }
     }
 
     /// Writes a string literal with `JSONEncoder`'s escapes: `\"`, `\\`, `\/` (`/` as is when
     /// `escapingSlashes` is false, as with `.withoutEscapingSlashes`), `\b`, `\f`, `\n`, `\r`,
     /// `\t`, `\u00XX` (lowercase hex) for other control characters; all else as UTF-8.
     package static func writeString(_ string: String, into bytes: inout [UInt8], escapingSlashes: Bool = true) {
-        bytes.append(0x22)  // "
         var string = string
-        string.withUTF8 { utf8 in
-            guard let base = utf8.baseAddress else { return }
-            let count = utf8.count
-            // Bytes below 0x20, `"` (0x22), `/` (0x2F, unless told not to) and `\` (0x5C) are escaped.
-            func needsEscape(_ byte: UInt8) -> Bool {
-                byte < 0x20 || byte == 0x22 || (byte == 0x2F && escapingSlashes) || byte == 0x5C
-            }
-            var runStart = 0
-            var index = 0
-            while index < count {
-                // Eight bytes at a time while none of them may need an escape, then byte by byte
-                // up to the next one that does.
-                while index + 8 <= count {
-                    let word = ByteWord.load(base, at: index)
-                    let special =
-                        ByteWord.equal(word, 0x22) | ByteWord.equal(word, 0x5C) | ByteWord.below(word, 0x20)
-                        | (escapingSlashes ? ByteWord.equal(word, 0x2F) : 0)
-                    if special != 0 { break }
-                    index += 8
-                }
-                while index < count, !needsEscape(base[index]) { index += 1 }
-                guard index < count else { break }
-                let byte = base[index]
-                if runStart < index {
-                    bytes.append(contentsOf: UnsafeBufferPointer(start: base + runStart, count: index - runStart))
-                }
-                bytes.append(0x5C)  // \
-                switch byte {
-                case 0x22, 0x2F, 0x5C: bytes.append(byte)
-                case 0x08: bytes.append(UInt8(ascii: "b"))
-                case 0x0C: bytes.append(UInt8(ascii: "f"))
-                case 0x0A: bytes.append(UInt8(ascii: "n"))
-                case 0x0D: bytes.append(UInt8(ascii: "r"))
-                case 0x09: bytes.append(UInt8(ascii: "t"))
-                default:
-                    bytes.append(contentsOf: [UInt8(ascii: "u"), UInt8(ascii: "0"), UInt8(ascii: "0")])
-                    bytes.append(hexDigit(byte >> 4))
-                    bytes.append(hexDigit(byte & 0xF))
-                }
-                index += 1
-                runStart = index
-            }
-            if runStart < count {
-                bytes.append(contentsOf: UnsafeBufferPointer(start: base + runStart, count: count - runStart))
-            }
+        string.withUTF8 {
+            writeString(utf8: UnsafeRawBufferPointer($0), into: &bytes, escapingSlashes: escapingSlashes)
         }
-        bytes.append(0x22)
     }
 
-    private static func hexDigit(_ nibble: UInt8) -> UInt8 {
-        nibble < 10 ? UInt8(ascii: "0") &+ nibble : UInt8(ascii: "a") &+ (nibble &- 10)
+    /// Writes the string whose UTF-8 (valid) is `utf8` as ``writeString(_:into:escapingSlashes:)``
+    /// does (``JSONRawWriter/writeString(utf8:escapingSlashes:)``).
+    package static func writeString(utf8: UnsafeRawBufferPointer, into bytes: inout [UInt8], escapingSlashes: Bool) {
+        bytes.appendJSON(atMost: JSONRawWriter.stringBound(utf8Count: utf8.count)) {
+            $0.writeString(utf8: utf8, escapingSlashes: escapingSlashes)
+        }
     }
+
 }
 
 // MARK: - Parsing

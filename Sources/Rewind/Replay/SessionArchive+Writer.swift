@@ -21,6 +21,8 @@ extension SessionArchive {
         private(set) var written: UInt64 = 0
         /// Bytes written and not taken yet (``take()``).
         private(set) var pending: [UInt8] = []
+        /// The room a record line is written in (``RecordLineFields/writeLineJSON(recordedState:into:room:)``).
+        private var room: [UInt8] = []
 
         /// Writes `header`.
         init(_ header: Header) throws {
@@ -59,7 +61,11 @@ extension SessionArchive {
 
         /// Writes record line `line` (``SessionArchive/Record/writeJSON(into:)``).
         mutating func append(_ line: Record) throws {
-            try writeLine { try line.writeJSON(into: &$0) }
+            // The room is taken out for the line (`writeLine` holds `self`).
+            var room: [UInt8] = []
+            swap(&room, &self.room)
+            defer { swap(&room, &self.room) }
+            try writeLine { try line.writeLineJSON(recordedState: line.recordedState, into: &$0, room: &room) }
             written += 1
         }
 
@@ -105,10 +111,9 @@ extension SessionArchive {
         /// `writeBody` throws, nothing of the line stays.
         static func appendLine(to bytes: inout [UInt8], _ writeBody: (inout [UInt8]) throws -> Void) rethrows {
             let start = bytes.count
-            bytes.append(contentsOf: SessionArchive.envelopeStart)
-            let digits = bytes.count
-            bytes.append(contentsOf: repeatElement(UInt8(ascii: "0"), count: 8))
-            bytes.append(contentsOf: SessionArchive.envelopeMiddle)
+            // The envelope's start with eight zeros for the checksum, in one piece.
+            bytes.append(contentsOf: SessionArchive.envelopeHead)
+            let digits = start + SessionArchive.envelopeStart.count
             let body = bytes.count
             do {
                 try writeBody(&bytes)
@@ -161,12 +166,29 @@ extension SessionArchive {
         /// Each record's definition where it changes from the record before (see
         /// ``Writer/definitionVersions(_:)``).
         private(set) var definitionChanges: [String] = []
+        /// The room a line is written in (``RecordLineFields/writeLineJSON(recordedState:into:room:)``).
+        private var room: [UInt8] = []
 
         /// Writes the line of `record`, as ``Writer/append(_:recordedState:)`` does.
         mutating func append(_ record: TransitionRecord, recordedState: SessionSnapshot?) throws {
             let line = Record(record, recordedState: recordedState)
-            try Writer.appendLine(to: &bytes) { try line.writeJSON(into: &$0) }
+            try Writer.appendLine(to: &bytes) {
+                try line.writeLineJSON(recordedState: line.recordedState, into: &$0, room: &room)
+            }
             if definitionChanges.last != record.definition { definitionChanges.append(record.definition) }
+            count += 1
+        }
+
+        /// Writes the line of the stored record `view` read in place, a record that recorded no
+        /// state of its own (not redacted: a redacted one goes through
+        /// ``append(_:recordedState:)``), with no Swift value made for its fields.
+        mutating func append(_ view: RecordView) throws {
+            assert(!view.redacted, "a redacted record's line may carry its recorded state")
+            try Writer.appendLine(to: &bytes) { try view.writeLineJSON(recordedState: nil, into: &$0, room: &room) }
+            let definition = view.bytes(of: view.definitionField)
+            if !(definitionChanges.last.map(definition.equalsUTF8(of:)) ?? false) {
+                definitionChanges.append(String(decoding: definition, as: UTF8.self))
+            }
             count += 1
         }
     }

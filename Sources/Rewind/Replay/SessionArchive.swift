@@ -125,6 +125,8 @@ public enum SessionArchive {
     static let envelopeStart = Array(#"{"crc32c":""#.utf8)
     static let envelopeMiddle = Array(#"","body":"#.utf8)
     static let bodyOffset = envelopeStart.count + 8 + envelopeMiddle.count
+    /// ``envelopeStart``, eight zeros where the checksum goes, ``envelopeMiddle``.
+    static let envelopeHead = envelopeStart + Array("00000000".utf8) + envelopeMiddle
 
     static func encoder() -> JSONEncoder {
         let encoder = JSONEncoder()
@@ -221,9 +223,22 @@ extension LogReplay {
             // The header comes first and lists the definitions the records name: the records'
             // lines are written first, then the header, then the lines after it.
             var lines = SessionArchive.RecordLines()
-            try SessionSnapshot.records(of: session, in: reader)(info.firstVersion) { record in
-                try lines.append(record, recordedState: StepRecording.snapshot(writtenWith: record, in: reader))
-                return true
+            if let store = reader as? StoreReadTransaction {
+                // A device's store: each line written from the stored record in place.
+                try store.forEachRecordView(of: session, from: info.firstVersion) { view in
+                    guard view.redacted else {
+                        try lines.append(view)
+                        return .next
+                    }
+                    let record = view.record()
+                    try lines.append(record, recordedState: StepRecording.snapshot(writtenWith: record, in: reader))
+                    return .next
+                }
+            } else {
+                try SessionSnapshot.records(of: session, in: reader)(info.firstVersion) { record in
+                    try lines.append(record, recordedState: StepRecording.snapshot(writtenWith: record, in: reader))
+                    return true
+                }
             }
             var writer = try SessionArchive.Writer(
                 session: session, machine: info.machine,

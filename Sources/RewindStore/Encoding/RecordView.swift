@@ -199,12 +199,7 @@ package struct RecordView {
         var navigation: [NavigationOperation] = []
         if navigationCount > 0 {
             navigation.reserveCapacity(navigationCount)
-            var reader = UncheckedReader(body: body, offset: navigationStart)
-            for _ in 0..<navigationCount {
-                // Tags were checked by the initialiser.
-                let tag = NavigationTag(rawValue: reader.byte()) ?? .none
-                navigation.append(tag.operation { recent.string(bytes(of: reader.field())) })
-            }
+            forEachNavigation { tag, screen in navigation.append(tag.operation { recent.string(screen) }) }
         }
         return TransitionRecord(
             sequence: sequence, session: SessionID(checked: recent.string(sessionBytes)), version: version,
@@ -213,6 +208,18 @@ package struct RecordView {
             source: recent.list(source), target: recent.list(target), navigation: navigation,
             payload: Array(bytes(of: payloadField)), stateData: Array(bytes(of: stateDataField)),
             origin: origin, redacted: redacted)
+    }
+
+    /// Calls `visit` with each navigation operation's tag and the UTF-8 of its screen (empty for
+    /// a tag without one), in order.
+    @inline(__always)
+    package func forEachNavigation(_ visit: (NavigationTag, UnsafeRawBufferPointer) throws -> Void) rethrows {
+        var reader = UncheckedReader(body: body, offset: navigationStart)
+        for _ in 0..<navigationCount {
+            // Tags were checked by the initialiser.
+            let tag = NavigationTag(rawValue: reader.byte()) ?? .none
+            try visit(tag, tag.hasScreen ? bytes(of: reader.field()) : UnsafeRawBufferPointer(start: nil, count: 0))
+        }
     }
 
     // MARK: Lists

@@ -14,40 +14,58 @@ extension StoreReadTransaction {
         of session: SessionID, from start: UInt64? = nil, direction: IterationDirection = .forward,
         _ body: (TransitionRecord) throws -> IterationControl
     ) throws {
-        // One cursor for the whole walk: a session's records lie close together in the log, and
-        // LMDB finds a key on the cursor's leaf page without descending the tree again. The
-        // records repeat their machine, definition, states and events: one memory of them.
+        // The records repeat their machine, definition, states and events: one memory of them.
         var recent = RecentStrings()
+        try forEachRecordView(of: session, from: start, direction: direction) { view in
+            try body(view.record(reusing: &recent))
+        }
+    }
+
+    /// Calls `body` with a checked, borrowed view of each record of `session`, as
+    /// ``forEachRecord(of:from:direction:_:)`` visits them and with the same checks; nothing is
+    /// copied out of LMDB's map unless `body` does, and a view is valid only during its call (a
+    /// session's export writes its lines from the views: Benchmarks/HISTORY.md).
+    ///
+    /// - Throws: the errors of ``forEachRecord(of:from:direction:_:)``.
+    package func forEachRecordView(
+        of session: SessionID, from start: UInt64? = nil, direction: IterationDirection = .forward,
+        _ body: (RecordView) throws -> IterationControl
+    ) throws {
+        // One cursor for the whole walk: a session's records lie close together in the log, and
+        // LMDB finds a key on the cursor's leaf page without descending the tree again.
         try transaction.withCursor(on: databases.log) { log in
             try forEachSequence(of: session, from: start, direction: direction) { version, sequence in
-                try forRecord(of: session, version: version, at: sequence, in: log, reusing: &recent, body)
+                try forRecord(of: session, version: version, at: sequence, in: log, body)
             }
         }
     }
 
-    /// Calls `body` with the record at `sequence`, found with `log`, after checking that it is
-    /// `session`'s record of `version`, as the index entry that named it says.
+    /// Calls `body` with the view of the record at `sequence`, found with `log`, after checking
+    /// that it is `session`'s record of `version`, as the index entry that named it says.
     private func forRecord(
         of session: SessionID, version: UInt64, at sequence: UInt64, in log: Cursor,
-        reusing recent: inout RecentStrings, _ body: (TransitionRecord) throws -> IterationControl
+        _ body: (RecordView) throws -> IterationControl
     ) throws -> IterationControl {
         let found = try withUnsafeBytes(of: sequence.bigEndian) { key in try log.seek(exactly: key) }
-        let decoded =
+        let control =
             try found
-            ? log.withCurrent { _, bytes in try RecordCodec.decode(bytes, sequence: sequence, reusing: &recent) } : nil
-        guard let record = decoded else {
+            ? log.withCurrent { _, bytes -> IterationControl in
+                let view = try RecordView(bytes, sequence: sequence)
+                // The index has no checksum of its own: a damaged one must not lend another record.
+                guard view.version == version, view.sessionBytes.equalsUTF8(of: session.rawValue) else {
+                    throw StoreError.corruptedEntry(
+                        database: StoreLayout.sessionIndex, key: "'\(session.excerpt)' version \(version)",
+                        reason:
+                            "it points at sequence \(sequence), which holds '\(view.session)' version \(view.version)")
+                }
+                return try body(view)
+            } : nil
+        guard let control else {
             throw StoreError.corruptedEntry(
                 database: StoreLayout.sessionIndex, key: "'\(session.excerpt)' version \(version)",
                 reason: "it points at sequence \(sequence), which is not in the log")
         }
-        // The index has no checksum of its own: a damaged one must not lend another record.
-        guard record.version == version, record.session == session else {
-            throw StoreError.corruptedEntry(
-                database: StoreLayout.sessionIndex, key: "'\(session.excerpt)' version \(version)",
-                reason:
-                    "it points at sequence \(sequence), which holds '\(record.session)' version \(record.version)")
-        }
-        return try body(record)
+        return control
     }
 
     /// Calls `body` with the version and global sequence of each record of `session` from version

@@ -119,4 +119,55 @@ struct RedactedReplayTests {
             #expect(report.unverifiableRedactedVersions == [2])
         }
     }
+
+    /// A device's export writes its lines from the stored records read in place (a redacted one
+    /// with its recorded state from its values): the same bytes as an export of the same store
+    /// seen through a reader that is not the store's own, whose lines are written from the
+    /// records' values. A fork's records carry their origin.
+    @Test func aDeviceExportIsTheExportOfTheSameRecordsReadAsValues() async throws {
+        try await withRecordedSignup { engine in
+            try await engine.fork("user-1", at: 2, as: "user-1-fork")
+            try await engine.session("user-1-fork").send("finish")
+            let asValues = LogReplay(log: ForwardingLog(store: engine.store))
+            for id: SessionID in ["user-1", "user-1-fork"] {
+                #expect(try engine.exportSession(id) == asValues.exportSession(id), "\(id)")
+            }
+            let fork = String(decoding: try engine.exportSession("user-1-fork"), as: UTF8.self)
+            #expect(fork.contains(#""origin":{"session":"user-1","version":2}"#))
+            #expect(fork.contains(#""recordedState""#))
+        }
+    }
+}
+
+/// A store's log through a reader that forwards every call to the store's read transaction: a
+/// log that is not a device's store to the code that reads it.
+private struct ForwardingLog: TransitionLog {
+    let store: TransitionStoreReader
+
+    func readLog<R>(_ body: (any TransitionLogReader) throws -> R) throws -> R {
+        try store.readLog { try body(Reader(base: $0)) }
+    }
+
+    private struct Reader: TransitionLogReader {
+        let base: any TransitionLogReader
+
+        func headSequence() throws -> UInt64 { try base.headSequence() }
+        func sessionInfo(for session: SessionID) throws -> SessionInfo? { try base.sessionInfo(for: session) }
+        func records(of session: SessionID, fromVersion version: UInt64, limit: Int) throws -> [TransitionRecord] {
+            try base.records(of: session, fromVersion: version, limit: limit)
+        }
+        func records(fromSequence sequence: UInt64, limit: Int) throws -> [TransitionRecord] {
+            try base.records(fromSequence: sequence, limit: limit)
+        }
+        func storedDefinition(name: String, version: String) throws -> MachineDefinition? {
+            try base.storedDefinition(name: name, version: version)
+        }
+        func storedDefinitionDocument(name: String, version: String) throws -> [UInt8]? {
+            try base.storedDefinitionDocument(name: name, version: version)
+        }
+        func latestSnapshot(of session: SessionID, atOrBefore version: UInt64) throws -> SessionSnapshot? {
+            try base.latestSnapshot(of: session, atOrBefore: version)
+        }
+        func erasure(of session: SessionID) throws -> SessionErasure? { try base.erasure(of: session) }
+    }
 }

@@ -134,23 +134,50 @@ import Testing
             .randomElement(using: &random) ?? .none
     }
 
-    static func record(_ random: inout SeededRandom) throws -> SessionArchive.Record {
+    static func transitionRecord(_ random: inout SeededRandom) throws -> TransitionRecord {
         let origin =
             random.chance(0.3)
             ? RecordOrigin(session: try SessionID("from/\(random.next())\u{1}"), version: random.next()) : nil
-        var record = SessionArchive.Record(
-            TransitionRecord(
-                sequence: random.next() >> UInt64.random(in: 0...63, using: &random), session: "s",
-                version: random.next() >> UInt64.random(in: 0...63, using: &random),
-                timestamp: Timestamp(microsecondsSince1970: Int64.random(in: Int64.min...Int64.max, using: &random)),
-                machine: text(&random), definition: text(&random), event: text(&random),
-                source: (0..<Int.random(in: 0...3, using: &random)).map { _ in text(&random) },
-                target: (0..<Int.random(in: 0...3, using: &random)).map { _ in text(&random) },
-                navigation: (0..<Int.random(in: 0...3, using: &random)).map { _ in operation(&random) },
-                payload: try bytes(&random), stateData: try bytes(&random), origin: origin,
-                redacted: random.chance(0.3)))
+        return TransitionRecord(
+            sequence: random.next() >> UInt64.random(in: 0...63, using: &random), session: "s",
+            version: random.next() >> UInt64.random(in: 0...63, using: &random),
+            timestamp: Timestamp(microsecondsSince1970: Int64.random(in: Int64.min...Int64.max, using: &random)),
+            machine: text(&random), definition: text(&random), event: text(&random),
+            source: (0..<Int.random(in: 0...3, using: &random)).map { _ in text(&random) },
+            target: (0..<Int.random(in: 0...3, using: &random)).map { _ in text(&random) },
+            navigation: (0..<Int.random(in: 0...3, using: &random)).map { _ in operation(&random) },
+            payload: try bytes(&random), stateData: try bytes(&random), origin: origin,
+            redacted: random.chance(0.3))
+    }
+
+    static func record(_ random: inout SeededRandom) throws -> SessionArchive.Record {
+        var record = SessionArchive.Record(try transitionRecord(&random))
         if random.chance(0.3) { record.recordedState = value(&random) }
         return record
+    }
+
+    /// A device's export writes each line from the stored record read in place (`RecordView`):
+    /// the same bytes as the line of the record's values, for every field and escape.
+    @Test func aStoredRecordReadInPlaceWritesTheLineOfItsValues() throws {
+        var random = SeededRandom(seed: 0x5E55_1012)
+        var room: [UInt8] = []
+        for index in 0..<3_000 {
+            var record = try Self.transitionRecord(&random)
+            record.version = max(record.version, 1)
+            let stored = RecordCodec.encode(record)
+            var fromView: [UInt8] = []
+            try stored.withUnsafeBytes { bytes in
+                let view = try RecordView(bytes, sequence: record.sequence)
+                try view.writeLineJSON(recordedState: nil, into: &fromView, room: &room)
+            }
+            var fromValues: [UInt8] = []
+            try SessionArchive.Record(record).writeJSON(into: &fromValues)
+            #expect(
+                fromView == fromValues,
+                "record \(index):\n\(String(decoding: fromView, as: UTF8.self))\n\(String(decoding: fromValues, as: UTF8.self))"
+            )
+            if fromView != fromValues { return }
+        }
     }
 
     @Test func recordLinesAreTheBytesJSONEncoderWrote() throws {
