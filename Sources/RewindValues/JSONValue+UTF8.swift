@@ -40,56 +40,14 @@ extension JSONValue {
         }
     }
 
-    /// Parses a JSON text as ``init(jsonBytes:)`` does when it is an
-    /// object, handing `member` each member's key and value in the order the text has them (a
-    /// repeated key: each time, the last one last) instead of building the object: for readers of
-    /// a known shape on hot paths (a session archive's record lines), which keep the members they
-    /// know. The key is its UTF-8 bytes, escapes resolved, valid during the call only: no `String`
-    /// is made for it (a reader compares it with the names it knows).
-    ///
-    /// - Returns: `false`, having checked the whole text, when it is valid JSON but not an object.
-    /// - Throws: ``JSONParseError`` with the byte offset and the reason.
-    package static func parseMembers(
-        ofObject bytes: some Collection<UInt8>, _ member: (UnsafeBufferPointer<UInt8>, JSONValue) -> Void
-    ) throws(JSONParseError) -> Bool {
-        var none = UTF8KeyTable()
-        return try parseMembers(ofObject: bytes, strings: &none, isRemembering: false, member)
-    }
-
     /// The most strings a parser's memory (``stringMemory()``) holds before it starts over.
     package static var maximumRememberedStrings: Int { 4_096 }
 
-    /// A memory of strings for ``parseMembers(ofObject:remembering:_:)``: it starts over past
-    /// ``maximumRememberedStrings``.
+    /// A memory of strings for a parser (`JSONParser.strings`, with `isRememberingStrings`): it
+    /// starts over past ``maximumRememberedStrings``. A reader of many texts that repeat the same
+    /// strings (an archive's record lines) keeps one and makes each string once.
     package static func stringMemory() -> UTF8KeyTable {
         UTF8KeyTable(startingOverPast: maximumRememberedStrings)
-    }
-
-    /// Parses as ``parseMembers(ofObject:_:)`` does, its string values (escape-free ones) interned
-    /// in `strings` (equal bytes, one shared `String`): a reader of many texts that repeat the same
-    /// strings (an archive's record lines) keeps one table (``stringMemory()``, bounded) and makes
-    /// each string once.
-    package static func parseMembers(
-        ofObject bytes: some Collection<UInt8>, remembering strings: inout UTF8KeyTable,
-        _ member: (UnsafeBufferPointer<UInt8>, JSONValue) -> Void
-    ) throws(JSONParseError) -> Bool {
-        try parseMembers(ofObject: bytes, strings: &strings, isRemembering: true, member)
-    }
-
-    private static func parseMembers(
-        ofObject bytes: some Collection<UInt8>, strings: inout UTF8KeyTable, isRemembering: Bool,
-        _ member: (UnsafeBufferPointer<UInt8>, JSONValue) -> Void
-    ) throws(JSONParseError) -> Bool {
-        func parse(_ buffer: UnsafeBufferPointer<UInt8>) -> Result<Bool, JSONParseError> {
-            var parser = JSONParser(buffer)
-            parser.isRememberingStrings = isRemembering
-            // Moved in and out, not copied: a second reference would copy its tables on write.
-            swap(&parser.strings, &strings)
-            defer { swap(&parser.strings, &strings) }
-            return Result { () throws(JSONParseError) -> Bool in try parser.parseDocumentMembers(member) }
-        }
-        if let parsed = bytes.withContiguousStorageIfAvailable(parse) { return try parsed.get() }
-        return try Array(bytes).withUnsafeBufferPointer(parse).get()
     }
 
     /// The value's canonical JSON text: object keys sorted by their UTF-8 bytes, no whitespace,
@@ -248,18 +206,24 @@ package enum JSONText {
 
 // MARK: - Parsing
 
-/// A single-pass recursive-descent parser over a borrowed UTF-8 buffer.
-struct JSONParser {
+/// A single-pass recursive-descent parser over a borrowed UTF-8 buffer. It parses a document
+/// into a ``JSONValue`` (``parseDocument()``), or is read by a caller that knows the shape it
+/// expects, value by value (`MARK: Reading a known shape`).
+package struct JSONParser {
     private let bytes: UnsafeBufferPointer<UInt8>
     private var index = 0
     /// Reused for strings that contain escapes.
     private var scratch: [UInt8] = []
     /// Whether escape-free strings are interned in `strings` (by default they are made each time).
-    var isRememberingStrings = false
+    package var isRememberingStrings = false
     /// The strings interned so far.
-    var strings = UTF8KeyTable()
+    package var strings = UTF8KeyTable()
+    /// How many objects and arrays a reader of a known shape is inside (``enterObject()``,
+    /// ``enterArray()``): the depth of the values it reads next.
+    private var depth = 0
 
-    init(_ bytes: UnsafeBufferPointer<UInt8>) {
+    /// A parser of the text `bytes`, which must stay valid while it is used.
+    package init(_ bytes: UnsafeBufferPointer<UInt8>) {
         self.bytes = bytes
     }
 
@@ -296,23 +260,6 @@ struct JSONParser {
         }
     }
 
-    /// The one document of the text when it is an object, its members handed to `member` in
-    /// their order (a repeated key: each time), with nothing but whitespace around it; `false`,
-    /// having parsed the whole document, when it is valid JSON but no object.
-    mutating func parseDocumentMembers(
-        _ member: (UnsafeBufferPointer<UInt8>, JSONValue) -> Void
-    ) throws(JSONParseError) -> Bool {
-        skipWhitespace()
-        guard index < bytes.count, bytes[index] == UInt8(ascii: "{") else {
-            _ = try parseDocument()
-            return false
-        }
-        try parseMembers(depth: 1, member)
-        skipWhitespace()
-        guard index == bytes.count else { throw JSONParseError(offset: index, reason: .trailingData) }
-        return true
-    }
-
     private mutating func parseObject(depth: Int) throws(JSONParseError) -> JSONValue {
         var members: [String: JSONValue] = [:]
         try parseMembers(depth: depth) { key, value in members[String(decoding: key, as: UTF8.self)] = value }
@@ -334,36 +281,48 @@ struct JSONParser {
             return
         }
         while true {
-            skipWhitespace()
-            guard index < bytes.count, bytes[index] == UInt8(ascii: "\"") else { throw unexpected() }
-            // The key's bytes are handed over as they are in the text when it has no escape (no
-            // String made: a reader of known members compares them); else a copy of the scratch
-            // buffer, which the value may reuse.
-            let key: StringContents
-            var escapedKey: [UInt8] = []
-            switch try parseStringContents() {
-            case .text(let range): key = .text(range)
-            case .scratch: (key, escapedKey) = (.scratch, scratch)
-            }
-            skipWhitespace()
-            guard index < bytes.count, bytes[index] == UInt8(ascii: ":") else { throw unexpected() }
-            index += 1
+            let key = try memberKey()
             let value = try parseValue(depth: depth)
-            switch key {
-            case .text(let range): member(UnsafeBufferPointer(rebasing: bytes[range]), value)
-            case .scratch: escapedKey.withUnsafeBufferPointer { member($0, value) }
-            }
-            skipWhitespace()
-            guard index < bytes.count else { throw unexpected() }
-            switch bytes[index] {
-            case UInt8(ascii: ","):
-                index += 1
-            case UInt8(ascii: "}"):
-                index += 1
-                return
-            default:
-                throw unexpected()
-            }
+            key.withBytes { member($0, value) }
+            guard try hasAnother(before: UInt8(ascii: "}")) else { return }
+        }
+    }
+
+    /// Parses a member's key and the colon after it (whitespace before each).
+    private mutating func memberKey() throws(JSONParseError) -> JSONMemberKey {
+        skipWhitespace()
+        guard index < bytes.count, bytes[index] == UInt8(ascii: "\"") else { throw unexpected() }
+        // The key's bytes are handed over as they are in the text when it has no escape (no
+        // String made: a reader of known members compares them); else a copy of the scratch
+        // buffer, which the value may reuse.
+        let key: JSONMemberKey
+        switch try parseStringContents() {
+        case .text(let range): key = JSONMemberKey(text: UnsafeBufferPointer(rebasing: bytes[range]))
+        case .scratch: key = JSONMemberKey(escaped: scratch)
+        }
+        skipWhitespace()
+        guard index < bytes.count, bytes[index] == UInt8(ascii: ":") else { throw unexpected() }
+        index += 1
+        return key
+    }
+
+    /// After a member's value or an element: `true` past a comma (another one follows), `false`
+    /// past `closing`, the container's `}` or `]`. Inlined, as are `enter` and `hasNext`: called
+    /// with `closing` a variable, the shared body cost about 430 instructions a record line of an
+    /// archive (callgrind, Benchmarks/HISTORY.md 2026-12-02).
+    @inline(__always)
+    private mutating func hasAnother(before closing: UInt8) throws(JSONParseError) -> Bool {
+        skipWhitespace()
+        guard index < bytes.count else { throw unexpected() }
+        switch bytes[index] {
+        case UInt8(ascii: ","):
+            index += 1
+            return true
+        case closing:
+            index += 1
+            return false
+        default:
+            throw unexpected()
         }
     }
 
@@ -380,17 +339,7 @@ struct JSONParser {
         }
         while true {
             elements.append(try parseValue(depth: depth))
-            skipWhitespace()
-            guard index < bytes.count else { throw unexpected() }
-            switch bytes[index] {
-            case UInt8(ascii: ","):
-                index += 1
-            case UInt8(ascii: "]"):
-                index += 1
-                return .array(elements)
-            default:
-                throw unexpected()
-            }
+            guard try hasAnother(before: UInt8(ascii: "]")) else { return .array(elements) }
         }
     }
 
@@ -687,6 +636,102 @@ struct JSONParser {
         count += 1
     }
 
+    // MARK: Reading a known shape
+
+    /// A place in the text to come back to (``reset(to:)``): a reader that tries a shape and
+    /// finds another reads the value again as a ``JSONValue``.
+    package struct Mark {
+        fileprivate let index: Int
+        fileprivate let depth: Int
+    }
+
+    /// Where the reader is.
+    package func mark() -> Mark { Mark(index: index, depth: depth) }
+
+    /// Goes back to `mark`: what was read since is read again.
+    package mutating func reset(to mark: Mark) {
+        index = mark.index
+        depth = mark.depth
+    }
+
+    /// Enters the object that is the next value, past its `{`: `false`, nothing read, when the
+    /// next value is no object.
+    ///
+    /// - Throws: ``JSONParseError`` at the end of the text, or past ``JSONValue/maximumParseDepth``.
+    package mutating func enterObject() throws(JSONParseError) -> Bool {
+        try enter(UInt8(ascii: "{"))
+    }
+
+    /// The key of the next member of the object entered last, past its colon (its value comes
+    /// next), or `nil` past the object's `}`. `cursor` is the object's, made when it was entered.
+    package mutating func nextMember(in cursor: inout JSONContainerCursor) throws(JSONParseError) -> JSONMemberKey? {
+        try hasNext(in: &cursor, closing: UInt8(ascii: "}")) ? try memberKey() : nil
+    }
+
+    /// Enters the array that is the next value, past its `[`: `false`, nothing read, when the
+    /// next value is no array.
+    ///
+    /// - Throws: ``JSONParseError`` at the end of the text, or past ``JSONValue/maximumParseDepth``.
+    package mutating func enterArray() throws(JSONParseError) -> Bool {
+        try enter(UInt8(ascii: "["))
+    }
+
+    /// Enters the container that is the next value when it opens with `opening`.
+    @inline(__always)
+    private mutating func enter(_ opening: UInt8) throws(JSONParseError) -> Bool {
+        skipWhitespace()
+        guard index < bytes.count else { throw unexpected() }
+        guard bytes[index] == opening else { return false }
+        guard depth + 1 <= JSONValue.maximumParseDepth else {
+            throw JSONParseError(offset: index, reason: .tooDeep(limit: JSONValue.maximumParseDepth))
+        }
+        index += 1
+        depth += 1
+        return true
+    }
+
+    /// Whether the container entered last has another member or element (`closing` is its `}`
+    /// or `]`), leaving it past `closing` when not; `cursor` is the container's.
+    @inline(__always)
+    private mutating func hasNext(in cursor: inout JSONContainerCursor, closing: UInt8) throws(JSONParseError) -> Bool {
+        if cursor.isFirst {
+            cursor.isFirst = false
+            skipWhitespace()
+            guard index < bytes.count, bytes[index] == closing else { return true }
+            index += 1
+        } else if try hasAnother(before: closing) {
+            return true
+        }
+        depth -= 1
+        return false
+    }
+
+    /// Whether the array entered last has another element (which comes next); `false` past its
+    /// `]`. `cursor` is the array's, made when it was entered.
+    package mutating func nextElement(in cursor: inout JSONContainerCursor) throws(JSONParseError) -> Bool {
+        try hasNext(in: &cursor, closing: UInt8(ascii: "]"))
+    }
+
+    /// The next value, whatever it is.
+    package mutating func readValue() throws(JSONParseError) -> JSONValue {
+        try parseValue(depth: depth)
+    }
+
+    /// The next value when it is a string (interned when ``isRememberingStrings``); `nil`,
+    /// nothing read, when it is another kind of value.
+    package mutating func readString() throws(JSONParseError) -> String? {
+        skipWhitespace()
+        guard index < bytes.count else { throw unexpected() }
+        guard bytes[index] == UInt8(ascii: "\"") else { return nil }
+        return try parseString()
+    }
+
+    /// Reads the whitespace after the document's value: the text must end there.
+    package mutating func endDocument() throws(JSONParseError) {
+        skipWhitespace()
+        guard index == bytes.count else { throw JSONParseError(offset: index, reason: .trailingData) }
+    }
+
     // MARK: Helpers
 
     private mutating func skipWhitespace() {
@@ -707,5 +752,42 @@ struct JSONParser {
     private func invalidNumberOrEnd() -> JSONParseError {
         guard index < bytes.count else { return JSONParseError(offset: index, reason: .unexpectedEnd) }
         return JSONParseError(offset: index, reason: .invalidNumber)
+    }
+}
+
+/// Where a reader is in an object or an array it entered (``JSONParser/nextMember(in:)``,
+/// ``JSONParser/nextElement(in:)``): one per container, made when it is entered.
+package struct JSONContainerCursor {
+    fileprivate var isFirst = true
+
+    /// A cursor before the container's first member or element.
+    package init() {}
+}
+
+/// A member's key as a reader of a known shape gets it (``JSONParser/nextMember(in:)``): the
+/// text's own bytes when it has no escape, else a copy with its escapes resolved. No `String` is
+/// made for it: the reader compares it with the names it knows.
+package struct JSONMemberKey {
+    private let text: UnsafeBufferPointer<UInt8>
+    private let escaped: [UInt8]?
+
+    fileprivate init(text: UnsafeBufferPointer<UInt8>) {
+        self.text = text
+        escaped = nil
+    }
+
+    fileprivate init(escaped: [UInt8]) {
+        text = UnsafeBufferPointer(start: nil, count: 0)
+        self.escaped = escaped
+    }
+
+    /// The key's bytes in the text when it has no escape (almost every key); `nil` when it has
+    /// one (read them with ``withBytes(_:)``). Valid while the parser's text is.
+    package var unescapedBytes: UnsafeBufferPointer<UInt8>? { escaped == nil ? text : nil }
+
+    /// Calls `body` with the key's UTF-8 bytes (escapes resolved), valid during the call only.
+    package func withBytes<R>(_ body: (UnsafeBufferPointer<UInt8>) throws -> R) rethrows -> R {
+        guard let escaped else { return try body(text) }
+        return try escaped.withUnsafeBufferPointer(body)
     }
 }

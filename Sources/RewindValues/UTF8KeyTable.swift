@@ -4,7 +4,7 @@
 /// - readers of many records intern the texts those records repeat (machine names, definitions,
 ///   states, events): ``string(_:)`` hands out one shared `String` for equal bytes, made once. The
 ///   screen-flow fold step, the store's record decoding (`RecentStrings`) and the JSON parser's
-///   memory (``JSONValue/parseMembers(ofObject:remembering:_:)``) do. Their tables are bounded
+///   memory (``JSONValue/stringMemory()``) do. Their tables are bounded
 ///   (``init(startingOverPast:)``): one more key than the bound first forgets every key.
 ///
 /// Keys are compared as bytes, as LMDB compares the keys they are stored under (two different

@@ -4,63 +4,204 @@ import RewindStore
 @_spi(Internals) import RewindValues
 
 /// Reading an archive's line bodies: parsed with RewindValues' JSON parser and read with
-/// ``JSONShape``, a record line's members taken as the parser meets them
-/// (``JSONValue/parseMembers(ofObject:_:)``, no dictionary of the object). `JSONDecoder` and
+/// ``JSONShape``, a record line's members read as the parser meets them (`JSONParser`'s reading
+/// of a known shape: no dictionary of the object, and its strings, lists and navigation read as
+/// such, not as ``JSONValue``s). `JSONDecoder` and
 /// `Decodable` cost about 115,000 instructions a record line and 4 million a header, most of an
 /// import's time (Benchmarks/HISTORY.md, "Archive import without JSONDecoder" and "Archive
 /// import: members as the parser meets them"). The record lines' writer is
 /// `SessionArchive+RecordJSON.swift`.
 extension SessionArchive.Record {
-    /// The members of a record line's body this reader knows; the others are ignored.
+    /// A member as the reader met it: a string, a list of strings or the navigation read as
+    /// their types where the text has them so (no ``JSONValue`` made), else the value as it is,
+    /// which the checks after the reading refuse with the same errors as a value of that member.
+    private enum Member<Value> {
+        case absent
+        case read(Value)
+        case other(JSONValue)
+    }
+
+    /// The members of a record line's body this reader knows; the others are read and ignored.
+    /// A repeated key: the last one wins.
     private struct Members {
-        var version, sequence, timestamp, machine, definition, event, source, target: JSONValue?
-        var navigation, origin, redacted, recordedState: JSONValue?
+        var version, sequence, timestamp: JSONValue?
+        var machine: Member<String> = .absent
+        var definition: Member<String> = .absent
+        var event: Member<String> = .absent
+        var source: Member<[String]> = .absent
+        var target: Member<[String]> = .absent
+        var navigation: Member<[NavigationOperation]> = .absent
+        var origin, redacted, recordedState: JSONValue?
         var payload, payloadBase64, stateData, stateDataBase64: JSONValue?
 
-        /// Keeps `value` when `key` (UTF-8) is a member of a record (the last of a repeated key
-        /// wins).
-        mutating func take(_ key: UnsafeBufferPointer<UInt8>, _ value: JSONValue) {
-            // The key's bytes, lengths first: no String is made for it, and a name of another
-            // length costs one comparison of integers (a `switch` over String names was 2,100
-            // instructions a record line, the keys' Strings as much again; callgrind,
-            // Benchmarks/HISTORY.md 2026-11-30).
-            // Inlined, so that each name's length is a constant its comparison starts with.
-            @inline(__always) func named(_ name: StaticString) -> Bool {
-                UnsafeRawBufferPointer(key).equals(
-                    UnsafeRawBufferPointer(start: name.utf8Start, count: name.utf8CodeUnitCount))
+        /// Reads the body's members with `parser`; `false`, having read the whole text, when it
+        /// is JSON but no object. Every member's value is read in the text's order, so a text
+        /// that is not JSON throws the `JSONParseError` a parse of the whole value would (the same
+        /// place); a value of another shape is kept as it is for the checks after. (A method, not
+        /// an initializer: the members are read in place, not copied out of an optional.)
+        mutating func read(_ parser: inout JSONParser, formatVersion: Int) throws(JSONParseError) -> Bool {
+            guard try parser.enterObject() else {
+                _ = try parser.readValue()
+                try parser.endDocument()
+                return false
             }
-            if named("version") {
-                version = value
-            } else if named("sequence") {
-                sequence = value
-            } else if named("timestamp") {
-                timestamp = value
-            } else if named("machine") {
-                machine = value
-            } else if named("definition") {
-                definition = value
-            } else if named("event") {
-                event = value
-            } else if named("source") {
-                source = value
-            } else if named("target") {
-                target = value
-            } else if named("navigation") {
-                navigation = value
-            } else if named("origin") {
-                origin = value
-            } else if named("redacted") {
-                redacted = value
-            } else if named("recordedState") {
-                recordedState = value
-            } else if named("payload") {
-                payload = value
-            } else if named("payloadBase64") {
-                payloadBase64 = value
-            } else if named("stateData") {
-                stateData = value
-            } else if named("stateDataBase64") {
-                stateDataBase64 = value
+            var cursor = JSONContainerCursor()
+            while let key = try parser.nextMember(in: &cursor) {
+                switch key.unescapedBytes.map(Field.init) ?? key.withBytes(Field.init) {
+                case .definition: definition = try Self.string(&parser)
+                case .event: event = try Self.string(&parser)
+                case .machine: machine = try Self.string(&parser)
+                case .navigation:
+                    navigation = formatVersion == 1 ? .other(try parser.readValue()) : try Self.navigation(&parser)
+                case .sequence: sequence = try parser.readValue()
+                case .source: source = try Self.strings(&parser)
+                case .target: target = try Self.strings(&parser)
+                case .timestamp: timestamp = try parser.readValue()
+                case .version: version = try parser.readValue()
+                case .origin: origin = try parser.readValue()
+                case .redacted: redacted = try parser.readValue()
+                case .recordedState: recordedState = try parser.readValue()
+                case .payload: payload = try parser.readValue()
+                case .payloadBase64: payloadBase64 = try parser.readValue()
+                case .stateData: stateData = try parser.readValue()
+                case .stateDataBase64: stateDataBase64 = try parser.readValue()
+                case .push, .popTo, .replace, .setRoot, nil: _ = try parser.readValue()
+                }
+            }
+            try parser.endDocument()
+            return true
+        }
+
+        /// The names a record line's reader knows: its members, and the operations of its
+        /// navigation.
+        private enum Field {
+            case definition, event, machine, navigation, sequence, source, target, timestamp, version
+            case origin, redacted, recordedState, payload, payloadBase64, stateData, stateDataBase64
+            case push, popTo, replace, setRoot
+
+            /// The name `key` (UTF-8) is, if any. The key's bytes are compared, lengths first: no
+            /// String is made for it, and a name of another length costs one comparison of
+            /// integers (a `switch` over String names was 2,100 instructions a record line, the
+            /// keys' Strings as much again; callgrind, Benchmarks/HISTORY.md 2026-11-30).
+            init?(_ key: UnsafeBufferPointer<UInt8>) {
+                // Inlined, so that each name's length is a constant its comparison starts with.
+                @inline(__always) func named(_ name: StaticString) -> Bool {
+                    UnsafeRawBufferPointer(key).equals(
+                        UnsafeRawBufferPointer(start: name.utf8Start, count: name.utf8CodeUnitCount))
+                }
+                if named("definition") {
+                    self = .definition
+                } else if named("event") {
+                    self = .event
+                } else if named("machine") {
+                    self = .machine
+                } else if named("navigation") {
+                    self = .navigation
+                } else if named("sequence") {
+                    self = .sequence
+                } else if named("source") {
+                    self = .source
+                } else if named("target") {
+                    self = .target
+                } else if named("timestamp") {
+                    self = .timestamp
+                } else if named("version") {
+                    self = .version
+                } else if named("origin") {
+                    self = .origin
+                } else if named("redacted") {
+                    self = .redacted
+                } else if named("recordedState") {
+                    self = .recordedState
+                } else if named("payload") {
+                    self = .payload
+                } else if named("payloadBase64") {
+                    self = .payloadBase64
+                } else if named("stateData") {
+                    self = .stateData
+                } else if named("stateDataBase64") {
+                    self = .stateDataBase64
+                } else if named("push") {
+                    self = .push
+                } else if named("popTo") {
+                    self = .popTo
+                } else if named("replace") {
+                    self = .replace
+                } else if named("setRoot") {
+                    self = .setRoot
+                } else {
+                    return nil
+                }
+            }
+        }
+
+        /// The next value, as a string when it is one.
+        private static func string(_ parser: inout JSONParser) throws(JSONParseError) -> Member<String> {
+            if let string = try parser.readString() { return .read(string) }
+            return .other(try parser.readValue())
+        }
+
+        /// The next value, as a list of strings when it is an array of strings only.
+        private static func strings(_ parser: inout JSONParser) throws(JSONParseError) -> Member<[String]> {
+            let start = parser.mark()
+            if try parser.enterArray() {
+                var strings: [String] = []
+                var cursor = JSONContainerCursor()
+                while try parser.nextElement(in: &cursor) {
+                    guard let string = try parser.readString() else {
+                        parser.reset(to: start)
+                        return .other(try parser.readValue())
+                    }
+                    strings.append(string)
+                }
+                return .read(strings)
+            }
+            return .other(try parser.readValue())
+        }
+
+        /// The next value, as navigation operations when it is an array of them as
+        /// ``ArchiveNavigation`` reads them (`"pop"`, or an object of one member naming the
+        /// screen: `{"push":"detail"}`); else as it is.
+        private static func navigation(
+            _ parser: inout JSONParser
+        ) throws(JSONParseError) -> Member<[NavigationOperation]> {
+            let start = parser.mark()
+            if try parser.enterArray() {
+                var operations: [NavigationOperation] = []
+                var cursor = JSONContainerCursor()
+                while try parser.nextElement(in: &cursor) {
+                    guard let operation = try Self.operation(&parser) else {
+                        parser.reset(to: start)
+                        return .other(try parser.readValue())
+                    }
+                    operations.append(operation)
+                }
+                return .read(operations)
+            }
+            return .other(try parser.readValue())
+        }
+
+        /// The operation that is the next value, or `nil` when it is none (read in part).
+        private static func operation(_ parser: inout JSONParser) throws(JSONParseError) -> NavigationOperation? {
+            if let name = try parser.readString() {
+                switch name {
+                case "none": return NavigationOperation.none
+                case "pop": return .pop
+                case "popToRoot": return .popToRoot
+                default: return nil
+                }
+            }
+            guard try parser.enterObject() else { return nil }
+            var cursor = JSONContainerCursor()
+            guard let key = try parser.nextMember(in: &cursor), let screen = try parser.readString(),
+                try parser.nextMember(in: &cursor) == nil
+            else { return nil }
+            switch key.unescapedBytes.map(Field.init) ?? key.withBytes(Field.init) {
+            case .push: return .push(screen)
+            case .popTo: return .popTo(screen)
+            case .replace: return .replace(screen)
+            case .setRoot: return .setRoot(screen)
+            default: return nil
             }
         }
     }
@@ -81,12 +222,35 @@ extension SessionArchive.Record {
         jsonBody body: some Collection<UInt8>, formatVersion: Int, remembering strings: inout UTF8KeyTable
     ) throws {
         var members = Members()
-        guard try JSONValue.parseMembers(ofObject: body, remembering: &strings, { members.take($0, $1) }) else {
-            throw JSONShapeError(path: [], expected: "an object")
+        func read(_ buffer: UnsafeBufferPointer<UInt8>) -> Result<Bool, JSONParseError> {
+            var parser = JSONParser(buffer)
+            parser.isRememberingStrings = true
+            // Moved in and out, not copied: a second reference would copy its tables on write.
+            swap(&parser.strings, &strings)
+            defer { swap(&parser.strings, &strings) }
+            return Result { () throws(JSONParseError) -> Bool in try members.read(&parser, formatVersion: formatVersion)
+            }
         }
+        let isObject = try (body.withContiguousStorageIfAvailable(read) ?? Array(body).withUnsafeBufferPointer(read))
+            .get()
+        guard isObject else { throw JSONShapeError(path: [], expected: "an object") }
         func member(_ key: String, _ value: JSONValue?) throws(JSONShapeError) -> JSONValue {
             guard let value else { throw JSONShapeError(path: [], expected: "a member '\(key)'") }
             return value
+        }
+        func string(_ key: String, _ member: Member<String>) throws(JSONShapeError) -> String {
+            switch member {
+            case .absent: throw JSONShapeError(path: [], expected: "a member '\(key)'")
+            case .read(let string): return string
+            case .other(let value): return try JSONShape.string(value, at: [key])
+            }
+        }
+        func list(_ key: String, _ member: Member<[String]>) throws(JSONShapeError) -> [String] {
+            switch member {
+            case .absent: throw JSONShapeError(path: [], expected: "a member '\(key)'")
+            case .read(let strings): return strings
+            case .other(let value): return try JSONShape.strings(value, at: [key])
+            }
         }
         /// `nil` when absent or `null`.
         func optional(_ value: JSONValue?) -> JSONValue? {
@@ -95,35 +259,40 @@ extension SessionArchive.Record {
         version = try JSONShape.uint64(try member("version", members.version), at: ["version"])
         sequence = try JSONShape.uint64(try member("sequence", members.sequence), at: ["sequence"])
         timestamp = try JSONShape.int64(try member("timestamp", members.timestamp), at: ["timestamp"])
-        machine = try JSONShape.string(try member("machine", members.machine), at: ["machine"])
-        definition = try JSONShape.string(try member("definition", members.definition), at: ["definition"])
-        event = try JSONShape.string(try member("event", members.event), at: ["event"])
-        source = try JSONShape.strings(try member("source", members.source), at: ["source"])
-        target = try JSONShape.strings(try member("target", members.target), at: ["target"])
+        machine = try string("machine", members.machine)
+        definition = try string("definition", members.definition)
+        event = try string("event", members.event)
+        source = try list("source", members.source)
+        target = try list("target", members.target)
         origin = try optional(members.origin).map(Self.origin)
         redacted =
             try optional(members.redacted).map { value throws(JSONShapeError) in
                 try JSONShape.bool(value, at: ["redacted"])
             } ?? false
         recordedState = members.recordedState
-        if formatVersion == 1 {
-            navigation = try Self.legacyNavigation(try member("navigation", members.navigation))
-            payload = try Self.base64(try member("payload", members.payload), at: "payload")
-            stateData = try Self.base64(try member("stateData", members.stateData), at: "stateData")
-        } else {
-            let operations = try JSONShape.array(try member("navigation", members.navigation), at: ["navigation"])
+        switch members.navigation {
+        case .absent: throw JSONShapeError(path: [], expected: "a member 'navigation'")
+        case .read(let operations): navigation = operations
+        case .other(let value) where formatVersion == 1: navigation = try Self.legacyNavigation(value)
+        case .other(let value):
+            let operations = try JSONShape.array(value, at: ["navigation"])
             navigation = []
             navigation.reserveCapacity(operations.count)
             for (index, operation) in operations.enumerated() {
                 navigation.append(try ArchiveNavigation(json: operation, at: ["navigation", String(index)]).operation)
             }
+        }
+        if formatVersion == 1 {
+            payload = try Self.base64(try member("payload", members.payload), at: "payload")
+            stateData = try Self.base64(try member("stateData", members.stateData), at: "stateData")
+        } else {
             payload = try Self.bytes(json: members.payload, base64: members.payloadBase64, at: "payloadBase64")
             stateData = try Self.bytes(json: members.stateData, base64: members.stateDataBase64, at: "stateDataBase64")
         }
     }
 
     /// `{"session": ID, "version": N}`.
-    private static func origin(_ value: JSONValue) throws -> RecordOrigin {
+    static func origin(_ value: JSONValue) throws -> RecordOrigin {
         let fields = try JSONShape.object(value, at: ["origin"])
         let session = try JSONShape.string(
             try JSONShape.member("session", of: fields, at: ["origin"]), at: ["origin", "session"])
