@@ -5,8 +5,10 @@ import RewindStore
 /// The archive of one session (see ``SessionArchive``) of a log read asynchronously — a fleet
 /// server's PostgreSQL (``AsyncTransitionLogReader``) — written a part at a time, so that an
 /// answer never holds a whole session in memory: at most a page of records and a part of bytes.
-/// Its bytes are those a device's ``LogReplay/exportSession(_:)`` writes for the same session:
-/// both go through the one archive writer.
+/// Its bytes are those a device's ``LogReplay/exportSession(_:)`` writes for the same session
+/// (both go through the one archive writer) but for the recorded state of a redacted record: a
+/// device keeps it as a snapshot, which uploads do not carry, so a stream writes such a record's
+/// line without `recordedState` (see docs/architecture/storage.md).
 ///
 /// Making one (``init(_:from:)``) reads all that the archive's header needs — the session's head,
 /// a trimmed session's base, the definitions its records were written under — so its errors come
