@@ -308,13 +308,16 @@ def archive(results):
     print()
     print("| Archive (item 16), interleaved per iteration | Rewind p50 / p99 | raw LMDB p50 / p99 | Rewind ÷ raw LMDB | Target |")
     print("|---|---|---|---|---|")
-    for rewind, raw, title in [("Rewind export ns/record", "raw LMDB read ns/record", "export ÷ raw read"),
-                               ("Rewind import ns/record", "raw LMDB NOSYNC write ns/record", "import ÷ raw write")]:
+    for rewind, raw, title, target in [
+            ("Rewind export ns/record", "raw LMDB read ns/record", "export ÷ raw read", "≥ 0.5×"),
+            ("Rewind export ns/record", "raw LMDB read + record check ns/record",
+             "export ÷ raw read + the check of each record (the floor of a checking export)", "(the bound)"),
+            ("Rewind import ns/record", "raw LMDB NOSYNC write ns/record", "import ÷ raw write", "≥ 0.5×")]:
         mine, theirs = metrics.get(rewind), metrics.get(raw)
         if not mine or not theirs:
             continue
         cells = [title, f"{duration(mine[0] * 1e-9)} / {duration(mine[1] * 1e-9)}",
-                 f"{duration(theirs[0] * 1e-9)} / {duration(theirs[1] * 1e-9)}", f"{theirs[0] / mine[0]:.3f}×", "≥ 0.5×"]
+                 f"{duration(theirs[0] * 1e-9)} / {duration(theirs[1] * 1e-9)}", f"{theirs[0] / mine[0]:.3f}×", target]
         print("| " + " | ".join(cells) + " |")
 
 

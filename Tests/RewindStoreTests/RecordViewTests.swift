@@ -51,6 +51,7 @@ struct RecordViewTests {
                 let view = try RecordView(buffer, sequence: sequence)
                 #expect(view.record() == original)
                 #expect(try RecordCodec.decode(buffer, sequence: sequence) == original)
+                try RecordCodec.check(buffer, sequence: sequence)
                 #expect(view.sequence == sequence)
                 #expect(view.version == original.version)
                 #expect(view.timestamp == original.timestamp)
@@ -86,6 +87,10 @@ struct RecordViewTests {
         bytes.withUnsafeBytes { buffer in
             var viewError: StoreError?
             do throws(StoreError) { _ = try RecordView(buffer, sequence: sequence) } catch { viewError = error }
+            // The check alone (`RecordCodec.check`) refuses what the view refuses, with its error.
+            var checkError: StoreError?
+            do throws(StoreError) { try RecordCodec.check(buffer, sequence: sequence) } catch { checkError = error }
+            #expect(checkError == viewError)
             let decodeError = #expect(throws: StoreError.self) {
                 _ = try RecordCodec.decode(buffer, sequence: sequence)
             }

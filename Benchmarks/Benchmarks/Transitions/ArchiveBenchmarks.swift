@@ -7,26 +7,30 @@ import Rewind
 
 /// Item 16 (issue 34's archive target, import and export ≥ 0.5× raw LMDB's bulk write and read of
 /// the same records): one session's archive exported and imported, against raw LMDB reading and
-/// writing as many values of the session's record size, interleaved in each iteration (in a
-/// rotating order), each recording its time per record.
+/// writing as many values of the session's record size, and reading the session's own records
+/// with the check every reader makes of a stored record (the floor of an export that refuses a
+/// damaged record), interleaved in each iteration (in a rotating order), each recording its time
+/// per record.
 func registerArchiveBenchmarks() {
     let export = nanoseconds("Rewind export ns/record")
     let rawRead = nanoseconds("raw LMDB read ns/record")
     let importing = nanoseconds("Rewind import ns/record")
     let rawWrite = nanoseconds("raw LMDB NOSYNC write ns/record")
+    let rawChecked = nanoseconds("raw LMDB read + record check ns/record")
     let records = 20_000
     let box = FixtureBox<ArchiveFixture>()
     Benchmark(
         "16 archive export and import of a 20,000-record session: Rewind, raw LMDB read and NOSYNC write of as many records",
         configuration: .init(
-            metrics: [export, rawRead, importing, rawWrite], maxDuration: .seconds(6), maxIterations: 12),
+            metrics: [export, rawRead, importing, rawWrite, rawChecked], maxDuration: .seconds(6),
+            maxIterations: 12),
         closure: { benchmark in
             guard let fixture = box.value else { return benchmark.error("no fixture") }
             do {
                 let clock = ContinuousClock()
-                for turn in 0..<4 {
+                for turn in 0..<5 {
                     let start = clock.now
-                    switch (benchmark.currentIteration + turn) % 4 {
+                    switch (benchmark.currentIteration + turn) % 5 {
                     case 0:
                         let archive = try fixture.engine.engine.exportSession(fixture.session)
                         guard archive.count == fixture.archive.count else {
@@ -46,9 +50,15 @@ func registerArchiveBenchmarks() {
                             return benchmark.error("an import of \(info.recordCount) records")
                         }
                         benchmark.measurement(importing, clock.now.nanoseconds(since: start) / records)
-                    default:
+                    case 3:
                         try fixture.writeLog.append(records: records, batch: records)
                         benchmark.measurement(rawWrite, clock.now.nanoseconds(since: start) / records)
+                    default:
+                        var sink: [UInt8] = []
+                        sink.reserveCapacity(fixture.checkedBytes)
+                        let read = try fixture.checkLog.readAllCheckingRecords(into: &sink)
+                        guard read == records else { return benchmark.error("raw LMDB read \(read) records") }
+                        benchmark.measurement(rawChecked, clock.now.nanoseconds(since: start) / records)
                     }
                 }
             } catch {
@@ -68,8 +78,13 @@ final class ArchiveFixture: @unchecked Sendable {
     let archive: Data
     let readLog: RawLMDBLog
     let writeLog: RawLMDBLog
+    /// The session's own stored records, under their sequences: read and checked, the floor of
+    /// an export that refuses a damaged record.
+    let checkLog: RawLMDBLog
     /// The bytes the raw read copies out.
     let readBytes: Int
+    /// The bytes the checked read copies out.
+    let checkedBytes: Int
     private var imports = 0
 
     init(records: Int) async throws {
@@ -95,6 +110,10 @@ final class ArchiveFixture: @unchecked Sendable {
         try readLog.append(records: records, batch: records)
         readBytes = recordSize * records
         writeLog = try RawLMDBLog(recordSize: recordSize, noSync: true)
+        checkLog = try RawLMDBLog(recordSize: recordSize, noSync: true)
+        let encoded = stored.map { (sequence: $0.sequence, bytes: RecordCodec.encode($0)) }
+        try checkLog.append(values: encoded)
+        checkedBytes = encoded.reduce(0) { $0 + $1.bytes.count }
         print(
             "archive fixture: \(records) records of \(recordSize) bytes on average in the store, an archive of \(archive.count) bytes"
         )
@@ -110,5 +129,6 @@ final class ArchiveFixture: @unchecked Sendable {
         engine.close()
         readLog.close()
         writeLog.close()
+        checkLog.close()
     }
 }

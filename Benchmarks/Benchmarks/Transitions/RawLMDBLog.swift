@@ -1,6 +1,7 @@
 import BenchmarkSupport
 import CLMDBBench
 import Foundation
+@_spi(Internals) import RewindStore
 
 /// The physical limit: LMDB's C API called directly, appending values of a record's size under
 /// 8-byte big-endian keys with `MDB_APPEND`, `batch` puts per write transaction. Opened like the
@@ -90,6 +91,12 @@ final class RawLMDBLog {
     /// to `sink` (a copy out of the map, as a reader keeping what it read must make); returns how
     /// many values it read.
     func readAll(into sink: inout [UInt8]) throws -> Int {
+        try forEachValue { _, value in sink.append(contentsOf: value) }
+    }
+
+    /// Calls `body` with each key and value, in order, with one cursor in one read transaction;
+    /// returns how many values it read.
+    private func forEachValue(_ body: (UnsafeRawBufferPointer, UnsafeRawBufferPointer) throws -> Void) throws -> Int {
         var transaction: OpaquePointer?
         try Self.check(mdb_txn_begin(environment, nil, UInt32(MDB_RDONLY), &transaction), "mdb_txn_begin")
         defer { mdb_txn_abort(transaction) }
@@ -101,12 +108,48 @@ final class RawLMDBLog {
         var count = 0
         var code = mdb_cursor_get(cursor, &key, &data, MDB_FIRST)
         while code == 0 {
-            sink.append(contentsOf: UnsafeRawBufferPointer(start: data.mv_data, count: data.mv_size))
+            try body(
+                UnsafeRawBufferPointer(start: key.mv_data, count: key.mv_size),
+                UnsafeRawBufferPointer(start: data.mv_data, count: data.mv_size))
             count += 1
             code = mdb_cursor_get(cursor, &key, &data, MDB_NEXT)
         }
         guard code == MDB_NOTFOUND else { throw RawLMDBError(operation: "mdb_cursor_get", code: code) }
         return count
+    }
+
+    /// One write transaction appending `values`, each under its sequence (increasing), as a
+    /// store's log holds its records.
+    func append(values: [(sequence: UInt64, bytes: [UInt8])]) throws {
+        var transaction: OpaquePointer?
+        try Self.check(mdb_txn_begin(environment, nil, 0, &transaction), "mdb_txn_begin")
+        for (sequence, bytes) in values {
+            var key = sequence.bigEndian
+            var bytes = bytes
+            let code = withUnsafeMutableBytes(of: &key) { keyBytes in
+                bytes.withUnsafeMutableBytes { valueBytes in
+                    var keyValue = MDB_val(mv_size: 8, mv_data: keyBytes.baseAddress)
+                    var dataValue = MDB_val(mv_size: valueBytes.count, mv_data: valueBytes.baseAddress)
+                    return mdb_put(transaction, database, &keyValue, &dataValue, UInt32(MDB_APPEND))
+                }
+            }
+            if code != 0 {
+                mdb_txn_abort(transaction)
+                throw RawLMDBError(operation: "mdb_put", code: code)
+            }
+        }
+        try Self.check(mdb_txn_commit(transaction), "mdb_txn_commit")
+    }
+
+    /// Reads every value as ``readAll(into:)`` does, checking each as a store's record of the
+    /// sequence its key holds (`RecordCodec.check`) before copying it out: the floor of an export
+    /// that refuses a damaged record; returns how many values it read.
+    func readAllCheckingRecords(into sink: inout [UInt8]) throws -> Int {
+        try forEachValue { key, value in
+            guard key.count == 8 else { throw RawLMDBError(operation: "a log key of \(key.count) bytes", code: EINVAL) }
+            try RecordCodec.check(value, sequence: UInt64(bigEndian: key.loadUnaligned(as: UInt64.self)))
+            sink.append(contentsOf: value)
+        }
     }
 
     func close() {

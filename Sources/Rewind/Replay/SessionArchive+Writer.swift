@@ -69,12 +69,21 @@ extension SessionArchive {
             written += 1
         }
 
-        /// Writes record lines written apart (a device's export, which learns the header from
-        /// the records it writes).
-        mutating func append(_ lines: RecordLines) {
-            pending.append(contentsOf: lines.bytes)
+        /// The whole archive: what was written (the header), record lines written apart (a
+        /// device's export, which learns the header from the records it writes), and the
+        /// trailer, copied once into the archive's bytes (the lines copied into ``pending`` first
+        /// were a second copy of the whole archive).
+        mutating func archive(appending lines: RecordLines) throws -> Data {
             checksum = lines.bytes.withUnsafeBytes { CRC32C.checksum($0, continuing: checksum) }
             written += lines.count
+            let head = take()
+            try finish()
+            let trailer = take()
+            var archive = Data(capacity: head.count + lines.bytes.count + trailer.count)
+            archive.append(contentsOf: head)
+            archive.append(contentsOf: lines.bytes)
+            archive.append(contentsOf: trailer)
+            return archive
         }
 
         /// Writes the trailer. Its callers write as many records as the header announced: the
@@ -157,7 +166,7 @@ extension SessionArchive {
     /// Record lines written before their archive's header, which they tell: the content versions
     /// of the definitions the records were written under, in the order they first appear, and
     /// the count. A device's export writes a session in one pass this way (then
-    /// ``Writer/append(_:)-(RecordLines)``) instead of reading its records twice.
+    /// ``Writer/archive(appending:)``) instead of reading its records twice.
     struct RecordLines {
         /// The lines, newlines included.
         private(set) var bytes: [UInt8] = []
@@ -168,6 +177,15 @@ extension SessionArchive {
         private(set) var definitionChanges: [String] = []
         /// The room a line is written in (``RecordLineFields/writeLineJSON(recordedState:into:room:)``).
         private var room: [UInt8] = []
+        /// The records the caller will write (``init(expecting:)``).
+        private let expected: UInt64
+
+        /// Lines of about `expected` records: once the first is written, room is made for all of
+        /// them at its size and a quarter more (grown by doubling, a session's lines were copied
+        /// about twice more).
+        init(expecting expected: UInt64) {
+            self.expected = expected
+        }
 
         /// Writes the line of `record`, as ``Writer/append(_:recordedState:)`` does.
         mutating func append(_ record: TransitionRecord, recordedState: SessionSnapshot?) throws {
@@ -177,6 +195,14 @@ extension SessionArchive {
             }
             if definitionChanges.last != record.definition { definitionChanges.append(record.definition) }
             count += 1
+            reserveAfterTheFirstLine()
+        }
+
+        private mutating func reserveAfterTheFirstLine() {
+            guard count == 1, expected > 1 else { return }
+            let (total, overflow) = (bytes.count + bytes.count / 4).multipliedReportingOverflow(
+                by: Int(clamping: expected))
+            if !overflow { bytes.reserveCapacity(total) }
         }
 
         /// Writes the line of the stored record `view` read in place, a record that recorded no
@@ -190,6 +216,7 @@ extension SessionArchive {
                 definitionChanges.append(String(decoding: definition, as: UTF8.self))
             }
             count += 1
+            reserveAfterTheFirstLine()
         }
     }
 }

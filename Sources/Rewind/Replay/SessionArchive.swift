@@ -222,7 +222,8 @@ extension LogReplay {
             }
             // The header comes first and lists the definitions the records name: the records'
             // lines are written first, then the header, then the lines after it.
-            var lines = SessionArchive.RecordLines()
+            var lines = SessionArchive.RecordLines(
+                expecting: info.headVersion - min(info.headVersion, info.firstVersion - 1))
             if let store = reader as? StoreReadTransaction {
                 // A device's store: each line written from the stored record in place.
                 try store.forEachRecordView(of: session, from: info.firstVersion) { view in
@@ -248,9 +249,7 @@ extension LogReplay {
                         version: version)
                 },
                 records: lines.count, base: base)
-            writer.append(lines)
-            try writer.finish()
-            return Data(writer.take())
+            return try writer.archive(appending: lines)
         }
     }
 }

@@ -118,6 +118,17 @@ import RewindValues
         return buffer
     }
 
+    /// Checks the record stored under global sequence `sequence` as every reader does before it
+    /// reads a field (``decode(_:sequence:)`` and a session's export among them), decoding
+    /// nothing: the floor of a reader that refuses a damaged record (the archive benchmark's
+    /// baseline of a checking export, Benchmarks/README.md item 16).
+    ///
+    /// - Throws: ``StoreError/corruptedRecord(sequence:reason:)``, exactly when
+    ///   ``decode(_:sequence:)`` throws it.
+    public static func check(_ bytes: UnsafeRawBufferPointer, sequence: UInt64) throws(StoreError) {
+        _ = try RecordView(bytes, sequence: sequence)
+    }
+
     /// Decodes the record stored under global sequence `sequence`, reading from a borrowed buffer
     /// (e.g. LMDB's memory map) without copying it first.
     ///
