@@ -182,10 +182,15 @@ extension SessionArchive {
 
         /// Lines of about `expected` records: once the first is written, room is made for all of
         /// them at its size and a quarter more (grown by doubling, a session's lines were copied
-        /// about twice more).
+        /// about twice more), up to ``maximumReservation``.
         init(expecting expected: UInt64) {
             self.expected = expected
         }
+
+        /// The most room made ahead (256 MiB): a first line much longer than the others (a large
+        /// payload) must not make room for a multiple of the archive; past it, the bytes grow by
+        /// doubling.
+        static let maximumReservation = 1 << 28
 
         /// Writes the line of `record`, as ``Writer/append(_:recordedState:)`` does.
         mutating func append(_ record: TransitionRecord, recordedState: SessionSnapshot?) throws {
@@ -202,7 +207,7 @@ extension SessionArchive {
             guard count == 1, expected > 1 else { return }
             let (total, overflow) = (bytes.count + bytes.count / 4).multipliedReportingOverflow(
                 by: Int(clamping: expected))
-            if !overflow { bytes.reserveCapacity(total) }
+            bytes.reserveCapacity(overflow ? Self.maximumReservation : min(total, Self.maximumReservation))
         }
 
         /// Writes the line of the stored record `view` read in place, a record that recorded no
