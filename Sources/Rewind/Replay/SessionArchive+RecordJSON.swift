@@ -266,9 +266,10 @@ extension SessionArchive.Record: SessionArchive.RecordLineFields {
 extension RecordView: SessionArchive.RecordLineFields {
     var timestampMicroseconds: Int64 { timestamp.microsecondsSince1970 }
 
-    /// The record's stored bytes: each string is stored after its length and each navigation
-    /// operation as a tag, so they count at least that.
-    var textByteCount: Int { body.count }
+    /// The record's stored bytes, each string counted with the length stored before it, and
+    /// one more for each navigation operation: one without a screen is stored as a tag alone
+    /// (one byte) and written as up to twelve (`"popToRoot",`).
+    var textByteCount: Int { body.count + navigationCount }
 
     func withUTF8(of field: SessionArchive.TextField, _ body: (UnsafeRawBufferPointer) -> Void) {
         switch field {

@@ -195,6 +195,27 @@ import Testing
         }
     }
 
+    /// A record of many navigation operations without a screen (a tag alone in the store, up
+    /// to twelve bytes in the line) and short strings: its line fits the room made for it, from
+    /// its stored bytes as from its values, and is the same.
+    @Test func aRecordOfManyOperationsWithoutAScreenIsWrittenWhole() throws {
+        let record = TransitionRecord(
+            sequence: 1, session: "s", version: 1, timestamp: Timestamp(microsecondsSince1970: 0), machine: "m",
+            definition: "d", event: "e", source: [], target: ["a"],
+            navigation: Array(repeating: NavigationOperation.popToRoot, count: 500) + [.none, .pop], payload: [],
+            stateData: [], origin: nil)
+        var room: [UInt8] = []
+        var fromView: [UInt8] = []
+        try RecordCodec.encode(record).withUnsafeBytes { bytes in
+            try RecordView(bytes, sequence: 1).writeLineJSON(recordedState: nil, into: &fromView, room: &room)
+        }
+        var fromValues: [UInt8] = []
+        try SessionArchive.Record(record).writeJSON(into: &fromValues)
+        #expect(fromView == fromValues)
+        let read = try SessionArchive.Record(jsonBody: fromView, formatVersion: SessionArchive.formatVersion)
+        #expect(read.navigation == record.navigation)
+    }
+
     /// A number held as decimal text (more digits than a `Double` holds) is written as its text:
     /// the line reads back as the very payload bytes.
     @Test func aDecimalPayloadIsWrittenAsItsTextAndReadsBack() throws {
