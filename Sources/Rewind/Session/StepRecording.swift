@@ -173,19 +173,18 @@ package struct StepRecording: Sendable {
     ) throws -> TransitionDraft {
         var entered = Self.enteredData(of: microsteps)
         var redacted = markingRedacted
-        // Without a redaction policy the request is read where it is: no copy of it per record
-        // (callgrind: a copy and its release were about 250 instructions of each bulk record).
-        let payload: JSONValue
-        if let redactor {
-            payload = redactor.redact(request, changed: &redacted).payload
-            entered = redactor.redact(data: entered, changed: &redacted)
-        } else {
-            payload = request.payload
-        }
         let payloadBytes: [UInt8]
         let dataBytes: [UInt8]
         do {
-            payloadBytes = payload.isNull ? [] : try coder.encode(payload)
+            if let redactor {
+                payloadBytes = try encodedPayload(of: redactor.redact(request, changed: &redacted))
+                entered = redactor.redact(data: entered, changed: &redacted)
+            } else {
+                // Without a redaction policy the request is read where it is: no copy of it per
+                // record (callgrind: a copy and its release were about 250 instructions of each
+                // bulk record).
+                payloadBytes = try encodedPayload(of: request)
+            }
             dataBytes = entered.isEmpty ? [] : try coder.encode(entered)
         } catch {
             throw EngineError.payloadEncoding(event: request.eventName, cause: ErrorCause(error))
@@ -194,6 +193,18 @@ package struct StepRecording: Sendable {
             timestamp: time, machine: machineName, definition: definition, event: request.eventName,
             source: source, target: target, navigation: navigation, payload: payloadBytes, stateData: dataBytes,
             redacted: redacted)
+    }
+
+    /// The bytes of `request`'s recorded payload (``Request/payload``) through the coder; none for
+    /// `null`. A sent event's payload is encoded where the event holds it: taken out through
+    /// ``Request/payload`` first, it was copied, and the copy destroyed, on every record (four
+    /// calls, ~125 instructions a bulk record; callgrind, Benchmarks/HISTORY.md 2026-12-02).
+    private func encodedPayload(of request: Request) throws -> [UInt8] {
+        if case .send(let event) = request {
+            return event.payload.isNull ? [] : try coder.encode(event.payload)
+        }
+        let payload = request.payload
+        return payload.isNull ? [] : try coder.encode(payload)
     }
 
     /// The data the states `microsteps` entered carry, by state id (the record's state data).
