@@ -648,6 +648,12 @@ package struct JSONParser {
     /// Where the reader is.
     package func mark() -> Mark { Mark(index: index, depth: depth) }
 
+    /// The text read since `mark` (valid while the parser's text is): a reader that reads the
+    /// same values over and over keys what it made of them by their text.
+    package func text(since mark: Mark) -> UnsafeRawBufferPointer {
+        UnsafeRawBufferPointer(UnsafeBufferPointer(rebasing: bytes[mark.index..<index]))
+    }
+
     /// Goes back to `mark`: what was read since is read again.
     package mutating func reset(to mark: Mark) {
         index = mark.index

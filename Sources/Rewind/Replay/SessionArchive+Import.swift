@@ -136,7 +136,7 @@ extension SessionArchive {
         transitions.reserveCapacity(min(Int(clamping: header.records), lines.count))
         var recordedStates: [UInt64: SessionSnapshot] = [:]
         var version: UInt64 = first - 1
-        var strings = JSONValue.stringMemory()
+        var memory = RecordLineMemory()
         while version - (first - 1) < header.records {
             version += 1
             let number = Int(clamping: version - first) + 2
@@ -145,7 +145,7 @@ extension SessionArchive {
             }
             let record = try SessionArchive.record(
                 ofLine: bytes[lines[number - 1]], number: number, formatVersion: header.formatVersion,
-                remembering: &strings)
+                remembering: &memory)
             guard record.version == version else {
                 throw SessionArchiveError.versionGap(line: number, expected: version, found: record.version)
             }

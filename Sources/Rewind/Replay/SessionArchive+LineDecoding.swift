@@ -39,7 +39,9 @@ extension SessionArchive.Record {
         /// that is not JSON throws the `JSONParseError` a parse of the whole value would (the same
         /// place); a value of another shape is kept as it is for the checks after. (A method, not
         /// an initializer: the members are read in place, not copied out of an optional.)
-        mutating func read(_ parser: inout JSONParser, formatVersion: Int) throws(JSONParseError) -> Bool {
+        mutating func read(
+            _ parser: inout JSONParser, formatVersion: Int, memory: inout RecordLineMemory
+        ) throws(JSONParseError) -> Bool {
             guard try parser.enterObject() else {
                 _ = try parser.readValue()
                 try parser.endDocument()
@@ -52,10 +54,12 @@ extension SessionArchive.Record {
                 case .event: event = try Self.string(&parser)
                 case .machine: machine = try Self.string(&parser)
                 case .navigation:
-                    navigation = formatVersion == 1 ? .other(try parser.readValue()) : try Self.navigation(&parser)
+                    navigation =
+                        formatVersion == 1
+                        ? .other(try parser.readValue()) : try Self.navigation(&parser, &memory.navigationLists)
                 case .sequence: sequence = try parser.readValue()
-                case .source: source = try Self.strings(&parser)
-                case .target: target = try Self.strings(&parser)
+                case .source: source = try Self.strings(&parser, &memory.stateLists)
+                case .target: target = try Self.strings(&parser, &memory.stateLists)
                 case .timestamp: timestamp = try parser.readValue()
                 case .version: version = try parser.readValue()
                 case .origin: origin = try parser.readValue()
@@ -141,42 +145,46 @@ extension SessionArchive.Record {
             return .other(try parser.readValue())
         }
 
-        /// The next value, as a list of strings when it is an array of strings only.
-        private static func strings(_ parser: inout JSONParser) throws(JSONParseError) -> Member<[String]> {
+        /// The next value, as a list of strings when it is an array of strings only (the list
+        /// made before for the same text, from `lists`).
+        private static func strings(
+            _ parser: inout JSONParser, _ lists: inout RecentLists<String>
+        ) throws(JSONParseError) -> Member<[String]> {
             let start = parser.mark()
             if try parser.enterArray() {
-                var strings: [String] = []
+                lists.beginList()
                 var cursor = JSONContainerCursor()
                 while try parser.nextElement(in: &cursor) {
                     guard let string = try parser.readString() else {
                         parser.reset(to: start)
                         return .other(try parser.readValue())
                     }
-                    strings.append(string)
+                    lists.scratch.append(string)
                 }
-                return .read(strings)
+                return .read(lists.list(ofText: parser.text(since: start)))
             }
             return .other(try parser.readValue())
         }
 
         /// The next value, as navigation operations when it is an array of them as
         /// ``ArchiveNavigation`` reads them (`"pop"`, or an object of one member naming the
-        /// screen: `{"push":"detail"}`); else as it is.
+        /// screen: `{"push":"detail"}`; the list made before for the same text, from `lists`);
+        /// else as it is.
         private static func navigation(
-            _ parser: inout JSONParser
+            _ parser: inout JSONParser, _ lists: inout RecentLists<NavigationOperation>
         ) throws(JSONParseError) -> Member<[NavigationOperation]> {
             let start = parser.mark()
             if try parser.enterArray() {
-                var operations: [NavigationOperation] = []
+                lists.beginList()
                 var cursor = JSONContainerCursor()
                 while try parser.nextElement(in: &cursor) {
                     guard let operation = try Self.operation(&parser) else {
                         parser.reset(to: start)
                         return .other(try parser.readValue())
                     }
-                    operations.append(operation)
+                    lists.scratch.append(operation)
                 }
-                return .read(operations)
+                return .read(lists.list(ofText: parser.text(since: start)))
             }
             return .other(try parser.readValue())
         }
@@ -212,23 +220,24 @@ extension SessionArchive.Record {
     /// - Throws: `JSONParseError` when the body is not JSON, ``JSONShapeError`` naming the member
     ///   that is missing or not of its type.
     init(jsonBody body: some Collection<UInt8>, formatVersion: Int) throws {
-        var strings = JSONValue.stringMemory()
-        try self.init(jsonBody: body, formatVersion: formatVersion, remembering: &strings)
+        var memory = RecordLineMemory()
+        try self.init(jsonBody: body, formatVersion: formatVersion, remembering: &memory)
     }
 
-    /// The record of a line's JSON `body`, as ``init(jsonBody:formatVersion:)``, its strings
-    /// interned in `strings` (a reader of many lines keeps one table).
+    /// The record of a line's JSON `body`, as ``init(jsonBody:formatVersion:)``, its strings and
+    /// lists kept in `memory` (a reader of many lines keeps one).
     init(
-        jsonBody body: some Collection<UInt8>, formatVersion: Int, remembering strings: inout UTF8KeyTable
+        jsonBody body: some Collection<UInt8>, formatVersion: Int, remembering memory: inout RecordLineMemory
     ) throws {
         var members = Members()
         func read(_ buffer: UnsafeBufferPointer<UInt8>) -> Result<Bool, JSONParseError> {
             var parser = JSONParser(buffer)
             parser.isRememberingStrings = true
             // Moved in and out, not copied: a second reference would copy its tables on write.
-            swap(&parser.strings, &strings)
-            defer { swap(&parser.strings, &strings) }
-            return Result { () throws(JSONParseError) -> Bool in try members.read(&parser, formatVersion: formatVersion)
+            swap(&parser.strings, &memory.strings)
+            defer { swap(&parser.strings, &memory.strings) }
+            return Result { () throws(JSONParseError) -> Bool in
+                try members.read(&parser, formatVersion: formatVersion, memory: &memory)
             }
         }
         let isObject = try (body.withContiguousStorageIfAvailable(read) ?? Array(body).withUnsafeBufferPointer(read))
@@ -383,20 +392,20 @@ extension SessionArchive.Trailer {
 
 extension SessionArchive {
     /// The record of envelope line `number` (`line` without its newline), as archive format
-    /// version `formatVersion` writes it. A reader of many lines keeps one `strings`: the lines
-    /// repeat their machine, definition, states and events, and each is made once (interned in
-    /// the table).
+    /// version `formatVersion` writes it. A reader of many lines keeps one `memory`: the lines
+    /// repeat their machine, definition, states, events and lists, and each is made once (see
+    /// ``RecordLineMemory``).
     ///
     /// - Throws: ``SessionArchiveError/malformedLine(line:reason:cause:)`` when the envelope or
     ///   its checksum is wrong, or the body is not a record (its cause the `JSONParseError` or
     ///   ``JSONShapeError``).
     static func record(
         ofLine line: ArraySlice<UInt8>, number: Int, formatVersion: Int,
-        remembering strings: inout UTF8KeyTable
+        remembering memory: inout RecordLineMemory
     ) throws -> Record {
         let body = try body(of: line, number: number)
         do {
-            return try Record(jsonBody: body, formatVersion: formatVersion, remembering: &strings)
+            return try Record(jsonBody: body, formatVersion: formatVersion, remembering: &memory)
         } catch {
             throw SessionArchiveError.malformedLine(
                 line: number, reason: "its body does not decode: \(error)", cause: ErrorCause(error))

@@ -63,11 +63,11 @@ extension SessionArchive {
             header.formatVersion = trimmedFormatVersion
         }
         var writer = try Writer(header)
-        var strings = JSONValue.stringMemory()
+        var memory = RecordLineMemory()
         for number in 2..<(Int(clamping: header.records) + 2) {
             var record = try Self.record(
                 ofLine: bytes[lines[number - 1]], number: number, formatVersion: contents.header.formatVersion,
-                remembering: &strings)
+                remembering: &memory)
             func json(_ bytes: [UInt8], _ what: String) throws -> JSONValue? {
                 guard !bytes.isEmpty else { return nil }
                 do {

@@ -61,13 +61,13 @@ import Testing
         }
     }
 
-    /// The record of `body` as the reader reads it (its line), or its error's description.
-    private static func read(_ body: [UInt8]) -> String {
-        var strings = JSONValue.stringMemory()
+    /// The record of `body` as the reader reads it (its line), or its error's description, read
+    /// with `memory` (a reader of many lines keeps one).
+    private static func read(_ body: [UInt8], remembering memory: inout RecordLineMemory) -> String {
         do {
             return line(
                 try SessionArchive.Record(
-                    jsonBody: body, formatVersion: SessionArchive.formatVersion, remembering: &strings))
+                    jsonBody: body, formatVersion: SessionArchive.formatVersion, remembering: &memory))
         } catch {
             return "refused: \(error)"
         }
@@ -84,8 +84,15 @@ import Testing
         return "record: " + String(decoding: bytes, as: UTF8.self)
     }
 
-    private static func expectSame(_ body: [UInt8], _ what: String) {
-        #expect(read(body) == reference(body), "\(what): \(String(decoding: body, as: UTF8.self))")
+    /// The body reads as the whole-value reader reads it, with a memory of its own and with
+    /// `memory`, which the bodies read before it went through (as an import's lines do).
+    private static func expectSame(_ body: [UInt8], _ what: String, sharing memory: inout RecordLineMemory) {
+        var fresh = RecordLineMemory()
+        let expected = reference(body)
+        #expect(read(body, remembering: &fresh) == expected, "\(what): \(String(decoding: body, as: UTF8.self))")
+        #expect(
+            read(body, remembering: &memory) == expected,
+            "\(what), after other bodies: \(String(decoding: body, as: UTF8.self))")
     }
 
     /// Values a member may have in a body: of its own shape and of every other.
@@ -105,11 +112,12 @@ import Testing
 
     @Test func everyWrittenRecordReadsAsTheWholeValueReaderReadsIt() throws {
         var random = SeededRandom(seed: 0x0DEC_0DE6)
+        var memory = RecordLineMemory()
         for index in 0..<1_000 {
             let record = try SessionArchiveRecordJSONTests.record(&random)
             var written: [UInt8] = []
             try record.writeJSON(into: &written)
-            Self.expectSame(written, "record \(index)")
+            Self.expectSame(written, "record \(index)", sharing: &memory)
         }
     }
 
@@ -117,6 +125,7 @@ import Testing
     /// record or the same error (the member checked first, the same path and expectation).
     @Test func bodiesOfMembersOfEveryShapeAreReadAsTheWholeValueReaderReadsThem() {
         var random = SeededRandom(seed: 0x0DEC_0DE7)
+        var memory = RecordLineMemory()
         let valid: [(String, String)] = [
             ("version", "3"), ("sequence", "7"), ("timestamp", "-5"), ("machine", #""m""#), ("definition", #""d""#),
             ("event", #""e""#), ("source", #"["a"]"#), ("target", #"["b"]"#), ("navigation", #"["pop",{"push":"x"}]"#),
@@ -129,7 +138,7 @@ import Testing
             }
             members.shuffle(using: &random)
             let body = "{" + members.map { #""\#($0.0)":\#($0.1)"# }.joined(separator: ",") + "}"
-            Self.expectSame(Array(body.utf8), "body \(index)")
+            Self.expectSame(Array(body.utf8), "body \(index)", sharing: &memory)
         }
     }
 
@@ -137,6 +146,7 @@ import Testing
     /// error (a `JSONParseError` at the same offset).
     @Test func damagedBodiesAreRefusedAsTheWholeValueReaderRefusesThem() throws {
         var random = SeededRandom(seed: 0x0DEC_0DE8)
+        var memory = RecordLineMemory()
         let bytes = Array(#"{}[],:"\ 0a-.e"#.utf8)
         for index in 0..<3_000 {
             var written: [UInt8] = []
@@ -148,10 +158,59 @@ import Testing
             case 1: written.insert(byte, at: place)
             default: written[place] = byte
             }
-            Self.expectSame(written, "body \(index)")
+            Self.expectSame(written, "body \(index)", sharing: &memory)
         }
         for body in ["", " ", "[1]", "\"s\"", "{", "{}", "{} x", #"{"version":1,}"#, #"{"version"}"#] {
-            Self.expectSame(Array(body.utf8), "body \(body.debugDescription)")
+            Self.expectSame(Array(body.utf8), "body \(body.debugDescription)", sharing: &memory)
+        }
+    }
+
+    /// Lines whose lists have the same text read as the same lists, sharing their storage; a
+    /// list of the same values written another way reads as an equal list.
+    @Test func listsOfTheSameTextAreReadOnceAndShared() throws {
+        func body(_ source: String, _ navigation: String) -> [UInt8] {
+            Array(
+                (#"{"version":1,"sequence":1,"timestamp":0,"machine":"m","definition":"d","event":"e","source":"#
+                    + source + #","target":["b"],"navigation":"# + navigation + "}").utf8)
+        }
+        var memory = RecordLineMemory()
+        func record(_ bytes: [UInt8]) throws -> SessionArchive.Record {
+            try SessionArchive.Record(
+                jsonBody: bytes, formatVersion: SessionArchive.formatVersion, remembering: &memory)
+        }
+        func storage<Element>(_ list: [Element]) -> UnsafeRawPointer? {
+            list.withUnsafeBufferPointer { UnsafeRawPointer($0.baseAddress) }
+        }
+        let first = try record(body(#"["screen-a","screen-b"]"#, #"[{"push":"detail"}]"#))
+        let second = try record(body(#"["screen-a","screen-b"]"#, #"[{"push":"detail"}]"#))
+        #expect(second.source == ["screen-a", "screen-b"])
+        #expect(storage(second.source) == storage(first.source))
+        #expect(second.navigation == [.push("detail")])
+        #expect(storage(second.navigation) == storage(first.navigation))
+        // The same values written another way: an equal list, made again.
+        let escaped = try record(body(#"["screen-\u0061", "screen-b"]"#, #"[ {"push":"detail"} ]"#))
+        #expect(escaped.source == first.source)
+        #expect(escaped.navigation == first.navigation)
+        #expect(storage(escaped.source) != storage(first.source))
+    }
+
+    /// Past the memory's bound (4,096 lists) it starts over: every line still reads its own
+    /// lists, and the lists from before the bound read again as they were written.
+    @Test func listsPastTheMemorysBoundStillReadAsWritten() throws {
+        var memory = RecordLineMemory()
+        func source(_ index: Int) throws -> [String] {
+            let text =
+                #"{"version":1,"sequence":1,"timestamp":0,"machine":"m","definition":"d","event":"e","#
+                + #""source":["s\#(index)","t"],"target":["b"],"navigation":[]}"#
+            return try SessionArchive.Record(
+                jsonBody: Array(text.utf8), formatVersion: SessionArchive.formatVersion, remembering: &memory
+            ).source
+        }
+        for index in 0..<5_000 {
+            #expect(try source(index) == ["s\(index)", "t"], "list \(index)")
+        }
+        for index in stride(from: 0, to: 5_000, by: 97) {
+            #expect(try source(index) == ["s\(index)", "t"], "list \(index) again")
         }
     }
 }
