@@ -209,7 +209,9 @@ package struct StepRecording: Sendable {
 
     /// The data the states `microsteps` entered carry, by state id (the record's state data).
     static func enteredData(of microsteps: [Microstep]) -> [String: JSONValue] {
-        var entered: [String: JSONValue] = [:]
+        // `init()`, not the literal `[:]`: the literal goes through `init(dictionaryLiteral:)`,
+        // ~22 instructions of every record even when nothing was entered with data.
+        var entered = [String: JSONValue]()
         for microstep in microsteps where !microstep.data.isEmpty {
             for (id, value) in microstep.data { entered[id] = value }
         }
