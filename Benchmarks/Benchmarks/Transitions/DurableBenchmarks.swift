@@ -143,20 +143,12 @@ extension EngineFixture {
     func runBulk(transitions total: Int) async throws {
         let chunks = Tickets(limit: (total + bulkChunk - 1) / bulkChunk)
         try await withThrowingTaskGroup(of: Void.self) { group in
-            for session in sessions {
+            for index in sessions.indices {
                 group.addTask {
                     while chunks.take() {
-                        // Continue the cycle from where the session is (greeting, login or home).
-                        let cycle = BenchMachines.flatCycle
-                        let states = ["greeting", "login", "home"]
-                        var position = session.configuration.last.flatMap { states.firstIndex(of: $0) } ?? 0
-                        var events: [Event] = []
-                        events.reserveCapacity(bulkChunk)
-                        for _ in 0..<bulkChunk {
-                            events.append(cycle[position])
-                            position = (position + 1) % cycle.count
-                        }
-                        try await session.send(contentsOf: events)
+                        // The batch that continues the session's cycle, made before the run.
+                        let position = self.advance(index, by: bulkChunk)
+                        try await self.sessions[index].send(contentsOf: self.bulkBatches[position])
                     }
                 }
             }

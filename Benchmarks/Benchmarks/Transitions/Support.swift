@@ -29,6 +29,12 @@ final class EngineFixture: @unchecked Sendable {
     let sessions: [Session]
     /// Each session's next event index into ``BenchMachines/flatCycle``.
     private let positions: Mutex<[Int]>
+    /// ``bulkChunk`` events of the cycle from each of its positions, made once: an app hands
+    /// over the events it has, and building them is not the engine's work (built per call, they
+    /// were ~230 instructions of every bulk record; Benchmarks/HISTORY.md 2026-12-02).
+    let bulkBatches: [[Event]] = BenchMachines.flatCycle.indices.map { start in
+        (0..<bulkChunk).map { BenchMachines.flatCycle[(start + $0) % BenchMachines.flatCycle.count] }
+    }
 
     init(durability: Durability, sessions count: Int, snapshotInterval: UInt64 = 64) async throws {
         directory = try ScratchDirectory("engine")
@@ -61,12 +67,16 @@ final class EngineFixture: @unchecked Sendable {
     /// Sends the next event of the cycle on session `index` (one per call: sessions are driven
     /// by one task each).
     func step(_ index: Int) async throws {
-        let position = positions.withLock { positions in
+        try await sessions[index].send(BenchMachines.flatCycle[advance(index, by: 1)])
+    }
+
+    /// Moves session `index`'s place in the cycle `count` events on; returns where it was.
+    func advance(_ index: Int, by count: Int) -> Int {
+        positions.withLock { positions in
             let position = positions[index]
-            positions[index] = (position + 1) % BenchMachines.flatCycle.count
+            positions[index] = (position + count) % BenchMachines.flatCycle.count
             return position
         }
-        try await sessions[index].send(BenchMachines.flatCycle[position])
     }
 
     /// Runs `total` transitions across every session concurrently (each session sends one after

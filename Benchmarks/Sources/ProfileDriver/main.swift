@@ -73,15 +73,21 @@ func drive(
         for session in started {
             group.addTask {
                 if chunk > 1 {
-                    var batch: [Event] = []
-                    for index in 0..<perSession {
-                        batch.append(events[index % events.count])
-                        if batch.count == chunk {
-                            try await session.send(contentsOf: batch)
-                            batch.removeAll()
-                        }
+                    // The batches, from each place in the cycle, made before the run (an app hands
+                    // over the events it has: building them is not the engine's work).
+                    let batches = events.indices.map { start in
+                        (0..<chunk).map { events[(start + $0) % events.count] }
                     }
-                    if !batch.isEmpty { try await session.send(contentsOf: batch) }
+                    var sent = 0
+                    while sent < perSession {
+                        let batch = batches[sent % events.count]
+                        if perSession - sent >= chunk {
+                            try await session.send(contentsOf: batch)
+                        } else {
+                            try await session.send(contentsOf: batch.prefix(perSession - sent))
+                        }
+                        sent += chunk
+                    }
                 } else {
                     for index in 0..<perSession { try await session.send(events[index % events.count]) }
                 }
