@@ -13,7 +13,19 @@ struct ReplayMachines: Sendable {
     let machineName: String
     let bindings: Bindings
     let coder: any PayloadCoder
-    private var cache = DefinitionTable<StepRecording>()
+    private var cache = DefinitionTable<CompiledRecording>()
+
+    /// A mapping the cache holds, shared by reference: handed out by value for every record, the
+    /// `StepRecording` (its machine's tables, definition and bindings, its coder) was copied and
+    /// destroyed each time, ~490 instructions of every record an import re-runs (callgrind,
+    /// Benchmarks/HISTORY.md 2026-12-02).
+    final class CompiledRecording: Sendable {
+        let recording: StepRecording
+
+        init(_ recording: StepRecording) {
+            self.recording = recording
+        }
+    }
 
     init(
         log: any TransitionLog, registered: [String: Machine], machineName: String, bindings: Bindings,
@@ -35,6 +47,23 @@ struct ReplayMachines: Sendable {
     mutating func recording(
         for definition: String, in reader: (any TransitionLogReader)? = nil
     ) throws -> StepRecording {
+        try compiled(for: definition, in: reader).recording
+    }
+
+    /// ``recording(for:in:)``, as the cache holds it, for a caller with a reader: the reader is
+    /// wrapped in an optional (a copy of the existential, and its destruction: ~145 instructions
+    /// of every re-run record) only when the definition is not cached yet.
+    private mutating func compiled(
+        for definition: String, in reader: any TransitionLogReader
+    ) throws -> CompiledRecording {
+        if let cached = cache.value(for: definition) { return cached }
+        return try compiled(for: definition, in: Optional(reader))
+    }
+
+    /// ``recording(for:in:)``, as the cache holds it.
+    private mutating func compiled(
+        for definition: String, in reader: (any TransitionLogReader)?
+    ) throws -> CompiledRecording {
         if let cached = cache.value(for: definition) { return cached }
         let machine: Machine
         if let registered = registered[definition] {
@@ -49,9 +78,10 @@ struct ReplayMachines: Sendable {
             }
             machine = try Self.compile(stored, bindings: bindings, name: machineName, version: definition)
         }
-        let recording = StepRecording(machine: machine, machineName: machineName, definition: definition, coder: coder)
-        cache.set(recording, for: definition)
-        return recording
+        let compiled = CompiledRecording(
+            StepRecording(machine: machine, machineName: machineName, definition: definition, coder: coder))
+        cache.set(compiled, for: definition)
+        return compiled
     }
 
     /// Compiles a stored definition, reporting missing bindings as their own error.
@@ -103,8 +133,8 @@ struct ReplayMachines: Sendable {
     mutating func replay(
         _ record: TransitionRecord, on snapshot: SessionSnapshot, in reader: any TransitionLogReader
     ) throws -> (RecordedStep, SessionSnapshot) {
-        let (recording, request, after) = try rerun(record, on: snapshot, in: reader)
-        return (RecordedStep(record: record, request: request, recording: recording), after)
+        let (compiled, request, after) = try rerun(record, on: snapshot, in: reader)
+        return (RecordedStep(record: record, request: request, recording: compiled.recording), after)
     }
 
     /// The state after `record`, re-run on `snapshot` as ``replay(_:on:in:)`` does, without the
@@ -119,12 +149,19 @@ struct ReplayMachines: Sendable {
     /// ``replay(_:on:in:)``'s work: the record's mapping, its decoded request and the state after it.
     private mutating func rerun(
         _ record: TransitionRecord, on snapshot: SessionSnapshot, in reader: any TransitionLogReader
-    ) throws -> (recording: StepRecording, request: StepRecording.Request, after: SessionSnapshot) {
-        let recording = try recording(for: record.definition, in: reader)
-        let request = try recording.request(of: record)
+    ) throws -> (compiled: CompiledRecording, request: StepRecording.Request, after: SessionSnapshot) {
+        let compiled = try compiled(for: record.definition, in: reader)
+        let request = try compiled.recording.request(of: record)
+        // The state before it is `snapshot` itself but after a migration: re-run on it where it
+        // is, not on a copy made and destroyed for every record.
+        guard StepRecording.isFirstAfterMigration(record, on: snapshot) else {
+            return (
+                compiled, request, try compiled.recording.replay(record, request: request, on: snapshot, in: reader).1
+            )
+        }
         let before = try state(before: record, from: snapshot, in: reader)
-        let after = try recording.replay(record, request: request, on: before, in: reader).1
-        return (recording, request, after)
+        let after = try compiled.recording.replay(record, request: request, on: before, in: reader).1
+        return (compiled, request, after)
     }
 
     /// The session's state at `version` (the nearest snapshot the reader keeps at or before it,
