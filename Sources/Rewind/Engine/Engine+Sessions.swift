@@ -154,8 +154,9 @@ extension Engine {
             snapshot = try SessionSnapshot.rebuilt(
                 id, at: info.headVersion, from: snapshot, firstVersion: start,
                 records: SessionSnapshot.records(of: id, through: info.headVersion, in: transaction)
-            ) { record, before in
-                try recording.replay(record, request: try recording.request(of: record), on: before, in: transaction).1
+            ) { record, snapshot in
+                _ = try recording.replay(
+                    record, request: try recording.request(of: record), advancing: &snapshot, in: transaction)
             }
             snapshot.definition = recording.definition
             return ResumedState(snapshot: snapshot, migration: nil)

@@ -135,8 +135,8 @@ extension Engine {
                 _ = try SessionSnapshot.rebuilt(
                     session, at: last.version, from: start,
                     records: SessionSnapshot.records(of: session, through: last.version, in: transaction)
-                ) { record, before in
-                    let state = try machines.state(after: record, on: before, in: transaction)
+                ) { record, state in
+                    try machines.advance(&state, by: record, in: transaction)
                     replayed = record.version
                     done += 1
                     if done % 4096 == 0 { progress(StoreCheckProgress(stage: .snapshots, done: done, total: total)) }
@@ -152,7 +152,6 @@ extension Engine {
                             throw Mismatch()
                         }
                     }
-                    return state
                 }
             } catch is Mismatch {
                 // `failure` says where.

@@ -34,15 +34,27 @@ extension StepRecording {
     func replay(
         _ record: TransitionRecord, request: Request, on snapshot: SessionSnapshot, in reader: any TransitionLogReader
     ) throws -> (Step, SessionSnapshot) {
+        var next = snapshot
+        let step = try replay(record, request: request, advancing: &next, in: reader)
+        return (step, next)
+    }
+
+    /// ``replay(_:request:on:in:)`` in place, as ``replay(_:request:advancing:)`` is: `snapshot`
+    /// moves to the state after `record` (on error it may be half-changed: the caller drops it).
+    func replay(
+        _ record: TransitionRecord, request: Request, advancing snapshot: inout SessionSnapshot,
+        in reader: any TransitionLogReader
+    ) throws -> Step {
         guard record.redacted, let recorded = try Self.snapshot(writtenWith: record, in: reader) else {
-            return try replay(record, request: request, on: snapshot)
+            return try replay(record, request: request, advancing: &snapshot)
         }
         var step =
             (try? evaluate(request, in: snapshot.state, at: record.timestamp)).flatMap {
                 $0.target == record.target ? $0 : nil
             } ?? Step(event: nil, source: record.source, target: record.target, microsteps: [], state: recorded.state)
         step.state = recorded.state
-        return (step, recorded)
+        snapshot = recorded
+        return step
     }
 
     /// Whether a replay of `step`'s record, made by `request` at `time`, from `before` (the state

@@ -172,56 +172,60 @@ extension LogReplay {
                 _ = try SessionSnapshot.rebuilt(
                     session, at: info.headVersion, from: start, firstVersion: first,
                     records: SessionSnapshot.records(of: session, through: info.headVersion, in: reader)
-                ) { record, before in
-                    func diverged(_ kind: Divergence.Kind) -> Diverged {
-                        Diverged(
-                            divergence: Divergence(
-                                version: record.version, event: record.event, source: record.source, kind: kind))
-                    }
-                    /// For a redacted record the machine does not reproduce: the state it recorded, to
-                    /// go on from ("redacted: cannot be re-checked"), or a `.redacted` divergence.
-                    func recordedAfterRedaction() throws -> SessionSnapshot? {
-                        guard record.redacted else { return nil }
-                        guard let recorded = try StepRecording.snapshot(writtenWith: record, in: reader) else {
-                            throw diverged(.redacted(recorded: record.target))
+                ) { record, snapshot in
+                    /// The state after `record`, from `before`, the state at the version before it.
+                    func after(_ before: SessionSnapshot) throws -> SessionSnapshot {
+                        func diverged(_ kind: Divergence.Kind) -> Diverged {
+                            Diverged(
+                                divergence: Divergence(
+                                    version: record.version, event: record.event, source: record.source, kind: kind))
                         }
-                        unverifiable.append(record.version)
-                        return recorded
-                    }
-                    var after = before
-                    after.version = record.version
-                    let request = try recording.request(of: record)
-                    if case .migrate(let migration) = request {
-                        let problems = try incompatibilities(
-                            of: migration, recordedUnder: record.definition, machine: info.machine, with: machine,
-                            in: reader)
-                        if !problems.isEmpty { throw diverged(.incompatible(problems)) }
-                        after.state = migration.state
+                        /// For a redacted record the machine does not reproduce: the state it recorded, to
+                        /// go on from ("redacted: cannot be re-checked"), or a `.redacted` divergence.
+                        func recordedAfterRedaction() throws -> SessionSnapshot? {
+                            guard record.redacted else { return nil }
+                            guard let recorded = try StepRecording.snapshot(writtenWith: record, in: reader) else {
+                                throw diverged(.redacted(recorded: record.target))
+                            }
+                            unverifiable.append(record.version)
+                            return recorded
+                        }
+                        var after = before
+                        after.version = record.version
+                        let request = try recording.request(of: record)
+                        if case .migrate(let migration) = request {
+                            let problems = try incompatibilities(
+                                of: migration, recordedUnder: record.definition, machine: info.machine, with: machine,
+                                in: reader)
+                            if !problems.isEmpty { throw diverged(.incompatible(problems)) }
+                            after.state = migration.state
+                            verified += 1
+                            return after
+                        }
+                        let step: Step
+                        do {
+                            step = try recording.evaluate(request, in: before.state, at: record.timestamp)
+                        } catch {
+                            if let recorded = try recordedAfterRedaction() { return recorded }
+                            throw diverged(
+                                .rejected(
+                                    error as? MachineError
+                                        ?? .actionFailed(action: "(replay)", state: nil, cause: ErrorCause(error))))
+                        }
+                        if step.target != record.target {
+                            if let recorded = try recordedAfterRedaction() { return recorded }
+                            throw diverged(.targetMismatch(recorded: record.target, computed: step.target))
+                        }
+                        if step.navigation != record.navigation {
+                            if let recorded = try recordedAfterRedaction() { return recorded }
+                            throw diverged(.navigationMismatch(recorded: record.navigation, computed: step.navigation))
+                        }
+                        after.state = step.state
                         verified += 1
-                        return after
+                        // A redacted record reproduced: the session goes on from the state it recorded.
+                        return try StepRecording.snapshot(writtenWith: record, in: reader) ?? after
                     }
-                    let step: Step
-                    do {
-                        step = try recording.evaluate(request, in: before.state, at: record.timestamp)
-                    } catch {
-                        if let recorded = try recordedAfterRedaction() { return recorded }
-                        throw diverged(
-                            .rejected(
-                                error as? MachineError
-                                    ?? .actionFailed(action: "(replay)", state: nil, cause: ErrorCause(error))))
-                    }
-                    if step.target != record.target {
-                        if let recorded = try recordedAfterRedaction() { return recorded }
-                        throw diverged(.targetMismatch(recorded: record.target, computed: step.target))
-                    }
-                    if step.navigation != record.navigation {
-                        if let recorded = try recordedAfterRedaction() { return recorded }
-                        throw diverged(.navigationMismatch(recorded: record.navigation, computed: step.navigation))
-                    }
-                    after.state = step.state
-                    verified += 1
-                    // A redacted record reproduced: the session goes on from the state it recorded.
-                    return try StepRecording.snapshot(writtenWith: record, in: reader) ?? after
+                    snapshot = try after(snapshot)
                 }
             } catch let stop as Diverged {
                 divergence = stop.divergence

@@ -116,7 +116,17 @@ struct ReplayMachines: Sendable {
     mutating func state(
         before record: TransitionRecord, from snapshot: SessionSnapshot, in reader: any TransitionLogReader
     ) throws -> SessionSnapshot {
-        guard StepRecording.isFirstAfterMigration(record, on: snapshot) else { return snapshot }
+        var before = snapshot
+        try prepare(&before, for: record, in: reader)
+        return before
+    }
+
+    /// Makes `snapshot`, the session's state at the version before `record`, the state `record`
+    /// is re-run on (``state(before:from:in:)``): unchanged but after a migration.
+    mutating func prepare(
+        _ snapshot: inout SessionSnapshot, for record: TransitionRecord, in reader: any TransitionLogReader
+    ) throws {
+        guard StepRecording.isFirstAfterMigration(record, on: snapshot) else { return }
         let migrated = try recording(for: record.definition, in: reader).migrated(
             record.session, before: record.version, in: reader)
         guard migrated.version == snapshot.version else {
@@ -124,7 +134,7 @@ struct ReplayMachines: Sendable {
                 what: "the session index of '\(record.session)'",
                 reason: "version \(migrated.version + 1) is missing")
         }
-        return migrated
+        snapshot = migrated
     }
 
     /// `record` re-run on `snapshot` (the session's state at the version before it) with the
@@ -133,35 +143,39 @@ struct ReplayMachines: Sendable {
     mutating func replay(
         _ record: TransitionRecord, on snapshot: SessionSnapshot, in reader: any TransitionLogReader
     ) throws -> (RecordedStep, SessionSnapshot) {
-        let (compiled, request, after) = try rerun(record, on: snapshot, in: reader)
-        return (RecordedStep(record: record, request: request, recording: compiled.recording), after)
+        var after = snapshot
+        let step = try replay(record, advancing: &after, in: reader)
+        return (step, after)
     }
 
-    /// The state after `record`, re-run on `snapshot` as ``replay(_:on:in:)`` does, without the
-    /// step: an import's snapshots and a store check need the state only, and made and dropped a
-    /// step's copies for every record.
-    mutating func state(
-        after record: TransitionRecord, on snapshot: SessionSnapshot, in reader: any TransitionLogReader
-    ) throws -> SessionSnapshot {
-        try rerun(record, on: snapshot, in: reader).after
+    /// ``replay(_:on:in:)`` in place: `snapshot` moves to the state after `record` (on error it
+    /// may be half-changed: the caller drops it).
+    mutating func replay(
+        _ record: TransitionRecord, advancing snapshot: inout SessionSnapshot, in reader: any TransitionLogReader
+    ) throws -> RecordedStep {
+        let (compiled, request) = try rerun(record, advancing: &snapshot, in: reader)
+        return RecordedStep(record: record, request: request, recording: compiled.recording)
     }
 
-    /// ``replay(_:on:in:)``'s work: the record's mapping, its decoded request and the state after it.
+    /// Moves `snapshot` to the state after `record`, re-run as ``replay(_:on:in:)`` does, without
+    /// the step: an import's snapshots and a store check need the state only, and made and dropped
+    /// a step's copies for every record.
+    mutating func advance(
+        _ snapshot: inout SessionSnapshot, by record: TransitionRecord, in reader: any TransitionLogReader
+    ) throws {
+        _ = try rerun(record, advancing: &snapshot, in: reader)
+    }
+
+    /// ``replay(_:advancing:in:)``'s work: the record's mapping and its decoded request, `snapshot`
+    /// moved on in place.
     private mutating func rerun(
-        _ record: TransitionRecord, on snapshot: SessionSnapshot, in reader: any TransitionLogReader
-    ) throws -> (compiled: CompiledRecording, request: StepRecording.Request, after: SessionSnapshot) {
+        _ record: TransitionRecord, advancing snapshot: inout SessionSnapshot, in reader: any TransitionLogReader
+    ) throws -> (compiled: CompiledRecording, request: StepRecording.Request) {
         let compiled = try compiled(for: record.definition, in: reader)
         let request = try compiled.recording.request(of: record)
-        // The state before it is `snapshot` itself but after a migration: re-run on it where it
-        // is, not on a copy made and destroyed for every record.
-        guard StepRecording.isFirstAfterMigration(record, on: snapshot) else {
-            return (
-                compiled, request, try compiled.recording.replay(record, request: request, on: snapshot, in: reader).1
-            )
-        }
-        let before = try state(before: record, from: snapshot, in: reader)
-        let after = try compiled.recording.replay(record, request: request, on: before, in: reader).1
-        return (compiled, request, after)
+        try prepare(&snapshot, for: record, in: reader)
+        _ = try compiled.recording.replay(record, request: request, advancing: &snapshot, in: reader)
+        return (compiled, request)
     }
 
     /// The session's state at `version` (the nearest snapshot the reader keeps at or before it,
@@ -173,9 +187,7 @@ struct ReplayMachines: Sendable {
     ) throws -> (SessionSnapshot, RecordedStep?) {
         var last: RecordedStep?
         let snapshot = try SessionSnapshot.rebuilt(session, at: version, in: reader) { record, snapshot in
-            let (step, after) = try replay(record, on: snapshot, in: reader)
-            last = step
-            return after
+            last = try replay(record, advancing: &snapshot, in: reader)
         }
         if last == nil, version > 0,
             let record = try reader.records(of: session, fromVersion: version, limit: 1).first

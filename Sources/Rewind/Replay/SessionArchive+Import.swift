@@ -334,8 +334,8 @@ extension Engine {
         _ = try? SessionSnapshot.rebuilt(
             session, at: contents.headVersion, from: contents.base ?? .empty(definition: ""),
             records: SessionSnapshot.records(of: session, in: archive)
-        ) { record, before in
-            let snapshot = try machines.state(after: record, on: before, in: archive)
+        ) { record, snapshot in
+            try machines.advance(&snapshot, by: record, in: archive)
             if record.version % interval == 0, contents.recordedStates[record.version] == nil,
                 let bytes = try? snapshot.encoded()
             {
@@ -344,7 +344,6 @@ extension Engine {
                         database: .snapshots, key: SessionSnapshot.key(session: session, version: record.version),
                         value: bytes))
             }
-            return snapshot
         }
         return writes
     }

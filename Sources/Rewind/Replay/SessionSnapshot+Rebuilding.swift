@@ -38,14 +38,14 @@ extension SessionSnapshot {
     /// The state of `session` at `version` (through its last record when `nil`): `start`, then
     /// each record from `firstVersion` (by default the one after `start`'s version) up to
     /// `version` re-run by `replay`, which gets the record and the state at the version before it
-    /// and returns the state after it (`StepRecording.replay(_:on:)`, checked to reach the
-    /// recorded target, for most callers).
+    /// and moves that state, in place, to the state after it (`StepRecording.replay(_:request:advancing:)`,
+    /// checked to reach the recorded target, for most callers).
     ///
     /// - Throws: ``EngineError/corruptedEntry(what:reason:)`` when a version between is missing;
     ///   what `records` and `replay` throw.
     static func rebuilt(
         _ session: SessionID, at version: UInt64?, from start: SessionSnapshot, firstVersion: UInt64? = nil,
-        records: RecordReader, replay: (TransitionRecord, SessionSnapshot) throws -> SessionSnapshot
+        records: RecordReader, replay: (TransitionRecord, inout SessionSnapshot) throws -> Void
     ) throws -> SessionSnapshot {
         var snapshot = start
         var expected = firstVersion ?? start.version + 1
@@ -55,7 +55,7 @@ extension SessionSnapshot {
             try records(expected) { record in
                 if let version, record.version > version { return false }
                 guard record.version == expected else { throw missing(expected, of: session) }
-                snapshot = try replay(record, snapshot)
+                try replay(record, &snapshot)
                 expected += 1
                 return version.map { record.version < $0 } ?? true
             }
@@ -69,7 +69,7 @@ extension SessionSnapshot {
     /// `replay` (see ``rebuilt(_:at:from:firstVersion:records:replay:)``).
     static func rebuilt(
         _ session: SessionID, at version: UInt64, in reader: any TransitionLogReader,
-        replay: (TransitionRecord, SessionSnapshot) throws -> SessionSnapshot
+        replay: (TransitionRecord, inout SessionSnapshot) throws -> Void
     ) throws -> SessionSnapshot {
         let start = try base(of: session, at: version, in: reader)
         return try rebuilt(

@@ -36,7 +36,7 @@ extension StepRecording {
     ) throws -> SessionSnapshot {
         var snapshot = try SessionSnapshot.rebuilt(
             session, at: last, from: start ?? .empty(definition: definition), records: records
-        ) { record, before in try replay(record, on: before).1 }
+        ) { record, snapshot in _ = try replay(record, request: try request(of: record), advancing: &snapshot) }
         snapshot.definition = definition
         return snapshot
     }
@@ -124,8 +124,9 @@ extension LogReplay {
             } catch is ReplayError {
                 recording = registered
             }
-            let before = try machines.state(before: record, from: snapshot, in: reader)
-            return try recording.replay(record, request: try recording.request(of: record), on: before, in: reader).1
+            try machines.prepare(&snapshot, for: record, in: reader)
+            _ = try recording.replay(
+                record, request: try recording.request(of: record), advancing: &snapshot, in: reader)
         }
     }
 }

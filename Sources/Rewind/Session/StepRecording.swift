@@ -289,12 +289,27 @@ package struct StepRecording: Sendable {
     public func replay(
         _ record: TransitionRecord, request: Request, on snapshot: SessionSnapshot
     ) throws -> (Step, SessionSnapshot) {
+        var next = snapshot
+        let step = try replay(record, request: request, advancing: &next)
+        return (step, next)
+    }
+
+    /// Re-runs `record` (its request `request`) on `snapshot`, the session's state at the version
+    /// before it, and moves `snapshot` to the state after it, in place: the machine runs on the
+    /// snapshot's state and its stack takes the record's navigation where they are, neither
+    /// copied (a rebuild of many records re-ran each on a copy of the state, the stack copied on
+    /// its first change; callgrind, Benchmarks/HISTORY.md 2026-12-02). Returns the step; checked
+    /// as ``replay(_:on:)`` is. On error `snapshot` may be half-changed: the caller drops it.
+    func replay(_ record: TransitionRecord, request: Request, advancing snapshot: inout SessionSnapshot) throws -> Step
+    {
         if case .migrate(let migration) = request {
-            return try replay(record, migration: migration)
+            let (step, next) = try replay(record, migration: migration)
+            snapshot = next
+            return step
         }
         var step: Step
         do {
-            step = try evaluate(request, in: snapshot.state, at: record.timestamp)
+            step = try evaluate(request, in: &snapshot.state, at: record.timestamp)
         } catch {
             if record.redacted {
                 throw EngineError.redactedRecordNotReproduced(
@@ -315,14 +330,15 @@ package struct StepRecording: Sendable {
                 session: record.session, version: record.version, event: record.event,
                 recorded: record.target, computed: step.target)
         }
-        var navigation = snapshot.navigation
         // As the live session did (`Session.advance`): entries with the data the step entered,
-        // an uncovered entry's data restored into the state.
-        navigation.apply(record.navigation, of: step.microsteps, to: &step.state)
-        let next = SessionSnapshot(
-            version: record.version, definition: record.definition, state: step.state,
-            navigation: navigation, timestamp: record.timestamp)
-        return (step, next)
+        // an uncovered entry's data restored into the state, which the step then shows.
+        if snapshot.navigation.apply(record.navigation, of: step.microsteps, to: &snapshot.state) {
+            step.state = snapshot.state
+        }
+        snapshot.version = record.version
+        if snapshot.definition != record.definition { snapshot.definition = record.definition }
+        snapshot.timestamp = record.timestamp
+        return step
     }
 
     /// The step and state of the migration record `record`, whose payload is `migration`: the
