@@ -137,6 +137,11 @@ extension SessionArchive {
         var recordedStates: [UInt64: SessionSnapshot] = [:]
         var version: UInt64 = first - 1
         var memory = RecordLineMemory()
+        // The header's machine name as the lines' reader makes it: each record's name is then
+        // the same string, compared by identity, not byte by byte (~130 instructions a record).
+        var machineName = header.machine
+        machineName = machineName.withUTF8 { memory.strings.string(UnsafeRawBufferPointer($0)) }
+        var knownTargets = KnownTargets()
         while version - (first - 1) < header.records {
             version += 1
             let number = Int(clamping: version - first) + 2
@@ -151,7 +156,8 @@ extension SessionArchive {
             }
             transitions.append(
                 try transition(
-                    of: record, line: number, header: header, states: definedStates.value(for: record.definition)))
+                    of: record, line: number, machine: machineName,
+                    states: definedStates.value(for: record.definition), known: &knownTargets))
             if let value = record.recordedState {
                 let snapshot: SessionSnapshot
                 do {
@@ -223,23 +229,27 @@ extension SessionArchive {
         return snapshot
     }
 
-    /// The draft of `record` (line `number`), checked against the header and `states`, the
-    /// states of the record's definition (`nil`: the header carries no such definition).
+    /// The draft of `record` (line `number`), checked against the header's `machine` name and
+    /// `states`, the states of the record's definition (`nil`: the header carries no such
+    /// definition); the targets found known are remembered in `known`.
     private static func transition(
-        of record: Record, line number: Int, header: Header, states: DefinedStates?
+        of record: Record, line number: Int, machine: String, states: DefinedStates?, known: inout KnownTargets
     ) throws -> TransitionDraft {
         func malformed(_ reason: String) -> SessionArchiveError {
             .malformedLine(line: number, reason: reason)
         }
-        guard record.machine == header.machine else {
-            throw malformed("its machine '\(record.machine)' is not the header's '\(header.machine)'")
+        guard record.machine == machine else {
+            throw malformed("its machine '\(record.machine)' is not the header's '\(machine)'")
         }
         guard let states else {
             throw malformed("its definition \(record.definition.prefix(12)) is not in the header")
         }
-        if let unknown = states.unknownStates(in: record.target).first {
-            throw SessionArchiveError.unknownState(
-                line: number, version: record.version, state: unknown, definition: record.definition)
+        if !known.contains(record.target, under: record.definition) {
+            if let unknown = states.unknownStates(in: record.target).first {
+                throw SessionArchiveError.unknownState(
+                    line: number, version: record.version, state: unknown, definition: record.definition)
+            }
+            known.insert(record.target, under: record.definition)
         }
         guard !record.event.isEmpty else { throw malformed("its event name is empty") }
         guard !record.target.isEmpty else { throw malformed("its target configuration is empty") }
@@ -249,6 +259,34 @@ extension SessionArchive {
             definition: record.definition, event: record.event, source: record.source, target: record.target,
             navigation: record.navigation, payload: record.payload, stateData: record.stateData,
             origin: record.origin, redacted: record.redacted)
+    }
+}
+
+/// Target configurations an import found to hold only states of a definition, kept by their
+/// list's storage: the line memory makes each list the lines repeat once, and each was looked up
+/// state by state again for every record (a set lookup, a hash, per state: ~360 instructions a
+/// record; callgrind, Benchmarks/HISTORY.md 2026-12-02). The lists are held here, so that the
+/// storage of one cannot be reused for another list while it is compared against.
+private struct KnownTargets {
+    private var definition: String?
+    private var lists: [[String]] = []
+    /// The most lists held for one definition.
+    private static let capacity = 32
+
+    /// Whether `target` (this very list) was found known under `definition`.
+    func contains(_ target: [String], under definition: String) -> Bool {
+        guard definition == self.definition else { return false }
+        let storage = target.withUnsafeBufferPointer { $0.baseAddress }
+        return lists.contains { list in list.withUnsafeBufferPointer { $0.baseAddress } == storage }
+    }
+
+    /// Remembers that `target` holds only states of `definition`.
+    mutating func insert(_ target: [String], under definition: String) {
+        if definition != self.definition {
+            self.definition = definition
+            lists.removeAll(keepingCapacity: true)
+        }
+        if lists.count < Self.capacity { lists.append(target) }
     }
 }
 

@@ -34,6 +34,20 @@ extension SessionArchive.Record {
         var origin, redacted, recordedState: JSONValue?
         var payload, payloadBase64, stateData, stateDataBase64: JSONValue?
 
+        /// The members of the body `text` (strings and lists kept in `memory`); `nil`, having read
+        /// the whole text, when it is JSON but no object.
+        static func read(
+            _ text: UnsafeBufferPointer<UInt8>, formatVersion: Int, memory: inout RecordLineMemory
+        ) throws(JSONParseError) -> Members? {
+            var parser = JSONParser(text)
+            parser.isRememberingStrings = true
+            // Moved in and out, not copied: a second reference would copy its tables on write.
+            swap(&parser.strings, &memory.strings)
+            defer { swap(&parser.strings, &memory.strings) }
+            var members = Members()
+            return try members.read(&parser, formatVersion: formatVersion, memory: &memory) ? members : nil
+        }
+
         /// Reads the body's members with `parser`; `false`, having read the whole text, when it
         /// is JSON but no object. Every member's value is read in the text's order, so a text
         /// that is not JSON throws the `JSONParseError` a parse of the whole value would (the same
@@ -229,20 +243,19 @@ extension SessionArchive.Record {
     init(
         jsonBody body: some Collection<UInt8>, formatVersion: Int, remembering memory: inout RecordLineMemory
     ) throws {
-        var members = Members()
-        func read(_ buffer: UnsafeBufferPointer<UInt8>) -> Result<Bool, JSONParseError> {
-            var parser = JSONParser(buffer)
-            parser.isRememberingStrings = true
-            // Moved in and out, not copied: a second reference would copy its tables on write.
-            swap(&parser.strings, &memory.strings)
-            defer { swap(&parser.strings, &memory.strings) }
-            return Result { () throws(JSONParseError) -> Bool in
-                try members.read(&parser, formatVersion: formatVersion, memory: &memory)
+        // The members come back from the reading as a value of their own, a `let`: captured and
+        // changed by the reading closure, each member was copied out of them and destroyed again
+        // as it was checked (~1,000 instructions a record line; callgrind, Benchmarks/HISTORY.md
+        // 2026-12-02).
+        func read(_ buffer: UnsafeBufferPointer<UInt8>) -> Result<Members?, JSONParseError> {
+            Result { () throws(JSONParseError) -> Members? in
+                try Members.read(buffer, formatVersion: formatVersion, memory: &memory)
             }
         }
-        let isObject = try (body.withContiguousStorageIfAvailable(read) ?? Array(body).withUnsafeBufferPointer(read))
-            .get()
-        guard isObject else { throw JSONShapeError(path: [], expected: "an object") }
+        guard
+            let members = try (body.withContiguousStorageIfAvailable(read) ?? Array(body).withUnsafeBufferPointer(read))
+                .get()
+        else { throw JSONShapeError(path: [], expected: "an object") }
         func member(_ key: String, _ value: JSONValue?) throws(JSONShapeError) -> JSONValue {
             guard let value else { throw JSONShapeError(path: [], expected: "a member '\(key)'") }
             return value

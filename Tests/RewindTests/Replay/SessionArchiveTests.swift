@@ -73,6 +73,63 @@ struct SessionArchiveTests {
         #expect(try target.engine.store.headSequence() == 0)
     }
 
+    /// A target configuration found known under one definition is checked again under another:
+    /// the import remembers the targets it checked (each list the lines repeat is read once),
+    /// by definition. Definition A has a state `archived`, B of the same machine does not; a
+    /// forged record under B targets `["archived"]`, as a record under A did before it.
+    @Test func aTargetKnownUnderOneDefinitionIsCheckedAgainUnderAnother() async throws {
+        func flow(archiving: Bool) -> MachineDefinition {
+            archiving
+                ? MachineDefinition("flow") {
+                    StateNode("list") {
+                        On("open", to: "detail")
+                        On("store", to: "archived")
+                    }
+                    StateNode("detail") { On("back", to: "list") }
+                    StateNode("archived") { On("back", to: "list") }
+                }
+                : MachineDefinition("flow") {
+                    StateNode("list") { On("open", to: "detail") }
+                    StateNode("detail") { On("back", to: "list") }
+                }
+        }
+        func exported(_ definition: MachineDefinition, _ events: [String]) async throws -> [String] {
+            let fixture = try EngineFixture()
+            defer { fixture.remove() }
+            let engine = try fixture.open(registering: [try Machine(definition)])
+            defer { engine.close() }
+            let session = try await engine.startSession(id: "user", machine: "flow")
+            for event in events { try await session.send(event) }
+            return lines(try engine.exportSession(SessionID("user")))
+        }
+        // Versions 1-5 under A: start (list), store (archived), back (list), open (detail), back.
+        let archiving = try await exported(flow(archiving: true), ["store", "back", "open", "back"])
+        let other = try await exported(flow(archiving: false), [])
+        func header(_ line: String) throws -> [String: Any] {
+            try #require(
+                try JSONSerialization.jsonObject(with: Data(line.utf8.dropFirst(28).dropLast())) as? [String: Any])
+        }
+        let definitionB = try #require((try header(other[0])["definitions"] as? [Any])?.first)
+        let versionB = try #require((definitionB as? [String: Any])?["version"] as? String)
+        let archive = try forged(archiving) { index, body in
+            if index == 0, let definitions = body["definitions"] as? [Any] {
+                body["definitions"] = definitions + [definitionB]
+            }
+            if index == 4 {
+                body["definition"] = versionB
+                body["target"] = ["archived"]
+            }
+        }
+        #expect(
+            throws: SessionArchiveError.unknownState(line: 5, version: 4, state: "archived", definition: versionB)
+        ) {
+            try SessionArchive.validate(archive)
+        }
+        // Unforged, the same archive imports: the check refuses only the state B lacks.
+        let target = try ReplayFixture(registering: [])
+        #expect(try await target.engine.importSession(try forged(archiving) { _, _ in }).headVersion == 5)
+    }
+
     /// A record naming a definition the header does not carry, after records naming the one it
     /// does (the import remembers the last definition it found): refused, naming the line.
     @Test func aForgedRecordNamingADefinitionTheHeaderLacksIsRefusedAndImportsNothing() async throws {
