@@ -51,8 +51,7 @@ extension SessionArchive.Record {
         /// Reads the body's members with `parser`; `false`, having read the whole text, when it
         /// is JSON but no object. Every member's value is read in the text's order, so a text
         /// that is not JSON throws the `JSONParseError` a parse of the whole value would (the same
-        /// place); a value of another shape is kept as it is for the checks after. (A method, not
-        /// an initializer: the members are read in place, not copied out of an optional.)
+        /// place); a value of another shape is kept as it is for the checks after.
         mutating func read(
             _ parser: inout JSONParser, formatVersion: Int, memory: inout RecordLineMemory
         ) throws(JSONParseError) -> Bool {

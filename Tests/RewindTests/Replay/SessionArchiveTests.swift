@@ -73,6 +73,29 @@ struct SessionArchiveTests {
         #expect(try target.engine.store.headSequence() == 0)
     }
 
+    /// A record naming another machine than the header's, after records naming the header's
+    /// (the import compares each record's name with the header's as the lines' reader made it):
+    /// refused, naming the line and both names.
+    @Test func aForgedRecordOfAnotherMachineIsRefusedAndImportsNothing() async throws {
+        let source = try ReplayFixture()
+        try await source.record("loading-view", as: "v")
+        let lines = lines(try source.engine.exportSession(SessionID("v")))
+        var header = ""
+        let archive = try forged(lines) { index, body in
+            if index == 0 { header = body["machine"] as? String ?? "" }
+            if index == 3 { body["machine"] = "other-machine" }
+        }
+        #expect(
+            throws: SessionArchiveError.malformedLine(
+                line: 4, reason: "its machine 'other-machine' is not the header's '\(header)'")
+        ) {
+            try SessionArchive.validate(archive)
+        }
+        let target = try ReplayFixture(registering: [])
+        await #expect(throws: SessionArchiveError.self) { try await target.engine.importSession(archive) }
+        #expect(try target.engine.store.headSequence() == 0)
+    }
+
     /// A target configuration found known under one definition is checked again under another:
     /// the import remembers the targets it checked (each list the lines repeat is read once),
     /// by definition. Definition A has a state `archived`, B of the same machine does not; a
