@@ -57,6 +57,10 @@ public actor Uploader {
     private var loopRunning = false
     /// Serializes passes, first come first served: the background upload's and ``uploadNow()``'s.
     private let passGate = AsyncGate()
+    /// Told the first sequence of each moot batch whose answer is about to be awaited (tests
+    /// observe the wait through it: a server can tell a request still awaited from a cancelled
+    /// one only by its answer).
+    private var willAwaitMootBatch: (@Sendable (UInt64) -> Void)?
 
     /// An uploader of `engine`'s store to `server` with ingestion key `key`; nothing happens until
     /// ``start()`` or ``uploadNow()``.
@@ -109,6 +113,12 @@ public actor Uploader {
             if case .failed(let error) = progress.status { throw error }
         }
         try Task.checkCancellation()
+    }
+
+    /// Calls `observer` with the first sequence of each moot batch whose answer the upload is
+    /// about to await (for tests).
+    func observeMootBatches(_ observer: @escaping @Sendable (UInt64) -> Void) {
+        willAwaitMootBatch = observer
     }
 
     // MARK: Running
@@ -392,6 +402,7 @@ public actor Uploader {
     /// Awaits the answer to a batch sent ahead that the answer before it made moot, and counts
     /// it if the server stored it all the same; where the server stands after it, if accepted.
     private func settle(_ moot: SentBatch) async throws(UploadError) -> UInt64? {
+        willAwaitMootBatch?(moot.pending.batch.firstSequence)
         guard case .accepted(let acknowledged, let stored, let alreadyHeld) = try await moot.outcome() else {
             return nil
         }

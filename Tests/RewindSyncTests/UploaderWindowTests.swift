@@ -27,13 +27,17 @@ import Testing
         private let state = Mutex<(next: UInt64, posts: [Post])>((1, []))
         /// Signalled once the server has refused a batch: the first batch's answer waits for it.
         let refusedOne = DispatchSemaphore(value: 0)
-        /// Signalled each time the server stores a batch.
-        let storedOne = DispatchSemaphore(value: 0)
         /// Whether the first batch's check waits until a batch has been refused.
         let holdingTheFirstBatchBack: Bool
         /// A batch (its first sequence) whose check waits until the server stores another batch,
-        /// or 2 s: as a request slow to reach the server's check would.
+        /// or the uploader awaits the batch's answer as moot (``mootBatchAwaited(_:)``): as a
+        /// request slow to reach the server's check would.
         let slowToCheck: UInt64?
+        /// Whether the uploader awaits the answer of `slowToCheck`'s batch.
+        private let slowBatchAwaited = Mutex(false)
+        /// Signalled each time the server stores a batch, and when the uploader awaits the answer
+        /// of `slowToCheck`'s batch.
+        private let slowBatchMayGo = DispatchSemaphore(value: 0)
         /// Whether the server, storing the first batch, finds it holds the record after it
         /// already (as when another process of the device uploaded it meanwhile): its answer
         /// acknowledges past the batch's end.
@@ -67,9 +71,13 @@ import Testing
                 _ = refusedOne.wait(timeout: .now() + 60)
             }
             if first == slowToCheck, state.withLock({ !$0.posts.contains { $0.first == first } }) {
+                // Until another batch is stored or the uploader awaits this one's answer; the
+                // deadline only keeps a broken uploader from holding the test for ever.
                 let stored = { self.state.withLock { $0.posts.filter { $0.status == 200 }.count } }
-                let (before, deadline) = (stored(), DispatchTime.now() + 2)
-                while stored() == before, storedOne.wait(timeout: deadline) == .success {}
+                let before = stored()
+                while stored() == before, !slowBatchAwaited.withLock({ $0 }),
+                    slowBatchMayGo.wait(timeout: .now() + 60) == .success
+                {}
             }
             let answer = state.withLock { state -> LoopbackHTTPServer.Answer in
                 let count = batch.records.count
@@ -92,8 +100,15 @@ import Testing
                     IngestionResult(storeID: storeID, nextSequence: state.next, stored: count - held, alreadyHeld: held)
                 )
             }
-            if answer.status == 409 { refusedOne.signal() } else if answer.status == 200 { storedOne.signal() }
+            if answer.status == 409 { refusedOne.signal() } else if answer.status == 200 { slowBatchMayGo.signal() }
             return answer
+        }
+
+        /// The uploader is about to await the answer of the moot batch that starts at `first`.
+        func mootBatchAwaited(_ first: UInt64) {
+            guard first == slowToCheck else { return }
+            slowBatchAwaited.withLock { $0 = true }
+            slowBatchMayGo.signal()
         }
 
         private func json(_ status: Int, _ value: some Encodable) -> LoopbackHTTPServer.Answer {
@@ -125,7 +140,10 @@ import Testing
         // Batches 1–3, 4–6 (sent ahead, refused), then 7 sent ahead of 4–6's answer: moot, and
         // slow to reach the check.
         let fake = PositionKeepingServer(holdingTheFirstBatchBack: true, slowToCheck: 7)
-        let progress = try await upload(sessions: 7, batchRecords: 3, to: fake)
+        let progress = try await upload(sessions: 7, batchRecords: 3, to: fake) { uploader, _ in
+            await uploader.observeMootBatches { fake.mootBatchAwaited($0) }
+            return try await uploader.uploadNow()
+        }
         #expect(progress.acknowledgedThrough == 7)
         #expect(progress.recordsUploaded == 7)
         #expect(progress.recordsAlreadyHeld == 0)
