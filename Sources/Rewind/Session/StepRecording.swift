@@ -307,19 +307,7 @@ package struct StepRecording: Sendable {
             snapshot = next
             return step
         }
-        var step: Step
-        do {
-            step = try evaluate(request, in: &snapshot.state, at: record.timestamp)
-        } catch {
-            if record.redacted {
-                throw EngineError.redactedRecordNotReproduced(
-                    session: record.session, version: record.version, event: record.event, recorded: record.target,
-                    computed: nil)
-            }
-            throw EngineError.replayFailed(
-                session: record.session, version: record.version, event: record.event,
-                cause: ErrorCause(error))
-        }
+        let step = try evaluate(request, in: &snapshot.state, replaying: record)
         guard step.target == record.target else {
             if record.redacted {
                 throw EngineError.redactedRecordNotReproduced(
@@ -332,13 +320,35 @@ package struct StepRecording: Sendable {
         }
         // As the live session did (`Session.advance`): entries with the data the step entered,
         // an uncovered entry's data restored into the state, which the step then shows.
-        if snapshot.navigation.apply(record.navigation, of: step.microsteps, to: &snapshot.state) {
-            step.state = snapshot.state
-        }
+        let restored = snapshot.navigation.apply(record.navigation, of: step.microsteps, to: &snapshot.state)
         snapshot.version = record.version
         if snapshot.definition != record.definition { snapshot.definition = record.definition }
         snapshot.timestamp = record.timestamp
-        return step
+        // The step is changed in a copy, only when it shows restored data: a `var` step, changed
+        // on this rare path, was copied whole on its way out and destroyed on every record (~425
+        // instructions a record of a rebuild; callgrind, Benchmarks/HISTORY.md 2026-12-02).
+        guard restored else { return step }
+        var shown = step
+        shown.state = snapshot.state
+        return shown
+    }
+
+    /// ``evaluate(_:in:at:)`` of `record`'s request, its error that of a replay of `record`.
+    private func evaluate(
+        _ request: Request, in state: inout MachineState, replaying record: TransitionRecord
+    ) throws -> Step {
+        do {
+            return try evaluate(request, in: &state, at: record.timestamp)
+        } catch {
+            if record.redacted {
+                throw EngineError.redactedRecordNotReproduced(
+                    session: record.session, version: record.version, event: record.event, recorded: record.target,
+                    computed: nil)
+            }
+            throw EngineError.replayFailed(
+                session: record.session, version: record.version, event: record.event,
+                cause: ErrorCause(error))
+        }
     }
 
     /// The step and state of the migration record `record`, whose payload is `migration`: the
