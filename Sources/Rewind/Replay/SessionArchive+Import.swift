@@ -371,7 +371,7 @@ extension Engine {
         // A record that cannot be re-run ends the snapshots there (an error, caught below).
         _ = try? SessionSnapshot.rebuilt(
             session, at: contents.headVersion, from: contents.base ?? .empty(definition: ""),
-            records: SessionSnapshot.records(of: session, in: archive)
+            records: log.visitRecords
         ) { record, snapshot in
             try machines.advance(&snapshot, by: record, in: archive)
             if record.version % interval == 0, contents.recordedStates[record.version] == nil,

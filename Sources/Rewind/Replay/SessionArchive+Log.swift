@@ -38,6 +38,23 @@ extension SessionArchive {
             }
         }
 
+        /// The session's records from version `first` on, each made as `visit` gets it, until
+        /// they end or `visit` returns `false`: an import's rebuild reads them this way
+        /// (``SessionSnapshot/RecordReader``). Read in batches (``records(of:fromVersion:limit:)``),
+        /// each record was copied out of its batch and destroyed again, and the batch after it
+        /// (~540 instructions a record; callgrind, Benchmarks/HISTORY.md 2026-12-02).
+        func visitRecords(from first: UInt64, _ visit: (TransitionRecord) throws -> Bool) rethrows {
+            let head = contents.headVersion
+            var version = max(first, contents.firstVersion)
+            while version <= head {
+                let record = TransitionRecord(
+                    sequence: 0, session: session, version: version,
+                    transition: contents.transitions[Int(version - contents.firstVersion)])
+                guard try visit(record) else { return }
+                version += 1
+            }
+        }
+
         func records(fromSequence sequence: UInt64, limit: Int) throws -> [TransitionRecord] {
             []  // the records have no global sequence yet
         }
