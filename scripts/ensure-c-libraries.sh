@@ -1,12 +1,17 @@
 #!/usr/bin/env bash
 # Installs the C libraries the package builds against when they are missing: LMDB (CLMDB) on
 # every system, and on Linux libcurl (CCurl, RewindSync's HTTP transport there). Debian/Ubuntu via
-# apt, macOS via Homebrew.
+# apt, macOS via Homebrew. With `--with-lmdb-tools`, also LMDB's command-line tools (mdb_copy,
+# mdb_stat, mdb_load; Debian's lmdb-utils, part of Homebrew's lmdb): the benchmark suite's
+# compaction baseline runs mdb_copy.
 set -euo pipefail
+with_tools=false
+if [ "${1:-}" = "--with-lmdb-tools" ]; then with_tools=true; fi
 case "$(uname -s)" in
 Linux)
     missing=()
     pkg-config --exists lmdb 2>/dev/null || missing+=(liblmdb-dev)
+    if $with_tools && ! command -v mdb_copy >/dev/null 2>&1; then missing+=(lmdb-utils); fi
     pkg-config --exists libcurl 2>/dev/null || missing+=(libcurl4-openssl-dev)
     command -v pkg-config >/dev/null 2>&1 || missing+=(pkg-config)
     if [ ${#missing[@]} -eq 0 ]; then exit 0; fi
@@ -22,7 +27,9 @@ Linux)
     pkg-config --exists lmdb libcurl || { echo "ensure-c-libraries: lmdb.pc or libcurl.pc still not found after installing" >&2; exit 1; }
     ;;
 Darwin)
-    if pkg-config --exists lmdb 2>/dev/null; then exit 0; fi
+    if pkg-config --exists lmdb 2>/dev/null && { ! $with_tools || command -v mdb_copy >/dev/null 2>&1; }; then
+        exit 0
+    fi
     if ! command -v brew >/dev/null 2>&1; then
         echo "ensure-c-libraries: LMDB is missing and Homebrew is not installed; run 'brew install lmdb pkg-config' once Homebrew is available" >&2
         exit 1
