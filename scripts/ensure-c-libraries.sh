@@ -6,7 +6,14 @@
 # compaction baseline runs mdb_copy.
 set -euo pipefail
 with_tools=false
-if [ "${1:-}" = "--with-lmdb-tools" ]; then with_tools=true; fi
+case "${1:-}" in
+"") ;;
+--with-lmdb-tools) with_tools=true ;;
+*)
+    echo "ensure-c-libraries: unknown argument '$1' (the only one is --with-lmdb-tools)" >&2
+    exit 2
+    ;;
+esac
 case "$(uname -s)" in
 Linux)
     missing=()
@@ -25,6 +32,10 @@ Linux)
     $SUDO apt-get update -qq
     DEBIAN_FRONTEND=noninteractive $SUDO apt-get install -y -qq "${missing[@]}" pkg-config >/dev/null
     pkg-config --exists lmdb libcurl || { echo "ensure-c-libraries: lmdb.pc or libcurl.pc still not found after installing" >&2; exit 1; }
+    if $with_tools && ! command -v mdb_copy >/dev/null 2>&1; then
+        echo "ensure-c-libraries: mdb_copy still not found after installing lmdb-utils" >&2
+        exit 1
+    fi
     ;;
 Darwin)
     if pkg-config --exists lmdb 2>/dev/null && { ! $with_tools || command -v mdb_copy >/dev/null 2>&1; }; then

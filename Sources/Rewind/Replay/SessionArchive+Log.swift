@@ -31,28 +31,28 @@ extension SessionArchive {
             guard session == self.session, limit > 0, version <= head else { return [] }
             let first = max(version, contents.firstVersion)
             let end = first + min(UInt64(limit), head - first + 1)
-            return (first..<end).map { version in
-                TransitionRecord(
-                    sequence: 0, session: session, version: version,
-                    transition: contents.transitions[Int(version - contents.firstVersion)])
-            }
+            return (first..<end).map(record(at:))
         }
 
         /// The session's records from version `first` on, each made as `visit` gets it, until
-        /// they end or `visit` returns `false`: an import's rebuild reads them this way
-        /// (``SessionSnapshot/RecordReader``). Read in batches (``records(of:fromVersion:limit:)``),
-        /// each record was copied out of its batch and destroyed again, and the batch after it
-        /// (~540 instructions a record; callgrind, Benchmarks/HISTORY.md 2026-12-02).
+        /// they end or `visit` returns `false`: how an import's rebuild reads them
+        /// (``SessionSnapshot/RecordReader``). Read in batches instead
+        /// (``records(of:fromVersion:limit:)``), each record was copied out of its batch to be
+        /// visited and destroyed again, then the batch (~540 instructions a record; callgrind,
+        /// Benchmarks/HISTORY.md 2026-12-02).
         func visitRecords(from first: UInt64, _ visit: (TransitionRecord) throws -> Bool) rethrows {
-            let head = contents.headVersion
             var version = max(first, contents.firstVersion)
-            while version <= head {
-                let record = TransitionRecord(
-                    sequence: 0, session: session, version: version,
-                    transition: contents.transitions[Int(version - contents.firstVersion)])
-                guard try visit(record) else { return }
+            while version <= contents.headVersion {
+                guard try visit(record(at: version)) else { return }
                 version += 1
             }
+        }
+
+        /// The record of `version`, which the archive holds (`firstVersion…headVersion`).
+        private func record(at version: UInt64) -> TransitionRecord {
+            TransitionRecord(
+                sequence: 0, session: session, version: version,
+                transition: contents.transitions[Int(version - contents.firstVersion)])
         }
 
         func records(fromSequence sequence: UInt64, limit: Int) throws -> [TransitionRecord] {
