@@ -27,12 +27,18 @@ demo: deps
 test: deps browser
 	@bash scripts/run-tests.sh
 
+## BUILD_FLAGS: flags of every build make test does, the root's and the server's (CI's .ci/run
+## sets `-debug-info-format none`: shorter builds; a crash's backtrace then names functions without
+## their lines). One value for all of them, so that each finds the others' products up to date.
+BUILD_FLAGS ?=
+export BUILD_FLAGS
+
 conformance: deps
 	@if [ -d "$(CONFORMANCE_DIR)" ]; then \
-		swift run rewind-conformance "$(CONFORMANCE_DIR)" "$(OWN_CONFORMANCE_DIR)"; \
+		swift run $(BUILD_FLAGS) rewind-conformance "$(CONFORMANCE_DIR)" "$(OWN_CONFORMANCE_DIR)"; \
 	else \
 		echo "conformance: $(CONFORMANCE_DIR) not found, running Rewind's own cases only"; \
-		swift run rewind-conformance "$(OWN_CONFORMANCE_DIR)"; \
+		swift run $(BUILD_FLAGS) rewind-conformance "$(OWN_CONFORMANCE_DIR)"; \
 	fi
 
 ## make server-test: the fleet server's package (Server/): build it once with its tests (and the
@@ -40,13 +46,10 @@ conformance: deps
 ## cluster (Server/scripts/with-postgres.sh). One test at a time: each starts servers (and some a
 ## PostgreSQL cluster of their own); run all at once on 2 cores, the whole suite hung twice with
 ## every task suspended and no timer pending (the cause is not found yet; see RELIABILITY.md).
-## SERVER_BUILD_FLAGS: flags of the server package's build (CI's .ci/run sets
-## `-debug-info-format none`: a shorter build; a crash's backtrace then names functions without
-## their lines). scripts/run-tests.sh's background build uses the same.
-SERVER_BUILD_FLAGS ?=
+## scripts/run-tests.sh's background build of the server uses the same BUILD_FLAGS.
 server-test: deps
-	swift build --product rewind
-	cd Server && swift build --build-tests $(SERVER_BUILD_FLAGS)
+	swift build --product rewind $(BUILD_FLAGS)
+	cd Server && swift build --build-tests $(BUILD_FLAGS)
 	bash Server/scripts/with-postgres.sh sh -c 'cd Server && swift test --skip-build --no-parallel'
 
 ## make lint: the toolchain's `swift format` with the checked-in .swift-format (4 spaces, lines of

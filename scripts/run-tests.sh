@@ -14,10 +14,10 @@ cd "$(dirname "$0")/.."
 
 mkdir -p .build
 log=.build/server-build.log
-# SERVER_BUILD_FLAGS: as make server-test builds (the Makefile says why CI sets them), so that its
-# build finds this one's products up to date.
+# BUILD_FLAGS: the flags of every build of make test (the Makefile says why CI sets them), so that
+# server-test's build finds this one's products up to date, and conformance's the root's.
 # shellcheck disable=SC2086 # the flags are words
-(cd Server && exec nice -n 10 swift build --build-tests ${SERVER_BUILD_FLAGS:-}) >"$log" 2>&1 &
+(cd Server && exec nice -n 10 swift build --build-tests ${BUILD_FLAGS:-}) >"$log" 2>&1 &
 server_build=$!
 # However this script ends, the background build does not outlive it.
 trap 'kill "$server_build" 2>/dev/null || true' EXIT
@@ -27,7 +27,8 @@ trap 'kill "$server_build" 2>/dev/null || true' EXIT
 # names the tests that never ended.
 export SWIFT_BACKTRACE="${SWIFT_BACKTRACE:-enable=yes,interactive=no,preset=friendly,threads=crashed}"
 tests_log=.build/root-tests.log
-if ! swift test 2>&1 | tee "$tests_log"; then
+# shellcheck disable=SC2086 # the flags are words
+if ! swift test ${BUILD_FLAGS:-} 2>&1 | tee "$tests_log"; then
     bash scripts/unfinished-tests.sh "$tests_log"
     exit 1
 fi
