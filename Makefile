@@ -23,7 +23,8 @@ demo: deps
 ## package's whole suite, the SCXML conformance cases (Rewind's own, and the shared ones when
 ## their folder exists), then the fleet server's tests on a throwaway PostgreSQL (server-test).
 ## The server's package builds in the background meanwhile, at a lower priority
-## (scripts/run-tests.sh says why).
+## (scripts/run-tests.sh says why). EXTRA_TESTS="command" runs that command after the root's tests,
+## while the server's build finishes (CI's ThreadSanitizer run, scripts/tsan-tests.sh).
 test: deps browser
 	@bash scripts/run-tests.sh
 

@@ -33,6 +33,12 @@ if ! swift test ${BUILD_FLAGS:-} 2>&1 | tee "$tests_log"; then
     exit 1
 fi
 make --no-print-directory conformance
+# EXTRA_TESTS: a command that runs here, while the server's build finishes (CI's ThreadSanitizer
+# run, .ci/run); its failure fails the run.
+if [ -n "${EXTRA_TESTS:-}" ]; then
+    echo "run-tests: $EXTRA_TESTS"
+    bash -c "$EXTRA_TESTS"
+fi
 
 echo "run-tests: waiting for the fleet server's build (.build/server-build.log)"
 if ! wait "$server_build"; then
